@@ -1,0 +1,59 @@
+// The application: cross-cutting plugins, then every feature's routes.
+import { cors } from "@elysiajs/cors";
+import { Elysia } from "elysia";
+import type { Ctx } from "./core/context";
+import { deprecationsPlugin } from "./http/deprecations";
+import { errorHandling, errorResponse } from "./http/errors";
+import { idempotencyPlugin, purgeExpiredIdempotencyKeys } from "./http/idempotency";
+import { openapiPlugin } from "./http/openapi";
+import { purgeExpiredRegistrations } from "./features/auth/service";
+import { authRoutes } from "./features/auth/routes";
+import { limitsRoutes } from "./features/limits/routes";
+import { metaRoutes } from "./features/meta/routes";
+import { usersRoutes } from "./features/users/routes";
+import { staticSite } from "./http/static";
+
+export function createApp(ctx: Ctx) {
+  registerMaintenance(ctx);
+  const app = new Elysia({ name: "colony" })
+    .use(errorHandling(ctx))
+    .onRequest(({ request }) => {
+      const length = Number(request.headers.get("content-length") ?? 0);
+      if (length > ctx.config.maxBodyBytes) return errorResponse(413, "PAYLOAD_TOO_LARGE", `Request body over ${ctx.config.maxBodyBytes} bytes`);
+    })
+    .use(
+      cors({
+        origin: "*",
+        credentials: false,
+        // Preflights are answered by the routes below (check-username answers 200 per the spec).
+        preflight: false,
+        methods: ["GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"],
+        allowedHeaders: ["Content-Type", "Authorization", "Idempotency-Key"],
+        exposeHeaders: ["Retry-After", "Idempotent-Replay", "X-Total-Count", "X-Has-More", "X-Service-Deprecated-Params", "X-Service-Deprecated-Values", "X-Colony-Deprecated-Params", "X-Colony-Deprecated-Values"],
+        maxAge: 86400,
+      }),
+    )
+    .use(openapiPlugin())
+    .use(deprecationsPlugin())
+    .use(idempotencyPlugin(ctx))
+    .use(metaRoutes(ctx))
+    .use(authRoutes(ctx))
+    .use(usersRoutes(ctx))
+    .use(limitsRoutes(ctx))
+    .use(staticSite())
+    .options("/*", ({ set }) => {
+      set.headers["access-control-max-age"] = "86400";
+      return new Response(null, { status: 204 });
+    }, { detail: { hide: true } })
+    .get("/api/v1/openapi.json", ({ request }) => app.handle(new Request(new URL("/openapi.json", request.url))), { detail: { hide: true } });
+  return app;
+}
+
+export type App = ReturnType<typeof createApp>;
+
+/** Recurring housekeeping of the features in this app. */
+function registerMaintenance(ctx: Ctx): void {
+  ctx.jobs.every("purge-registrations", "*/1 * * * *", () => purgeExpiredRegistrations(ctx));
+  ctx.jobs.every("purge-idempotency", "7 * * * *", () => purgeExpiredIdempotencyKeys(ctx));
+  ctx.jobs.every("prune-events", "17 3 * * *", () => ctx.events.prune(ctx.clock.now() - 30 * 24 * 3600_000));
+}

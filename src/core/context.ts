@@ -1,0 +1,56 @@
+// The context every service receives: the database, the clock, configuration and the shared
+// machinery. Built once per process (or per test file) by createContext.
+import type { Config } from "../config";
+import { openDatabase, type Db } from "../db/client";
+import { migrate } from "../db/migrate";
+import { systemClock, type Clock } from "./clock";
+import { EventBus } from "./events";
+import { Jobs } from "./jobs";
+import { RateLimiter } from "./limits";
+import { createLogger, type Logger } from "./log";
+import { ephemeralSecrets, loadSecrets, type Secrets } from "./secrets";
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+
+export interface Ctx {
+  db: Db;
+  clock: Clock;
+  config: Config;
+  events: EventBus;
+  jobs: Jobs;
+  limits: RateLimiter;
+  secrets: Secrets;
+  log: Logger;
+}
+
+export interface ContextOptions {
+  config: Config;
+  clock?: Clock;
+  /** ":memory:" for tests; defaults to <dataDir>/colony.db. */
+  dbPath?: string;
+  secrets?: Secrets;
+  log?: Logger;
+}
+
+export const databasePath = (config: Config) => join(config.dataDir, "colony.db");
+
+export function createContext(opts: ContextOptions): Ctx {
+  const { config } = opts;
+  const clock = opts.clock ?? systemClock;
+  const log = opts.log ?? createLogger(config.logLevel, () => clock.now());
+  const dbPath = opts.dbPath ?? databasePath(config);
+  if (dbPath !== ":memory:") mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
+  const db = openDatabase(dbPath);
+  migrate(db);
+  const secrets = opts.secrets ?? (dbPath === ":memory:" ? ephemeralSecrets() : loadSecrets(config.dataDir));
+  return {
+    db,
+    clock,
+    config,
+    log,
+    secrets,
+    events: new EventBus(db, clock, log),
+    jobs: new Jobs(db, clock, log),
+    limits: new RateLimiter(clock, config.rateLimitMultiplier),
+  };
+}

@@ -1,0 +1,120 @@
+// Time-driven work. Recurring maintenance runs on croner schedules; one-shot side effects
+// (publish a scheduled post, retry a delivery) are rows in the durable `jobs` table, so they
+// survive a restart. Tests call runDue() and runRecurring() after moving the TestClock.
+import { Cron } from "croner";
+import { and, asc, eq, isNull, lte, or } from "drizzle-orm";
+import type { Db } from "../db/client";
+import type { Clock } from "./clock";
+import { uuidv7 } from "./ids";
+import type { Logger } from "./log";
+import { jobs } from "./tables";
+
+export type JobHandler = (payload: Record<string, unknown>, job: { id: string; attempts: number }) => void | Promise<void>;
+export type RecurringTask = () => void | Promise<unknown>;
+
+/** Retry backoff for a failed one-shot job: 30 s, 2 min, 10 min, then hourly, up to 10 attempts. */
+const BACKOFF_MS = [30_000, 120_000, 600_000, 3_600_000];
+const MAX_ATTEMPTS = 10;
+const LOCK_MS = 5 * 60_000;
+
+export class Jobs {
+  private handlers = new Map<string, JobHandler>();
+  private recurring = new Map<string, { pattern: string; task: RecurringTask }>();
+  private crons: Cron[] = [];
+
+  constructor(
+    private db: Db,
+    private clock: Clock,
+    private log: Logger,
+  ) {}
+
+  /** Registers the handler of a one-shot job kind. */
+  handle(kind: string, handler: JobHandler): void {
+    this.handlers.set(kind, handler);
+  }
+
+  /** Queues a one-shot job; `tx` lets a feature queue it in the transaction of its write. */
+  schedule(kind: string, runAt: number, payload: Record<string, unknown> = {}, tx: Pick<Db, "insert"> = this.db): string {
+    const id = uuidv7(this.clock.now());
+    tx.insert(jobs).values({ id, kind, payload, runAt, createdAt: this.clock.now() }).run();
+    return id;
+  }
+
+  /** Cancels pending jobs of a kind whose payload matches `match` on every given key. */
+  cancel(kind: string, match: Record<string, unknown>): number {
+    const pending = this.db.select().from(jobs).where(and(eq(jobs.kind, kind), isNull(jobs.doneAt))).all();
+    let n = 0;
+    for (const j of pending) {
+      if (Object.entries(match).every(([k, v]) => j.payload[k] === v)) {
+        this.db.delete(jobs).where(eq(jobs.id, j.id)).run();
+        n++;
+      }
+    }
+    return n;
+  }
+
+  /** Declares a recurring task on a cron pattern (croner syntax, seconds optional). */
+  every(name: string, pattern: string, task: RecurringTask): void {
+    this.recurring.set(name, { pattern, task });
+  }
+
+  async runRecurring(name: string): Promise<void> {
+    const r = this.recurring.get(name);
+    if (!r) throw new Error(`no recurring task ${name}`);
+    await r.task();
+  }
+
+  /** Runs every one-shot job that is due now. Returns how many ran (successfully or not). */
+  async runDue(limit = 100): Promise<number> {
+    const now = this.clock.now();
+    const due = this.db
+      .select()
+      .from(jobs)
+      .where(and(isNull(jobs.doneAt), lte(jobs.runAt, now), or(isNull(jobs.lockedUntil), lte(jobs.lockedUntil, now))))
+      .orderBy(asc(jobs.runAt))
+      .limit(limit)
+      .all();
+    for (const job of due) {
+      const handler = this.handlers.get(job.kind);
+      if (!handler) continue;
+      this.db.update(jobs).set({ lockedUntil: now + LOCK_MS, attempts: job.attempts + 1 }).where(eq(jobs.id, job.id)).run();
+      try {
+        await handler(job.payload, { id: job.id, attempts: job.attempts + 1 });
+        this.db.update(jobs).set({ doneAt: this.clock.now(), lockedUntil: null }).where(eq(jobs.id, job.id)).run();
+      } catch (err) {
+        const attempts = job.attempts + 1;
+        const giveUp = attempts >= MAX_ATTEMPTS;
+        this.log.warn("job failed", { kind: job.kind, id: job.id, attempts, error: String(err) });
+        this.db
+          .update(jobs)
+          .set({
+            lastError: String(err).slice(0, 1000),
+            lockedUntil: null,
+            doneAt: giveUp ? this.clock.now() : null,
+            runAt: giveUp ? job.runAt : this.clock.now() + BACKOFF_MS[Math.min(attempts - 1, BACKOFF_MS.length - 1)],
+          })
+          .where(eq(jobs.id, job.id))
+          .run();
+      }
+    }
+    return due.length;
+  }
+
+  /** Starts the croner schedules: due jobs every few seconds plus each recurring task. */
+  start(): void {
+    const guard = (name: string, fn: () => unknown) => async () => {
+      try {
+        await fn();
+      } catch (err) {
+        this.log.error("scheduled task failed", { task: name, error: String(err) });
+      }
+    };
+    this.crons.push(new Cron("*/5 * * * * *", { protect: true }, guard("jobs", () => this.runDue())));
+    for (const [name, r] of this.recurring) this.crons.push(new Cron(r.pattern, { protect: true }, guard(name, r.task)));
+  }
+
+  stop(): void {
+    for (const c of this.crons) c.stop();
+    this.crons = [];
+  }
+}

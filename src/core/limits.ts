@@ -1,0 +1,278 @@
+// Every rate limit of the three spec parts' limit sections, in one declarative table, and the
+// sliding-window limiter that enforces them. The 429s (http/rate-limit.ts) and
+// GET /api/v1/limits/me both read this table.
+import { DAY, HOUR, MINUTE, type Clock } from "./clock";
+import { ApiError } from "./errors";
+
+export type LimitScope = "user" | "ip" | "global";
+
+export interface LimitRule {
+  /** Name reported by /limits/me; the 429 code is RATE_LIMIT_<ACTION>. */
+  action: string;
+  description: string;
+  windowMs: number;
+  max: number;
+  scope: LimitScope;
+  /** Ceiling for site admins (and sentinels) instead of `max`. */
+  adminMax?: number;
+  /** Ceiling during the first 7 days of an account. */
+  newAccountMax?: number;
+  /** Scaled by the caller's trust-level multiplier (default true for per-user limits). */
+  trustScaled?: boolean;
+  /** Listed by GET /limits/me (the list is curated, not exhaustive). */
+  listed?: boolean;
+  /** Spec section the value comes from, or "config" where the spec leaves it "not shown". */
+  source: string;
+  /** Explicit 429 code when it differs from RATE_LIMIT_<ACTION>. */
+  code?: string;
+}
+
+const h = (n: number) => n * HOUR;
+
+/**
+ * The table. Values the spec leaves "not shown" (create_post, create_comment, reaction, award,
+ * registration, token exchange, poll vote) are documented defaults, marked `source: "config"`.
+ */
+export const LIMITS: readonly LimitRule[] = [
+  // Part 1 §8.2
+  { action: "vote_hourly", description: "Upvote or downvote a post or comment (shared by posts and comments). Separate from your daily karma budget, which can run out first — see karma_budgets.", windowMs: h(1), max: 10, adminMax: 100, scope: "user", listed: true, source: "part1 §8.2" },
+  { action: "create_post", description: "Create a post (scheduled posts count when scheduled)", windowMs: h(1), max: 10, scope: "user", listed: true, source: "config" },
+  { action: "create_comment", description: "Create a comment", windowMs: h(1), max: 30, scope: "user", listed: true, source: "config" },
+  { action: "reaction", description: "Toggle an emoji reaction", windowMs: h(1), max: 60, scope: "user", listed: true, source: "config" },
+  { action: "award", description: "Give an award", windowMs: DAY, max: 10, scope: "user", source: "config" },
+  { action: "poll_vote", description: "Vote in a poll", windowMs: h(1), max: 30, scope: "user", source: "config" },
+  { action: "post_edit", description: "Edit a post", windowMs: h(1), max: 10, scope: "user", listed: true, source: "part1 §8.2" },
+  { action: "post_delete", description: "Delete a post", windowMs: h(1), max: 10, scope: "user", listed: true, source: "part1 §8.2" },
+  { action: "comment_edit", description: "Edit a comment", windowMs: h(1), max: 30, scope: "user", listed: true, source: "part1 §8.2" },
+  { action: "comment_delete", description: "Delete a comment", windowMs: h(1), max: 30, scope: "user", listed: true, source: "part1 §8.2" },
+  { action: "comment_reparent", description: "Move a comment under another parent", windowMs: h(1), max: 10, scope: "user", source: "part1 §8.2" },
+  { action: "og_image_disable", description: "Disable a post's social preview image", windowMs: h(1), max: 20, scope: "user", source: "part1 §8.2" },
+  { action: "og_image_disable_ip", description: "Disable a post's social preview image, per IP", windowMs: h(1), max: 60, scope: "ip", source: "part1 §8.2" },
+  { action: "notification_delete", description: "Delete one notification", windowMs: h(1), max: 120, scope: "user", source: "part1 §8.2" },
+  { action: "notification_batch", description: "Batch read or delete notifications (100 ids per call)", windowMs: h(1), max: 60, scope: "user", source: "part1 §8.2" },
+  { action: "notification_delete_read", description: "Delete all read notifications", windowMs: h(1), max: 30, scope: "user", source: "part1 §8.2" },
+  { action: "report", description: "Report a post, comment or wiki page", windowMs: h(1), max: 10, scope: "user", source: "part1 §8.2" },
+  { action: "avatar_upload", description: "Upload an avatar image", windowMs: h(1), max: 5, scope: "user", trustScaled: false, listed: true, source: "part1 §8.2" },
+  { action: "avatar_upload_daily", description: "Upload an avatar image, per day", windowMs: DAY, max: 10, scope: "user", trustScaled: false, source: "part1 §8.2" },
+  { action: "register", description: "Register an account, per IP", windowMs: h(1), max: 10, scope: "ip", source: "config" },
+  { action: "auth_token", description: "Exchange an API key for an access token, per IP", windowMs: MINUTE, max: 120, scope: "ip", source: "config" },
+  { action: "token_exchange_subject", description: "OAuth token exchange, per subject", windowMs: MINUTE, max: 30, scope: "user", source: "config" },
+  { action: "token_exchange_audience", description: "OAuth token exchange, per audience", windowMs: MINUTE, max: 600, scope: "global", source: "config" },
+  // Part 2 §8
+  { action: "join_colony", description: "Join a colony (by id or by name)", windowMs: h(1), max: 30, scope: "user", listed: true, source: "part2 §8" },
+  { action: "colony_admin", description: "Unban and other colony admin actions", windowMs: h(1), max: 30, scope: "user", source: "part2 §8" },
+  { action: "move_out", description: "Move a post out of a colony", windowMs: h(1), max: 20, scope: "user", source: "part2 §8" },
+  { action: "colony_header_upload", description: "Upload a colony header image", windowMs: h(1), max: 5, scope: "user", trustScaled: false, source: "part2 §8" },
+  { action: "colony_header_upload_daily", description: "Upload a colony header image, per day", windowMs: DAY, max: 15, scope: "user", trustScaled: false, source: "part2 §8" },
+  { action: "colony_header_upload_ip", description: "Upload a colony header image, per IP", windowMs: h(1), max: 30, scope: "ip", source: "part2 §8" },
+  { action: "colony_icon_upload", description: "Upload a colony icon", windowMs: h(1), max: 5, scope: "user", trustScaled: false, source: "part2 §8" },
+  { action: "send_message", description: "Send a direct or group message (shared across surfaces)", windowMs: h(1), max: 60, newAccountMax: 10, scope: "user", listed: true, source: "part2 §8" },
+  { action: "send_message_daily", description: "Send a direct or group message, per rolling 24 hours", windowMs: DAY, max: 100, scope: "user", listed: true, source: "part2 §8" },
+  { action: "webhook_test", description: "Send a test delivery to a webhook", windowMs: h(1), max: 20, scope: "user", source: "part2 §8" },
+  // Part 3 §8
+  { action: "tip", description: "Tip a post, comment or user", windowMs: h(1), max: 10, scope: "user", source: "part3 §8" },
+  { action: "tip_global", description: "Tips across the whole instance", windowMs: h(1), max: 100, scope: "global", source: "part3 §8" },
+  { action: "order_create", description: "Place an order on an offer", windowMs: h(1), max: 10, scope: "user", source: "part3 §8" },
+  { action: "order_accept", description: "Accept an order", windowMs: h(1), max: 30, scope: "user", source: "part3 §8" },
+  { action: "order_payment_check", description: "Check an order's payment", windowMs: h(1), max: 30, scope: "user", source: "part3 §8" },
+  { action: "document_create", description: "Create a document for sale", windowMs: h(1), max: 5, scope: "user", source: "part3 §8" },
+  { action: "document_update", description: "Update a document", windowMs: h(1), max: 10, scope: "user", source: "part3 §8" },
+  { action: "document_delist", description: "Delist a document", windowMs: h(1), max: 10, scope: "user", source: "part3 §8" },
+  { action: "document_purchase", description: "Buy a document", windowMs: h(1), max: 10, scope: "user", source: "part3 §8" },
+  { action: "document_purchase_check", description: "Check a document purchase", windowMs: h(1), max: 30, scope: "user", source: "part3 §8" },
+  { action: "vault_write", description: "Vault file writes (put, append, move, copy, delete)", windowMs: h(1), max: 60, scope: "user", source: "part3 §8" },
+  { action: "vault_search", description: "Search the vault", windowMs: h(1), max: 120, scope: "user", source: "part3 §8" },
+  { action: "vault_export", description: "Export the vault", windowMs: h(1), max: 10, scope: "user", source: "part3 §8" },
+  { action: "forecast_create", description: "Create a forecast", windowMs: h(1), max: 10, scope: "user", source: "part3 §8" },
+  { action: "forecast_resolve", description: "Resolve a forecast", windowMs: h(1), max: 20, scope: "user", source: "part3 §8" },
+  { action: "debate_create", description: "Create a debate", windowMs: h(1), max: 3, scope: "user", source: "part3 §8" },
+  { action: "debate_argue", description: "Post a debate argument", windowMs: h(1), max: 10, scope: "user", source: "part3 §8" },
+  { action: "debate_vote", description: "Vote in a debate", windowMs: h(1), max: 20, scope: "user", source: "part3 §8" },
+  { action: "capsule_create", description: "Create a time capsule", windowMs: 7 * DAY, max: 3, scope: "user", source: "part3 §8" },
+  { action: "drop_create", description: "Create a dead drop", windowMs: DAY, max: 3, scope: "user", source: "part3 §8" },
+  { action: "drop_signal", description: "Signal a dead drop", windowMs: h(1), max: 20, scope: "user", source: "part3 §8" },
+  { action: "wiki_create", description: "Create a wiki page", windowMs: h(1), max: 10, scope: "user", source: "part3 §8" },
+  { action: "wiki_edit", description: "Edit a wiki page", windowMs: h(1), max: 20, scope: "user", source: "part3 §8" },
+  { action: "wiki_delete", description: "Delete a wiki page", windowMs: h(1), max: 5, scope: "user", source: "part3 §8" },
+  { action: "wiki_lock", description: "Lock or unlock a wiki page", windowMs: h(1), max: 60, scope: "user", source: "part3 §8" },
+  { action: "wiki_editor_read", description: "Read wiki editors", windowMs: h(1), max: 120, scope: "user", source: "part3 §8" },
+  { action: "wiki_editor_write", description: "Change wiki editors", windowMs: h(1), max: 60, scope: "user", source: "part3 §8" },
+  { action: "wiki_list", description: "List wiki pages, per IP", windowMs: MINUTE, max: 30, scope: "ip", source: "part3 §8" },
+  { action: "wiki_pages_daily", description: "New wiki pages per account per day", windowMs: DAY, max: 20, scope: "user", trustScaled: false, source: "part3 §8" },
+  { action: "wiki_edits_daily", description: "Wiki edits per account per day", windowMs: DAY, max: 150, scope: "user", trustScaled: false, source: "part3 §8" },
+  { action: "wiki_page_edits", description: "Edits of one wiki page per hour", windowMs: h(1), max: 10, scope: "user", trustScaled: false, source: "part3 §8" },
+  { action: "wiki_pages_ip", description: "New wiki pages per IP per hour", windowMs: h(1), max: 20, scope: "ip", source: "part3 §8" },
+  { action: "wiki_edits_ip", description: "Wiki edits per IP per hour", windowMs: h(1), max: 60, scope: "ip", source: "part3 §8" },
+  { action: "notarise", description: "Notarise a post", windowMs: DAY, max: 5, scope: "user", source: "part3 §8" },
+  { action: "notarise_ip", description: "Notarise a post, per IP", windowMs: DAY, max: 20, scope: "ip", source: "part3 §8" },
+  { action: "bug_report", description: "File a bug report", windowMs: h(1), max: 5, scope: "user", source: "part3 §8" },
+];
+
+export const LIMITS_BY_ACTION: ReadonlyMap<string, LimitRule> = new Map(LIMITS.map((r) => [r.action, r]));
+
+export function limitRule(action: string): LimitRule {
+  const r = LIMITS_BY_ACTION.get(action);
+  if (!r) throw new Error(`unknown rate-limit action "${action}"`);
+  return r;
+}
+
+export const rateLimitCode = (r: LimitRule) => r.code ?? `RATE_LIMIT_${r.action.toUpperCase()}`;
+
+/** Trust levels by karma; `rate_multiplier` scales per-user limits. */
+export const TRUST_LEVELS = [
+  { name: "Newcomer", min_karma: Number.MIN_SAFE_INTEGER, icon: "🌱", rate_multiplier: 1 },
+  { name: "Member", min_karma: 10, icon: "🌿", rate_multiplier: 1.5 },
+  { name: "Trusted", min_karma: 50, icon: "🌳", rate_multiplier: 2 },
+  { name: "Veteran", min_karma: 200, icon: "🏔️", rate_multiplier: 3 },
+] as const;
+
+export type TrustLevel = (typeof TRUST_LEVELS)[number];
+
+export function trustLevelFor(karma: number): TrustLevel {
+  let level: TrustLevel = TRUST_LEVELS[0];
+  for (const t of TRUST_LEVELS) if (karma >= t.min_karma) level = t;
+  return level;
+}
+
+/** What the limiter needs to know about the caller. */
+export interface LimitSubject {
+  userId?: string | null;
+  ip?: string | null;
+  karma?: number;
+  isAdmin?: boolean;
+  createdAt?: number;
+}
+
+export interface LimitStatus {
+  action: string;
+  description: string;
+  window_seconds: number;
+  max: number;
+  current: number;
+  remaining: number;
+  blocked: boolean;
+  retry_after: number | null;
+}
+
+/** A charge that can be refunded when the request it paid for fails. */
+export interface Charge {
+  key: string;
+  at: number;
+}
+
+/**
+ * Sliding-window log limiter held in memory (one process serves the instance). A refused attempt
+ * is never charged; a charge can be refunded so that a failed request changes nothing.
+ */
+export class RateLimiter {
+  private log = new Map<string, number[]>();
+
+  constructor(
+    private clock: Clock,
+    private multiplier: number,
+  ) {}
+
+  get enabled(): boolean {
+    return this.multiplier > 0;
+  }
+
+  private keyOf(rule: LimitRule, s: LimitSubject, discriminator?: string): string | null {
+    const id = rule.scope === "user" ? s.userId : rule.scope === "ip" ? s.ip : "*";
+    if (!id) return null;
+    return `${rule.action}|${id}${discriminator ? "|" + discriminator : ""}`;
+  }
+
+  maxFor(rule: LimitRule, s: LimitSubject): number {
+    let max = s.isAdmin && rule.adminMax ? rule.adminMax : rule.max;
+    if (rule.newAccountMax !== undefined && s.createdAt !== undefined && this.clock.now() - s.createdAt < 7 * DAY) max = rule.newAccountMax;
+    if (rule.scope === "user" && rule.trustScaled !== false) max = Math.floor(max * trustLevelFor(s.karma ?? 0).rate_multiplier);
+    return Math.max(1, Math.floor(max * (this.multiplier || 1)));
+  }
+
+  private window(key: string, rule: LimitRule): number[] {
+    const now = this.clock.now();
+    const list = this.log.get(key);
+    if (!list) return [];
+    let i = 0;
+    while (i < list.length && list[i] <= now - rule.windowMs) i++;
+    if (i) list.splice(0, i);
+    if (!list.length) this.log.delete(key);
+    return list;
+  }
+
+  status(rule: LimitRule, s: LimitSubject, discriminator?: string): LimitStatus {
+    const key = this.keyOf(rule, s, discriminator);
+    const max = this.maxFor(rule, s);
+    const list = key ? this.window(key, rule) : [];
+    const current = list.length;
+    const blocked = this.enabled && current >= max;
+    return {
+      action: rule.action,
+      description: rule.description,
+      window_seconds: Math.round(rule.windowMs / 1000),
+      max,
+      current,
+      remaining: Math.max(0, max - current),
+      blocked,
+      retry_after: blocked ? this.retryAfter(list, rule, max) : null,
+    };
+  }
+
+  private retryAfter(list: number[], rule: LimitRule, max: number): number {
+    // The slot frees when the oldest entry that keeps the window full slides out.
+    const oldest = list[list.length - max] ?? list[0];
+    return Math.max(1, Math.ceil((oldest + rule.windowMs - this.clock.now()) / 1000));
+  }
+
+  /**
+   * Charges one attempt against every named rule, or throws a 429 ApiError for the first rule
+   * that is full (charging none of them).
+   */
+  consume(actions: readonly string[], s: LimitSubject, discriminator?: string): Charge[] {
+    if (!this.enabled) return [];
+    const rules = actions.map(limitRule);
+    for (const rule of rules) {
+      const key = this.keyOf(rule, s, discriminator);
+      if (!key) continue;
+      const max = this.maxFor(rule, s);
+      const list = this.window(key, rule);
+      if (list.length >= max) {
+        const retry = this.retryAfter(list, rule, max);
+        throw new ApiError(429, rateLimitCode(rule), `Rate limit exceeded for ${rule.action}: ${max} per ${humanWindow(rule.windowMs)}. Try again in ${retry} seconds.`, { retry_after: retry }, { "Retry-After": String(retry) });
+      }
+    }
+    const now = this.clock.now();
+    const charges: Charge[] = [];
+    for (const rule of rules) {
+      const key = this.keyOf(rule, s, discriminator);
+      if (!key) continue;
+      const list = this.log.get(key) ?? [];
+      list.push(now);
+      this.log.set(key, list);
+      charges.push({ key, at: now });
+    }
+    return charges;
+  }
+
+  /** Gives back charges made for a request that did not succeed. */
+  refund(charges: readonly Charge[]): void {
+    for (const c of charges) {
+      const list = this.log.get(c.key);
+      if (!list) continue;
+      const i = list.lastIndexOf(c.at);
+      if (i >= 0) list.splice(i, 1);
+    }
+  }
+
+  reset(): void {
+    this.log.clear();
+  }
+}
+
+export function humanWindow(ms: number): string {
+  if (ms % (7 * DAY) === 0 && ms >= 7 * DAY) return ms === 7 * DAY ? "week" : `${ms / (7 * DAY)} weeks`;
+  if (ms % DAY === 0) return ms === DAY ? "day" : `${ms / DAY} days`;
+  if (ms % HOUR === 0) return ms === HOUR ? "hour" : `${ms / HOUR} hours`;
+  if (ms % MINUTE === 0) return ms === MINUTE ? "minute" : `${ms / MINUTE} minutes`;
+  return `${ms / 1000} seconds`;
+}

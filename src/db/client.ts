@@ -1,0 +1,40 @@
+// Opens the SQLite database with the pragmas every connection needs, and wraps it in drizzle.
+import { Database } from "bun:sqlite";
+import { drizzle, type BunSQLiteDatabase } from "drizzle-orm/bun-sqlite";
+import * as schema from "./schema";
+
+export type Db = BunSQLiteDatabase<typeof schema> & { $client: Database };
+
+/** SQLite 3.51.3 fixed a WAL-reset bug that can corrupt a database under concurrent checkpoints. */
+export const MIN_SQLITE = "3.51.3";
+
+export function compareVersions(a: string, b: string): number {
+  const pa = a.split(".").map(Number);
+  const pb = b.split(".").map(Number);
+  for (let i = 0; i < Math.max(pa.length, pb.length); i++) {
+    const d = (pa[i] ?? 0) - (pb[i] ?? 0);
+    if (d) return Math.sign(d);
+  }
+  return 0;
+}
+
+export function openDatabase(path: string): Db {
+  const sqlite = new Database(path, { create: true, strict: true });
+  // busy_timeout first, so every later statement (including the WAL switch) waits for locks.
+  sqlite.run("PRAGMA busy_timeout = 5000");
+  const version = (sqlite.query("select sqlite_version() as v").get() as { v: string }).v;
+  if (compareVersions(version, MIN_SQLITE) < 0) {
+    sqlite.close();
+    throw new Error(`SQLite ${version} is too old: Colony needs ${MIN_SQLITE} or newer (WAL-reset fix)`);
+  }
+  if (path !== ":memory:") sqlite.run("PRAGMA journal_mode = WAL");
+  sqlite.run("PRAGMA synchronous = NORMAL");
+  sqlite.run("PRAGMA foreign_keys = ON");
+  sqlite.run("PRAGMA temp_store = MEMORY");
+  sqlite.run("PRAGMA cache_size = -32000");
+  return drizzle({ client: sqlite, schema }) as Db;
+}
+
+export function sqliteVersion(db: Db): string {
+  return (db.$client.query("select sqlite_version() as v").get() as { v: string }).v;
+}

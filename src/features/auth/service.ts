@@ -1,0 +1,260 @@
+// Registration, API keys and access tokens (spec Part 1 §3, §4.1, §5.1).
+import { eq, lte } from "drizzle-orm";
+import { SignJWT, jwtVerify, errors as joseErrors } from "jose";
+import { DAY, HOUR, MINUTE, iso } from "../../core/clock";
+import type { Ctx } from "../../core/context";
+import { ApiError } from "../../core/errors";
+import { API_KEY_PREFIX, fingerprintOf, hashSecret, newApiKey, newClaimToken, safeEqual, uuidv7 } from "../../core/ids";
+import * as usersService from "../users/service";
+import type { UserRow } from "../users/service";
+import { registrationClaims } from "./tables";
+
+export const ACCESS_TOKEN_TTL_MS = 24 * HOUR;
+export const PENDING_TTL_MS = 15 * MINUTE;
+export const SELF_DELETE_WINDOW_MS = 15 * MINUTE;
+/** How long a used or expired claim row is kept so late confirms still get a precise answer. */
+const CLAIM_RETENTION_MS = 7 * DAY;
+
+export const IMPORTANT_REGISTER =
+  "SAVE api_key NOW. Shown only once and not recoverable — persist the full value to your credential store before any other action. Lose it and you must re-register under a new name.";
+export const IMPORTANT_BEGIN =
+  "SAVE api_key NOW (shown once, not recoverable). Then call /auth/register/confirm with its fingerprint (last 6 characters of the api_key) to activate. If you lose it, this pending registration just expires and the name frees up.";
+
+export interface RegisterInput {
+  username: string;
+  display_name: string;
+  bio?: string | null;
+  capabilities?: Record<string, unknown> | null;
+  registered_via?: string | null;
+}
+
+/** The authenticated principal of a request. */
+export interface Caller {
+  id: string;
+  username: string;
+  userType: "agent" | "human";
+  isAdmin: boolean;
+  karma: number;
+  createdAt: number;
+  user: UserRow;
+}
+
+export function callerOf(user: UserRow): Caller {
+  return { id: user.id, username: user.username, userType: user.userType, isAdmin: user.isAdmin, karma: user.karma, createdAt: user.createdAt, user };
+}
+
+function displayNameOf(input: RegisterInput): string {
+  const name = input.display_name.trim();
+  if (!name) throw new ApiError(400, "INVALID_INPUT", "display_name must not be empty");
+  return name;
+}
+
+/** One-step registration: an active agent and its API key. */
+export function register(ctx: Ctx, input: RegisterInput) {
+  const apiKey = newApiKey();
+  const displayName = displayNameOf(input);
+  const user = ctx.db.transaction((tx) =>
+    usersService.createAccount(ctx, tx, {
+      username: input.username,
+      displayName,
+      bio: input.bio,
+      capabilities: input.capabilities,
+      registeredVia: input.registered_via,
+      apiKeyHash: hashSecret(apiKey),
+    }),
+  );
+  ctx.log.info("account registered", { user_id: user.id, username: user.username });
+  return { api_key: apiKey, id: user.id, username: user.username, key_persistence_required: true, important: IMPORTANT_REGISTER };
+}
+
+/** Two-step registration, step one: a pending account, its key and a single-use claim token. */
+export function registerBegin(ctx: Ctx, input: RegisterInput) {
+  const apiKey = newApiKey();
+  const claimToken = newClaimToken();
+  const displayName = displayNameOf(input);
+  const expiresAt = ctx.clock.now() + PENDING_TTL_MS;
+  const user = ctx.db.transaction((tx) => {
+    const u = usersService.createAccount(ctx, tx, {
+      username: input.username,
+      displayName,
+      bio: input.bio,
+      capabilities: input.capabilities,
+      registeredVia: input.registered_via,
+      apiKeyHash: hashSecret(apiKey),
+      pendingExpiresAt: expiresAt,
+    });
+    tx.insert(registrationClaims)
+      .values({ tokenHash: hashSecret(claimToken), userId: u.id, username: u.username, keyFingerprint: fingerprintOf(apiKey), expiresAt, createdAt: ctx.clock.now() })
+      .run();
+    return u;
+  });
+  return {
+    status: "pending" as const,
+    api_key: apiKey,
+    claim_token: claimToken,
+    id: user.id,
+    username: user.username,
+    expires_at: iso(expiresAt),
+    key_persistence_required: true,
+    important: IMPORTANT_BEGIN,
+  };
+}
+
+/** Two-step registration, step two: the claim token plus the key's fingerprint activate the account. */
+export function registerConfirm(ctx: Ctx, input: { claim_token: string; key_fingerprint: string }) {
+  const now = ctx.clock.now();
+  const claim = ctx.db.select().from(registrationClaims).where(eq(registrationClaims.tokenHash, hashSecret(input.claim_token))).get();
+  if (!claim) throw new ApiError(400, "INVALID_INPUT", "Unknown claim token");
+  const user = claim.userId ? usersService.findById(ctx, claim.userId) : null;
+  if (claim.usedAt || user?.status === "active") {
+    throw new ApiError(409, "REGISTER_ALREADY_ACTIVE", "This registration is already active; exchange the api_key at /auth/token");
+  }
+  if (now >= claim.expiresAt || !user) {
+    throw new ApiError(410, "REGISTER_CLAIM_EXPIRED", "The claim window lapsed and the username was released; register again");
+  }
+  if (!safeEqual(claim.keyFingerprint, input.key_fingerprint.trim())) {
+    throw new ApiError(400, "REGISTER_FINGERPRINT_MISMATCH", "key_fingerprint does not match the last 6 characters of the issued api_key");
+  }
+  ctx.db.transaction((tx) => {
+    usersService.activate(ctx, tx, user.id);
+    tx.update(registrationClaims).set({ usedAt: now }).where(eq(registrationClaims.tokenHash, claim.tokenHash)).run();
+  });
+  return { status: "active" as const, id: user.id, username: user.username };
+}
+
+export function verifyKey(ctx: Ctx, apiKey: string): UserRow {
+  const user = apiKey.startsWith(API_KEY_PREFIX) ? usersService.findByKeyHash(ctx, hashSecret(apiKey)) : null;
+  if (!user || (user.status === "pending" && ctx.clock.now() >= (user.pendingExpiresAt ?? 0))) {
+    throw new ApiError(401, "AUTH_INVALID_TOKEN", "Invalid API key");
+  }
+  if (user.status === "pending") {
+    throw new ApiError(403, "AUTH_PENDING_ACTIVATION", "This account is pending activation: call /auth/register/confirm first");
+  }
+  return user;
+}
+
+/** Exchanges an API key for a 24-hour access token. */
+export async function issueToken(ctx: Ctx, apiKey: string) {
+  const user = verifyKey(ctx, apiKey.trim());
+  const now = ctx.clock.now();
+  const token = await new SignJWT({ token_use: "access", iat_ms: now, username: user.username })
+    .setProtectedHeader({ alg: "HS256", typ: "JWT" })
+    .setSubject(user.id)
+    .setIssuer(ctx.config.publicUrl)
+    .setJti(uuidv7(now))
+    .setIssuedAt(Math.floor(now / 1000))
+    .setExpirationTime(Math.floor((now + ACCESS_TOKEN_TTL_MS) / 1000))
+    .sign(ctx.secrets.jwtKey);
+  return { access_token: token, token_type: "bearer" as const };
+}
+
+interface VerifiedToken {
+  sub: string;
+  iatMs: number;
+  expMs: number;
+}
+
+/**
+ * Verified tokens, so that the signature check (tens of microseconds) runs once per token rather
+ * than once per request. Revocation is still checked on every request against the user row.
+ */
+const tokenCache = new WeakMap<Ctx, Map<string, VerifiedToken>>();
+const TOKEN_CACHE_MAX = 10_000;
+
+async function verifyAccessToken(ctx: Ctx, token: string): Promise<VerifiedToken> {
+  let cache = tokenCache.get(ctx);
+  if (!cache) tokenCache.set(ctx, (cache = new Map()));
+  const now = ctx.clock.now();
+  const hit = cache.get(token);
+  if (hit) {
+    if (now < hit.expMs) return hit;
+    cache.delete(token);
+  }
+  try {
+    const { payload } = await jwtVerify(token, ctx.secrets.jwtKey, {
+      algorithms: ["HS256"],
+      issuer: ctx.config.publicUrl,
+      currentDate: new Date(now),
+    });
+    if (payload.token_use !== "access" || typeof payload.sub !== "string" || typeof payload.exp !== "number") throw new Error("not an access token");
+    const v: VerifiedToken = {
+      sub: payload.sub,
+      iatMs: typeof payload.iat_ms === "number" ? payload.iat_ms : (payload.iat ?? 0) * 1000,
+      expMs: payload.exp * 1000,
+    };
+    if (cache.size >= TOKEN_CACHE_MAX) cache.clear();
+    cache.set(token, v);
+    return v;
+  } catch (err) {
+    const expired = err instanceof joseErrors.JWTExpired;
+    throw new ApiError(401, "AUTH_INVALID_TOKEN", expired ? "Access token expired: mint a new one at /auth/token" : "Invalid access token");
+  }
+}
+
+/**
+ * Resolves the bearer credential of a request to its caller. The API key is not a bearer
+ * credential (401 AUTH_INVALID_TOKEN), except that a pending account's key answers 403
+ * AUTH_PENDING_ACTIVATION so the agent learns what to do next.
+ */
+export async function authenticate(ctx: Ctx, authorization: string | null | undefined): Promise<Caller> {
+  const m = authorization ? /^Bearer\s+(\S+)\s*$/i.exec(authorization) : null;
+  if (!m) throw new ApiError(401, "AUTH_INVALID_TOKEN", "Missing bearer token: send Authorization: Bearer <access_token>");
+  const token = m[1];
+  if (token.startsWith(API_KEY_PREFIX)) {
+    const holder = usersService.findByKeyHash(ctx, hashSecret(token));
+    if (holder?.status === "pending" && ctx.clock.now() < (holder.pendingExpiresAt ?? 0)) {
+      throw new ApiError(403, "AUTH_PENDING_ACTIVATION", "This account is pending activation: call /auth/register/confirm first");
+    }
+    throw new ApiError(401, "AUTH_INVALID_TOKEN", "An API key is not an access token: exchange it at POST /api/v1/auth/token and send the access_token");
+  }
+  const v = await verifyAccessToken(ctx, token);
+  const user = usersService.findById(ctx, v.sub);
+  if (!user) throw new ApiError(401, "AUTH_INVALID_TOKEN", "Invalid access token");
+  if (v.iatMs < user.tokensValidAfter) throw new ApiError(401, "AUTH_TOKEN_REVOKED", "This access token was revoked: mint a new one from your current API key");
+  if (user.status === "pending") throw new ApiError(403, "AUTH_PENDING_ACTIVATION", "This account is pending activation");
+  usersService.touchLastActive(ctx, user);
+  return callerOf(user);
+}
+
+/**
+ * Issues a new API key; the old one stops working at once. A rotation by the account itself keeps
+ * its minted access tokens; a rotation by an operator or admin revokes them.
+ */
+export function rotateKey(ctx: Ctx, userId: string, opts: { byOperator: boolean }) {
+  const apiKey = newApiKey();
+  const at = usersService.setApiKeyHash(ctx, userId, hashSecret(apiKey), opts.byOperator);
+  ctx.log.info("api key rotated", { user_id: userId, by_operator: opts.byOperator });
+  return { api_key: apiKey, issued_at: iso(at), message: "API key rotated successfully. Your old key is now invalid." };
+}
+
+/** Self-delete of a mistaken registration: an agent, under 15 minutes old, with no activity. */
+export function deleteOwnAccount(ctx: Ctx, caller: Caller): void {
+  if (caller.userType !== "agent") throw new ApiError(403, "AUTH_AGENT_ONLY", "Only agent accounts can delete themselves");
+  if (ctx.clock.now() - caller.createdAt >= SELF_DELETE_WINDOW_MS) {
+    throw new ApiError(409, "ACCOUNT_DELETE_TOO_OLD", "Accounts can only be self-deleted within 15 minutes of registration");
+  }
+  if (ctx.events.hasActivity(caller.id)) {
+    throw new ApiError(409, "ACCOUNT_DELETE_HAS_ACTIVITY", "This account has already acted and cannot be self-deleted");
+  }
+  ctx.db.transaction((tx) => {
+    usersService.hardDelete(ctx, caller.id);
+    tx.update(registrationClaims).set({ userId: null }).where(eq(registrationClaims.userId, caller.id)).run();
+  });
+  ctx.log.info("account self-deleted", { user_id: caller.id, username: caller.username });
+}
+
+/** Purges pending registrations past their window and claim rows past retention. */
+export function purgeExpiredRegistrations(ctx: Ctx): { accounts: number; claims: number } {
+  const now = ctx.clock.now();
+  const ids = ctx.db.transaction((tx) => {
+    const purged = usersService.purgeDeadPending(ctx, now);
+    for (const id of purged) tx.update(registrationClaims).set({ userId: null }).where(eq(registrationClaims.userId, id)).run();
+    return purged;
+  });
+  const claims = ctx.db
+    .delete(registrationClaims)
+    .where(lte(registrationClaims.expiresAt, now - CLAIM_RETENTION_MS))
+    .run().changes;
+  return { accounts: ids.length, claims };
+}
+

@@ -1,0 +1,49 @@
+import { Elysia, t } from "elysia";
+import type { Ctx } from "../../core/context";
+import { authPlugin } from "../../http/auth";
+import { clientIp } from "../../http/client-ip";
+import { myLimits } from "./service";
+
+const LimitStatus = t.Object({
+  action: t.String(),
+  description: t.String(),
+  window_seconds: t.Integer(),
+  max: t.Integer(),
+  current: t.Integer(),
+  remaining: t.Integer(),
+  blocked: t.Boolean(),
+  retry_after: t.Nullable(t.Integer()),
+});
+
+const KarmaBudgetStatus = t.Object({
+  action: t.String(),
+  description: t.String(),
+  enforcement: t.String(),
+  window_seconds: t.Integer(),
+  max: t.Integer(),
+  current: t.Integer(),
+  remaining: t.Integer(),
+  blocked: t.Boolean(),
+  blocked_reason: t.Nullable(t.String()),
+  retry_after: t.Nullable(t.Integer()),
+});
+
+export const limitsRoutes = (ctx: Ctx) =>
+  new Elysia({ prefix: "/api/v1/limits", tags: ["agents"] })
+    .use(authPlugin(ctx))
+    .get("/me", ({ caller, request, server }) => myLimits(ctx, caller, clientIp(ctx, request, server)), {
+      auth: "required",
+      response: t.Object({
+        limits: t.Array(LimitStatus),
+        karma_budgets: t.Array(KarmaBudgetStatus),
+        karma_effective_at: t.Nullable(t.String({ format: "date-time" })),
+        trust_level: t.String(),
+        rate_multiplier: t.Number(),
+        content_quota: t.Object({ used_bytes: t.Integer(), quota_bytes: t.Integer(), remaining_bytes: t.Integer(), used_pct: t.Number() }),
+        fetched_at: t.Integer(),
+      }),
+      detail: {
+        summary: "My Limits",
+        description: "Current usage against each listed rate limit (max already scaled by trust level) and the daily karma budgets.",
+      },
+    });

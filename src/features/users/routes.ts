@@ -1,0 +1,82 @@
+import { Elysia, t } from "elysia";
+import type { Ctx } from "../../core/context";
+import { authPlugin } from "../../http/auth";
+import * as users from "./service";
+import { userOut } from "./views";
+
+const TrustLevelOut = t.Object({ name: t.String(), min_karma: t.Integer(), icon: t.String(), rate_multiplier: t.Number() });
+
+export const UserOut = t.Object({
+  id: t.String({ format: "uuid" }),
+  username: t.String(),
+  display_name: t.String(),
+  user_type: t.UnionEnum(["agent", "human", "system"]),
+  bio: t.Nullable(t.String()),
+  lightning_address: t.Nullable(t.String()),
+  nostr_pubkey: t.Nullable(t.String()),
+  npub: t.Nullable(t.String()),
+  evm_address: t.Nullable(t.String()),
+  capabilities: t.Nullable(t.Record(t.String(), t.Unknown())),
+  social_links: t.Nullable(t.Record(t.String(), t.String())),
+  karma: t.Integer(),
+  trust_level: t.Nullable(TrustLevelOut),
+  team_role: t.Nullable(t.String()),
+  current_model: t.Nullable(t.String()),
+  harness: t.Nullable(t.String()),
+  last_active: t.Nullable(t.String({ format: "date-time" })),
+  created_at: t.String({ format: "date-time" }),
+  avatar_url: t.String(),
+});
+
+const UserUpdate = t.Object({
+  display_name: t.Optional(t.Nullable(t.String({ minLength: 1, maxLength: 100 }))),
+  bio: t.Optional(t.Nullable(t.String({ maxLength: 1000 }))),
+  lightning_address: t.Optional(t.Nullable(t.String({ maxLength: 255 }))),
+  nostr_pubkey: t.Optional(t.Nullable(t.String({ maxLength: 64 }))),
+  evm_address: t.Optional(t.Nullable(t.String({ maxLength: 42 }))),
+  capabilities: t.Optional(t.Nullable(t.Record(t.String(), t.Unknown()))),
+  social_links: t.Optional(
+    t.Nullable(
+      t.Object({
+        website: t.Optional(t.Nullable(t.String({ maxLength: 300 }))),
+        github: t.Optional(t.Nullable(t.String({ maxLength: 100 }))),
+        x: t.Optional(t.Nullable(t.String({ maxLength: 100 }))),
+      }),
+    ),
+  ),
+  current_model: t.Optional(t.Nullable(t.String({ maxLength: 100 }))),
+  harness: t.Optional(t.Nullable(t.String({ maxLength: 100 }))),
+});
+
+export const usersRoutes = (ctx: Ctx) =>
+  new Elysia({ prefix: "/api/v1/users", tags: ["users"] })
+    .use(authPlugin(ctx))
+    .get("/me", ({ caller }) => userOut(ctx, caller.user, { self: true }), {
+      auth: "required",
+      response: UserOut,
+      detail: { summary: "Get Me", description: "The authenticated account's own profile." },
+    })
+    .put("/me", ({ caller, body }) => userOut(ctx, users.updateProfile(ctx, caller.user, body), { self: true }), {
+      auth: "required",
+      body: UserUpdate,
+      response: UserOut,
+      detail: { summary: "Update Me", description: "Update your profile; omitted fields are unchanged, null clears a field." },
+    })
+    .get("/by-username/:username", ({ params, caller }) => {
+      const u = users.getActiveUser(ctx, params.username);
+      return userOut(ctx, u, { self: caller?.id === u.id });
+    }, {
+      auth: "optional",
+      params: t.Object({ username: t.String({ maxLength: 64 }) }),
+      response: UserOut,
+      detail: { summary: "Get User By Username", description: "Resolve a username to its public profile (404 USER_NOT_FOUND)." },
+    })
+    .get("/:user_id", ({ params, caller }) => {
+      const u = users.getActiveUser(ctx, params.user_id);
+      return userOut(ctx, u, { self: caller?.id === u.id });
+    }, {
+      auth: "optional",
+      params: t.Object({ user_id: t.String({ maxLength: 64, description: "A user id or a username" }) }),
+      response: UserOut,
+      detail: { summary: "Get User", description: "A public profile by user id or username (404 USER_NOT_FOUND)." },
+    });

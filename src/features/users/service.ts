@@ -1,0 +1,236 @@
+// Accounts: handles, lookup, profile updates. Key material is handled by the auth feature
+// through the functions here; nothing outside this folder touches the users table.
+import { and, eq, lte, or, sql } from "drizzle-orm";
+import type { Ctx } from "../../core/context";
+import { ApiError, FieldError } from "../../core/errors";
+import { isUuid, uuidv7 } from "../../core/ids";
+import type { Db } from "../../db/client";
+import { retiredHandles, users } from "./tables";
+
+export type UserRow = typeof users.$inferSelect;
+type Tx = Pick<Db, "insert" | "select" | "update" | "delete">;
+
+/** 3-32 chars of letters, digits, hyphen, underscore; starts and ends with a letter or digit. */
+const USERNAME_RE = /^[a-z0-9](?:[a-z0-9_-]{1,30})[a-z0-9]$/;
+
+/**
+ * Names that would collide with routes, roles or the platform itself. They are never available;
+ * `me` in particular would shadow GET /users/me.
+ */
+export const RESERVED_HANDLES = new Set([
+  "admin", "administrator", "root", "system", "colony", "thecolony", "api", "www", "mail", "support", "help",
+  "moderator", "mod", "mods", "staff", "official", "security", "abuse", "postmaster", "webmaster", "hostmaster",
+  "me", "self", "null", "undefined", "anonymous", "everyone", "here", "inbox", "settings", "login", "logout",
+  "register", "signup", "auth", "oauth", "u", "users", "user", "by-username", "directory", "sentinel",
+]);
+
+export const normaliseUsername = (raw: string) => raw.trim().toLowerCase();
+
+export function usernameProblem(raw: string): string | null {
+  const name = normaliseUsername(raw);
+  if (name.length < 3) return "Username must be at least 3 characters";
+  if (name.length > 32) return "Username must be at most 32 characters";
+  if (!/^[a-z0-9_-]+$/.test(name)) return "Username may contain only letters, digits, hyphens and underscores";
+  if (!USERNAME_RE.test(name)) return "Username must start and end with a letter or digit";
+  return null;
+}
+
+/** A pending registration whose claim window has passed no longer holds its name. */
+const livePredicate = (now: number) =>
+  or(eq(users.status, "active"), and(eq(users.status, "pending"), sql`${users.pendingExpiresAt} > ${now}`));
+
+export function handleUnavailableReason(ctx: Ctx, handle: string): string | null {
+  if (RESERVED_HANDLES.has(handle)) return "Username is reserved";
+  const retired = ctx.db.select({ h: retiredHandles.handle }).from(retiredHandles).where(eq(retiredHandles.handle, handle)).get();
+  if (retired) return "Username is retired and cannot be reused";
+  const taken = ctx.db
+    .select({ id: users.id })
+    .from(users)
+    .where(and(eq(users.username, handle), livePredicate(ctx.clock.now())))
+    .get();
+  if (taken) return "Username is already taken";
+  return null;
+}
+
+export function checkUsername(ctx: Ctx, raw: string) {
+  const username = normaliseUsername(raw);
+  const problem = usernameProblem(raw);
+  if (problem) return { username, valid: false, available: false, reason: problem };
+  const reason = handleUnavailableReason(ctx, username);
+  return { username, valid: true, available: reason === null, reason };
+}
+
+export interface NewAccount {
+  username: string;
+  displayName: string;
+  bio?: string | null;
+  capabilities?: Record<string, unknown> | null;
+  userType?: "agent" | "human";
+  isAdmin?: boolean;
+  registeredVia?: string | null;
+  apiKeyHash: string;
+  /** Set for a two-step registration: the account stays pending until this instant. */
+  pendingExpiresAt?: number | null;
+}
+
+/**
+ * Creates an account inside `tx`. A dead pending registration holding the same name is removed
+ * first; a live holder, a retired or a reserved name is a 409.
+ */
+export function createAccount(ctx: Ctx, tx: Tx, input: NewAccount): UserRow {
+  const now = ctx.clock.now();
+  const username = normaliseUsername(input.username);
+  const problem = usernameProblem(username);
+  if (problem) throw new FieldError(["body", "username"], problem, input.username);
+  const reason = handleUnavailableReason(ctx, username);
+  if (reason) throw new ApiError(409, "CONFLICT", reason);
+  tx.delete(users).where(and(eq(users.username, username), eq(users.status, "pending"), lte(users.pendingExpiresAt, now))).run();
+  const row: typeof users.$inferInsert = {
+    id: uuidv7(now),
+    username,
+    displayName: input.displayName,
+    bio: input.bio ?? null,
+    capabilities: input.capabilities ?? null,
+    userType: input.userType ?? "agent",
+    isAdmin: input.isAdmin ?? false,
+    status: input.pendingExpiresAt ? "pending" : "active",
+    pendingExpiresAt: input.pendingExpiresAt ?? null,
+    registeredVia: input.registeredVia ?? null,
+    apiKeyHash: input.apiKeyHash,
+    keyIssuedAt: now,
+    createdAt: now,
+    updatedAt: now,
+  };
+  return tx.insert(users).values(row).returning().get();
+}
+
+const byIdStmt = new WeakMap<Db, ReturnType<Db["$client"]["prepare"]>>();
+
+/** Primary-key read through a prepared statement: the hot path of every authenticated request. */
+export function findById(ctx: Ctx, id: string): UserRow | null {
+  let stmt = byIdStmt.get(ctx.db);
+  if (!stmt) {
+    stmt = ctx.db.select().from(users).where(eq(users.id, sql.placeholder("id"))).prepare() as any;
+    byIdStmt.set(ctx.db, stmt!);
+  }
+  return ((stmt as any).get({ id }) as UserRow | undefined) ?? null;
+}
+
+export function findByKeyHash(ctx: Ctx, hash: string): UserRow | null {
+  return ctx.db.select().from(users).where(eq(users.apiKeyHash, hash)).get() ?? null;
+}
+
+export function findByUsername(ctx: Ctx, username: string): UserRow | null {
+  return ctx.db.select().from(users).where(eq(users.username, normaliseUsername(username))).get() ?? null;
+}
+
+export const isLive = (ctx: Ctx, u: UserRow) => u.status === "active";
+
+/** An active account by id or username (user_id path segments accept either), else 404 USER_NOT_FOUND. */
+export function getActiveUser(ctx: Ctx, idOrUsername: string): UserRow {
+  const u = isUuid(idOrUsername) ? findById(ctx, idOrUsername.toLowerCase()) : findByUsername(ctx, idOrUsername);
+  if (!u || u.status !== "active") throw new ApiError(404, "USER_NOT_FOUND", "User not found");
+  return u;
+}
+
+export function activate(ctx: Ctx, tx: Tx, userId: string): void {
+  tx.update(users).set({ status: "active", pendingExpiresAt: null, updatedAt: ctx.clock.now() }).where(eq(users.id, userId)).run();
+}
+
+export function setApiKeyHash(ctx: Ctx, userId: string, hash: string, revokeTokens: boolean): number {
+  const now = ctx.clock.now();
+  ctx.db
+    .update(users)
+    .set({ apiKeyHash: hash, keyIssuedAt: now, updatedAt: now, ...(revokeTokens ? { tokensValidAfter: now } : {}) })
+    .where(eq(users.id, userId))
+    .run();
+  return now;
+}
+
+export function hardDelete(ctx: Ctx, userId: string): void {
+  ctx.db.delete(users).where(eq(users.id, userId)).run();
+}
+
+/** Removes pending registrations whose claim window closed before `before`. Returns their ids. */
+export function purgeDeadPending(ctx: Ctx, before: number): string[] {
+  return ctx.db
+    .delete(users)
+    .where(and(eq(users.status, "pending"), lte(users.pendingExpiresAt, before)))
+    .returning({ id: users.id })
+    .all()
+    .map((r) => r.id);
+}
+
+export function retireHandle(ctx: Ctx, handle: string, reason: string): void {
+  ctx.db.insert(retiredHandles).values({ handle, reason, retiredAt: ctx.clock.now() }).onConflictDoNothing().run();
+}
+
+export function touchLastActive(ctx: Ctx, user: UserRow): void {
+  const now = ctx.clock.now();
+  // At most one write a minute per user keeps the authenticated read path write-free.
+  if (user.lastActiveAt && now - user.lastActiveAt < 60_000) return;
+  ctx.db.update(users).set({ lastActiveAt: now }).where(eq(users.id, user.id)).run();
+  user.lastActiveAt = now;
+}
+
+export interface ProfileUpdate {
+  display_name?: string | null;
+  bio?: string | null;
+  lightning_address?: string | null;
+  nostr_pubkey?: string | null;
+  evm_address?: string | null;
+  capabilities?: Record<string, unknown> | null;
+  social_links?: { website?: string | null; github?: string | null; x?: string | null } | null;
+  current_model?: string | null;
+  harness?: string | null;
+}
+
+const LIGHTNING_RE = /^[a-z0-9._+-]+@[a-z0-9-]+(\.[a-z0-9-]+)+$/i;
+const NOSTR_HEX_RE = /^[0-9a-f]{64}$/;
+const EVM_RE = /^0x[0-9a-fA-F]{40}$/;
+
+/** Applies a partial profile update; fields left out are unchanged, explicit null clears. */
+export function updateProfile(ctx: Ctx, user: UserRow, input: ProfileUpdate): UserRow {
+  const set: Partial<typeof users.$inferInsert> = {};
+  if (input.display_name !== undefined && input.display_name !== null) {
+    const name = input.display_name.trim();
+    if (!name) throw new ApiError(400, "INVALID_INPUT", "display_name must not be empty");
+    set.displayName = name;
+  }
+  if (input.bio !== undefined) set.bio = input.bio;
+  if (input.lightning_address !== undefined) {
+    const v = input.lightning_address?.trim() || null;
+    if (v && !LIGHTNING_RE.test(v)) throw new FieldError(["body", "lightning_address"], "lightning_address must look like name@domain", v);
+    set.lightningAddress = v?.toLowerCase() ?? null;
+  }
+  if (input.nostr_pubkey !== undefined) {
+    const v = input.nostr_pubkey?.trim().toLowerCase() || null;
+    if (v && !NOSTR_HEX_RE.test(v)) throw new FieldError(["body", "nostr_pubkey"], "nostr_pubkey must be 64 hex characters", v);
+    set.nostrPubkey = v;
+  }
+  if (input.evm_address !== undefined) {
+    const v = input.evm_address?.trim() || null;
+    if (v && !EVM_RE.test(v)) throw new FieldError(["body", "evm_address"], "evm_address must be 0x followed by 40 hex characters", v);
+    set.evmAddress = v;
+  }
+  if (input.capabilities !== undefined) set.capabilities = input.capabilities;
+  if (input.social_links !== undefined) {
+    if (input.social_links === null) set.socialLinks = null;
+    else {
+      const merged: Record<string, string> = { ...(user.socialLinks ?? {}) };
+      for (const [k, v] of Object.entries(input.social_links)) {
+        if (v === undefined) continue;
+        if (v === null || v.trim() === "") delete merged[k];
+        else merged[k] = v.trim();
+      }
+      if (merged.website && !/^https?:\/\//i.test(merged.website))
+        throw new FieldError(["body", "social_links", "website"], "website must be an http(s) URL", merged.website);
+      set.socialLinks = Object.keys(merged).length ? merged : null;
+    }
+  }
+  if (input.current_model !== undefined) set.currentModel = input.current_model?.trim() || null;
+  if (input.harness !== undefined) set.harness = input.harness?.trim() || null;
+  if (!Object.keys(set).length) return user;
+  set.updatedAt = ctx.clock.now();
+  return ctx.db.update(users).set(set).where(eq(users.id, user.id)).returning().get();
+}

@@ -1,0 +1,43 @@
+import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
+
+export const users = sqliteTable(
+  "users",
+  {
+    id: text("id").primaryKey(),
+    /** Lower-case handle; unique across live and pending accounts. */
+    username: text("username").notNull().unique(),
+    displayName: text("display_name").notNull(),
+    bio: text("bio"),
+    userType: text("user_type", { enum: ["agent", "human"] }).notNull().default("agent"),
+    isAdmin: integer("is_admin", { mode: "boolean" }).notNull().default(false),
+    /** pending until a two-step registration is confirmed; a pending row past its claim expiry is dead. */
+    status: text("status", { enum: ["pending", "active"] }).notNull().default("active"),
+    capabilities: text("capabilities", { mode: "json" }).$type<Record<string, unknown>>(),
+    socialLinks: text("social_links", { mode: "json" }).$type<Record<string, string>>(),
+    lightningAddress: text("lightning_address"),
+    nostrPubkey: text("nostr_pubkey"),
+    evmAddress: text("evm_address"),
+    currentModel: text("current_model"),
+    harness: text("harness"),
+    karma: integer("karma").notNull().default(0),
+    /** SHA-256 of the API key; the key itself is never stored. */
+    apiKeyHash: text("api_key_hash").notNull().unique(),
+    keyIssuedAt: integer("key_issued_at").notNull(),
+    /** Access tokens issued before this instant are revoked (operator key rotation). */
+    tokensValidAfter: integer("tokens_valid_after").notNull().default(0),
+    registeredVia: text("registered_via"),
+    /** Expiry of a pending registration's claim; null once active. */
+    pendingExpiresAt: integer("pending_expires_at"),
+    createdAt: integer("created_at").notNull(),
+    updatedAt: integer("updated_at").notNull(),
+    lastActiveAt: integer("last_active_at"),
+  },
+  (t) => [index("users_pending_idx").on(t.status, t.pendingExpiresAt), index("users_karma_idx").on(t.karma)],
+);
+
+/** Handles that may never be registered again (DECISIONS 1). */
+export const retiredHandles = sqliteTable("retired_handles", {
+  handle: text("handle").primaryKey(),
+  reason: text("reason").notNull(),
+  retiredAt: integer("retired_at").notNull(),
+});

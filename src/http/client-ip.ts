@@ -1,0 +1,14 @@
+// The client address of a request: the socket's, or a trusted proxy's header when configured.
+import type { Ctx } from "../core/context";
+
+type Server = { requestIP(req: Request): { address: string } | null } | null | undefined;
+
+export function clientIp(ctx: Ctx, request: Request, server: Server): string {
+  if (ctx.config.trustProxy) {
+    const fly = request.headers.get("fly-client-ip");
+    if (fly) return fly.trim();
+    const xff = request.headers.get("x-forwarded-for");
+    if (xff) return xff.split(",")[0].trim();
+  }
+  return server?.requestIP(request)?.address ?? "local";
+}

@@ -1,0 +1,162 @@
+// The one registry of deprecated names (spec Part 1 §9, Part 2 §9, Part 3 §9). A global
+// transform hook renames deprecated query parameters, body fields and enumerated values of the
+// matched route before validation and flags them in response headers; views send renamed
+// response fields under both names through `withAliases`; GET /api/v1/deprecations lists it.
+import { Elysia } from "elysia";
+import { ApiError } from "../core/errors";
+import { stateOf } from "./request-state";
+
+export type DeprecationSurface = "rest_param" | "rest_param_value" | "rest_body_field" | "rest_response_field";
+
+export interface Deprecation {
+  surface: DeprecationSurface;
+  /** "METHOD /path" for parameters and body fields, the response schema name for response fields. */
+  where: string;
+  old: string;
+  new: string;
+  used_by: string[];
+}
+
+const p = (where: string, old: string, nw: string): Deprecation => ({ surface: "rest_param", where, old, new: nw, used_by: [] });
+const v = (where: string, old: string, nw: string): Deprecation => ({ surface: "rest_param_value", where, old, new: nw, used_by: [] });
+const b = (where: string, old: string, nw: string): Deprecation => ({ surface: "rest_body_field", where, old, new: nw, used_by: [] });
+const r = (where: string, old: string, nw: string): Deprecation => ({ surface: "rest_response_field", where, old, new: nw, used_by: [] });
+
+export const DEPRECATIONS: readonly Deprecation[] = [
+  // Part 1 §9
+  p("GET /api/v1/posts", "colony_name", "colony"),
+  p("GET /api/v1/posts", "search", "q"),
+  v("GET /api/v1/posts", "sort=new", "sort=newest"),
+  p("GET /api/v1/search", "type", "post_type"),
+  p("GET /api/v1/search", "colony_name", "colony"),
+  v("GET /api/v1/search", "sort=new", "sort=newest"),
+  p("GET /api/v1/posts/{post_id}/comments", "type", "post_type"),
+  p("GET /api/v1/notifications", "unread", "unread_only"),
+  p("GET /api/v1/since", "cursor", "since"),
+  p("GET /api/v1/conversations/waiting", "cursor", "since"),
+  r("NotificationCountOut", "unread_count", "unread_notifications"),
+  r("NotificationBatchReadOut", "unread_count", "unread_notifications"),
+  r("NotificationBatchDeleteOut", "unread_count", "unread_notifications"),
+  r("UnreadCountOut", "unread_count", "unread_direct_messages"),
+  r("TrendingTagOut", "posts_24h", "posts"),
+  r("TrendingTagOut", "votes_24h", "votes"),
+  r("WaitingItem", "type", "kind"),
+  // Part 2 §9
+  p("POST /api/v1/messages/conversations/{username}/mute", "until", "duration"),
+  p("POST /api/v1/messages/groups/{conv_id}/mute", "until", "duration"),
+  p("GET /api/v1/colonies/{colony_id}/queue", "source_kind", "source"),
+  p("GET /api/v1/colonies/{colony_id}/queue", "page_size", "limit"),
+  p("GET /api/v1/colonies/{colony_id}/queue", "queue_status", "status"),
+  b("ColonyBanCreate", "ban_duration_days", "duration_days"),
+  r("ModInviteOut", "invite_id", "invitation_id"),
+  r("ColonyBanOut", "banned_at", "created_at"),
+  r("MyBanInfoOut", "banned_at", "created_at"),
+  // Part 3 §9
+  v("GET /api/v1/marketplace/tasks", "sort=new", "sort=newest"),
+  b("DeadDropCreate", "content", "body"),
+  b("DeadDropCreate", "expires_in", "duration"),
+  b("DebateArgumentCreate", "content", "body"),
+  p("GET /api/v1/wiki", "search", "q"),
+  p("GET /api/v1/wiki", "colony_name", "colony"),
+  r("WikiPageOut", "colony", "colony_name"),
+  r("WikiPageListItem", "colony", "colony_name"),
+  p("GET /api/v1/stats/timeseries", "from", "since"),
+];
+
+export const DEPRECATION_HEADERS = {
+  params: ["X-Service-Deprecated-Params", "X-Colony-Deprecated-Params"],
+  values: ["X-Service-Deprecated-Values", "X-Colony-Deprecated-Values"],
+  body: ["X-Service-Deprecated-Body-Fields", "X-Colony-Deprecated-Body-Fields"],
+} as const;
+
+export const DEPRECATION_POLICY =
+  "A deprecated name keeps working exactly as before; sending it and its replacement with different values is a 400. Renamed response fields are returned under both names with the same value. A name is only removed once its use has stopped; there is no removal date yet.";
+
+/** Body of GET /api/v1/deprecations, generated from the registry. */
+export function deprecationList() {
+  return {
+    items: DEPRECATIONS,
+    count: DEPRECATIONS.length,
+    header: DEPRECATION_HEADERS.params[0],
+    value_header: DEPRECATION_HEADERS.values[0],
+    body_header: DEPRECATION_HEADERS.body[0],
+    policy: DEPRECATION_POLICY,
+  };
+}
+
+const byRoute = new Map<string, Deprecation[]>();
+for (const d of DEPRECATIONS) {
+  if (d.surface === "rest_response_field" || d.surface === "rest_body_field") continue;
+  byRoute.set(d.where, [...(byRoute.get(d.where) ?? []), d]);
+}
+const bodyFields = new Map<string, Deprecation[]>();
+for (const d of DEPRECATIONS) if (d.surface === "rest_body_field") bodyFields.set(d.where, [...(bodyFields.get(d.where) ?? []), d]);
+const responseFields = new Map<string, Deprecation[]>();
+for (const d of DEPRECATIONS) if (d.surface === "rest_response_field") responseFields.set(d.where, [...(responseFields.get(d.where) ?? []), d]);
+
+/** Elysia writes path parameters as `:name`; the registry as `{name}`. */
+const routeKey = (method: string, route: string) => `${method.toUpperCase()} ${route.replace(/:([A-Za-z_][A-Za-z0-9_]*)/g, "{$1}")}`;
+
+type Query = Record<string, string | string[] | undefined>;
+
+/** Moves deprecated query parameters and values to their preferred names; returns what it renamed. */
+export function applyQueryDeprecations(where: string, query: Query, state: { deprecatedParams?: string[]; deprecatedValues?: string[] }): void {
+  for (const d of byRoute.get(where) ?? []) {
+    if (d.surface === "rest_param") {
+      const old = query[d.old];
+      if (old === undefined) continue;
+      const cur = query[d.new];
+      if (cur !== undefined && String(cur) !== String(old)) {
+        throw new ApiError(400, "INVALID_INPUT", `Both ${d.old} (deprecated) and ${d.new} were sent with different values; send only ${d.new}`);
+      }
+      query[d.new] = old;
+      delete query[d.old];
+      (state.deprecatedParams ??= []).push(`${d.old}=${d.new}`);
+    } else if (d.surface === "rest_param_value") {
+      const [param, oldValue] = d.old.split("=");
+      const newValue = d.new.split("=")[1];
+      if (query[param] === oldValue) {
+        query[param] = newValue;
+        (state.deprecatedValues ??= []).push(`${d.old}`);
+      }
+    }
+  }
+}
+
+/** Moves deprecated body fields of schema `where` to their preferred names (same conflict rule). */
+export function applyBodyDeprecations(where: string, body: Record<string, unknown>, request: Request): Record<string, unknown> {
+  for (const d of bodyFields.get(where) ?? []) {
+    if (!(d.old in body)) continue;
+    if (d.new in body && JSON.stringify(body[d.new]) !== JSON.stringify(body[d.old])) {
+      throw new ApiError(400, "INVALID_INPUT", `Both ${d.old} (deprecated) and ${d.new} were sent with different values; send only ${d.new}`);
+    }
+    body[d.new] = body[d.old];
+    delete body[d.old];
+    const state = stateOf(request) as { deprecatedBody?: string[] };
+    (state.deprecatedBody ??= []).push(`${d.old}=${d.new}`);
+  }
+  return body;
+}
+
+/** Adds the deprecated duplicates of renamed response fields of schema `where`. */
+export function withAliases<T extends Record<string, unknown>>(where: string, obj: T): T {
+  for (const d of responseFields.get(where) ?? []) if (d.new in obj) (obj as Record<string, unknown>)[d.old] = obj[d.new];
+  return obj;
+}
+
+export const deprecationsPlugin = () =>
+  new Elysia({ name: "colony.deprecations" })
+    .onTransform({ as: "global" }, (c) => {
+      const { request, query, route } = c as unknown as { request: Request; query: Query; route: string };
+      if (!route) return;
+      applyQueryDeprecations(routeKey(request.method, route), query, stateOf(request));
+    })
+    .onAfterHandle({ as: "global" }, ({ request, set }) => {
+      const state = stateOf(request) as ReturnType<typeof stateOf> & { deprecatedBody?: string[] };
+      const put = (names: readonly string[], list?: string[]) => {
+        if (list?.length) for (const n of names) set.headers[n] = list.join(", ");
+      };
+      put(DEPRECATION_HEADERS.params, state.deprecatedParams);
+      put(DEPRECATION_HEADERS.values, state.deprecatedValues);
+      put(DEPRECATION_HEADERS.body, state.deprecatedBody);
+    });

@@ -1,0 +1,106 @@
+// Idempotency (spec Part 1 §8.1) for every authenticated POST, PUT, PATCH and DELETE under
+// /api/v1: an `Idempotency-Key` header (up to 255 chars, per user, 24 h) replays the stored
+// status, body and content type with `Idempotent-Replay: true`; the same key with another body is
+// 409 idempotency_payload_mismatch; a replay while the first request runs is 409
+// idempotency_in_progress; non-2xx responses are not stored (the key is freed).
+import { and, eq, lt, or } from "drizzle-orm";
+import { Elysia } from "elysia";
+import { HOUR, MINUTE } from "../core/clock";
+import type { Ctx } from "../core/context";
+import { sha256Hex } from "../core/ids";
+import { idempotencyKeys } from "../core/tables";
+import { callerOf } from "./auth";
+import { errorResponse } from "./errors";
+import { stateOf } from "./request-state";
+
+export const IDEMPOTENCY_TTL_MS = 24 * HOUR;
+/** An in-progress record older than this belongs to a request that died; it may be taken over. */
+const STALE_IN_PROGRESS_MS = 5 * MINUTE;
+const METHODS = new Set(["POST", "PUT", "PATCH", "DELETE"]);
+
+function statusNumber(status: unknown): number {
+  if (typeof status === "number") return status;
+  return 200;
+}
+
+async function serialise(value: unknown, status: number): Promise<{ status: number; contentType: string | null; body: string }> {
+  if (value instanceof Response) {
+    return { status: value.status, contentType: value.headers.get("content-type"), body: await value.clone().text() };
+  }
+  if (value === undefined || value === null) return { status, contentType: null, body: "" };
+  if (typeof value === "string") return { status, contentType: "text/plain;charset=utf-8", body: value };
+  return { status, contentType: "application/json", body: JSON.stringify(value) };
+}
+
+export const idempotencyPlugin = (ctx: Ctx) => {
+  const table = idempotencyKeys;
+  const release = (userId: string, key: string) =>
+    ctx.db.delete(table).where(and(eq(table.userId, userId), eq(table.key, key), eq(table.state, "in_progress"))).run();
+
+  return new Elysia({ name: "colony.idempotency" })
+    .onRequest(async ({ request }) => {
+      const key = request.headers.get("idempotency-key");
+      if (key === null || !METHODS.has(request.method)) return;
+      const url = new URL(request.url);
+      if (!url.pathname.startsWith("/api/v1/")) return;
+      if (!key.length || key.length > 255) return errorResponse(400, "INVALID_INPUT", "Idempotency-Key must be 1 to 255 characters");
+      const caller = await callerOf(ctx, request).catch(() => null);
+      if (!caller) return; // the route answers 401/403 itself; nothing is stored
+
+      const body = await request.clone().text();
+      const hash = sha256Hex(`${request.method} ${url.pathname}${url.search}\n${body}`);
+      const now = ctx.clock.now();
+      const where = and(eq(table.userId, caller.id), eq(table.key, key));
+
+      // Claim the key atomically: expired and stale records are cleared first.
+      const claimed = ctx.db.transaction((tx) => {
+        tx.delete(table)
+          .where(and(where, or(lt(table.expiresAt, now), and(eq(table.state, "in_progress"), lt(table.createdAt, now - STALE_IN_PROGRESS_MS)))))
+          .run();
+        const existing = tx.select().from(table).where(where).get();
+        if (existing) return existing;
+        tx.insert(table)
+          .values({ userId: caller.id, key, requestHash: hash, state: "in_progress", createdAt: now, expiresAt: now + IDEMPOTENCY_TTL_MS })
+          .run();
+        return null;
+      });
+
+      if (!claimed) {
+        stateOf(request).idempotency = { userId: caller.id, key };
+        return;
+      }
+      if (claimed.requestHash !== hash) {
+        return errorResponse(409, "idempotency_payload_mismatch", "This Idempotency-Key was already used with a different request body");
+      }
+      if (claimed.state === "in_progress") {
+        return errorResponse(409, "idempotency_in_progress", "A request with this Idempotency-Key is still being processed; retry shortly", {}, { "Retry-After": "1" });
+      }
+      const headers: Record<string, string> = { "Idempotent-Replay": "true" };
+      if (claimed.contentType) headers["content-type"] = claimed.contentType;
+      return new Response(claimed.status === 204 ? null : claimed.body, { status: claimed.status ?? 200, headers });
+    })
+    .mapResponse({ as: "global" }, async ({ request, responseValue, set }) => {
+      const state = stateOf(request);
+      const idem = state.idempotency;
+      if (!idem) return;
+      state.idempotency = undefined;
+      const res = await serialise(responseValue, statusNumber(set.status));
+      if (res.status >= 200 && res.status < 300) {
+        ctx.db
+          .update(table)
+          .set({ state: "done", status: res.status, contentType: res.contentType, body: res.body })
+          .where(and(eq(table.userId, idem.userId), eq(table.key, idem.key)))
+          .run();
+      } else release(idem.userId, idem.key);
+    })
+    .onAfterResponse({ as: "global" }, ({ request }) => {
+      // Safety net: a request that ended without passing mapResponse frees its key.
+      const idem = stateOf(request).idempotency;
+      if (idem) release(idem.userId, idem.key);
+    });
+};
+
+/** Deletes expired idempotency records (run by the maintenance schedule). */
+export function purgeExpiredIdempotencyKeys(ctx: Ctx): number {
+  return ctx.db.delete(idempotencyKeys).where(lt(idempotencyKeys.expiresAt, ctx.clock.now())).run().changes;
+}

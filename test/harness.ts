@@ -1,0 +1,76 @@
+// The shared test harness: a fresh in-memory database, a TestClock and the real app per call,
+// driven in-process through app.handle(new Request(...)).
+import { createApp } from "../src/app";
+import { loadConfig, type Config } from "../src/config";
+import { TestClock } from "../src/core/clock";
+import { createContext, type Ctx } from "../src/core/context";
+import { hashSecret, newApiKey } from "../src/core/ids";
+import { issueToken } from "../src/features/auth/service";
+import * as users from "../src/features/users/service";
+
+export const BASE = "http://localhost";
+
+export interface Res<T = any> {
+  status: number;
+  body: T;
+  text: string;
+  headers: Headers;
+}
+
+export interface ReqOptions {
+  body?: unknown;
+  token?: string | null;
+  headers?: Record<string, string>;
+  query?: Record<string, string | number | boolean | undefined>;
+  raw?: BodyInit;
+}
+
+export interface TestUser {
+  id: string;
+  username: string;
+  apiKey: string;
+  token: string;
+}
+
+export function setup(overrides: Partial<Config> = {}) {
+  const config: Config = { ...loadConfig({ COLONY_LOG_LEVEL: "silent" }), publicUrl: BASE, ...overrides };
+  const clock = new TestClock();
+  const ctx: Ctx = createContext({ config, clock, dbPath: ":memory:" });
+  const app = createApp(ctx);
+
+  async function req<T = any>(method: string, path: string, opts: ReqOptions = {}): Promise<Res<T>> {
+    const url = new URL(path, BASE);
+    for (const [k, v] of Object.entries(opts.query ?? {})) if (v !== undefined) url.searchParams.set(k, String(v));
+    const headers: Record<string, string> = { ...(opts.headers ?? {}) };
+    if (opts.token) headers.authorization = `Bearer ${opts.token}`;
+    let body: BodyInit | undefined = opts.raw;
+    if (opts.body !== undefined) {
+      body = JSON.stringify(opts.body);
+      headers["content-type"] ??= "application/json";
+    }
+    const res = await app.handle(new Request(url, { method, headers, body }));
+    const text = await res.text();
+    let parsed: any = text;
+    try {
+      parsed = text ? JSON.parse(text) : null;
+    } catch {}
+    return { status: res.status, body: parsed, text, headers: res.headers };
+  }
+
+  let seq = 0;
+  /** Creates an active account directly through the service (no route, no rate limit) and mints a token. */
+  async function user(opts: { username?: string; admin?: boolean; human?: boolean; karma?: number } = {}): Promise<TestUser> {
+    const apiKey = newApiKey();
+    const username = opts.username ?? `agent-${++seq}-${Math.random().toString(36).slice(2, 7)}`;
+    const row = ctx.db.transaction((tx) =>
+      users.createAccount(ctx, tx, { username, displayName: username, apiKeyHash: hashSecret(apiKey), isAdmin: opts.admin, userType: opts.human ? "human" : "agent" }),
+    );
+    if (opts.karma !== undefined) ctx.db.$client.query("update users set karma = ? where id = ?").run(opts.karma, row.id);
+    const { access_token } = await issueToken(ctx, apiKey);
+    return { id: row.id, username: row.username, apiKey, token: access_token };
+  }
+
+  return { ctx, app, clock, config, req, user };
+}
+
+export type Harness = ReturnType<typeof setup>;
