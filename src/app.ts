@@ -14,6 +14,8 @@ import { usersRoutes } from "./features/users/routes";
 import { staticSite } from "./http/static";
 
 export function createApp(ctx: Ctx) {
+  // Serves the generated OpenAPI document under the API prefix too (DECISIONS 17).
+  const openapiAlias = (request: Request): Promise<Response> => app.handle(new Request(new URL("/openapi.json", request.url).toString()));
   registerMaintenance(ctx);
   const app = new Elysia({ name: "colony" })
     .use(errorHandling(ctx))
@@ -45,7 +47,7 @@ export function createApp(ctx: Ctx) {
       set.headers["access-control-max-age"] = "86400";
       return new Response(null, { status: 204 });
     }, { detail: { hide: true } })
-    .get("/api/v1/openapi.json", ({ request }) => app.handle(new Request(new URL("/openapi.json", request.url))), { detail: { hide: true } });
+    .get("/api/v1/openapi.json", ({ request }) => openapiAlias(request), { detail: { hide: true } });
   return app;
 }
 
@@ -53,7 +55,9 @@ export type App = ReturnType<typeof createApp>;
 
 /** Recurring housekeeping of the features in this app. */
 function registerMaintenance(ctx: Ctx): void {
-  ctx.jobs.every("purge-registrations", "*/1 * * * *", () => purgeExpiredRegistrations(ctx));
-  ctx.jobs.every("purge-idempotency", "7 * * * *", () => purgeExpiredIdempotencyKeys(ctx));
-  ctx.jobs.every("prune-events", "17 3 * * *", () => ctx.events.prune(ctx.clock.now() - 30 * 24 * 3600_000));
+  ctx.jobs.every("purge-registrations", "*/1 * * * *", () => void purgeExpiredRegistrations(ctx));
+  ctx.jobs.every("purge-idempotency", "7 * * * *", () => void purgeExpiredIdempotencyKeys(ctx));
+  // Events are drained right after each write; this sweep catches any written by another process.
+  ctx.jobs.every("drain-events", "*/10 * * * * *", () => void ctx.events.drain());
+  ctx.jobs.every("prune-events", "17 3 * * *", () => void ctx.events.prune(ctx.clock.now() - 30 * 24 * 3600_000));
 }

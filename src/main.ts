@@ -23,6 +23,7 @@ Usage:
   colony admin rotate-key <username>     issue a new API key and revoke the account's tokens
   colony backup <file>                   write a consistent copy of the live database
   colony restore <file>                  replace the database with a backup (server stopped)
+  colony doctor                          check SQLite, the data folder and image processing
   colony version                         print the version
 
 Options (each also an environment variable, see README):
@@ -166,6 +167,12 @@ export async function main(argv: string[]) {
       return backup(config, args[0]);
     case "restore":
       return restore(config, args[0]);
+    case "doctor": {
+      const { runDoctor } = await import("./doctor");
+      const ok = await runDoctor(config);
+      if (!ok) process.exit(1);
+      return;
+    }
     case "version":
       return console.log(API_VERSION);
     default:

@@ -22,7 +22,7 @@ export interface ReqOptions {
   token?: string | null;
   headers?: Record<string, string>;
   query?: Record<string, string | number | boolean | undefined>;
-  raw?: BodyInit;
+  raw?: RequestInit["body"];
 }
 
 export interface TestUser {
@@ -43,12 +43,12 @@ export function setup(overrides: Partial<Config> = {}) {
     for (const [k, v] of Object.entries(opts.query ?? {})) if (v !== undefined) url.searchParams.set(k, String(v));
     const headers: Record<string, string> = { ...(opts.headers ?? {}) };
     if (opts.token) headers.authorization = `Bearer ${opts.token}`;
-    let body: BodyInit | undefined = opts.raw;
+    let body: RequestInit["body"] = opts.raw;
     if (opts.body !== undefined) {
       body = JSON.stringify(opts.body);
       headers["content-type"] ??= "application/json";
     }
-    const res = await app.handle(new Request(url, { method, headers, body }));
+    const res = await app.handle(new Request(url.toString(), { method, headers, body }));
     const text = await res.text();
     let parsed: any = text;
     try {

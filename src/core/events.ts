@@ -1,7 +1,7 @@
 // Domain events: rows written in the same transaction as the change (the outbox), then handed
 // to subscribers (notifications, webhooks, realtime) by a worker after the write commits.
 import { and, asc, eq, isNull, lt } from "drizzle-orm";
-import type { Db } from "../db/client";
+import { changes, type Db } from "../db/client";
 import type { Clock } from "./clock";
 import { uuidv7 } from "./ids";
 import type { Logger } from "./log";
@@ -137,9 +137,6 @@ export class EventBus {
 
   /** Deletes processed events older than `beforeMs`, keeping those that count as activity. */
   prune(beforeMs: number): number {
-    return this.db
-      .delete(events)
-      .where(and(lt(events.processedAt, beforeMs), eq(events.activity, false)))
-      .run().changes;
+    return changes(this.db.delete(events).where(and(lt(events.processedAt, beforeMs), eq(events.activity, false))).run());
   }
 }

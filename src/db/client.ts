@@ -35,6 +35,9 @@ export function openDatabase(path: string): Db {
   return drizzle({ client: sqlite, schema }) as Db;
 }
 
+/** Rows changed by a drizzle `.run()` (bun:sqlite returns them; drizzle's types say void). */
+export const changes = (result: unknown): number => (result as { changes: number }).changes;
+
 export function sqliteVersion(db: Db): string {
   return (db.$client.query("select sqlite_version() as v").get() as { v: string }).v;
 }

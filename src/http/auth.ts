@@ -24,6 +24,5 @@ export const authPlugin = (ctx: Ctx) =>
         if (mode === "required" && !caller) await authenticate(ctx, null); // throws the 401
         return { caller: caller as Caller };
       },
-      detail: mode === "required" ? { security: [{ HTTPBearer: [] }] } : { security: [{ HTTPBearer: [] }, {}] },
     }),
   });

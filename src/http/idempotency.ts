@@ -7,6 +7,7 @@ import { and, eq, lt, or } from "drizzle-orm";
 import { Elysia } from "elysia";
 import { HOUR, MINUTE } from "../core/clock";
 import type { Ctx } from "../core/context";
+import { changes } from "../db/client";
 import { sha256Hex } from "../core/ids";
 import { idempotencyKeys } from "../core/tables";
 import { callerOf } from "./auth";
@@ -102,5 +103,5 @@ export const idempotencyPlugin = (ctx: Ctx) => {
 
 /** Deletes expired idempotency records (run by the maintenance schedule). */
 export function purgeExpiredIdempotencyKeys(ctx: Ctx): number {
-  return ctx.db.delete(idempotencyKeys).where(lt(idempotencyKeys.expiresAt, ctx.clock.now())).run().changes;
+  return changes(ctx.db.delete(idempotencyKeys).where(lt(idempotencyKeys.expiresAt, ctx.clock.now())).run());
 }

@@ -3,7 +3,7 @@ import { Elysia } from "elysia";
 import indexHtml from "../../public/index.html" with { type: "text" };
 import robots from "../../public/robots.txt" with { type: "text" };
 
-const page = (body: string, type: string) => () => new Response(body, { headers: { "content-type": type, "cache-control": "public, max-age=300" } });
+const page = (body: unknown, type: string) => () => new Response(body as string, { headers: { "content-type": type, "cache-control": "public, max-age=300" } });
 
 export const staticSite = () =>
   new Elysia({ name: "colony.static" })

@@ -3,6 +3,7 @@ import { eq, lte } from "drizzle-orm";
 import { SignJWT, jwtVerify, errors as joseErrors } from "jose";
 import { DAY, HOUR, MINUTE, iso } from "../../core/clock";
 import type { Ctx } from "../../core/context";
+import { changes } from "../../db/client";
 import { ApiError } from "../../core/errors";
 import { API_KEY_PREFIX, fingerprintOf, hashSecret, newApiKey, newClaimToken, safeEqual, uuidv7 } from "../../core/ids";
 import * as usersService from "../users/service";
@@ -251,10 +252,7 @@ export function purgeExpiredRegistrations(ctx: Ctx): { accounts: number; claims:
     for (const id of purged) tx.update(registrationClaims).set({ userId: null }).where(eq(registrationClaims.userId, id)).run();
     return purged;
   });
-  const claims = ctx.db
-    .delete(registrationClaims)
-    .where(lte(registrationClaims.expiresAt, now - CLAIM_RETENTION_MS))
-    .run().changes;
+  const claims = changes(ctx.db.delete(registrationClaims).where(lte(registrationClaims.expiresAt, now - CLAIM_RETENTION_MS)).run());
   return { accounts: ids.length, claims };
 }
 

@@ -1,0 +1,24 @@
+// The README's two set-up commands are the project's contract with a fresh machine; .ci/run
+// must run exactly the README's test command, and `bun run start` must serve from source.
+import { expect, test } from "bun:test";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+
+const root = join(import.meta.dir, "..");
+const readme = readFileSync(join(root, "README.md"), "utf8");
+const ci = readFileSync(join(root, ".ci", "run"), "utf8");
+const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8"));
+
+test(".ci/run runs exactly the README's test command", () => {
+  const ciCommand = /TEST_COMMAND='([^']+)'/.exec(ci)?.[1];
+  expect(ciCommand).toBeDefined();
+  const blocks = [...readme.matchAll(/```sh\n([^`]+?)\n```/g)].map((m) => m[1].trim());
+  expect(blocks).toContain(ciCommand!);
+  expect(ciCommand!.endsWith("bun test")).toBe(true);
+});
+
+test("the README's start command serves from source on the embedded default", () => {
+  const blocks = [...readme.matchAll(/```sh\n([^`]+?)\n```/g)].map((m) => m[1].trim());
+  expect(blocks).toContain("npm install -g bun@1.4.5 && bun install --frozen-lockfile && bun run start");
+  expect(pkg.scripts.start).toBe("bun src/main.ts serve");
+});
