@@ -17,12 +17,10 @@ export function createApp(ctx: Ctx) {
   // Serves the generated OpenAPI document under the API prefix too (DECISIONS 17).
   const openapiAlias = (request: Request): Promise<Response> => app.handle(new Request(new URL("/openapi.json", request.url).toString()));
   registerMaintenance(ctx);
-  const app = new Elysia({ name: "colony" })
+  // "typebox" normalisation drops unknown fields like the default, but validates before reshaping,
+  // so a string sent for an object field is a 422 rather than an object of its characters.
+  const app = new Elysia({ name: "colony", normalize: "typebox" })
     .use(errorHandling(ctx))
-    .onRequest(({ request }) => {
-      const length = Number(request.headers.get("content-length") ?? 0);
-      if (length > ctx.config.maxBodyBytes) return errorResponse(413, "PAYLOAD_TOO_LARGE", `Request body over ${ctx.config.maxBodyBytes} bytes`);
-    })
     .use(
       cors({
         origin: "*",
@@ -31,10 +29,18 @@ export function createApp(ctx: Ctx) {
         preflight: false,
         methods: ["GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"],
         allowedHeaders: ["Content-Type", "Authorization", "Idempotency-Key"],
-        exposeHeaders: ["Retry-After", "Idempotent-Replay", "X-Total-Count", "X-Has-More", "X-Service-Deprecated-Params", "X-Service-Deprecated-Values", "X-Colony-Deprecated-Params", "X-Colony-Deprecated-Values"],
+        exposeHeaders: ["Retry-After", "Idempotent-Replay", "X-Total-Count", "X-Has-More", "X-Service-Deprecated-Params", "X-Service-Deprecated-Values", "X-Colony-Deprecated-Params", "X-Colony-Deprecated-Values", "X-Service-Deprecated-Body-Fields", "X-Colony-Deprecated-Body-Fields"],
         maxAge: 86400,
       }),
     )
+    // The any-origin CORS answer needs no Vary header ("Vary: *" would defeat every cache).
+    .onRequest(({ set }) => {
+      if (set.headers.vary === "*") delete set.headers.vary;
+    })
+    .onRequest(({ request }) => {
+      const length = Number(request.headers.get("content-length") ?? 0);
+      if (length > ctx.config.maxBodyBytes) return errorResponse(413, "PAYLOAD_TOO_LARGE", `Request body over ${ctx.config.maxBodyBytes} bytes`);
+    })
     .use(openapiPlugin())
     .use(deprecationsPlugin())
     .use(idempotencyPlugin(ctx))

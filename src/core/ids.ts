@@ -1,13 +1,35 @@
 // Identifiers and secrets: UUIDv7 ids, API keys, claim tokens, and their hashes.
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 
-/** Time-ordered UUIDv7 (RFC 9562) built on the injected clock's instant. */
+let lastMs = -1;
+let lastTail = 0n;
+const TAIL_BITS = 74n; // rand_a (12 bits) and rand_b (62 bits)
+const TAIL_MAX = (1n << TAIL_BITS) - 1n;
+
+/**
+ * Time-ordered UUIDv7 (RFC 9562) built on the injected clock's instant. Ids made in the same
+ * millisecond stay in creation order: the 74 random bits then work as a counter started at a
+ * random value (RFC 9562 §6.2, method 2), so sorting by id sorts by creation.
+ */
 export function uuidv7(nowMs: number): string {
-  const b = randomBytes(16);
+  let tail: bigint;
+  if (nowMs === lastMs && lastTail < TAIL_MAX) {
+    tail = lastTail + 1n;
+  } else {
+    // A fresh random start with the top bit clear leaves room to count within the millisecond.
+    tail = BigInt("0x" + randomBytes(10).toString("hex")) & (TAIL_MAX >> 1n);
+  }
+  lastMs = nowMs;
+  lastTail = tail;
+  const b = Buffer.alloc(16);
   const ts = BigInt(nowMs);
   for (let i = 0; i < 6; i++) b[i] = Number((ts >> BigInt(8 * (5 - i))) & 0xffn);
-  b[6] = (b[6] & 0x0f) | 0x70;
-  b[8] = (b[8] & 0x3f) | 0x80;
+  const randA = Number(tail >> 62n); // 12 bits
+  const randB = tail & ((1n << 62n) - 1n);
+  b[6] = 0x70 | (randA >> 8);
+  b[7] = randA & 0xff;
+  b[8] = 0x80 | Number(randB >> 56n);
+  for (let i = 9; i < 16; i++) b[i] = Number((randB >> BigInt(8 * (15 - i))) & 0xffn);
   const h = b.toString("hex");
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
 }

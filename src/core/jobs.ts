@@ -55,6 +55,8 @@ export class Jobs {
 
   /** Declares a recurring task on a cron pattern (croner syntax, seconds optional). */
   every(name: string, pattern: string, task: RecurringTask): void {
+    // A paused Cron parses the pattern, so a typo fails where it is declared, not at start-up.
+    new Cron(pattern, { paused: true }).stop();
     this.recurring.set(name, { pattern, task });
   }
 
@@ -71,7 +73,7 @@ export class Jobs {
       .select()
       .from(jobs)
       .where(and(isNull(jobs.doneAt), lte(jobs.runAt, now), or(isNull(jobs.lockedUntil), lte(jobs.lockedUntil, now))))
-      .orderBy(asc(jobs.runAt))
+      .orderBy(asc(jobs.runAt), asc(jobs.id))
       .limit(limit)
       .all();
     for (const job of due) {

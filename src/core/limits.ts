@@ -274,5 +274,5 @@ export function humanWindow(ms: number): string {
   if (ms % DAY === 0) return ms === DAY ? "day" : `${ms / DAY} days`;
   if (ms % HOUR === 0) return ms === HOUR ? "hour" : `${ms / HOUR} hours`;
   if (ms % MINUTE === 0) return ms === MINUTE ? "minute" : `${ms / MINUTE} minutes`;
-  return `${ms / 1000} seconds`;
+  return ms === 1000 ? "second" : `${ms / 1000} seconds`;
 }

@@ -117,7 +117,8 @@ export function applyQueryDeprecations(where: string, query: Query, state: { dep
       const newValue = d.new.split("=")[1];
       if (query[param] === oldValue) {
         query[param] = newValue;
-        (state.deprecatedValues ??= []).push(`${d.old}`);
+        // The reference service's layout: <param>:<sent>=<preferred>, e.g. sort:new=newest.
+        (state.deprecatedValues ??= []).push(`${param}:${oldValue}=${newValue}`);
       }
     }
   }

@@ -4,7 +4,7 @@
 // 409 idempotency_payload_mismatch; a replay while the first request runs is 409
 // idempotency_in_progress; non-2xx responses are not stored (the key is freed).
 import { and, eq, lt, or } from "drizzle-orm";
-import { Elysia } from "elysia";
+import { Elysia, ElysiaCustomStatusResponse } from "elysia";
 import { HOUR, MINUTE } from "../core/clock";
 import type { Ctx } from "../core/context";
 import { changes } from "../db/client";
@@ -12,25 +12,27 @@ import { sha256Hex } from "../core/ids";
 import { idempotencyKeys } from "../core/tables";
 import { callerOf } from "./auth";
 import { errorResponse } from "./errors";
-import { stateOf } from "./request-state";
+import { isErrorContext, responseStatus, stateOf } from "./request-state";
 
 export const IDEMPOTENCY_TTL_MS = 24 * HOUR;
 /** An in-progress record older than this belongs to a request that died; it may be taken over. */
 const STALE_IN_PROGRESS_MS = 5 * MINUTE;
 const METHODS = new Set(["POST", "PUT", "PATCH", "DELETE"]);
 
-function statusNumber(status: unknown): number {
-  if (typeof status === "number") return status;
-  return 200;
-}
+type Stored = { status: number; contentType: string | null; body: string };
 
-async function serialise(value: unknown, status: number): Promise<{ status: number; contentType: string | null; body: string }> {
+/** The response as it will be sent: status, content type and body text. */
+async function serialise(value: unknown, set: { status?: number | string; headers?: Record<string, unknown> }): Promise<Stored> {
+  const status = responseStatus(value, set);
+  if (value instanceof ElysiaCustomStatusResponse) value = value.response;
   if (value instanceof Response) {
     return { status: value.status, contentType: value.headers.get("content-type"), body: await value.clone().text() };
   }
-  if (value === undefined || value === null) return { status, contentType: null, body: "" };
-  if (typeof value === "string") return { status, contentType: "text/plain;charset=utf-8", body: value };
-  return { status, contentType: "application/json", body: JSON.stringify(value) };
+  const declared = set.headers?.["content-type"] ?? set.headers?.["Content-Type"];
+  const contentType = typeof declared === "string" ? declared : null;
+  if (value === undefined || value === null) return { status, contentType, body: "" };
+  if (typeof value === "string") return { status, contentType: contentType ?? "text/plain;charset=utf-8", body: value };
+  return { status, contentType: contentType ?? "application/json", body: JSON.stringify(value) };
 }
 
 export const idempotencyPlugin = (ctx: Ctx) => {
@@ -80,12 +82,20 @@ export const idempotencyPlugin = (ctx: Ctx) => {
       if (claimed.contentType) headers["content-type"] = claimed.contentType;
       return new Response(claimed.status === 204 ? null : claimed.body, { status: claimed.status ?? 200, headers });
     })
-    .mapResponse({ as: "global" }, async ({ request, responseValue, set }) => {
+    .mapResponse({ as: "global" }, async (c) => {
+      const { request, responseValue, set, error } = c as unknown as {
+        request: Request;
+        responseValue: unknown;
+        set: { status?: number | string; headers?: Record<string, unknown> };
+        error?: unknown;
+      };
       const state = stateOf(request);
       const idem = state.idempotency;
       if (!idem) return;
+      // On the error path this hook can run before the error is rendered; wait for the response.
+      if (isErrorContext(error) && responseValue === undefined) return;
       state.idempotency = undefined;
-      const res = await serialise(responseValue, statusNumber(set.status));
+      const res = await serialise(responseValue, set);
       if (res.status >= 200 && res.status < 300) {
         ctx.db
           .update(table)

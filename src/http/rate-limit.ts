@@ -7,7 +7,7 @@ import type { LimitSubject } from "../core/limits";
 import type { Caller } from "../features/auth/service";
 import { clientIp } from "./client-ip";
 import { callerOf } from "./auth";
-import { stateOf } from "./request-state";
+import { isErrorContext, responseStatus, stateOf } from "./request-state";
 
 export function subjectOf(caller: Caller | null | undefined, ip: string): LimitSubject {
   return caller
@@ -22,11 +22,30 @@ export function charge(ctx: Ctx, request: Request, subject: LimitSubject, action
   state.charges = [...(state.charges ?? []), ...charges];
 }
 
+/** Keeps the request's charges when it succeeded and gives them back when it failed; runs once. */
+function settle(ctx: Ctx, request: Request, failed: boolean): void {
+  const state = stateOf(request);
+  const charges = state.charges;
+  if (!charges?.length) return;
+  state.charges = undefined;
+  if (failed) ctx.limits.refund(charges);
+}
+
+type Hook = { request: Request; responseValue?: unknown; set: { status?: number | string }; error?: unknown };
+
 export const rateLimitPlugin = (ctx: Ctx) =>
   new Elysia({ name: "colony.rate-limit" })
-    .onAfterResponse({ as: "global" }, ({ request, set }) => {
-      const state = stateOf(request);
-      if (state.charges?.length && Number(set.status ?? 200) >= 400) ctx.limits.refund(state.charges);
+    // Settled before the response leaves, so that a client's next request already sees the refund.
+    .mapResponse({ as: "global" }, (c) => {
+      const { request, responseValue, set, error } = c as unknown as Hook;
+      // On the error path the response may not be rendered yet; any error is a failure.
+      if (isErrorContext(error) && responseValue === undefined) return settle(ctx, request, true);
+      settle(ctx, request, responseStatus(responseValue, set) >= 400);
+    })
+    // Safety net for responses that did not pass through mapResponse.
+    .onAfterResponse({ as: "global" }, (c) => {
+      const { request, responseValue, set, error } = c as unknown as Hook;
+      settle(ctx, request, isErrorContext(error) || responseStatus(responseValue, set) >= 400);
     })
     .macro({
       rateLimit: (actions: string | readonly string[]) => ({

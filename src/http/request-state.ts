@@ -1,4 +1,5 @@
 // Per-request facts shared between the cross-cutting plugins (auth, rate limits, idempotency).
+import { ElysiaCustomStatusResponse, StatusMap } from "elysia";
 import type { Charge } from "../core/limits";
 import type { Caller } from "../features/auth/service";
 
@@ -17,3 +18,19 @@ export function stateOf(request: Request): RequestState {
   if (!s) states.set(request, (s = {}));
   return s;
 }
+
+/**
+ * The status a response value will be sent with: a Response's own status, the code of
+ * `status(…)`, else `set.status` (a number or a status name such as "Created").
+ */
+export function responseStatus(value: unknown, set: { status?: number | string }): number {
+  if (value instanceof Response) return value.status;
+  if (value instanceof ElysiaCustomStatusResponse) return Number(value.code);
+  const s = set.status;
+  if (typeof s === "number") return s;
+  if (typeof s === "string") return (StatusMap as Record<string, number>)[s] ?? 200;
+  return 200;
+}
+
+/** Whether a lifecycle hook runs for a request that ended in an error (not a helper function). */
+export const isErrorContext = (error: unknown): boolean => error !== undefined && error !== null && typeof error !== "function";

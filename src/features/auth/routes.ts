@@ -2,6 +2,7 @@ import { Elysia, t } from "elysia";
 import type { Ctx } from "../../core/context";
 import { authPlugin } from "../../http/auth";
 import { rateLimitPlugin } from "../../http/rate-limit";
+import { ErrorOut } from "../../http/schemas";
 import * as users from "../users/service";
 import * as auth from "./service";
 
@@ -23,7 +24,6 @@ const RegisterResponse = t.Object({
   important: t.String(),
 });
 
-const ErrorOut = t.Object({ detail: t.Object({ code: t.String(), message: t.String() }) });
 
 const CORS_PREFLIGHT = { "Access-Control-Max-Age": "86400" };
 

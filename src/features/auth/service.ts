@@ -138,7 +138,11 @@ export function verifyKey(ctx: Ctx, apiKey: string): UserRow {
 export async function issueToken(ctx: Ctx, apiKey: string) {
   const user = verifyKey(ctx, apiKey.trim());
   const now = ctx.clock.now();
-  const token = await new SignJWT({ token_use: "access", iat_ms: now, username: user.username })
+  // The revocation stamp: never earlier than the account's tokens_valid_after, so a token minted
+  // in the same millisecond as (but after) an operator rotation survives it, while every token
+  // minted before the rotation, in that millisecond or earlier, is revoked.
+  const iatMs = Math.max(now, user.tokensValidAfter);
+  const token = await new SignJWT({ token_use: "access", iat_ms: iatMs, username: user.username })
     .setProtectedHeader({ alg: "HS256", typ: "JWT" })
     .setSubject(user.id)
     .setIssuer(ctx.config.publicUrl)

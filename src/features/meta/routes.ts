@@ -3,6 +3,7 @@ import { Elysia, t } from "elysia";
 import type { Ctx } from "../../core/context";
 import { sqliteVersion } from "../../db/client";
 import { deprecationList } from "../../http/deprecations";
+import { OptionalEnum } from "../../http/schemas";
 import guide from "./instructions.md" with { type: "text" };
 
 export const API_VERSION = "0.1.0";
@@ -30,13 +31,14 @@ export const metaRoutes = (ctx: Ctx) => {
     })
     .get("/api/v1/instructions", ({ query, request, set }) => {
       const accept = request.headers.get("accept") ?? "";
-      if (query.format === "json" || (accept.includes("application/json") && !accept.includes("text/markdown"))) {
+      const wantsJson = query.format ? query.format === "json" : accept.includes("application/json") && !accept.includes("text/markdown");
+      if (wantsJson) {
         return { format: "markdown", version: API_VERSION, content: instructions };
       }
       set.headers["content-type"] = "text/markdown; charset=utf-8";
       return instructions;
     }, {
-      query: t.Object({ format: t.Optional(t.UnionEnum(["markdown", "json"])) }),
+      query: t.Object({ format: OptionalEnum(["markdown", "json"]) }),
       detail: {
         tags: ["instructions"],
         summary: "Get Instructions",

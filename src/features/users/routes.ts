@@ -23,7 +23,11 @@ export const UserOut = t.Object({
   team_role: t.Nullable(t.String()),
   current_model: t.Nullable(t.String()),
   harness: t.Nullable(t.String()),
-  last_active: t.Nullable(t.String({ format: "date-time" })),
+  last_active: t.Nullable(
+    t.UnionEnum(["recently", "this_month", "earlier"], {
+      description: "Coarse activity bucket: recently (<= 7 days), this_month (<= 30 days) or earlier. Deliberately not a timestamp.",
+    }),
+  ),
   created_at: t.String({ format: "date-time" }),
   avatar_url: t.String(),
 });

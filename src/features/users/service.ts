@@ -137,11 +137,22 @@ export function activate(ctx: Ctx, tx: Tx, userId: string): void {
   tx.update(users).set({ status: "active", pendingExpiresAt: null, updatedAt: ctx.clock.now() }).where(eq(users.id, userId)).run();
 }
 
+/**
+ * Replaces the key hash. With `revokeTokens`, every access token issued so far is revoked:
+ * `tokens_valid_after` moves strictly past both the current instant and its previous value, so a
+ * token minted in the same millisecond just before the rotation is revoked too (tokens carry
+ * max(now, tokens_valid_after) as their issue instant, see auth `issueToken`).
+ */
 export function setApiKeyHash(ctx: Ctx, userId: string, hash: string, revokeTokens: boolean): number {
   const now = ctx.clock.now();
   ctx.db
     .update(users)
-    .set({ apiKeyHash: hash, keyIssuedAt: now, updatedAt: now, ...(revokeTokens ? { tokensValidAfter: now } : {}) })
+    .set({
+      apiKeyHash: hash,
+      keyIssuedAt: now,
+      updatedAt: now,
+      ...(revokeTokens ? { tokensValidAfter: sql`max(${users.tokensValidAfter}, ${now}) + 1` } : {}),
+    })
     .where(eq(users.id, userId))
     .run();
   return now;

@@ -1,5 +1,5 @@
 // Account rows to wire JSON (the reference service's UserOut).
-import { iso } from "../../core/clock";
+import { DAY, iso } from "../../core/clock";
 import type { Ctx } from "../../core/context";
 import { trustLevelFor } from "../../core/limits";
 import type { UserRow } from "./service";
@@ -9,6 +9,19 @@ export const avatarUrl = (ctx: Ctx, username: string) => `${ctx.config.publicUrl
 export function trustLevelOut(karma: number) {
   const t = trustLevelFor(karma);
   return { name: t.name, min_karma: Math.max(0, t.min_karma), icon: t.icon, rate_multiplier: t.rate_multiplier };
+}
+
+/**
+ * The reference service's coarse activity bucket: `recently` (within 7 days), `this_month`
+ * (within 30 days) or `earlier`; null when the account never made an authenticated request.
+ * Deliberately not a timestamp, so the exact last-seen time is not disclosed.
+ */
+export function lastActiveBucket(ctx: Ctx, at: number | null): "recently" | "this_month" | "earlier" | null {
+  if (at == null) return null;
+  const age = ctx.clock.now() - at;
+  if (age <= 7 * DAY) return "recently";
+  if (age <= 30 * DAY) return "this_month";
+  return "earlier";
 }
 
 /**
@@ -33,7 +46,7 @@ export function userOut(ctx: Ctx, u: UserRow, opts: { self?: boolean } = {}) {
     team_role: u.isAdmin ? "admin" : null,
     current_model: u.currentModel,
     harness: u.harness,
-    last_active: iso(u.lastActiveAt),
+    last_active: lastActiveBucket(ctx, u.lastActiveAt),
     created_at: iso(u.createdAt),
     avatar_url: avatarUrl(ctx, u.username),
   };

@@ -1,0 +1,231 @@
+import { beforeEach, describe, expect, test } from "bun:test";
+import { eq } from "drizzle-orm";
+import { loadConfig } from "../config";
+import { DAY, TestClock } from "./clock";
+import { createContext, type Ctx } from "./context";
+import { EventBus, type DomainEvent } from "./events";
+import type { Logger } from "./log";
+import { events } from "./tables";
+
+function captureLog() {
+  const lines: { level: string; msg: string; fields?: Record<string, unknown> }[] = [];
+  const at = (level: string) => (msg: string, fields?: Record<string, unknown>) => void lines.push({ level, msg, fields });
+  const log: Logger = { debug: at("debug"), info: at("info"), warn: at("warn"), error: at("error") };
+  return { log, lines };
+}
+
+let ctx: Ctx;
+let clock: TestClock;
+let bus: EventBus;
+let logged: ReturnType<typeof captureLog>;
+
+beforeEach(() => {
+  clock = new TestClock();
+  ctx = createContext({ config: loadConfig({ COLONY_LOG_LEVEL: "silent" }), clock, dbPath: ":memory:" });
+  logged = captureLog();
+  bus = new EventBus(ctx.db, clock, logged.log);
+});
+
+const rows = () => ctx.db.select().from(events).all();
+
+describe("emit", () => {
+  test("writes the event row inside the caller's transaction", () => {
+    const id = ctx.db.transaction((tx) =>
+      bus.emit(tx, { type: "post_created", actorId: "u1", subject: { type: "post", id: "p1" }, payload: { title: "Hi" }, activity: true }),
+    );
+    const [row] = rows();
+    expect(row).toMatchObject({
+      id,
+      type: "post_created",
+      actorId: "u1",
+      subjectType: "post",
+      subjectId: "p1",
+      payload: { title: "Hi" },
+      activity: true,
+      createdAt: clock.now(),
+      processedAt: null,
+    });
+  });
+
+  test("defaults: no actor, no subject, empty payload, not activity", () => {
+    bus.emit(ctx.db, { type: "tick" });
+    expect(rows()[0]).toMatchObject({ actorId: null, subjectType: null, subjectId: null, payload: {}, activity: false });
+  });
+
+  test("a rolled-back transaction leaves no event behind", () => {
+    expect(() =>
+      ctx.db.transaction((tx) => {
+        bus.emit(tx, { type: "post_created", actorId: "u1" });
+        throw new Error("the write failed");
+      }),
+    ).toThrow("the write failed");
+    expect(rows()).toHaveLength(0);
+  });
+});
+
+describe("drain", () => {
+  test("hands each event to its handlers once and marks it processed", async () => {
+    const seen: DomainEvent[] = [];
+    bus.on("post_created", (ev) => void seen.push(ev));
+    ctx.db.transaction((tx) => bus.emit(tx, { type: "post_created", actorId: "u1", subject: { type: "post", id: "p1" }, payload: { n: 1 } }));
+    clock.advance(1_000);
+    expect(await bus.drain()).toBe(1);
+    expect(seen).toHaveLength(1);
+    expect(seen[0]).toMatchObject({ type: "post_created", actorId: "u1", subjectType: "post", subjectId: "p1", payload: { n: 1 }, createdAt: clock.now() - 1_000 });
+    expect(rows()[0].processedAt).toBe(clock.now());
+    expect(await bus.drain()).toBe(0);
+    expect(seen).toHaveLength(1);
+  });
+
+  test("routes by type; '*' handlers see every event", async () => {
+    const a: string[] = [];
+    const all: string[] = [];
+    bus.on("a", (ev) => void a.push(ev.type));
+    bus.on("*", (ev) => void all.push(ev.type));
+    bus.emit(ctx.db, { type: "a" });
+    bus.emit(ctx.db, { type: "b" });
+    expect(await bus.drain()).toBe(2);
+    expect(a).toEqual(["a"]);
+    expect(all).toEqual(["a", "b"]);
+  });
+
+  test("events without handlers are still marked processed", async () => {
+    bus.emit(ctx.db, { type: "nobody_listens" });
+    expect(await bus.drain()).toBe(1);
+    expect(rows()[0].processedAt).not.toBeNull();
+  });
+
+  test("delivers oldest first, including events written in the same millisecond", async () => {
+    const order: number[] = [];
+    bus.on("*", (ev) => void order.push(ev.payload.n as number));
+    for (let n = 0; n < 50; n++) bus.emit(ctx.db, { type: "seq", payload: { n } });
+    clock.advance(1);
+    for (let n = 50; n < 60; n++) bus.emit(ctx.db, { type: "seq", payload: { n } });
+    await bus.drain();
+    expect(order).toEqual(Array.from({ length: 60 }, (_, n) => n));
+  });
+
+  test("drains more than one batch", async () => {
+    let count = 0;
+    bus.on("*", () => void count++);
+    ctx.db.transaction((tx) => {
+      for (let i = 0; i < 250; i++) bus.emit(tx, { type: "bulk" });
+    });
+    expect(await bus.drain()).toBe(250);
+    expect(count).toBe(250);
+  });
+
+  test("a failing handler does not block the other handlers or later events", async () => {
+    const got: string[] = [];
+    bus.on("x", () => {
+      throw new Error("subscriber down");
+    });
+    bus.on("x", async (ev) => void got.push(`second:${ev.payload.n}`));
+    bus.on("*", (ev) => void got.push(`any:${ev.payload.n}`));
+    bus.emit(ctx.db, { type: "x", payload: { n: 1 } });
+    bus.emit(ctx.db, { type: "x", payload: { n: 2 } });
+    expect(await bus.drain()).toBe(2);
+    expect(got).toEqual(["second:1", "any:1", "second:2", "any:2"]);
+    expect(rows().every((r) => r.processedAt !== null)).toBe(true);
+    const errors = logged.lines.filter((l) => l.level === "error");
+    expect(errors).toHaveLength(2);
+    expect(errors[0].msg).toBe("event handler failed");
+    expect(String(errors[0].fields?.error)).toContain("subscriber down");
+  });
+
+  test("an async handler that rejects is contained too", async () => {
+    const got: number[] = [];
+    bus.on("y", async () => {
+      throw new Error("later");
+    });
+    bus.on("y", (ev) => void got.push(ev.payload.n as number));
+    bus.emit(ctx.db, { type: "y", payload: { n: 7 } });
+    expect(await bus.drain()).toBe(1);
+    expect(got).toEqual([7]);
+  });
+
+  test("concurrent drains deliver each event once", async () => {
+    let count = 0;
+    bus.on("*", async () => {
+      count++;
+      await Promise.resolve();
+    });
+    for (let i = 0; i < 20; i++) bus.emit(ctx.db, { type: "c" });
+    const [a, b] = await Promise.all([bus.drain(), bus.drain()]);
+    expect(a + b).toBe(20);
+    expect(count).toBe(20);
+  });
+
+  test("an event emitted by a handler is delivered in the same drain", async () => {
+    const seen: string[] = [];
+    bus.on("first", () => void bus.emit(ctx.db, { type: "second" }));
+    bus.on("*", (ev) => void seen.push(ev.type));
+    bus.emit(ctx.db, { type: "first" });
+    expect(await bus.drain()).toBe(2);
+    expect(seen).toEqual(["first", "second"]);
+  });
+
+  test("after start(), an emit is delivered without an explicit drain", async () => {
+    const seen: string[] = [];
+    bus.on("*", (ev) => void seen.push(ev.type));
+    bus.start();
+    try {
+      bus.emit(ctx.db, { type: "auto" });
+      for (let i = 0; i < 50 && seen.length === 0; i++) await new Promise((r) => setTimeout(r, 0));
+      expect(seen).toEqual(["auto"]);
+    } finally {
+      bus.stop();
+    }
+  });
+});
+
+describe("hasActivity", () => {
+  test("is true only for events marked as activity of that actor", () => {
+    bus.emit(ctx.db, { type: "profile_viewed", actorId: "u1" });
+    bus.emit(ctx.db, { type: "post_created", actorId: "u2", activity: true });
+    expect(bus.hasActivity("u1")).toBe(false);
+    expect(bus.hasActivity("u2")).toBe(true);
+    expect(bus.hasActivity("u3")).toBe(false);
+    bus.emit(ctx.db, { type: "comment_created", actorId: "u1", activity: true });
+    expect(bus.hasActivity("u1")).toBe(true);
+  });
+
+  test("survives draining and pruning", async () => {
+    bus.emit(ctx.db, { type: "vote", actorId: "u1", activity: true });
+    await bus.drain();
+    clock.advance(60 * DAY);
+    bus.prune(clock.now());
+    expect(bus.hasActivity("u1")).toBe(true);
+  });
+});
+
+describe("prune", () => {
+  test("deletes processed non-activity events older than the cut-off, nothing else", async () => {
+    bus.emit(ctx.db, { type: "old_plain" });
+    bus.emit(ctx.db, { type: "old_activity", actorId: "u1", activity: true });
+    await bus.drain();
+    const processedAt = clock.now();
+    clock.advance(DAY);
+    bus.emit(ctx.db, { type: "pending_plain" }); // never drained
+
+    expect(bus.prune(processedAt)).toBe(0); // strictly older than the cut-off
+    expect(bus.prune(processedAt + 1)).toBe(1);
+    const left = rows().map((r) => r.type).sort();
+    expect(left).toEqual(["old_activity", "pending_plain"]);
+    const pending = ctx.db.select().from(events).where(eq(events.type, "pending_plain")).get();
+    expect(pending?.processedAt).toBeNull();
+  });
+
+  test("the maintenance schedule prunes events older than 30 days", async () => {
+    const { setup } = await import("../../test/harness");
+    const h = setup();
+    h.ctx.events.emit(h.ctx.db, { type: "plain" });
+    await h.ctx.events.drain();
+    h.clock.advance(29 * DAY);
+    await h.ctx.jobs.runRecurring("prune-events");
+    expect(h.ctx.db.select().from(events).all()).toHaveLength(1);
+    h.clock.advance(2 * DAY);
+    await h.ctx.jobs.runRecurring("prune-events");
+    expect(h.ctx.db.select().from(events).all()).toHaveLength(0);
+  });
+});
