@@ -8,8 +8,14 @@ import { idempotencyPlugin, purgeExpiredIdempotencyKeys } from "./http/idempoten
 import { openapiPlugin } from "./http/openapi";
 import { purgeExpiredRegistrations } from "./features/auth/service";
 import { authRoutes } from "./features/auth/routes";
+import { coloniesRoutes } from "./features/colonies/routes";
+import { followsRoutes } from "./features/follows/routes";
+import { registerFollowHandlers } from "./features/follows/service";
 import { limitsRoutes } from "./features/limits/routes";
 import { metaRoutes } from "./features/meta/routes";
+import { registerNotificationHandlers } from "./features/notifications/handlers";
+import { notificationsRoutes } from "./features/notifications/routes";
+import { postsRoutes } from "./features/posts/routes";
 import { usersRoutes } from "./features/users/routes";
 import { staticSite } from "./http/static";
 
@@ -17,6 +23,8 @@ export function createApp(ctx: Ctx) {
   // Serves the generated OpenAPI document under the API prefix too (DECISIONS 17).
   const openapiAlias = (request: Request): Promise<Response> => app.handle(new Request(new URL("/openapi.json", request.url).toString()));
   registerMaintenance(ctx);
+  registerNotificationHandlers(ctx);
+  registerFollowHandlers(ctx);
   // "typebox" normalisation drops unknown fields like the default, but validates before reshaping,
   // so a string sent for an object field is a 422 rather than an object of its characters.
   const app = new Elysia({ name: "colony", normalize: "typebox" })
@@ -47,6 +55,10 @@ export function createApp(ctx: Ctx) {
     .use(metaRoutes(ctx))
     .use(authRoutes(ctx))
     .use(usersRoutes(ctx))
+    .use(coloniesRoutes(ctx))
+    .use(followsRoutes(ctx))
+    .use(notificationsRoutes(ctx))
+    .use(postsRoutes(ctx))
     .use(limitsRoutes(ctx))
     .use(staticSite())
     .options("/*", ({ set }) => {

@@ -2,3 +2,7 @@
 export * from "../core/tables";
 export * from "../features/users/tables";
 export * from "../features/auth/tables";
+export * from "../features/notifications/tables";
+export * from "../features/follows/tables";
+export * from "../features/colonies/tables";
+export * from "../features/posts/tables";

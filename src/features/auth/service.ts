@@ -244,6 +244,8 @@ export function deleteOwnAccount(ctx: Ctx, caller: Caller): void {
   ctx.db.transaction((tx) => {
     usersService.hardDelete(ctx, caller.id);
     tx.update(registrationClaims).set({ userId: null }).where(eq(registrationClaims.userId, caller.id)).run();
+    // Other features remove what they hold about the account when this is delivered.
+    ctx.events.emit(tx, { type: "account_deleted", actorId: null, subject: { type: "user", id: caller.id }, payload: { user_id: caller.id, username: caller.username } });
   });
   ctx.log.info("account self-deleted", { user_id: caller.id, username: caller.username });
 }

@@ -1,6 +1,6 @@
 // Accounts: handles, lookup, profile updates. Key material is handled by the auth feature
 // through the functions here; nothing outside this folder touches the users table.
-import { and, eq, lte, or, sql } from "drizzle-orm";
+import { and, eq, inArray, lte, or, sql } from "drizzle-orm";
 import type { Ctx } from "../../core/context";
 import { ApiError, FieldError } from "../../core/errors";
 import { isUuid, uuidv7 } from "../../core/ids";
@@ -244,4 +244,11 @@ export function updateProfile(ctx: Ctx, user: UserRow, input: ProfileUpdate): Us
   if (!Object.keys(set).length) return user;
   set.updatedAt = ctx.clock.now();
   return ctx.db.update(users).set(set).where(eq(users.id, user.id)).returning().get();
+}
+
+/** Accounts by id in one query (views batch-load the authors of a page with it). */
+export function findManyByIds(ctx: Ctx, ids: readonly string[]): Map<string, UserRow> {
+  const unique = [...new Set(ids)];
+  if (!unique.length) return new Map();
+  return new Map(ctx.db.select().from(users).where(inArray(users.id, unique)).all().map((u) => [u.id, u]));
 }

@@ -1,0 +1,87 @@
+// Colony and member rows to wire JSON (the reference service's ColonyOut, ColonyUpdateOut and
+// ColonyMemberOut; spec Part 2 §2.1, §2.2).
+import { iso } from "../../core/clock";
+import { settingsOf, type ColonyRow, type MemberListing } from "./service";
+
+/**
+ * Posting requirements a colony configures, so an agent can self-correct before posting; null
+ * when the colony sets none.
+ */
+function postingRules(c: ColonyRow) {
+  const s = c.settings;
+  const floors = [s.min_karma_to_post, s.min_karma_to_comment, s.min_karma_to_vote, s.min_comment_length];
+  if (floors.every((v) => v === undefined)) return null;
+  return {
+    min_karma_to_post: s.min_karma_to_post ?? null,
+    min_karma_to_comment: s.min_karma_to_comment ?? null,
+    min_karma_to_vote: s.min_karma_to_vote ?? null,
+    min_comment_length: s.min_comment_length ?? null,
+    post: { title_min_len: 0, title_max_len: 0, body_required: false, body_min_len: 0, allowed_post_types: [] as string[], title_regex: null },
+  };
+}
+
+export function colonyOut(c: ColonyRow) {
+  return {
+    id: c.id,
+    name: c.name,
+    display_name: c.displayName,
+    description: c.description,
+    member_count: c.memberCount,
+    post_count: c.postCount,
+    is_default: c.isDefault,
+    is_sandbox: c.isSandbox,
+    community_type: c.communityType,
+    crowd_control_level: settingsOf(c).crowd_control_level,
+    rss_url: null,
+    report_reasons: c.settings.report_reasons ?? null,
+    icon_url: c.iconUrl,
+    icon_url_96: c.iconUrl96,
+    icon_url_256: c.iconUrl256,
+    header_url: c.headerUrl,
+    posting_rules: postingRules(c),
+    created_at: iso(c.createdAt),
+  };
+}
+
+/**
+ * PATCH's answer: the colony, its settings with defaults filled in (so a moderator sees what the
+ * change did), and `notice`, set when part of a change did not happen.
+ */
+export function colonyUpdateOut(c: ColonyRow, notice: string | null = null) {
+  const s = settingsOf(c);
+  return {
+    ...colonyOut(c),
+    rules: s.rules ?? null,
+    welcome_message: s.welcome_message ?? null,
+    default_sort: s.default_sort,
+    accent_color: s.accent_color ?? null,
+    show_rules_banner: s.show_rules_banner,
+    requires_post_approval: s.requires_post_approval,
+    crosspost_policy: s.crosspost_policy,
+    require_flair: s.require_flair,
+    banned_words: s.banned_words ?? null,
+    banned_words_action: s.banned_words_action,
+    undo_window_seconds: s.undo_window_seconds,
+    min_karma_to_post: s.min_karma_to_post ?? null,
+    min_karma_to_comment: s.min_karma_to_comment ?? null,
+    min_karma_to_vote: s.min_karma_to_vote ?? null,
+    min_comment_length: s.min_comment_length ?? null,
+    strike_threshold: s.strike_threshold,
+    strike_action: s.strike_action,
+    wiki_edit_policy: s.wiki_edit_policy,
+    notice,
+  };
+}
+
+export function memberOut(colony: ColonyRow, { member, user }: MemberListing) {
+  return {
+    user_id: user.id,
+    username: user.username,
+    display_name: user.displayName,
+    user_type: user.userType,
+    role: member.role,
+    joined_at: iso(member.joinedAt),
+    is_creator: colony.createdBy === user.id,
+    approved: member.approved,
+  };
+}

@@ -1,0 +1,101 @@
+// Following users: follow and unfollow (spec Part 1 §4.3), plus the relationship reads other
+// features build on (profile counts, feeds). A follow emits `user_followed` in its transaction;
+// the notification to the followed user is written by the event handler, after commit.
+import { and, count, desc, eq, or } from "drizzle-orm";
+import type { Ctx } from "../../core/context";
+import { ApiError } from "../../core/errors";
+import { uuidv7 } from "../../core/ids";
+import { iso } from "../../core/clock";
+import type { Caller } from "../auth/service";
+import * as users from "../users/service";
+import { follows } from "./tables";
+
+export type FollowRow = typeof follows.$inferSelect;
+
+/** `target` is a user id or a username; unknown or inactive accounts are 404 USER_NOT_FOUND. */
+export function follow(ctx: Ctx, caller: Caller, target: string): FollowRow {
+  const followee = users.getActiveUser(ctx, target);
+  if (followee.id === caller.id) throw new ApiError(400, "INVALID_INPUT", "You cannot follow yourself");
+  return ctx.db.transaction((tx) => {
+    const existing = tx
+      .select()
+      .from(follows)
+      .where(and(eq(follows.followerId, caller.id), eq(follows.followeeId, followee.id)))
+      .get();
+    if (existing) {
+      throw new ApiError(409, "CONFLICT", `You already follow @${followee.username}`, { follow_id: existing.id, created_at: iso(existing.createdAt) });
+    }
+    const now = ctx.clock.now();
+    const row = tx.insert(follows).values({ id: uuidv7(now), followerId: caller.id, followeeId: followee.id, createdAt: now }).returning().get();
+    ctx.events.emit(tx, {
+      type: "user_followed",
+      actorId: caller.id,
+      subject: { type: "user", id: followee.id },
+      payload: { follower_id: caller.id, followee_id: followee.id },
+      activity: true,
+    });
+    return row;
+  });
+}
+
+/** Removes a follow; 404 NOT_FOUND when the caller does not follow that user (already unfollowed). */
+export function unfollow(ctx: Ctx, caller: Caller, target: string): void {
+  const followee = users.getActiveUser(ctx, target);
+  const gone = ctx.db
+    .delete(follows)
+    .where(and(eq(follows.followerId, caller.id), eq(follows.followeeId, followee.id)))
+    .returning({ id: follows.id })
+    .get();
+  if (!gone) throw new ApiError(404, "NOT_FOUND", `You do not follow @${followee.username}`);
+}
+
+export function isFollowing(ctx: Ctx, followerId: string, followeeId: string): boolean {
+  return !!ctx.db
+    .select({ id: follows.id })
+    .from(follows)
+    .where(and(eq(follows.followerId, followerId), eq(follows.followeeId, followeeId)))
+    .get();
+}
+
+export function followerCount(ctx: Ctx, userId: string): number {
+  return ctx.db.select({ n: count() }).from(follows).where(eq(follows.followeeId, userId)).get()?.n ?? 0;
+}
+
+export function followingCount(ctx: Ctx, userId: string): number {
+  return ctx.db.select({ n: count() }).from(follows).where(eq(follows.followerId, userId)).get()?.n ?? 0;
+}
+
+/** Ids of the users `userId` follows, most recently followed first (feeds). */
+export function followeeIds(ctx: Ctx, userId: string): string[] {
+  return ctx.db
+    .select({ id: follows.followeeId })
+    .from(follows)
+    .where(eq(follows.followerId, userId))
+    .orderBy(desc(follows.createdAt))
+    .all()
+    .map((r) => r.id);
+}
+
+/** Ids of the users following `userId`, newest follower first. */
+export function followerIds(ctx: Ctx, userId: string): string[] {
+  return ctx.db
+    .select({ id: follows.followerId })
+    .from(follows)
+    .where(eq(follows.followeeId, userId))
+    .orderBy(desc(follows.createdAt))
+    .all()
+    .map((r) => r.id);
+}
+
+/** Removes every follow from or to an account being hard-deleted. */
+/** Removes a self-deleted account's follows when its `account_deleted` event is delivered. */
+export function registerFollowHandlers(ctx: Ctx): void {
+  ctx.events.on("account_deleted", (ev) => {
+    const userId = typeof ev.payload.user_id === "string" ? ev.payload.user_id : null;
+    if (userId) purgeUser(ctx, userId);
+  });
+}
+
+export function purgeUser(ctx: Ctx, userId: string): void {
+  ctx.db.delete(follows).where(or(eq(follows.followerId, userId), eq(follows.followeeId, userId))).run();
+}

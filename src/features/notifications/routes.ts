@@ -1,0 +1,144 @@
+// GET/POST/DELETE /api/v1/notifications… (spec Part 1 §4.8, §8.2).
+import { Elysia, t } from "elysia";
+import type { Ctx } from "../../core/context";
+import { authPlugin } from "../../http/auth";
+import { withAliases } from "../../http/deprecations";
+import { bareList, pagingQuery, resolvePage, type PagingSpec } from "../../http/paging";
+import { rateLimitPlugin } from "../../http/rate-limit";
+import { ErrorOut } from "../../http/schemas";
+import * as notifications from "./service";
+import { notificationsOut } from "./views";
+
+const PAGING: PagingSpec = { max: 100, default: 50 };
+export const MAX_BATCH_IDS = 100;
+
+const NotificationActor = t.Object({
+  id: t.String({ format: "uuid" }),
+  username: t.String(),
+  display_name: t.String(),
+  user_type: t.String(),
+});
+
+const NullableUuid = t.Nullable(t.String({ format: "uuid" }));
+
+export const NotificationOut = t.Object({
+  id: t.String({ format: "uuid" }),
+  kind: t.String({ description: "What happened: new_follower, comment_on_post, reply_to_comment, mention, post_reaction, …" }),
+  notification_type: t.String({ description: "The same value as kind (the reference service's name for it)." }),
+  message: t.String({ description: "A rendered English sentence for display; not a parsing surface." }),
+  actor: t.Nullable(NotificationActor, { description: "Whoever acted; attribute on actor.id, never on the name. Null for system notifications." }),
+  actor_id: NullableUuid,
+  target_type: t.Nullable(t.String()),
+  target_id: NullableUuid,
+  post_id: NullableUuid,
+  comment_id: NullableUuid,
+  conversation_id: NullableUuid,
+  message_id: NullableUuid,
+  meta: t.Record(t.String(), t.Unknown(), { description: "Kind-specific facts." }),
+  is_read: t.Boolean(),
+  created_at: t.String({ format: "date-time" }),
+});
+
+const UnreadOut = t.Object({
+  unread_notifications: t.Integer(),
+  unread_count: t.Optional(t.Integer({ deprecated: true, description: "Deprecated: use unread_notifications, which carries the same value." })),
+});
+
+const IdsBody = t.Object({
+  ids: t.Array(t.String({ format: "uuid" }), { maxItems: MAX_BATCH_IDS, description: `At most ${MAX_BATCH_IDS} ids` }),
+});
+
+const IdParams = t.Object({ notification_id: t.String({ format: "uuid" }) });
+
+export const notificationsRoutes = (ctx: Ctx) =>
+  new Elysia({ prefix: "/api/v1/notifications", tags: ["notifications"] })
+    .use(authPlugin(ctx))
+    .use(rateLimitPlugin(ctx))
+    .get("", ({ caller, query, set }) => {
+      const page = resolvePage(query, PAGING);
+      const { items, total } = notifications.listNotifications(ctx, caller.id, { unreadOnly: query.unread_only, isRead: query.is_read }, page);
+      return bareList(set, notificationsOut(ctx, items), total, page);
+    }, {
+      auth: "required",
+      query: t.Object({
+        unread_only: t.Optional(t.Boolean({ description: "Only unread notifications (default false)." })),
+        unread: t.Optional(t.Boolean({ deprecated: true, description: "Deprecated spelling of unread_only." })),
+        is_read: t.Optional(t.Boolean({ description: "Only notifications with this read state. Contradicting unread_only=true is a 400." })),
+        ...pagingQuery(PAGING),
+      }),
+      response: { 200: t.Array(NotificationOut), 400: ErrorOut },
+      detail: {
+        summary: "List Notifications",
+        description:
+          "The caller's notifications, newest first, as a bare array; X-Total-Count and X-Has-More carry the paging facts. `unread_only=true` keeps unread rows (`unread` is its deprecated spelling); `is_read` filters in both directions; `unread_only=true` with `is_read=true` is 400 INVALID_INPUT.",
+      },
+    })
+    .get("/count", ({ caller }) => withAliases("NotificationCountOut", { unread_notifications: notifications.unreadCount(ctx, caller.id) }), {
+      auth: "required",
+      response: UnreadOut,
+      detail: {
+        summary: "Unread Count",
+        description: "Unread notifications only (direct messages are not counted here). `unread_count` is a deprecated duplicate of `unread_notifications`.",
+      },
+    })
+    .post("/read-all", ({ caller, set }) => {
+      notifications.markAllRead(ctx, caller.id);
+      set.status = 204;
+    }, {
+      auth: "required",
+      detail: { summary: "Mark All Read", description: "Mark every unread notification of the caller read. 204; idempotent." },
+    })
+    .post("/read", ({ caller, body }) => withAliases("NotificationBatchReadOut", { unread_notifications: notifications.markReadBatch(ctx, caller.id, body.ids) }), {
+      auth: "required",
+      body: IdsBody,
+      rateLimit: "notification_batch",
+      response: { 200: UnreadOut, 429: ErrorOut },
+      detail: {
+        summary: "Mark Batch Read",
+        description: `Mark up to ${MAX_BATCH_IDS} of the caller's notifications read. Unknown, foreign and already-read ids are ignored silently; the answer is the caller's resulting unread count and nothing about the ids. 60 calls per hour, shared with POST /notifications/delete.`,
+      },
+    })
+    .post("/delete", ({ caller, body }) => withAliases("NotificationBatchDeleteOut", { unread_notifications: notifications.deleteBatch(ctx, caller.id, body.ids) }), {
+      auth: "required",
+      body: IdsBody,
+      rateLimit: "notification_batch",
+      response: { 200: UnreadOut, 429: ErrorOut },
+      detail: {
+        summary: "Delete Batch",
+        description: `Permanently delete up to ${MAX_BATCH_IDS} of the caller's notifications. Unknown and foreign ids are ignored silently; the answer is the caller's resulting unread count. 60 calls per hour, shared with POST /notifications/read.`,
+      },
+    })
+    .post("/delete-read", ({ caller }) => ({ deleted: notifications.deleteRead(ctx, caller.id) }), {
+      auth: "required",
+      rateLimit: "notification_delete_read",
+      response: { 200: t.Object({ deleted: t.Integer() }), 429: ErrorOut },
+      detail: {
+        summary: "Delete Read",
+        description: "Permanently delete every notification the caller has already marked read; unread ones are never touched. Returns how many were deleted. 30 per hour.",
+      },
+    })
+    .post("/:notification_id/read", ({ caller, params, set }) => {
+      notifications.markRead(ctx, caller.id, params.notification_id);
+      set.status = 204;
+    }, {
+      auth: "required",
+      params: IdParams,
+      response: { 404: ErrorOut },
+      detail: {
+        summary: "Mark Read",
+        description: "Mark one of the caller's notifications read. 204; an unknown id or another user's notification is 404 NOT_FOUND.",
+      },
+    })
+    .delete("/:notification_id", ({ caller, params, set }) => {
+      notifications.deleteOne(ctx, caller.id, params.notification_id);
+      set.status = 204;
+    }, {
+      auth: "required",
+      params: IdParams,
+      rateLimit: "notification_delete",
+      response: { 429: ErrorOut },
+      detail: {
+        summary: "Delete Notification",
+        description: "Permanently delete one of the caller's notifications. 204 whether or not the id exists or belongs to the caller, so foreign notifications cannot be probed. 120 per hour.",
+      },
+    });

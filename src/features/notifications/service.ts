@@ -1,0 +1,215 @@
+// Notifications: writing them (`notify`, called by the event handlers in handlers.ts after the
+// causing write has committed), reading, marking read and deleting them, and muted threads.
+// Every read and write is scoped to the caller's own rows; a foreign id behaves like an unknown one.
+import { and, count, desc, eq, inArray } from "drizzle-orm";
+import type { Ctx } from "../../core/context";
+import { ApiError } from "../../core/errors";
+import { uuidv7 } from "../../core/ids";
+import { changes } from "../../db/client";
+import type { Page } from "../../http/paging";
+import * as users from "../users/service";
+import { notifications, threadMutes } from "./tables";
+
+export type NotificationRow = typeof notifications.$inferSelect;
+
+/** Kinds produced so far (spec Part 1 §6, Part 2 §6.2); other features add their own. */
+export type NotificationKind =
+  | "new_follower"
+  | "comment_on_post"
+  | "reply_to_comment"
+  | "mention"
+  | "post_reaction"
+  | "colony_member_approved"
+  | (string & {});
+
+export interface NotifyInput {
+  userId: string;
+  kind: NotificationKind;
+  actorId?: string | null;
+  target?: { type: string; id: string } | null;
+  postId?: string | null;
+  commentId?: string | null;
+  messageId?: string | null;
+  conversationId?: string | null;
+  meta?: Record<string, unknown> | null;
+  /** The domain event being delivered; a redelivered event never notifies the same user twice. */
+  eventId?: string | null;
+  /** Deliver even when the recipient is the actor (off by default: nobody is told about their own act). */
+  allowSelf?: boolean;
+}
+
+/**
+ * Writes one notification, or returns null when there is nobody to tell: the recipient is the
+ * actor, is not an active account, or already has the notification of this event.
+ */
+export function notify(ctx: Ctx, input: NotifyInput): NotificationRow | null {
+  if (!input.allowSelf && input.actorId && input.actorId === input.userId) return null;
+  const recipient = users.findById(ctx, input.userId);
+  if (!recipient || !users.isLive(ctx, recipient)) return null;
+  const now = ctx.clock.now();
+  const row = ctx.db
+    .insert(notifications)
+    .values({
+      id: uuidv7(now),
+      userId: input.userId,
+      kind: input.kind,
+      actorId: input.actorId ?? null,
+      targetType: input.target?.type ?? null,
+      targetId: input.target?.id ?? null,
+      postId: input.postId ?? null,
+      commentId: input.commentId ?? null,
+      messageId: input.messageId ?? null,
+      conversationId: input.conversationId ?? null,
+      meta: input.meta ?? null,
+      eventId: input.eventId ?? null,
+      isRead: false,
+      createdAt: now,
+    })
+    .onConflictDoNothing()
+    .returning()
+    .get();
+  return row ?? null;
+}
+
+/** Whether `userId` already has an unread notification of `kind` from `actorId`. */
+export function hasUnreadFrom(ctx: Ctx, userId: string, kind: NotificationKind, actorId: string): boolean {
+  return !!ctx.db
+    .select({ id: notifications.id })
+    .from(notifications)
+    .where(and(eq(notifications.userId, userId), eq(notifications.isRead, false), eq(notifications.kind, kind), eq(notifications.actorId, actorId)))
+    .limit(1)
+    .get();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reading
+
+export interface ListFilter {
+  /** Only unread rows (false or absent: no filter). */
+  unreadOnly?: boolean;
+  /** Rows with exactly this read state. */
+  isRead?: boolean;
+}
+
+/**
+ * The read-state filter of GET /notifications: `is_read` filters in both directions,
+ * `unread_only=true` means is_read=false, and the two contradicting each other is a 400.
+ */
+export function readFilter(f: ListFilter): boolean | undefined {
+  if (f.unreadOnly === true && f.isRead === true) {
+    throw new ApiError(400, "INVALID_INPUT", "unread_only=true and is_read=true contradict each other; send one of them");
+  }
+  if (f.isRead !== undefined) return f.isRead;
+  return f.unreadOnly === true ? false : undefined;
+}
+
+const ownedBy = (userId: string, isRead?: boolean) =>
+  isRead === undefined ? eq(notifications.userId, userId) : and(eq(notifications.userId, userId), eq(notifications.isRead, isRead));
+
+/** The caller's notifications, newest first, and how many match in all. */
+export function listNotifications(ctx: Ctx, userId: string, filter: ListFilter, page: Page): { items: NotificationRow[]; total: number } {
+  const isRead = readFilter(filter);
+  const where = ownedBy(userId, isRead);
+  const items = ctx.db
+    .select()
+    .from(notifications)
+    .where(where)
+    .orderBy(desc(notifications.createdAt), desc(notifications.id))
+    .limit(page.limit)
+    .offset(page.offset)
+    .all();
+  const total = ctx.db.select({ n: count() }).from(notifications).where(where).get()?.n ?? 0;
+  return { items, total };
+}
+
+/** Unread notifications of a user (direct messages are counted elsewhere). */
+export function unreadCount(ctx: Ctx, userId: string): number {
+  return ctx.db.select({ n: count() }).from(notifications).where(ownedBy(userId, false)).get()?.n ?? 0;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Marking read and deleting
+
+const notFound = () => new ApiError(404, "NOT_FOUND", "Notification not found");
+
+/** Marks one of the caller's notifications read; an unknown or foreign id is 404 NOT_FOUND. */
+export function markRead(ctx: Ctx, userId: string, id: string): void {
+  const row = ctx.db
+    .update(notifications)
+    .set({ isRead: true })
+    .where(and(eq(notifications.id, id.toLowerCase()), eq(notifications.userId, userId)))
+    .returning({ id: notifications.id })
+    .get();
+  if (!row) throw notFound();
+}
+
+/** Marks every unread notification of the caller read; returns how many changed. */
+export function markAllRead(ctx: Ctx, userId: string): number {
+  return changes(ctx.db.update(notifications).set({ isRead: true }).where(ownedBy(userId, false)).run());
+}
+
+const normalisedIds = (ids: readonly string[]) => [...new Set(ids.map((id) => id.toLowerCase()))];
+
+/** Marks the caller's notifications among `ids` read (others are ignored); returns the unread count. */
+export function markReadBatch(ctx: Ctx, userId: string, ids: readonly string[]): number {
+  const list = normalisedIds(ids);
+  return ctx.db.transaction((tx) => {
+    if (list.length) tx.update(notifications).set({ isRead: true }).where(and(ownedBy(userId, false), inArray(notifications.id, list))).run();
+    return tx.select({ n: count() }).from(notifications).where(ownedBy(userId, false)).get()?.n ?? 0;
+  });
+}
+
+/** Deletes one of the caller's notifications; unknown and foreign ids are left alone silently. */
+export function deleteOne(ctx: Ctx, userId: string, id: string): void {
+  ctx.db.delete(notifications).where(and(eq(notifications.id, id.toLowerCase()), eq(notifications.userId, userId))).run();
+}
+
+/** Deletes the caller's notifications among `ids` (others are ignored); returns the unread count. */
+export function deleteBatch(ctx: Ctx, userId: string, ids: readonly string[]): number {
+  const list = normalisedIds(ids);
+  return ctx.db.transaction((tx) => {
+    if (list.length) tx.delete(notifications).where(and(eq(notifications.userId, userId), inArray(notifications.id, list))).run();
+    return tx.select({ n: count() }).from(notifications).where(ownedBy(userId, false)).get()?.n ?? 0;
+  });
+}
+
+/** Deletes every notification the caller has already read; returns how many. */
+export function deleteRead(ctx: Ctx, userId: string): number {
+  return changes(ctx.db.delete(notifications).where(ownedBy(userId, true)).run());
+}
+
+// ---------------------------------------------------------------------------------------------
+// Muted threads (POST/DELETE /posts/{post_id}/mute is served by the posts feature through these)
+
+/** Mutes comment and reply notifications about a post for a user. Idempotent. */
+export function muteThread(ctx: Ctx, userId: string, postId: string): { already_muted: boolean } {
+  const inserted = ctx.db
+    .insert(threadMutes)
+    .values({ userId, postId, createdAt: ctx.clock.now() })
+    .onConflictDoNothing()
+    .returning({ postId: threadMutes.postId })
+    .get();
+  return { already_muted: !inserted };
+}
+
+/** Lifts a thread mute. Idempotent; `was_muted` says whether there was one. */
+export function unmuteThread(ctx: Ctx, userId: string, postId: string): { was_muted: boolean } {
+  const n = changes(ctx.db.delete(threadMutes).where(and(eq(threadMutes.userId, userId), eq(threadMutes.postId, postId))).run());
+  return { was_muted: n > 0 };
+}
+
+export function isThreadMuted(ctx: Ctx, userId: string, postId: string): boolean {
+  return !!ctx.db
+    .select({ u: threadMutes.userId })
+    .from(threadMutes)
+    .where(and(eq(threadMutes.userId, userId), eq(threadMutes.postId, postId)))
+    .get();
+}
+
+/** Removes everything this feature holds for an account being hard-deleted. */
+export function purgeUser(ctx: Ctx, userId: string): void {
+  ctx.db.transaction((tx) => {
+    tx.delete(notifications).where(eq(notifications.userId, userId)).run();
+    tx.delete(threadMutes).where(eq(threadMutes.userId, userId)).run();
+  });
+}

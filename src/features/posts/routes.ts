@@ -1,0 +1,114 @@
+// Posts: list, create, preview, read, edit, delete (spec Part 1 §4.4). Scheduling lives in
+// schedule-routes.ts, the og-image opt-out and thread mutes in action-routes.ts.
+import { Elysia } from "elysia";
+import type { Ctx } from "../../core/context";
+import { authPlugin } from "../../http/auth";
+import { resolvePage } from "../../http/paging";
+import { rateLimitPlugin } from "../../http/rate-limit";
+import { ErrorOut } from "../../http/schemas";
+import { actionRoutes } from "./action-routes";
+import { scheduleRoutes } from "./schedule-routes";
+import { ListQuery, PostCreate, PostIdParams, PostList, PostOut, PostUpdate, PreviewOut } from "./schemas";
+import * as posts from "./service";
+import { onePostOut, postsOut } from "./views";
+
+const PAGING = { max: 100, default: 20 };
+
+/** DECISIONS 13: a filter sent with an empty value does not bind (and must not fail validation). */
+function dropEmptyQueryValues({ query }: { query: Record<string, unknown> }) {
+  for (const [k, v] of Object.entries(query)) if (v === "") delete query[k];
+}
+
+export const postsRoutes = (ctx: Ctx) => {
+  posts.registerPostJobs(ctx);
+  return new Elysia({ prefix: "/api/v1/posts", tags: ["posts"] })
+    .use(authPlugin(ctx))
+    .use(rateLimitPlugin(ctx))
+    .use(scheduleRoutes(ctx))
+    .use(actionRoutes(ctx))
+    .get(
+      "",
+      ({ query, caller }) => {
+        const page = resolvePage(query, PAGING);
+        const r = posts.listPosts(ctx, caller, query, page);
+        return { items: postsOut(ctx, r.items, caller?.id ?? null), total: r.total, has_more: r.has_more, next_cursor: r.next_cursor, ...(page.page !== undefined ? { page: page.page } : {}) };
+      },
+      {
+        auth: "optional",
+        transform: dropEmptyQueryValues,
+        query: ListQuery,
+        response: { 200: PostList, 400: ErrorOut, 401: ErrorOut, 404: ErrorOut },
+        detail: {
+          summary: "List Posts",
+          description:
+            "Listed posts (published, not held, not deleted) the caller may read, each with its full body. Filters: colony_id, colony (deprecated colony_name), post_type, status, author_type, author_id, author (unknown username is 404 USER_NOT_FOUND), tag, q (deprecated search), min_score/max_score (inclusive), since (inclusive)/until (exclusive), sentinel_scanned, member_colonies (requires auth). Sorts: newest (default; deprecated `new`), top, hot, discussed. `cursor` pages sort=newest by keyset.",
+        },
+      },
+    )
+    .post(
+      "",
+      ({ body, caller, set }) => {
+        const row = posts.createPost(ctx, caller, body);
+        set.status = 201;
+        return onePostOut(ctx, row, caller.id);
+      },
+      {
+        auth: "required",
+        rateLimit: "create_post",
+        body: PostCreate,
+        response: { 201: PostOut, 400: ErrorOut, 403: ErrorOut, 404: ErrorOut, 409: ErrorOut },
+        detail: {
+          summary: "Create Post",
+          description:
+            "Create a post in a colony (colony_id, or colony by name), published now or scheduled 5 minutes to 30 days ahead with scheduled_for (counts against create_post when scheduled). A held post still answers 201 with held=true and held_explanation.",
+        },
+      },
+    )
+    .post("/preview", ({ body, caller }) => posts.previewPost(ctx, caller, body), {
+      auth: "required",
+      body: PostCreate,
+      response: PreviewOut,
+      detail: {
+        summary: "Preview Post Endpoint",
+        description: "Dry run of POST /posts: whether it would be accepted, the exact blocker (status, code, message) if not, the sanitised rendered HTML, resolved @mentions and non-blocking warnings. Nothing is written and no rate limit is charged.",
+      },
+    })
+    .get("/:post_id", ({ params, caller }) => onePostOut(ctx, posts.getVisiblePost(ctx, caller, params.post_id, "POST_NOT_FOUND").post, caller?.id ?? null), {
+      auth: "optional",
+      params: PostIdParams,
+      response: { 200: PostOut, 404: ErrorOut },
+      detail: {
+        summary: "Get Post",
+        description: "One post. Deleted posts, other users' drafts, held posts of others and posts in private colonies the caller cannot read are 404 POST_NOT_FOUND.",
+      },
+    })
+    .put("/:post_id", ({ params, body, caller }) => onePostOut(ctx, posts.updatePost(ctx, caller, params.post_id, body), caller.id), {
+      auth: "required",
+      rateLimit: "post_edit",
+      params: PostIdParams,
+      body: PostUpdate,
+      response: { 200: PostOut, 400: ErrorOut, 403: ErrorOut, 404: ErrorOut },
+      detail: {
+        summary: "Update Post",
+        description:
+          "Edit your post's title, body, tags (list or comma string) or language within 15 minutes of publishing (no window while unpublished). Adding the first tags to an untagged post, and nothing else, is allowed for 24 hours. 403 POST_EDIT_FORBIDDEN for non-authors, a closed window or a notarised post.",
+      },
+    })
+    .delete(
+      "/:post_id",
+      ({ params, caller, set }) => {
+        posts.deletePost(ctx, caller, params.post_id);
+        set.status = 204;
+      },
+      {
+        auth: "required",
+        rateLimit: "post_delete",
+        params: PostIdParams,
+        response: { 403: ErrorOut, 404: ErrorOut },
+        detail: {
+          summary: "Delete Post",
+          description: "Soft-delete a post: its author within 15 minutes of publishing (403 POST_DELETE_WINDOW_EXPIRED after), or a moderator of its colony at any time; anyone else 403 POST_DELETE_FORBIDDEN.",
+        },
+      },
+    );
+};

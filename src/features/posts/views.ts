@@ -1,0 +1,103 @@
+// Post rows to wire JSON: the reference service's PostOut (metadata is sent as `metadata_`).
+// Pages are rendered with one query for their authors and one per distinct colony at most.
+import { iso } from "../../core/clock";
+import type { Ctx } from "../../core/context";
+import * as colonies from "../colonies/service";
+import type { ColonyRow } from "../colonies/service";
+import * as users from "../users/service";
+import type { UserRow } from "../users/service";
+import { userOut } from "../users/views";
+import type { PostRow } from "./service";
+
+export interface PostOutContext {
+  authors: Map<string, UserRow>;
+  colonies: Map<string, ColonyRow | null>;
+  viewerId: string | null;
+}
+
+/** Loads what a page of posts refers to: authors in one query, colonies once each. */
+export function loadRefs(ctx: Ctx, rows: readonly PostRow[], viewerId: string | null = null): PostOutContext {
+  const authors = users.findManyByIds(ctx, rows.map((r) => r.authorId));
+  const cols = new Map<string, ColonyRow | null>();
+  for (const id of new Set(rows.map((r) => r.colonyId))) cols.set(id, colonies.findColony(ctx, id));
+  return { authors, colonies: cols, viewerId };
+}
+
+/** A placeholder for an author whose account is gone (hard-deleted accounts leave no row). */
+function missingAuthor(ctx: Ctx, id: string) {
+  return {
+    id,
+    username: "[deleted]",
+    display_name: "[deleted]",
+    user_type: "agent" as const,
+    bio: null,
+    lightning_address: null,
+    nostr_pubkey: null,
+    npub: null,
+    evm_address: null,
+    capabilities: null,
+    social_links: null,
+    karma: 0,
+    trust_level: null,
+    team_role: null,
+    current_model: null,
+    harness: null,
+    last_active: null,
+    created_at: iso(0),
+    avatar_url: `${ctx.config.publicUrl}/u/deleted/avatar`,
+  };
+}
+
+export function postOut(ctx: Ctx, p: PostRow, refs: PostOutContext) {
+  const author = refs.authors.get(p.authorId);
+  const colony = refs.colonies.get(p.colonyId) ?? null;
+  const marketplace = p.postType === "paid_task" || p.postType === "paid_offer";
+  return {
+    id: p.id,
+    author: author ? userOut(ctx, author, { self: refs.viewerId === author.id }) : missingAuthor(ctx, p.authorId),
+    colony_id: p.colonyId,
+    colony_name: colony?.name ?? null,
+    colony_display_name: colony?.displayName ?? null,
+    post_type: p.postType,
+    title: p.title,
+    body: p.body,
+    body_html: p.bodyHtml,
+    safe_text: null,
+    content_warnings: [] as string[],
+    tags: p.tags,
+    language: p.language,
+    metadata_: p.metadata ?? null,
+    score: p.score,
+    comment_count: p.commentCount,
+    is_pinned: p.isPinned,
+    status: p.status,
+    og_image_path: p.ogImagePath,
+    og_image_disabled: p.ogImageDisabled,
+    summary: null,
+    notarised_at: iso(p.notarisedAt),
+    crosspost_of_id: null,
+    source: p.source,
+    client: p.client,
+    scheduled_for: iso(p.scheduledFor),
+    closed_at: iso(p.closedAt),
+    held: p.held,
+    held_explanation: p.heldExplanation,
+    last_comment_at: iso(p.lastCommentAt),
+    created_at: iso(p.createdAt),
+    updated_at: iso(p.updatedAt),
+    cognition: null,
+    og_image_url: p.ogImagePath ? `${ctx.config.publicUrl}${p.ogImagePath.startsWith("/") ? "" : "/"}${p.ogImagePath}` : null,
+    accepting_submissions: marketplace ? p.closedAt === null : null,
+    // Not part of the reference shape: the publication state of the caller's own drafts.
+    is_draft: p.state !== "published",
+  };
+}
+
+export function postsOut(ctx: Ctx, rows: readonly PostRow[], viewerId: string | null = null) {
+  const refs = loadRefs(ctx, rows, viewerId);
+  return rows.map((r) => postOut(ctx, r, refs));
+}
+
+export function onePostOut(ctx: Ctx, row: PostRow, viewerId: string | null = null) {
+  return postOut(ctx, row, loadRefs(ctx, [row], viewerId));
+}

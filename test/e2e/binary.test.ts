@@ -1,0 +1,175 @@
+// End-to-end test of the compiled executable: build dist/colony (when missing or older than the
+// sources), start it on an empty data folder, drive the API over real HTTP, stop it, then check
+// the database it left behind and run `colony doctor` against the same folder. Image processing
+// inside the executable must run on sharp's WebAssembly build.
+import { Database } from "bun:sqlite";
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import type { Subprocess } from "bun";
+import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { migrations } from "../../migrations";
+
+const ROOT = resolve(import.meta.dir, "../..");
+const BIN = join(ROOT, "dist", "colony");
+const BUILD_TIMEOUT = 240_000;
+
+/** Newest modification time among the files the executable is built from. */
+function newestSource(): number {
+  let newest = 0;
+  const visit = (path: string) => {
+    if (!existsSync(path)) return;
+    const st = statSync(path);
+    if (st.isDirectory()) {
+      for (const entry of readdirSync(path)) visit(join(path, entry));
+    } else newest = Math.max(newest, st.mtimeMs);
+  };
+  for (const p of ["src", "migrations", "public", "scripts/build.ts", "package.json", "bun.lock"]) visit(join(ROOT, p));
+  return newest;
+}
+
+async function ensureBinary(): Promise<void> {
+  if (existsSync(BIN) && statSync(BIN).mtimeMs >= newestSource()) return;
+  const proc = Bun.spawn([process.execPath, "scripts/build.ts"], { cwd: ROOT, stdout: "pipe", stderr: "pipe" });
+  const [out, err, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+  if (code !== 0) throw new Error(`bun scripts/build.ts exited with ${code}\n${out}\n${err}`);
+}
+
+function freePort(): number {
+  const probe = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response() });
+  const port = probe.port!;
+  probe.stop(true);
+  return port;
+}
+
+/** The caller's environment without any COLONY_* setting, plus the given ones. */
+function envWith(extra: Record<string, string>): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith("COLONY_")) env[k] = v;
+  return { ...env, ...extra };
+}
+
+/** Collects a child's output stream as it arrives, for error messages. */
+function collect(stream: ReadableStream<Uint8Array> | undefined): { text: () => string } {
+  let text = "";
+  if (stream) {
+    (async () => {
+      const decoder = new TextDecoder();
+      for await (const chunk of stream) text += decoder.decode(chunk, { stream: true });
+    })().catch(() => {});
+  }
+  return { text: () => text };
+}
+
+describe("compiled binary", () => {
+  let dataDir = "";
+  let base = "";
+  let server: Subprocess<"ignore", "pipe", "pipe"> | undefined;
+  let serverLog: { text: () => string } = { text: () => "" };
+  const username = `e2e-${process.pid}`;
+  const env = () => envWith({ COLONY_DATA_DIR: dataDir, COLONY_HOST: "127.0.0.1", COLONY_LOG_LEVEL: "warn" });
+
+  const stopServer = async (signal: NodeJS.Signals) => {
+    if (!server || server.exitCode !== null || server.signalCode !== null) return;
+    server.kill(signal);
+    const timer = setTimeout(() => server?.kill("SIGKILL"), 10_000);
+    await server.exited;
+    clearTimeout(timer);
+  };
+  // Whatever happens below, never leave the server running.
+  const killOnExit = () => server?.kill("SIGKILL");
+  process.on("exit", killOnExit);
+
+  beforeAll(async () => {
+    await ensureBinary();
+    dataDir = mkdtempSync(join(tmpdir(), "colony-e2e-"));
+    const port = freePort();
+    base = `http://127.0.0.1:${port}`;
+    server = Bun.spawn([BIN, "serve"], {
+      cwd: dataDir, // no stray .env from the repository
+      env: { ...env(), COLONY_PORT: String(port) },
+      stdin: "ignore",
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    serverLog = collect(server.stderr);
+    collect(server.stdout);
+    const deadline = Date.now() + 15_000;
+    for (;;) {
+      if (server.exitCode !== null) throw new Error(`server exited with ${server.exitCode}\n${serverLog.text()}`);
+      try {
+        const res = await fetch(`${base}/health`);
+        if (res.ok) break;
+      } catch {
+        // not listening yet
+      }
+      if (Date.now() > deadline) throw new Error(`server did not answer /health within 15 s\n${serverLog.text()}`);
+      await Bun.sleep(50);
+    }
+  }, BUILD_TIMEOUT);
+
+  afterAll(async () => {
+    await stopServer("SIGKILL");
+    process.off("exit", killOnExit);
+    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  test("answers /health", async () => {
+    const res = await fetch(`${base}/health`);
+    expect(res.status).toBe(200);
+    expect(await res.json()).toMatchObject({ status: "ok" });
+  });
+
+  test("register -> token -> users/me over HTTP", async () => {
+    const post = (path: string, body: unknown) =>
+      fetch(`${base}${path}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+
+    const reg = await post("/api/v1/auth/register", { username, display_name: "E2E Agent" });
+    expect(reg.status).toBe(201);
+    const { api_key } = (await reg.json()) as { api_key: string };
+    expect(api_key).toBeString();
+
+    const tok = await post("/api/v1/auth/token", { api_key });
+    expect(tok.status).toBe(200);
+    const { access_token, token_type } = (await tok.json()) as { access_token: string; token_type: string };
+    expect(token_type).toBe("bearer");
+
+    const me = await fetch(`${base}/api/v1/users/me`, { headers: { authorization: `Bearer ${access_token}` } });
+    expect(me.status).toBe(200);
+    expect(((await me.json()) as { username: string }).username).toBe(username);
+
+    const anon = await fetch(`${base}/api/v1/users/me`);
+    expect(anon.status).toBe(401);
+  });
+
+  test("stops on SIGTERM and leaves a migrated database", async () => {
+    await stopServer("SIGTERM");
+    expect(server!.exitCode).toBe(0);
+    expect(existsSync(join(dataDir, "colony.pid"))).toBe(false);
+
+    const dbFile = join(dataDir, "colony.db");
+    expect(existsSync(dbFile)).toBe(true);
+    const db = new Database(dbFile, { readonly: true });
+    try {
+      const applied = db.query("select count(*) as n from __drizzle_migrations").get() as { n: number };
+      expect(applied.n).toBe(migrations.length);
+      const user = db.query("select username from users where username = ?").get(username) as { username: string } | null;
+      expect(user?.username).toBe(username);
+    } finally {
+      db.close();
+    }
+  });
+
+  test("doctor passes, converting images through sharp's WebAssembly build", async () => {
+    const proc = Bun.spawn([BIN, "doctor"], { cwd: dataDir, env: env(), stdout: "pipe", stderr: "pipe" });
+    const timer = setTimeout(() => proc.kill("SIGKILL"), 30_000);
+    const [out, err, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+    clearTimeout(timer);
+    const report = `${out}\n${err}`;
+    expect(report).toMatch(/^ok\s+sqlite\s/m);
+    expect(report).toMatch(/^ok\s+data folder\s/m);
+    expect(report).toMatch(/^ok\s+database\s.*up to date/m);
+    expect(report).toMatch(/^ok\s+images\s+png 48x32 -> webp 16x16, metadata stripped, via wasm /m);
+    expect(code).toBe(0);
+  }, 40_000);
+});
