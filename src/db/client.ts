@@ -1,5 +1,6 @@
 // Opens the SQLite database with the pragmas every connection needs, and wraps it in drizzle.
 import { Database } from "bun:sqlite";
+import { chmodSync } from "node:fs";
 import { drizzle, type BunSQLiteDatabase } from "drizzle-orm/bun-sqlite";
 import * as schema from "./schema";
 
@@ -20,6 +21,8 @@ export function compareVersions(a: string, b: string): number {
 
 export function openDatabase(path: string): Db {
   const sqlite = new Database(path, { create: true, strict: true });
+  // The database holds key hashes and private messages: owner-only, whatever the umask.
+  if (path !== ":memory:") chmodSync(path, 0o600);
   // busy_timeout first, so every later statement (including the WAL switch) waits for locks.
   sqlite.run("PRAGMA busy_timeout = 5000");
   const version = (sqlite.query("select sqlite_version() as v").get() as { v: string }).v;

@@ -1,0 +1,233 @@
+#!/usr/bin/env bun
+// Builds dist/colony: one executable holding the Bun runtime, the server, its migrations and
+// public/ (both embedded through text imports), and sharp running on WebAssembly.
+//
+//   bun run build                 build dist/colony for this machine
+//   bun run build --outfile PATH  write the executable elsewhere
+//   bun run build --target T      cross-compile, e.g. bun-linux-arm64 (see Bun's --target)
+//
+// Why WebAssembly: a single-file executable cannot dlopen sharp's native addon and libvips
+// (they are separate shared libraries on disk). sharp publishes an official WebAssembly build,
+// @img/sharp-wasm32, with the same JavaScript API. Package managers skip it on ordinary
+// platforms, so this script installs it into .build/ with npm, and a Bun build plugin makes
+// the bundle load it instead of the native binding:
+//
+//   1. sharp's loader (sharp/dist/sharp.mjs), which probes for the native addons, is replaced
+//      by a module that embeds the .wasm file (`with { type: "file" }`) and requires the
+//      Emscripten glue of @img/sharp-wasm32.
+//   2. The glue is patched to read the embedded .wasm file, to start its pthread workers from
+//      a copy of itself that is compiled into the executable as a second entry point (libvips
+//      and sharp's async work run on worker threads), and to always bridge worker messages
+//      from node:worker_threads' parentPort (Bun defines a global postMessage in workers,
+//      which makes the unpatched glue skip that bridge and hang).
+//   3. sharp's version report is pointed at the WebAssembly package's versions.json, so
+//      `sharp.versions` (and `colony doctor`) tell which build is running.
+//
+// Running from source (`bun src/main.ts`) is untouched and keeps using native sharp.
+import type { BunPlugin } from "bun";
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync } from "node:fs";
+import { dirname, join, relative, resolve, sep } from "node:path";
+import { parseArgs } from "node:util";
+
+const ROOT = resolve(import.meta.dir, "..");
+const CACHE = join(ROOT, ".build");
+
+export interface WasmPackage {
+  version: string;
+  /** Directory of @img/sharp-wasm32 inside the cache. */
+  dir: string;
+  /** The Emscripten glue (CommonJS), also the pthread worker script. */
+  glue: string;
+  wasm: string;
+  versions: Record<string, string>;
+}
+
+function sharpVersion(): string {
+  const pkg = join(ROOT, "node_modules", "sharp", "package.json");
+  if (!existsSync(pkg)) throw new Error("sharp is not installed; run `bun install` first");
+  return JSON.parse(readFileSync(pkg, "utf8")).version;
+}
+
+function wasmPackageAt(dir: string, version: string): WasmPackage {
+  return {
+    version,
+    dir,
+    glue: join(dir, "lib", `sharp-wasm32-${version}.node.js`),
+    wasm: join(dir, "lib", `sharp-wasm32-${version}.node.wasm`),
+    versions: existsSync(join(dir, "versions.json")) ? JSON.parse(readFileSync(join(dir, "versions.json"), "utf8")) : {},
+  };
+}
+
+function complete(prefix: string, version: string): boolean {
+  const pkg = wasmPackageAt(join(prefix, "node_modules", "@img", "sharp-wasm32"), version);
+  return existsSync(pkg.glue) && existsSync(pkg.wasm) && existsSync(join(prefix, "node_modules", "@emnapi", "runtime", "package.json"));
+}
+
+/**
+ * Returns @img/sharp-wasm32 at exactly the installed sharp's version, installing it (with its
+ * dependency @emnapi/runtime) into .build/sharp-wasm32-<version>/ on first use. npm checks the
+ * registry's integrity hashes; later builds reuse the cache and need no network.
+ */
+export function ensureSharpWasm(log: (msg: string) => void = console.log): WasmPackage {
+  const version = sharpVersion();
+  const prefix = join(CACHE, `sharp-wasm32-${version}`);
+  if (!complete(prefix, version)) {
+    const npm = spawnSync("npm", ["--version"], { encoding: "utf8" });
+    if (npm.status !== 0) {
+      throw new Error(`npm is needed once to fetch @img/sharp-wasm32@${version} (install Node.js/npm, or place the package under ${relative(ROOT, prefix)}/node_modules)`);
+    }
+    log(`fetching @img/sharp-wasm32@${version} into ${relative(ROOT, prefix)}/`);
+    // Install into a scratch directory and rename it into place, so an interrupted or
+    // concurrent build never leaves a half-filled cache behind.
+    const scratch = `${prefix}.tmp-${process.pid}`;
+    rmSync(scratch, { recursive: true, force: true });
+    mkdirSync(scratch, { recursive: true });
+    const res = spawnSync(
+      "npm",
+      [
+        "install",
+        `@img/sharp-wasm32@${version}`,
+        "--prefix", scratch,
+        "--no-save", "--no-package-lock", "--no-audit", "--no-fund", "--ignore-scripts",
+        "--loglevel=error",
+        // sharp 0.33 and 0.34 published this package with cpu "wasm32", which npm refuses to
+        // install on any real CPU unless forced.
+        "--force",
+      ],
+      { stdio: ["ignore", "inherit", "inherit"], cwd: scratch },
+    );
+    if (res.status !== 0 || !complete(scratch, version)) {
+      rmSync(scratch, { recursive: true, force: true });
+      throw new Error(`npm install @img/sharp-wasm32@${version} failed${res.error ? `: ${res.error.message}` : ""}`);
+    }
+    if (complete(prefix, version)) rmSync(scratch, { recursive: true, force: true });
+    else {
+      rmSync(prefix, { recursive: true, force: true });
+      renameSync(scratch, prefix);
+    }
+  }
+  return wasmPackageAt(join(prefix, "node_modules", "@img", "sharp-wasm32"), version);
+}
+
+/** Replaces `find` in `source` exactly once, or fails the build: sharp changed under us. */
+function patch(source: string, find: string, replacement: string, file: string): string {
+  const at = source.indexOf(find);
+  if (at < 0 || source.indexOf(find, at + find.length) >= 0) {
+    throw new Error(`sharp-wasm plugin: expected exactly one ${JSON.stringify(find)} in ${file}; update scripts/build.ts for this sharp version`);
+  }
+  return source.slice(0, at) + replacement + source.slice(at + find.length);
+}
+
+const posix = (p: string) => p.split(sep).join("/");
+const escapeRegExp = (p: string) => p.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&");
+
+/**
+ * The Bun build plugin that makes the bundle use @img/sharp-wasm32. `bundleRoot` is the build's
+ * root directory: entry points keep their path relative to it inside the executable.
+ */
+export function sharpWasmPlugin(wasm: WasmPackage, bundleRoot: string): BunPlugin {
+  const workerPath = posix(relative(bundleRoot, wasm.glue));
+  return {
+    name: "sharp-wasm32",
+    setup(build) {
+      // 1. sharp's loader: skip the native probes and load the WebAssembly binding.
+      build.onLoad({ filter: /[\\/]sharp[\\/]dist[\\/]sharp\.mjs$/ }, () => ({
+        loader: "js",
+        contents: [
+          `// Generated by scripts/build.ts: sharp's WebAssembly binding, embedded in the executable.`,
+          `import { dirname, join } from "node:path";`,
+          `import wasmPath from ${JSON.stringify(wasm.wasm)} with { type: "file" };`,
+          // Entry points sit at their path relative to the build root, next to the main one.
+          `globalThis.__colonySharpWasm32 = { wasmPath, workerPath: join(dirname(Bun.main), ${JSON.stringify(workerPath)}) };`,
+          `const binding = require(${JSON.stringify(wasm.glue)});`,
+          `export default binding;`,
+        ].join("\n"),
+      }));
+
+      // 2. The Emscripten glue: read the embedded .wasm, spawn workers from the embedded copy.
+      build.onLoad({ filter: new RegExp(`${escapeRegExp(posix(wasm.glue))}$`) }, ({ path }) => {
+        let src = readFileSync(path, "utf8");
+        src = patch(
+          src,
+          `var Module=typeof Module!="undefined"?Module:{};`,
+          `var __embedded=globalThis.__colonySharpWasm32;var Module={locateFile:(p,dir)=>__embedded&&p.endsWith(".wasm")?__embedded.wasmPath:dir+p};`,
+          path,
+        );
+        src = patch(
+          src,
+          `if(typeof __filename!="undefined"){_scriptName=__filename}`,
+          `if(__embedded){_scriptName=__embedded.workerPath}else if(typeof __filename!="undefined"){_scriptName=__filename}`,
+          path,
+        );
+        // Inside a worker, Emscripten bridges node:worker_threads' parentPort to the web-style
+        // globals only when `postMessage` is missing. Bun defines a global postMessage in
+        // node:worker_threads workers too, but parent messages arrive on parentPort only, so
+        // without the bridge the pthread workers never hear from the main thread (and sharp's
+        // first pipeline waits forever). Always install it.
+        src = patch(src, `if(!globalThis.postMessage){parentPort.on("message"`, `if(true){parentPort.on("message"`, path);
+        return { loader: "js", contents: src };
+      });
+
+      // 3. sharp.versions: sharp requires the versions file at run time through createRequire,
+      //    which the bundler cannot follow; inline it.
+      build.onLoad({ filter: /[\\/]sharp[\\/]dist[\\/]utility\.mjs$/ }, ({ path }) => ({
+        loader: "js",
+        contents: patch(readFileSync(path, "utf8"), `require('@img/sharp-wasm32/versions')`, JSON.stringify(wasm.versions), path),
+      }));
+    },
+  };
+}
+
+export interface BuildResult {
+  outfile: string;
+  bytes: number;
+  ms: number;
+}
+
+export async function build(opts: { outfile?: string; target?: string; log?: (msg: string) => void } = {}): Promise<BuildResult> {
+  const log = opts.log ?? console.log;
+  const started = performance.now();
+  const wasm = ensureSharpWasm(log);
+  const outfile = resolve(ROOT, opts.outfile ?? "dist/colony");
+  mkdirSync(dirname(outfile), { recursive: true });
+  const result = await Bun.build({
+    // The glue is a second entry point so that it exists as its own script inside the
+    // executable, for Emscripten's pthread workers to start from.
+    entrypoints: [join(ROOT, "src", "main.ts"), wasm.glue],
+    root: ROOT,
+    compile: {
+      outfile,
+      ...(opts.target ? { target: opts.target as Bun.Build.CompileTarget } : {}),
+      // The server is configured by its environment and flags only; never by a bunfig.toml
+      // that happens to sit in the working directory.
+      autoloadBunfig: false,
+    },
+    // Whitespace and syntax only: Elysia compiles handlers from their source at run time.
+    minify: { whitespace: true, syntax: true, identifiers: false },
+    // The source map is embedded (compressed) for readable stack traces; Bun also writes a
+    // copy next to the executable, removed below so that dist/ holds one file.
+    sourcemap: "linked",
+    // Parse at build time rather than at every start. ESM keeps top-level await available.
+    bytecode: true,
+    format: "esm",
+    plugins: [sharpWasmPlugin(wasm, ROOT)],
+  });
+  if (!result.success) {
+    for (const message of result.logs) console.error(message);
+    throw new Error("build failed");
+  }
+  for (const output of result.outputs) if (output.kind === "sourcemap") rmSync(output.path, { force: true });
+  return { outfile, bytes: statSync(outfile).size, ms: Math.round(performance.now() - started) };
+}
+
+if (import.meta.main) {
+  const { values } = parseArgs({ args: Bun.argv.slice(2), options: { outfile: { type: "string" }, target: { type: "string" } } });
+  try {
+    const out = await build({ outfile: values.outfile, target: values.target });
+    console.log(`built ${relative(process.cwd(), out.outfile) || out.outfile} (${(out.bytes / 1024 / 1024).toFixed(1)} MiB) in ${(out.ms / 1000).toFixed(1)}s`);
+  } catch (err) {
+    console.error(`build: ${err instanceof Error ? err.message : String(err)}`);
+    process.exit(1);
+  }
+}
