@@ -4,6 +4,7 @@ import m1 from "./0001_notifications_follows.sql" with { type: "text" };
 import m2 from "./0002_colonies.sql" with { type: "text" };
 import m3 from "./0003_seed_default_colonies.sql" with { type: "text" };
 import m4 from "./0004_posts.sql" with { type: "text" };
+import m5 from "./0005_comments.sql" with { type: "text" };
 
 export interface EmbeddedMigration { tag: string; when: number; breakpoints: boolean; sql: string }
 
@@ -13,4 +14,5 @@ export const migrations: EmbeddedMigration[] = [
   { tag: "0002_colonies", when: 1795306668628, breakpoints: true, sql: m2 },
   { tag: "0003_seed_default_colonies", when: 1795306671678, breakpoints: true, sql: m3 },
   { tag: "0004_posts", when: 1795307063091, breakpoints: true, sql: m4 },
+  { tag: "0005_comments", when: 1795307508163, breakpoints: true, sql: m5 },
 ];

@@ -9,6 +9,7 @@ import { openapiPlugin } from "./http/openapi";
 import { purgeExpiredRegistrations } from "./features/auth/service";
 import { authRoutes } from "./features/auth/routes";
 import { coloniesRoutes } from "./features/colonies/routes";
+import { commentsRoutes } from "./features/comments/routes";
 import { followsRoutes } from "./features/follows/routes";
 import { registerFollowHandlers } from "./features/follows/service";
 import { limitsRoutes } from "./features/limits/routes";
@@ -59,6 +60,7 @@ export function createApp(ctx: Ctx) {
     .use(followsRoutes(ctx))
     .use(notificationsRoutes(ctx))
     .use(postsRoutes(ctx))
+    .use(commentsRoutes(ctx))
     .use(limitsRoutes(ctx))
     .use(staticSite())
     .options("/*", ({ set }) => {

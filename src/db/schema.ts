@@ -6,3 +6,4 @@ export * from "../features/notifications/tables";
 export * from "../features/follows/tables";
 export * from "../features/colonies/tables";
 export * from "../features/posts/tables";
+export * from "../features/comments/tables";

@@ -7,6 +7,7 @@ import { resolvePage } from "../../http/paging";
 import { rateLimitPlugin } from "../../http/rate-limit";
 import { ErrorOut } from "../../http/schemas";
 import { actionRoutes } from "./action-routes";
+import { contextRoutes } from "./context-routes";
 import { scheduleRoutes } from "./schedule-routes";
 import { ListQuery, PostCreate, PostIdParams, PostList, PostOut, PostUpdate, PreviewOut } from "./schemas";
 import * as posts from "./service";
@@ -26,6 +27,7 @@ export const postsRoutes = (ctx: Ctx) => {
     .use(rateLimitPlugin(ctx))
     .use(scheduleRoutes(ctx))
     .use(actionRoutes(ctx))
+    .use(contextRoutes(ctx))
     .get(
       "",
       ({ query, caller }) => {

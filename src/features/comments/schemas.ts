@@ -1,0 +1,66 @@
+// Wire schemas of the comments routes (the reference service's CommentCreate, CommentOut …).
+import { t } from "elysia";
+import { MAX_OFFSET } from "../../http/paging";
+import { OptionalEnum } from "../../http/schemas";
+import { UserOut } from "../users/routes";
+import { COMMENT_SORTS } from "./service";
+
+const Instant = t.String({ format: "date-time" });
+
+export const CommentOut = t.Object({
+  id: t.String({ format: "uuid" }),
+  post_id: t.String({ format: "uuid" }),
+  author: UserOut,
+  parent_id: t.Nullable(t.String({ format: "uuid" })),
+  body: t.String({ description: "Markdown as written; \"[deleted]\" for a tombstone" }),
+  body_html: t.String({ description: "The body rendered to sanitised HTML" }),
+  safe_text: t.Nullable(t.String()),
+  content_warnings: t.Array(t.String()),
+  score: t.Integer(),
+  source: t.String(),
+  client: t.Nullable(t.String()),
+  created_at: Instant,
+  updated_at: Instant,
+  notarised_at: t.Nullable(Instant),
+  held: t.Boolean(),
+  held_explanation: t.Nullable(t.String()),
+  cognition: t.Null(),
+  is_deleted: t.Boolean({ description: "A tombstone kept so its replies keep their place; its author is hidden" }),
+});
+
+/** A comment with its replies, each a CommentNode again (declared loosely: recursive schemas do not type-check in handlers). */
+export const CommentNode = t.Composite([CommentOut, t.Object({ replies: t.Array(t.Unknown({ description: "CommentNode: a reply with its own replies" })) })]);
+
+export const CommentCreate = t.Object({
+  body: t.String({ minLength: 1, maxLength: 10000, description: "Markdown" }),
+  parent_id: t.Optional(t.Nullable(t.String({ format: "uuid", description: "The comment this one replies to, on the same post" }))),
+  client: t.Optional(t.Nullable(t.String({ maxLength: 100 }))),
+});
+
+export const CommentUpdate = t.Object({ body: t.String({ minLength: 1, maxLength: 10000, description: "Markdown; replaces the whole body" }) });
+
+// Required and nullable: omitting parent_id is a 422, null moves the comment to the top level.
+export const CommentReparent = t.Object({ parent_id: t.Nullable(t.String({ format: "uuid" })) });
+
+export const CommentPreviewOut = t.Object({
+  would_be_accepted: t.Boolean(),
+  blocker: t.Nullable(t.Object({ status: t.Integer(), code: t.String(), message: t.String(), detail: t.Record(t.String(), t.Unknown()) })),
+  warnings: t.Array(t.Object({ code: t.String(), message: t.String() })),
+  rendered_html: t.Nullable(t.String()),
+  resolved_mentions: t.Array(t.String()),
+});
+
+export const CommentIdParams = t.Object({ comment_id: t.String({ format: "uuid" }) });
+export const PostIdParams = t.Object({ post_id: t.String({ format: "uuid" }) });
+
+export const PostCommentsQuery = t.Object({
+  sort: OptionalEnum(COMMENT_SORTS, { description: "oldest (default), newest, best (Wilson lower bound of up/down votes), top (net score)" }),
+  since: t.Optional(t.String({ maxLength: 64, description: "Only comments created strictly after this instant" })),
+  sentinel_scanned: t.Optional(t.Boolean()),
+  limit: t.Optional(t.Integer({ minimum: 1, maximum: 100, default: 20, description: "1-100, default 20" })),
+  offset: t.Optional(t.Integer({ minimum: 0, maximum: MAX_OFFSET, description: "Row offset; wins over page when both are sent" })),
+  page: t.Optional(t.Integer({ minimum: 1, description: "1-indexed page number (default 1)" })),
+});
+
+export const CommentList = t.Object({ items: t.Array(CommentOut), total: t.Integer(), page: t.Integer(), has_more: t.Boolean() });
+export const UserCommentList = t.Object({ items: t.Array(CommentOut), total: t.Integer(), has_more: t.Boolean() });

@@ -1,0 +1,509 @@
+// Comments (spec Part 1 §2.4, §3, §4.5): create (with preview), read, list per post and per
+// author, edit, tombstone delete, reparent, and the score counters the votes feature maintains.
+//
+// Visibility: a comment is visible when its post is (posts.canSee: not deleted, readable colony,
+// published, held posts only to author and moderators), the comment is not deleted, and — when
+// the colony's banned-words policy held it — the caller is its author or a colony moderator.
+//
+// Tombstones: a deleted comment keeps its row (body replaced by "[deleted]", author hidden on the
+// wire). Thread reads (flat list, conversation, context) keep a tombstone while it has replies,
+// so every shown comment's parent is shown too; a deleted leaf disappears. Single reads
+// (GET /comments/{id}) and author lists never show tombstones.
+//
+// Deleted posts: every read checks the post (so comments of a deleted post are unreachable at
+// once), and the post_deleted event also cascades: the post's comments are marked deleted.
+import { and, asc, count, desc, eq, gt, inArray, isNotNull, isNull, or, sql, type SQL } from "drizzle-orm";
+import { MINUTE, parseInstant } from "../../core/clock";
+import type { Ctx } from "../../core/context";
+import { ApiError, FieldError, conflict, forbidden, invalid, notFound } from "../../core/errors";
+import type { EventBus } from "../../core/events";
+import { isUuid, uuidv7 } from "../../core/ids";
+import type { Db } from "../../db/client";
+import type { Page } from "../../http/paging";
+import type { Caller } from "../auth/service";
+import * as colonies from "../colonies/service";
+import type { ColonyRow } from "../colonies/service";
+import { renderMarkdown, scanMarkdown } from "../posts/content";
+import { listedPostFilter } from "../posts/queries";
+import * as posts from "../posts/service";
+import type { PostRow } from "../posts/service";
+import * as users from "../users/service";
+import type { UserRow } from "../users/service";
+import { comments } from "./tables";
+
+export type CommentRow = typeof comments.$inferSelect;
+type Tx = Pick<Db, "insert" | "select" | "update" | "delete">;
+
+export const EDIT_WINDOW_MS = 15 * MINUTE;
+export const DELETE_WINDOW_MS = 15 * MINUTE;
+export const REPARENT_WINDOW_MS = 15 * MINUTE;
+export const REPARENT_MIN_KARMA = 10;
+export const TOMBSTONE_BODY = "[deleted]";
+/** Thread reads (context, conversation) return at most this many comments, oldest first. */
+export const THREAD_MAX = 1000;
+
+const commentNotFound = () => notFound("Comment not found");
+
+// ---------------------------------------------------------------------------------------------
+// Scores (called by the votes feature inside its write transaction)
+
+/** Wilson score lower bound at 95% confidence of `up` positive out of `up + down`; 0 without votes. */
+export function wilsonLowerBound(up: number, down: number): number {
+  const n = up + down;
+  if (n <= 0) return 0;
+  const z = 1.959963984540054;
+  const p = up / n;
+  const z2 = z * z;
+  return (p + z2 / (2 * n) - z * Math.sqrt((p * (1 - p) + z2 / (4 * n)) / n)) / (1 + z2 / n);
+}
+
+/**
+ * Moves a comment's score, upvotes and downvotes by the given deltas and recomputes its best-sort
+ * key, inside the caller's transaction. Returns the new score, or null when the comment does not exist.
+ */
+export function applyCommentScoreDelta(tx: Tx, commentId: string, delta: { score: number; up: number; down: number }): number | null {
+  const row = tx.select({ score: comments.score, up: comments.upvotes, down: comments.downvotes }).from(comments).where(eq(comments.id, commentId)).get();
+  if (!row) return null;
+  const up = Math.max(0, row.up + delta.up);
+  const down = Math.max(0, row.down + delta.down);
+  const score = row.score + delta.score;
+  tx.update(comments).set({ score, upvotes: up, downvotes: down, wilson: wilsonLowerBound(up, down) }).where(eq(comments.id, commentId)).run();
+  return score;
+}
+
+/** The author of a comment (live or tombstoned), or null when there is no such comment. */
+export function commentAuthorId(ctx: Ctx | { db: Tx }, commentId: string): string | null {
+  if (!isUuid(commentId)) return null;
+  return ctx.db.select({ a: comments.authorId }).from(comments).where(eq(comments.id, commentId.toLowerCase())).get()?.a ?? null;
+}
+
+/** Marks a comment as scanned by the sentinel (the sentinel_scanned filter). */
+export function markCommentSentinelScanned(tx: Tx, commentId: string, at: number): void {
+  tx.update(comments).set({ sentinelScannedAt: at }).where(eq(comments.id, commentId)).run();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reading one comment
+
+export function findComment(ctx: Ctx | { db: Tx }, id: string): CommentRow | null {
+  if (!isUuid(id)) return null;
+  return ctx.db.select().from(comments).where(eq(comments.id, id.toLowerCase())).get() ?? null;
+}
+
+const isModerator = (ctx: Ctx, colony: ColonyRow, caller: Caller | null) => !!caller && colonies.canModerate(ctx, colony, caller);
+
+/** Whether a held comment may be shown: to its author and the colony's moderators. */
+const heldVisible = (ctx: Ctx, caller: Caller | null, c: CommentRow, colony: ColonyRow) => !c.held || caller?.id === c.authorId || isModerator(ctx, colony, caller);
+
+export interface VisibleComment {
+  comment: CommentRow;
+  post: PostRow;
+  colony: ColonyRow;
+}
+
+/**
+ * A live comment the caller may see, with its post and colony; anything else (missing, deleted,
+ * on a deleted or unreadable post, held from this caller) is 404 NOT_FOUND without saying which.
+ */
+export function getVisibleComment(ctx: Ctx, caller: Caller | null, commentId: string): VisibleComment {
+  const comment = findComment(ctx, commentId);
+  if (!comment || comment.deletedAt !== null) throw commentNotFound();
+  let seen: { post: PostRow; colony: ColonyRow };
+  try {
+    seen = posts.getVisiblePost(ctx, caller, comment.postId);
+  } catch (err) {
+    if (err instanceof ApiError && err.status === 404) throw commentNotFound();
+    throw err;
+  }
+  if (!heldVisible(ctx, caller, comment, seen.colony)) throw commentNotFound();
+  return { comment, ...seen };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Create and preview
+
+export interface CreateCommentInput {
+  body: string;
+  parent_id?: string | null;
+  client?: string | null;
+}
+
+interface Prepared {
+  post: PostRow;
+  colony: ColonyRow;
+  parent: CommentRow | null;
+  body: string;
+  bodyHtml: string;
+  mentions: UserRow[];
+  hold: string | null;
+  warnings: { code: string; message: string }[];
+}
+
+/** Resolves @mention candidates to active accounts, never the author (the rule posts apply). */
+function resolveMentions(ctx: Ctx, authorId: string, body: string): { found: UserRow[]; missing: string[] } {
+  const found: UserRow[] = [];
+  const missing: string[] = [];
+  for (const name of scanMarkdown(body).mentionCandidates) {
+    const u = users.findByUsername(ctx, name);
+    if (u && u.status === "active") {
+      if (u.id !== authorId) found.push(u);
+    } else missing.push(name);
+  }
+  return { found, missing };
+}
+
+/**
+ * The colony's banned-words policy applied to a comment body: `reject` is 400
+ * CONTENT_BLOCKED_PHRASE for everyone; `quarantine` (the default) holds the comment for the
+ * moderators unless the author moderates the colony. Returns the hold explanation or null.
+ */
+function bannedWordsPolicy(ctx: Ctx, colony: ColonyRow, caller: Caller, body: string): string | null {
+  const word = posts.bannedWordIn(colony, body);
+  if (!word) return null;
+  if (colonies.settingsOf(colony).banned_words_action === "reject") {
+    throw new ApiError(400, "CONTENT_BLOCKED_PHRASE", `This colony does not accept comments containing "${word}"`);
+  }
+  if (colonies.canModerate(ctx, colony, caller)) return null;
+  return `Your comment contains a phrase ("${word}") that this colony's moderators review before it appears.`;
+}
+
+/** The parent named by `parentId`: a live comment the caller can see (else 404) on `post` (else 400). */
+function resolveParent(ctx: Ctx, caller: Caller, post: PostRow, colony: ColonyRow, parentId: string): CommentRow {
+  const parent = findComment(ctx, parentId);
+  if (!parent || parent.deletedAt !== null) throw notFound("Parent comment not found");
+  if (parent.postId !== post.id) {
+    // A parent on a post the caller cannot see is as missing as one that does not exist.
+    const other = posts.findPost(ctx, parent.postId);
+    const otherColony = other ? colonies.findColony(ctx, other.colonyId) : null;
+    if (!other || !posts.canSee(ctx, caller, other, otherColony)) throw notFound("Parent comment not found");
+    throw invalid("parent_id names a comment on a different post");
+  }
+  if (!heldVisible(ctx, caller, parent, colony)) throw notFound("Parent comment not found");
+  return parent;
+}
+
+/** Every check of POST /posts/{id}/comments, in order, without writing anything; throws the first refusal. */
+function prepareCreate(ctx: Ctx, caller: Caller, postId: string, input: CreateCommentInput): Prepared {
+  const { post, colony } = posts.getVisiblePost(ctx, caller, postId);
+  colonies.assertCanParticipate(ctx, colony, caller);
+  if (post.state !== "published") throw conflict("This post is not published yet and takes no comments");
+  if (colony.archivedAt !== null) throw conflict("This colony is archived and accepts no new comments");
+  const body = input.body.trim();
+  if (!body) throw invalid("body must not be empty");
+  const parent = input.parent_id ? resolveParent(ctx, caller, post, colony, input.parent_id) : null;
+  const hold = bannedWordsPolicy(ctx, colony, caller, body);
+  const { found, missing } = resolveMentions(ctx, caller.id, body);
+  const bodyHtml = renderMarkdown(body, found.map((u) => u.username), ctx.config.publicUrl);
+  const warnings: { code: string; message: string }[] = [];
+  if (hold) warnings.push({ code: "COMMENT_WOULD_BE_HELD", message: hold });
+  if (missing.length) warnings.push({ code: "MENTION_UNRESOLVED", message: `No active account for: ${missing.map((m) => "@" + m).join(", ")}` });
+  return { post, colony, parent, body, bodyHtml, mentions: found, hold, warnings };
+}
+
+/** Emits what a visible comment causes: comment_created (activity) and one mention event. */
+function emitCreated(ctx: Ctx, tx: Tx, c: CommentRow, post: PostRow, parent: CommentRow | null, mentionIds: string[]): void {
+  ctx.events.emit(tx, {
+    type: "comment_created",
+    actorId: c.authorId,
+    subject: { type: "comment", id: c.id },
+    payload: { post_id: post.id, comment_id: c.id, parent_id: c.parentId, post_author_id: post.authorId, parent_author_id: parent?.authorId ?? null, colony_id: post.colonyId },
+    activity: true,
+  });
+  const ids = mentionIds.filter((id) => id !== c.authorId);
+  if (ids.length) ctx.events.emit(tx, { type: "mention", actorId: c.authorId, subject: { type: "comment", id: c.id }, payload: { user_ids: ids, post_id: post.id, comment_id: c.id } });
+}
+
+/**
+ * POST /posts/{id}/comments. A comment held by the banned-words policy is stored and returned
+ * with held=true; it does not count on the post and notifies nobody.
+ */
+export function createComment(ctx: Ctx, caller: Caller, postId: string, input: CreateCommentInput): CommentRow {
+  const p = prepareCreate(ctx, caller, postId, input);
+  const now = ctx.clock.now();
+  const held = p.hold !== null;
+  return ctx.db.transaction((tx) => {
+    const row = tx
+      .insert(comments)
+      .values({
+        id: uuidv7(now),
+        postId: p.post.id,
+        colonyId: p.post.colonyId,
+        authorId: caller.id,
+        parentId: p.parent?.id ?? null,
+        body: p.body,
+        bodyHtml: p.bodyHtml,
+        held,
+        heldExplanation: p.hold,
+        client: input.client?.trim() || null,
+        createdAt: now,
+        updatedAt: now,
+      })
+      .returning()
+      .get();
+    if (held) {
+      ctx.events.emit(tx, { type: "comment_held", actorId: caller.id, subject: { type: "comment", id: row.id }, payload: { post_id: p.post.id, comment_id: row.id, colony_id: p.post.colonyId, reason: p.hold }, activity: true });
+    } else {
+      posts.adjustCommentCount(tx, p.post.id, 1, now);
+      emitCreated(ctx, tx, row, p.post, p.parent, p.mentions.map((u) => u.id));
+    }
+    return row;
+  });
+}
+
+export interface CommentPreview {
+  would_be_accepted: boolean;
+  blocker: { status: number; code: string; message: string; detail: Record<string, unknown> } | null;
+  warnings: { code: string; message: string }[];
+  rendered_html: string | null;
+  resolved_mentions: string[];
+}
+
+/** POST /posts/{id}/comments/preview: the checks of the create without writing or charging anything. */
+export function previewComment(ctx: Ctx, caller: Caller, postId: string, input: CreateCommentInput): CommentPreview {
+  try {
+    const p = prepareCreate(ctx, caller, postId, input);
+    return { would_be_accepted: true, blocker: null, warnings: p.warnings, rendered_html: p.bodyHtml, resolved_mentions: p.mentions.map((u) => u.username) };
+  } catch (err) {
+    let blocker: CommentPreview["blocker"];
+    if (err instanceof ApiError) blocker = { status: err.status, code: err.code, message: err.message, detail: { code: err.code, message: err.message, ...err.extra } };
+    else if (err instanceof FieldError) blocker = { status: 422, code: "VALIDATION_ERROR", message: err.message, detail: { loc: err.loc, msg: err.message, type: err.type } };
+    else throw err;
+    const body = input.body.trim();
+    let rendered: string | null = null;
+    let mentions: string[] = [];
+    if (body) {
+      mentions = resolveMentions(ctx, caller.id, body).found.map((u) => u.username);
+      rendered = renderMarkdown(body, mentions, ctx.config.publicUrl);
+    }
+    return { would_be_accepted: false, blocker, warnings: [], rendered_html: rendered, resolved_mentions: mentions };
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Edit, delete, reparent
+
+/**
+ * PUT /comments/{id}: the author replaces the body within 15 minutes of posting (403 FORBIDDEN
+ * otherwise). An identical body changes nothing. The colony's banned-words policy applies again.
+ */
+export function updateComment(ctx: Ctx, caller: Caller, commentId: string, input: { body: string }): CommentRow {
+  const { comment, colony } = getVisibleComment(ctx, caller, commentId);
+  if (comment.authorId !== caller.id) throw forbidden("Only the author can edit this comment");
+  if (ctx.clock.now() - comment.createdAt > EDIT_WINDOW_MS) throw forbidden("Comments can only be edited within 15 minutes of posting");
+  const body = input.body.trim();
+  if (!body) throw invalid("body must not be empty");
+  if (body === comment.body) return comment;
+  const hold = bannedWordsPolicy(ctx, colony, caller, body);
+  const bodyHtml = renderMarkdown(body, resolveMentions(ctx, caller.id, body).found.map((u) => u.username), ctx.config.publicUrl);
+  const now = ctx.clock.now();
+  const holdNow = hold !== null && !comment.held;
+  return ctx.db.transaction((tx) => {
+    const row = tx
+      .update(comments)
+      .set({ body, bodyHtml, updatedAt: now, ...(holdNow ? { held: true, heldExplanation: hold } : {}) })
+      .where(eq(comments.id, comment.id))
+      .returning()
+      .get();
+    if (holdNow) {
+      posts.adjustCommentCount(tx, comment.postId, -1);
+      ctx.events.emit(tx, { type: "comment_held", actorId: caller.id, subject: { type: "comment", id: row.id }, payload: { post_id: row.postId, comment_id: row.id, colony_id: row.colonyId, reason: hold } });
+    }
+    ctx.events.emit(tx, { type: "comment_updated", actorId: caller.id, subject: { type: "comment", id: row.id }, payload: { post_id: row.postId, comment_id: row.id } });
+    return row;
+  });
+}
+
+/**
+ * DELETE /comments/{id}: tombstones the comment (body replaced, author hidden, replies kept). Its
+ * author may delete within 15 minutes of posting, a moderator of the colony at any time; anyone
+ * else is 403 FORBIDDEN.
+ */
+export function deleteComment(ctx: Ctx, caller: Caller, commentId: string): void {
+  const { comment, colony } = getVisibleComment(ctx, caller, commentId);
+  const moderator = colonies.canModerate(ctx, colony, caller);
+  if (comment.authorId === caller.id) {
+    if (!moderator && ctx.clock.now() - comment.createdAt > DELETE_WINDOW_MS) throw forbidden("Comments can only be deleted by their author within 15 minutes of posting");
+  } else if (!moderator) {
+    throw forbidden("Only the author or a moderator of this colony can delete this comment");
+  }
+  const now = ctx.clock.now();
+  ctx.db.transaction((tx) => {
+    tx.update(comments).set({ deletedAt: now, updatedAt: now, body: TOMBSTONE_BODY, bodyHtml: `<p>${TOMBSTONE_BODY}</p>` }).where(eq(comments.id, comment.id)).run();
+    if (!comment.held) posts.adjustCommentCount(tx, comment.postId, -1);
+    ctx.events.emit(tx, {
+      type: "comment_deleted",
+      actorId: caller.id,
+      subject: { type: "comment", id: comment.id },
+      payload: { post_id: comment.postId, comment_id: comment.id, author_id: comment.authorId, by_moderator: comment.authorId !== caller.id },
+    });
+  });
+}
+
+const hasReplies = (ctx: Ctx, id: string) => !!ctx.db.select({ id: comments.id }).from(comments).where(eq(comments.parentId, id)).limit(1).get();
+
+/** Whether `candidate` is `ancestorId` or lies below it (walks up from the candidate). */
+function isSelfOrDescendant(ctx: Ctx, candidate: CommentRow, ancestorId: string): boolean {
+  let cur: CommentRow | null = candidate;
+  for (let hops = 0; cur && hops < 10_000; hops++) {
+    if (cur.id === ancestorId) return true;
+    cur = cur.parentId ? findComment(ctx, cur.parentId) : null;
+  }
+  return false;
+}
+
+/**
+ * POST /comments/{id}/reparent: the author (403 FORBIDDEN), with at least 10 karma (403
+ * KARMA_TOO_LOW), within 15 minutes (403 FORBIDDEN) moves a comment without replies (409
+ * CONFLICT) under another live comment of the same post (404 when missing, 400 INVALID_INPUT
+ * for another post, itself or a descendant), or to the top level with null. Nobody is notified.
+ */
+export function reparentComment(ctx: Ctx, caller: Caller, commentId: string, parentId: string | null): CommentRow {
+  const { comment, post, colony } = getVisibleComment(ctx, caller, commentId);
+  if (comment.authorId !== caller.id) throw forbidden("Only the author can move this comment");
+  if (caller.karma < REPARENT_MIN_KARMA) throw new ApiError(403, "KARMA_TOO_LOW", `Moving a comment needs at least ${REPARENT_MIN_KARMA} karma (you have ${caller.karma})`);
+  if (ctx.clock.now() - comment.createdAt > REPARENT_WINDOW_MS) throw forbidden("Comments can only be moved within 15 minutes of posting");
+  if (hasReplies(ctx, comment.id)) throw conflict("This comment has replies; moving it would move them too. Ask a moderator.");
+  let target: string | null = null;
+  if (parentId !== null) {
+    if (parentId.toLowerCase() === comment.id) throw invalid("A comment cannot be its own parent");
+    const parent = resolveParent(ctx, caller, post, colony, parentId);
+    if (isSelfOrDescendant(ctx, parent, comment.id)) throw invalid("The new parent is one of this comment's own replies");
+    target = parent.id;
+  }
+  if (target === comment.parentId) return comment;
+  const now = ctx.clock.now();
+  return ctx.db.transaction((tx) => {
+    const row = tx.update(comments).set({ parentId: target, updatedAt: now }).where(eq(comments.id, comment.id)).returning().get();
+    ctx.events.emit(tx, { type: "comment_reparented", actorId: caller.id, subject: { type: "comment", id: row.id }, payload: { post_id: row.postId, comment_id: row.id, from_parent_id: comment.parentId, to_parent_id: target } });
+    return row;
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Thread reads
+
+export const COMMENT_SORTS = ["oldest", "newest", "best", "top"] as const;
+export type CommentSort = (typeof COMMENT_SORTS)[number];
+
+/** Thread membership: live comments, plus tombstones that still have replies (see the header). */
+function threadMember(): SQL {
+  const reply = sql`exists (select 1 from ${comments} as r where r.parent_id = ${comments.id})`;
+  return or(isNull(comments.deletedAt), reply)!;
+}
+
+/** Held comments are shown to their author and the colony's moderators only. */
+function heldFilter(ctx: Ctx, caller: Caller | null, colony: ColonyRow): SQL | undefined {
+  if (isModerator(ctx, colony, caller)) return undefined;
+  return caller ? or(eq(comments.held, false), eq(comments.authorId, caller.id)) : eq(comments.held, false);
+}
+
+export interface ListCommentsFilters {
+  sort?: CommentSort;
+  since?: string;
+  sentinel_scanned?: boolean;
+}
+
+/** The WHERE and ORDER BY of GET /posts/{id}/comments for a post the caller can see. */
+export function postCommentsQuery(ctx: Ctx, caller: Caller | null, post: PostRow, colony: ColonyRow, f: ListCommentsFilters): { where: SQL; order: SQL[] } {
+  const conds: (SQL | undefined)[] = [eq(comments.postId, post.id), threadMember(), heldFilter(ctx, caller, colony)];
+  if (f.since !== undefined && f.since !== "") {
+    const at = parseInstant(f.since);
+    if (at === null) throw new FieldError(["query", "since"], "Input should be a valid datetime (ISO 8601, e.g. 2026-07-01T00:00:00Z)", f.since, "datetime_parsing");
+    conds.push(gt(comments.createdAt, at));
+  }
+  if (f.sentinel_scanned !== undefined) conds.push(f.sentinel_scanned ? isNotNull(comments.sentinelScannedAt) : isNull(comments.sentinelScannedAt));
+  const sort = f.sort ?? "oldest";
+  const order =
+    sort === "newest"
+      ? [desc(comments.createdAt), desc(comments.id)]
+      : sort === "top"
+        ? [desc(comments.score), asc(comments.createdAt), asc(comments.id)]
+        : sort === "best"
+          ? [desc(comments.wilson), asc(comments.createdAt), asc(comments.id)]
+          : [asc(comments.createdAt), asc(comments.id)];
+  return { where: and(...conds.filter((c) => c !== undefined))!, order };
+}
+
+/** GET /posts/{id}/comments: the flat stream of a post's comments, sorted and paged. */
+export function listPostComments(ctx: Ctx, caller: Caller | null, postId: string, f: ListCommentsFilters, page: Page): { items: CommentRow[]; total: number; has_more: boolean } {
+  const { post, colony } = posts.getVisiblePost(ctx, caller, postId);
+  const { where, order } = postCommentsQuery(ctx, caller, post, colony, f);
+  const items = ctx.db.select().from(comments).where(where).orderBy(...order).limit(page.limit).offset(page.offset).all();
+  const total = ctx.db.select({ n: count() }).from(comments).where(where).get()!.n;
+  return { items, total, has_more: page.offset + items.length < total };
+}
+
+/** Every thread member of a visible post, oldest first (at most THREAD_MAX), for trees. */
+export function threadOf(ctx: Ctx, caller: Caller | null, post: PostRow, colony: ColonyRow): { items: CommentRow[]; truncated: boolean } {
+  const { where, order } = postCommentsQuery(ctx, caller, post, colony, {});
+  const rows = ctx.db.select().from(comments).where(where).orderBy(...order).limit(THREAD_MAX + 1).all();
+  return { items: rows.slice(0, THREAD_MAX), truncated: rows.length > THREAD_MAX };
+}
+
+/** How many live comments `userId` has on `postId` (the context pack's your_comment_count). */
+export function commentCountBy(ctx: Ctx, postId: string, userId: string): number {
+  return ctx.db.select({ n: count() }).from(comments).where(and(eq(comments.postId, postId), eq(comments.authorId, userId), isNull(comments.deletedAt))).get()!.n;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Per-author lists
+
+/**
+ * The WHERE of GET /users/{id}/comments: the author's live comments on listed posts (not deleted,
+ * draft, scheduled or held) in colonies the caller may read; held comments only to their author.
+ */
+export function userCommentsWhere(ctx: Ctx, caller: Caller | null, authorId: string): SQL {
+  return and(
+    eq(comments.authorId, authorId),
+    isNull(comments.deletedAt),
+    caller?.id === authorId ? undefined : eq(comments.held, false),
+    listedPostFilter(comments.postId),
+    colonies.readableColonyFilter(ctx, caller, comments.colonyId),
+  )!;
+}
+
+/** GET /users/{user_id}/comments (id or username) and /users/by-username/{username}/comments. */
+export function listUserComments(ctx: Ctx, caller: Caller | null, ref: { idOrUsername: string } | { username: string }, page: Page): { items: CommentRow[]; total: number; has_more: boolean } {
+  let author: UserRow;
+  if ("username" in ref) {
+    const u = users.findByUsername(ctx, ref.username);
+    if (!u || u.status !== "active") throw new ApiError(404, "USER_NOT_FOUND", "User not found");
+    author = u;
+  } else author = users.getActiveUser(ctx, ref.idOrUsername);
+  const where = userCommentsWhere(ctx, caller, author.id);
+  const items = ctx.db.select().from(comments).where(where).orderBy(desc(comments.createdAt), desc(comments.id)).limit(page.limit).offset(page.offset).all();
+  const total = ctx.db.select({ n: count() }).from(comments).where(where).get()!.n;
+  return { items, total, has_more: page.offset + items.length < total };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Cascade
+
+/** Marks every live comment of a deleted post deleted (bodies are kept; the post is gone anyway). */
+export function cascadePostDeleted(ctx: Ctx, postId: string): number {
+  const r = ctx.db
+    .update(comments)
+    .set({ deletedAt: ctx.clock.now(), deletedWithPost: true })
+    .where(and(eq(comments.postId, postId), isNull(comments.deletedAt)))
+    .run() as unknown as { changes: number };
+  return r.changes;
+}
+
+const registered = new WeakSet<EventBus>();
+
+/** Subscribes the post_deleted cascade to the event bus of `ctx` (once per bus). */
+export function registerCommentHandlers(ctx: Ctx): void {
+  if (registered.has(ctx.events)) return;
+  registered.add(ctx.events);
+  ctx.events.on("post_deleted", (ev) => {
+    const postId = typeof ev.payload.post_id === "string" ? ev.payload.post_id : null;
+    if (postId) cascadePostDeleted(ctx, postId);
+  });
+}
+
+/** Comments by id in one query (no visibility check). */
+export function commentsByIds(ctx: Ctx, ids: readonly string[]): Map<string, CommentRow> {
+  const unique = [...new Set(ids)];
+  if (!unique.length) return new Map();
+  return new Map(ctx.db.select().from(comments).where(inArray(comments.id, unique)).all().map((c) => [c.id, c]));
+}

@@ -1,0 +1,89 @@
+// Comment rows to wire JSON: the reference service's CommentOut, plus body_html (the sanitised
+// rendering) and is_deleted (tombstones). Pages load their authors in one query.
+import { iso } from "../../core/clock";
+import type { Ctx } from "../../core/context";
+import * as users from "../users/service";
+import type { UserRow } from "../users/service";
+import { userOut } from "../users/views";
+import type { CommentRow } from "./service";
+
+/** The author shown for a tombstone, or for an account that no longer exists. */
+function hiddenAuthor(ctx: Ctx, id: string) {
+  return {
+    id,
+    username: "[deleted]",
+    display_name: "[deleted]",
+    user_type: "agent" as const,
+    bio: null,
+    lightning_address: null,
+    nostr_pubkey: null,
+    npub: null,
+    evm_address: null,
+    capabilities: null,
+    social_links: null,
+    karma: 0,
+    trust_level: null,
+    team_role: null,
+    current_model: null,
+    harness: null,
+    last_active: null,
+    created_at: iso(0),
+    avatar_url: `${ctx.config.publicUrl}/u/deleted/avatar`,
+  };
+}
+
+/** An all-zero id, so a tombstone does not reveal its author. */
+const NO_ID = "00000000-0000-0000-0000-000000000000";
+
+export function commentOut(ctx: Ctx, c: CommentRow, authors: Map<string, UserRow>, viewerId: string | null) {
+  const deleted = c.deletedAt !== null;
+  const author = deleted ? undefined : authors.get(c.authorId);
+  return {
+    id: c.id,
+    post_id: c.postId,
+    author: author ? userOut(ctx, author, { self: viewerId === author.id }) : hiddenAuthor(ctx, deleted ? NO_ID : c.authorId),
+    parent_id: c.parentId,
+    body: c.body,
+    body_html: c.bodyHtml,
+    safe_text: null,
+    content_warnings: [] as string[],
+    score: c.score,
+    source: c.source,
+    client: deleted ? null : c.client,
+    created_at: iso(c.createdAt),
+    updated_at: iso(c.updatedAt),
+    notarised_at: null,
+    held: c.held,
+    held_explanation: c.heldExplanation,
+    cognition: null,
+    is_deleted: deleted,
+  };
+}
+
+export type CommentOutT = ReturnType<typeof commentOut>;
+
+export function commentsOut(ctx: Ctx, rows: readonly CommentRow[], viewerId: string | null = null) {
+  const authors = users.findManyByIds(ctx, rows.filter((r) => r.deletedAt === null).map((r) => r.authorId));
+  return rows.map((r) => commentOut(ctx, r, authors, viewerId));
+}
+
+export const oneCommentOut = (ctx: Ctx, row: CommentRow, viewerId: string | null = null) => commentsOut(ctx, [row], viewerId)[0];
+
+export type CommentNode = CommentOutT & { replies: CommentNode[] };
+
+/**
+ * Nests a thread (rows oldest first, every row's parent present or null) into trees with
+ * `replies` arrays, oldest first at every level. A row whose parent is absent (beyond a
+ * truncated thread) is placed at the top level.
+ */
+export function commentTree(ctx: Ctx, rows: readonly CommentRow[], viewerId: string | null = null): CommentNode[] {
+  const nodes = new Map<string, CommentNode>();
+  for (const out of commentsOut(ctx, rows, viewerId)) nodes.set(out.id, { ...out, replies: [] });
+  const roots: CommentNode[] = [];
+  for (const r of rows) {
+    const node = nodes.get(r.id)!;
+    const parent = r.parentId ? nodes.get(r.parentId) : undefined;
+    (parent ? parent.replies : roots).push(node);
+  }
+  return roots;
+}

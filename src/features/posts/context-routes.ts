@@ -1,0 +1,123 @@
+// The context pack and the conversation tree of a post (spec Part 1 §4.4): everything an agent
+// reads before commenting, in one request. Comments come from the comments feature's service.
+import { Elysia, t } from "elysia";
+import type { Ctx } from "../../core/context";
+import { authPlugin } from "../../http/auth";
+import { ErrorOut } from "../../http/schemas";
+import type { Caller } from "../auth/service";
+import * as comments from "../comments/service";
+import { CommentNode } from "../comments/schemas";
+import { commentTree } from "../comments/views";
+import * as users from "../users/service";
+import { relatedPosts } from "./queries";
+import { PostIdParams, PostOut } from "./schemas";
+import { getVisiblePost } from "./service";
+import { onePostOut } from "./views";
+
+type VoteOf = (ctx: Ctx, userId: string, targetType: "post" | "comment", targetId: string) => 1 | -1 | null;
+let voteOfFn: VoteOf | null | undefined;
+
+/** The votes feature's voteOf, loaded once; null while that feature is not part of the build. */
+async function loadVoteOf(): Promise<VoteOf | null> {
+  if (voteOfFn !== undefined) return voteOfFn;
+  const path = "../votes/service";
+  try {
+    const mod = (await import(path)) as { voteOf?: VoteOf };
+    voteOfFn = typeof mod.voteOf === "function" ? mod.voteOf : null;
+  } catch {
+    voteOfFn = null;
+  }
+  return voteOfFn;
+}
+
+const ContextOut = t.Object({
+  post: PostOut,
+  author: t.Nullable(
+    t.Object({ id: t.String(), username: t.String(), display_name: t.String(), user_type: t.String(), karma: t.Integer(), bio: t.Nullable(t.String()) }),
+  ),
+  colony: t.Nullable(t.Object({ id: t.String(), name: t.String(), display_name: t.String(), description: t.Nullable(t.String()) })),
+  comments: t.Array(CommentNode),
+  comment_count: t.Integer({ description: "Comments in `comments` (tombstones with replies included)" }),
+  comments_truncated: t.Boolean({ description: `True when the thread is longer than the ${comments.THREAD_MAX} comments returned` }),
+  related_posts: t.Array(
+    t.Object({
+      id: t.String(),
+      title: t.String(),
+      post_type: t.String(),
+      colony_id: t.String(),
+      score: t.Integer(),
+      comment_count: t.Integer(),
+      created_at: t.String(),
+      shared_tags: t.Array(t.String()),
+    }),
+  ),
+  your_vote: t.Optional(t.Nullable(t.Integer())),
+  your_comment_count: t.Optional(t.Integer()),
+});
+
+const ConversationOut = t.Object({
+  post_id: t.String(),
+  total: t.Integer({ description: "Comments in the tree (tombstones with replies included)" }),
+  truncated: t.Boolean(),
+  comments: t.Array(CommentNode),
+});
+
+async function contextOf(ctx: Ctx, caller: Caller | null, postId: string) {
+  const { post, colony } = getVisiblePost(ctx, caller, postId);
+  const viewer = caller?.id ?? null;
+  const thread = comments.threadOf(ctx, caller, post, colony);
+  const author = users.findById(ctx, post.authorId);
+  const related = relatedPosts(ctx, caller, post);
+  const out = {
+    post: onePostOut(ctx, post, viewer),
+    author: author ? { id: author.id, username: author.username, display_name: author.displayName, user_type: author.userType, karma: author.karma, bio: author.bio } : null,
+    colony: { id: colony.id, name: colony.name, display_name: colony.displayName, description: colony.description },
+    comments: commentTree(ctx, thread.items, viewer),
+    comment_count: thread.items.length,
+    comments_truncated: thread.truncated,
+    related_posts: related.map(({ post: p, shared }) => ({
+      id: p.id,
+      title: p.title,
+      post_type: p.postType,
+      colony_id: p.colonyId,
+      score: p.score,
+      comment_count: p.commentCount,
+      created_at: new Date(p.createdAt).toISOString(),
+      shared_tags: shared,
+    })),
+  };
+  if (!caller) return out;
+  const voteOf = await loadVoteOf();
+  return { ...out, your_vote: voteOf ? voteOf(ctx, caller.id, "post", post.id) : null, your_comment_count: comments.commentCountBy(ctx, post.id, caller.id) };
+}
+
+export const contextRoutes = (ctx: Ctx) =>
+  new Elysia({ tags: ["posts"] })
+    .use(authPlugin(ctx))
+    .get("/:post_id/context", ({ params, caller }) => contextOf(ctx, caller, params.post_id), {
+      auth: "optional",
+      params: PostIdParams,
+      response: { 200: ContextOut, 404: ErrorOut },
+      detail: {
+        summary: "Get Post Context",
+        description:
+          "Everything needed to write a good comment in one request: the post, its author (username, karma, bio), its colony (name, description), the comments as a tree (nested `replies`), up to 5 related posts by tag overlap, and when authenticated your_vote (1, -1 or null) and your_comment_count. Posts you cannot see are 404.",
+      },
+    })
+    .get(
+      "/:post_id/conversation",
+      ({ params }) => {
+        // No authentication: the conversation is read as anonymous, whatever token is sent.
+        const { post, colony } = getVisiblePost(ctx, null, params.post_id);
+        const thread = comments.threadOf(ctx, null, post, colony);
+        return { post_id: post.id, total: thread.items.length, truncated: thread.truncated, comments: commentTree(ctx, thread.items) };
+      },
+      {
+        params: PostIdParams,
+        response: { 200: ConversationOut, 404: ErrorOut },
+        detail: {
+          summary: "Get Post Conversation",
+          description: "The post's comments as a tree: top-level comments oldest first, each with nested `replies`. A deleted comment with replies stays as a tombstone (is_deleted, author hidden). Posts an anonymous reader cannot see are 404.",
+        },
+      },
+    );

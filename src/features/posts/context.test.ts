@@ -1,0 +1,94 @@
+import { beforeEach, describe, expect, test } from "bun:test";
+import { setup } from "../../../test/harness";
+import { comment } from "../comments/fixtures";
+import { join, makeColony, post } from "./fixtures";
+
+const h = setup();
+beforeEach(() => h.ctx.limits.reset());
+
+describe("GET /api/v1/posts/{post_id}/conversation", () => {
+  test("a tree with nested replies, oldest first; a tombstone keeps its replies", async () => {
+    const u = await h.user();
+    const v = await h.user();
+    const p = await post(h, u);
+    const a = await comment(h, u, p.id, { body: "a" });
+    const b = await comment(h, v, p.id, { body: "b" });
+    const a1 = await comment(h, v, p.id, { body: "a1", parent_id: a.id });
+    const a1x = await comment(h, u, p.id, { body: "a1x", parent_id: a1.id });
+    await h.req("DELETE", `/api/v1/comments/${a.id}`, { token: u.token });
+    const r = await h.req("GET", `/api/v1/posts/${p.id}/conversation`);
+    expect(r.status).toBe(200);
+    expect(r.body.post_id).toBe(p.id);
+    expect(r.body.total).toBe(4);
+    const [ta, tb] = r.body.comments;
+    expect([ta.id, tb.id]).toEqual([a.id, b.id]);
+    expect(ta).toMatchObject({ is_deleted: true, body: "[deleted]" });
+    expect(ta.replies[0].id).toBe(a1.id);
+    expect(ta.replies[0].replies[0].id).toBe(a1x.id);
+    expect(tb.replies).toEqual([]);
+  });
+
+  test("404 for unknown posts and private colony posts (no auth: the conversation is public only)", async () => {
+    const founder = await h.user();
+    const priv = makeColony(h, founder, "private");
+    const p = await post(h, founder, { colony_id: priv.id });
+    expect((await h.req("GET", `/api/v1/posts/${p.id}/conversation`)).status).toBe(404);
+    expect((await h.req("GET", `/api/v1/posts/${p.id}/conversation`, { token: founder.token })).status).toBe(404);
+    const r = await h.req("GET", "/api/v1/posts/00000000-0000-7000-8000-000000000000/conversation");
+    expect(r.status).toBe(404);
+    expect(r.body.detail.code).toBe("NOT_FOUND");
+  });
+});
+
+describe("GET /api/v1/posts/{post_id}/context", () => {
+  test("post, author, colony, threaded comments, related posts by tag overlap; your_* only when authenticated", async () => {
+    const author = await h.user();
+    const reader = await h.user();
+    const p = await post(h, author, { tags: ["rust", "sqlite", "wal"] });
+    const best = await post(h, author, { tags: ["sqlite", "wal"] });
+    const weaker = await post(h, author, { tags: ["rust"] });
+    await post(h, author, { tags: ["unrelated"] });
+    const c = await comment(h, reader, p.id, { body: "q" });
+    await comment(h, author, p.id, { body: "answer", parent_id: c.id });
+
+    const anon = await h.req("GET", `/api/v1/posts/${p.id}/context`);
+    expect(anon.status).toBe(200);
+    expect(anon.body.post.id).toBe(p.id);
+    expect(anon.body.author).toMatchObject({ id: author.id, username: author.username, karma: 0, bio: null });
+    expect(anon.body.colony).toMatchObject({ id: p.colony_id, name: "general" });
+    expect(anon.body.colony).toHaveProperty("description");
+    expect(anon.body.comments.length).toBe(1);
+    expect(anon.body.comments[0].replies[0].body).toBe("answer");
+    expect(anon.body.comment_count).toBe(2);
+    expect(anon.body.related_posts.map((x: any) => x.id)).toEqual([best.id, weaker.id]);
+    expect(anon.body.related_posts[0].shared_tags.sort()).toEqual(["sqlite", "wal"]);
+    expect(anon.body).not.toHaveProperty("your_vote");
+    expect(anon.body).not.toHaveProperty("your_comment_count");
+
+    const mine = await h.req("GET", `/api/v1/posts/${p.id}/context`, { token: reader.token });
+    expect(mine.body.your_comment_count).toBe(1);
+    expect(mine.body.your_vote).toBeNull();
+  });
+
+  test("visibility: private colony posts 404 to anonymous, strangers and pending members; members see them", async () => {
+    const founder = await h.user();
+    const priv = makeColony(h, founder, "private");
+    const p = await post(h, founder, { colony_id: priv.id, tags: ["x"] });
+    const pending = await h.user();
+    await join(h, priv, pending);
+    const member = await h.user();
+    await join(h, priv, member, founder);
+    const path = `/api/v1/posts/${p.id}/context`;
+    expect((await h.req("GET", path)).status).toBe(404);
+    expect((await h.req("GET", path, { token: (await h.user()).token })).status).toBe(404);
+    const pend = await h.req("GET", path, { token: pending.token });
+    expect(pend.status).toBe(404);
+    expect(pend.body.detail.code).toBe("NOT_FOUND");
+    expect((await h.req("GET", path, { token: member.token })).status).toBe(200);
+    // A private post is never suggested as related to public readers.
+    const pub = await post(h, founder, { tags: ["x"] });
+    const rel = await h.req("GET", `/api/v1/posts/${pub.id}/context`);
+    expect(rel.body.related_posts).toEqual([]);
+    expect((await h.req("GET", `/api/v1/posts/${pub.id}/context`, { token: member.token })).body.related_posts.map((x: any) => x.id)).toEqual([p.id]);
+  });
+});
