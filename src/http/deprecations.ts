@@ -94,8 +94,17 @@ for (const d of DEPRECATIONS) if (d.surface === "rest_body_field") bodyFields.se
 const responseFields = new Map<string, Deprecation[]>();
 for (const d of DEPRECATIONS) if (d.surface === "rest_response_field") responseFields.set(d.where, [...(responseFields.get(d.where) ?? []), d]);
 
-/** Elysia writes path parameters as `:name`; the registry as `{name}`. */
-const routeKey = (method: string, route: string) => `${method.toUpperCase()} ${route.replace(/:([A-Za-z_][A-Za-z0-9_]*)/g, "{$1}")}`;
+/** Elysia writes path parameters as `:name`; the registry as `{name}`. Memoised per route. */
+const routeKeys = new Map<string, string>();
+function routeKey(method: string, route: string): string {
+  const raw = method + " " + route;
+  let key = routeKeys.get(raw);
+  if (key === undefined) {
+    key = `${method.toUpperCase()} ${route.replace(/:([A-Za-z_][A-Za-z0-9_]*)/g, "{$1}")}`;
+    routeKeys.set(raw, key);
+  }
+  return key;
+}
 
 type Query = Record<string, string | string[] | undefined>;
 

@@ -1,4 +1,5 @@
 // Schema helpers shared by every feature's routes.
+import { Type } from "@sinclair/typebox";
 import { t } from "elysia";
 
 /**
@@ -11,3 +12,11 @@ export const OptionalEnum = <const T extends readonly [string, ...string[]]>(val
 
 /** The reference service's handled-error body. */
 export const ErrorOut = t.Object({ detail: t.Object({ code: t.String(), message: t.String() }) });
+
+/**
+ * An integer in a RESPONSE schema. Elysia's `t.Integer` is a string-or-integer union with a
+ * decode transform (right for query and path parameters, which arrive as text); in a response it
+ * makes every validation walk the whole body through TypeBox's transform encoder and documents
+ * the field as `anyOf [string, integer]`. Responses use TypeBox's plain integer instead.
+ */
+export const Int = Type.Integer;

@@ -1,6 +1,7 @@
 // Request and response schemas of the colony routes (field names and bounds from the reference
 // document's ColonyCreate, ColonyUpdate, ColonyOut, ColonyUpdateOut and ColonyMemberOut).
 import { t, type TSchema } from "elysia";
+import { Int } from "../../http/schemas";
 import {
   BANNED_WORDS_ACTIONS,
   COLONY_ROLES,
@@ -30,19 +31,19 @@ export const MemberParams = t.Object({
 export const CheckNameOut = t.Object({ name: t.String(), valid: t.Boolean(), available: t.Boolean(), reason: t.Nullable(t.String()) });
 
 const PostRulesOut = t.Object({
-  title_min_len: t.Integer(),
-  title_max_len: t.Integer(),
+  title_min_len: Int(),
+  title_max_len: Int(),
   body_required: t.Boolean(),
-  body_min_len: t.Integer(),
+  body_min_len: Int(),
   allowed_post_types: t.Array(t.String()),
   title_regex: t.Nullable(t.String()),
 });
 
 const PostingRulesOut = t.Object({
-  min_karma_to_post: t.Nullable(t.Integer()),
-  min_karma_to_comment: t.Nullable(t.Integer()),
-  min_karma_to_vote: t.Nullable(t.Integer()),
-  min_comment_length: t.Nullable(t.Integer()),
+  min_karma_to_post: t.Nullable(Int()),
+  min_karma_to_comment: t.Nullable(Int()),
+  min_karma_to_vote: t.Nullable(Int()),
+  min_comment_length: t.Nullable(Int()),
   post: PostRulesOut,
 });
 
@@ -51,8 +52,8 @@ const colonyFields = {
   name: t.String(),
   display_name: t.String(),
   description: t.Nullable(t.String()),
-  member_count: t.Integer({ description: "Every member, pending ones included" }),
-  post_count: t.Integer({ description: "Publicly visible posts" }),
+  member_count: Int({ description: "Every member, pending ones included" }),
+  post_count: Int({ description: "Publicly visible posts" }),
   is_default: t.Boolean(),
   is_sandbox: t.Boolean(),
   community_type: t.UnionEnum([...COMMUNITY_TYPES]),
@@ -81,12 +82,12 @@ export const ColonyUpdateOut = t.Object({
   require_flair: t.Boolean(),
   banned_words: t.Nullable(t.Array(t.String())),
   banned_words_action: t.UnionEnum([...BANNED_WORDS_ACTIONS]),
-  undo_window_seconds: t.Integer(),
-  min_karma_to_post: t.Nullable(t.Integer()),
-  min_karma_to_comment: t.Nullable(t.Integer()),
-  min_karma_to_vote: t.Nullable(t.Integer()),
-  min_comment_length: t.Nullable(t.Integer()),
-  strike_threshold: t.Integer(),
+  undo_window_seconds: Int(),
+  min_karma_to_post: t.Nullable(Int()),
+  min_karma_to_comment: t.Nullable(Int()),
+  min_karma_to_vote: t.Nullable(Int()),
+  min_comment_length: t.Nullable(Int()),
+  strike_threshold: Int(),
   strike_action: t.UnionEnum([...STRIKE_ACTIONS]),
   wiki_edit_policy: t.UnionEnum([...WIKI_EDIT_POLICIES]),
   notice: t.Nullable(t.String()),

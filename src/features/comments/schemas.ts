@@ -1,7 +1,7 @@
 // Wire schemas of the comments routes (the reference service's CommentCreate, CommentOut …).
 import { t } from "elysia";
 import { MAX_OFFSET } from "../../http/paging";
-import { OptionalEnum } from "../../http/schemas";
+import { OptionalEnum, Int } from "../../http/schemas";
 import { UserOut } from "../users/routes";
 import { COMMENT_SORTS } from "./service";
 
@@ -16,7 +16,7 @@ export const CommentOut = t.Object({
   body_html: t.String({ description: "The body rendered to sanitised HTML" }),
   safe_text: t.Nullable(t.String()),
   content_warnings: t.Array(t.String()),
-  score: t.Integer(),
+  score: Int(),
   source: t.String(),
   client: t.Nullable(t.String()),
   created_at: Instant,
@@ -44,7 +44,7 @@ export const CommentReparent = t.Object({ parent_id: t.Nullable(t.String({ forma
 
 export const CommentPreviewOut = t.Object({
   would_be_accepted: t.Boolean(),
-  blocker: t.Nullable(t.Object({ status: t.Integer(), code: t.String(), message: t.String(), detail: t.Record(t.String(), t.Unknown()) })),
+  blocker: t.Nullable(t.Object({ status: Int(), code: t.String(), message: t.String(), detail: t.Record(t.String(), t.Unknown()) })),
   warnings: t.Array(t.Object({ code: t.String(), message: t.String() })),
   rendered_html: t.Nullable(t.String()),
   resolved_mentions: t.Array(t.String()),
@@ -62,5 +62,5 @@ export const PostCommentsQuery = t.Object({
   page: t.Optional(t.Integer({ minimum: 1, description: "1-indexed page number (default 1)" })),
 });
 
-export const CommentList = t.Object({ items: t.Array(CommentOut), total: t.Integer(), page: t.Integer(), has_more: t.Boolean() });
-export const UserCommentList = t.Object({ items: t.Array(CommentOut), total: t.Integer(), has_more: t.Boolean() });
+export const CommentList = t.Object({ items: t.Array(CommentOut), total: Int(), page: Int(), has_more: t.Boolean() });
+export const UserCommentList = t.Object({ items: t.Array(CommentOut), total: Int(), has_more: t.Boolean() });

@@ -1,4 +1,5 @@
 import { Elysia, t } from "elysia";
+import { Int } from "../../http/schemas";
 import type { Ctx } from "../../core/context";
 import { authPlugin } from "../../http/auth";
 import { clientIp } from "../../http/client-ip";
@@ -7,25 +8,25 @@ import { myLimits } from "./service";
 const LimitStatus = t.Object({
   action: t.String(),
   description: t.String(),
-  window_seconds: t.Integer(),
-  max: t.Integer(),
-  current: t.Integer(),
-  remaining: t.Integer(),
+  window_seconds: Int(),
+  max: Int(),
+  current: Int(),
+  remaining: Int(),
   blocked: t.Boolean(),
-  retry_after: t.Nullable(t.Integer()),
+  retry_after: t.Nullable(Int()),
 });
 
 const KarmaBudgetStatus = t.Object({
   action: t.String(),
   description: t.String(),
   enforcement: t.String(),
-  window_seconds: t.Integer(),
-  max: t.Integer(),
-  current: t.Integer(),
-  remaining: t.Integer(),
+  window_seconds: Int(),
+  max: Int(),
+  current: Int(),
+  remaining: Int(),
   blocked: t.Boolean(),
   blocked_reason: t.Nullable(t.String()),
-  retry_after: t.Nullable(t.Integer()),
+  retry_after: t.Nullable(Int()),
 });
 
 export const limitsRoutes = (ctx: Ctx) =>
@@ -39,8 +40,8 @@ export const limitsRoutes = (ctx: Ctx) =>
         karma_effective_at: t.Nullable(t.String({ format: "date-time" })),
         trust_level: t.String(),
         rate_multiplier: t.Number(),
-        content_quota: t.Object({ used_bytes: t.Integer(), quota_bytes: t.Integer(), remaining_bytes: t.Integer(), used_pct: t.Number() }),
-        fetched_at: t.Integer(),
+        content_quota: t.Object({ used_bytes: Int(), quota_bytes: Int(), remaining_bytes: Int(), used_pct: t.Number() }),
+        fetched_at: Int(),
       }),
       detail: {
         summary: "My Limits",

@@ -5,7 +5,7 @@ import { authPlugin } from "../../http/auth";
 import { withAliases } from "../../http/deprecations";
 import { bareList, pagingQuery, resolvePage, type PagingSpec } from "../../http/paging";
 import { rateLimitPlugin } from "../../http/rate-limit";
-import { ErrorOut } from "../../http/schemas";
+import { ErrorOut, Int } from "../../http/schemas";
 import * as notifications from "./service";
 import { notificationsOut } from "./views";
 
@@ -40,8 +40,8 @@ export const NotificationOut = t.Object({
 });
 
 const UnreadOut = t.Object({
-  unread_notifications: t.Integer(),
-  unread_count: t.Optional(t.Integer({ deprecated: true, description: "Deprecated: use unread_notifications, which carries the same value." })),
+  unread_notifications: Int(),
+  unread_count: t.Optional(Int({ deprecated: true, description: "Deprecated: use unread_notifications, which carries the same value." })),
 });
 
 const IdsBody = t.Object({
@@ -111,7 +111,7 @@ export const notificationsRoutes = (ctx: Ctx) =>
     .post("/delete-read", ({ caller }) => ({ deleted: notifications.deleteRead(ctx, caller.id) }), {
       auth: "required",
       rateLimit: "notification_delete_read",
-      response: { 200: t.Object({ deleted: t.Integer() }), 429: ErrorOut },
+      response: { 200: t.Object({ deleted: Int() }), 429: ErrorOut },
       detail: {
         summary: "Delete Read",
         description: "Permanently delete every notification the caller has already marked read; unread ones are never touched. Returns how many were deleted. 30 per hour.",

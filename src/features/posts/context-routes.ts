@@ -3,7 +3,7 @@
 import { Elysia, t } from "elysia";
 import type { Ctx } from "../../core/context";
 import { authPlugin } from "../../http/auth";
-import { ErrorOut } from "../../http/schemas";
+import { ErrorOut, Int } from "../../http/schemas";
 import type { Caller } from "../auth/service";
 import * as comments from "../comments/service";
 import { CommentNode } from "../comments/schemas";
@@ -33,11 +33,11 @@ async function loadVoteOf(): Promise<VoteOf | null> {
 const ContextOut = t.Object({
   post: PostOut,
   author: t.Nullable(
-    t.Object({ id: t.String(), username: t.String(), display_name: t.String(), user_type: t.String(), karma: t.Integer(), bio: t.Nullable(t.String()) }),
+    t.Object({ id: t.String(), username: t.String(), display_name: t.String(), user_type: t.String(), karma: Int(), bio: t.Nullable(t.String()) }),
   ),
   colony: t.Nullable(t.Object({ id: t.String(), name: t.String(), display_name: t.String(), description: t.Nullable(t.String()) })),
   comments: t.Array(CommentNode),
-  comment_count: t.Integer({ description: "Comments in `comments` (tombstones with replies included)" }),
+  comment_count: Int({ description: "Comments in `comments` (tombstones with replies included)" }),
   comments_truncated: t.Boolean({ description: `True when the thread is longer than the ${comments.THREAD_MAX} comments returned` }),
   related_posts: t.Array(
     t.Object({
@@ -45,19 +45,19 @@ const ContextOut = t.Object({
       title: t.String(),
       post_type: t.String(),
       colony_id: t.String(),
-      score: t.Integer(),
-      comment_count: t.Integer(),
+      score: Int(),
+      comment_count: Int(),
       created_at: t.String(),
       shared_tags: t.Array(t.String()),
     }),
   ),
-  your_vote: t.Optional(t.Nullable(t.Integer())),
-  your_comment_count: t.Optional(t.Integer()),
+  your_vote: t.Optional(t.Nullable(Int())),
+  your_comment_count: t.Optional(Int()),
 });
 
 const ConversationOut = t.Object({
   post_id: t.String(),
-  total: t.Integer({ description: "Comments in the tree (tombstones with replies included)" }),
+  total: Int({ description: "Comments in the tree (tombstones with replies included)" }),
   truncated: t.Boolean(),
   comments: t.Array(CommentNode),
 });

@@ -1,7 +1,7 @@
 // Wire schemas of the posts routes (the reference service's PostCreate, PostUpdate, PostOut …).
 import { t } from "elysia";
 import { MAX_OFFSET } from "../../http/paging";
-import { OptionalEnum } from "../../http/schemas";
+import { OptionalEnum, Int } from "../../http/schemas";
 import { UserOut } from "../users/routes";
 import { LIST_SORTS } from "./service";
 import { POST_STATUSES, POST_TYPES } from "./tables";
@@ -24,8 +24,8 @@ export const PostOut = t.Object({
   tags: t.Nullable(t.Array(t.String())),
   language: t.String(),
   metadata_: t.Nullable(t.Record(t.String(), t.Unknown(), { description: "Type-specific metadata (sent as `metadata` on create)" })),
-  score: t.Integer(),
-  comment_count: t.Integer(),
+  score: Int(),
+  comment_count: Int(),
   is_pinned: t.Boolean(),
   status: t.String({ description: "open, claimed, fulfilled or resolved" }),
   og_image_path: t.Nullable(t.String()),
@@ -50,10 +50,10 @@ export const PostOut = t.Object({
 
 export const PostList = t.Object({
   items: t.Array(PostOut),
-  total: t.Integer(),
+  total: Int(),
   has_more: t.Boolean(),
   next_cursor: t.Nullable(t.String()),
-  page: t.Optional(t.Integer()),
+  page: t.Optional(Int()),
 });
 
 /** Tags as a list or a comma-separated string. */
@@ -86,7 +86,7 @@ export const PostReschedule = t.Object({ scheduled_for: t.String({ maxLength: 64
 
 export const PreviewOut = t.Object({
   would_be_accepted: t.Boolean(),
-  blocker: t.Nullable(t.Object({ status: t.Integer(), code: t.String(), message: t.String(), detail: t.Record(t.String(), t.Unknown()) })),
+  blocker: t.Nullable(t.Object({ status: Int(), code: t.String(), message: t.String(), detail: t.Record(t.String(), t.Unknown()) })),
   warnings: t.Array(t.Object({ code: t.String(), message: t.String() })),
   rendered_html: t.Nullable(t.String()),
   resolved_mentions: t.Array(t.String()),

@@ -1,10 +1,11 @@
 import { Elysia, t } from "elysia";
+import { Int } from "../../http/schemas";
 import type { Ctx } from "../../core/context";
 import { authPlugin } from "../../http/auth";
 import * as users from "./service";
 import { userOut } from "./views";
 
-const TrustLevelOut = t.Object({ name: t.String(), min_karma: t.Integer(), icon: t.String(), rate_multiplier: t.Number() });
+const TrustLevelOut = t.Object({ name: t.String(), min_karma: Int(), icon: t.String(), rate_multiplier: t.Number() });
 
 export const UserOut = t.Object({
   id: t.String({ format: "uuid" }),
@@ -18,7 +19,7 @@ export const UserOut = t.Object({
   evm_address: t.Nullable(t.String()),
   capabilities: t.Nullable(t.Record(t.String(), t.Unknown())),
   social_links: t.Nullable(t.Record(t.String(), t.String())),
-  karma: t.Integer(),
+  karma: Int(),
   trust_level: t.Nullable(TrustLevelOut),
   team_role: t.Nullable(t.String()),
   current_model: t.Nullable(t.String()),

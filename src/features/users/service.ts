@@ -104,20 +104,30 @@ export function createAccount(ctx: Ctx, tx: Tx, input: NewAccount): UserRow {
   return tx.insert(users).values(row).returning().get();
 }
 
-const byIdStmt = new WeakMap<Db, ReturnType<Db["$client"]["prepare"]>>();
-
-/** Primary-key read through a prepared statement: the hot path of every authenticated request. */
-export function findById(ctx: Ctx, id: string): UserRow | null {
-  let stmt = byIdStmt.get(ctx.db);
-  if (!stmt) {
-    stmt = ctx.db.select().from(users).where(eq(users.id, sql.placeholder("id"))).prepare() as any;
-    byIdStmt.set(ctx.db, stmt!);
+/**
+ * Hot lookups as drizzle prepared statements, built once per database: building and preparing a
+ * query per call costs about 100 µs, a prepared one about 5 µs (bench/README.md).
+ */
+function preparedLookups(db: Db) {
+  let p = prepared.get(db);
+  if (!p) {
+    p = {
+      byId: db.select().from(users).where(eq(users.id, sql.placeholder("v"))).prepare(),
+      byKeyHash: db.select().from(users).where(eq(users.apiKeyHash, sql.placeholder("v"))).prepare(),
+    };
+    prepared.set(db, p);
   }
-  return ((stmt as any).get({ id }) as UserRow | undefined) ?? null;
+  return p;
+}
+const prepared = new WeakMap<Db, { byId: { get(p: { v: string }): unknown }; byKeyHash: { get(p: { v: string }): unknown } }>();
+
+/** Primary-key read: the hot path of every authenticated request. */
+export function findById(ctx: Ctx, id: string): UserRow | null {
+  return (preparedLookups(ctx.db).byId.get({ v: id }) as UserRow | undefined) ?? null;
 }
 
 export function findByKeyHash(ctx: Ctx, hash: string): UserRow | null {
-  return ctx.db.select().from(users).where(eq(users.apiKeyHash, hash)).get() ?? null;
+  return (preparedLookups(ctx.db).byKeyHash.get({ v: hash }) as UserRow | undefined) ?? null;
 }
 
 export function findByUsername(ctx: Ctx, username: string): UserRow | null {
