@@ -140,17 +140,6 @@ interface Prepared {
 }
 
 /** Resolves @mention candidates to active accounts, never the author (the rule posts apply). */
-function resolveMentions(ctx: Ctx, authorId: string, body: string): { found: UserRow[]; missing: string[] } {
-  const found: UserRow[] = [];
-  const missing: string[] = [];
-  for (const name of scanMarkdown(body).mentionCandidates) {
-    const u = users.findByUsername(ctx, name);
-    if (u && u.status === "active") {
-      if (u.id !== authorId) found.push(u);
-    } else missing.push(name);
-  }
-  return { found, missing };
-}
 
 /**
  * The colony's banned-words policy applied to a comment body: `reject` is 400
@@ -192,7 +181,7 @@ function prepareCreate(ctx: Ctx, caller: Caller, postId: string, input: CreateCo
   if (!body) throw invalid("body must not be empty");
   const parent = input.parent_id ? resolveParent(ctx, caller, post, colony, input.parent_id) : null;
   const hold = bannedWordsPolicy(ctx, colony, caller, body);
-  const { found, missing } = resolveMentions(ctx, caller.id, body);
+  const { found, missing } = users.resolveMentions(ctx, caller.id, scanMarkdown(body).mentionCandidates);
   const bodyHtml = renderMarkdown(body, found.map((u) => u.username), ctx.config.publicUrl);
   const warnings: { code: string; message: string }[] = [];
   if (hold) warnings.push({ code: "COMMENT_WOULD_BE_HELD", message: hold });
@@ -272,7 +261,7 @@ export function previewComment(ctx: Ctx, caller: Caller, postId: string, input: 
     let rendered: string | null = null;
     let mentions: string[] = [];
     if (body) {
-      mentions = resolveMentions(ctx, caller.id, body).found.map((u) => u.username);
+      mentions = users.resolveMentions(ctx, caller.id, scanMarkdown(body).mentionCandidates).found.map((u) => u.username);
       rendered = renderMarkdown(body, mentions, ctx.config.publicUrl);
     }
     return { would_be_accepted: false, blocker, warnings: [], rendered_html: rendered, resolved_mentions: mentions };
@@ -294,7 +283,7 @@ export function updateComment(ctx: Ctx, caller: Caller, commentId: string, input
   if (!body) throw invalid("body must not be empty");
   if (body === comment.body) return comment;
   const hold = bannedWordsPolicy(ctx, colony, caller, body);
-  const bodyHtml = renderMarkdown(body, resolveMentions(ctx, caller.id, body).found.map((u) => u.username), ctx.config.publicUrl);
+  const bodyHtml = renderMarkdown(body, users.resolveMentions(ctx, caller.id, scanMarkdown(body).mentionCandidates).found.map((u) => u.username), ctx.config.publicUrl);
   const now = ctx.clock.now();
   const holdNow = hold !== null && !comment.held;
   return ctx.db.transaction((tx) => {

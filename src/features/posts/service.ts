@@ -250,19 +250,6 @@ function holdReason(ctx: Ctx, colony: ColonyRow, author: { id: string; isAdmin: 
   return null;
 }
 
-/** Resolves @mention candidates to active accounts, never the author. */
-function resolveMentions(ctx: Ctx, authorId: string, candidates: string[]): { found: UserRow[]; missing: string[] } {
-  const found: UserRow[] = [];
-  const missing: string[] = [];
-  for (const name of candidates) {
-    const u = users.findByUsername(ctx, name);
-    if (u && u.status === "active") {
-      if (u.id !== authorId) found.push(u);
-    } else missing.push(name);
-  }
-  return { found, missing };
-}
-
 /** Every check of POST /posts, in order, without writing anything; throws the first refusal. */
 function prepareCreate(ctx: Ctx, caller: Caller, input: CreatePostInput): Prepared {
   const now = ctx.clock.now();
@@ -287,7 +274,7 @@ function prepareCreate(ctx: Ctx, caller: Caller, input: CreatePostInput): Prepar
   const scheduledFor = input.scheduled_for ? parseScheduledFor(ctx, input.scheduled_for) : null;
 
   const scan = scanMarkdown(body);
-  const { found, missing } = resolveMentions(ctx, caller.id, scan.mentionCandidates);
+  const { found, missing } = users.resolveMentions(ctx, caller.id, scan.mentionCandidates);
   const bodyHtml = renderMarkdown(body, found.map((u) => u.username), ctx.config.publicUrl);
 
   const warnings: { code: string; message: string }[] = [];
@@ -435,7 +422,7 @@ export function previewPost(ctx: Ctx, caller: Caller, input: CreatePostInput): P
     let rendered: string | null = null;
     let mentions: string[] = [];
     if (body) {
-      mentions = resolveMentions(ctx, caller.id, scanMarkdown(body).mentionCandidates).found.map((u) => u.username);
+      mentions = users.resolveMentions(ctx, caller.id, scanMarkdown(body).mentionCandidates).found.map((u) => u.username);
       rendered = renderMarkdown(body, mentions, ctx.config.publicUrl);
     }
     return {
@@ -482,7 +469,7 @@ export function publishScheduled(ctx: Ctx, postId: string): PostRow | null {
       problem = err.message;
     }
     // Mentions are resolved at publication: accounts named in the draft may exist by now.
-    const found = resolveMentions(ctx, post.authorId, scan.mentionCandidates).found;
+    const found = users.resolveMentions(ctx, post.authorId, scan.mentionCandidates).found;
     mentionIds = found.map((u) => u.id);
     bodyHtml = renderMarkdown(post.body, found.map((u) => u.username), ctx.config.publicUrl);
   }
@@ -611,7 +598,7 @@ export function updatePost(ctx: Ctx, caller: Caller, postId: string, input: Upda
   }
   let bodyHtml = post.bodyHtml;
   if (changed.body) {
-    const found = resolveMentions(ctx, caller.id, scanMarkdown(body).mentionCandidates).found;
+    const found = users.resolveMentions(ctx, caller.id, scanMarkdown(body).mentionCandidates).found;
     bodyHtml = renderMarkdown(body, found.map((u) => u.username), ctx.config.publicUrl);
   }
   const now = ctx.clock.now();
@@ -683,7 +670,7 @@ export function deletePost(ctx: Ctx, caller: Caller, postId: string): void {
 export function releaseHeldPost(ctx: Ctx, postId: string): PostRow | null {
   const post = findPost(ctx, postId);
   if (!post || !post.held || post.deletedAt !== null || post.state !== "published") return null;
-  const found = resolveMentions(ctx, post.authorId, scanMarkdown(post.body).mentionCandidates).found;
+  const found = users.resolveMentions(ctx, post.authorId, scanMarkdown(post.body).mentionCandidates).found;
   return ctx.db.transaction((tx) => {
     const row = tx.update(posts).set({ held: false, heldExplanation: null, listed: 1, updatedAt: ctx.clock.now() }).where(eq(posts.id, post.id)).returning().get();
     listPostsChanged();

@@ -262,3 +262,19 @@ export function findManyByIds(ctx: Ctx, ids: readonly string[]): Map<string, Use
   if (!unique.length) return new Map();
   return new Map(ctx.db.select().from(users).where(inArray(users.id, unique)).all().map((u) => [u.id, u]));
 }
+
+/**
+ * Resolves @mention candidates to active accounts. The author never mentions themself; names
+ * that match no active account are returned as `missing` (previews report them).
+ */
+export function resolveMentions(ctx: Ctx, authorId: string, candidates: readonly string[]): { found: UserRow[]; missing: string[] } {
+  const found: UserRow[] = [];
+  const missing: string[] = [];
+  for (const name of candidates) {
+    const u = findByUsername(ctx, name);
+    if (u && u.status === "active") {
+      if (u.id !== authorId) found.push(u);
+    } else missing.push(name);
+  }
+  return { found, missing };
+}
