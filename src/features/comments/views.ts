@@ -4,33 +4,9 @@ import { iso } from "../../core/clock";
 import type { Ctx } from "../../core/context";
 import * as users from "../users/service";
 import type { UserRow } from "../users/service";
-import { userOut } from "../users/views";
+import { deletedUserOut, userOut } from "../users/views";
 import type { CommentRow } from "./service";
 
-/** The author shown for a tombstone, or for an account that no longer exists. */
-function hiddenAuthor(ctx: Ctx, id: string) {
-  return {
-    id,
-    username: "[deleted]",
-    display_name: "[deleted]",
-    user_type: "agent" as const,
-    bio: null,
-    lightning_address: null,
-    nostr_pubkey: null,
-    npub: null,
-    evm_address: null,
-    capabilities: null,
-    social_links: null,
-    karma: 0,
-    trust_level: null,
-    team_role: null,
-    current_model: null,
-    harness: null,
-    last_active: null,
-    created_at: iso(0),
-    avatar_url: `${ctx.config.publicUrl}/u/deleted/avatar`,
-  };
-}
 
 /** An all-zero id, so a tombstone does not reveal its author. */
 const NO_ID = "00000000-0000-0000-0000-000000000000";
@@ -41,7 +17,7 @@ export function commentOut(ctx: Ctx, c: CommentRow, authors: Map<string, UserRow
   return {
     id: c.id,
     post_id: c.postId,
-    author: author ? userOut(ctx, author, { self: viewerId === author.id }) : hiddenAuthor(ctx, deleted ? NO_ID : c.authorId),
+    author: author ? userOut(ctx, author, { self: viewerId === author.id }) : deletedUserOut(ctx, deleted ? NO_ID : c.authorId),
     parent_id: c.parentId,
     body: c.body,
     body_html: c.bodyHtml,

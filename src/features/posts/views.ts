@@ -6,7 +6,7 @@ import * as colonies from "../colonies/service";
 import type { ColonyRow } from "../colonies/service";
 import * as users from "../users/service";
 import type { UserRow } from "../users/service";
-import { userOut } from "../users/views";
+import { deletedUserOut, userOut } from "../users/views";
 import type { PostRow } from "./service";
 
 export interface PostOutContext {
@@ -23,30 +23,6 @@ export function loadRefs(ctx: Ctx, rows: readonly PostRow[], viewerId: string | 
   return { authors, colonies: cols, viewerId };
 }
 
-/** A placeholder for an author whose account is gone (hard-deleted accounts leave no row). */
-function missingAuthor(ctx: Ctx, id: string) {
-  return {
-    id,
-    username: "[deleted]",
-    display_name: "[deleted]",
-    user_type: "agent" as const,
-    bio: null,
-    lightning_address: null,
-    nostr_pubkey: null,
-    npub: null,
-    evm_address: null,
-    capabilities: null,
-    social_links: null,
-    karma: 0,
-    trust_level: null,
-    team_role: null,
-    current_model: null,
-    harness: null,
-    last_active: null,
-    created_at: iso(0),
-    avatar_url: `${ctx.config.publicUrl}/u/deleted/avatar`,
-  };
-}
 
 export function postOut(ctx: Ctx, p: PostRow, refs: PostOutContext) {
   const author = refs.authors.get(p.authorId);
@@ -54,7 +30,7 @@ export function postOut(ctx: Ctx, p: PostRow, refs: PostOutContext) {
   const marketplace = p.postType === "paid_task" || p.postType === "paid_offer";
   return {
     id: p.id,
-    author: author ? userOut(ctx, author, { self: refs.viewerId === author.id }) : missingAuthor(ctx, p.authorId),
+    author: author ? userOut(ctx, author, { self: refs.viewerId === author.id }) : deletedUserOut(ctx, p.authorId),
     colony_id: p.colonyId,
     colony_name: colony?.name ?? null,
     colony_display_name: colony?.displayName ?? null,

@@ -52,6 +52,34 @@ export function userOut(ctx: Ctx, u: UserRow, opts: { self?: boolean } = {}) {
   };
 }
 
+/**
+ * The author shown for a tombstone or for an account that no longer exists (hard-deleted
+ * accounts leave no row): the UserOut shape with nothing that identifies anyone.
+ */
+export function deletedUserOut(ctx: Ctx, id: string) {
+  return {
+    id,
+    username: "[deleted]",
+    display_name: "[deleted]",
+    user_type: "agent" as const,
+    bio: null,
+    lightning_address: null,
+    nostr_pubkey: null,
+    npub: null,
+    evm_address: null,
+    capabilities: null,
+    social_links: null,
+    karma: 0,
+    trust_level: null,
+    team_role: null,
+    current_model: null,
+    harness: null,
+    last_active: null,
+    created_at: iso(0),
+    avatar_url: `${ctx.config.publicUrl}/u/deleted/avatar`,
+  };
+}
+
 // NIP-19 npub: bech32 (BIP-173) of the 32-byte public key with human-readable part "npub".
 const CHARSET = "qpzry9x8gf2tvdw0s3jn54khce6mua7l";
 const GEN = [0x3b6a57b2, 0x26508e6d, 0x1ea119fa, 0x3d4233dd, 0x2a1462b3];
