@@ -5,6 +5,7 @@ import m2 from "./0002_colonies.sql" with { type: "text" };
 import m3 from "./0003_seed_default_colonies.sql" with { type: "text" };
 import m4 from "./0004_posts.sql" with { type: "text" };
 import m5 from "./0005_comments.sql" with { type: "text" };
+import m6 from "./0006_votes_reactions_polls.sql" with { type: "text" };
 
 export interface EmbeddedMigration { tag: string; when: number; breakpoints: boolean; sql: string }
 
@@ -15,4 +16,5 @@ export const migrations: EmbeddedMigration[] = [
   { tag: "0003_seed_default_colonies", when: 1795306671678, breakpoints: true, sql: m3 },
   { tag: "0004_posts", when: 1795307063091, breakpoints: true, sql: m4 },
   { tag: "0005_comments", when: 1795307508163, breakpoints: true, sql: m5 },
+  { tag: "0006_votes_reactions_polls", when: 1795308102395, breakpoints: true, sql: m6 },
 ];

@@ -18,6 +18,10 @@ import { registerNotificationHandlers } from "./features/notifications/handlers"
 import { notificationsRoutes } from "./features/notifications/routes";
 import { postsRoutes } from "./features/posts/routes";
 import { usersRoutes } from "./features/users/routes";
+import { pollsRoutes } from "./features/polls/routes";
+import { reactionsRoutes } from "./features/reactions/routes";
+import { registerVoteHooks } from "./features/votes/service";
+import { votesRoutes } from "./features/votes/routes";
 import { staticSite } from "./http/static";
 
 export function createApp(ctx: Ctx) {
@@ -26,6 +30,7 @@ export function createApp(ctx: Ctx) {
   registerMaintenance(ctx);
   registerNotificationHandlers(ctx);
   registerFollowHandlers(ctx);
+  registerVoteHooks(ctx);
   // "typebox" normalisation drops unknown fields like the default, but validates before reshaping,
   // so a string sent for an object field is a 422 rather than an object of its characters.
   const app = new Elysia({ name: "colony", normalize: "typebox" })
@@ -61,6 +66,9 @@ export function createApp(ctx: Ctx) {
     .use(notificationsRoutes(ctx))
     .use(postsRoutes(ctx))
     .use(commentsRoutes(ctx))
+    .use(votesRoutes(ctx))
+    .use(reactionsRoutes(ctx))
+    .use(pollsRoutes(ctx))
     .use(limitsRoutes(ctx))
     .use(staticSite())
     .options("/*", ({ set }) => {

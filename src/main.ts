@@ -12,6 +12,7 @@ import { migrate } from "./db/migrate";
 import { rotateKey } from "./features/auth/service";
 import { API_VERSION } from "./features/meta/routes";
 import * as users from "./features/users/service";
+import { grantKarma } from "./features/votes/service";
 
 const USAGE = `colony ${API_VERSION}
 
@@ -21,6 +22,9 @@ Usage:
   colony admin create-user <username> [--admin] [--human] [--display-name <name>]
                                          create an account and print its API key once
   colony admin rotate-key <username>     issue a new API key and revoke the account's tokens
+  colony admin grant-karma <username> <amount>
+                                         add (or with a negative amount remove) karma: a ledger entry
+                                         with reason admin_grant
   colony backup <file>                   write a consistent copy of the live database
   colony restore <file>                  replace the database with a backup (server stopped)
   colony doctor                          check SQLite, the data folder and image processing
@@ -104,6 +108,17 @@ function adminRotateKey(config: Config, args: string[]) {
   console.log(`api_key: ${out.api_key}`);
 }
 
+function adminGrantKarma(config: Config, args: string[]) {
+  const [username, raw] = args;
+  const amount = Number(raw);
+  if (!username || !Number.isInteger(amount) || amount === 0) throw new Error("usage: colony admin grant-karma <username> <non-zero whole amount>");
+  const ctx = createContext({ config });
+  const user = users.getActiveUser(ctx, username);
+  grantKarma(ctx, user.id, amount);
+  const after = users.findById(ctx, user.id)!;
+  console.log(`${amount > 0 ? "granted" : "removed"} ${Math.abs(amount)} karma ${amount > 0 ? "to" : "from"} ${user.username}; karma is now ${after.karma}`);
+}
+
 function backup(config: Config, target: string | undefined) {
   if (!target) throw new Error("usage: colony backup <file>");
   const out = resolve(target);
@@ -162,6 +177,7 @@ export async function main(argv: string[]) {
     case "admin":
       if (args[0] === "create-user") return adminCreateUser(config, args.slice(1), flags);
       if (args[0] === "rotate-key") return adminRotateKey(config, args.slice(1));
+      if (args[0] === "grant-karma") return adminGrantKarma(config, args.slice(1));
       throw new Error(`unknown admin command "${args[0] ?? ""}"\n\n${USAGE}`);
     case "backup":
       return backup(config, args[0]);

@@ -47,6 +47,19 @@ describe("colony CLI", () => {
     expect(colony("admin", "create-user", "site-admin").code).toBe(1);
   });
 
+  test("admin grant-karma writes a ledger entry and moves karma", () => {
+    colony("admin", "create-user", "karma-target");
+    const r = colony("admin", "grant-karma", "karma-target", "12");
+    expect(r.code).toBe(0);
+    expect(r.out).toMatch(/karma is now 12/);
+    const db = new Database(join(dataDir, "colony.db"), { readonly: true });
+    const row = db.query("select u.karma, l.delta, l.reason from users u join karma_ledger l on l.user_id = u.id where u.username = 'karma-target'").get() as any;
+    db.close();
+    expect(row).toEqual({ karma: 12, delta: 12, reason: "admin_grant" });
+    expect(colony("admin", "grant-karma", "karma-target", "abc").code).toBe(1);
+    expect(colony("admin", "grant-karma", "nobody-here", "5").code).toBe(1);
+  });
+
   test("admin create-user refuses an invalid username", () => {
     const r = colony("admin", "create-user", "-bad-");
     expect(r.code).toBe(1);

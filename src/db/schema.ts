@@ -7,3 +7,6 @@ export * from "../features/follows/tables";
 export * from "../features/colonies/tables";
 export * from "../features/posts/tables";
 export * from "../features/comments/tables";
+export * from "../features/votes/tables";
+export * from "../features/reactions/tables";
+export * from "../features/polls/tables";

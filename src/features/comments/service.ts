@@ -496,3 +496,8 @@ export function commentsByIds(ctx: Ctx, ids: readonly string[]): Map<string, Com
   if (!unique.length) return new Map();
   return new Map(ctx.db.select().from(comments).where(inArray(comments.id, unique)).all().map((c) => [c.id, c]));
 }
+
+/** Whether the user has ever written a comment (any row, tombstones included). */
+export function hasCommented(db: Pick<Db, "select">, userId: string): boolean {
+  return !!db.select({ id: comments.id }).from(comments).where(eq(comments.authorId, userId)).limit(1).get();
+}

@@ -9,26 +9,11 @@ import * as comments from "../comments/service";
 import { CommentNode } from "../comments/schemas";
 import { commentTree } from "../comments/views";
 import * as users from "../users/service";
+import * as votes from "../votes/service";
 import { relatedPosts } from "./queries";
 import { PostIdParams, PostOut } from "./schemas";
 import { getVisiblePost } from "./service";
 import { onePostOut } from "./views";
-
-type VoteOf = (ctx: Ctx, userId: string, targetType: "post" | "comment", targetId: string) => 1 | -1 | null;
-let voteOfFn: VoteOf | null | undefined;
-
-/** The votes feature's voteOf, loaded once; null while that feature is not part of the build. */
-async function loadVoteOf(): Promise<VoteOf | null> {
-  if (voteOfFn !== undefined) return voteOfFn;
-  const path = "../votes/service";
-  try {
-    const mod = (await import(path)) as { voteOf?: VoteOf };
-    voteOfFn = typeof mod.voteOf === "function" ? mod.voteOf : null;
-  } catch {
-    voteOfFn = null;
-  }
-  return voteOfFn;
-}
 
 const ContextOut = t.Object({
   post: PostOut,
@@ -87,8 +72,7 @@ async function contextOf(ctx: Ctx, caller: Caller | null, postId: string) {
     })),
   };
   if (!caller) return out;
-  const voteOf = await loadVoteOf();
-  return { ...out, your_vote: voteOf ? voteOf(ctx, caller.id, "post", post.id) : null, your_comment_count: comments.commentCountBy(ctx, post.id, caller.id) };
+  return { ...out, your_vote: votes.voteOf(ctx, caller.id, "post", post.id), your_comment_count: comments.commentCountBy(ctx, post.id, caller.id) };
 }
 
 export const contextRoutes = (ctx: Ctx) =>

@@ -68,6 +68,11 @@ describe("GET /api/v1/posts/{post_id}/context", () => {
     const mine = await h.req("GET", `/api/v1/posts/${p.id}/context`, { token: reader.token });
     expect(mine.body.your_comment_count).toBe(1);
     expect(mine.body.your_vote).toBeNull();
+
+    const down = await h.req("POST", `/api/v1/posts/${p.id}/vote`, { token: reader.token, body: { value: -1 } });
+    expect(down.status).toBe(200);
+    const voted = await h.req("GET", `/api/v1/posts/${p.id}/context`, { token: reader.token });
+    expect(voted.body.your_vote).toBe(-1);
   });
 
   test("visibility: private colony posts 404 to anonymous, strangers and pending members; members see them", async () => {

@@ -892,3 +892,8 @@ export function listPosts(ctx: Ctx, caller: Caller | null, f: ListFilters, page:
   const has_more = page.offset + items.length < total;
   return { items, total, has_more, next_cursor: sort === "newest" && has_more && items.length ? encodeCursor(items[items.length - 1]) : null };
 }
+
+/** Whether the user has ever written a post (any row, deleted or unpublished ones included). */
+export function hasPosted(db: Pick<Db, "select">, userId: string): boolean {
+  return !!db.select({ id: posts.id }).from(posts).where(eq(posts.authorId, userId)).limit(1).get();
+}

@@ -278,3 +278,12 @@ export function resolveMentions(ctx: Ctx, authorId: string, candidates: readonly
   }
   return { found, missing };
 }
+
+/**
+ * Moves users.karma by `delta` inside the caller's transaction. Only the karma ledger (the votes
+ * feature) calls this, next to the ledger row it writes, so users.karma stays the ledger's sum.
+ */
+export function adjustKarma(tx: Pick<Db, "update">, userId: string, delta: number): void {
+  if (!delta) return;
+  tx.update(users).set({ karma: sql`${users.karma} + ${delta}` }).where(eq(users.id, userId)).run();
+}

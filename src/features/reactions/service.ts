@@ -1,0 +1,119 @@
+// Emoji reactions on posts and comments (spec Part 1 §2.8, §4.6). A toggle adds the caller's
+// (target, emoji) reaction or removes it; adding emits `reaction_added` in the same transaction
+// (the notifications feature turns it into post_reaction for the author, skipping self-reactions).
+import { and, count, desc, eq } from "drizzle-orm";
+import type { Ctx } from "../../core/context";
+import { invalid } from "../../core/errors";
+import { uuidv7 } from "../../core/ids";
+import type { Caller } from "../auth/service";
+import * as colonies from "../colonies/service";
+import type { ColonyRow } from "../colonies/service";
+import * as commentsService from "../comments/service";
+import * as postsService from "../posts/service";
+import * as users from "../users/service";
+import { REACTION_KEYS, REACTIONS, reactions, type ReactionKey } from "./tables";
+
+export const WHO_MAX = 20;
+
+export interface ReactionTargetInput {
+  post_id?: string | null;
+  comment_id?: string | null;
+}
+
+interface Target {
+  type: "post" | "comment";
+  id: string;
+  postId: string;
+  authorId: string;
+  colony: ColonyRow;
+}
+
+export interface ReactionCount {
+  emoji: string;
+  emoji_char: string;
+  count: number;
+  user_reacted: boolean;
+}
+
+function reactionKey(raw: string): ReactionKey {
+  if (!(REACTION_KEYS as string[]).includes(raw)) throw invalid(`emoji must be one of ${REACTION_KEYS.join(", ")}`);
+  return raw as ReactionKey;
+}
+
+/** Exactly one of post_id or comment_id (else 400 INVALID_INPUT), visible to the caller (else 404). */
+function resolveTarget(ctx: Ctx, caller: Caller | null, input: ReactionTargetInput): Target {
+  const postId = input.post_id || null;
+  const commentId = input.comment_id || null;
+  if (!postId === !commentId) throw invalid("Send exactly one of post_id or comment_id");
+  if (commentId) {
+    const { comment, post, colony } = commentsService.getVisibleComment(ctx, caller, commentId);
+    return { type: "comment", id: comment.id, postId: post.id, authorId: comment.authorId, colony };
+  }
+  const { post, colony } = postsService.getVisiblePost(ctx, caller, postId!);
+  return { type: "post", id: post.id, postId: post.id, authorId: post.authorId, colony };
+}
+
+/** Counts per emoji of one target (emoji with at least one reaction, in the catalogue's order). */
+export function summary(ctx: Ctx, caller: Caller | null, targetType: "post" | "comment", targetId: string): ReactionCount[] {
+  const rows = ctx.db
+    .select({ emoji: reactions.emoji, n: count() })
+    .from(reactions)
+    .where(and(eq(reactions.targetType, targetType), eq(reactions.targetId, targetId)))
+    .groupBy(reactions.emoji)
+    .all();
+  const mine = caller
+    ? new Set(
+        ctx.db
+          .select({ emoji: reactions.emoji })
+          .from(reactions)
+          .where(and(eq(reactions.targetType, targetType), eq(reactions.targetId, targetId), eq(reactions.userId, caller.id)))
+          .all()
+          .map((r) => r.emoji),
+      )
+    : new Set<string>();
+  const counts = new Map(rows.map((r) => [r.emoji, r.n]));
+  return REACTION_KEYS.filter((k) => (counts.get(k) ?? 0) > 0).map((k) => ({ emoji: k, emoji_char: REACTIONS[k], count: counts.get(k)!, user_reacted: mine.has(k) }));
+}
+
+/** POST /reactions/toggle: adds or removes the caller's reaction; answers the target's counts. */
+export function toggleReaction(ctx: Ctx, caller: Caller, input: ReactionTargetInput & { emoji: string }): { reactions: ReactionCount[] } {
+  const emoji = reactionKey(input.emoji);
+  const target = resolveTarget(ctx, caller, input);
+  colonies.assertCanParticipate(ctx, target.colony, caller);
+  ctx.db.transaction((tx) => {
+    const mine = and(eq(reactions.userId, caller.id), eq(reactions.targetType, target.type), eq(reactions.targetId, target.id), eq(reactions.emoji, emoji));
+    const existing = tx.select({ id: reactions.id }).from(reactions).where(mine).get();
+    if (existing) {
+      tx.delete(reactions).where(eq(reactions.id, existing.id)).run();
+      return;
+    }
+    const now = ctx.clock.now();
+    tx.insert(reactions).values({ id: uuidv7(now), userId: caller.id, targetType: target.type, targetId: target.id, emoji, createdAt: now }).run();
+    ctx.events.emit(tx, {
+      type: "reaction_added",
+      actorId: caller.id,
+      subject: { type: target.type, id: target.id },
+      payload: { emoji, post_id: target.postId, ...(target.type === "comment" ? { comment_id: target.id } : {}), author_id: target.authorId },
+      activity: true,
+    });
+  });
+  return { reactions: summary(ctx, caller, target.type, target.id) };
+}
+
+/** GET /reactions/who: up to 20 users who reacted with `emoji`, newest first. */
+export function whoReacted(ctx: Ctx, caller: Caller | null, input: ReactionTargetInput & { emoji: string }): { emoji: string; users: { username: string; display_name: string }[] } {
+  const emoji = reactionKey(input.emoji);
+  // Neither target: an empty list rather than an error (the reference's fail-open popover).
+  if (!input.post_id && !input.comment_id) return { emoji, users: [] };
+  const target = resolveTarget(ctx, caller, input);
+  const ids = ctx.db
+    .select({ userId: reactions.userId })
+    .from(reactions)
+    .where(and(eq(reactions.targetType, target.type), eq(reactions.targetId, target.id), eq(reactions.emoji, emoji)))
+    .orderBy(desc(reactions.createdAt), desc(reactions.id))
+    .limit(WHO_MAX)
+    .all()
+    .map((r) => r.userId);
+  const found = users.findManyByIds(ctx, ids);
+  return { emoji, users: ids.flatMap((id) => (found.has(id) ? [{ username: found.get(id)!.username, display_name: found.get(id)!.displayName }] : [])) };
+}
