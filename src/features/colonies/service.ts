@@ -98,6 +98,13 @@ export function findColony(ctx: Ctx, id: string): ColonyRow | null {
   return ctx.db.select().from(colonies).where(eq(colonies.id, id.toLowerCase())).get() ?? null;
 }
 
+/** Colonies by id in one query (views of a page of posts), deleted or not. */
+export function findColonies(ctx: Ctx, ids: readonly string[]): Map<string, ColonyRow> {
+  const unique = [...new Set(ids)].filter(isUuid).map((id) => id.toLowerCase());
+  if (!unique.length) return new Map();
+  return new Map(ctx.db.select().from(colonies).where(inArray(colonies.id, unique)).all().map((c) => [c.id, c]));
+}
+
 /** A colony by name (normalised), deleted or not. */
 export function findColonyByName(ctx: Ctx, name: string): ColonyRow | null {
   return ctx.db.select().from(colonies).where(eq(colonies.name, normaliseName(name))).get() ?? null;

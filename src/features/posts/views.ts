@@ -15,11 +15,12 @@ export interface PostOutContext {
   viewerId: string | null;
 }
 
-/** Loads what a page of posts refers to: authors in one query, colonies once each. */
+/** Loads what a page of posts refers to: its authors and its colonies, one query each. */
 export function loadRefs(ctx: Ctx, rows: readonly PostRow[], viewerId: string | null = null): PostOutContext {
   const authors = users.findManyByIds(ctx, rows.map((r) => r.authorId));
+  const found = colonies.findColonies(ctx, rows.map((r) => r.colonyId));
   const cols = new Map<string, ColonyRow | null>();
-  for (const id of new Set(rows.map((r) => r.colonyId))) cols.set(id, colonies.findColony(ctx, id));
+  for (const r of rows) cols.set(r.colonyId, found.get(r.colonyId) ?? null);
   return { authors, colonies: cols, viewerId };
 }
 
