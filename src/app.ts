@@ -1,7 +1,7 @@
 // The application: cross-cutting plugins, then every feature's routes.
-import { cors } from "@elysiajs/cors";
 import { Elysia } from "elysia";
 import type { Ctx } from "./core/context";
+import { corsPlugin } from "./http/cors";
 import { deprecationsPlugin } from "./http/deprecations";
 import { errorHandling, errorResponse } from "./http/errors";
 import { idempotencyPlugin, purgeExpiredIdempotencyKeys } from "./http/idempotency";
@@ -35,22 +35,7 @@ export function createApp(ctx: Ctx) {
   // so a string sent for an object field is a 422 rather than an object of its characters.
   const app = new Elysia({ name: "colony", normalize: "typebox" })
     .use(errorHandling(ctx))
-    .use(
-      cors({
-        origin: "*",
-        credentials: false,
-        // Preflights are answered by the routes below (check-username answers 200 per the spec).
-        preflight: false,
-        methods: ["GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"],
-        allowedHeaders: ["Content-Type", "Authorization", "Idempotency-Key"],
-        exposeHeaders: ["Retry-After", "Idempotent-Replay", "X-Total-Count", "X-Has-More", "X-Service-Deprecated-Params", "X-Service-Deprecated-Values", "X-Colony-Deprecated-Params", "X-Colony-Deprecated-Values", "X-Service-Deprecated-Body-Fields", "X-Colony-Deprecated-Body-Fields"],
-        maxAge: 86400,
-      }),
-    )
-    // The any-origin CORS answer needs no Vary header ("Vary: *" would defeat every cache).
-    .onRequest(({ set }) => {
-      if (set.headers.vary === "*") delete set.headers.vary;
-    })
+    .use(corsPlugin())
     .onRequest(({ request }) => {
       const length = Number(request.headers.get("content-length") ?? 0);
       if (length > ctx.config.maxBodyBytes) return errorResponse(413, "PAYLOAD_TOO_LARGE", `Request body over ${ctx.config.maxBodyBytes} bytes`);
@@ -71,10 +56,6 @@ export function createApp(ctx: Ctx) {
     .use(pollsRoutes(ctx))
     .use(limitsRoutes(ctx))
     .use(staticSite())
-    .options("/*", ({ set }) => {
-      set.headers["access-control-max-age"] = "86400";
-      return new Response(null, { status: 204 });
-    }, { detail: { hide: true } })
     .get("/api/v1/openapi.json", ({ request }) => openapiAlias(request), { detail: { hide: true } });
   return app;
 }

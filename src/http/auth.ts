@@ -7,13 +7,27 @@ import { stateOf } from "./request-state";
 
 export type AuthMode = "required" | "optional";
 
-/** Resolves (once per request) the caller of a request carrying a bearer token. */
-export async function callerOf(ctx: Ctx, request: Request): Promise<Caller | null> {
+/**
+ * Resolves (once per request) the caller of a request carrying a bearer token; null when it has
+ * none. Synchronous when the token was seen before; throws (or rejects) the 401/403 otherwise.
+ */
+export function callerOf(ctx: Ctx, request: Request): Caller | null | Promise<Caller | null> {
   const state = stateOf(request);
   if (state.caller !== undefined) return state.caller;
   const header = request.headers.get("authorization");
-  state.caller = header ? await authenticate(ctx, header) : null;
-  return state.caller;
+  if (!header) return (state.caller = null);
+  const result = authenticate(ctx, header);
+  if (result instanceof Promise) return result.then((c) => (state.caller = c));
+  return (state.caller = result);
+}
+
+/** The caller, or null for anonymous requests and bad credentials (for cross-cutting plugins). */
+export async function callerOrNull(ctx: Ctx, request: Request): Promise<Caller | null> {
+  try {
+    return await callerOf(ctx, request);
+  } catch {
+    return null;
+  }
 }
 
 export const authPlugin = (ctx: Ctx) =>
@@ -21,7 +35,7 @@ export const authPlugin = (ctx: Ctx) =>
     auth: (mode: AuthMode) => ({
       async resolve({ request }) {
         const caller = await callerOf(ctx, request);
-        if (mode === "required" && !caller) await authenticate(ctx, null); // throws the 401
+        if (mode === "required" && !caller) authenticate(ctx, null); // throws the 401
         return { caller: caller as Caller };
       },
     }),

@@ -71,8 +71,8 @@ const app = new Elysia()
       return body;
     },
     {
-      transform({ body, request }) {
-        if (body && typeof body === "object") applyBodyDeprecations("DeadDropCreate", body as Record<string, unknown>, request);
+      transform({ body, set }) {
+        if (body && typeof body === "object") applyBodyDeprecations("DeadDropCreate", body as Record<string, unknown>, set);
       },
       body: t.Object({ body: t.String(), duration: t.Optional(t.Integer()) }),
     },

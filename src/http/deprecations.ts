@@ -4,7 +4,6 @@
 // response fields under both names through `withAliases`; GET /api/v1/deprecations lists it.
 import { Elysia } from "elysia";
 import { ApiError } from "../core/errors";
-import { stateOf } from "./request-state";
 
 export type DeprecationSurface = "rest_param" | "rest_param_value" | "rest_body_field" | "rest_response_field";
 
@@ -133,8 +132,19 @@ export function applyQueryDeprecations(where: string, query: Query, state: { dep
   }
 }
 
-/** Moves deprecated body fields of schema `where` to their preferred names (same conflict rule). */
-export function applyBodyDeprecations(where: string, body: Record<string, unknown>, request: Request): Record<string, unknown> {
+/** Sets both spellings of a deprecation header (X-Service-… and the reference's X-Colony-…). */
+function flag(set: { headers: Record<string, unknown> }, names: readonly string[], list: readonly string[] | undefined): void {
+  if (!list?.length) return;
+  const value = list.join(", ");
+  for (const n of names) set.headers[n] = value;
+}
+
+/**
+ * Moves deprecated body fields of schema `where` to their preferred names (same conflict rule)
+ * and flags them; call it from the route's `transform` hook.
+ */
+export function applyBodyDeprecations(where: string, body: Record<string, unknown>, set: { headers: Record<string, unknown> }): Record<string, unknown> {
+  const renamed: string[] = [];
   for (const d of bodyFields.get(where) ?? []) {
     if (!(d.old in body)) continue;
     if (d.new in body && JSON.stringify(body[d.new]) !== JSON.stringify(body[d.old])) {
@@ -142,9 +152,9 @@ export function applyBodyDeprecations(where: string, body: Record<string, unknow
     }
     body[d.new] = body[d.old];
     delete body[d.old];
-    const state = stateOf(request) as { deprecatedBody?: string[] };
-    (state.deprecatedBody ??= []).push(`${d.old}=${d.new}`);
+    renamed.push(`${d.old}=${d.new}`);
   }
+  flag(set, DEPRECATION_HEADERS.body, renamed);
   return body;
 }
 
@@ -154,19 +164,17 @@ export function withAliases<T extends Record<string, unknown>>(where: string, ob
   return obj;
 }
 
+/**
+ * Renames the deprecated query spellings of the matched route before validation and flags them
+ * in the response headers. Routes without deprecations pay one map lookup.
+ */
 export const deprecationsPlugin = () =>
-  new Elysia({ name: "colony.deprecations" })
-    .onTransform({ as: "global" }, (c) => {
-      const { request, query, route } = c as unknown as { request: Request; query: Query; route: string };
-      if (!route) return;
-      applyQueryDeprecations(routeKey(request.method, route), query, stateOf(request));
-    })
-    .onAfterHandle({ as: "global" }, ({ request, set }) => {
-      const state = stateOf(request) as ReturnType<typeof stateOf> & { deprecatedBody?: string[] };
-      const put = (names: readonly string[], list?: string[]) => {
-        if (list?.length) for (const n of names) set.headers[n] = list.join(", ");
-      };
-      put(DEPRECATION_HEADERS.params, state.deprecatedParams);
-      put(DEPRECATION_HEADERS.values, state.deprecatedValues);
-      put(DEPRECATION_HEADERS.body, state.deprecatedBody);
-    });
+  new Elysia({ name: "colony.deprecations" }).onTransform({ as: "global" }, ({ request, query, route, set }) => {
+    if (!route) return;
+    const where = routeKey(request.method, route);
+    if (!byRoute.has(where)) return;
+    const state: { deprecatedParams?: string[]; deprecatedValues?: string[] } = {};
+    applyQueryDeprecations(where, query as Query, state);
+    flag(set, DEPRECATION_HEADERS.params, state.deprecatedParams);
+    flag(set, DEPRECATION_HEADERS.values, state.deprecatedValues);
+  });

@@ -207,13 +207,14 @@ function safeTest(pattern: string, value: string): boolean {
 export const errorHandling = (ctx: Ctx) =>
   new Elysia({ name: "colony.errors" })
     .error({ ApiError, FieldError })
-    .onError({ as: "global" }, (c) => {
-      const { code, error, request } = c;
+    // Destructured on purpose: Elysia reads a hook's parameter list to decide what every route
+    // must prepare, and taking the whole context would make each route parse headers and cookies.
+    .onError({ as: "global" }, ({ code, error, request, params, query, body }) => {
       if (error instanceof ApiError) return apiErrorResponse(error);
       if (error instanceof FieldError) return validationResponse([{ loc: error.loc, msg: error.message, type: error.type, input: error.input }]);
       switch (code) {
         case "VALIDATION":
-          return validationResponse(validationItems(error, c as unknown as Record<string, unknown>));
+          return validationResponse(validationItems(error, { params, query, body }));
         case "NOT_FOUND":
           return errorResponse(404, "NOT_FOUND", "Not found");
         case "PARSE":

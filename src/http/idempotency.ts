@@ -10,9 +10,9 @@ import type { Ctx } from "../core/context";
 import { changes } from "../db/client";
 import { sha256Hex } from "../core/ids";
 import { idempotencyKeys } from "../core/tables";
-import { callerOf } from "./auth";
+import { callerOrNull } from "./auth";
 import { errorResponse } from "./errors";
-import { isErrorContext, responseStatus, stateOf } from "./request-state";
+import { isErrorContext, peekState, responseStatus, stateOf } from "./request-state";
 
 export const IDEMPOTENCY_TTL_MS = 24 * HOUR;
 /** An in-progress record older than this belongs to a request that died; it may be taken over. */
@@ -21,12 +21,13 @@ const METHODS = new Set(["POST", "PUT", "PATCH", "DELETE"]);
 
 type Stored = { status: number; contentType: string | null; body: string };
 
-/** The response as it will be sent: status, content type and body text. */
-async function serialise(value: unknown, set: { status?: number | string; headers?: Record<string, unknown> }): Promise<Stored> {
+/** The response as it will be sent: status, content type and body text (a Response's later). */
+function serialise(value: unknown, set: { status?: number | string; headers?: Record<string, unknown> }): Stored | Promise<Stored> {
   const status = responseStatus(value, set);
   if (value instanceof ElysiaCustomStatusResponse) value = value.response;
   if (value instanceof Response) {
-    return { status: value.status, contentType: value.headers.get("content-type"), body: await value.clone().text() };
+    const res = value;
+    return res.clone().text().then((body) => ({ status: res.status, contentType: res.headers.get("content-type"), body }));
   }
   const declared = set.headers?.["content-type"] ?? set.headers?.["Content-Type"];
   const contentType = typeof declared === "string" ? declared : null;
@@ -40,74 +41,84 @@ export const idempotencyPlugin = (ctx: Ctx) => {
   const release = (userId: string, key: string) =>
     ctx.db.delete(table).where(and(eq(table.userId, userId), eq(table.key, key), eq(table.state, "in_progress"))).run();
 
+  /** Looks the key up for the caller; a replay, a conflict or nothing (the request runs). */
+  const claim = async (request: Request, key: string): Promise<Response | undefined> => {
+    const url = new URL(request.url);
+    if (!url.pathname.startsWith("/api/v1/")) return;
+    if (!key.length || key.length > 255) return errorResponse(400, "INVALID_INPUT", "Idempotency-Key must be 1 to 255 characters");
+    const caller = await callerOrNull(ctx, request);
+    if (!caller) return; // the route answers 401/403 itself; nothing is stored
+
+    const body = await request.clone().text();
+    const hash = sha256Hex(`${request.method} ${url.pathname}${url.search}\n${body}`);
+    const now = ctx.clock.now();
+    const where = and(eq(table.userId, caller.id), eq(table.key, key));
+
+    // Claim the key atomically: expired and stale records are cleared first.
+    const claimed = ctx.db.transaction((tx) => {
+      tx.delete(table)
+        .where(and(where, or(lt(table.expiresAt, now), and(eq(table.state, "in_progress"), lt(table.createdAt, now - STALE_IN_PROGRESS_MS)))))
+        .run();
+      const existing = tx.select().from(table).where(where).get();
+      if (existing) return existing;
+      tx.insert(table)
+        .values({ userId: caller.id, key, requestHash: hash, state: "in_progress", createdAt: now, expiresAt: now + IDEMPOTENCY_TTL_MS })
+        .run();
+      return null;
+    });
+
+    if (!claimed) {
+      stateOf(request).idempotency = { userId: caller.id, key };
+      return;
+    }
+    if (claimed.requestHash !== hash) {
+      return errorResponse(409, "idempotency_payload_mismatch", "This Idempotency-Key was already used with a different request body");
+    }
+    if (claimed.state === "in_progress") {
+      return errorResponse(409, "idempotency_in_progress", "A request with this Idempotency-Key is still being processed; retry shortly", {}, { "Retry-After": "1" });
+    }
+    const headers: Record<string, string> = { "Idempotent-Replay": "true" };
+    if (claimed.contentType) headers["content-type"] = claimed.contentType;
+    return new Response(claimed.status === 204 ? null : claimed.body, { status: claimed.status ?? 200, headers });
+  };
+
+  /** Stores a 2xx answer for replay; frees the key of anything else. */
+  const save = (idem: { userId: string; key: string }, res: Stored): void => {
+    if (res.status >= 200 && res.status < 300) {
+      ctx.db
+        .update(table)
+        .set({ state: "done", status: res.status, contentType: res.contentType, body: res.body })
+        .where(and(eq(table.userId, idem.userId), eq(table.key, idem.key)))
+        .run();
+    } else release(idem.userId, idem.key);
+  };
+
   return new Elysia({ name: "colony.idempotency" })
-    .onRequest(async ({ request }) => {
+    // Sync for the common case (no key, or a read): only a keyed write pays for an await.
+    .onRequest(({ request }) => {
       const key = request.headers.get("idempotency-key");
       if (key === null || !METHODS.has(request.method)) return;
-      const url = new URL(request.url);
-      if (!url.pathname.startsWith("/api/v1/")) return;
-      if (!key.length || key.length > 255) return errorResponse(400, "INVALID_INPUT", "Idempotency-Key must be 1 to 255 characters");
-      const caller = await callerOf(ctx, request).catch(() => null);
-      if (!caller) return; // the route answers 401/403 itself; nothing is stored
-
-      const body = await request.clone().text();
-      const hash = sha256Hex(`${request.method} ${url.pathname}${url.search}\n${body}`);
-      const now = ctx.clock.now();
-      const where = and(eq(table.userId, caller.id), eq(table.key, key));
-
-      // Claim the key atomically: expired and stale records are cleared first.
-      const claimed = ctx.db.transaction((tx) => {
-        tx.delete(table)
-          .where(and(where, or(lt(table.expiresAt, now), and(eq(table.state, "in_progress"), lt(table.createdAt, now - STALE_IN_PROGRESS_MS)))))
-          .run();
-        const existing = tx.select().from(table).where(where).get();
-        if (existing) return existing;
-        tx.insert(table)
-          .values({ userId: caller.id, key, requestHash: hash, state: "in_progress", createdAt: now, expiresAt: now + IDEMPOTENCY_TTL_MS })
-          .run();
-        return null;
-      });
-
-      if (!claimed) {
-        stateOf(request).idempotency = { userId: caller.id, key };
-        return;
-      }
-      if (claimed.requestHash !== hash) {
-        return errorResponse(409, "idempotency_payload_mismatch", "This Idempotency-Key was already used with a different request body");
-      }
-      if (claimed.state === "in_progress") {
-        return errorResponse(409, "idempotency_in_progress", "A request with this Idempotency-Key is still being processed; retry shortly", {}, { "Retry-After": "1" });
-      }
-      const headers: Record<string, string> = { "Idempotent-Replay": "true" };
-      if (claimed.contentType) headers["content-type"] = claimed.contentType;
-      return new Response(claimed.status === 204 ? null : claimed.body, { status: claimed.status ?? 200, headers });
+      return claim(request, key);
     })
-    .mapResponse({ as: "global" }, async (c) => {
-      const { request, responseValue, set, error } = c as unknown as {
-        request: Request;
-        responseValue: unknown;
-        set: { status?: number | string; headers?: Record<string, unknown> };
-        error?: unknown;
-      };
-      const state = stateOf(request);
-      const idem = state.idempotency;
-      if (!idem) return;
+    // Synchronous, so that no route awaits it; a Response body is read and stored in the
+    // background (until then a concurrent replay is told the request is still in progress).
+    .mapResponse({ as: "global" }, (c) => {
+      const { request, responseValue, set, error } = c as typeof c & { error?: unknown };
+      const state = peekState(request);
+      const idem = state?.idempotency;
+      if (!state || !idem) return;
       // On the error path this hook can run before the error is rendered; wait for the response.
       if (isErrorContext(error) && responseValue === undefined) return;
       state.idempotency = undefined;
-      const res = await serialise(responseValue, set);
-      if (res.status >= 200 && res.status < 300) {
-        ctx.db
-          .update(table)
-          .set({ state: "done", status: res.status, contentType: res.contentType, body: res.body })
-          .where(and(eq(table.userId, idem.userId), eq(table.key, idem.key)))
-          .run();
-      } else release(idem.userId, idem.key);
-    })
-    .onAfterResponse({ as: "global" }, ({ request }) => {
-      // Safety net: a request that ended without passing mapResponse frees its key.
-      const idem = stateOf(request).idempotency;
-      if (idem) release(idem.userId, idem.key);
+      const res = serialise(responseValue, set as Parameters<typeof serialise>[1]);
+      if (!(res instanceof Promise)) return void save(idem, res);
+      res.then(
+        (r) => save(idem, r),
+        (err) => {
+          ctx.log.error("idempotency record not stored", { error: String(err) });
+          release(idem.userId, idem.key);
+        },
+      );
     });
 };
 

@@ -6,8 +6,8 @@ import type { Ctx } from "../core/context";
 import type { LimitSubject } from "../core/limits";
 import type { Caller } from "../features/auth/service";
 import { clientIp } from "./client-ip";
-import { callerOf } from "./auth";
-import { isErrorContext, responseStatus, stateOf } from "./request-state";
+import { callerOrNull } from "./auth";
+import { isErrorContext, peekState, responseStatus, stateOf, type RequestState } from "./request-state";
 
 export function subjectOf(caller: Caller | null | undefined, ip: string): LimitSubject {
   return caller
@@ -23,12 +23,10 @@ export function charge(ctx: Ctx, request: Request, subject: LimitSubject, action
 }
 
 /** Keeps the request's charges when it succeeded and gives them back when it failed; runs once. */
-function settle(ctx: Ctx, request: Request, failed: boolean): void {
-  const state = stateOf(request);
+function settle(ctx: Ctx, state: RequestState, failed: boolean): void {
   const charges = state.charges;
-  if (!charges?.length) return;
   state.charges = undefined;
-  if (failed) ctx.limits.refund(charges);
+  if (failed && charges) ctx.limits.refund(charges);
 }
 
 type Hook = { request: Request; responseValue?: unknown; set: { status?: number | string }; error?: unknown };
@@ -38,19 +36,16 @@ export const rateLimitPlugin = (ctx: Ctx) =>
     // Settled before the response leaves, so that a client's next request already sees the refund.
     .mapResponse({ as: "global" }, (c) => {
       const { request, responseValue, set, error } = c as unknown as Hook;
+      const state = peekState(request);
+      if (!state?.charges?.length) return;
       // On the error path the response may not be rendered yet; any error is a failure.
-      if (isErrorContext(error) && responseValue === undefined) return settle(ctx, request, true);
-      settle(ctx, request, responseStatus(responseValue, set) >= 400);
-    })
-    // Safety net for responses that did not pass through mapResponse.
-    .onAfterResponse({ as: "global" }, (c) => {
-      const { request, responseValue, set, error } = c as unknown as Hook;
-      settle(ctx, request, isErrorContext(error) || responseStatus(responseValue, set) >= 400);
+      if (isErrorContext(error) && responseValue === undefined) return settle(ctx, state, true);
+      settle(ctx, state, responseStatus(responseValue, set) >= 400);
     })
     .macro({
       rateLimit: (actions: string | readonly string[]) => ({
         async beforeHandle({ request, server }) {
-          const caller = await callerOf(ctx, request).catch(() => null);
+          const caller = await callerOrNull(ctx, request);
           charge(ctx, request, subjectOf(caller, clientIp(ctx, request, server)), typeof actions === "string" ? [actions] : actions);
         },
       }),

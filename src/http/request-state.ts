@@ -7,11 +7,12 @@ export interface RequestState {
   caller?: Caller | null;
   charges?: Charge[];
   idempotency?: { userId: string; key: string };
-  deprecatedParams?: string[];
-  deprecatedValues?: string[];
 }
 
 const states = new WeakMap<Request, RequestState>();
+
+/** The request's state if a plugin recorded any (never allocates: the read path of every request). */
+export const peekState = (request: Request): RequestState | undefined => states.get(request);
 
 export function stateOf(request: Request): RequestState {
   let s = states.get(request);

@@ -1,6 +1,7 @@
 import { Elysia, t } from "elysia";
 import type { Ctx } from "../../core/context";
 import { authPlugin } from "../../http/auth";
+import { PREFLIGHT_HEADERS } from "../../http/cors";
 import { rateLimitPlugin } from "../../http/rate-limit";
 import { ErrorOut } from "../../http/schemas";
 import * as users from "../users/service";
@@ -25,14 +26,13 @@ const RegisterResponse = t.Object({
 });
 
 
-const CORS_PREFLIGHT = { "Access-Control-Max-Age": "86400" };
 
 export const authRoutes = (ctx: Ctx) =>
   new Elysia({ prefix: "/api/v1/auth", tags: ["auth"] })
     .use(authPlugin(ctx))
     .use(rateLimitPlugin(ctx))
     .options("/check-username", ({ set }) => {
-      Object.assign(set.headers, CORS_PREFLIGHT);
+      Object.assign(set.headers, PREFLIGHT_HEADERS);
       return {};
     }, { detail: { summary: "Check Username Preflight", description: "CORS preflight for check-username." } })
     .get("/check-username", ({ query }) => users.checkUsername(ctx, query.username), {

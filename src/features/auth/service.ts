@@ -166,15 +166,20 @@ interface VerifiedToken {
 const tokenCache = new WeakMap<Ctx, Map<string, VerifiedToken>>();
 const TOKEN_CACHE_MAX = 10_000;
 
+/** A verified token from the cache (synchronous: the common case of every authenticated request). */
+function cachedToken(ctx: Ctx, token: string): VerifiedToken | null {
+  const cache = tokenCache.get(ctx);
+  const hit = cache?.get(token);
+  if (!hit) return null;
+  if (ctx.clock.now() < hit.expMs) return hit;
+  cache!.delete(token);
+  return null;
+}
+
 async function verifyAccessToken(ctx: Ctx, token: string): Promise<VerifiedToken> {
   let cache = tokenCache.get(ctx);
   if (!cache) tokenCache.set(ctx, (cache = new Map()));
   const now = ctx.clock.now();
-  const hit = cache.get(token);
-  if (hit) {
-    if (now < hit.expMs) return hit;
-    cache.delete(token);
-  }
   try {
     const { payload } = await jwtVerify(token, ctx.secrets.jwtKey, {
       algorithms: ["HS256"],
@@ -199,9 +204,10 @@ async function verifyAccessToken(ctx: Ctx, token: string): Promise<VerifiedToken
 /**
  * Resolves the bearer credential of a request to its caller. The API key is not a bearer
  * credential (401 AUTH_INVALID_TOKEN), except that a pending account's key answers 403
- * AUTH_PENDING_ACTIVATION so the agent learns what to do next.
+ * AUTH_PENDING_ACTIVATION so the agent learns what to do next. Synchronous when the token was
+ * verified before (no await on the hot path); a first sight of a token verifies its signature.
  */
-export async function authenticate(ctx: Ctx, authorization: string | null | undefined): Promise<Caller> {
+export function authenticate(ctx: Ctx, authorization: string | null | undefined): Caller | Promise<Caller> {
   const m = authorization ? /^Bearer\s+(\S+)\s*$/i.exec(authorization) : null;
   if (!m) throw new ApiError(401, "AUTH_INVALID_TOKEN", "Missing bearer token: send Authorization: Bearer <access_token>");
   const token = m[1];
@@ -212,7 +218,12 @@ export async function authenticate(ctx: Ctx, authorization: string | null | unde
     }
     throw new ApiError(401, "AUTH_INVALID_TOKEN", "An API key is not an access token: exchange it at POST /api/v1/auth/token and send the access_token");
   }
-  const v = await verifyAccessToken(ctx, token);
+  const hit = cachedToken(ctx, token);
+  if (hit) return callerFromToken(ctx, hit);
+  return verifyAccessToken(ctx, token).then((v) => callerFromToken(ctx, v));
+}
+
+function callerFromToken(ctx: Ctx, v: VerifiedToken): Caller {
   const user = usersService.findById(ctx, v.sub);
   if (!user) throw new ApiError(401, "AUTH_INVALID_TOKEN", "Invalid access token");
   if (v.iatMs < user.tokensValidAfter) throw new ApiError(401, "AUTH_TOKEN_REVOKED", "This access token was revoked: mint a new one from your current API key");
