@@ -1,5 +1,6 @@
 // The application: cross-cutting plugins, then every feature's routes.
-import { Elysia } from "elysia";
+import { Elysia, type TSchema } from "elysia";
+import { bodyShapePlugin, collectBodySchemas } from "./http/body-shape";
 import type { Ctx } from "./core/context";
 import { corsPlugin } from "./http/cors";
 import { deprecationsPlugin } from "./http/deprecations";
@@ -31,10 +32,13 @@ export function createApp(ctx: Ctx) {
   registerNotificationHandlers(ctx);
   registerFollowHandlers(ctx);
   registerVoteHooks(ctx);
-  // "typebox" normalisation drops unknown fields like the default, but validates before reshaping,
-  // so a string sent for an object field is a 422 rather than an object of its characters.
-  const app = new Elysia({ name: "colony", normalize: "typebox" })
+  // Elysia's default normaliser (exactMirror) drops unknown fields and cleans responses cheaply;
+  // the body-shape guard runs first so that a string sent for an object field is a 422 rather
+  // than an object of its characters.
+  const bodies = new Map<string, TSchema>();
+  const app = new Elysia({ name: "colony", normalize: true })
     .use(errorHandling(ctx))
+    .use(bodyShapePlugin(bodies))
     .use(corsPlugin())
     .onRequest(({ request }) => {
       const length = Number(request.headers.get("content-length") ?? 0);
@@ -57,6 +61,7 @@ export function createApp(ctx: Ctx) {
     .use(limitsRoutes(ctx))
     .use(staticSite())
     .get("/api/v1/openapi.json", ({ request }) => openapiAlias(request), { detail: { hide: true } });
+  collectBodySchemas(app.routes as never, bodies);
   return app;
 }
 
