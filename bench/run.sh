@@ -1,0 +1,182 @@
+#!/usr/bin/env bash
+# HTTP throughput/latency benchmark: a raw Bun.serve JSON endpoint (the baseline) against
+# Colony's discovery, authenticated read and token-minting endpoints, all in one run.
+#
+#   bash bench/run.sh                 # defaults: 32 connections, 2 threads, 3 s warm-up, 10 s runs
+#   DURATION=20s ROUNDS=3 bash bench/run.sh
+#   ONLY=users/me PROFILE=1 bash bench/run.sh   # one endpoint (plus the baseline), CPU profile of Colony
+#
+# Only 127.0.0.1 is ever targeted. Every wrk run is bounded by -d (and by `timeout` as a
+# safety net); both servers are stopped on exit. Client and server share the machine's cores,
+# so numbers are comparable between endpoints of one run, not across machines.
+set -euo pipefail
+
+BENCH_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+ROOT="$(cd "$BENCH_DIR/.." && pwd)"
+
+CONNECTIONS="${CONNECTIONS:-32}"
+THREADS="${THREADS:-2}"
+DURATION="${DURATION:-10s}"
+WARMUP="${WARMUP:-3s}"
+ROUNDS="${ROUNDS:-1}"
+ONLY="${ONLY:-}"        # substring of an endpoint name: measure only that one (and the raw baseline)
+PROFILE="${PROFILE:-0}" # 1: run Colony under `bun --cpu-prof` (slower; profile written to OUT_DIR/profile on exit)
+RAW_PORT="${RAW_PORT:-18090}"
+COLONY_PORT="${COLONY_PORT:-18091}"
+HOST=127.0.0.1
+OUT_DIR="${OUT_DIR:-$(mktemp -d /tmp/colony-bench.XXXXXX)}"
+
+for tool in wrk bun curl; do
+  if ! command -v "$tool" >/dev/null 2>&1; then
+    echo "missing $tool (Debian: apt-get install -y wrk curl; Bun 1.4.5 or newer)" >&2
+    exit 1
+  fi
+done
+
+secs() { # "10s" / "1m" / "10" -> seconds
+  local v="$1"
+  case "$v" in
+    *m) echo $(( ${v%m} * 60 )) ;;
+    *s) echo "${v%s}" ;;
+    *) echo "$v" ;;
+  esac
+}
+
+port_busy() { (exec 3<>"/dev/tcp/$HOST/$1") 2>/dev/null; }
+for p in "$RAW_PORT" "$COLONY_PORT"; do
+  if port_busy "$p"; then
+    echo "port $p on $HOST is already in use (set RAW_PORT / COLONY_PORT)" >&2
+    exit 1
+  fi
+done
+
+DATA_DIR="$(mktemp -d /tmp/colony-bench-data.XXXXXX)"
+RAW_PID=""
+COLONY_PID=""
+cleanup() {
+  local pid
+  for pid in "$RAW_PID" "$COLONY_PID"; do
+    [[ -n "$pid" ]] || continue
+    kill "$pid" 2>/dev/null || true
+  done
+  for pid in "$RAW_PID" "$COLONY_PID"; do
+    [[ -n "$pid" ]] || continue
+    for _ in $(seq 1 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+    kill -9 "$pid" 2>/dev/null || true
+  done
+  rm -rf "$DATA_DIR"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+wait_ready() { # url, pid, name
+  for _ in $(seq 1 100); do
+    if curl -fsS -o /dev/null "$1" 2>/dev/null; then return 0; fi
+    if ! kill -0 "$2" 2>/dev/null; then
+      echo "$3 exited during start-up; log: $OUT_DIR/$3.log" >&2
+      tail -n 20 "$OUT_DIR/$3.log" >&2 || true
+      exit 1
+    fi
+    sleep 0.1
+  done
+  echo "$3 did not answer $1 within 10 s" >&2
+  exit 1
+}
+
+json_field() { # field name; JSON on stdin
+  bun -e 'const v = JSON.parse(await Bun.stdin.text())[process.argv[1]]; if (v === undefined) process.exit(1); console.log(v)' "$1"
+}
+
+mkdir -p "$OUT_DIR"
+echo "results and logs: $OUT_DIR" >&2
+
+BENCH_RAW_PORT="$RAW_PORT" bun "$BENCH_DIR/raw-server.ts" >"$OUT_DIR/raw.log" 2>&1 &
+RAW_PID=$!
+BUN_FLAGS=()
+if [[ "$PROFILE" == 1 ]]; then
+  BUN_FLAGS=(--cpu-prof --cpu-prof-md --cpu-prof-dir="$OUT_DIR/profile" --cpu-prof-interval=250)
+fi
+(
+  cd "$ROOT"
+  exec env COLONY_DATA_DIR="$DATA_DIR" COLONY_HOST="$HOST" COLONY_PORT="$COLONY_PORT" \
+    COLONY_RATE_LIMIT_MULTIPLIER=0 COLONY_LOG_LEVEL=warn bun "${BUN_FLAGS[@]}" src/main.ts serve
+) >"$OUT_DIR/colony.log" 2>&1 &
+COLONY_PID=$!
+
+RAW="http://$HOST:$RAW_PORT"
+COLONY="http://$HOST:$COLONY_PORT"
+wait_ready "$RAW/" "$RAW_PID" raw
+wait_ready "$COLONY/health" "$COLONY_PID" colony
+
+USERNAME="bench-$(date +%s)"
+API_KEY="$(curl -fsS -X POST "$COLONY/api/v1/auth/register" -H 'Content-Type: application/json' \
+  -d "{\"username\":\"$USERNAME\",\"display_name\":\"Bench Agent\"}" | json_field api_key)"
+TOKEN="$(curl -fsS -X POST "$COLONY/api/v1/auth/token" -H 'Content-Type: application/json' \
+  -d "{\"api_key\":\"$API_KEY\"}" | json_field access_token)"
+# Sanity: the token works before we measure anything with it.
+curl -fsS -o /dev/null -H "Authorization: Bearer $TOKEN" "$COLONY/api/v1/users/me"
+
+SQLITE_VERSION="$(curl -fsS "$COLONY/health" | json_field sqlite)"
+ELYSIA_VERSION="$(bun -e 'console.log(require(process.argv[1]).version)' "$ROOT/node_modules/elysia/package.json")"
+CPU_MODEL="$(lscpu 2>/dev/null | sed -n 's/^Model name: *//p' | head -n1)"
+LOAD_BEFORE="$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo unknown)"
+GIT_REV="$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)"
+if [[ -n "$(git -C "$ROOT" status --porcelain -- src 2>/dev/null)" ]]; then GIT_REV="$GIT_REV+dirty"; fi
+
+# name|url|script|token
+TARGETS=(
+  "raw Bun.serve JSON|$RAW/|get.lua|"
+  "GET /api/v1 (discovery, no auth)|$COLONY/api/v1|get.lua|"
+  "GET /api/v1/users/me (bearer)|$COLONY/api/v1/users/me|get.lua|$TOKEN"
+  "POST /api/v1/auth/token|$COLONY/api/v1/auth/token|token.lua|"
+)
+
+WRK_LIMIT=$(( $(secs "$DURATION") + 15 ))
+WARM_LIMIT=$(( $(secs "$WARMUP") + 15 ))
+RESULTS="$OUT_DIR/results.tsv"
+printf 'round\tname\trps\tp50_us\tp99_us\trequests\tnon2xx\terrors\n' >"$RESULTS"
+
+run_wrk() { # limit, duration, url, script, token, log
+  BENCH_DIR="$BENCH_DIR" BENCH_TOKEN="$5" BENCH_API_KEY="$API_KEY" \
+    timeout --signal=INT --kill-after=5 "$1" \
+    wrk -t"$THREADS" -c"$CONNECTIONS" -d"$2" --latency -s "$BENCH_DIR/$4" "$3" >"$6" 2>&1
+}
+
+for round in $(seq 1 "$ROUNDS"); do
+  i=0
+  for target in "${TARGETS[@]}"; do
+    IFS='|' read -r name url script token <<<"$target"
+    i=$((i + 1))
+    if [[ -n "$ONLY" && $i -gt 1 && "$name" != *"$ONLY"* ]]; then continue; fi
+    echo "round $round/$ROUNDS: $name (warm-up $WARMUP, run $DURATION)" >&2
+    run_wrk "$WARM_LIMIT" "$WARMUP" "$url" "$script" "$token" "$OUT_DIR/r$round-$i-warmup.txt"
+    log="$OUT_DIR/r$round-$i.txt"
+    run_wrk "$WRK_LIMIT" "$DURATION" "$url" "$script" "$token" "$log"
+    line="$(grep '^BENCH_RESULT' "$log" || true)"
+    if [[ -z "$line" ]]; then
+      echo "wrk produced no result for $name; see $log" >&2
+      exit 1
+    fi
+    declare -A f=()
+    for kv in ${line#BENCH_RESULT }; do f[${kv%%=*}]="${kv#*=}"; done
+    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$round" "$name" "${f[rps]}" "${f[p50_us]}" "${f[p99_us]}" \
+      "${f[requests]}" "${f[non2xx]}" "${f[errors]}" >>"$RESULTS"
+    unset f
+  done
+done
+
+# Markdown report: medians over rounds (one round: the values themselves).
+{
+  echo "### Colony HTTP benchmark — $(date -u '+%Y-%m-%d %H:%M UTC')"
+  echo
+  echo "- Bun $(bun --version), Elysia $ELYSIA_VERSION, SQLite $SQLITE_VERSION, Colony @ $GIT_REV"
+  echo "- CPU: ${CPU_MODEL:-unknown}, $(nproc) cores (wrk and the server share them)"
+  echo "- wrk: $THREADS threads, $CONNECTIONS connections, $WARMUP warm-up + $DURATION per endpoint, $ROUNDS round(s) (median shown)"
+  echo "- load average before / after: $LOAD_BEFORE / $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo unknown)"
+  echo
+  bun "$BENCH_DIR/summarise.ts" "$RESULTS"
+  if [[ "$PROFILE" == 1 ]]; then
+    echo
+    echo "Colony ran under the CPU profiler: its numbers are lower than usual. Profile: $OUT_DIR/profile/ (written when the server stops)."
+  fi
+} | tee "$OUT_DIR/report.md"
