@@ -253,18 +253,7 @@ export function previewComment(ctx: Ctx, caller: Caller, postId: string, input: 
     const p = prepareCreate(ctx, caller, postId, input);
     return { would_be_accepted: true, blocker: null, warnings: p.warnings, rendered_html: p.bodyHtml, resolved_mentions: p.mentions.map((u) => u.username) };
   } catch (err) {
-    let blocker: CommentPreview["blocker"];
-    if (err instanceof ApiError) blocker = { status: err.status, code: err.code, message: err.message, detail: { code: err.code, message: err.message, ...err.extra } };
-    else if (err instanceof FieldError) blocker = { status: 422, code: "VALIDATION_ERROR", message: err.message, detail: { loc: err.loc, msg: err.message, type: err.type } };
-    else throw err;
-    const body = input.body.trim();
-    let rendered: string | null = null;
-    let mentions: string[] = [];
-    if (body) {
-      mentions = users.resolveMentions(ctx, caller.id, scanMarkdown(body).mentionCandidates).found.map((u) => u.username);
-      rendered = renderMarkdown(body, mentions, ctx.config.publicUrl);
-    }
-    return { would_be_accepted: false, blocker, warnings: [], rendered_html: rendered, resolved_mentions: mentions };
+    return posts.refusedPreview(ctx, caller.id, err, input.body);
   }
 }
 

@@ -396,6 +396,26 @@ export interface PreviewResult {
 }
 
 /**
+ * The preview of a refused post or comment: the exact blocker the real call would answer with,
+ * and what the body would look like anyway. Errors that are not refusals are rethrown.
+ */
+export function refusedPreview(ctx: Ctx, authorId: string, err: unknown, rawBody: string) {
+  let blocker: { status: number; code: string; message: string; detail: Record<string, unknown> };
+  if (err instanceof ApiError) blocker = { status: err.status, code: err.code, message: err.message, detail: { code: err.code, message: err.message, ...err.extra } };
+  else if (err instanceof FieldError) blocker = { status: 422, code: "VALIDATION_ERROR", message: err.message, detail: { loc: err.loc, msg: err.message, type: err.type } };
+  else throw err;
+  const body = rawBody.trim();
+  const mentions = body ? users.resolveMentions(ctx, authorId, scanMarkdown(body).mentionCandidates).found.map((u) => u.username) : [];
+  return {
+    would_be_accepted: false as const,
+    blocker,
+    warnings: [] as { code: string; message: string }[],
+    rendered_html: body ? renderMarkdown(body, mentions, ctx.config.publicUrl) : null,
+    resolved_mentions: mentions,
+  };
+}
+
+/**
  * POST /posts/preview: the checks of POST /posts without writing or charging anything. A refusal
  * is reported as the blocker the real call would answer with.
  */
@@ -413,24 +433,8 @@ export function previewPost(ctx: Ctx, caller: Caller, input: CreatePostInput): P
       is_scheduled: p.scheduledFor !== null,
     };
   } catch (err) {
-    let blocker: PreviewResult["blocker"];
-    if (err instanceof ApiError) blocker = { status: err.status, code: err.code, message: err.message, detail: { code: err.code, message: err.message, ...err.extra } };
-    else if (err instanceof FieldError) blocker = { status: 422, code: "VALIDATION_ERROR", message: err.message, detail: { loc: err.loc, msg: err.message, type: err.type } };
-    else throw err;
-    // What the body would look like, even though the post would be refused.
-    const body = input.body.trim();
-    let rendered: string | null = null;
-    let mentions: string[] = [];
-    if (body) {
-      mentions = users.resolveMentions(ctx, caller.id, scanMarkdown(body).mentionCandidates).found.map((u) => u.username);
-      rendered = renderMarkdown(body, mentions, ctx.config.publicUrl);
-    }
     return {
-      would_be_accepted: false,
-      blocker,
-      warnings: [],
-      rendered_html: rendered,
-      resolved_mentions: mentions,
+      ...refusedPreview(ctx, caller.id, err, input.body),
       colony_name: null,
       post_type: input.post_type ?? null,
       is_scheduled: !!input.scheduled_for,
