@@ -27,6 +27,7 @@ import { renderMarkdown, scanMarkdown } from "../posts/content";
 import { listedPostFilter } from "../posts/queries";
 import * as posts from "../posts/service";
 import type { PostRow } from "../posts/service";
+import { prepared } from "../posts/statements";
 import * as users from "../users/service";
 import type { UserRow } from "../users/service";
 import { comments } from "./tables";
@@ -411,16 +412,39 @@ export function listPostComments(ctx: Ctx, caller: Caller | null, postId: string
   return { items, total, has_more: page.offset + items.length < total };
 }
 
-/** Every thread member of a visible post, oldest first (at most THREAD_MAX), for trees. */
+/**
+ * Every thread member of a visible post, oldest first (at most THREAD_MAX), for trees. The same
+ * WHERE as postCommentsQuery without filters, as one statement per kind of reader (anonymous,
+ * signed in, moderator) prepared once: the context pack and the conversation read it every time.
+ */
 export function threadOf(ctx: Ctx, caller: Caller | null, post: PostRow, colony: ColonyRow): { items: CommentRow[]; truncated: boolean } {
-  const { where, order } = postCommentsQuery(ctx, caller, post, colony, {});
-  const rows = ctx.db.select().from(comments).where(where).orderBy(...order).limit(THREAD_MAX + 1).all();
+  const kind = isModerator(ctx, colony, caller) ? "moderator" : caller ? "member" : "anonymous";
+  const db = ctx.db;
+  const stmt = prepared(db, `comments.thread.${kind}`, () => {
+    const held = kind === "moderator" ? undefined : kind === "member" ? or(eq(comments.held, false), eq(comments.authorId, sql.placeholder("viewer"))) : eq(comments.held, false);
+    return db
+      .select()
+      .from(comments)
+      .where(and(eq(comments.postId, sql.placeholder("post")), threadMember(), held))
+      .orderBy(asc(comments.createdAt), asc(comments.id))
+      .limit(THREAD_MAX + 1)
+      .prepare();
+  });
+  const rows = stmt.all({ post: post.id, viewer: caller?.id ?? null });
   return { items: rows.slice(0, THREAD_MAX), truncated: rows.length > THREAD_MAX };
 }
 
 /** How many live comments `userId` has on `postId` (the context pack's your_comment_count). */
 export function commentCountBy(ctx: Ctx, postId: string, userId: string): number {
-  return ctx.db.select({ n: count() }).from(comments).where(and(eq(comments.postId, postId), eq(comments.authorId, userId), isNull(comments.deletedAt))).get()!.n;
+  const db = ctx.db;
+  const stmt = prepared(db, "comments.countBy", () =>
+    db
+      .select({ n: count() })
+      .from(comments)
+      .where(and(eq(comments.postId, sql.placeholder("post")), eq(comments.authorId, sql.placeholder("author")), isNull(comments.deletedAt)))
+      .prepare(),
+  );
+  return stmt.get({ post: postId, author: userId })!.n;
 }
 
 // ---------------------------------------------------------------------------------------------

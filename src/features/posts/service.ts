@@ -24,6 +24,7 @@ import * as notificationsService from "../notifications/service";
 import * as users from "../users/service";
 import type { UserRow } from "../users/service";
 import { normaliseLanguage, normaliseTags, renderMarkdown, scanMarkdown, validateMetadata } from "./content";
+import { prepared } from "./statements";
 import { postTags, posts, type PostStatus, type PostType } from "./tables";
 
 export type PostRow = typeof posts.$inferSelect;
@@ -124,7 +125,9 @@ export function setStatus(tx: Tx, postId: string, status: PostStatus): void {
 
 export function findPost(ctx: Ctx | { db: Tx }, id: string): PostRow | null {
   if (!isUuid(id)) return null;
-  return ctx.db.select().from(posts).where(eq(posts.id, id.toLowerCase())).get() ?? null;
+  const db = ctx.db;
+  const byId = prepared(db, "posts.byId", () => db.select().from(posts).where(eq(posts.id, sql.placeholder("id"))).prepare());
+  return byId.get({ id: id.toLowerCase() }) ?? null;
 }
 
 const isAuthor = (post: PostRow, caller: Caller | null) => !!caller && caller.id === post.authorId;
@@ -787,10 +790,13 @@ export function listPostsChanged(): void {
   listVersion++;
 }
 
-function cachedTotal(ctx: Ctx, where: SQL): number {
+function cachedTotal(ctx: Ctx, where: SQL, fixedKey?: string): number {
   const query = ctx.db.select({ n: count() }).from(posts).where(where);
-  const { sql: text, params } = query.toSQL();
-  const key = `${text}|${JSON.stringify(params)}`;
+  let key = fixedKey;
+  if (key === undefined) {
+    const { sql: text, params } = query.toSQL();
+    key = `${text}|${JSON.stringify(params)}`;
+  }
   let cache = totalCaches.get(ctx.db);
   if (!cache) totalCaches.set(ctx.db, (cache = new Map()));
   const now = ctx.clock.now();
@@ -876,8 +882,35 @@ export function buildListQuery(ctx: Ctx, caller: Caller | null, f: ListFilters):
   return { where: and(...conds)!, order, sort };
 }
 
+/** Filters that narrow a list; a list with none of them is the front page. */
+const FILTER_KEYS = ["colony_id", "colony", "post_type", "status", "author_type", "author_id", "author", "tag", "q", "min_score", "max_score", "since", "until", "sentinel_scanned", "member_colonies"] as const;
+
+const isUnfiltered = (f: ListFilters) => FILTER_KEYS.every((k) => f[k] === undefined || (typeof f[k] === "string" && (f[k] as string).trim() === ""));
+
+/**
+ * The front page (no filter, offset paging): the most requested list. Its WHERE depends on
+ * nothing but the sort (listed posts of live, non-private colonies, the rule buildListQuery
+ * applies to every unfiltered list), so its statements are prepared once per database instead of
+ * being built for every request. The total shares the cache of cachedTotal.
+ */
+function listFrontPage(ctx: Ctx, sort: ListSort, page: Page): ListResult {
+  const db = ctx.db;
+  const stmts = prepared(db, `posts.front.${sort}`, () => {
+    const q = buildListQuery(ctx, null, { sort })!;
+    return {
+      where: q.where,
+      rows: db.select().from(posts).where(q.where).orderBy(...q.order).limit(sql.placeholder("limit")).offset(sql.placeholder("offset")).prepare(),
+    };
+  });
+  const total = cachedTotal(ctx, stmts.where, "front");
+  const items = stmts.rows.all({ limit: page.limit, offset: page.offset });
+  const has_more = page.offset + items.length < total;
+  return { items, total, has_more, next_cursor: sort === "newest" && has_more && items.length ? encodeCursor(items[items.length - 1]) : null };
+}
+
 /** GET /posts: listed posts the caller may read, filtered and sorted, with offset or cursor paging. */
 export function listPosts(ctx: Ctx, caller: Caller | null, f: ListFilters, page: Page): ListResult {
+  if (!blank(f.cursor) && isUnfiltered(f)) return listFrontPage(ctx, f.sort ?? "newest", page);
   const query = buildListQuery(ctx, caller, f);
   if (!query) return EMPTY;
   const { where, order, sort } = query;

@@ -37,6 +37,7 @@ import * as commentsService from "../comments/service";
 import { KARMA_WARMUP_MS, karmaDeductBudget, karmaGrantBudget, setKarmaUsageProvider, type KarmaUsage } from "../limits/service";
 import * as postsService from "../posts/service";
 import * as users from "../users/service";
+import { prepared } from "../posts/statements";
 import { karmaLedger, votes, type VoteTarget } from "./tables";
 
 type Tx = Pick<Db, "insert" | "select" | "update" | "delete">;
@@ -141,11 +142,15 @@ export function isNewVoter(ctx: Ctx, tx: Tx, voter: { id: string; createdAt: num
 
 /** The user's current vote on a target: 1, -1 or null. */
 export function voteOf(ctx: Ctx, userId: string, targetType: VoteTarget, targetId: string): 1 | -1 | null {
-  const row = ctx.db
-    .select({ value: votes.value })
-    .from(votes)
-    .where(and(eq(votes.userId, userId), eq(votes.targetType, targetType), eq(votes.targetId, targetId)))
-    .get();
+  const db = ctx.db;
+  const stmt = prepared(db, "votes.voteOf", () =>
+    db
+      .select({ value: votes.value })
+      .from(votes)
+      .where(and(eq(votes.userId, sql.placeholder("user")), eq(votes.targetType, sql.placeholder("type")), eq(votes.targetId, sql.placeholder("target"))))
+      .prepare(),
+  );
+  const row = stmt.get({ user: userId, type: targetType, target: targetId });
   return row ? (row.value as 1 | -1) : null;
 }
 

@@ -1,0 +1,205 @@
+#!/usr/bin/env bash
+# Forum read benchmark at scale: seeds (or reuses) a data folder with 100,000 posts, 300,000
+# comments and 1,000,000 votes (bench/seed-forum.ts), starts Colony on it and measures the hot and
+# newest post lists and the context pack of posts with long threads, anonymous and authenticated.
+#
+#   bash bench/forum.sh                          # seed a temporary folder (about a minute), then measure
+#   FORUM_DATA=/tmp/forum-seed bash bench/forum.sh   # reuse a folder seeded earlier (it is copied, never changed)
+#   ONLY=context PROFILE=1 bash bench/forum.sh
+#
+# Only 127.0.0.1 is ever targeted. Every wrk run is bounded by -d (and by `timeout` as a safety
+# net); the server is stopped on exit and temporary folders are removed.
+set -euo pipefail
+
+BENCH_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+ROOT="$(cd "$BENCH_DIR/.." && pwd)"
+
+CONNECTIONS="${CONNECTIONS:-32}"
+THREADS="${THREADS:-2}"
+DURATION="${DURATION:-12s}"
+WARMUP="${WARMUP:-3s}"
+ROUNDS="${ROUNDS:-1}"
+ONLY="${ONLY:-}"        # substring of an endpoint name: measure only the matching endpoints
+PROFILE="${PROFILE:-0}" # 1: run Colony under `bun --cpu-prof` (profile in OUT_DIR/profile on exit)
+COLONY_PORT="${COLONY_PORT:-18092}"
+FORUM_DATA="${FORUM_DATA:-}" # a folder seeded by bench/seed-forum.ts, reused (copied) instead of seeding
+SEED_ARGS="${SEED_ARGS:-}"   # extra arguments for seed-forum.ts, e.g. "--posts 20000 --votes 200000"
+CONTEXT_IDS="${CONTEXT_IDS:-200}"
+HOST=127.0.0.1
+OUT_DIR="${OUT_DIR:-$(mktemp -d /tmp/colony-forum.XXXXXX)}"
+
+for tool in wrk bun curl timeout; do
+  if ! command -v "$tool" >/dev/null 2>&1; then
+    echo "missing $tool (Debian: apt-get install -y wrk curl; Bun 1.4.5 or newer)" >&2
+    exit 1
+  fi
+done
+
+secs() { # "10s" / "1m" / "10" -> seconds
+  local v="$1"
+  case "$v" in
+    *m) echo $(( ${v%m} * 60 )) ;;
+    *s) echo "${v%s}" ;;
+    *) echo "$v" ;;
+  esac
+}
+
+port_busy() { (exec 3<>"/dev/tcp/$HOST/$1") 2>/dev/null; }
+if port_busy "$COLONY_PORT"; then
+  echo "port $COLONY_PORT on $HOST is already in use (set COLONY_PORT)" >&2
+  exit 1
+fi
+
+DATA_DIR="$(mktemp -d /tmp/colony-forum-data.XXXXXX)"
+COLONY_PID=""
+cleanup() {
+  if [[ -n "$COLONY_PID" ]]; then
+    kill "$COLONY_PID" 2>/dev/null || true
+    for _ in $(seq 1 50); do kill -0 "$COLONY_PID" 2>/dev/null || break; sleep 0.1; done
+    kill -9 "$COLONY_PID" 2>/dev/null || true
+  fi
+  rm -rf "$DATA_DIR"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+mkdir -p "$OUT_DIR"
+echo "results and logs: $OUT_DIR" >&2
+
+# Data ----------------------------------------------------------------------------------------
+SEED_NOTE=""
+if [[ -n "$FORUM_DATA" ]]; then
+  if [[ ! -f "$FORUM_DATA/colony.db" ]]; then
+    echo "FORUM_DATA=$FORUM_DATA holds no colony.db (seed one with: bun bench/seed-forum.ts <dir>)" >&2
+    exit 1
+  fi
+  echo "copying $FORUM_DATA" >&2
+  cp -a "$FORUM_DATA/." "$DATA_DIR/"
+  SEED_NOTE="reused $FORUM_DATA"
+  if [[ -f "$FORUM_DATA/seed.log" ]]; then cp "$FORUM_DATA/seed.log" "$OUT_DIR/seed.log"; fi
+else
+  echo "seeding $DATA_DIR (bench/seed-forum.ts $SEED_ARGS)" >&2
+  # shellcheck disable=SC2086
+  (cd "$ROOT" && timeout 600 bun "$BENCH_DIR/seed-forum.ts" "$DATA_DIR" $SEED_ARGS) | tee "$OUT_DIR/seed.log" >&2
+  SEED_NOTE="seeded in this run"
+fi
+SEED_TIME="$(sed -n 's/^total //p' "$OUT_DIR/seed.log" 2>/dev/null | tail -n1 || true)"
+
+# Post ids for the context runs: listed posts with 20 to 100 comments, a fixed sample.
+IDS_FILE="$OUT_DIR/context-ids.txt"
+bun -e '
+  const { Database } = require("bun:sqlite");
+  const db = new Database(process.argv[1], { readonly: true });
+  const rows = db.query("select id from posts where listed = 1 and comment_count between 20 and 100 order by id limit ?").all(Number(process.argv[2]) * 10);
+  const step = Math.max(1, Math.floor(rows.length / Number(process.argv[2])));
+  console.log(rows.filter((_, i) => i % step === 0).slice(0, Number(process.argv[2])).map((r) => r.id).join("\n"));
+' "$DATA_DIR/colony.db" "$CONTEXT_IDS" >"$IDS_FILE"
+if [[ ! -s "$IDS_FILE" ]]; then
+  echo "no posts with 20-100 comments in the data folder" >&2
+  exit 1
+fi
+
+# Server --------------------------------------------------------------------------------------
+BUN_FLAGS=()
+if [[ "$PROFILE" == 1 ]]; then
+  BUN_FLAGS=(--cpu-prof --cpu-prof-md --cpu-prof-dir="$OUT_DIR/profile" --cpu-prof-interval=250)
+fi
+(
+  cd "$ROOT"
+  exec env COLONY_DATA_DIR="$DATA_DIR" COLONY_HOST="$HOST" COLONY_PORT="$COLONY_PORT" \
+    COLONY_RATE_LIMIT_MULTIPLIER=0 COLONY_LOG_LEVEL=warn bun "${BUN_FLAGS[@]}" src/main.ts serve
+) >"$OUT_DIR/colony.log" 2>&1 &
+COLONY_PID=$!
+
+COLONY="http://$HOST:$COLONY_PORT"
+for _ in $(seq 1 300); do
+  if curl -fsS -o /dev/null "$COLONY/health" 2>/dev/null; then break; fi
+  if ! kill -0 "$COLONY_PID" 2>/dev/null; then
+    echo "colony exited during start-up; log: $OUT_DIR/colony.log" >&2
+    tail -n 20 "$OUT_DIR/colony.log" >&2 || true
+    exit 1
+  fi
+  sleep 0.1
+done
+curl -fsS -o /dev/null "$COLONY/health"
+
+json_field() { # field name; JSON on stdin
+  bun -e 'const v = JSON.parse(await Bun.stdin.text())[process.argv[1]]; if (v === undefined) process.exit(1); console.log(v)' "$1"
+}
+USERNAME="bench-$(date +%s)"
+API_KEY="$(curl -fsS -X POST "$COLONY/api/v1/auth/register" -H 'Content-Type: application/json' \
+  -d "{\"username\":\"$USERNAME\",\"display_name\":\"Bench Agent\"}" | json_field api_key)"
+TOKEN="$(curl -fsS -X POST "$COLONY/api/v1/auth/token" -H 'Content-Type: application/json' \
+  -d "{\"api_key\":\"$API_KEY\"}" | json_field access_token)"
+FIRST_ID="$(head -n1 "$IDS_FILE")"
+# Sanity: every endpoint answers 200 before anything is measured.
+curl -fsS -o /dev/null "$COLONY/api/v1/posts?sort=hot"
+curl -fsS -o /dev/null "$COLONY/api/v1/posts/$FIRST_ID/context"
+curl -fsS -o /dev/null -H "Authorization: Bearer $TOKEN" "$COLONY/api/v1/posts/$FIRST_ID/context"
+
+SQLITE_VERSION="$(curl -fsS "$COLONY/health" | json_field sqlite)"
+ELYSIA_VERSION="$(bun -e 'console.log(require(process.argv[1]).version)' "$ROOT/node_modules/elysia/package.json")"
+CPU_MODEL="$(lscpu 2>/dev/null | sed -n 's/^Model name: *//p' | head -n1)"
+LOAD_BEFORE="$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo unknown)"
+GIT_REV="$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)"
+if [[ -n "$(git -C "$ROOT" status --porcelain -- src migrations 2>/dev/null)" ]]; then GIT_REV="$GIT_REV+dirty"; fi
+
+# name|url|script|token
+TARGETS=(
+  "GET /posts?sort=hot (anonymous, 20)|$COLONY/api/v1/posts?sort=hot|get.lua|"
+  "GET /posts?sort=hot&limit=100|$COLONY/api/v1/posts?sort=hot&limit=100|get.lua|"
+  "GET /posts/{id}/context (anonymous)|$COLONY|context.lua|"
+  "GET /posts/{id}/context (bearer)|$COLONY|context.lua|$TOKEN"
+  "GET /posts?sort=newest|$COLONY/api/v1/posts?sort=newest|get.lua|"
+)
+
+WRK_LIMIT=$(( $(secs "$DURATION") + 15 ))
+WARM_LIMIT=$(( $(secs "$WARMUP") + 15 ))
+RESULTS="$OUT_DIR/results.tsv"
+printf 'round\tname\trps\tp50_us\tp99_us\trequests\tnon2xx\terrors\n' >"$RESULTS"
+
+run_wrk() { # limit, duration, url, script, token, log
+  BENCH_DIR="$BENCH_DIR" BENCH_TOKEN="$5" BENCH_IDS="$IDS_FILE" \
+    timeout --signal=INT --kill-after=5 "$1" \
+    wrk -t"$THREADS" -c"$CONNECTIONS" -d"$2" --timeout 5s --latency -s "$BENCH_DIR/$4" "$3" >"$6" 2>&1
+}
+
+for round in $(seq 1 "$ROUNDS"); do
+  i=0
+  for target in "${TARGETS[@]}"; do
+    IFS='|' read -r name url script token <<<"$target"
+    i=$((i + 1))
+    if [[ -n "$ONLY" && "$name" != *"$ONLY"* ]]; then continue; fi
+    echo "round $round/$ROUNDS: $name (warm-up $WARMUP, run $DURATION)" >&2
+    run_wrk "$WARM_LIMIT" "$WARMUP" "$url" "$script" "$token" "$OUT_DIR/r$round-$i-warmup.txt"
+    log="$OUT_DIR/r$round-$i.txt"
+    run_wrk "$WRK_LIMIT" "$DURATION" "$url" "$script" "$token" "$log"
+    line="$(grep '^BENCH_RESULT' "$log" || true)"
+    if [[ -z "$line" ]]; then
+      echo "wrk produced no result for $name; see $log" >&2
+      exit 1
+    fi
+    declare -A f=()
+    for kv in ${line#BENCH_RESULT }; do f[${kv%%=*}]="${kv#*=}"; done
+    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$round" "$name" "${f[rps]}" "${f[p50_us]}" "${f[p99_us]}" \
+      "${f[requests]}" "${f[non2xx]}" "${f[errors]}" >>"$RESULTS"
+    unset f
+  done
+done
+
+{
+  echo "### Colony forum benchmark — $(date -u '+%Y-%m-%d %H:%M UTC')"
+  echo
+  echo "- Bun $(bun --version), Elysia $ELYSIA_VERSION, SQLite $SQLITE_VERSION, Colony @ $GIT_REV"
+  echo "- CPU: ${CPU_MODEL:-unknown}, $(nproc) cores (wrk and the server share them)"
+  echo "- data: $(sed -n 's/^seeded: //p' "$OUT_DIR/seed.log" 2>/dev/null | tail -n1) ($SEED_NOTE${SEED_TIME:+, seed took $SEED_TIME})"
+  echo "- context runs rotate through $(wc -l <"$IDS_FILE") posts with 20-100 comments"
+  echo "- wrk: $THREADS threads, $CONNECTIONS connections, $WARMUP warm-up + $DURATION per endpoint, $ROUNDS round(s) (median shown)"
+  echo "- load average before / after: $LOAD_BEFORE / $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo unknown)"
+  echo
+  bun "$BENCH_DIR/summarise.ts" "$RESULTS" --forum
+  if [[ "$PROFILE" == 1 ]]; then
+    echo
+    echo "Colony ran under the CPU profiler: its numbers are lower than usual. Profile: $OUT_DIR/profile/ (written when the server stops)."
+  fi
+} | tee "$OUT_DIR/report.md"

@@ -1,0 +1,52 @@
+// Statements prepared once per database for the forum's read paths (post lists, the context
+// pack, comment threads). Building a drizzle query costs about 100 µs and preparing it again each
+// request about as much; at forum scale (bench/README.md, "Forum at 100,000 posts") that was most
+// of a request. Statements are cached per database handle, so test instances never share them.
+import { getTableColumns, type Table } from "drizzle-orm";
+import type { Db } from "../../db/client";
+
+const caches = new WeakMap<object, Map<string, unknown>>();
+
+/** The value `make` builds for `key` on this database, built on first use. */
+export function prepared<T>(db: Pick<Db, "select">, key: string, make: () => T): T {
+  let cache = caches.get(db);
+  if (!cache) caches.set(db, (cache = new Map()));
+  let v = cache.get(key) as T | undefined;
+  if (v === undefined) cache.set(key, (v = make()));
+  return v;
+}
+
+type Raw = Record<string, unknown>;
+
+/** Maps raw bun:sqlite rows (column names) to the drizzle table's row type (keys, JSON and booleans decoded). */
+export function rowMapper<T>(table: Table): (raw: Raw) => T {
+  const cols = Object.entries(getTableColumns(table)).map(([key, col]) => ({ key, name: col.name, decode: (v: unknown) => col.mapFromDriverValue(v) }));
+  return (raw) => {
+    const row: Raw = {};
+    for (const c of cols) {
+      const v = raw[c.name];
+      row[c.key] = v === null || v === undefined ? null : c.decode(v);
+    }
+    return row as T;
+  };
+}
+
+/**
+ * Rows of `table` by primary key `id`, many at once through one cached statement (the ids go in
+ * as a JSON array), keyed by id. Same result as `inArray(table.id, ids)`, without building a query
+ * whose text changes with the number of ids.
+ */
+export function rowsByIds<T extends { id: string }>(db: Db, table: Table, tableName: string, ids: readonly string[]): Map<string, T> {
+  const unique = [...new Set(ids)];
+  if (!unique.length) return new Map();
+  const { stmt, map } = prepared(db, `byIds:${tableName}`, () => ({
+    stmt: db.$client.prepare(`select * from "${tableName}" where "id" in (select value from json_each(?))`),
+    map: rowMapper<T>(table),
+  }));
+  const out = new Map<string, T>();
+  for (const raw of stmt.all(JSON.stringify(unique)) as Raw[]) {
+    const row = map(raw);
+    out.set(row.id, row);
+  }
+  return out;
+}
