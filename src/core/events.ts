@@ -34,6 +34,11 @@ export class EventBus {
   private draining: Promise<number> | null = null;
   private timer: ReturnType<typeof setTimeout> | null = null;
   private autoDrain = false;
+  /**
+   * Counts the writes of this process (every write emits an event in its transaction); read
+   * caches compare it to drop what a write may have changed.
+   */
+  writes = 0;
 
   constructor(
     private db: Db,
@@ -43,6 +48,7 @@ export class EventBus {
 
   /** Writes the event row inside the caller's transaction. */
   emit(tx: Tx, input: EmitInput): string {
+    this.writes++;
     const id = uuidv7(this.clock.now());
     tx.insert(events)
       .values({

@@ -3,6 +3,7 @@
 import { Elysia, t } from "elysia";
 import type { Ctx } from "../../core/context";
 import { authPlugin } from "../../http/auth";
+import { readCachePlugin } from "../../http/read-cache";
 import { ErrorOut, Int } from "../../http/schemas";
 import type { Caller } from "../auth/service";
 import * as comments from "../comments/service";
@@ -78,8 +79,10 @@ async function contextOf(ctx: Ctx, caller: Caller | null, postId: string) {
 export const contextRoutes = (ctx: Ctx) =>
   new Elysia({ tags: ["posts"] })
     .use(authPlugin(ctx))
+    .use(readCachePlugin(ctx))
     .get("/:post_id/context", ({ params, caller }) => contextOf(ctx, caller, params.post_id), {
       auth: "optional",
+      anonymousCache: true,
       params: PostIdParams,
       response: { 200: ContextOut, 404: ErrorOut },
       detail: {

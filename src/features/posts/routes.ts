@@ -5,6 +5,7 @@ import type { Ctx } from "../../core/context";
 import { authPlugin } from "../../http/auth";
 import { resolvePage } from "../../http/paging";
 import { rateLimitPlugin } from "../../http/rate-limit";
+import { readCachePlugin } from "../../http/read-cache";
 import { ErrorOut } from "../../http/schemas";
 import { actionRoutes } from "./action-routes";
 import { contextRoutes } from "./context-routes";
@@ -25,6 +26,7 @@ export const postsRoutes = (ctx: Ctx) => {
   return new Elysia({ prefix: "/api/v1/posts", tags: ["posts"] })
     .use(authPlugin(ctx))
     .use(rateLimitPlugin(ctx))
+    .use(readCachePlugin(ctx))
     .use(scheduleRoutes(ctx))
     .use(actionRoutes(ctx))
     .use(contextRoutes(ctx))
@@ -37,6 +39,7 @@ export const postsRoutes = (ctx: Ctx) => {
       },
       {
         auth: "optional",
+        anonymousCache: true,
         transform: dropEmptyQueryValues,
         query: ListQuery,
         response: { 200: PostList, 400: ErrorOut, 401: ErrorOut, 404: ErrorOut },
