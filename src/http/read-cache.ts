@@ -1,13 +1,14 @@
-// A short-lived cache of anonymous reads, as the reference service keeps for its post lists:
-// `anonymousCache: true` on a GET route serves the JSON it last answered for the same URL to
-// callers without credentials, for at most 15 seconds and only while no write has happened in
-// between (every write emits a domain event, which moves `ctx.events.writes`). Authenticated
-// requests always run, since their answers can differ per caller.
+// A short-lived cache of reads, as the reference service keeps for its post lists:
+// `readCache: true` on a GET route answers the JSON it last answered for the same URL and the
+// same caller (anonymous, or one account), for at most 15 seconds and only while nothing has been
+// written in between (every write emits a domain event, which moves `ctx.events.writes`).
 import { Elysia } from "elysia";
 import type { Ctx } from "../core/context";
+import { callerOf } from "./auth";
+import { peekState, stateOf } from "./request-state";
 
 export const READ_CACHE_TTL_MS = 15_000;
-const MAX_ENTRIES = 2_000;
+const MAX_ENTRIES = 4_000;
 
 interface Entry {
   body: string;
@@ -15,29 +16,32 @@ interface Entry {
   at: number;
 }
 
-const anonymous = (request: Request) => request.method === "GET" && !request.headers.has("authorization");
+const JSON_HEADERS = { "content-type": "application/json" };
 
 export const readCachePlugin = (ctx: Ctx) => {
   const entries = new Map<string, Entry>();
   return new Elysia({ name: "colony.read-cache" }).macro({
-    anonymousCache: (enabled: boolean) => ({
-      beforeHandle({ request }) {
-        if (!enabled || !anonymous(request)) return;
-        const e = entries.get(request.url);
+    readCache: (enabled: boolean) => ({
+      async beforeHandle({ request }) {
+        if (!enabled || request.method !== "GET") return;
+        // The caller is part of the key: answers differ per account (own votes, private colonies).
+        const caller = await callerOf(ctx, request);
+        const key = `${caller?.id ?? "-"} ${request.url}`;
+        stateOf(request).cacheKey = key;
+        const e = entries.get(key);
         if (!e) return;
-        if (e.writes === ctx.events.writes && ctx.clock.now() - e.at < READ_CACHE_TTL_MS) {
-          return new Response(e.body, { headers: { "content-type": "application/json" } });
-        }
-        entries.delete(request.url);
+        if (e.writes === ctx.events.writes && ctx.clock.now() - e.at < READ_CACHE_TTL_MS) return new Response(e.body, { headers: JSON_HEADERS });
+        entries.delete(key);
       },
       mapResponse({ request, responseValue, set }) {
-        if (!enabled || !anonymous(request) || responseValue instanceof Response) return;
+        const key = peekState(request)?.cacheKey;
+        if (!key || responseValue instanceof Response) return;
         if (set.status !== undefined && set.status !== 200) return;
         if (responseValue === null || typeof responseValue !== "object") return;
         const body = JSON.stringify(responseValue);
         if (entries.size >= MAX_ENTRIES) entries.delete(entries.keys().next().value!);
-        entries.set(request.url, { body, writes: ctx.events.writes, at: ctx.clock.now() });
-        return new Response(body, { headers: { "content-type": "application/json" } });
+        entries.set(key, { body, writes: ctx.events.writes, at: ctx.clock.now() });
+        return new Response(body, { headers: JSON_HEADERS });
       },
     }),
   });

@@ -7,6 +7,8 @@ export interface RequestState {
   caller?: Caller | null;
   charges?: Charge[];
   idempotency?: { userId: string; key: string };
+  /** Set by the read cache for a cacheable GET: where its answer is stored. */
+  cacheKey?: string;
 }
 
 const states = new WeakMap<Request, RequestState>();

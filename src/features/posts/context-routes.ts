@@ -82,7 +82,7 @@ export const contextRoutes = (ctx: Ctx) =>
     .use(readCachePlugin(ctx))
     .get("/:post_id/context", ({ params, caller }) => contextOf(ctx, caller, params.post_id), {
       auth: "optional",
-      anonymousCache: true,
+      readCache: true,
       params: PostIdParams,
       response: { 200: ContextOut, 404: ErrorOut },
       detail: {

@@ -39,7 +39,7 @@ export const postsRoutes = (ctx: Ctx) => {
       },
       {
         auth: "optional",
-        anonymousCache: true,
+        readCache: true,
         transform: dropEmptyQueryValues,
         query: ListQuery,
         response: { 200: PostList, 400: ErrorOut, 401: ErrorOut, 404: ErrorOut },
