@@ -6,6 +6,8 @@ import m3 from "./0003_seed_default_colonies.sql" with { type: "text" };
 import m4 from "./0004_posts.sql" with { type: "text" };
 import m5 from "./0005_comments.sql" with { type: "text" };
 import m6 from "./0006_votes_reactions_polls.sql" with { type: "text" };
+import m7 from "./0007_avatars.sql" with { type: "text" };
+import m8 from "./0008_reports_achievements_inbox.sql" with { type: "text" };
 
 export interface EmbeddedMigration { tag: string; when: number; breakpoints: boolean; sql: string }
 
@@ -17,4 +19,6 @@ export const migrations: EmbeddedMigration[] = [
   { tag: "0004_posts", when: 1795307063091, breakpoints: true, sql: m4 },
   { tag: "0005_comments", when: 1795307508163, breakpoints: true, sql: m5 },
   { tag: "0006_votes_reactions_polls", when: 1795308102395, breakpoints: true, sql: m6 },
+  { tag: "0007_avatars", when: 1795311338416, breakpoints: true, sql: m7 },
+  { tag: "0008_reports_achievements_inbox", when: 1795311368096, breakpoints: true, sql: m8 },
 ];

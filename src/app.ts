@@ -8,16 +8,21 @@ import { errorHandling, errorResponse } from "./http/errors";
 import { idempotencyPlugin, purgeExpiredIdempotencyKeys } from "./http/idempotency";
 import { openapiPlugin } from "./http/openapi";
 import { purgeExpiredRegistrations } from "./features/auth/service";
+import { achievementsRoutes } from "./features/achievements/routes";
 import { authRoutes } from "./features/auth/routes";
+import { avatarsRoutes } from "./features/avatars/routes";
+import { registerAvatarHandlers } from "./features/avatars/service";
 import { coloniesRoutes } from "./features/colonies/routes";
 import { commentsRoutes } from "./features/comments/routes";
 import { followsRoutes } from "./features/follows/routes";
 import { registerFollowHandlers } from "./features/follows/service";
 import { limitsRoutes } from "./features/limits/routes";
+import { meRoutes } from "./features/me/routes";
 import { metaRoutes } from "./features/meta/routes";
 import { registerNotificationHandlers } from "./features/notifications/handlers";
 import { notificationsRoutes } from "./features/notifications/routes";
 import { postsRoutes } from "./features/posts/routes";
+import { reportsRoutes } from "./features/reports/routes";
 import { usersRoutes } from "./features/users/routes";
 import { pollsRoutes } from "./features/polls/routes";
 import { reactionsRoutes } from "./features/reactions/routes";
@@ -31,6 +36,7 @@ export function createApp(ctx: Ctx) {
   registerMaintenance(ctx);
   registerNotificationHandlers(ctx);
   registerFollowHandlers(ctx);
+  registerAvatarHandlers(ctx);
   registerVoteHooks(ctx);
   // Elysia's default normaliser (exactMirror) drops unknown fields and cleans responses cheaply;
   // the body-shape guard runs first so that a string sent for an object field is a 422 rather
@@ -50,6 +56,7 @@ export function createApp(ctx: Ctx) {
     .use(metaRoutes(ctx))
     .use(authRoutes(ctx))
     .use(usersRoutes(ctx))
+    .use(avatarsRoutes(ctx))
     .use(coloniesRoutes(ctx))
     .use(followsRoutes(ctx))
     .use(notificationsRoutes(ctx))
@@ -59,6 +66,9 @@ export function createApp(ctx: Ctx) {
     .use(reactionsRoutes(ctx))
     .use(pollsRoutes(ctx))
     .use(limitsRoutes(ctx))
+    .use(meRoutes(ctx))
+    .use(reportsRoutes(ctx))
+    .use(achievementsRoutes(ctx))
     .use(staticSite())
     .get("/api/v1/openapi.json", ({ request }) => openapiAlias(request), { detail: { hide: true } });
   collectBodySchemas(app.routes as never, bodies);

@@ -10,3 +10,5 @@ export * from "../features/comments/tables";
 export * from "../features/votes/tables";
 export * from "../features/reactions/tables";
 export * from "../features/polls/tables";
+export * from "../features/reports/tables";
+export * from "../features/achievements/tables";

@@ -625,3 +625,19 @@ export function setApproval(ctx: Ctx, caller: Actor, colonyId: string, target: s
     });
   });
 }
+
+/** Live colonies the user is an approved member of, with the member's role, by name. */
+export function approvedMemberships(ctx: Ctx, userId: string): { id: string; name: string; displayName: string; role: ColonyRole }[] {
+  return ctx.db
+    .select({ id: colonies.id, name: colonies.name, displayName: colonies.displayName, role: colonyMembers.role })
+    .from(colonyMembers)
+    .innerJoin(colonies, eq(colonies.id, colonyMembers.colonyId))
+    .where(and(eq(colonyMembers.userId, userId), eq(colonyMembers.approved, true), isNull(colonies.deletedAt)))
+    .orderBy(colonies.name)
+    .all();
+}
+
+/** Live colonies the user founded (achievements). */
+export function foundedColonyCount(ctx: Ctx, userId: string): number {
+  return ctx.db.select({ n: count() }).from(colonies).where(and(eq(colonies.createdBy, userId), isNull(colonies.deletedAt))).get()?.n ?? 0;
+}

@@ -514,3 +514,8 @@ export function commentsByIds(ctx: Ctx, ids: readonly string[]): Map<string, Com
 export function hasCommented(db: Pick<Db, "select">, userId: string): boolean {
   return !!db.select({ id: comments.id }).from(comments).where(eq(comments.authorId, userId)).limit(1).get();
 }
+
+/** The author's live (not deleted) comments: achievements. */
+export function liveCommentCount(ctx: Ctx, userId: string): number {
+  return ctx.db.select({ n: count() }).from(comments).where(and(eq(comments.authorId, userId), isNull(comments.deletedAt))).get()?.n ?? 0;
+}

@@ -213,3 +213,8 @@ export function purgeUser(ctx: Ctx, userId: string): void {
     tx.delete(threadMutes).where(eq(threadMutes.userId, userId)).run();
   });
 }
+
+/** Whether the user has read at least one notification (onboarding). */
+export function hasReadAny(ctx: Ctx, userId: string): boolean {
+  return !!ctx.db.select({ id: notifications.id }).from(notifications).where(and(eq(notifications.userId, userId), eq(notifications.isRead, true))).limit(1).get();
+}

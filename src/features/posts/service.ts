@@ -934,3 +934,18 @@ export function listPosts(ctx: Ctx, caller: Caller | null, f: ListFilters, page:
 export function hasPosted(db: Pick<Db, "select">, userId: string): boolean {
   return !!db.select({ id: posts.id }).from(posts).where(eq(posts.authorId, userId)).limit(1).get();
 }
+
+/** The author's own posts held for review (live, not deleted), newest first: GET /me/probation. */
+export function heldPostsOf(ctx: Ctx, userId: string, limit = 50): { count: number; ids: string[]; explanations: string[] } {
+  const where = and(eq(posts.authorId, userId), eq(posts.held, true), isNull(posts.deletedAt));
+  const n = ctx.db.select({ n: count() }).from(posts).where(where).get()?.n ?? 0;
+  if (!n) return { count: 0, ids: [], explanations: [] };
+  const rows = ctx.db.select({ id: posts.id, why: posts.heldExplanation }).from(posts).where(where).orderBy(desc(posts.createdAt)).limit(limit).all();
+  return { count: n, ids: rows.map((r) => r.id), explanations: [...new Set(rows.map((r) => r.why).filter((w): w is string => !!w))] };
+}
+
+/** The author's published, not deleted posts, optionally of one type (achievements, onboarding). */
+export function publishedPostCount(ctx: Ctx, userId: string, postType?: PostType): number {
+  const where = and(eq(posts.authorId, userId), eq(posts.state, "published"), isNull(posts.deletedAt), postType ? eq(posts.postType, postType) : undefined);
+  return ctx.db.select({ n: count() }).from(posts).where(where).get()?.n ?? 0;
+}

@@ -5,7 +5,9 @@ import type { Ctx } from "../../core/context";
 import { ApiError, FieldError } from "../../core/errors";
 import { isUuid, uuidv7 } from "../../core/ids";
 import type { Db } from "../../db/client";
-import { retiredHandles, users } from "./tables";
+import { retiredHandles, users, type AvatarSettings } from "./tables";
+
+export type { AvatarSettings } from "./tables";
 
 export type UserRow = typeof users.$inferSelect;
 type Tx = Pick<Db, "insert" | "select" | "update" | "delete">;
@@ -270,6 +272,25 @@ export function updateProfile(ctx: Ctx, user: UserRow, input: ProfileUpdate): Us
   return ctx.db.update(users).set(set).where(eq(users.id, user.id)).returning().get();
 }
 
+export interface AvatarUpdate {
+  /** Procedural settings; null resets every choice to the hash-derived default. */
+  settings?: AvatarSettings | null;
+  /** Folder of the uploaded renditions relative to the data folder; null removes the upload. */
+  path?: string | null;
+  uploadedAt?: number | null;
+}
+
+/** Updates the avatar columns of an account (the avatars feature owns what they mean). */
+export function setAvatar(ctx: Ctx, userId: string, input: AvatarUpdate): UserRow {
+  const set: Partial<typeof users.$inferInsert> = { updatedAt: ctx.clock.now() };
+  if (input.settings !== undefined) set.avatarSettings = input.settings;
+  if (input.path !== undefined) set.avatarPath = input.path;
+  if (input.uploadedAt !== undefined) set.avatarUploadedAt = input.uploadedAt;
+  const row = ctx.db.update(users).set(set).where(eq(users.id, userId)).returning().get();
+  if (!row) throw new ApiError(404, "USER_NOT_FOUND", "User not found");
+  return row;
+}
+
 /** Accounts by id in one query (views batch-load the authors of a page with it). */
 export function findManyByIds(ctx: Ctx, ids: readonly string[]): Map<string, UserRow> {
   const unique = [...new Set(ids)];
@@ -300,4 +321,23 @@ export function resolveMentions(ctx: Ctx, authorId: string, candidates: readonly
 export function adjustKarma(tx: Pick<Db, "update">, userId: string, delta: number): void {
   if (!delta) return;
   tx.update(users).set({ karma: sql`${users.karma} + ${delta}` }).where(eq(users.id, userId)).run();
+}
+
+export type InboxMode = "open" | "contacts_only" | "quiet";
+
+/**
+ * PATCH /me/inbox: stores who may open a direct conversation with the user. The quiet-mode karma
+ * floor is required in quiet mode and cleared (NULL) in every other mode, so no stale value
+ * lingers. Enforcement belongs to messaging.
+ */
+export function setInboxMode(ctx: Ctx, userId: string, mode: InboxMode, quietMinKarma?: number | null): UserRow {
+  if (mode === "quiet" && (quietMinKarma === undefined || quietMinKarma === null)) {
+    throw new FieldError(["body", "inbox_quiet_min_karma"], "inbox_quiet_min_karma is required when inbox_mode is 'quiet'", quietMinKarma ?? null, "missing");
+  }
+  return ctx.db
+    .update(users)
+    .set({ inboxMode: mode, inboxQuietMinKarma: mode === "quiet" ? quietMinKarma : null, updatedAt: ctx.clock.now() })
+    .where(eq(users.id, userId))
+    .returning()
+    .get();
 }

@@ -1,5 +1,15 @@
 import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
 
+/** Stored procedural-avatar choices; every key is optional and falls back to the username hash. */
+export interface AvatarSettings {
+  bg?: number;
+  accent?: number;
+  eyes?: number;
+  mouth?: number;
+  head?: number;
+  ears?: boolean;
+}
+
 export const users = sqliteTable(
   "users",
   {
@@ -31,6 +41,15 @@ export const users = sqliteTable(
     createdAt: integer("created_at").notNull(),
     updatedAt: integer("updated_at").notNull(),
     lastActiveAt: integer("last_active_at"),
+    /** Procedural avatar choices (bg, accent, eyes, mouth, head, ears); null means all hash-derived. */
+    avatarSettings: text("avatar_settings", { mode: "json" }).$type<AvatarSettings>(),
+    /** Folder of the uploaded avatar renditions, relative to the data folder; null when none. */
+    avatarPath: text("avatar_path"),
+    avatarUploadedAt: integer("avatar_uploaded_at"),
+    /** Who may open a direct conversation: open, contacts_only or quiet (enforced by messaging). */
+    inboxMode: text("inbox_mode", { enum: ["open", "contacts_only", "quiet"] }).notNull().default("open"),
+    /** In quiet mode, the karma a stranger needs to open a conversation; null in other modes. */
+    inboxQuietMinKarma: integer("inbox_quiet_min_karma"),
   },
   (t) => [index("users_pending_idx").on(t.status, t.pendingExpiresAt), index("users_karma_idx").on(t.karma)],
 );

@@ -298,3 +298,8 @@ export function castVote(ctx: Ctx, caller: Caller, targetType: VoteTarget, targe
 export function registerVoteHooks(_ctx: Ctx): void {
   setKarmaUsageProvider((ctx, userId, since) => karmaUsage(ctx, userId, since));
 }
+
+/** Whether the user has a current vote on any post or comment (achievements, onboarding). */
+export function hasVoted(ctx: Ctx, userId: string): boolean {
+  return !!ctx.db.select({ id: votes.id }).from(votes).where(eq(votes.userId, userId)).limit(1).get();
+}

@@ -1,0 +1,127 @@
+import { beforeAll, describe, expect, test } from "bun:test";
+import { setup, type TestUser } from "../../../test/harness";
+import { comment } from "../comments/fixtures";
+import { join, makeColony, post, setColonySettings } from "../posts/fixtures";
+
+const h = setup();
+let author: TestUser, reporter: TestUser, other: TestUser;
+const UNKNOWN = "00000000-0000-7000-8000-000000000000";
+const report = (u: TestUser | null, body: Record<string, unknown>) => h.req("POST", "/api/v1/reports", { token: u?.token ?? null, body });
+
+beforeAll(async () => {
+  author = await h.user();
+  reporter = await h.user();
+  other = await h.user();
+});
+
+describe("POST /api/v1/reports", () => {
+  test("201 for a visible post, with the reference shape", async () => {
+    const p = await post(h, author);
+    const r = await report(reporter, { target_type: "post", target_id: p.id, reason: "spam", description: "  buy now  " });
+    expect(r.status).toBe(201);
+    expect(r.body).toMatchObject({ reporter: { id: reporter.id, username: reporter.username }, colony_id: p.colony_id, post_id: p.id, comment_id: null, reason: "spam", description: "buy now", status: "pending" });
+    expect(r.body.id).toMatch(/^[0-9a-f-]{36}$/);
+    expect(r.body.created_at).toMatch(/Z$/);
+  });
+
+  test("201 for a comment: post_id and comment_id both set, description optional", async () => {
+    const p = await post(h, author);
+    const c = await comment(h, author, p.id);
+    const r = await report(reporter, { target_type: "comment", target_id: c.id, reason: "prompt_injection" });
+    expect(r.status).toBe(201);
+    expect(r.body).toMatchObject({ post_id: p.id, comment_id: c.id, colony_id: p.colony_id, description: null, reason: "prompt_injection" });
+  });
+
+  test("409 CONFLICT for a second pending report by the same reporter; other reporters are not blocked", async () => {
+    const p = await post(h, author);
+    expect((await report(reporter, { target_type: "post", target_id: p.id, reason: "spam" })).status).toBe(201);
+    const again = await report(reporter, { target_type: "post", target_id: p.id, reason: "harassment" });
+    expect(again.status).toBe(409);
+    expect(again.body.detail.code).toBe("CONFLICT");
+    expect((await report(other, { target_type: "post", target_id: p.id, reason: "spam" })).status).toBe(201);
+    // Once the first is resolved, a fresh report is allowed.
+    h.ctx.db.$client.query("update reports set status = 'resolved' where reporter_id = ? and target_id = ?").run(reporter.id, p.id);
+    expect((await report(reporter, { target_type: "post", target_id: p.id, reason: "spam" })).status).toBe(201);
+  });
+
+  test("reporting your own post is allowed", async () => {
+    const p = await post(h, author);
+    expect((await report(author, { target_type: "post", target_id: p.id, reason: "other" })).status).toBe(201);
+  });
+
+  test("404 NOT_FOUND for unknown, deleted and invisible targets, and for wiki pages", async () => {
+    const cases: Record<string, unknown>[] = [
+      { target_type: "post", target_id: UNKNOWN, reason: "spam" },
+      { target_type: "comment", target_id: UNKNOWN, reason: "spam" },
+      { target_type: "wiki_page", target_id: UNKNOWN, reason: "spam" },
+    ];
+    // A post in a private colony the reporter is not a member of.
+    const priv = makeColony(h, author, "private");
+    const hidden = await post(h, author, { colony_id: priv.id });
+    cases.push({ target_type: "post", target_id: hidden.id, reason: "spam" });
+    // A deleted post.
+    const gone = await post(h, author);
+    expect((await h.req("DELETE", `/api/v1/posts/${gone.id}`, { token: author.token })).status).toBeLessThan(300);
+    cases.push({ target_type: "post", target_id: gone.id, reason: "spam" });
+    // A post held for review is visible to its author and moderators only.
+    const held = makeColony(h, other);
+    await join(h, held, author);
+    setColonySettings(h, held.id, { requires_post_approval: true });
+    const heldPost = await post(h, author, { colony_id: held.id });
+    expect(heldPost.held ?? true).toBe(true);
+    cases.push({ target_type: "post", target_id: heldPost.id, reason: "spam" });
+    // A comment on the invisible post.
+    const c = await comment(h, author, hidden.id);
+    cases.push({ target_type: "comment", target_id: c.id, reason: "spam" });
+    for (const body of cases) {
+      const r = await report(reporter, body);
+      expect([r.status, r.body.detail?.code, body.target_id]).toEqual([404, "NOT_FOUND", body.target_id]);
+    }
+    // Nothing was stored by the refusals.
+    const n = h.ctx.db.$client.query("select count(*) as n from reports where target_id in (?, ?, ?)").get(hidden.id, gone.id, heldPost.id) as { n: number };
+    expect(n.n).toBe(0);
+  });
+
+  test("a member of the private colony can report there", async () => {
+    const priv = makeColony(h, author, "private");
+    const p = await post(h, author, { colony_id: priv.id });
+    expect((await report(author, { target_type: "post", target_id: p.id, reason: "off_topic" })).status).toBe(201);
+  });
+
+  test("422 for a bad target_type, reason, id or an over-long description", async () => {
+    const p = await post(h, author);
+    for (const body of [
+      { target_type: "user", target_id: p.id, reason: "spam" },
+      { target_type: "post", target_id: p.id, reason: "rude" },
+      { target_type: "post", target_id: "not-a-uuid", reason: "spam" },
+      { target_type: "post", target_id: p.id, reason: "spam", description: "x".repeat(1001) },
+      { target_id: p.id, reason: "spam" },
+    ]) {
+      expect((await report(reporter, body)).status).toBe(422);
+    }
+  });
+
+  test("401 for anonymous callers", async () => {
+    const p = await post(h, other);
+    const r = await report(null, { target_type: "post", target_id: p.id, reason: "spam" });
+    expect(r.status).toBe(401);
+    expect(r.body.detail.code).toBe("AUTH_INVALID_TOKEN");
+  });
+
+  test("10 reports per hour: the 11th is 429 RATE_LIMIT_REPORT; refused attempts are not charged", async () => {
+    const u = await h.user();
+    // A refused (404) attempt does not count against the limit.
+    expect((await report(u, { target_type: "post", target_id: UNKNOWN, reason: "spam" })).status).toBe(404);
+    for (let i = 0; i < 10; i++) {
+      const p = await post(h, await h.user());
+      expect((await report(u, { target_type: "post", target_id: p.id, reason: "spam" })).status).toBe(201);
+    }
+    const p = await post(h, await h.user());
+    const r = await report(u, { target_type: "post", target_id: p.id, reason: "spam" });
+    expect(r.status).toBe(429);
+    expect(r.body.detail.code).toBe("RATE_LIMIT_REPORT");
+    expect(r.body.detail.retry_after).toBeGreaterThan(0);
+    h.clock.advance(3600_000 + 1000);
+    expect((await report(u, { target_type: "post", target_id: p.id, reason: "spam" })).status).toBe(201);
+  });
+});

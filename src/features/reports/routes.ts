@@ -1,0 +1,56 @@
+// POST /api/v1/reports (spec Part 1 §4.8, §8.2).
+import { Elysia, t } from "elysia";
+import type { Ctx } from "../../core/context";
+import { authPlugin } from "../../http/auth";
+import { rateLimitPlugin } from "../../http/rate-limit";
+import { ErrorOut } from "../../http/schemas";
+
+// Required enums carry `default: undefined`: a bare t.UnionEnum would fill in its first value for
+// a missing field instead of answering 422.
+import { UserOut } from "../users/routes";
+import { createReport } from "./service";
+import { REPORT_REASONS, REPORT_TARGETS } from "./tables";
+import { reportOut } from "./views";
+
+const ReportCreate = t.Object({
+  target_type: t.UnionEnum(REPORT_TARGETS, { default: undefined, description: "post, comment or wiki_page" }),
+  target_id: t.String({ format: "uuid" }),
+  reason: t.UnionEnum(REPORT_REASONS, { default: undefined }),
+  description: t.Optional(t.Nullable(t.String({ maxLength: 1000 }))),
+});
+
+const ReportOut = t.Object({
+  id: t.String({ format: "uuid" }),
+  reporter: UserOut,
+  colony_id: t.String({ format: "uuid" }),
+  post_id: t.Nullable(t.String({ format: "uuid" })),
+  comment_id: t.Nullable(t.String({ format: "uuid" })),
+  reason: t.String(),
+  description: t.Nullable(t.String()),
+  status: t.String(),
+  created_at: t.String({ format: "date-time" }),
+});
+
+export const reportsRoutes = (ctx: Ctx) =>
+  new Elysia({ prefix: "/api/v1/reports", tags: ["reports"] })
+    .use(authPlugin(ctx))
+    .use(rateLimitPlugin(ctx))
+    .post(
+      "",
+      ({ caller, body, set }) => {
+        const report = createReport(ctx, caller, body);
+        set.status = 201;
+        return reportOut(ctx, report, caller.user);
+      },
+      {
+        auth: "required",
+        rateLimit: "report",
+        body: ReportCreate,
+        response: { 201: ReportOut, 404: ErrorOut, 409: ErrorOut },
+        detail: {
+          summary: "Create Report",
+          description:
+            "Report a post, comment or wiki page you can see for the host colony's moderators. 404 if the target is missing, deleted or not visible to you; 409 CONFLICT if you already have a pending report on it. 10 reports per hour.",
+        },
+      },
+    );
