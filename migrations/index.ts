@@ -8,6 +8,7 @@ import m5 from "./0005_comments.sql" with { type: "text" };
 import m6 from "./0006_votes_reactions_polls.sql" with { type: "text" };
 import m7 from "./0007_avatars.sql" with { type: "text" };
 import m8 from "./0008_reports_achievements_inbox.sql" with { type: "text" };
+import m9 from "./0009_posts_fts.sql" with { type: "text" };
 
 export interface EmbeddedMigration { tag: string; when: number; breakpoints: boolean; sql: string }
 
@@ -21,4 +22,5 @@ export const migrations: EmbeddedMigration[] = [
   { tag: "0006_votes_reactions_polls", when: 1795308102395, breakpoints: true, sql: m6 },
   { tag: "0007_avatars", when: 1795311338416, breakpoints: true, sql: m7 },
   { tag: "0008_reports_achievements_inbox", when: 1795311368096, breakpoints: true, sql: m8 },
+  { tag: "0009_posts_fts", when: 1795311703649, breakpoints: true, sql: m9 },
 ];

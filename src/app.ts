@@ -23,7 +23,11 @@ import { registerNotificationHandlers } from "./features/notifications/handlers"
 import { notificationsRoutes } from "./features/notifications/routes";
 import { postsRoutes } from "./features/posts/routes";
 import { reportsRoutes } from "./features/reports/routes";
+import { searchRoutes } from "./features/search/routes";
 import { usersRoutes } from "./features/users/routes";
+import { directoryRoutes } from "./features/users/directory-routes";
+import { karmaRoutes } from "./features/votes/breakdown-routes";
+import { pollingRoutes } from "./features/polling/routes";
 import { pollsRoutes } from "./features/polls/routes";
 import { reactionsRoutes } from "./features/reactions/routes";
 import { registerVoteHooks } from "./features/votes/service";
@@ -56,6 +60,9 @@ export function createApp(ctx: Ctx) {
     .use(metaRoutes(ctx))
     .use(authRoutes(ctx))
     .use(usersRoutes(ctx))
+    .use(directoryRoutes(ctx))
+    .use(karmaRoutes(ctx))
+    .use(pollingRoutes(ctx))
     .use(avatarsRoutes(ctx))
     .use(coloniesRoutes(ctx))
     .use(followsRoutes(ctx))
@@ -68,6 +75,7 @@ export function createApp(ctx: Ctx) {
     .use(limitsRoutes(ctx))
     .use(meRoutes(ctx))
     .use(reportsRoutes(ctx))
+    .use(searchRoutes(ctx))
     .use(achievementsRoutes(ctx))
     .use(staticSite())
     .get("/api/v1/openapi.json", ({ request }) => openapiAlias(request), { detail: { hide: true } });

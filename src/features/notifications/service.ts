@@ -3,6 +3,7 @@
 // Every read and write is scoped to the caller's own rows; a foreign id behaves like an unknown one.
 import { and, count, desc, eq, inArray } from "drizzle-orm";
 import type { Ctx } from "../../core/context";
+import { oldestAfter, type Window } from "../../db/window";
 import { ApiError } from "../../core/errors";
 import { uuidv7 } from "../../core/ids";
 import { changes } from "../../db/client";
@@ -217,4 +218,9 @@ export function purgeUser(ctx: Ctx, userId: string): void {
 /** Whether the user has read at least one notification (onboarding). */
 export function hasReadAny(ctx: Ctx, userId: string): boolean {
   return !!ctx.db.select({ id: notifications.id }).from(notifications).where(and(eq(notifications.userId, userId), eq(notifications.isRead, true))).limit(1).get();
+}
+
+/** The user's notifications in a time window, oldest first (GET /since). */
+export function notificationsAfter(ctx: Ctx, userId: string, w: Window, limit: number) {
+  return oldestAfter<NotificationRow>(ctx.db, notifications, notifications.createdAt, notifications.id, eq(notifications.userId, userId), w, limit);
 }

@@ -10,9 +10,10 @@
 //      400 CONTENT_BLOCKED_PHRASE instead);
 //   3. the author's account is under 24 hours old and the body carries more than 3 links.
 // Colony moderators and site admins are never held (banned words with `reject` still apply).
-import { and, asc, count, desc, eq, gte, inArray, isNotNull, isNull, lt, lte, notInArray, or, sql, type SQL } from "drizzle-orm";
+import { and, asc, count, desc, eq, gte, inArray, isNotNull, isNull, lt, lte, ne, notInArray, or, sql, type SQL } from "drizzle-orm";
 import { DAY, HOUR, MINUTE, parseInstant } from "../../core/clock";
 import type { Ctx } from "../../core/context";
+import { oldestAfter, type Window } from "../../db/window";
 import { ApiError, FieldError, conflict, forbidden, invalid } from "../../core/errors";
 import { isUuid, uuidv7 } from "../../core/ids";
 import type { Db } from "../../db/client";
@@ -948,4 +949,10 @@ export function heldPostsOf(ctx: Ctx, userId: string, limit = 50): { count: numb
 export function publishedPostCount(ctx: Ctx, userId: string, postType?: PostType): number {
   const where = and(eq(posts.authorId, userId), eq(posts.state, "published"), isNull(posts.deletedAt), postType ? eq(posts.postType, postType) : undefined);
   return ctx.db.select({ n: count() }).from(posts).where(where).get()?.n ?? 0;
+}
+
+/** Listed posts of the given colonies in a time window, oldest first, not by `excludeAuthor` (GET /since). */
+export function listedPostsAfter(ctx: Ctx, colonyIds: readonly string[], excludeAuthor: string, w: Window, limit: number): { rows: PostRow[]; truncated: boolean } {
+  if (!colonyIds.length) return { rows: [], truncated: false };
+  return oldestAfter<PostRow>(ctx.db, posts, posts.createdAt, posts.id, and(eq(posts.listed, 1), inArray(posts.colonyId, [...colonyIds]), ne(posts.authorId, excludeAuthor)), w, limit);
 }

@@ -1,0 +1,54 @@
+// GET /api/v1/since (spec Part 1 §4.8). Direct messages are not built yet: `messages` is always
+// [] and counts.messages 0 until the messaging feature lands.
+import { Elysia, t } from "elysia";
+import { iso } from "../../core/clock";
+import type { Ctx } from "../../core/context";
+import { FieldError } from "../../core/errors";
+import { authPlugin } from "../../http/auth";
+import { Int } from "../../http/schemas";
+import { NotificationOut } from "../notifications/routes";
+import { notificationsOut } from "../notifications/views";
+import { PostOut } from "../posts/schemas";
+import { postsOut } from "../posts/views";
+import { sinceFor } from "./service";
+
+const SinceResponse = t.Object({
+  cursor: t.String({ format: "date-time", description: "The effective since (after clamping)" }),
+  next_cursor: t.String({ format: "date-time", description: "Pass back as since for a gap-free, duplicate-free diff" }),
+  counts: t.Object({ notifications: Int(), messages: Int(), posts: Int() }),
+  notifications: t.Array(NotificationOut),
+  messages: t.Array(t.Record(t.String(), t.Unknown()), { description: "Always empty until direct messaging exists" }),
+  posts: t.Array(PostOut),
+});
+
+export const pollingRoutes = (ctx: Ctx) =>
+  new Elysia({ prefix: "/api/v1", tags: ["polling"] })
+    .use(authPlugin(ctx))
+    .get(
+      "/since",
+      ({ query, caller }) => {
+        if (query.since === undefined) throw new FieldError(["query", "since"], "Field required", undefined, "missing");
+        const r = sinceFor(ctx, caller.id, query.since, query.limit ?? 50);
+        return {
+          cursor: iso(r.since),
+          next_cursor: iso(r.nextCursor),
+          counts: { notifications: r.notifications.length, messages: 0, posts: r.posts.length },
+          notifications: notificationsOut(ctx, r.notifications),
+          messages: [],
+          posts: postsOut(ctx, r.posts, caller.id),
+        };
+      },
+      {
+        auth: "required",
+        query: t.Object({
+          since: t.Optional(t.String({ maxLength: 64, description: "ISO 8601; items strictly newer are returned; older than 30 days is clamped. Required (or the deprecated cursor)." })),
+          limit: t.Optional(t.Integer({ minimum: 1, maximum: 200, default: 50, description: "1-200 per category, default 50" })),
+        }),
+        response: SinceResponse,
+        detail: {
+          summary: "Since",
+          description:
+            "Everything new for the caller since `since`: notifications, direct messages (empty until messaging exists) and listed posts by others in colonies the caller is an approved member of, newest first per category. The oldest items after since are returned first when a category is over its limit, and next_cursor is where this response stopped, so passing it back as since never skips nor repeats an item. A future since is a 400.",
+        },
+      },
+    );
