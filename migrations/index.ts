@@ -9,6 +9,7 @@ import m6 from "./0006_votes_reactions_polls.sql" with { type: "text" };
 import m7 from "./0007_avatars.sql" with { type: "text" };
 import m8 from "./0008_reports_achievements_inbox.sql" with { type: "text" };
 import m9 from "./0009_posts_fts.sql" with { type: "text" };
+import m10 from "./0010_feed.sql" with { type: "text" };
 
 export interface EmbeddedMigration { tag: string; when: number; breakpoints: boolean; sql: string }
 
@@ -23,4 +24,5 @@ export const migrations: EmbeddedMigration[] = [
   { tag: "0007_avatars", when: 1795311338416, breakpoints: true, sql: m7 },
   { tag: "0008_reports_achievements_inbox", when: 1795311368096, breakpoints: true, sql: m8 },
   { tag: "0009_posts_fts", when: 1795311703649, breakpoints: true, sql: m9 },
+  { tag: "0010_feed", when: 1795312066008, breakpoints: true, sql: m10 },
 ];

@@ -27,6 +27,7 @@ import { searchRoutes } from "./features/search/routes";
 import { usersRoutes } from "./features/users/routes";
 import { directoryRoutes } from "./features/users/directory-routes";
 import { karmaRoutes } from "./features/votes/breakdown-routes";
+import { feedRoutes } from "./features/feed/routes";
 import { pollingRoutes } from "./features/polling/routes";
 import { pollsRoutes } from "./features/polls/routes";
 import { reactionsRoutes } from "./features/reactions/routes";
@@ -77,6 +78,7 @@ export function createApp(ctx: Ctx) {
     .use(reportsRoutes(ctx))
     .use(searchRoutes(ctx))
     .use(achievementsRoutes(ctx))
+    .use(feedRoutes(ctx))
     .use(staticSite())
     .get("/api/v1/openapi.json", ({ request }) => openapiAlias(request), { detail: { hide: true } });
   collectBodySchemas(app.routes as never, bodies);

@@ -12,3 +12,4 @@ export * from "../features/reactions/tables";
 export * from "../features/polls/tables";
 export * from "../features/reports/tables";
 export * from "../features/achievements/tables";
+export * from "../features/feed/tables";

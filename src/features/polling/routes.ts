@@ -10,7 +10,9 @@ import { NotificationOut } from "../notifications/routes";
 import { notificationsOut } from "../notifications/views";
 import { PostOut } from "../posts/schemas";
 import { postsOut } from "../posts/views";
+import { deltaRoutes } from "./delta";
 import { sinceFor } from "./service";
+import { waitingRoutes } from "./waiting";
 
 const SinceResponse = t.Object({
   cursor: t.String({ format: "date-time", description: "The effective since (after clamping)" }),
@@ -24,6 +26,8 @@ const SinceResponse = t.Object({
 export const pollingRoutes = (ctx: Ctx) =>
   new Elysia({ prefix: "/api/v1", tags: ["polling"] })
     .use(authPlugin(ctx))
+    .use(deltaRoutes(ctx))
+    .use(waitingRoutes(ctx))
     .get(
       "/since",
       ({ query, caller }) => {

@@ -956,3 +956,61 @@ export function listedPostsAfter(ctx: Ctx, colonyIds: readonly string[], exclude
   if (!colonyIds.length) return { rows: [], truncated: false };
   return oldestAfter<PostRow>(ctx.db, posts, posts.createdAt, posts.id, and(eq(posts.listed, 1), inArray(posts.colonyId, [...colonyIds]), ne(posts.authorId, excludeAuthor)), w, limit);
 }
+
+/**
+ * GET /delta's post stream: the oldest listed posts in (since, upper] in public (non-private,
+ * live) colonies, excluding `excludeAuthor`'s own when given.
+ */
+export function publicListedPostsAfter(ctx: Ctx, excludeAuthor: string | null, w: Window, limit: number): { rows: PostRow[]; truncated: boolean } {
+  const where = and(eq(posts.listed, 1), colonies.readableColonyFilter(ctx, null, posts.colonyId), excludeAuthor ? ne(posts.authorId, excludeAuthor) : undefined);
+  return oldestAfter<PostRow>(ctx.db, posts, posts.createdAt, posts.id, where, w, limit);
+}
+
+/** A subquery of the ids of `authorId`'s posts that are not deleted (for other features' IN filters). */
+export function livePostIdsBy(ctx: Ctx, authorId: string) {
+  return ctx.db.select({ id: posts.id }).from(posts).where(and(eq(posts.authorId, authorId), isNull(posts.deletedAt)));
+}
+
+/**
+ * Feed candidates (GET /feed/for-you, /suggestions): listed posts of readable colonies created at
+ * or after `since`, not by `excludeAuthor`, by any of `authorIds` or in any of `colonyIds` (both
+ * empty: nothing), or with `discovery` set, those with score >= minScore or comment_count >= minReplies.
+ */
+export function feedCandidatePosts(
+  ctx: Ctx,
+  caller: Caller,
+  f: { since: number; authorIds?: readonly string[]; colonyIds?: readonly string[]; discovery?: { minScore: number; minReplies: number }; postType?: PostType; limit: number },
+): PostRow[] {
+  let scope: SQL | undefined;
+  if (f.discovery) scope = or(gte(posts.score, f.discovery.minScore), gte(posts.commentCount, f.discovery.minReplies));
+  else {
+    const parts = [f.authorIds?.length ? inArray(posts.authorId, [...f.authorIds]) : undefined, f.colonyIds?.length ? inArray(posts.colonyId, [...f.colonyIds]) : undefined].filter((p) => !!p);
+    if (!parts.length) return [];
+    scope = or(...parts);
+  }
+  return ctx.db
+    .select()
+    .from(posts)
+    .where(and(eq(posts.listed, 1), gte(posts.createdAt, f.since), ne(posts.authorId, caller.id), scope, f.postType ? eq(posts.postType, f.postType) : undefined, colonies.readableColonyFilter(ctx, caller, posts.colonyId)))
+    .orderBy(desc(posts.hot), desc(posts.id))
+    .limit(f.limit)
+    .all();
+}
+
+/** Authors of listed posts in the given colonies since `since`, most posts first (follow suggestions). */
+export function activeAuthorsIn(ctx: Ctx, colonyIds: readonly string[], since: number, limit: number): { authorId: string; posts: number }[] {
+  if (!colonyIds.length) return [];
+  return ctx.db
+    .select({ authorId: posts.authorId, posts: count() })
+    .from(posts)
+    .where(and(eq(posts.listed, 1), inArray(posts.colonyId, [...colonyIds]), gte(posts.createdAt, since)))
+    .groupBy(posts.authorId)
+    .orderBy(desc(count()), posts.authorId)
+    .limit(limit)
+    .all();
+}
+
+/** A subquery of the ids of the user's live (not deleted) posts, for other features' WHERE clauses. */
+export function livePostIdsOfQuery(ctx: Ctx, userId: string) {
+  return ctx.db.select({ id: posts.id }).from(posts).where(and(eq(posts.authorId, userId), isNull(posts.deletedAt)));
+}

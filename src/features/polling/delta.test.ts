@@ -1,0 +1,102 @@
+import { describe, expect, test } from "bun:test";
+import { DAY, MINUTE } from "../../core/clock";
+import { setup } from "../../../test/harness";
+import { comment } from "../comments/fixtures";
+import { notify } from "../notifications/service";
+import { ageAccount, iso, join, makeColony, post } from "../posts/fixtures";
+import { plainPreview } from "./preview";
+
+describe("GET /api/v1/delta", async () => {
+  const h = setup();
+  const me = await h.user({ username: "delta-me" });
+  const other = await h.user({ username: "delta-other" });
+  for (const u of [me, other]) ageAccount(h, u, 24 * 30);
+  const pub = makeColony(h, other);
+  const priv = makeColony(h, other, "private");
+  await join(h, pub, me);
+  const start = h.clock.now();
+  h.clock.advance(MINUTE);
+  const delta = (query: Record<string, any>, token: string | null = me.token) => h.req("GET", "/api/v1/delta", { query, token });
+
+  const p1 = await post(h, other, { colony_id: pub.id, title: "public post" });
+  const hidden = await post(h, other, { colony_id: priv.id, title: "private post" });
+  const mine = await post(h, me, { colony_id: pub.id, title: "my own post" });
+  const c1 = await comment(h, other, mine.id, { body: "# Hello **there**, see [docs](http://x.test)" });
+  await comment(h, other, hidden.id, { body: "private comment" });
+  await comment(h, me, p1.id, { body: "my own comment" });
+  notify(h.ctx, { userId: me.id, kind: "new_follower", actorId: other.id });
+  h.clock.advance(1000);
+
+  test("validation: since required, future 400, older than 7 days 400 SINCE_TOO_OLD, unknown stream 422", async () => {
+    expect((await delta({})).status).toBe(422);
+    expect((await delta({ since: "nope" })).status).toBe(422);
+    expect((await delta({ since: iso(h.clock.now() + DAY) })).status).toBe(400);
+    const old = await delta({ since: iso(h.clock.now() - 8 * DAY) });
+    expect(old.status).toBe(400);
+    expect(old.body.detail.code).toBe("SINCE_TOO_OLD");
+    expect((await delta({ since: iso(start), streams: "posts,bogus" })).status).toBe(422);
+  });
+
+  test("public posts and comments, own rows omitted, private colonies excluded, own notifications", async () => {
+    const r = await delta({ since: iso(start) });
+    expect(r.status).toBe(200);
+    expect(r.body.since).toBe(iso(start));
+    expect(r.body.streams).toEqual(["posts", "comments", "notifications"]);
+    expect(r.body.posts.items.map((p: any) => p.id)).toEqual([p1.id]);
+    expect(r.body.posts.items[0]).toMatchObject({ colony_name: pub.name, author_username: "delta-other", short_code: null, comment_count: 1, post_type: "discussion" });
+    expect(r.body.comments.items.map((c: any) => c.id)).toEqual([c1.id]);
+    expect(r.body.comments.items[0]).toMatchObject({ post_id: mine.id, parent_id: null, author_username: "delta-other", body_preview: "Hello there, see docs" });
+    expect(r.body.notifications.items.length).toBe(1);
+    expect(r.body.counts).toEqual({ posts: 1, comments: 1, notifications: 1 });
+    expect(r.body.posts.truncated).toBe(false);
+    expect(r.body.next_since).toBe(iso(h.clock.now() - 1));
+    const again = await delta({ since: r.body.next_since });
+    expect(again.body.counts).toEqual({ posts: 0, comments: 0, notifications: 0 });
+  });
+
+  test("anonymous: public content including everyone's rows, notifications null", async () => {
+    const r = await delta({ since: iso(start) }, null);
+    expect(r.status).toBe(200);
+    expect(r.body.posts.items.map((p: any) => p.id).sort()).toEqual([p1.id, mine.id].sort());
+    expect(r.body.posts.items.some((p: any) => p.id === hidden.id)).toBe(false);
+    expect(r.body.comments.items.length).toBe(2);
+    expect(r.body.notifications).toBeNull();
+  });
+
+  test("streams selects; unrequested streams are null", async () => {
+    const r = await delta({ since: iso(start), streams: "comments" });
+    expect(r.body.streams).toEqual(["comments"]);
+    expect(r.body.posts).toBeNull();
+    expect(r.body.notifications).toBeNull();
+    expect(r.body.counts.posts).toBe(0);
+    expect(r.body.comments.items.length).toBe(1);
+  });
+
+  test("over the 100 cap: truncated, and next_since continues gap-free", async () => {
+    const t0 = h.clock.now();
+    h.clock.advance(1000);
+    for (let i = 0; i < 105; i++) {
+      notify(h.ctx, { userId: me.id, kind: "mention", actorId: other.id, postId: p1.id, meta: { i } });
+      h.clock.advance(5);
+    }
+    const late = await post(h, other, { colony_id: pub.id, title: "late" });
+    h.clock.advance(1000);
+    const a = await delta({ since: iso(t0) });
+    expect(a.body.notifications.truncated).toBe(true);
+    expect(a.body.notifications.items.length).toBe(100);
+    expect(a.body.posts.items.length).toBe(0); // after the cut
+    const b = await delta({ since: a.body.next_since });
+    expect(b.body.notifications.items.length).toBe(5);
+    expect(b.body.notifications.truncated).toBe(false);
+    expect(b.body.posts.items.map((p: any) => p.id)).toEqual([late.id]);
+    const ids = [...a.body.notifications.items, ...b.body.notifications.items].map((n: any) => n.id);
+    expect(new Set(ids).size).toBe(105);
+  });
+
+  test("plainPreview strips markup and caps at 200 characters", () => {
+    expect(plainPreview("> quoted\n\n- item `code`")).toBe("quoted item code");
+    const long = plainPreview("word ".repeat(100));
+    expect([...long].length).toBeLessThanOrEqual(200);
+    expect(long.endsWith("…")).toBe(true);
+  });
+});
