@@ -5,6 +5,7 @@
 import { and, asc, count, desc, eq, inArray, isNull, ne, notInArray, or, sql, type SQL } from "drizzle-orm";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import type { Ctx } from "../../core/context";
+import { rowsByIds } from "../../db/statements";
 import { ApiError, conflict, forbidden, invalid, notFound } from "../../core/errors";
 import { isUuid, uuidv7 } from "../../core/ids";
 import type { Db } from "../../db/client";
@@ -100,9 +101,7 @@ export function findColony(ctx: Ctx, id: string): ColonyRow | null {
 
 /** Colonies by id in one query (views of a page of posts), deleted or not. */
 export function findColonies(ctx: Ctx, ids: readonly string[]): Map<string, ColonyRow> {
-  const unique = [...new Set(ids)].filter(isUuid).map((id) => id.toLowerCase());
-  if (!unique.length) return new Map();
-  return new Map(ctx.db.select().from(colonies).where(inArray(colonies.id, unique)).all().map((c) => [c.id, c]));
+  return rowsByIds<ColonyRow>(ctx.db, colonies, "colonies", ids.filter(isUuid).map((id) => id.toLowerCase()));
 }
 
 /** A colony by name (normalised), deleted or not. */

@@ -29,7 +29,7 @@ import { renderMarkdown, scanMarkdown } from "../posts/content";
 import { listedPostFilter } from "../posts/queries";
 import * as posts from "../posts/service";
 import type { PostRow } from "../posts/service";
-import { prepared } from "../posts/statements";
+import { prepared } from "../../db/statements";
 import * as users from "../users/service";
 import type { UserRow } from "../users/service";
 import { comments } from "./tables";

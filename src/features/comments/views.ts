@@ -2,7 +2,7 @@
 // rendering) and is_deleted (tombstones). Pages load their authors in one query.
 import { iso } from "../../core/clock";
 import type { Ctx } from "../../core/context";
-import { usersByIds } from "../posts/views";
+import * as users from "../users/service";
 import type { UserRow } from "../users/service";
 import { deletedUserOut, userOut } from "../users/views";
 import type { CommentRow } from "./service";
@@ -39,7 +39,7 @@ export function commentOut(ctx: Ctx, c: CommentRow, authors: Map<string, UserRow
 export type CommentOutT = ReturnType<typeof commentOut>;
 
 export function commentsOut(ctx: Ctx, rows: readonly CommentRow[], viewerId: string | null = null) {
-  const authors = usersByIds(ctx, rows.filter((r) => r.deletedAt === null).map((r) => r.authorId));
+  const authors = users.findManyByIds(ctx, rows.filter((r) => r.deletedAt === null).map((r) => r.authorId));
   return rows.map((r) => commentOut(ctx, r, authors, viewerId));
 }
 

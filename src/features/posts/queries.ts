@@ -6,7 +6,7 @@ import type { Ctx } from "../../core/context";
 import type { Caller } from "../auth/service";
 import * as colonies from "../colonies/service";
 import type { PostRow } from "./service";
-import { prepared } from "./statements";
+import { prepared } from "../../db/statements";
 import { postTags, posts } from "./tables";
 
 /**

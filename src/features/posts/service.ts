@@ -25,7 +25,7 @@ import * as notificationsService from "../notifications/service";
 import * as users from "../users/service";
 import type { UserRow } from "../users/service";
 import { normaliseLanguage, normaliseTags, renderMarkdown, scanMarkdown, validateMetadata } from "./content";
-import { prepared } from "./statements";
+import { prepared } from "../../db/statements";
 import { postTags, posts, type PostStatus, type PostType } from "./tables";
 
 export type PostRow = typeof posts.$inferSelect;

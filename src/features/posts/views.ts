@@ -2,13 +2,12 @@
 // Pages are rendered with one query for their authors and one per distinct colony at most.
 import { iso } from "../../core/clock";
 import type { Ctx } from "../../core/context";
+import * as colonies from "../colonies/service";
 import type { ColonyRow } from "../colonies/service";
-import { colonies as coloniesTable } from "../colonies/tables";
+import * as users from "../users/service";
 import type { UserRow } from "../users/service";
-import { users as usersTable } from "../users/tables";
 import { deletedUserOut, userOut } from "../users/views";
 import type { PostRow } from "./service";
-import { rowsByIds } from "./statements";
 
 export interface PostOutContext {
   authors: Map<string, UserRow>;
@@ -16,13 +15,10 @@ export interface PostOutContext {
   viewerId: string | null;
 }
 
-/** Users by id in one cached statement (authors of a page of posts or comments). */
-export const usersByIds = (ctx: Ctx, ids: readonly string[]) => rowsByIds<UserRow>(ctx.db, usersTable, "users", ids);
-
 /** Loads what a page of posts refers to: its authors and its colonies, one query each. */
 export function loadRefs(ctx: Ctx, rows: readonly PostRow[], viewerId: string | null = null): PostOutContext {
-  const authors = usersByIds(ctx, rows.map((r) => r.authorId));
-  const found = rowsByIds<ColonyRow>(ctx.db, coloniesTable, "colonies", rows.map((r) => r.colonyId));
+  const authors = users.findManyByIds(ctx, rows.map((r) => r.authorId));
+  const found = colonies.findColonies(ctx, rows.map((r) => r.colonyId));
   const cols = new Map<string, ColonyRow | null>();
   for (const r of rows) cols.set(r.colonyId, found.get(r.colonyId) ?? null);
   return { authors, colonies: cols, viewerId };

@@ -10,7 +10,7 @@ import type { Caller } from "../auth/service";
 import * as colonies from "../colonies/service";
 import type { PostRow } from "../posts/service";
 import type { PostType } from "../posts/tables";
-import { rowMapper } from "../posts/statements";
+import { rowMapper } from "../../db/statements";
 import { posts } from "../posts/tables";
 import type { UserRow } from "../users/service";
 import { users } from "../users/tables";

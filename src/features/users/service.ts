@@ -1,10 +1,11 @@
 // Accounts: handles, lookup, profile updates. Key material is handled by the auth feature
 // through the functions here; nothing outside this folder touches the users table.
-import { and, eq, getTableColumns, inArray, lte, or, sql } from "drizzle-orm";
+import { and, eq, lte, or, sql } from "drizzle-orm";
 import type { Ctx } from "../../core/context";
 import { ApiError, FieldError } from "../../core/errors";
 import { isUuid, uuidv7 } from "../../core/ids";
 import type { Db } from "../../db/client";
+import { rowMapper, rowsByIds } from "../../db/statements";
 import { retiredHandles, users, type AvatarSettings } from "./tables";
 
 export type { AvatarSettings } from "./tables";
@@ -112,17 +113,8 @@ export function createAccount(ctx: Ctx, tx: Tx, input: NewAccount): UserRow {
  * Building a drizzle query costs about 100 µs a call and a drizzle prepared statement about
  * 5-8 µs; this path about 3 µs (bench/README.md).
  */
-const COLUMNS = Object.entries(getTableColumns(users)).map(([key, col]) => ({ key, name: col.name, decode: (v: unknown) => col.mapFromDriverValue(v) }));
-
-function mapUser(raw: Record<string, unknown> | null): UserRow | null {
-  if (!raw) return null;
-  const row: Record<string, unknown> = {};
-  for (const c of COLUMNS) {
-    const v = raw[c.name];
-    row[c.key] = v === null || v === undefined ? null : c.decode(v);
-  }
-  return row as UserRow;
-}
+const toUser = rowMapper<UserRow>(users);
+const mapUser = (raw: Record<string, unknown> | null): UserRow | null => (raw ? toUser(raw) : null);
 
 type Lookup = { get(v: string): Record<string, unknown> | null };
 const lookups = new WeakMap<Db, { byId: Lookup; byKeyHash: Lookup }>();
@@ -293,9 +285,7 @@ export function setAvatar(ctx: Ctx, userId: string, input: AvatarUpdate): UserRo
 
 /** Accounts by id in one query (views batch-load the authors of a page with it). */
 export function findManyByIds(ctx: Ctx, ids: readonly string[]): Map<string, UserRow> {
-  const unique = [...new Set(ids)];
-  if (!unique.length) return new Map();
-  return new Map(ctx.db.select().from(users).where(inArray(users.id, unique)).all().map((u) => [u.id, u]));
+  return rowsByIds<UserRow>(ctx.db, users, "users", ids);
 }
 
 /**

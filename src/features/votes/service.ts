@@ -37,7 +37,7 @@ import * as commentsService from "../comments/service";
 import { KARMA_WARMUP_MS, karmaDeductBudget, karmaGrantBudget, setKarmaUsageProvider, type KarmaUsage } from "../limits/service";
 import * as postsService from "../posts/service";
 import * as users from "../users/service";
-import { prepared } from "../posts/statements";
+import { prepared } from "../../db/statements";
 import { karmaLedger, votes, type VoteTarget } from "./tables";
 
 type Tx = Pick<Db, "insert" | "select" | "update" | "delete">;

@@ -3,7 +3,7 @@
 // request about as much; at forum scale (bench/README.md, "Forum at 100,000 posts") that was most
 // of a request. Statements are cached per database handle, so test instances never share them.
 import { getTableColumns, type Table } from "drizzle-orm";
-import type { Db } from "../../db/client";
+import type { Db } from "./client";
 
 const caches = new WeakMap<object, Map<string, unknown>>();
 
