@@ -113,18 +113,19 @@ function postConditions(ctx: Ctx, caller: Caller | null, f: SearchInput): SQL | 
   return and(...conds)!;
 }
 
-function orderOf(sort: SearchSort): SQL {
+function orderOf(sort: SearchSort, m: "m" | "p" = "m"): SQL {
+  const rank = sql.raw(`${m}.rank`);
   switch (sort) {
     case "newest":
       return sql`${posts.createdAt} desc, ${posts.id} desc`;
     case "oldest":
       return sql`${posts.createdAt} asc, ${posts.id} asc`;
     case "top":
-      return sql`${posts.score} desc, m.rank asc, ${posts.createdAt} desc, ${posts.id} desc`;
+      return sql`${posts.score} desc, ${rank} asc, ${posts.createdAt} desc, ${posts.id} desc`;
     case "discussed":
-      return sql`${posts.commentCount} desc, m.rank asc, ${posts.createdAt} desc, ${posts.id} desc`;
+      return sql`${posts.commentCount} desc, ${rank} asc, ${posts.createdAt} desc, ${posts.id} desc`;
     default:
-      return sql`m.rank asc, ${posts.createdAt} desc, ${posts.id} desc`;
+      return sql`${rank} asc, ${posts.createdAt} desc, ${posts.id} desc`;
   }
 }
 
@@ -149,11 +150,18 @@ export function search(ctx: Ctx, caller: Caller | null, f: SearchInput, page: Pa
   const match = toFtsQuery(f.q);
   if (!match || !where) return empty;
   const candidates = sql`with m as (select rowid as rid, ${BM25} as rank from posts_fts where posts_fts match ${match} order by rank limit ${SEARCH_CANDIDATES})`;
-  const total = ctx.db.all<{ n: number }>(sql`${candidates} select count(*) as n from m join ${posts} on ${posts}.rowid = m.rid where ${where}`)[0].n;
-  if (!total || page.offset >= total) return { ...empty, total };
+  // One pass over the FTS index: the total comes with the page (count(*) over the filtered
+  // candidates), and the page is chosen on keys before the full rows of only its posts are read.
+  // Only a page past the end needs a separate count.
+  const sort = f.sort ?? "relevance";
   const raw = ctx.db.all<Record<string, unknown>>(
-    sql`${candidates} select ${posts}.*, ${posts}.rowid as _rid from m join ${posts} on ${posts}.rowid = m.rid where ${where} order by ${orderOf(f.sort ?? "relevance")} limit ${page.limit} offset ${page.offset}`,
+    sql`${candidates}, p as (select m.rid, m.rank, count(*) over () as total from m join ${posts} on ${posts}.rowid = m.rid where ${where} order by ${orderOf(sort)} limit ${page.limit} offset ${page.offset})
+        select ${posts}.*, ${posts}.rowid as _rid, p.total as _total from p join ${posts} on ${posts}.rowid = p.rid order by ${orderOf(sort, "p")}`,
   );
+  const total = raw.length
+    ? (raw[0]._total as number)
+    : ctx.db.all<{ n: number }>(sql`${candidates} select count(*) as n from m join ${posts} on ${posts}.rowid = m.rid where ${where}`)[0].n;
+  if (!total || page.offset >= total) return { ...empty, total };
   const items = raw.map(mapPost);
   const snippets = new Map<string, string>();
   if (raw.length) {

@@ -1,0 +1,227 @@
+#!/usr/bin/env bash
+# Search and for-you benchmark at scale: starts Colony on a copy of a forum data folder seeded by
+# bench/seed-forum.ts (Colony applies pending migrations at start, including the FTS backfill),
+# picks a term matching about 1,000 posts and a broad term matching about 10% of the posts, and
+# measures GET /api/v1/search (anonymous, bearer, broad term), GET /api/v1/feed/for-you (bearer)
+# and the bare FTS5 query behind a raw Bun.serve (bench/fts-raw.ts) on the same copied database.
+#
+#   FORUM_DATA=/tmp/forum-seed bash bench/search.sh      # the folder is copied, never changed
+#   TERM_TARGET=1000 BROAD_SHARE=0.10 DURATION=10s bash bench/search.sh
+#
+# Only 127.0.0.1 is ever targeted. Every wrk run is bounded by -d and by `timeout`; both servers
+# are stopped on exit and the copied folder is removed.
+set -euo pipefail
+
+BENCH_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+ROOT="$(cd "$BENCH_DIR/.." && pwd)"
+
+CONNECTIONS="${CONNECTIONS:-32}"
+THREADS="${THREADS:-2}"
+DURATION="${DURATION:-10s}"
+WARMUP="${WARMUP:-3s}"
+ONLY="${ONLY:-}"
+COLONY_PORT="${COLONY_PORT:-18092}"
+FTS_PORT="${FTS_PORT:-18093}"
+FORUM_DATA="${FORUM_DATA:-/tmp/forum-seed}"
+TERM_TARGET="${TERM_TARGET:-1000}"   # posts the selective term should match
+BROAD_SHARE="${BROAD_SHARE:-0.10}"   # share of posts the broad term should match
+HOST=127.0.0.1
+OUT_DIR="${OUT_DIR:-$(mktemp -d /tmp/colony-search.XXXXXX)}"
+
+for tool in wrk bun curl timeout; do
+  command -v "$tool" >/dev/null 2>&1 || { echo "missing $tool" >&2; exit 1; }
+done
+secs() { local v="$1"; case "$v" in *m) echo $(( ${v%m} * 60 )) ;; *s) echo "${v%s}" ;; *) echo "$v" ;; esac; }
+port_busy() { (exec 3<>"/dev/tcp/$HOST/$1") 2>/dev/null; }
+for p in "$COLONY_PORT" "$FTS_PORT"; do
+  if port_busy "$p"; then echo "port $p on $HOST is already in use" >&2; exit 1; fi
+done
+if [[ ! -f "$FORUM_DATA/colony.db" ]]; then
+  echo "FORUM_DATA=$FORUM_DATA holds no colony.db (seed one with: bun bench/seed-forum.ts <dir>)" >&2
+  exit 1
+fi
+
+DATA_DIR="$(mktemp -d /tmp/colony-search-data.XXXXXX)"
+COLONY_PID=""
+FTS_PID=""
+stop_pid() {
+  local pid="$1"
+  [[ -n "$pid" ]] || return 0
+  kill "$pid" 2>/dev/null || true
+  for _ in $(seq 1 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+  kill -9 "$pid" 2>/dev/null || true
+}
+cleanup() {
+  stop_pid "$FTS_PID"
+  stop_pid "$COLONY_PID"
+  rm -rf "$DATA_DIR"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+mkdir -p "$OUT_DIR"
+echo "results and logs: $OUT_DIR" >&2
+echo "copying $FORUM_DATA" >&2
+cp -a "$FORUM_DATA/." "$DATA_DIR/"
+
+# Colony (migrates at start: FTS backfill of posts_fts) -----------------------------------------
+START_NS=$(date +%s%N)
+(
+  cd "$ROOT"
+  exec env COLONY_DATA_DIR="$DATA_DIR" COLONY_HOST="$HOST" COLONY_PORT="$COLONY_PORT" \
+    COLONY_RATE_LIMIT_MULTIPLIER=0 COLONY_LOG_LEVEL=warn bun src/main.ts serve
+) >"$OUT_DIR/colony.log" 2>&1 &
+COLONY_PID=$!
+COLONY="http://$HOST:$COLONY_PORT"
+for _ in $(seq 1 1200); do
+  if curl -fsS -o /dev/null "$COLONY/health" 2>/dev/null; then break; fi
+  if ! kill -0 "$COLONY_PID" 2>/dev/null; then
+    echo "colony exited during start-up; log: $OUT_DIR/colony.log" >&2; tail -n 20 "$OUT_DIR/colony.log" >&2 || true; exit 1
+  fi
+  sleep 0.1
+done
+curl -fsS -o /dev/null "$COLONY/health"
+START_S=$(( ($(date +%s%N) - START_NS) / 1000000 ))
+echo "colony up after ${START_S} ms (migrations included)" >&2
+
+# Terms: from the FTS vocabulary, verified with the MATCH the service runs ----------------------
+TERMS_JSON="$(timeout 120 bun -e '
+  const { Database } = require("bun:sqlite");
+  const db = new Database(process.argv[1], { readonly: true });
+  db.exec("pragma busy_timeout = 5000");
+  const target = Number(process.argv[2]), share = Number(process.argv[3]);
+  const posts = db.query("select count(*) as n from posts").get().n;
+  const listed = db.query("select count(*) as n from posts where listed = 1").get().n;
+  const indexed = db.query("select count(*) as n from posts_fts").get().n;
+  db.exec("create virtual table temp.vocab using fts5vocab(main, posts_fts, row)");
+  const count = db.query("select count(*) as n from posts_fts where posts_fts match ?");
+  const pick = (want) => {
+    const cands = db.query("select term, doc from temp.vocab where term glob ?2 order by abs(doc - ?1) limit 300").all(want, "[a-z][a-z][a-z]*");
+    let best = null;
+    for (const c of cands) {
+      if (/[0-9_]/.test(c.term)) continue;
+      const n = count.get(`"${c.term}"`).n; // porter: the query is stemmed again, so check the real count
+      if (n > 0 && (!best || Math.abs(n - want) < Math.abs(best.n - want))) best = { term: c.term, n };
+    }
+    return best;
+  };
+  // The seeded vocabulary is small (no single word may match ~TERM_TARGET posts): fall back to
+  // two words ANDed, which is how the service treats "a b".
+  const pickPair = (want) => {
+    const terms = db.query("select term from temp.vocab where doc between ?1 and ?2 and term glob \"[a-z][a-z][a-z]*\" order by doc limit 80").all(want, Math.max(want * 15, 20000)).map((r) => r.term);
+    let best = null;
+    for (let i = 0; i < terms.length; i++)
+      for (let j = i + 1; j < terms.length; j++) {
+        const n = count.get(`"${terms[i]}" "${terms[j]}"`).n;
+        if (n > 0 && (!best || Math.abs(n - want) < Math.abs(best.n - want))) best = { term: `${terms[i]} ${terms[j]}`, n };
+      }
+    return best;
+  };
+  let narrow = pick(target);
+  if (!narrow || Math.abs(narrow.n - target) > target / 2) narrow = pickPair(target) ?? narrow;
+  const broad = pick(Math.round(posts * share));
+  console.log(JSON.stringify({ posts, listed, indexed, narrow, broad }));
+' "$DATA_DIR/colony.db" "$TERM_TARGET" "$BROAD_SHARE")"
+jf() { bun -e 'let v = JSON.parse(process.argv[2]); for (const k of process.argv[1].split(".")) v = v[k]; console.log(v)' "$1" "$TERMS_JSON"; }
+TERM="$(jf narrow.term)"; TERM_N="$(jf narrow.n)"; TERM_Q="${TERM// /%20}"
+BROAD="$(jf broad.term)"; BROAD_N="$(jf broad.n)"
+echo "posts $(jf posts) (listed $(jf listed), in posts_fts $(jf indexed)); term \"$TERM\" matches $TERM_N posts; broad term \"$BROAD\" matches $BROAD_N posts" >&2
+
+# Bare FTS5 baseline on the same copied database (read-only) -----------------------------------
+(cd "$ROOT" && exec env BENCH_FTS_PORT="$FTS_PORT" bun "$BENCH_DIR/fts-raw.ts" "$DATA_DIR/colony.db") >"$OUT_DIR/fts-raw.log" 2>&1 &
+FTS_PID=$!
+FTS="http://$HOST:$FTS_PORT"
+for _ in $(seq 1 100); do curl -fsS -o /dev/null "$FTS/?q=$TERM_Q" 2>/dev/null && break; sleep 0.1; done
+curl -fsS -o /dev/null "$FTS/?q=$TERM_Q"
+
+# Account --------------------------------------------------------------------------------------
+json_field() { bun -e 'const v = JSON.parse(await Bun.stdin.text())[process.argv[1]]; if (v === undefined) process.exit(1); console.log(v)' "$1"; }
+USERNAME="bench-$(date +%s)"
+API_KEY="$(curl -fsS -X POST "$COLONY/api/v1/auth/register" -H 'Content-Type: application/json' \
+  -d "{\"username\":\"$USERNAME\",\"display_name\":\"Bench Agent\"}" | json_field api_key)"
+TOKEN="$(curl -fsS -X POST "$COLONY/api/v1/auth/token" -H 'Content-Type: application/json' \
+  -d "{\"api_key\":\"$API_KEY\"}" | json_field access_token)"
+
+# Sanity and shape of the answers before anything is measured.
+curl -fsS "$COLONY/api/v1/search?q=$TERM_Q" -o "$OUT_DIR/search-sample.json"
+curl -fsS "$COLONY/api/v1/search?q=$BROAD" -o "$OUT_DIR/search-broad-sample.json"
+curl -fsS -H "Authorization: Bearer $TOKEN" "$COLONY/api/v1/search?q=$TERM_Q" -o /dev/null
+SNAP_DB="$DATA_DIR/colony.db"
+snapshots() { bun -e 'const { Database } = require("bun:sqlite"); const db = new Database(process.argv[1], { readonly: true }); db.exec("pragma busy_timeout = 5000"); console.log(db.query("select count(*) as n from feed_snapshots").get().n)' "$SNAP_DB"; }
+SNAP_BEFORE="$(snapshots)"
+for i in 1 2 3 4 5; do
+  curl -fsS -H "Authorization: Bearer $TOKEN" "$COLONY/api/v1/feed/for-you" -o "$OUT_DIR/for-you-$i.json"
+done
+SNAP_AFTER5="$(snapshots)"
+FEED_COUNTS="$(for i in 1 2 3 4 5; do bun -e 'console.log(JSON.parse(require("fs").readFileSync(process.argv[1], "utf8")).count)' "$OUT_DIR/for-you-$i.json"; done | paste -sd, -)"
+echo "for-you: snapshots $SNAP_BEFORE -> $SNAP_AFTER5 after 5 first-page requests; item counts $FEED_COUNTS" >&2
+echo "search total for \"$TERM\": $(bun -e 'console.log(JSON.parse(require("fs").readFileSync(process.argv[1], "utf8")).total)' "$OUT_DIR/search-sample.json"), for \"$BROAD\": $(bun -e 'console.log(JSON.parse(require("fs").readFileSync(process.argv[1], "utf8")).total)' "$OUT_DIR/search-broad-sample.json")" >&2
+
+SQLITE_VERSION="$(curl -fsS "$COLONY/health" | json_field sqlite)"
+ELYSIA_VERSION="$(bun -e 'console.log(require(process.argv[1]).version)' "$ROOT/node_modules/elysia/package.json")"
+CPU_MODEL="$(lscpu 2>/dev/null | sed -n 's/^Model name: *//p' | head -n1)"
+LOAD_BEFORE="$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo unknown)"
+GIT_REV="$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)"
+if [[ -n "$(git -C "$ROOT" status --porcelain -- src migrations 2>/dev/null)" ]]; then GIT_REV="$GIT_REV+dirty"; fi
+
+# name|url|token  (the first row is the baseline of the ratio column)
+TARGETS=(
+  "bare FTS5 query (fts-raw.ts, \"$TERM\")|$FTS/?q=$TERM_Q|"
+  "GET /search?q=$TERM_Q (anonymous)|$COLONY/api/v1/search?q=$TERM_Q|"
+  "GET /search?q=$TERM_Q (bearer)|$COLONY/api/v1/search?q=$TERM_Q|$TOKEN"
+  "bare FTS5 query (fts-raw.ts, \"$BROAD\")|$FTS/?q=$BROAD|"
+  "GET /search?q=$BROAD (broad, anonymous)|$COLONY/api/v1/search?q=$BROAD|"
+  "GET /feed/for-you (bearer)|$COLONY/api/v1/feed/for-you|$TOKEN"
+)
+WRK_LIMIT=$(( $(secs "$DURATION") + 15 ))
+WARM_LIMIT=$(( $(secs "$WARMUP") + 15 ))
+RESULTS="$OUT_DIR/results.tsv"
+printf 'name\trps\tp50_us\tp99_us\trequests\tnon2xx\terrors\n' >"$RESULTS"
+run_wrk() { # limit, duration, url, token, log
+  BENCH_DIR="$BENCH_DIR" BENCH_TOKEN="$4" timeout --signal=INT --kill-after=5 "$1" \
+    wrk -t"$THREADS" -c"$CONNECTIONS" -d"$2" --timeout 5s --latency -s "$BENCH_DIR/get.lua" "$3" >"$5" 2>&1
+}
+i=0
+for target in "${TARGETS[@]}"; do
+  IFS='|' read -r name url token <<<"$target"
+  i=$((i + 1))
+  if [[ -n "$ONLY" && "$name" != *"$ONLY"* ]]; then continue; fi
+  echo "$name (warm-up $WARMUP, run $DURATION)" >&2
+  run_wrk "$WARM_LIMIT" "$WARMUP" "$url" "$token" "$OUT_DIR/$i-warmup.txt"
+  log="$OUT_DIR/$i.txt"
+  run_wrk "$WRK_LIMIT" "$DURATION" "$url" "$token" "$log"
+  line="$(grep '^BENCH_RESULT' "$log" || true)"
+  [[ -n "$line" ]] || { echo "wrk produced no result for $name; see $log" >&2; exit 1; }
+  declare -A f=()
+  for kv in ${line#BENCH_RESULT }; do f[${kv%%=*}]="${kv#*=}"; done
+  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "${f[rps]}" "${f[p50_us]}" "${f[p99_us]}" "${f[requests]}" "${f[non2xx]}" "${f[errors]}" >>"$RESULTS"
+  unset f
+done
+SNAP_END="$(snapshots)"
+FEED_LAST="$(curl -fsS -H "Authorization: Bearer $TOKEN" "$COLONY/api/v1/feed/for-you" | json_field count)"
+
+{
+  echo "### Colony search and for-you benchmark — $(date -u '+%Y-%m-%d %H:%M UTC')"
+  echo
+  echo "- Bun $(bun --version), Elysia $ELYSIA_VERSION, SQLite $SQLITE_VERSION, Colony @ $GIT_REV"
+  echo "- CPU: ${CPU_MODEL:-unknown}, $(nproc) cores (wrk and the servers share them); load average before / after: $LOAD_BEFORE / $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo unknown)"
+  echo "- data: copy of $FORUM_DATA, $(jf posts) posts ($(jf listed) listed, $(jf indexed) rows in posts_fts); Colony start-up with migrations ${START_S} ms"
+  echo "- term \"$TERM\": $TERM_N matching posts; broad term \"$BROAD\": $BROAD_N matching posts"
+  echo "- for-you: feed_snapshots $SNAP_BEFORE before, $SNAP_AFTER5 after 5 first pages, $SNAP_END after the runs; item counts of those 5 pages: $FEED_COUNTS; after the runs: $FEED_LAST"
+  echo "- wrk: $THREADS threads, $CONNECTIONS connections, $WARMUP warm-up + $DURATION per endpoint"
+  echo
+  bun -e '
+    const [header, ...lines] = require("fs").readFileSync(process.argv[1], "utf8").trim().split("\n");
+    const cols = header.split("\t");
+    const rows = lines.map((l) => Object.fromEntries(l.split("\t").map((v, i) => [cols[i], v])));
+    const ms = (us) => (us >= 1000 ? `${(us / 1000).toFixed(2)} ms` : `${Math.round(us)} µs`);
+    console.log("| endpoint | requests/s | p50 | p99 | p99 < 100 ms | vs bare FTS5 | non-2xx / errors |");
+    console.log("| --- | ---: | ---: | ---: | :---: | ---: | ---: |");
+    let base = null;
+    for (const r of rows) {
+      if (r.name.startsWith("bare")) base = r;
+      const ratio = base && !r.name.startsWith("bare") && !r.name.includes("for-you") ? `${((100 * r.rps) / base.rps).toFixed(1)}%` : "";
+      console.log(`| ${r.name} | ${Math.round(r.rps).toLocaleString("en-US")} | ${ms(+r.p50_us)} | ${ms(+r.p99_us)} | ${+r.p99_us < 100000 ? "yes" : "**no**"} | ${ratio} | ${r.non2xx} / ${r.errors} |`);
+    }
+  ' "$RESULTS"
+} | tee "$OUT_DIR/report.md"
