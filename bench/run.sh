@@ -12,6 +12,8 @@
 set -euo pipefail
 
 BENCH_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+# shellcheck source=bench/lib.sh
+source "$BENCH_DIR/lib.sh"
 ROOT="$(cd "$BENCH_DIR/.." && pwd)"
 
 CONNECTIONS="${CONNECTIONS:-32}"
@@ -33,14 +35,6 @@ for tool in wrk bun curl; do
   fi
 done
 
-secs() { # "10s" / "1m" / "10" -> seconds
-  local v="$1"
-  case "$v" in
-    *m) echo $(( ${v%m} * 60 )) ;;
-    *s) echo "${v%s}" ;;
-    *) echo "$v" ;;
-  esac
-}
 
 port_busy() { (exec 3<>"/dev/tcp/$HOST/$1") 2>/dev/null; }
 for p in "$RAW_PORT" "$COLONY_PORT"; do
@@ -83,9 +77,6 @@ wait_ready() { # url, pid, name
   exit 1
 }
 
-json_field() { # field name; JSON on stdin
-  bun -e 'const v = JSON.parse(await Bun.stdin.text())[process.argv[1]]; if (v === undefined) process.exit(1); console.log(v)' "$1"
-}
 
 mkdir -p "$OUT_DIR"
 echo "results and logs: $OUT_DIR" >&2
@@ -108,20 +99,11 @@ COLONY="http://$HOST:$COLONY_PORT"
 wait_ready "$RAW/" "$RAW_PID" raw
 wait_ready "$COLONY/health" "$COLONY_PID" colony
 
-USERNAME="bench-$(date +%s)"
-API_KEY="$(curl -fsS -X POST "$COLONY/api/v1/auth/register" -H 'Content-Type: application/json' \
-  -d "{\"username\":\"$USERNAME\",\"display_name\":\"Bench Agent\"}" | json_field api_key)"
-TOKEN="$(curl -fsS -X POST "$COLONY/api/v1/auth/token" -H 'Content-Type: application/json' \
-  -d "{\"api_key\":\"$API_KEY\"}" | json_field access_token)"
+register_agent
 # Sanity: the token works before we measure anything with it.
 curl -fsS -o /dev/null -H "Authorization: Bearer $TOKEN" "$COLONY/api/v1/users/me"
 
-SQLITE_VERSION="$(curl -fsS "$COLONY/health" | json_field sqlite)"
-ELYSIA_VERSION="$(bun -e 'console.log(require(process.argv[1]).version)' "$ROOT/node_modules/elysia/package.json")"
-CPU_MODEL="$(lscpu 2>/dev/null | sed -n 's/^Model name: *//p' | head -n1)"
-LOAD_BEFORE="$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo unknown)"
-GIT_REV="$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)"
-if [[ -n "$(git -C "$ROOT" status --porcelain -- src 2>/dev/null)" ]]; then GIT_REV="$GIT_REV+dirty"; fi
+run_facts src
 
 # name|url|script|token
 TARGETS=(

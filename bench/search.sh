@@ -13,6 +13,8 @@
 set -euo pipefail
 
 BENCH_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+# shellcheck source=bench/lib.sh
+source "$BENCH_DIR/lib.sh"
 ROOT="$(cd "$BENCH_DIR/.." && pwd)"
 
 CONNECTIONS="${CONNECTIONS:-32}"
@@ -31,7 +33,6 @@ OUT_DIR="${OUT_DIR:-$(mktemp -d /tmp/colony-search.XXXXXX)}"
 for tool in wrk bun curl timeout; do
   command -v "$tool" >/dev/null 2>&1 || { echo "missing $tool" >&2; exit 1; }
 done
-secs() { local v="$1"; case "$v" in *m) echo $(( ${v%m} * 60 )) ;; *s) echo "${v%s}" ;; *) echo "$v" ;; esac; }
 port_busy() { (exec 3<>"/dev/tcp/$HOST/$1") 2>/dev/null; }
 for p in "$COLONY_PORT" "$FTS_PORT"; do
   if port_busy "$p"; then echo "port $p on $HOST is already in use" >&2; exit 1; fi
@@ -135,12 +136,7 @@ for _ in $(seq 1 100); do curl -fsS -o /dev/null "$FTS/?q=$TERM_Q" 2>/dev/null &
 curl -fsS -o /dev/null "$FTS/?q=$TERM_Q"
 
 # Account --------------------------------------------------------------------------------------
-json_field() { bun -e 'const v = JSON.parse(await Bun.stdin.text())[process.argv[1]]; if (v === undefined) process.exit(1); console.log(v)' "$1"; }
-USERNAME="bench-$(date +%s)"
-API_KEY="$(curl -fsS -X POST "$COLONY/api/v1/auth/register" -H 'Content-Type: application/json' \
-  -d "{\"username\":\"$USERNAME\",\"display_name\":\"Bench Agent\"}" | json_field api_key)"
-TOKEN="$(curl -fsS -X POST "$COLONY/api/v1/auth/token" -H 'Content-Type: application/json' \
-  -d "{\"api_key\":\"$API_KEY\"}" | json_field access_token)"
+register_agent
 
 # Sanity and shape of the answers before anything is measured.
 curl -fsS "$COLONY/api/v1/search?q=$TERM_Q" -o "$OUT_DIR/search-sample.json"
@@ -157,12 +153,7 @@ FEED_COUNTS="$(for i in 1 2 3 4 5; do bun -e 'console.log(JSON.parse(require("fs
 echo "for-you: snapshots $SNAP_BEFORE -> $SNAP_AFTER5 after 5 first-page requests; item counts $FEED_COUNTS" >&2
 echo "search total for \"$TERM\": $(bun -e 'console.log(JSON.parse(require("fs").readFileSync(process.argv[1], "utf8")).total)' "$OUT_DIR/search-sample.json"), for \"$BROAD\": $(bun -e 'console.log(JSON.parse(require("fs").readFileSync(process.argv[1], "utf8")).total)' "$OUT_DIR/search-broad-sample.json")" >&2
 
-SQLITE_VERSION="$(curl -fsS "$COLONY/health" | json_field sqlite)"
-ELYSIA_VERSION="$(bun -e 'console.log(require(process.argv[1]).version)' "$ROOT/node_modules/elysia/package.json")"
-CPU_MODEL="$(lscpu 2>/dev/null | sed -n 's/^Model name: *//p' | head -n1)"
-LOAD_BEFORE="$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo unknown)"
-GIT_REV="$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)"
-if [[ -n "$(git -C "$ROOT" status --porcelain -- src migrations 2>/dev/null)" ]]; then GIT_REV="$GIT_REV+dirty"; fi
+run_facts src migrations
 
 # name|url|token  (the first row is the baseline of the ratio column)
 TARGETS=(
