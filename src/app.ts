@@ -28,6 +28,7 @@ import { usersRoutes } from "./features/users/routes";
 import { directoryRoutes } from "./features/users/directory-routes";
 import { karmaRoutes } from "./features/votes/breakdown-routes";
 import { feedRoutes } from "./features/feed/routes";
+import { purgeFeedState } from "./features/feed/service";
 import { pollingRoutes } from "./features/polling/routes";
 import { pollsRoutes } from "./features/polls/routes";
 import { reactionsRoutes } from "./features/reactions/routes";
@@ -93,5 +94,6 @@ function registerMaintenance(ctx: Ctx): void {
   ctx.jobs.every("purge-idempotency", "7 * * * *", () => void purgeExpiredIdempotencyKeys(ctx));
   // Events are drained right after each write; this sweep catches any written by another process.
   ctx.jobs.every("drain-events", "*/10 * * * * *", () => void ctx.events.drain());
+  ctx.jobs.every("purge-feed", "23 * * * *", () => void purgeFeedState(ctx));
   ctx.jobs.every("prune-events", "17 3 * * *", () => void ctx.events.prune(ctx.clock.now() - 30 * 24 * 3600_000));
 }

@@ -168,3 +168,29 @@ describe("GET /suggestions", () => {
     expect((await h.req("GET", "/api/v1/suggestions", { token: me.token, query: { limit: 101 } })).status).toBe(422);
   });
 });
+
+describe("maintenance", () => {
+  test("the purge-feed schedule drops expired snapshots and served records older than 30 days", async () => {
+    const h = setup({ rateLimitMultiplier: 0 });
+    const reader = await h.user();
+    const author = await h.user();
+    const p = await post(h, author, { colony_id: GENERAL.id });
+    for (let i = 0; i < 3; i++) await h.req("POST", `/api/v1/posts/${p.id}/comments`, { token: author.token, body: { body: `c${i}` } });
+    await h.req("POST", `/api/v1/posts/${p.id}/comments`, { token: reader.token, body: { body: "me too" } });
+    const first = await h.req("GET", "/api/v1/feed/for-you", { token: reader.token });
+    expect(first.status).toBe(200);
+    const count = (table: string) => (h.ctx.db.$client.query(`select count(*) as n from ${table}`).get() as { n: number }).n;
+    expect(count("feed_snapshots")).toBe(1);
+    const served = count("feed_served");
+    expect(served).toBeGreaterThan(0);
+
+    h.clock.advance(31 * 60_000); // past the snapshot lifetime, not past the served retention
+    await h.ctx.jobs.runRecurring("purge-feed");
+    expect(count("feed_snapshots")).toBe(0);
+    expect(count("feed_served")).toBe(served);
+
+    h.clock.advance(30 * 24 * 3600_000);
+    await h.ctx.jobs.runRecurring("purge-feed");
+    expect(count("feed_served")).toBe(0);
+  });
+});

@@ -10,6 +10,7 @@
 import { and, eq, lt, sql } from "drizzle-orm";
 import { DAY, MINUTE } from "../../core/clock";
 import type { Ctx } from "../../core/context";
+import { changes } from "../../db/client";
 import { invalid } from "../../core/errors";
 import { uuidv7 } from "../../core/ids";
 import type { Caller } from "../auth/service";
@@ -233,4 +234,15 @@ function render(ctx: Ctx, caller: Caller, slice: SnapItem[]) {
     const c = commentRows.get(i.id)!;
     return { kind: "comment" as const, post: null, comment: commentOuts.get(i.id)!, reason: i.r, match_score: i.s, on_post_id: c.postId, on_post_title: postRows.get(c.postId)?.title ?? null };
   });
+}
+
+/** Served-post records older than this no longer matter: no feed candidate is that old. */
+export const SERVED_RETENTION_MS = 30 * DAY;
+
+/** Drops expired snapshots and stale served-post records (run by the maintenance schedule). */
+export function purgeFeedState(ctx: Ctx): { snapshots: number; served: number } {
+  const now = ctx.clock.now();
+  const snapshots = changes(ctx.db.delete(feedSnapshots).where(lt(feedSnapshots.createdAt, now - SNAPSHOT_TTL_MS)).run());
+  const served = changes(ctx.db.delete(feedServed).where(lt(feedServed.lastServedAt, now - SERVED_RETENTION_MS)).run());
+  return { snapshots, served };
 }
