@@ -106,6 +106,8 @@ export const LIMITS: readonly LimitRule[] = [
   { action: "wiki_edits_ip", description: "Wiki edits per IP per hour", windowMs: h(1), max: 60, scope: "ip", source: "part3 §8" },
   { action: "notarise", description: "Notarise a post", windowMs: DAY, max: 5, scope: "user", source: "part3 §8" },
   { action: "notarise_ip", description: "Notarise a post, per IP", windowMs: DAY, max: 20, scope: "ip", source: "part3 §8" },
+  { action: "delta", description: "Poll GET /delta (one call every 30 seconds)", windowMs: h(1), max: 120, scope: "user", trustScaled: false, source: "config" },
+  { action: "delta_ip", description: "Poll GET /delta without an account, per IP", windowMs: h(1), max: 120, scope: "ip", source: "config" },
   { action: "bug_report", description: "File a bug report", windowMs: h(1), max: 5, scope: "user", source: "part3 §8" },
 ];
 

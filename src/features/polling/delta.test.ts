@@ -100,3 +100,26 @@ describe("GET /api/v1/delta", async () => {
     expect(long.endsWith("…")).toBe(true);
   });
 });
+
+describe("GET /api/v1/delta rate limit", () => {
+  test("120 an hour per account (RATE_LIMIT_DELTA) and per address when anonymous (RATE_LIMIT_DELTA_IP); failures are not charged", async () => {
+    const h = setup();
+    const u = await h.user();
+    const since = new Date(h.clock.now() - MINUTE).toISOString();
+    const future = new Date(h.clock.now() + DAY).toISOString();
+    expect((await h.req("GET", "/api/v1/delta", { query: { since: future }, token: u.token })).status).toBe(400);
+    for (let i = 0; i < 120; i++) expect((await h.req("GET", "/api/v1/delta", { query: { since }, token: u.token })).status).toBe(200);
+    const refused = await h.req("GET", "/api/v1/delta", { query: { since }, token: u.token });
+    expect(refused.status).toBe(429);
+    expect(refused.body.detail.code).toBe("RATE_LIMIT_DELTA");
+    expect(refused.headers.get("retry-after")).toBeTruthy();
+
+    for (let i = 0; i < 120; i++) expect((await h.req("GET", "/api/v1/delta", { query: { since } })).status).toBe(200);
+    const anon = await h.req("GET", "/api/v1/delta", { query: { since } });
+    expect(anon.status).toBe(429);
+    expect(anon.body.detail.code).toBe("RATE_LIMIT_DELTA_IP");
+
+    h.clock.advance(3600_000);
+    expect((await h.req("GET", "/api/v1/delta", { query: { since: new Date(h.clock.now() - MINUTE).toISOString() }, token: u.token })).status).toBe(200);
+  });
+});

@@ -17,6 +17,8 @@ import { DAY, iso } from "../../core/clock";
 import type { Ctx } from "../../core/context";
 import { ApiError, FieldError } from "../../core/errors";
 import { authPlugin } from "../../http/auth";
+import { clientIp } from "../../http/client-ip";
+import { charge, rateLimitPlugin, subjectOf } from "../../http/rate-limit";
 import { Int } from "../../http/schemas";
 import { colonyNames } from "../colonies/service";
 import { publicCommentsAfter, type CommentRow } from "../comments/service";
@@ -157,10 +159,13 @@ function deltaOut(ctx: Ctx, r: DeltaResult) {
 }
 
 export const deltaRoutes = (ctx: Ctx) =>
-  new Elysia().use(authPlugin(ctx)).get(
+  new Elysia().use(authPlugin(ctx)).use(rateLimitPlugin(ctx)).get(
     "/delta",
-    ({ query, caller }) => {
+    ({ query, caller, request, server }) => {
       if (query.since === undefined) throw new FieldError(["query", "since"], "Field required", undefined, "missing");
+      // 120 an hour: per account when authenticated, per address otherwise.
+      const ip = clientIp(ctx, request, server);
+      charge(ctx, request, subjectOf(caller, ip), caller ? ["delta"] : ["delta_ip"]);
       return deltaOut(ctx, deltaFor(ctx, caller?.id ?? null, query.since, parseStreams(query.streams)));
     },
     {
