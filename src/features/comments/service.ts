@@ -19,7 +19,7 @@ import type { Ctx } from "../../core/context";
 import { ApiError, FieldError, conflict, forbidden, invalid, notFound } from "../../core/errors";
 import type { EventBus } from "../../core/events";
 import { isUuid, uuidv7 } from "../../core/ids";
-import type { Db } from "../../db/client";
+import { changes, type Db } from "../../db/client";
 import { oldestAfter, type Window } from "../../db/window";
 import type { Page } from "../../http/paging";
 import type { Caller } from "../auth/service";
@@ -74,12 +74,6 @@ export function applyCommentScoreDelta(tx: Tx, commentId: string, delta: { score
   const score = row.score + delta.score;
   tx.update(comments).set({ score, upvotes: up, downvotes: down, wilson: wilsonLowerBound(up, down) }).where(eq(comments.id, commentId)).run();
   return score;
-}
-
-/** The author of a comment (live or tombstoned), or null when there is no such comment. */
-export function commentAuthorId(ctx: Ctx | { db: Tx }, commentId: string): string | null {
-  if (!isUuid(commentId)) return null;
-  return ctx.db.select({ a: comments.authorId }).from(comments).where(eq(comments.id, commentId.toLowerCase())).get()?.a ?? null;
 }
 
 /** Marks a comment as scanned by the sentinel (the sentinel_scanned filter). */
@@ -487,12 +481,13 @@ export function listUserComments(ctx: Ctx, caller: Caller | null, ref: { idOrUse
 
 /** Marks every live comment of a deleted post deleted (bodies are kept; the post is gone anyway). */
 export function cascadePostDeleted(ctx: Ctx, postId: string): number {
-  const r = ctx.db
-    .update(comments)
-    .set({ deletedAt: ctx.clock.now(), deletedWithPost: true })
-    .where(and(eq(comments.postId, postId), isNull(comments.deletedAt)))
-    .run() as unknown as { changes: number };
-  return r.changes;
+  return changes(
+    ctx.db
+      .update(comments)
+      .set({ deletedAt: ctx.clock.now(), deletedWithPost: true })
+      .where(and(eq(comments.postId, postId), isNull(comments.deletedAt)))
+      .run(),
+  );
 }
 
 const registered = new WeakSet<EventBus>();

@@ -16,7 +16,7 @@ import type { Ctx } from "../../core/context";
 import { oldestAfter, type Window } from "../../db/window";
 import { ApiError, FieldError, conflict, forbidden, invalid } from "../../core/errors";
 import { isUuid, uuidv7 } from "../../core/ids";
-import type { Db } from "../../db/client";
+import { changes, type Db } from "../../db/client";
 import type { Page } from "../../http/paging";
 import type { Caller } from "../auth/service";
 import * as colonies from "../colonies/service";
@@ -68,7 +68,6 @@ export function applyScoreDelta(tx: Tx, postId: string, delta: number): number |
   if (!row) return null;
   const score = row.score + delta;
   tx.update(posts).set({ score, hot: hotRank(score, row.createdAt) }).where(eq(posts.id, postId)).run();
-  listPostsChanged();
   return score;
 }
 
@@ -77,7 +76,6 @@ export function setScore(tx: Tx, postId: string, score: number): void {
   const row = tx.select({ createdAt: posts.createdAt }).from(posts).where(eq(posts.id, postId)).get();
   if (!row) return;
   tx.update(posts).set({ score, hot: hotRank(score, row.createdAt) }).where(eq(posts.id, postId)).run();
-  listPostsChanged();
 }
 
 /**
@@ -102,23 +100,11 @@ export function markNotarised(tx: Tx, postId: string, at: number): void {
 /** Marks a post as scanned by the sentinel (the sentinel_scanned filter). */
 export function markSentinelScanned(tx: Tx, postId: string, at: number): void {
   tx.update(posts).set({ sentinelScannedAt: at }).where(eq(posts.id, postId)).run();
-  listPostsChanged();
 }
 
 /** Records a generated social preview image, unless generation was disabled for the post. */
 export function setOgImage(tx: Tx, postId: string, path: string): boolean {
-  const r = tx.update(posts).set({ ogImagePath: path }).where(and(eq(posts.id, postId), eq(posts.ogImageDisabled, false))).run() as unknown as { changes: number };
-  return r.changes > 0;
-}
-
-/** Closes (closedAt set) or reopens a marketplace listing; status moves stay with the marketplace. */
-export function setClosedAt(tx: Tx, postId: string, at: number | null): void {
-  tx.update(posts).set({ closedAt: at }).where(eq(posts.id, postId)).run();
-}
-
-export function setStatus(tx: Tx, postId: string, status: PostStatus): void {
-  tx.update(posts).set({ status }).where(eq(posts.id, postId)).run();
-  listPostsChanged();
+  return changes(tx.update(posts).set({ ogImagePath: path }).where(and(eq(posts.id, postId), eq(posts.ogImageDisabled, false))).run()) > 0;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -374,7 +360,6 @@ export function createPost(ctx: Ctx, caller: Caller, input: CreatePostInput): Po
       .returning()
       .get();
     replaceTags(tx, row.id, p.tags);
-    listPostsChanged();
     if (scheduled) {
       ctx.jobs.schedule(PUBLISH_JOB, p.scheduledFor!, { post_id: row.id }, tx);
       ctx.events.emit(tx, { type: "post_scheduled", actorId: caller.id, subject: { type: "post", id: row.id }, payload: { post_id: row.id, scheduled_for: p.scheduledFor }, activity: true });
@@ -488,7 +473,6 @@ export function publishScheduled(ctx: Ctx, postId: string): PostRow | null {
       return null;
     }
     const held = hold !== null;
-    listPostsChanged();
     const row = tx
       .update(posts)
       .set({ state: "published", scheduledFor: null, createdAt: now, updatedAt: now, hot: hotRank(post.score, now), held, heldExplanation: hold, listed: held ? 0 : 1, bodyHtml })
@@ -627,7 +611,6 @@ export function updatePost(ctx: Ctx, caller: Caller, postId: string, input: Upda
       .returning()
       .get();
     if (changed.tags) replaceTags(tx, post.id, tags);
-    listPostsChanged();
     if (holdNow) {
       if (post.listed) colonies.adjustPostCount(tx, post.colonyId, -1);
       emitHeld(ctx, tx, row);
@@ -659,7 +642,6 @@ export function deletePost(ctx: Ctx, caller: Caller, postId: string): void {
   const now = ctx.clock.now();
   ctx.db.transaction((tx) => {
     tx.update(posts).set({ deletedAt: now, listed: 0, updatedAt: now }).where(eq(posts.id, post.id)).run();
-    listPostsChanged();
     if (post.listed) colonies.adjustPostCount(tx, post.colonyId, -1);
     if (post.state === "scheduled") ctx.jobs.cancel(PUBLISH_JOB, { post_id: post.id });
     ctx.events.emit(tx, {
@@ -681,7 +663,6 @@ export function releaseHeldPost(ctx: Ctx, postId: string): PostRow | null {
   const found = users.resolveMentions(ctx, post.authorId, scanMarkdown(post.body).mentionCandidates).found;
   return ctx.db.transaction((tx) => {
     const row = tx.update(posts).set({ held: false, heldExplanation: null, listed: 1, updatedAt: ctx.clock.now() }).where(eq(posts.id, post.id)).returning().get();
-    listPostsChanged();
     colonies.adjustPostCount(tx, row.colonyId, 1);
     emitPublication(ctx, tx, row, found.map((u) => u.id));
     return row;
@@ -777,19 +758,13 @@ const EMPTY: ListResult = { items: [], total: 0, has_more: false, next_cursor: n
 
 /**
  * Totals of list queries, cached per database for at most 15 seconds and dropped at once by any
- * write that can change which posts a list holds (listPostsChanged). Counting every listed post
- * of a large instance on each page read would dominate the list's cost; the rows themselves are
- * always read fresh.
+ * write (every write emits a domain event, which moves `ctx.events.writes`). Counting every
+ * listed post of a large instance on each page read would dominate the list's cost; the rows
+ * themselves are always read fresh.
  */
 const TOTAL_TTL_MS = 15_000;
 const TOTAL_CACHE_MAX = 1000;
-let listVersion = 0;
-const totalCaches = new WeakMap<object, Map<string, { version: number; at: number; total: number }>>();
-
-/** Invalidates cached list totals; called by every write that changes list membership. */
-export function listPostsChanged(): void {
-  listVersion++;
-}
+const totalCaches = new WeakMap<object, Map<string, { writes: number; at: number; total: number }>>();
 
 function cachedTotal(ctx: Ctx, where: SQL, fixedKey?: string): number {
   const query = ctx.db.select({ n: count() }).from(posts).where(where);
@@ -802,10 +777,10 @@ function cachedTotal(ctx: Ctx, where: SQL, fixedKey?: string): number {
   if (!cache) totalCaches.set(ctx.db, (cache = new Map()));
   const now = ctx.clock.now();
   const hit = cache.get(key);
-  if (hit && hit.version === listVersion && now - hit.at < TOTAL_TTL_MS && now >= hit.at) return hit.total;
+  if (hit && hit.writes === ctx.events.writes && now - hit.at < TOTAL_TTL_MS && now >= hit.at) return hit.total;
   const total = query.get()!.n;
   if (cache.size >= TOTAL_CACHE_MAX) cache.clear();
-  cache.set(key, { version: listVersion, at: now, total });
+  cache.set(key, { writes: ctx.events.writes, at: now, total });
   return total;
 }
 const likeEscape = (s: string) => s.replace(/[\\%_]/g, (c) => "\\" + c);
