@@ -135,39 +135,8 @@ TARGETS=(
   "GET /posts?sort=newest|$COLONY/api/v1/posts?sort=newest|get.lua|"
 )
 
-WRK_LIMIT=$(( $(secs "$DURATION") + 15 ))
-WARM_LIMIT=$(( $(secs "$WARMUP") + 15 ))
 RESULTS="$OUT_DIR/results.tsv"
-printf 'round\tname\trps\tp50_us\tp99_us\trequests\tnon2xx\terrors\n' >"$RESULTS"
-
-run_wrk() { # limit, duration, url, script, token, log
-  BENCH_DIR="$BENCH_DIR" BENCH_TOKEN="$5" BENCH_IDS="$IDS_FILE" \
-    timeout --signal=INT --kill-after=5 "$1" \
-    wrk -t"$THREADS" -c"$CONNECTIONS" -d"$2" --timeout 5s --latency -s "$BENCH_DIR/$4" "$3" >"$6" 2>&1
-}
-
-for round in $(seq 1 "$ROUNDS"); do
-  i=0
-  for target in "${TARGETS[@]}"; do
-    IFS='|' read -r name url script token <<<"$target"
-    i=$((i + 1))
-    if [[ -n "$ONLY" && "$name" != *"$ONLY"* ]]; then continue; fi
-    echo "round $round/$ROUNDS: $name (warm-up $WARMUP, run $DURATION)" >&2
-    run_wrk "$WARM_LIMIT" "$WARMUP" "$url" "$script" "$token" "$OUT_DIR/r$round-$i-warmup.txt"
-    log="$OUT_DIR/r$round-$i.txt"
-    run_wrk "$WRK_LIMIT" "$DURATION" "$url" "$script" "$token" "$log"
-    line="$(grep '^BENCH_RESULT' "$log" || true)"
-    if [[ -z "$line" ]]; then
-      echo "wrk produced no result for $name; see $log" >&2
-      exit 1
-    fi
-    declare -A f=()
-    for kv in ${line#BENCH_RESULT }; do f[${kv%%=*}]="${kv#*=}"; done
-    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$round" "$name" "${f[rps]}" "${f[p50_us]}" "${f[p99_us]}" \
-      "${f[requests]}" "${f[non2xx]}" "${f[errors]}" >>"$RESULTS"
-    unset f
-  done
-done
+measure_targets
 
 {
   echo "### Colony forum benchmark — $(date -u '+%Y-%m-%d %H:%M UTC')"

@@ -155,39 +155,17 @@ echo "search total for \"$TERM\": $(bun -e 'console.log(JSON.parse(require("fs")
 
 run_facts src migrations
 
-# name|url|token  (the first row is the baseline of the ratio column)
+# name|url|wrk script|token  (the first row is the baseline of the ratio column)
 TARGETS=(
-  "bare FTS5 query (fts-raw.ts, \"$TERM\")|$FTS/?q=$TERM_Q|"
-  "GET /search?q=$TERM_Q (anonymous)|$COLONY/api/v1/search?q=$TERM_Q|"
-  "GET /search?q=$TERM_Q (bearer)|$COLONY/api/v1/search?q=$TERM_Q|$TOKEN"
-  "bare FTS5 query (fts-raw.ts, \"$BROAD\")|$FTS/?q=$BROAD|"
-  "GET /search?q=$BROAD (broad, anonymous)|$COLONY/api/v1/search?q=$BROAD|"
-  "GET /feed/for-you (bearer)|$COLONY/api/v1/feed/for-you|$TOKEN"
+  "bare FTS5 query (fts-raw.ts, \"$TERM\")|$FTS/?q=$TERM_Q|get.lua|"
+  "GET /search?q=$TERM_Q (anonymous)|$COLONY/api/v1/search?q=$TERM_Q|get.lua|"
+  "GET /search?q=$TERM_Q (bearer)|$COLONY/api/v1/search?q=$TERM_Q|get.lua|$TOKEN"
+  "bare FTS5 query (fts-raw.ts, \"$BROAD\")|$FTS/?q=$BROAD|get.lua|"
+  "GET /search?q=$BROAD (broad, anonymous)|$COLONY/api/v1/search?q=$BROAD|get.lua|"
+  "GET /feed/for-you (bearer)|$COLONY/api/v1/feed/for-you|get.lua|$TOKEN"
 )
-WRK_LIMIT=$(( $(secs "$DURATION") + 15 ))
-WARM_LIMIT=$(( $(secs "$WARMUP") + 15 ))
 RESULTS="$OUT_DIR/results.tsv"
-printf 'name\trps\tp50_us\tp99_us\trequests\tnon2xx\terrors\n' >"$RESULTS"
-run_wrk() { # limit, duration, url, token, log
-  BENCH_DIR="$BENCH_DIR" BENCH_TOKEN="$4" timeout --signal=INT --kill-after=5 "$1" \
-    wrk -t"$THREADS" -c"$CONNECTIONS" -d"$2" --timeout 5s --latency -s "$BENCH_DIR/get.lua" "$3" >"$5" 2>&1
-}
-i=0
-for target in "${TARGETS[@]}"; do
-  IFS='|' read -r name url token <<<"$target"
-  i=$((i + 1))
-  if [[ -n "$ONLY" && "$name" != *"$ONLY"* ]]; then continue; fi
-  echo "$name (warm-up $WARMUP, run $DURATION)" >&2
-  run_wrk "$WARM_LIMIT" "$WARMUP" "$url" "$token" "$OUT_DIR/$i-warmup.txt"
-  log="$OUT_DIR/$i.txt"
-  run_wrk "$WRK_LIMIT" "$DURATION" "$url" "$token" "$log"
-  line="$(grep '^BENCH_RESULT' "$log" || true)"
-  [[ -n "$line" ]] || { echo "wrk produced no result for $name; see $log" >&2; exit 1; }
-  declare -A f=()
-  for kv in ${line#BENCH_RESULT }; do f[${kv%%=*}]="${kv#*=}"; done
-  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "${f[rps]}" "${f[p50_us]}" "${f[p99_us]}" "${f[requests]}" "${f[non2xx]}" "${f[errors]}" >>"$RESULTS"
-  unset f
-done
+measure_targets
 SNAP_END="$(snapshots)"
 FEED_LAST="$(curl -fsS -H "Authorization: Bearer $TOKEN" "$COLONY/api/v1/feed/for-you" | json_field count)"
 
