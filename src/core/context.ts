@@ -8,6 +8,7 @@ import { EventBus } from "./events";
 import { Jobs } from "./jobs";
 import { RateLimiter } from "./limits";
 import { createLogger, type Logger } from "./log";
+import { RealtimeHub } from "./realtime";
 import { ephemeralSecrets, loadSecrets, type Secrets } from "./secrets";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
@@ -19,6 +20,7 @@ export interface Ctx {
   events: EventBus;
   jobs: Jobs;
   limits: RateLimiter;
+  realtime: RealtimeHub;
   secrets: Secrets;
   log: Logger;
 }
@@ -52,5 +54,6 @@ export function createContext(opts: ContextOptions): Ctx {
     events: new EventBus(db, clock, log),
     jobs: new Jobs(db, clock, log),
     limits: new RateLimiter(clock, config.rateLimitMultiplier),
+    realtime: new RealtimeHub(clock),
   };
 }
