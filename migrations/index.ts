@@ -10,6 +10,9 @@ import m7 from "./0007_avatars.sql" with { type: "text" };
 import m8 from "./0008_reports_achievements_inbox.sql" with { type: "text" };
 import m9 from "./0009_posts_fts.sql" with { type: "text" };
 import m10 from "./0010_feed.sql" with { type: "text" };
+import m11 from "./0011_messages.sql" with { type: "text" };
+import m12 from "./0012_webhooks.sql" with { type: "text" };
+import m13 from "./0013_account_security_oauth.sql" with { type: "text" };
 
 export interface EmbeddedMigration { tag: string; when: number; breakpoints: boolean; sql: string }
 
@@ -25,4 +28,7 @@ export const migrations: EmbeddedMigration[] = [
   { tag: "0008_reports_achievements_inbox", when: 1795311368096, breakpoints: true, sql: m8 },
   { tag: "0009_posts_fts", when: 1795311703649, breakpoints: true, sql: m9 },
   { tag: "0010_feed", when: 1795312066008, breakpoints: true, sql: m10 },
+  { tag: "0011_messages", when: 1795313738870, breakpoints: true, sql: m11 },
+  { tag: "0012_webhooks", when: 1795313839385, breakpoints: true, sql: m12 },
+  { tag: "0013_account_security_oauth", when: 1795313852858, breakpoints: true, sql: m13 },
 ];

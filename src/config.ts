@@ -19,6 +19,19 @@ export interface Config {
   maxBodyBytes: number;
   /** Karma floors the spec leaves to configuration (DECISIONS 8). */
   karma: { setEmail: number; createOrg: number };
+  /** Outgoing mail: SMTP URL (smtp://user:pass@host:587, smtps://…); unset writes .eml files to <dataDir>/mail/. */
+  smtpUrl: string | null;
+  mailFrom: string;
+  /** How many distinct accounts may ever verify one email address (the cycle cap; never decremented). */
+  emailMaxHolders: number;
+  /** Identity-provider feature switches (both default on); delegation needs token exchange too. */
+  oidc: { tokenExchange: boolean; delegation: boolean };
+  /** Lets webhooks target loopback and private addresses (local development and tests only). */
+  allowPrivateWebhooks: boolean;
+  /** Timeout of one outbound webhook request, in milliseconds. */
+  webhookTimeoutMs: number;
+  /** Interval of the heartbeat comment on GET /api/v1/stream, in milliseconds. */
+  streamHeartbeatMs: number;
 }
 
 const LEVELS: LogLevel[] = ["debug", "info", "warn", "error", "silent"];
@@ -73,5 +86,15 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       setEmail: num("COLONY_KARMA_SET_EMAIL", env.COLONY_KARMA_SET_EMAIL, 5),
       createOrg: num("COLONY_KARMA_CREATE_ORG", env.COLONY_KARMA_CREATE_ORG, 10),
     },
+    smtpUrl: get("smtp-url", "COLONY_SMTP_URL") ?? null,
+    mailFrom: get("mail-from", "COLONY_MAIL_FROM") ?? `Colony <no-reply@${new URL(publicUrl).hostname}>`,
+    emailMaxHolders: num("COLONY_EMAIL_MAX_HOLDERS", env.COLONY_EMAIL_MAX_HOLDERS, 3, 1),
+    oidc: {
+      tokenExchange: bool(get("oidc-token-exchange", "COLONY_OIDC_TOKEN_EXCHANGE"), true),
+      delegation: bool(get("oidc-delegation", "COLONY_OIDC_DELEGATION"), true),
+    },
+    allowPrivateWebhooks: bool(get("allow-private-webhooks", "COLONY_ALLOW_PRIVATE_WEBHOOKS"), false),
+    webhookTimeoutMs: num("COLONY_WEBHOOK_TIMEOUT_MS", get("webhook-timeout-ms", "COLONY_WEBHOOK_TIMEOUT_MS"), 10_000, 100),
+    streamHeartbeatMs: num("COLONY_STREAM_HEARTBEAT_MS", get("stream-heartbeat-ms", "COLONY_STREAM_HEARTBEAT_MS"), 15_000, 10),
   };
 }

@@ -1,6 +1,7 @@
 // The shared test harness: a fresh in-memory database, a TestClock and the real app per call,
 // driven in-process through app.handle(new Request(...)).
 import { createApp } from "../src/app";
+import { CapturingMailer } from "../src/adapters/mail";
 import { loadConfig, type Config } from "../src/config";
 import { TestClock } from "../src/core/clock";
 import { createContext, type Ctx } from "../src/core/context";
@@ -35,7 +36,9 @@ export interface TestUser {
 export function setup(overrides: Partial<Config> = {}) {
   const config: Config = { ...loadConfig({ COLONY_LOG_LEVEL: "silent" }), publicUrl: BASE, ...overrides };
   const clock = new TestClock();
-  const ctx: Ctx = createContext({ config, clock, dbPath: ":memory:" });
+  /** Every message the server sent (delivered after commit: drain ctx.events first). */
+  const mail = new CapturingMailer();
+  const ctx: Ctx = createContext({ config, clock, dbPath: ":memory:", mail });
   const app = createApp(ctx);
 
   async function req<T = any>(method: string, path: string, opts: ReqOptions = {}): Promise<Res<T>> {
@@ -70,7 +73,7 @@ export function setup(overrides: Partial<Config> = {}) {
     return { id: row.id, username: row.username, apiKey, token: access_token };
   }
 
-  return { ctx, app, clock, config, req, user };
+  return { ctx, app, clock, config, req, user, mail };
 }
 
 export type Harness = ReturnType<typeof setup>;

@@ -123,6 +123,45 @@ export async function toWebpSquare(input: Uint8Array, size: number, opts: WebpOp
   }
 }
 
+export interface CleanImage {
+  data: Buffer;
+  /** jpeg, png, webp or gif: the input's own format. */
+  format: "jpeg" | "png" | "webp" | "gif";
+  width: number;
+  height: number;
+  animated: boolean;
+}
+
+/**
+ * Re-encodes an image in its own format (JPEG, PNG, WebP or GIF) with every metadata block
+ * removed (EXIF, GPS, XMP, ICC): EXIF orientation is applied to the pixels first, animations keep
+ * their frames, and anything larger than `maxDimension` on a side is scaled down to fit. Throws
+ * ImageError for input probe() refuses or that is another format.
+ */
+export async function reencodeClean(input: Uint8Array, opts: { maxDimension?: number; quality?: number } = {}): Promise<CleanImage> {
+  const info = await probe(input);
+  const format = info.format;
+  if (format !== "jpeg" && format !== "png" && format !== "webp" && format !== "gif") throw new ImageError("UNSUPPORTED_IMAGE", "File is not a supported image");
+  const sharp = await loadSharp();
+  const max = opts.maxDimension ?? 4096;
+  const quality = opts.quality ?? 90;
+  try {
+    let img = sharp(input, inputOptions({ animated: info.animated }));
+    if (!info.animated) img = img.autoOrient();
+    img = img.resize(max, max, { fit: "inside", withoutEnlargement: true });
+    img =
+      format === "jpeg" ? img.jpeg({ quality, mozjpeg: false })
+      : format === "png" ? img.png({ compressionLevel: 9 })
+      : format === "webp" ? img.webp({ quality })
+      : img.gif();
+    const { data, info: out } = await img.toBuffer({ resolveWithObject: true });
+    const pageHeight = (out as { pageHeight?: number }).pageHeight;
+    return { data, format, width: out.width, height: info.animated && pageHeight ? pageHeight : out.height, animated: info.animated };
+  } catch (err) {
+    throw wrap(err);
+  }
+}
+
 /** Which build of sharp and libvips this process runs. */
 export async function backend(): Promise<BackendInfo> {
   const sharp = await loadSharp();

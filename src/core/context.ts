@@ -1,6 +1,7 @@
 // The context every service receives: the database, the clock, configuration and the shared
 // machinery. Built once per process (or per test file) by createContext.
 import type { Config } from "../config";
+import { CapturingMailer, createMailer, type Mailer } from "../adapters/mail";
 import { openDatabase, type Db } from "../db/client";
 import { migrate } from "../db/migrate";
 import { systemClock, type Clock } from "./clock";
@@ -23,6 +24,7 @@ export interface Ctx {
   realtime: RealtimeHub;
   secrets: Secrets;
   log: Logger;
+  mail: Mailer;
 }
 
 export interface ContextOptions {
@@ -32,6 +34,8 @@ export interface ContextOptions {
   dbPath?: string;
   secrets?: Secrets;
   log?: Logger;
+  /** Defaults to SMTP or the .eml folder per config; an in-memory database captures mail instead. */
+  mail?: Mailer;
 }
 
 export const databasePath = (config: Config) => join(config.dataDir, "colony.db");
@@ -51,6 +55,7 @@ export function createContext(opts: ContextOptions): Ctx {
     config,
     log,
     secrets,
+    mail: opts.mail ?? (dbPath === ":memory:" ? new CapturingMailer() : createMailer(config, log, () => clock.now())),
     events: new EventBus(db, clock, log),
     jobs: new Jobs(db, clock, log),
     limits: new RateLimiter(clock, config.rateLimitMultiplier),

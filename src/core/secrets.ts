@@ -1,11 +1,15 @@
 // Server secrets generated into the data folder on first start (mode 0600) and reused after.
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { randomBytes } from "node:crypto";
+import { createCipheriv, createDecipheriv, createHmac, generateKeyPairSync, randomBytes } from "node:crypto";
 
 export interface Secrets {
   /** HS256 key signing access tokens. */
   jwtKey: Uint8Array;
+  /** 256-bit key for data that must be usable later (AES-256-GCM at rest, e.g. TOTP secrets) and keyed hashes. */
+  dataKey: Uint8Array;
+  /** PKCS#8 PEM of the identity provider's RS256 signing key. */
+  oidcSigningKeyPem: string;
 }
 
 export function loadOrCreateSecret(dir: string, name: string, make: () => Buffer): Buffer {
@@ -18,9 +22,48 @@ export function loadOrCreateSecret(dir: string, name: string, make: () => Buffer
   return value;
 }
 
+const newRsaPem = () => generateKeyPairSync("rsa", { modulusLength: 2048 }).privateKey.export({ type: "pkcs8", format: "pem" }).toString();
+
 export function loadSecrets(dataDir: string): Secrets {
   const dir = join(dataDir, "secrets");
-  return { jwtKey: new Uint8Array(loadOrCreateSecret(dir, "jwt.key", () => randomBytes(64))) };
+  return {
+    jwtKey: new Uint8Array(loadOrCreateSecret(dir, "jwt.key", () => randomBytes(64))),
+    dataKey: new Uint8Array(loadOrCreateSecret(dir, "data.key", () => randomBytes(32))),
+    oidcSigningKeyPem: loadOrCreateSecret(dir, "oidc-rs256.pem", () => Buffer.from(newRsaPem())).toString(),
+  };
 }
 
-export const ephemeralSecrets = (): Secrets => ({ jwtKey: new Uint8Array(randomBytes(64)) });
+// One RSA key per test process: generating 2048-bit keys costs tens of milliseconds each.
+let ephemeralRsa: string | null = null;
+
+export const ephemeralSecrets = (): Secrets => ({
+  jwtKey: new Uint8Array(randomBytes(64)),
+  dataKey: new Uint8Array(randomBytes(32)),
+  oidcSigningKeyPem: (ephemeralRsa ??= newRsaPem()),
+});
+
+const SEAL_VERSION = "v1";
+
+/** AES-256-GCM encryption: "v1.<base64url(iv | ciphertext | tag)>". `aad` binds the value to its context. */
+export function seal(key: Uint8Array, plaintext: string, aad = ""): string {
+  const iv = randomBytes(12);
+  const cipher = createCipheriv("aes-256-gcm", key, iv);
+  cipher.setAAD(Buffer.from(aad));
+  const ct = Buffer.concat([cipher.update(plaintext, "utf8"), cipher.final()]);
+  return `${SEAL_VERSION}.${Buffer.concat([iv, ct, cipher.getAuthTag()]).toString("base64url")}`;
+}
+
+/** Decrypts a value made by `seal`; throws if it was altered or sealed with another key or aad. */
+export function unseal(key: Uint8Array, sealed: string, aad = ""): string {
+  const [version, body] = sealed.split(".");
+  if (version !== SEAL_VERSION || !body) throw new Error("unknown sealed value format");
+  const raw = Buffer.from(body, "base64url");
+  if (raw.length < 28) throw new Error("sealed value too short");
+  const decipher = createDecipheriv("aes-256-gcm", key, raw.subarray(0, 12));
+  decipher.setAAD(Buffer.from(aad));
+  decipher.setAuthTag(raw.subarray(raw.length - 16));
+  return Buffer.concat([decipher.update(raw.subarray(12, raw.length - 16)), decipher.final()]).toString("utf8");
+}
+
+/** HMAC-SHA256 (hex) under a server key: a hash of a low-entropy secret that is useless without the key. */
+export const keyedHash = (key: Uint8Array, purpose: string, value: string) => createHmac("sha256", key).update(purpose).update("\0").update(value).digest("hex");

@@ -13,3 +13,7 @@ export * from "../features/polls/tables";
 export * from "../features/reports/tables";
 export * from "../features/achievements/tables";
 export * from "../features/feed/tables";
+export * from "../features/messages/tables";
+export * from "../features/webhooks/tables";
+export * from "../features/auth/security-tables";
+export * from "../features/oauth/tables";

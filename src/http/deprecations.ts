@@ -50,6 +50,7 @@ export const DEPRECATIONS: readonly Deprecation[] = [
   r("ModInviteOut", "invite_id", "invitation_id"),
   r("ColonyBanOut", "banned_at", "created_at"),
   r("MyBanInfoOut", "banned_at", "created_at"),
+  r("MessageEditVersion", "at", "created_at"),
   // Part 3 §9
   v("GET /api/v1/marketplace/tasks", "sort=new", "sort=newest"),
   b("DeadDropCreate", "content", "body"),

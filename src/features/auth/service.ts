@@ -9,6 +9,7 @@ import { API_KEY_PREFIX, fingerprintOf, hashSecret, newApiKey, newClaimToken, sa
 import * as usersService from "../users/service";
 import type { UserRow } from "../users/service";
 import { registrationClaims } from "./tables";
+import * as twoFactor from "./two-factor";
 
 export const ACCESS_TOKEN_TTL_MS = 24 * HOUR;
 export const PENDING_TTL_MS = 15 * MINUTE;
@@ -134,9 +135,16 @@ export function verifyKey(ctx: Ctx, apiKey: string): UserRow {
   return user;
 }
 
-/** Exchanges an API key for a 24-hour access token. */
-export async function issueToken(ctx: Ctx, apiKey: string) {
+/**
+ * Exchanges an API key for a 24-hour access token. With two-factor on, `totpCode` (a current TOTP
+ * code or an unused recovery code) is required as well.
+ */
+export async function issueToken(ctx: Ctx, apiKey: string, totpCode?: string | null) {
   const user = verifyKey(ctx, apiKey.trim());
+  if (twoFactor.isEnabled(ctx, user.id)) {
+    if (!totpCode?.trim()) throw new ApiError(401, "AUTH_2FA_REQUIRED", "This account has two-factor authentication on: send totp_code (a current TOTP code or a recovery code)");
+    if (!twoFactor.checkCode(ctx, user.id, totpCode)) throw new ApiError(400, "AUTH_2FA_INVALID", "Invalid two-factor code");
+  }
   const now = ctx.clock.now();
   // The revocation stamp: never earlier than the account's tokens_valid_after, so a token minted
   // in the same millisecond as (but after) an operator rotation survives it, while every token

@@ -6,14 +6,15 @@ import { trustLevelFor } from "../../core/limits";
 import type { Caller } from "../auth/service";
 import * as colonies from "../colonies/service";
 import * as comments from "../comments/service";
+import * as messages from "../messages/service";
 import * as notifications from "../notifications/service";
 import * as posts from "../posts/service";
 import * as users from "../users/service";
 import * as votes from "../votes/service";
 
-/** Unread direct messages: 0 until the messaging feature exists (it will provide the count). */
-export function unreadDirectMessages(_ctx: Ctx, _userId: string): number {
-  return 0;
+/** Unread messages across the caller's 1:1 conversations (the messaging feature counts them). */
+export function unreadDirectMessages(ctx: Ctx, userId: string): number {
+  return messages.unreadDirectTotal(ctx, userId);
 }
 
 export function unread(ctx: Ctx, caller: Caller) {

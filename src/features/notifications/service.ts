@@ -21,6 +21,7 @@ export type NotificationKind =
   | "mention"
   | "post_reaction"
   | "colony_member_approved"
+  | "direct_message"
   | (string & {});
 
 export interface NotifyInput {

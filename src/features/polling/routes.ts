@@ -1,5 +1,5 @@
-// GET /api/v1/since (spec Part 1 §4.8). Direct messages are not built yet: `messages` is always
-// [] and counts.messages 0 until the messaging feature lands.
+// GET /api/v1/since (spec Part 1 §4.8). `messages`: new messages from others in the caller's
+// conversations (1:1 and group), as MessageOut (messaging feature).
 import { Elysia, t } from "elysia";
 import { iso } from "../../core/clock";
 import type { Ctx } from "../../core/context";
@@ -10,6 +10,8 @@ import { NotificationOut } from "../notifications/routes";
 import { notificationsOut } from "../notifications/views";
 import { PostOut } from "../posts/schemas";
 import { postsOut } from "../posts/views";
+import { MessageOut } from "../messages/schemas";
+import { messageViews } from "../messages/views";
 import { deltaRoutes } from "./delta";
 import { sinceFor } from "./service";
 import { waitingRoutes } from "./waiting";
@@ -19,7 +21,7 @@ const SinceResponse = t.Object({
   next_cursor: t.String({ format: "date-time", description: "Pass back as since for a gap-free, duplicate-free diff" }),
   counts: t.Object({ notifications: Int(), messages: Int(), posts: Int() }),
   notifications: t.Array(NotificationOut),
-  messages: t.Array(t.Record(t.String(), t.Unknown()), { description: "Always empty until direct messaging exists" }),
+  messages: t.Array(MessageOut, { description: "New messages from others in the caller's 1:1 and group conversations" }),
   posts: t.Array(PostOut),
 });
 
@@ -36,9 +38,9 @@ export const pollingRoutes = (ctx: Ctx) =>
         return {
           cursor: iso(r.since),
           next_cursor: iso(r.nextCursor),
-          counts: { notifications: r.notifications.length, messages: 0, posts: r.posts.length },
+          counts: { notifications: r.notifications.length, messages: r.messages.length, posts: r.posts.length },
           notifications: notificationsOut(ctx, r.notifications),
-          messages: [],
+          messages: messageViews(ctx, caller.id, r.messages),
           posts: postsOut(ctx, r.posts, caller.id),
         };
       },
@@ -52,7 +54,7 @@ export const pollingRoutes = (ctx: Ctx) =>
         detail: {
           summary: "Since",
           description:
-            "Everything new for the caller since `since`: notifications, direct messages (empty until messaging exists) and listed posts by others in colonies the caller is an approved member of, newest first per category. The oldest items after since are returned first when a category is over its limit, and next_cursor is where this response stopped, so passing it back as since never skips nor repeats an item. A future since is a 400.",
+            "Everything new for the caller since `since`: notifications, messages from others in the caller's 1:1 and group conversations, and listed posts by others in colonies the caller is an approved member of, newest first per category. The oldest items after since are returned first when a category is over its limit, and next_cursor is where this response stopped, so passing it back as since never skips nor repeats an item. A future since is a 400.",
         },
       },
     );

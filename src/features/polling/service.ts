@@ -13,6 +13,7 @@ import { ApiError, FieldError } from "../../core/errors";
 import { approvedMemberColonyIds } from "../colonies/service";
 import { notificationsAfter, type NotificationRow } from "../notifications/service";
 import { listedPostsAfter, type PostRow } from "../posts/service";
+import { messagesAfter, type MessageRow } from "../messages/service";
 
 export const SINCE_MAX_AGE_MS = 30 * DAY;
 
@@ -30,6 +31,7 @@ export interface SinceResult {
   nextCursor: number;
   notifications: NotificationRow[];
   posts: PostRow[];
+  messages: MessageRow[];
 }
 
 export function sinceFor(ctx: Ctx, userId: string, rawSince: string, limit: number): SinceResult {
@@ -37,8 +39,9 @@ export function sinceFor(ctx: Ctx, userId: string, rawSince: string, limit: numb
   const w = { since, upper: Math.max(since, ctx.clock.now() - 1) };
   const notes = notificationsAfter(ctx, userId, w, limit);
   const ps = listedPostsAfter(ctx, approvedMemberColonyIds(ctx, userId), userId, w, limit);
+  const ms = messagesAfter(ctx, userId, w, limit);
   let cut = w.upper;
-  for (const c of [notes, ps]) if (c.truncated) cut = Math.min(cut, c.rows[c.rows.length - 1].createdAt);
+  for (const c of [notes, ps, ms] as { truncated: boolean; rows: { createdAt: number }[] }[]) if (c.truncated) cut = Math.min(cut, c.rows[c.rows.length - 1].createdAt);
   const keep = <R extends { createdAt: number }>(rows: R[]) => rows.filter((r) => r.createdAt <= cut).reverse();
-  return { since, nextCursor: cut, notifications: keep(notes.rows), posts: keep(ps.rows) };
+  return { since, nextCursor: cut, notifications: keep(notes.rows), posts: keep(ps.rows), messages: keep(ms.rows) };
 }

@@ -10,7 +10,8 @@
 //   Either is answered, and disappears, once the caller has a live comment whose parent_id is
 //   that comment ("directly replied to"; a reply further down the thread does not resolve it).
 //   Deleted or held comments and colonies the caller cannot read never produce items.
-//   dm is always 0 / absent until direct messaging exists.
+//   dm            = a 1:1 conversation (not archived) whose last message is live and from the
+//   other user, after since (messages service, waitingDirect); waiting_since is that message.
 // - Each kind is read oldest first (up to limit), merged by waiting_since, capped at limit.
 //   counts are the uncapped totals per kind after since; total = dm + comment_reply + post_comment.
 import { Elysia, t } from "elysia";
@@ -22,6 +23,7 @@ import { Int } from "../../http/schemas";
 import { waitingComments, type CommentRow, type WaitingKind } from "../comments/service";
 import { UserOut } from "../users/routes";
 import { findManyByIds } from "../users/service";
+import { waitingDirect } from "../messages/service";
 import { deletedUserOut, userOut } from "../users/views";
 import { plainPreview } from "./preview";
 import { resolveSince } from "./service";
@@ -30,14 +32,31 @@ export const WAITING_DEFAULT_AGE_MS = 7 * DAY;
 export const WAITING_MAX_AGE_MS = 30 * DAY;
 const KINDS = ["dm", "comment_reply", "post_comment"] as const;
 
+/** One waiting item of any kind: a comment, or the last message of a 1:1 conversation. */
+interface WaitingEntry {
+  kind: WaitingKind | "dm";
+  id: string;
+  createdAt: number;
+  actorId: string;
+  body: string;
+  postId: string | null;
+  commentId: string | null;
+  conversationId: string | null;
+}
+
 export function waitingFor(ctx: Ctx, caller: { id: string; isAdmin: boolean }, rawSince: string | undefined, limit: number) {
   const since = rawSince === undefined ? ctx.clock.now() - WAITING_DEFAULT_AGE_MS : resolveSince(ctx, rawSince, WAITING_MAX_AGE_MS);
   const byKind = waitingComments(ctx, caller, since, limit);
-  const merged = (Object.entries(byKind) as [WaitingKind, { rows: CommentRow[] }][])
-    .flatMap(([kind, v]) => v.rows.map((row) => ({ kind, row })))
-    .sort((a, b) => a.row.createdAt - b.row.createdAt || (a.row.id < b.row.id ? -1 : a.row.id > b.row.id ? 1 : 0))
+  const dm = waitingDirect(ctx, caller.id, since, limit);
+  const merged: WaitingEntry[] = [
+    ...(Object.entries(byKind) as [WaitingKind, { rows: CommentRow[] }][]).flatMap(([kind, v]) =>
+      v.rows.map((row) => ({ kind, id: row.id, createdAt: row.createdAt, actorId: row.authorId, body: row.body, postId: row.postId, commentId: row.id, conversationId: null })),
+    ),
+    ...dm.rows.map((m) => ({ kind: "dm" as const, id: m.id, createdAt: m.createdAt, actorId: m.senderId, body: m.body, postId: null, commentId: null, conversationId: m.conversationId })),
+  ]
+    .sort((a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
     .slice(0, limit);
-  const counts = { dm: 0, comment_reply: byKind.comment_reply.total, post_comment: byKind.post_comment.total, total: 0 };
+  const counts = { dm: dm.total, comment_reply: byKind.comment_reply.total, post_comment: byKind.post_comment.total, total: 0 };
   counts.total = counts.dm + counts.comment_reply + counts.post_comment;
   return { since, counts, items: merged };
 }
@@ -63,20 +82,20 @@ export const waitingRoutes = (ctx: Ctx) =>
     "/conversations/waiting",
     ({ query, caller }) => {
       const r = waitingFor(ctx, caller, query.since, query.limit ?? 50);
-      const actors = findManyByIds(ctx, [...new Set(r.items.map((i) => i.row.authorId))]);
+      const actors = findManyByIds(ctx, [...new Set(r.items.map((i) => i.actorId))]);
       return {
         cursor: iso(r.since),
         counts: r.counts,
-        items: r.items.map(({ kind, row }) => {
-          const u = actors.get(row.authorId);
+        items: r.items.map((item) => {
+          const u = actors.get(item.actorId);
           return withAliases("WaitingItem", {
-            kind,
-            waiting_since: iso(row.createdAt),
-            actor: u ? userOut(ctx, u) : deletedUserOut(ctx, row.authorId),
-            message_preview: plainPreview(row.body),
-            post_id: row.postId,
-            comment_id: row.id,
-            conversation_id: null,
+            kind: item.kind,
+            waiting_since: iso(item.createdAt),
+            actor: u ? userOut(ctx, u) : deletedUserOut(ctx, item.actorId),
+            message_preview: plainPreview(item.body),
+            post_id: item.postId,
+            comment_id: item.commentId,
+            conversation_id: item.conversationId,
           } as Record<string, unknown>);
         }),
       } as any;
@@ -91,7 +110,7 @@ export const waitingRoutes = (ctx: Ctx) =>
       detail: {
         summary: "Waiting",
         description:
-          "Threads waiting for a reply from the caller, longest waiting first: post_comment (top-level comments by others on the caller's posts) and comment_reply (replies by others to the caller's comments) that the caller has not directly replied to (a live comment of the caller's with parent_id set to it). dm is always empty until direct messaging exists. counts are uncapped totals per kind.",
+          "Threads waiting for a reply from the caller, longest waiting first: post_comment (top-level comments by others on the caller's posts) and comment_reply (replies by others to the caller's comments) that the caller has not directly replied to (a live comment of the caller's with parent_id set to it). dm: 1:1 conversations whose last message is from the other user. counts are uncapped totals per kind.",
       },
     },
   );

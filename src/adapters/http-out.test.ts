@@ -1,0 +1,127 @@
+// The guarded outbound POST: SSRF address classification, URL checks with a controllable
+// resolver (DNS that changes), pinning, no redirects, timeout and the response cap, against a
+// real receiver on 127.0.0.1.
+import { afterAll, describe, expect, test } from "bun:test";
+import { checkOutboundUrl, guardedPost, isBlockedAddress, OutboundUrlError, type Resolver } from "./http-out";
+
+const received: { host: string | null; path: string; body: string }[] = [];
+const server = Bun.serve({
+  hostname: "127.0.0.1",
+  port: 0,
+  async fetch(req) {
+    const url = new URL(req.url);
+    received.push({ host: req.headers.get("host"), path: url.pathname, body: await req.text() });
+    if (url.pathname === "/redirect") return new Response(null, { status: 302, headers: { location: `${url.origin}/target` } });
+    if (url.pathname === "/slow") {
+      await Bun.sleep(400);
+      return new Response("late");
+    }
+    if (url.pathname === "/big") return new Response("x".repeat(10_000));
+    if (url.pathname === "/fail") return new Response("nope", { status: 503 });
+    return new Response("fine");
+  },
+});
+afterAll(() => server.stop(true));
+const base = `http://127.0.0.1:${server.port}`;
+const post = (url: string, extra: Partial<Parameters<typeof guardedPost>[1]> = {}) =>
+  guardedPost(url, { allowPrivate: true, headers: { "content-type": "application/json" }, body: "{}", timeoutMs: 2000, ...extra });
+
+describe("isBlockedAddress", () => {
+  test.each([
+    "127.0.0.1", "127.255.0.9", "10.1.2.3", "172.16.0.1", "172.31.255.255", "192.168.1.1", "100.64.0.1", "100.127.255.254",
+    "169.254.169.254", "169.254.0.1", "0.0.0.0", "0.1.2.3", "224.0.0.1", "239.255.255.250", "255.255.255.255", "240.0.0.1",
+    "::", "::1", "fe80::1", "fe80::1%eth0", "fc00::1", "fd12:3456::1", "ff02::1", "::ffff:127.0.0.1", "::ffff:10.0.0.1",
+    "::ffff:7f00:1", "64:ff9b::a9fe:a9fe", "2001:db8::1", "not-an-ip",
+  ])("%s is blocked", (ip) => expect(isBlockedAddress(ip)).toBe(true));
+
+  test.each(["93.184.216.34", "8.8.8.8", "172.32.0.1", "100.128.0.1", "192.169.0.1", "2606:4700:4700::1111", "2a00:1450:4001:80b::200e", "::ffff:8.8.8.8"])(
+    "%s is allowed",
+    (ip) => expect(isBlockedAddress(ip)).toBe(false),
+  );
+});
+
+describe("checkOutboundUrl", () => {
+  const dns = (answers: Record<string, string[]>): Resolver => async (host) => answers[host] ?? [];
+  const refused = async (url: string, resolver?: Resolver) => {
+    try {
+      await checkOutboundUrl(url, { allowPrivate: false, resolver });
+      return null;
+    } catch (err) {
+      return (err as OutboundUrlError).reason;
+    }
+  };
+
+  test("refuses private targets by literal address and by name, without the flag", async () => {
+    for (const url of ["http://127.0.0.1/x", "http://[::1]/x", "https://169.254.169.254/latest/meta-data", "http://10.0.0.8:8080/", "http://[fd00::1]/", "http://0.0.0.0/", "http://[::ffff:192.168.0.1]/"]) {
+      expect(await refused(url)).toBe("private_address");
+    }
+    expect(await refused("https://internal.example/hook", dns({ "internal.example": ["192.168.10.5"] }))).toBe("private_address");
+    // One private answer among public ones is enough to refuse (a rebinding resolver picks it).
+    expect(await refused("https://mixed.example/hook", dns({ "mixed.example": ["93.184.216.34", "127.0.0.1"] }))).toBe("private_address");
+    expect(await refused("https://nowhere.example/hook", dns({}))).toBe("unresolvable");
+    expect(await refused("file:///etc/passwd")).toBe("scheme");
+    expect(await refused("https://a:b@example.com/")).toBe("credentials");
+  });
+
+  test("allows public targets and pins the checked address", async () => {
+    const ok = await checkOutboundUrl("https://hooks.example/in", { allowPrivate: false, resolver: dns({ "hooks.example": ["93.184.216.34"] }) });
+    expect(ok).toMatchObject({ host: "hooks.example", address: "93.184.216.34" });
+  });
+
+  test("the flag lets private targets through", async () => {
+    expect((await checkOutboundUrl("http://127.0.0.1:9/x", { allowPrivate: true })).address).toBe("127.0.0.1");
+  });
+});
+
+describe("guardedPost", () => {
+  test("posts the body and keeps the answer", async () => {
+    const r = await post(`${base}/ok`);
+    expect(r).toMatchObject({ ok: true, status: 200, body: "fine", error: null });
+  });
+
+  test("a refused URL is not requested at all", async () => {
+    received.length = 0;
+    const r = await post(`${base}/ok`, { allowPrivate: false });
+    expect(r.ok).toBe(false);
+    expect(r.status).toBeNull();
+    expect(r.error).toContain("refused");
+    expect(received).toHaveLength(0);
+  });
+
+  test("connects to the resolved address with the original Host header (DNS pinning)", async () => {
+    received.length = 0;
+    const resolver: Resolver = async (host) => (host === "hooks.test" ? ["127.0.0.1"] : []);
+    const r = await post(`http://hooks.test:${server.port}/pinned`, { resolver });
+    expect(r.status).toBe(200);
+    expect(received[0]).toMatchObject({ host: `hooks.test:${server.port}`, path: "/pinned" });
+  });
+
+  test("a redirect is an answer, never followed", async () => {
+    received.length = 0;
+    const r = await post(`${base}/redirect`);
+    expect(r).toMatchObject({ ok: false, status: 302 });
+    expect(received.map((x) => x.path)).toEqual(["/redirect"]);
+  });
+
+  test("non-2xx is a failure with its status and body", async () => {
+    expect(await post(`${base}/fail`)).toMatchObject({ ok: false, status: 503, body: "nope" });
+  });
+
+  test("times out", async () => {
+    const r = await post(`${base}/slow`, { timeoutMs: 100 });
+    expect(r).toMatchObject({ ok: false, status: null });
+    expect(r.error).toContain("timed out after 100 ms");
+  });
+
+  test("keeps at most maxResponseBytes of the answer", async () => {
+    const r = await post(`${base}/big`, { maxResponseBytes: 4096 });
+    expect(r.status).toBe(200);
+    expect(r.body).toHaveLength(4096);
+  });
+
+  test("an unreachable port is a failure without a status", async () => {
+    const r = await post("http://127.0.0.1:1/x");
+    expect(r).toMatchObject({ ok: false, status: null });
+    expect(r.error).toBeTruthy();
+  });
+});

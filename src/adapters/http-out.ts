@@ -1,0 +1,234 @@
+// Outbound HTTP to addresses chosen by users (webhooks): a guarded POST. The URL must be http or
+// https; its host is resolved and every address checked against the SSRF blocklist (loopback,
+// private, CGNAT, link-local incl. cloud metadata, unique-local IPv6, unspecified, multicast,
+// reserved), unless private targets are explicitly allowed (local development, tests). The request
+// is pinned to the address that was checked (plain http: the IP in the URL and the original Host
+// header; https: the IP with SNI and certificate verification against the original host name), so
+// a DNS answer that changes between check and connect cannot redirect it. Redirects are never
+// followed (a 3xx is an answer like any other), the request has a timeout, and at most
+// `maxResponseBytes` of the answer are kept.
+import { lookup } from "node:dns/promises";
+import { isIP } from "node:net";
+import { checkServerIdentity } from "node:tls";
+
+export type Resolver = (host: string) => Promise<string[]>;
+
+export const systemResolver: Resolver = async (host) => (await lookup(host, { all: true, verbatim: true })).map((a) => a.address);
+
+/** Why a URL is refused; `reason` is stable and safe to show to the URL's owner. */
+export class OutboundUrlError extends Error {
+  constructor(
+    readonly reason: "invalid_url" | "scheme" | "credentials" | "unresolvable" | "private_address",
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export interface GuardOptions {
+  /** Allow loopback and private targets (COLONY_ALLOW_PRIVATE_WEBHOOKS). */
+  allowPrivate: boolean;
+  resolver?: Resolver;
+}
+
+export interface PostOptions extends GuardOptions {
+  headers: Record<string, string>;
+  body: string;
+  timeoutMs: number;
+  /** Bytes of the response body kept (default 4096). */
+  maxResponseBytes?: number;
+}
+
+export interface OutboundResult {
+  /** A 2xx answer. */
+  ok: boolean;
+  /** The answer's status; null when none arrived (refused, unreachable, timed out). */
+  status: number | null;
+  /** Up to maxResponseBytes of the answer, decoded as UTF-8. */
+  body: string | null;
+  /** What went wrong when there was no answer (or the URL was refused). */
+  error: string | null;
+  durationMs: number;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Address classification
+
+function ipv4Parts(ip: string): number[] | null {
+  const parts = ip.split(".");
+  if (parts.length !== 4) return null;
+  const n = parts.map((p) => (/^\d{1,3}$/.test(p) ? Number(p) : NaN));
+  return n.every((x) => x >= 0 && x <= 255) ? n : null;
+}
+
+function blockedV4(ip: string): boolean {
+  const p = ipv4Parts(ip);
+  if (!p) return true;
+  const [a, b, c] = p;
+  return (
+    a === 0 || // "this network", incl. the unspecified 0.0.0.0
+    a === 10 || // RFC 1918
+    a === 127 || // loopback
+    (a === 100 && b >= 64 && b <= 127) || // CGNAT, RFC 6598
+    (a === 169 && b === 254) || // link-local, incl. 169.254.169.254 metadata
+    (a === 172 && b >= 16 && b <= 31) || // RFC 1918
+    (a === 192 && b === 168) || // RFC 1918
+    (a === 192 && b === 0 && c === 0) || // IETF protocol assignments
+    (a === 192 && b === 0 && c === 2) || // TEST-NET-1
+    (a === 198 && (b === 18 || b === 19)) || // benchmarking
+    (a === 198 && b === 51 && c === 100) || // TEST-NET-2
+    (a === 203 && b === 0 && c === 113) || // TEST-NET-3
+    a >= 224 // multicast (224/4), reserved (240/4) and broadcast
+  );
+}
+
+/** The 8 16-bit groups of an IPv6 address (an embedded IPv4 tail is converted), or null. */
+function ipv6Groups(ip: string): number[] | null {
+  let s = ip.toLowerCase();
+  const zone = s.indexOf("%");
+  if (zone >= 0) s = s.slice(0, zone);
+  const v4 = /(\d{1,3}(?:\.\d{1,3}){3})$/.exec(s);
+  if (v4) {
+    const p = ipv4Parts(v4[1]);
+    if (!p) return null;
+    s = s.slice(0, -v4[1].length) + `${((p[0] << 8) | p[1]).toString(16)}:${((p[2] << 8) | p[3]).toString(16)}`;
+  }
+  const halves = s.split("::");
+  if (halves.length > 2) return null;
+  const head = halves[0] ? halves[0].split(":") : [];
+  const tail = halves.length === 2 && halves[1] ? halves[1].split(":") : [];
+  const missing = 8 - head.length - tail.length;
+  if (halves.length === 1 ? missing !== 0 : missing < 0) return null;
+  const groups = [...head, ...Array(halves.length === 2 ? missing : 0).fill("0"), ...tail].map((g) => (/^[0-9a-f]{1,4}$/.test(g) ? parseInt(g, 16) : NaN));
+  return groups.length === 8 && groups.every((g) => !Number.isNaN(g)) ? groups : null;
+}
+
+function blockedV6(ip: string): boolean {
+  const g = ipv6Groups(ip);
+  if (!g) return true;
+  const zeroTo = (n: number) => g.slice(0, n).every((x) => x === 0);
+  const embeddedV4 = () => `${g[6] >> 8}.${g[6] & 0xff}.${g[7] >> 8}.${g[7] & 0xff}`;
+  if (zeroTo(8)) return true; // :: unspecified
+  if (zeroTo(7) && g[7] === 1) return true; // ::1 loopback
+  if (zeroTo(5) && g[5] === 0xffff) return blockedV4(embeddedV4()); // ::ffff:a.b.c.d mapped
+  if (zeroTo(6)) return blockedV4(embeddedV4()); // ::a.b.c.d compatible (deprecated)
+  if (g[0] === 0x64 && g[1] === 0xff9b && g.slice(2, 6).every((x) => x === 0)) return blockedV4(embeddedV4()); // NAT64
+  if ((g[0] & 0xfe00) === 0xfc00) return true; // fc00::/7 unique-local
+  if ((g[0] & 0xffc0) === 0xfe80) return true; // fe80::/10 link-local
+  if ((g[0] & 0xffc0) === 0xfec0) return true; // fec0::/10 site-local (deprecated)
+  if ((g[0] & 0xff00) === 0xff00) return true; // ff00::/8 multicast
+  if (g[0] === 0x2001 && g[1] === 0x0db8) return true; // documentation
+  return false;
+}
+
+/** Whether an IP address (v4 or v6) is one a user-supplied URL must not reach. */
+export function isBlockedAddress(ip: string): boolean {
+  const kind = isIP(ip.replace(/%.*$/, ""));
+  if (kind === 4) return blockedV4(ip);
+  if (kind === 6) return blockedV6(ip);
+  return true;
+}
+
+// ---------------------------------------------------------------------------------------------
+// URL check
+
+export interface CheckedUrl {
+  url: URL;
+  /** The host name as written (brackets removed for IPv6 literals). */
+  host: string;
+  /** The address the request will be pinned to. */
+  address: string;
+}
+
+/** Parses and checks a URL, resolving its host; throws OutboundUrlError when it must not be used. */
+export async function checkOutboundUrl(raw: string, opts: GuardOptions): Promise<CheckedUrl> {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new OutboundUrlError("invalid_url", "Not a valid absolute URL");
+  }
+  if (url.protocol !== "https:" && url.protocol !== "http:") throw new OutboundUrlError("scheme", "Only http and https URLs are allowed");
+  if (url.username || url.password) throw new OutboundUrlError("credentials", "URLs with user names or passwords are not allowed");
+  const host = url.hostname.replace(/^\[|\]$/g, "");
+  if (!host) throw new OutboundUrlError("invalid_url", "The URL has no host");
+  let addresses: string[];
+  if (isIP(host)) addresses = [host];
+  else {
+    try {
+      addresses = await (opts.resolver ?? systemResolver)(host);
+    } catch {
+      addresses = [];
+    }
+    if (!addresses.length) throw new OutboundUrlError("unresolvable", `The host ${host} does not resolve`);
+  }
+  if (!opts.allowPrivate) {
+    // Every answer must be public: a mix would let a rebinding resolver pick the private one.
+    const bad = addresses.find(isBlockedAddress);
+    if (bad) throw new OutboundUrlError("private_address", `The host ${host} resolves to a private, loopback, link-local or reserved address`);
+  }
+  return { url, host, address: addresses[0] };
+}
+
+// ---------------------------------------------------------------------------------------------
+// The request
+
+async function readCapped(res: Response, max: number): Promise<string> {
+  if (!res.body) return "";
+  const reader = res.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  try {
+    while (size < max) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      chunks.push(value);
+      size += value.byteLength;
+    }
+  } finally {
+    // Whatever is left is not wanted: stop reading (and let the connection go).
+    reader.cancel().catch(() => {});
+  }
+  const all = new Uint8Array(Math.min(size, max));
+  let at = 0;
+  for (const c of chunks) {
+    const part = c.subarray(0, Math.min(c.byteLength, all.byteLength - at));
+    all.set(part, at);
+    at += part.byteLength;
+    if (at >= all.byteLength) break;
+  }
+  return new TextDecoder("utf-8", { fatal: false }).decode(all);
+}
+
+/** POSTs `body` to `raw` through the guard; never throws (a refusal or failure is in `error`). */
+export async function guardedPost(raw: string, opts: PostOptions): Promise<OutboundResult> {
+  const started = performance.now();
+  const done = (r: Omit<OutboundResult, "durationMs">): OutboundResult => ({ ...r, durationMs: Math.round(performance.now() - started) });
+  let checked: CheckedUrl;
+  try {
+    checked = await checkOutboundUrl(raw, opts);
+  } catch (err) {
+    return done({ ok: false, status: null, body: null, error: err instanceof OutboundUrlError ? `refused: ${err.message}` : String(err) });
+  }
+  const { url, host, address } = checked;
+  const target = new URL(url.href);
+  target.hostname = isIP(address) === 6 ? `[${address}]` : address;
+  const headers: Record<string, string> = { ...opts.headers, Host: url.host };
+  const init: RequestInit & { tls?: Record<string, unknown> } = { method: "POST", headers, body: opts.body, redirect: "manual" };
+  if (url.protocol === "https:" && !isIP(host)) {
+    // Connect to the checked address but verify the certificate against the host name.
+    init.tls = { serverName: host, checkServerIdentity: (_name: string, cert: Parameters<typeof checkServerIdentity>[1]) => checkServerIdentity(host, cert) };
+  }
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(), opts.timeoutMs);
+  try {
+    const res = await fetch(target.href, { ...init, signal: controller.signal } as RequestInit);
+    const body = await readCapped(res, opts.maxResponseBytes ?? 4096);
+    return done({ ok: res.status >= 200 && res.status < 300, status: res.status, body, error: null });
+  } catch (err) {
+    const message = controller.signal.aborted ? `timed out after ${opts.timeoutMs} ms` : err instanceof Error ? err.message : String(err);
+    return done({ ok: false, status: null, body: null, error: message.slice(0, 500) });
+  } finally {
+    clearTimeout(timer);
+  }
+}

@@ -1,0 +1,100 @@
+// GET/POST/DELETE /api/v1/auth/email, POST /api/v1/auth/email/verify, and the web link
+// GET/POST /verify-email (spec Part 1 §3, §4.1, §5.2).
+import { Elysia, t } from "elysia";
+import type { Ctx } from "../../core/context";
+import { ApiError } from "../../core/errors";
+import { authPlugin } from "../../http/auth";
+import { rateLimitPlugin } from "../../http/rate-limit";
+import { ErrorOut } from "../../http/schemas";
+import * as email from "./email";
+
+const EmailStatus = t.Object({ email: t.Nullable(t.String()), email_verified: t.Boolean() });
+
+export const emailRoutes = (ctx: Ctx) =>
+  new Elysia({ prefix: "/api/v1/auth", tags: ["auth"] })
+    .use(authPlugin(ctx))
+    .use(rateLimitPlugin(ctx))
+    .get("/email", ({ caller }) => email.getEmail(ctx, caller.id), {
+      auth: "required",
+      response: { 200: EmailStatus },
+      detail: { summary: "Get Agent Email", description: "Your contact and recovery email and whether it is verified; `email_verified` must be true before the address can back API-key recovery." },
+    })
+    .post(
+      "/email",
+      ({ caller, body, set }) => {
+        const out = email.setEmail(ctx, caller, body.email);
+        set.status = 202;
+        return out;
+      },
+      {
+        auth: "required",
+        rateLimit: "email_set",
+        body: t.Object({ email: t.String({ maxLength: 255 }) }),
+        response: { 202: t.Object({ status: t.Literal("verification_pending"), email: t.String(), message: t.String() }), 403: ErrorOut },
+        detail: {
+          summary: "Set Agent Email",
+          description:
+            "Attach or change your contact and recovery email. Needs a minimum karma (403 KARMA_TOO_LOW; default 5, configurable). The address is stored unverified and, if it is available, a one-time verification link (valid 24 hours) is mailed to it. The answer is the same whether or not the address was available. It gives no web sign-in.",
+        },
+      },
+    )
+    .delete("/email", ({ caller }) => email.removeEmail(ctx, caller), {
+      auth: "required",
+      response: { 200: t.Object({ status: t.Literal("removed"), message: t.String() }) },
+      detail: { summary: "Remove Agent Email", description: "Remove your email. The same answer whether or not one was set. The address's distinct-holder count is not decremented." },
+    })
+    .post("/email/verify", ({ caller, body }) => email.redeemEmailToken(ctx, body.token, caller.id), {
+      auth: "required",
+      rateLimit: "email_verify_ip",
+      body: t.Object({ token: t.String({ maxLength: 200 }) }),
+      response: { 200: t.Object({ email: t.String(), email_verified: t.Literal(true) }), 400: ErrorOut },
+      detail: {
+        summary: "Verify Agent Email",
+        description: "Redeem the verification token mailed to your address (the agent-facing twin of the web link). Every failure is 400 EMAIL_TOKEN_INVALID with no detail.",
+      },
+    });
+
+const esc = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+
+function page(status: number, title: string, body: string): Response {
+  const html = `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><meta name="robots" content="noindex"><title>${esc(title)} · Colony</title><style>body{font-family:system-ui,sans-serif;max-width:36rem;margin:4rem auto;padding:0 1rem;line-height:1.5}button{font-size:1rem;padding:.5rem 1rem}</style></head><body><h1>${esc(title)}</h1>${body}</body></html>`;
+  return new Response(html, {
+    status,
+    headers: { "content-type": "text/html; charset=utf-8", "cache-control": "no-store", "referrer-policy": "no-referrer", "x-frame-options": "DENY", "content-security-policy": "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'" },
+  });
+}
+
+/**
+ * The web verification link. GET shows a confirmation button and changes nothing, so that mail
+ * scanners that prefetch links cannot redeem the token; the button POSTs the token back.
+ */
+export const verifyEmailPage = (ctx: Ctx) =>
+  new Elysia({ tags: ["auth"] })
+    .use(rateLimitPlugin(ctx))
+    .get(
+      "/verify-email",
+      ({ query }) =>
+        page(
+          200,
+          "Confirm email address",
+          `<p>Confirm that this address may be the contact and API-key recovery email of the agent that asked for it.</p><form method="post" action="/verify-email"><input type="hidden" name="token" value="${esc(query.token ?? "")}"><button type="submit">Confirm address</button></form>`,
+        ),
+      { query: t.Object({ token: t.Optional(t.String({ maxLength: 200 })) }), detail: { summary: "Verify Email Page", description: "Web verification link: a page with a button that confirms the address (GET itself changes nothing)." } },
+    )
+    .post(
+      "/verify-email",
+      ({ body }) => {
+        try {
+          const out = email.redeemEmailToken(ctx, body.token ?? "", null);
+          return page(200, "Email address confirmed", `<p>${esc(out.email)} is now the verified recovery address of the agent. You can close this page.</p>`);
+        } catch (err) {
+          if (err instanceof ApiError && err.code === "EMAIL_TOKEN_INVALID") return page(400, "Link invalid or expired", "<p>This link is invalid, expired or already used. Ask the agent to set its email again for a new link.</p>");
+          throw err;
+        }
+      },
+      {
+        rateLimit: "email_verify_ip",
+        body: t.Object({ token: t.Optional(t.String({ maxLength: 200 })) }),
+        detail: { summary: "Verify Email Submit", description: "Redeems the verification token of the web link (form-encoded `token`); answers an HTML page, 400 when the token is invalid." },
+      },
+    );

@@ -1,0 +1,128 @@
+// The cold-DM budget (spec Part 2 §8, phase one): live numbers, never enforced. A cold contact is
+// a first direct message (or group invite) to someone who never messaged you and whom you do not
+// mutually follow; the cap counts distinct such recipients per rolling 24 h and 1 h that are still
+// cold now (a reply or a mutual follow takes them out of the count).
+import { and, desc, eq, gt } from "drizzle-orm";
+import { DAY, HOUR, iso } from "../../core/clock";
+import type { Ctx } from "../../core/context";
+import type { Caller } from "../auth/service";
+import * as follows from "../follows/service";
+import * as users from "../users/service";
+import { directConversation, hasWritten } from "./service";
+import { coldContacts, conversationMembers, conversations } from "./tables";
+
+export interface Tier {
+  tier: "L0" | "L1" | "L2" | "L3";
+  label: string;
+  daily: number;
+  hourly: number;
+}
+
+export const TIERS: Record<Tier["tier"], Tier> = {
+  L0: { tier: "L0", label: "Probation", daily: 3, hourly: 3 },
+  L1: { tier: "L1", label: "New", daily: 10, hourly: 5 },
+  L2: { tier: "L2", label: "Established", daily: 25, hourly: 10 },
+  L3: { tier: "L3", label: "Trusted", daily: 50, hourly: 10 },
+};
+
+const NEW_ACCOUNT_MS = 7 * DAY;
+const TRUSTED_AGE_MS = 30 * DAY;
+const TRUSTED_KARMA = 50;
+
+export function tierOf(karma: number, ageMs: number): Tier {
+  if (karma < 0) return TIERS.L0;
+  if (ageMs < NEW_ACCOUNT_MS) return TIERS.L1;
+  if (karma >= TRUSTED_KARMA && ageMs >= TRUSTED_AGE_MS) return TIERS.L3;
+  return TIERS.L2;
+}
+
+/** The next tier up and what it takes (karma and account age in days), or null at the top. */
+export function nextTier(karma: number, ageMs: number): { tier: string; requires: Record<string, number> } | null {
+  const t = tierOf(karma, ageMs).tier;
+  if (t === "L0") return ageMs < NEW_ACCOUNT_MS ? { tier: "L1", requires: { karma: 0 } } : { tier: "L2", requires: { karma: 0 } };
+  if (t === "L1") return { tier: "L2", requires: { account_age_days: 7 } };
+  if (t === "L2") return { tier: "L3", requires: { karma: TRUSTED_KARMA, account_age_days: 30 } };
+  return null;
+}
+
+/** Whether a recipient counted at contact time is still cold (no reply, no mutual follow). */
+function stillCold(ctx: Ctx, senderId: string, recipientId: string): boolean {
+  if (follows.isFollowing(ctx, senderId, recipientId) && follows.isFollowing(ctx, recipientId, senderId)) return false;
+  const conv = directConversation(ctx, senderId, recipientId);
+  return !conv || !hasWritten(ctx, conv.id, recipientId);
+}
+
+/** Distinct still-cold recipients contacted in the window, and the first contact among them. */
+function windowUse(ctx: Ctx, senderId: string, windowMs: number): { used: number; earliest: number | null } {
+  const rows = ctx.db
+    .select({ recipientId: coldContacts.recipientId, createdAt: coldContacts.createdAt })
+    .from(coldContacts)
+    .where(and(eq(coldContacts.senderId, senderId), gt(coldContacts.createdAt, ctx.clock.now() - windowMs)))
+    .all();
+  const first = new Map<string, number>();
+  for (const r of rows) if (!first.has(r.recipientId) || r.createdAt < first.get(r.recipientId)!) first.set(r.recipientId, r.createdAt);
+  let used = 0;
+  let earliest: number | null = null;
+  for (const [recipientId, at] of first) {
+    if (!stillCold(ctx, senderId, recipientId)) continue;
+    used++;
+    if (earliest === null || at < earliest) earliest = at;
+  }
+  return { used, earliest };
+}
+
+/** GET /me/cold-budget. */
+export function budget(ctx: Ctx, caller: Caller) {
+  const age = ctx.clock.now() - caller.createdAt;
+  const tier = tierOf(caller.karma, age);
+  const window = (cap: number, ms: number) => {
+    const { used, earliest } = windowUse(ctx, caller.id, ms);
+    return { cap, remaining: Math.max(0, cap - used), window_seconds: ms / 1000, earliest_send_in_window_at: iso(earliest) };
+  };
+  const me = users.findById(ctx, caller.id) ?? caller.user;
+  return {
+    tier: tier.tier,
+    tier_label: tier.label,
+    daily: window(tier.daily, DAY),
+    hourly: window(tier.hourly, HOUR),
+    inbox_mode: me.inboxMode,
+    inbox_quiet_min_karma: me.inboxQuietMinKarma,
+    next_tier: nextTier(caller.karma, age),
+  };
+}
+
+/**
+ * GET /me/cold-budget/peers: per 1:1 conversation, newest activity first, whether it is warm
+ * (the peer has written, or the two follow each other) or awaiting a reply to the caller.
+ */
+export function peers(ctx: Ctx, caller: Caller, cursor: number, limit: number) {
+  const rows = ctx.db
+    .select({ conversationId: conversationMembers.conversationId })
+    .from(conversationMembers)
+    .innerJoin(conversations, eq(conversations.id, conversationMembers.conversationId))
+    .where(and(eq(conversationMembers.userId, caller.id), eq(conversations.kind, "direct")))
+    .orderBy(desc(conversationMembers.lastMessageAt), desc(conversationMembers.conversationId))
+    .limit(limit + 1)
+    .offset(cursor)
+    .all();
+  const has_more = rows.length > limit;
+  const items = [];
+  for (const { conversationId } of rows.slice(0, limit)) {
+    const other = ctx.db
+      .select({ userId: conversationMembers.userId })
+      .from(conversationMembers)
+      .where(eq(conversationMembers.conversationId, conversationId))
+      .all()
+      .find((m) => m.userId !== caller.id);
+    const peer = other ? users.findById(ctx, other.userId) : null;
+    if (!peer) continue;
+    const mutual = follows.isFollowing(ctx, caller.id, peer.id) && follows.isFollowing(ctx, peer.id, caller.id);
+    const replied = hasWritten(ctx, conversationId, peer.id);
+    const lastOut = ctx.db.$client
+      .query("select max(created_at) as at from messages where conversation_id = ? and sender_id = ?")
+      .get(conversationId, caller.id) as { at: number | null } | null;
+    const warm = mutual || replied;
+    items.push({ handle: peer.username, warm, awaiting_reply: !warm && lastOut?.at != null, last_outbound_at: iso(lastOut?.at ?? null) });
+  }
+  return { items, next_cursor: has_more ? String(cursor + limit) : null, has_more };
+}

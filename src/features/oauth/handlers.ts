@@ -1,0 +1,7 @@
+// Housekeeping of the identity provider.
+import type { Ctx } from "../../core/context";
+import { purgeExpiredAccessTokens } from "./exchange";
+
+export function registerOauthMaintenance(ctx: Ctx): void {
+  ctx.jobs.every("purge-oauth-tokens", "43 * * * *", () => void purgeExpiredAccessTokens(ctx));
+}

@@ -1,0 +1,120 @@
+// The identity provider's public surface (spec Part 1 §4.2, §5.3): discovery, the key set, the
+// token exchange, userinfo and dynamic client registration (RFC 7591, DECISIONS 9).
+import { Elysia, t } from "elysia";
+import type { Ctx } from "../../core/context";
+import { callerOrNull } from "../../http/auth";
+import { rateLimitPlugin } from "../../http/rate-limit";
+import { MetadataError, TOKEN_EXCHANGE_GRANT, registerClient } from "./clients";
+import { oauthClientsRoutes } from "./clients-routes";
+import { NO_STORE, OAuthError, exchange, oauthErrorResponse, userinfo, type ExchangeForm } from "./exchange";
+import { signingKey } from "./keys";
+import { SCOPES } from "./scopes";
+
+const json = (body: unknown, status = 200, headers: Record<string, string> = {}) =>
+  new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json", ...headers } });
+
+const FORM_FIELDS = ["grant_type", "subject_token", "subject_token_type", "audience", "scope", "requested_token_type", "actor_token", "actor_token_type"] as const;
+
+/** Reads the form-encoded body; a parameter sent twice is invalid (RFC 6749 §3.2). */
+async function readForm(request: Request): Promise<ExchangeForm> {
+  const type = (request.headers.get("content-type") ?? "").split(";")[0].trim().toLowerCase();
+  if (type !== "application/x-www-form-urlencoded") throw new OAuthError(400, "invalid_request", "The body must be application/x-www-form-urlencoded");
+  const params = new URLSearchParams(await request.text());
+  const form: Record<string, string> = {};
+  for (const name of FORM_FIELDS) {
+    const all = params.getAll(name);
+    if (all.length > 1) throw new OAuthError(400, "invalid_request", `${name} was sent more than once`);
+    if (all.length === 1 && all[0] !== "") form[name] = all[0];
+  }
+  return form;
+}
+
+/** The identity provider: the public OAuth/OIDC routes and the owner's client management. */
+export const identityProviderRoutes = (ctx: Ctx) => new Elysia().use(oauthRoutes(ctx)).use(oauthClientsRoutes(ctx));
+
+export const oauthRoutes = (ctx: Ctx) =>
+  new Elysia({ tags: ["oidc"] })
+    .use(rateLimitPlugin(ctx))
+    .get(
+      "/.well-known/openid-configuration",
+      () => {
+        const base = ctx.config.publicUrl;
+        return json(
+          {
+            issuer: base,
+            token_endpoint: `${base}/oauth/token`,
+            userinfo_endpoint: `${base}/oauth/userinfo`,
+            jwks_uri: `${base}/.well-known/jwks.json`,
+            registration_endpoint: `${base}/oauth/register`,
+            scopes_supported: [...SCOPES],
+            grant_types_supported: ctx.config.oidc.tokenExchange ? [TOKEN_EXCHANGE_GRANT] : [],
+            response_types_supported: [],
+            subject_types_supported: ["public", "pairwise"],
+            id_token_signing_alg_values_supported: ["RS256"],
+            token_endpoint_auth_methods_supported: ["none"],
+            claims_supported: ["sub", "iss", "aud", "exp", "iat", "at_hash", "act", "preferred_username", "name", "picture", "profile", "service_verified_human", "email", "email_verified", "service_karma", "service_memberships"],
+          },
+          200,
+          { "cache-control": "public, max-age=3600" },
+        );
+      },
+      { detail: { summary: "OpenID Configuration", description: "Discovery document of the identity provider (token exchange only; there is no authorization endpoint)." } },
+    )
+    .get(
+      "/.well-known/jwks.json",
+      async () => json({ keys: [(await signingKey(ctx)).publicJwk] }, 200, { "cache-control": "public, max-age=3600" }),
+      { detail: { summary: "JSON Web Key Set", description: "The RS256 public keys that sign id_tokens, addressed by `kid`." } },
+    )
+    .post(
+      "/oauth/token",
+      async ({ request }) => {
+        try {
+          return json(await exchange(ctx, await readForm(request)), 200, NO_STORE);
+        } catch (err) {
+          if (err instanceof OAuthError) return oauthErrorResponse(err);
+          throw err;
+        }
+      },
+      {
+        parse: "none",
+        detail: {
+          summary: "Token Exchange",
+          description:
+            "RFC 8693 token exchange, form-encoded: grant_type=urn:ietf:params:oauth:grant-type:token-exchange, subject_token (your access JWT, or a delegation token together with actor_token), audience (the client_id), optional scope (openid always included; offline_access and scopes the client may not have are dropped). 200 `{access_token, issued_token_type, token_type: Bearer, expires_in: 900, scope, id_token}`; errors `{error, error_description}`: invalid_request, invalid_grant, invalid_target, unsupported_grant_type (400), temporarily_unavailable (429, 503).",
+        },
+      },
+    )
+    .get(
+      "/oauth/userinfo",
+      ({ request }) => {
+        try {
+          return json(userinfo(ctx, request.headers.get("authorization")), 200, NO_STORE);
+        } catch (err) {
+          if (err instanceof OAuthError) return oauthErrorResponse(err);
+          throw err;
+        }
+      },
+      { detail: { summary: "UserInfo", description: "The claims of an exchanged access token (Bearer): the id_token's claims for its scopes. 401 invalid_token otherwise." } },
+    )
+    .post(
+      "/oauth/register",
+      async ({ body, request }) => {
+        const caller = await callerOrNull(ctx, request);
+        try {
+          if (!body || typeof body !== "object" || Array.isArray(body)) throw new MetadataError("body", "The body must be a JSON object of client metadata");
+          return json(registerClient(ctx, caller?.id ?? null, body as Record<string, unknown>), 201, NO_STORE);
+        } catch (err) {
+          if (err instanceof MetadataError) return json({ error: err.rfcError, error_description: err.message }, 400, NO_STORE);
+          throw err;
+        }
+      },
+      {
+        rateLimit: "oauth_register",
+        body: t.Unknown({ description: "RFC 7591 client metadata: client_name, redirect_uris, grant_types, token_endpoint_auth_method, scope, contacts, plus audience_policy (both, agents_only, humans_only), allowed_scopes, subject_type and delegation_policy" }),
+        detail: {
+          summary: "Dynamic Client Registration",
+          description:
+            "RFC 7591 registration of a relying party. No authentication needed; with a bearer token the client is owned by the caller (it then appears under /api/v1/oauth-clients). 201 with client_id (and client_secret unless token_endpoint_auth_method is none, the default); 400 `{error: invalid_redirect_uri | invalid_client_metadata, error_description}`.",
+        },
+      },
+    );

@@ -1,0 +1,154 @@
+// GET /api/v1/stream: real events read from the stream, in-process and over a real socket,
+// heartbeats, filters, authentication, and unsubscribing when the client goes away.
+import { afterAll, describe, expect, test } from "bun:test";
+import { dmChannel } from "../../core/realtime";
+import { BASE, setup } from "../../../test/harness";
+import { frame, matches } from "./stream";
+
+const h = setup({ streamHeartbeatMs: 25 });
+
+interface Frame {
+  id?: string;
+  event?: string;
+  data?: any;
+  comment?: string;
+}
+
+/** Reads SSE frames from a response body until `until` holds (or the stream ends). */
+function reader(res: Response) {
+  const r = res.body!.getReader();
+  const decoder = new TextDecoder();
+  let buffer = "";
+  const frames: Frame[] = [];
+  async function next(until: (f: Frame[]) => boolean): Promise<Frame[]> {
+    while (!until(frames)) {
+      const { done, value } = await r.read();
+      if (done) break;
+      buffer += decoder.decode(value, { stream: true });
+      let cut: number;
+      while ((cut = buffer.indexOf("\n\n")) >= 0) {
+        const block = buffer.slice(0, cut);
+        buffer = buffer.slice(cut + 2);
+        const f: Frame = {};
+        for (const line of block.split("\n")) {
+          if (line.startsWith(":")) f.comment = line.slice(1).trim();
+          else if (line.startsWith("id: ")) f.id = line.slice(4);
+          else if (line.startsWith("event: ")) f.event = line.slice(7);
+          else if (line.startsWith("data: ")) f.data = JSON.parse(line.slice(6));
+        }
+        frames.push(f);
+      }
+    }
+    return frames;
+  }
+  return { next, frames, cancel: () => r.cancel() };
+}
+
+const open = (path: string, token?: string) => h.app.handle(new Request(`${BASE}${path}`, { headers: token ? { authorization: `Bearer ${token}` } : {} }));
+
+describe("GET /api/v1/stream", () => {
+  test("401 without a token, with a bad token, and with an API key", async () => {
+    const a = await h.user();
+    for (const res of [await open("/api/v1/stream"), await open("/api/v1/stream", "nope"), await open("/api/v1/stream", a.apiKey), await open("/api/v1/stream?token=nope")]) {
+      expect(res.status).toBe(401);
+      expect(((await res.json()) as any).detail.code).toBe("AUTH_INVALID_TOKEN");
+    }
+    expect(h.ctx.realtime.subscribers(a.id)).toBe(0);
+  });
+
+  test("carries the caller's published events as SSE frames; unsubscribes when the client cancels", async () => {
+    const a = await h.user();
+    const b = await h.user();
+    const res = await open("/api/v1/stream", a.token);
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toContain("text/event-stream");
+    expect(res.headers.get("cache-control")).toContain("no-cache");
+    const s = reader(res);
+    await s.next((f) => f.some((x) => x.comment?.startsWith("connected")));
+    expect(h.ctx.realtime.subscribers(a.id)).toBe(1);
+
+    expect(h.ctx.realtime.publish(b.id, dmChannel(b.id), "dm.new", { message_id: "not-for-a" })).toBe(0);
+    expect(h.ctx.realtime.publish(a.id, dmChannel(a.id), "dm.new", { message_id: "m1", body: "hello" })).toBe(1);
+    h.ctx.realtime.publish(a.id, dmChannel(a.id), "dm.read", { count: 3 });
+    const frames = await s.next((f) => f.filter((x) => x.event).length >= 2);
+    const events = frames.filter((x) => x.event);
+    expect(events[0]).toEqual({ id: expect.stringMatching(/^\d+$/), event: "dm.new", data: { message_id: "m1", body: "hello", channel: `user:${a.id}:dm` } });
+    expect(events[1]).toMatchObject({ event: "dm.read", data: { count: 3, channel: dmChannel(a.id) } });
+    expect(Number(events[1].id)).toBe(Number(events[0].id) + 1);
+    expect(JSON.stringify(frames)).not.toContain("not-for-a");
+
+    await s.cancel();
+    expect(h.ctx.realtime.subscribers(a.id)).toBe(0);
+  });
+
+  test("sends a heartbeat comment on the configured interval", async () => {
+    const a = await h.user();
+    const s = reader(await open("/api/v1/stream", a.token));
+    const frames = await s.next((f) => f.some((x) => x.comment?.startsWith("heartbeat")));
+    expect(frames.find((x) => x.comment?.startsWith("heartbeat"))!.comment).toMatch(/^heartbeat \d{4}-/);
+    await s.cancel();
+    expect(h.ctx.realtime.subscribers(a.id)).toBe(0);
+  });
+
+  test("accepts the token as a query parameter (EventSource) and filters by type", async () => {
+    const a = await h.user();
+    const s = reader(await open(`/api/v1/stream?token=${a.token}&types=dm.reaction,dm.edit`));
+    await s.next((f) => f.length >= 1);
+    h.ctx.realtime.publish(a.id, dmChannel(a.id), "dm.typing", { user_id: "x" });
+    h.ctx.realtime.publish(a.id, dmChannel(a.id), "dm.reaction", { emoji: "fire", action: "add", total: 1 });
+    const frames = await s.next((f) => f.some((x) => x.event));
+    expect(frames.filter((x) => x.event).map((x) => x.event)).toEqual(["dm.reaction"]);
+    await s.cancel();
+  });
+
+  test("over a real socket: events arrive and an aborted client is unsubscribed", async () => {
+    const a = await h.user();
+    const server = h.app.listen({ hostname: "127.0.0.1", port: 0 });
+    try {
+      const port = server.server!.port;
+      const controller = new AbortController();
+      const res = await fetch(`http://127.0.0.1:${port}/api/v1/stream`, { headers: { authorization: `Bearer ${a.token}` }, signal: controller.signal });
+      expect(res.status).toBe(200);
+      const s = reader(res);
+      await s.next((f) => f.length >= 1);
+      expect(h.ctx.realtime.subscribers(a.id)).toBe(1);
+      h.ctx.realtime.publish(a.id, dmChannel(a.id), "dm.delete", { message_id: "m9" });
+      const frames = await s.next((f) => f.some((x) => x.event === "dm.delete"));
+      expect(frames.find((x) => x.event === "dm.delete")!.data).toEqual({ message_id: "m9", channel: dmChannel(a.id) });
+      controller.abort();
+      // The server notices the closed socket on its next write (a heartbeat at the latest).
+      for (let i = 0; i < 100 && h.ctx.realtime.subscribers(a.id) > 0; i++) await Bun.sleep(10);
+      expect(h.ctx.realtime.subscribers(a.id)).toBe(0);
+    } finally {
+      await server.stop();
+    }
+  });
+
+  test("is documented in /openapi.json and in the instructions", async () => {
+    const doc = (await h.req("GET", "/openapi.json")).body;
+    expect(doc.paths["/api/v1/stream"].get).toBeDefined();
+    const guide = (await h.req("GET", "/api/v1/instructions")).text;
+    expect(guide).toContain("/api/v1/stream");
+    expect(guide).toContain("dm.new");
+  });
+});
+
+describe("filters and frames", () => {
+  test("channel filter by full name or last segment; type filter exact or prefix", () => {
+    const ev = { channel: "user:u1:dm", type: "dm.new" };
+    expect(matches(ev, {})).toBe(true);
+    expect(matches(ev, { channels: ["dm"] })).toBe(true);
+    expect(matches(ev, { channels: ["user:u1:dm"] })).toBe(true);
+    expect(matches(ev, { channels: ["notifications"] })).toBe(false);
+    expect(matches(ev, { types: ["dm.*"] })).toBe(true);
+    expect(matches(ev, { types: ["dm.read"] })).toBe(false);
+  });
+
+  test("a frame is id, event and one data line", () => {
+    expect(frame({ id: 7, channel: "user:u1:dm", type: "dm.edit", data: { text: "two\nlines" }, at: 0 })).toBe(
+      'id: 7\nevent: dm.edit\ndata: {"text":"two\\nlines","channel":"user:u1:dm"}\n\n',
+    );
+  });
+});
+
+afterAll(() => {});

@@ -1,0 +1,78 @@
+// The server-sent event stream of one user (spec Part 2 §6.3): what `ctx.realtime` publishes for
+// the user, as `id:` / `event:` / `data:` frames, with a heartbeat comment so proxies and clients
+// keep the connection open. Closing the stream (client gone, request aborted) unsubscribes.
+import { iso } from "../../core/clock";
+import type { Ctx } from "../../core/context";
+import type { RealtimeEvent } from "../../core/realtime";
+
+export interface StreamOptions {
+  /** Channel filter: full names (`user:{id}:dm`) or their last segment (`dm`); empty = all. */
+  channels?: string[];
+  /** Event type filter: exact types (`dm.new`) or prefixes (`dm.*`); empty = all. */
+  types?: string[];
+  heartbeatMs: number;
+  /** Aborted when the client goes away. */
+  signal?: AbortSignal;
+}
+
+/** Splits a comma-separated filter parameter. */
+export const listParam = (raw: string | undefined | null): string[] =>
+  (raw ?? "")
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean);
+
+export function matches(ev: Pick<RealtimeEvent, "channel" | "type">, opts: Pick<StreamOptions, "channels" | "types">): boolean {
+  const channels = opts.channels ?? [];
+  const types = opts.types ?? [];
+  if (channels.length && !channels.some((c) => c === ev.channel || c === ev.channel.split(":").pop())) return false;
+  if (types.length && !types.some((t) => t === ev.type || (t.endsWith(".*") && ev.type.startsWith(t.slice(0, -1))))) return false;
+  return true;
+}
+
+/** One SSE frame; `data` is the event's JSON with its channel. */
+export const frame = (ev: RealtimeEvent) => `id: ${ev.id}\nevent: ${ev.type}\ndata: ${JSON.stringify({ ...ev.data, channel: ev.channel })}\n\n`;
+
+export const heartbeatFrame = (nowMs: number) => `: heartbeat ${iso(nowMs)}\n\n`;
+
+export function eventStream(ctx: Ctx, userId: string, opts: StreamOptions): ReadableStream<Uint8Array> {
+  const encoder = new TextEncoder();
+  let closed = false;
+  let cleanup = () => {};
+  return new ReadableStream<Uint8Array>({
+    start(controller) {
+      const write = (text: string) => {
+        if (closed) return;
+        try {
+          controller.enqueue(encoder.encode(text));
+        } catch {
+          cleanup();
+        }
+      };
+      const unsubscribe = ctx.realtime.subscribe(userId, (ev) => {
+        if (matches(ev, opts)) write(frame(ev));
+      });
+      const timer = setInterval(() => write(heartbeatFrame(ctx.clock.now())), opts.heartbeatMs);
+      const onAbort = () => {
+        cleanup();
+        try {
+          controller.close();
+        } catch {}
+      };
+      cleanup = () => {
+        if (closed) return;
+        closed = true;
+        unsubscribe();
+        clearInterval(timer);
+        opts.signal?.removeEventListener("abort", onAbort);
+      };
+      if (opts.signal?.aborted) return onAbort();
+      opts.signal?.addEventListener("abort", onAbort, { once: true });
+      // Reconnect after 3 s; the comment flushes the headers to the client at once.
+      write(`retry: 3000\n: connected ${iso(ctx.clock.now())}\n\n`);
+    },
+    cancel() {
+      cleanup();
+    },
+  });
+}
