@@ -15,7 +15,7 @@ db.exec("pragma busy_timeout = 5000");
 // Same MATCH + bm25 ORDER BY as the service's candidate set, LIMIT 20, joined to posts for the rows.
 const stmt = db.query(
   `select p.id, p.title, p.author_id, p.colony_id, p.score, p.comment_count, p.created_at, m.rank
-   from (select rowid as rid, bm25(posts_fts, 5.0, 1.0) as rank from posts_fts where posts_fts match ?1 order by rank limit 20) m
+   from (select rowid as rid, bm25(posts_fts, 5.0, 1.0, 0.0) as rank from posts_fts where posts_fts match ?1 order by rank limit 20) m
    join posts p on p.rowid = m.rid order by m.rank`,
 );
 

@@ -94,7 +94,9 @@ TERMS_JSON="$(timeout 120 bun -e '
   const posts = db.query("select count(*) as n from posts").get().n;
   const listed = db.query("select count(*) as n from posts where listed = 1").get().n;
   const indexed = db.query("select count(*) as n from posts_fts").get().n;
-  db.exec("create virtual table temp.vocab using fts5vocab(main, posts_fts, row)");
+  // Words of titles and bodies only (the index also holds filter tokens in its scope column).
+  db.exec("create virtual table temp.vocab_col using fts5vocab(main, posts_fts, col)");
+  db.query("create temp table vocab as select term, max(doc) as doc from temp.vocab_col where col = ?1 or col = ?2 group by term").run("title", "body");
   const count = db.query("select count(*) as n from posts_fts where posts_fts match ?");
   const pick = (want) => {
     const cands = db.query("select term, doc from temp.vocab where term glob ?2 order by abs(doc - ?1) limit 300").all(want, "[a-z][a-z][a-z]*");
@@ -106,8 +108,8 @@ TERMS_JSON="$(timeout 120 bun -e '
     }
     return best;
   };
-  // The seeded vocabulary is small (no single word may match ~TERM_TARGET posts): fall back to
-  // two words ANDed, which is how the service treats "a b".
+  // Should no single word match about TERM_TARGET posts (a small vocabulary), fall back to two
+  // words ANDed, which is how the service treats "a b".
   const pickPair = (want) => {
     const terms = db.query("select term from temp.vocab where doc between ?1 and ?2 and term glob \"[a-z][a-z][a-z]*\" order by doc limit 80").all(want, Math.max(want * 15, 20000)).map((r) => r.term);
     let best = null;

@@ -87,8 +87,54 @@ function paragraph(n: number): string {
   for (let i = 0; i < n; i++) out.push(pick(SENTENCES));
   return out.join(" ");
 }
+// A long-tailed vocabulary on top of the fixed sentences, so that search terms of every breadth
+// exist as they do in real text: VOCABULARY made-up words drawn with Zipf's law (the r-th most
+// common word is drawn with probability proportional to 1/r), TOPIC_WORDS per post. The word of
+// rank r lands in about 0.75/r of the posts: rank 1 in most, rank ~8 in 10%, rank ~75 in 1%
+// (about 1,000 of 100,000 posts), the tail in a handful. Words are consonant-vowel syllables
+// ending in a vowel other than e or y, so the porter stemmer leaves them whole.
+const VOCABULARY = 20_000;
+const TOPIC_WORDS = 8;
+const SYLLABLES = ["ka", "lo", "mi", "nu", "po", "ra", "si", "tu", "va", "zo", "bi", "da", "fu", "go", "hi", "ju", "ko", "la", "mo", "ni", "pa", "ru", "so", "ti", "vo", "za", "ba", "do", "fi", "gu"];
+const words: string[] = [];
+{
+  const seen = new Set<string>();
+  while (words.length < VOCABULARY) {
+    let w = "";
+    const n = int(2, 4);
+    for (let i = 0; i < n; i++) w += pick(SYLLABLES);
+    if (!seen.has(w)) {
+      seen.add(w);
+      words.push(w);
+    }
+  }
+}
+/** Cumulative Zipf weights (s = 1) for drawing a word rank by binary search. */
+const zipfCdf = (() => {
+  const cdf = new Float64Array(VOCABULARY);
+  let sum = 0;
+  for (let r = 0; r < VOCABULARY; r++) cdf[r] = sum += 1 / (r + 1);
+  for (let r = 0; r < VOCABULARY; r++) cdf[r] /= sum;
+  return cdf;
+})();
+function zipfWord(): string {
+  const u = rnd();
+  let lo = 0;
+  let hi = VOCABULARY - 1;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (zipfCdf[mid] < u) lo = mid + 1;
+    else hi = mid;
+  }
+  return words[lo];
+}
+function topicSentence(): string {
+  const out: string[] = [];
+  for (let i = 0; i < TOPIC_WORDS; i++) out.push(zipfWord());
+  return `Keywords: ${out.join(", ")}.`;
+}
 function postBody(): string {
-  const parts = [paragraph(int(2, 3)), paragraph(int(1, 3))];
+  const parts = [paragraph(int(2, 3)), paragraph(int(1, 3)), topicSentence()];
   const r = rnd();
   if (r < 0.3) parts.push(`- ${pick(OBJECTS)}\n- ${pick(OBJECTS)}\n- ${pick(OBJECTS)}`);
   else if (r < 0.45) parts.push("```\n$ bench --runs 3\np50 4.1 ms  p99 18.7 ms\n```");

@@ -13,6 +13,8 @@ import m10 from "./0010_feed.sql" with { type: "text" };
 import m11 from "./0011_messages.sql" with { type: "text" };
 import m12 from "./0012_webhooks.sql" with { type: "text" };
 import m13 from "./0013_account_security_oauth.sql" with { type: "text" };
+import m14 from "./0014_search_scope.sql" with { type: "text" };
+import m15 from "./0015_feed_snapshot_reuse.sql" with { type: "text" };
 
 export interface EmbeddedMigration { tag: string; when: number; breakpoints: boolean; sql: string }
 
@@ -31,4 +33,6 @@ export const migrations: EmbeddedMigration[] = [
   { tag: "0011_messages", when: 1795313738870, breakpoints: true, sql: m11 },
   { tag: "0012_webhooks", when: 1795313839385, breakpoints: true, sql: m12 },
   { tag: "0013_account_security_oauth", when: 1795313852858, breakpoints: true, sql: m13 },
+  { tag: "0014_search_scope", when: 1795314024671, breakpoints: true, sql: m14 },
+  { tag: "0015_feed_snapshot_reuse", when: 1795314762633, breakpoints: true, sql: m15 },
 ];

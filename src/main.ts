@@ -156,8 +156,9 @@ function restore(config: Config, source: string | undefined) {
   const db = openDatabase(dest);
   const applied = migrate(db);
   // VACUUM INTO (how backups are taken) may renumber rowids, which the external-content search
-  // index refers to: rebuild it from the restored posts.
+  // indexes refer to: rebuild them from the restored posts and users.
   db.$client.run("INSERT INTO posts_fts(posts_fts) VALUES('rebuild')");
+  db.$client.run("INSERT INTO users_fts(users_fts) VALUES('rebuild')");
   db.$client.close();
   console.log(`restored ${src} to ${dest}${applied ? ` (${applied} migration(s) applied)` : ""}`);
 }

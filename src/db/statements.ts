@@ -2,7 +2,7 @@
 // pack, comment threads). Building a drizzle query costs about 100 µs and preparing it again each
 // request about as much; at forum scale (bench/README.md, "Forum at 100,000 posts") that was most
 // of a request. Statements are cached per database handle, so test instances never share them.
-import { getTableColumns, type Table } from "drizzle-orm";
+import { fillPlaceholders, getTableColumns, type SQL, type Table } from "drizzle-orm";
 import type { Db } from "./client";
 
 const caches = new WeakMap<object, Map<string, unknown>>();
@@ -49,4 +49,26 @@ export function rowsByIds<T extends { id: string }>(db: Db, table: Table, tableN
     out.set(row.id, row);
   }
   return out;
+}
+
+export interface RawStatement {
+  all(values?: Record<string, unknown>): Raw[];
+  get(values?: Record<string, unknown>): Raw | null;
+}
+
+/**
+ * A hand-written query (a drizzle `sql` template, with `sql.placeholder("name")` for the values
+ * that change per call) compiled and prepared once per database under `key`. For queries the
+ * builder cannot express (FTS5 MATCH, window functions over CTEs) on hot paths.
+ */
+export function preparedSql(db: Db, key: string, build: () => SQL): RawStatement {
+  return prepared(db, `sql:${key}`, () => {
+    const q = (db as unknown as { dialect: { sqlToQuery(s: SQL): { sql: string; params: unknown[] } } }).dialect.sqlToQuery(build());
+    const stmt = db.$client.prepare(q.sql);
+    const params = (values: Record<string, unknown>) => fillPlaceholders(q.params, values) as never[];
+    return {
+      all: (values = {}) => stmt.all(...params(values)) as Raw[],
+      get: (values = {}) => (stmt.get(...params(values)) as Raw | null) ?? null,
+    };
+  });
 }

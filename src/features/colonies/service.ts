@@ -5,7 +5,7 @@
 import { and, asc, count, desc, eq, inArray, isNull, ne, notInArray, or, sql, type SQL } from "drizzle-orm";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import type { Ctx } from "../../core/context";
-import { rowsByIds } from "../../db/statements";
+import { prepared, rowsByIds } from "../../db/statements";
 import { ApiError, conflict, forbidden, invalid, notFound } from "../../core/errors";
 import { isUuid, uuidv7 } from "../../core/ids";
 import type { Db } from "../../db/client";
@@ -216,6 +216,24 @@ export function approvedMemberColonyIds(ctx: Ctx, userId: string): string[] {
     .where(and(eq(colonyMembers.userId, userId), eq(colonyMembers.approved, true)))
     .all()
     .map((r) => r.id);
+}
+
+/**
+ * The private colonies the caller may read beyond the public ones: null for site admins (every
+ * colony), else the live private colonies the caller is an approved member of.
+ */
+export function readablePrivateColonyIds(ctx: Ctx, caller: Actor | null): string[] | null {
+  if (!caller) return [];
+  if (caller.isAdmin) return null;
+  const stmt = prepared(ctx.db, "colonies.readablePrivate", () =>
+    ctx.db
+      .select({ id: colonies.id })
+      .from(colonyMembers)
+      .innerJoin(colonies, eq(colonies.id, colonyMembers.colonyId))
+      .where(and(eq(colonyMembers.userId, sql.placeholder("user")), eq(colonyMembers.approved, true), eq(colonies.communityType, "private"), isNull(colonies.deletedAt)))
+      .prepare(),
+  );
+  return stmt.all({ user: caller.id }).map((r) => r.id);
 }
 
 const approvedMembershipsOf = (ctx: Ctx, userId: string) =>

@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { setup } from "../../../test/harness";
 import { GENERAL, QUESTIONS, makeColony, post } from "../posts/fixtures";
+import { SNAPSHOT_REUSE_MS } from "./service";
 
 const setScore = (h: ReturnType<typeof setup>, id: string, score: number, comments = 0) =>
   h.ctx.db.$client.query("update posts set score = ?, comment_count = ? where id = ?").run(score, comments, id);
@@ -107,8 +108,49 @@ describe("GET /feed/for-you", () => {
     setScore(h, x.id, 5);
     setScore(h, y.id, 5);
     await h.req("POST", `/api/v1/posts/${y.id}/vote`, { token: me.token, body: { value: 1 } });
-    for (let i = 0; i < 3; i++) expect((await feed(h, me.token)).body.items.map((i: any) => i.post.id).sort()).toEqual([x.id, y.id].sort());
+    // Each reading is a new ranking (the reuse window has passed); re-reading one ranking counts once.
+    for (let i = 0; i < 3; i++) {
+      expect((await feed(h, me.token)).body.items.map((i: any) => i.post.id).sort()).toEqual([x.id, y.id].sort());
+      expect((await feed(h, me.token)).body.items).toHaveLength(2);
+      h.clock.advance(SNAPSHOT_REUSE_MS);
+    }
     expect((await feed(h, me.token)).body.items.map((i: any) => i.post.id)).toEqual([y.id]);
+  });
+
+  test("a first page re-read within a minute and with no write since reuses the ranking", async () => {
+    const h = setup();
+    const me = await h.user();
+    const author = await h.user();
+    const x = await post(h, author);
+    const y = await post(h, await h.user(), { colony_id: QUESTIONS.id, post_type: "question" });
+    setScore(h, x.id, 5);
+    setScore(h, y.id, 6);
+    // The snapshot a page came from, read from its next_cursor.
+    const page = async (query: Record<string, any> = {}) => {
+      const r = await feed(h, me.token, { limit: 1, ...query });
+      return { ids: r.body.items.map((i: any) => i.post.id), snapshot: Buffer.from(r.body.next_cursor, "base64url").toString().split(":")[0] };
+    };
+    const served = (id: string) => (h.ctx.db.$client.query("select served_count as n from feed_served where post_id = ?").get(id) as { n: number } | null)?.n ?? 0;
+    const first = await page();
+    expect(first.ids).toEqual([y.id]);
+    // Re-read: same ranking (a change made behind the server's back is not seen), not served again.
+    setScore(h, x.id, 500);
+    h.clock.advance(SNAPSHOT_REUSE_MS - 1);
+    expect(await page()).toEqual(first);
+    expect(served(y.id)).toBe(1);
+    // Other kinds are ranked on their own.
+    expect((await page({ kinds: "posts" })).snapshot).not.toBe(first.snapshot);
+    expect((await page()).snapshot).toBe(first.snapshot);
+    // Any write on the server (a vote by someone else) ends the reuse.
+    await h.req("POST", `/api/v1/posts/${y.id}/vote`, { token: author.token, body: { value: 1 } });
+    const afterWrite = await page();
+    expect(afterWrite.snapshot).not.toBe(first.snapshot);
+    expect(afterWrite.ids).toEqual([x.id]);
+    // So does the clock: a minute after a ranking the first page is ranked again.
+    setScore(h, y.id, 5000);
+    expect((await page()).ids).toEqual([x.id]);
+    h.clock.advance(SNAPSHOT_REUSE_MS);
+    expect((await page()).ids).toEqual([y.id]);
   });
 
   test("cursor pages a frozen snapshot: new posts after page 1 do not shift page 2", async () => {

@@ -7,7 +7,7 @@
 // posts of the last 4 days with score >= 2 or >= 4 comments, one per author, at most
 // max(1, floor(n/3)) per colony and max(1, floor(n/2)) per post type among the n discovery items;
 // discovery share: 100% with no follows and no memberships, 60% with fewer than 5 follows, else 20%.
-import { and, eq, lt, sql } from "drizzle-orm";
+import { and, desc, eq, gte, lt, sql } from "drizzle-orm";
 import { DAY, MINUTE } from "../../core/clock";
 import type { Ctx } from "../../core/context";
 import { changes } from "../../db/client";
@@ -78,10 +78,9 @@ function servedCounts(ctx: Ctx, userId: string): Map<string, number> {
   return new Map(rows.map((r) => [r.postId, r.n]));
 }
 
-function recordServed(ctx: Ctx, userId: string, postIds: readonly string[]): void {
-  const now = ctx.clock.now();
+function recordServed(tx: Pick<Ctx["db"], "insert">, now: number, userId: string, postIds: readonly string[]): void {
   for (const postId of new Set(postIds)) {
-    ctx.db
+    tx
       .insert(feedServed)
       .values({ userId, postId, servedCount: 1, lastServedAt: now })
       .onConflictDoUpdate({ target: [feedServed.userId, feedServed.postId], set: { servedCount: sql`${feedServed.servedCount} + 1`, lastServedAt: now } })
@@ -179,39 +178,83 @@ export interface ForYouQuery {
   cursor?: string;
 }
 
+/**
+ * A request without a cursor reuses the caller's last ranking for the same kinds and post_type
+ * when it is younger than this and nothing has been written on the server since (a vote, a
+ * comment, a new post or follow by anyone ranks afresh): ranking reads hundreds of candidates,
+ * re-reading an unchanged feed should not.
+ */
+export const SNAPSHOT_REUSE_MS = 60_000;
+
+/** Per server: snapshot id → the write count when it was ranked. In memory: after a restart the next request ranks afresh. */
+const rankedAt = new WeakMap<object, Map<string, { writes: number; at: number }>>();
+
+function rankMarks(ctx: Ctx): Map<string, { writes: number; at: number }> {
+  let m = rankedAt.get(ctx.events);
+  if (!m) rankedAt.set(ctx.events, (m = new Map()));
+  return m;
+}
+
+type SnapshotRow = typeof feedSnapshots.$inferSelect;
+
+/** The caller's last snapshot if it may serve this request again, else null. */
+function reusableSnapshot(ctx: Ctx, userId: string, params: string, now: number): SnapshotRow | null {
+  const snap = ctx.db
+    .select()
+    .from(feedSnapshots)
+    .where(and(eq(feedSnapshots.userId, userId), eq(feedSnapshots.params, params), gte(feedSnapshots.createdAt, now - SNAPSHOT_REUSE_MS + 1)))
+    .orderBy(desc(feedSnapshots.createdAt), desc(feedSnapshots.id))
+    .limit(1)
+    .get();
+  if (!snap) return null;
+  return rankMarks(ctx).get(snap.id)?.writes === ctx.events.writes ? snap : null;
+}
+
+function newSnapshot(ctx: Ctx, caller: Caller, q: ForYouQuery, params: string, now: number): SnapshotRow {
+  ctx.db.delete(feedSnapshots).where(and(eq(feedSnapshots.userId, caller.id), lt(feedSnapshots.createdAt, now - SNAPSHOT_TTL_MS))).run();
+  const ranked = rank(ctx, caller, q.kinds, q.post_type);
+  const row: SnapshotRow = { id: uuidv7(now), userId: caller.id, items: JSON.stringify(ranked.items), personalised: ranked.personalised, params, servedOffsets: "[]", createdAt: now };
+  ctx.db.insert(feedSnapshots).values(row).run();
+  const marks = rankMarks(ctx);
+  for (const [id, m] of marks) {
+    if (now - m.at < SNAPSHOT_REUSE_MS) break;
+    marks.delete(id);
+  }
+  marks.set(row.id, { writes: ctx.events.writes, at: now });
+  return row;
+}
+
 export function forYou(ctx: Ctx, caller: Caller, q: ForYouQuery) {
   const now = ctx.clock.now();
-  let snapshotId: string;
-  let items: SnapItem[];
-  let personalised: boolean;
+  const params = `${q.kinds}|${q.post_type ?? ""}`;
+  let snap: SnapshotRow;
   let offset = q.offset;
   if (q.cursor) {
     const c = decodeCursor(q.cursor);
-    const snap = ctx.db.select().from(feedSnapshots).where(eq(feedSnapshots.id, c.id)).get();
-    if (!snap || snap.userId !== caller.id) throw invalid("cursor is not a next_cursor from this endpoint");
-    if (now - snap.createdAt > SNAPSHOT_TTL_MS) throw invalid("cursor has expired; start again without a cursor");
-    snapshotId = snap.id;
-    items = JSON.parse(snap.items);
-    personalised = snap.personalised;
+    const row = ctx.db.select().from(feedSnapshots).where(eq(feedSnapshots.id, c.id)).get();
+    if (!row || row.userId !== caller.id) throw invalid("cursor is not a next_cursor from this endpoint");
+    if (now - row.createdAt > SNAPSHOT_TTL_MS) throw invalid("cursor has expired; start again without a cursor");
+    snap = row;
     offset = c.offset;
-  } else {
-    ctx.db.delete(feedSnapshots).where(and(eq(feedSnapshots.userId, caller.id), lt(feedSnapshots.createdAt, now - SNAPSHOT_TTL_MS))).run();
-    const ranked = rank(ctx, caller, q.kinds, q.post_type);
-    snapshotId = uuidv7(now);
-    items = ranked.items;
-    personalised = ranked.personalised;
-    ctx.db.insert(feedSnapshots).values({ id: snapshotId, userId: caller.id, items: JSON.stringify(items), personalised, createdAt: now }).run();
-  }
+  } else snap = reusableSnapshot(ctx, caller.id, params, now) ?? newSnapshot(ctx, caller, q, params, now);
+  const items: SnapItem[] = JSON.parse(snap.items);
   const slice = items.slice(offset, offset + q.limit);
   const out = render(ctx, caller, slice);
-  recordServed(ctx, caller.id, out.filter((i) => i.kind === "post").map((i) => i.post!.id));
+  // Each page of a snapshot counts as served once, however often it is re-read.
+  const served: number[] = JSON.parse(snap.servedOffsets);
+  if (!served.includes(offset)) {
+    ctx.db.transaction((tx) => {
+      recordServed(tx, now, caller.id, out.filter((i) => i.kind === "post").map((i) => i.post!.id));
+      tx.update(feedSnapshots).set({ servedOffsets: JSON.stringify([...served, offset]) }).where(eq(feedSnapshots.id, snap.id)).run();
+    });
+  }
   const end = offset + slice.length;
   return {
     items: out,
     // False when the page holds nothing but discovery items.
-    personalised: personalised && out.some((i) => i.reason !== "discovery"),
+    personalised: snap.personalised && out.some((i) => i.reason !== "discovery"),
     count: out.length,
-    next_cursor: end < items.length ? encodeCursor(snapshotId, end) : null,
+    next_cursor: end < items.length ? encodeCursor(snap.id, end) : null,
     has_more: end < items.length,
   };
 }

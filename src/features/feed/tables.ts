@@ -2,7 +2,11 @@
 // was served to each user (repeatedly served, never engaged posts drop out).
 import { index, integer, primaryKey, sqliteTable, text } from "drizzle-orm/sqlite-core";
 
-/** One computed for-you ranking; `items` is JSON [{k:'p'|'c', id, r:reason, s:match_score}]. */
+/**
+ * One computed for-you ranking; `items` is JSON [{k:'p'|'c', id, r:reason, s:match_score}],
+ * `params` the request's kinds and post_type it was ranked for, `served_offsets` JSON of the page
+ * offsets already served from it (a page counts as served once per snapshot).
+ */
 export const feedSnapshots = sqliteTable(
   "feed_snapshots",
   {
@@ -10,6 +14,8 @@ export const feedSnapshots = sqliteTable(
     userId: text("user_id").notNull(),
     items: text("items").notNull(),
     personalised: integer("personalised", { mode: "boolean" }).notNull(),
+    params: text("params").notNull().default(""),
+    servedOffsets: text("served_offsets").notNull().default("[]"),
     createdAt: integer("created_at").notNull(),
   },
   (t) => [index("feed_snapshots_user_idx").on(t.userId, t.createdAt)],

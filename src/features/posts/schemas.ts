@@ -106,7 +106,7 @@ export const ListQuery = t.Object({
   author_id: t.Optional(t.String({ maxLength: 64, description: "A user id or a username; an unknown username is 404, an unknown id matches nothing" })),
   author: t.Optional(t.String({ maxLength: 64, description: "A username (or id); unknown is 404 USER_NOT_FOUND" })),
   tag: t.Optional(t.String({ maxLength: 50 })),
-  q: t.Optional(t.String({ minLength: 2, maxLength: 200, description: "Text search over title and body" })),
+  q: t.Optional(t.String({ minLength: 2, maxLength: 200, description: "Full-text search over title and body: words match by stem, `prefix*` and \"quoted phrases\" work" })),
   min_score: t.Optional(t.Integer({ description: "Inclusive" })),
   max_score: t.Optional(t.Integer({ description: "Inclusive" })),
   since: t.Optional(t.String({ maxLength: 64, description: "Inclusive lower bound on creation; a bare date is midnight UTC" })),

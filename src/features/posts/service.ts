@@ -26,6 +26,7 @@ import * as users from "../users/service";
 import type { UserRow } from "../users/service";
 import { normaliseLanguage, normaliseTags, renderMarkdown, scanMarkdown, validateMetadata } from "./content";
 import { prepared } from "../../db/statements";
+import { textMatch, toFtsQuery } from "./search";
 import { postTags, posts, type PostStatus, type PostType } from "./tables";
 
 export type PostRow = typeof posts.$inferSelect;
@@ -783,7 +784,6 @@ function cachedTotal(ctx: Ctx, where: SQL, fixedKey?: string): number {
   cache.set(key, { writes: ctx.events.writes, at: now, total });
   return total;
 }
-const likeEscape = (s: string) => s.replace(/[\\%_]/g, (c) => "\\" + c);
 const blank = (v: string | undefined) => (v === undefined || v.trim() === "" ? undefined : v.trim());
 
 /** The WHERE and ORDER BY of a GET /posts query, or null when the filters can match nothing. */
@@ -835,8 +835,10 @@ export function buildListQuery(ctx: Ctx, caller: Caller | null, f: ListFilters):
   const q = blank(f.q);
   if (q) {
     if (q.length < 2) throw new FieldError(["query", "q"], "String should have at least 2 characters", q, "string_too_short");
-    const pattern = `%${likeEscape(q)}%`;
-    conds.push(or(sql`${posts.title} like ${pattern} escape '\\'`, sql`${posts.body} like ${pattern} escape '\\'`));
+    // The full-text index (words, stems, "phrases", prefix*), as GET /search reads it.
+    const text = toFtsQuery(q);
+    if (!text) return null;
+    conds.push(sql`${posts}.rowid in (select rowid from posts_fts where posts_fts match ${textMatch(text)})`);
   }
   if (f.min_score !== undefined) conds.push(gte(posts.score, f.min_score));
   if (f.max_score !== undefined) conds.push(lte(posts.score, f.max_score));
@@ -946,16 +948,19 @@ export function livePostIdsBy(ctx: Ctx, authorId: string) {
   return ctx.db.select({ id: posts.id }).from(posts).where(and(eq(posts.authorId, authorId), isNull(posts.deletedAt)));
 }
 
+/** The columns feed ranking reads: candidates are ranked on these, full rows are read only for the page shown. */
+export type FeedCandidate = Pick<PostRow, "id" | "authorId" | "colonyId" | "postType" | "title" | "score" | "commentCount" | "createdAt">;
+
 /**
- * Feed candidates (GET /feed/for-you, /suggestions): listed posts of readable colonies created at
- * or after `since`, not by `excludeAuthor`, by any of `authorIds` or in any of `colonyIds` (both
- * empty: nothing), or with `discovery` set, those with score >= minScore or comment_count >= minReplies.
+ * Listed posts the caller may read since `since`, not the caller's own, hottest first: either
+ * by the given authors or in the given colonies, or (discovery) any with score >= minScore or
+ * comment_count >= minReplies.
  */
 export function feedCandidatePosts(
   ctx: Ctx,
   caller: Caller,
   f: { since: number; authorIds?: readonly string[]; colonyIds?: readonly string[]; discovery?: { minScore: number; minReplies: number }; postType?: PostType; limit: number },
-): PostRow[] {
+): FeedCandidate[] {
   let scope: SQL | undefined;
   if (f.discovery) scope = or(gte(posts.score, f.discovery.minScore), gte(posts.commentCount, f.discovery.minReplies));
   else {
@@ -964,7 +969,7 @@ export function feedCandidatePosts(
     scope = or(...parts);
   }
   return ctx.db
-    .select()
+    .select({ id: posts.id, authorId: posts.authorId, colonyId: posts.colonyId, postType: posts.postType, title: posts.title, score: posts.score, commentCount: posts.commentCount, createdAt: posts.createdAt })
     .from(posts)
     .where(and(eq(posts.listed, 1), gte(posts.createdAt, f.since), ne(posts.authorId, caller.id), scope, f.postType ? eq(posts.postType, f.postType) : undefined, colonies.readableColonyFilter(ctx, caller, posts.colonyId)))
     .orderBy(desc(posts.hot), desc(posts.id))

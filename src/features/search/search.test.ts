@@ -173,4 +173,39 @@ describe("search queries", () => {
     const n = h.ctx.db.$client.query("select count(*) as n from posts_fts where posts_fts match 'aardvark'").get() as { n: number };
     expect(n.n).toBe(0);
   });
+
+  test("a colony's visibility change re-indexes its posts; the index stays consistent with posts", async () => {
+    const col = makeColony(h, carol, "public", "quokka-colony");
+    await join(h, col as any, alice, carol);
+    const p = await post(h, carol, { colony_id: col.id, title: "Quokka census", body: "smiling marsupials" });
+    expect((await search({ q: "quokka" })).body.items.map((x: any) => x.id)).toEqual([p.id]);
+    h.ctx.db.$client.query("update colonies set community_type = 'private' where id = ?").run(col.id);
+    expect((await search({ q: "quokka" })).body.total).toBe(0);
+    expect((await search({ q: "quokka" }, stranger.token)).body.total).toBe(0);
+    expect((await search({ q: "quokka" }, alice.token)).body.items.map((x: any) => x.id)).toEqual([p.id]);
+    h.ctx.db.$client.query("update colonies set deleted_at = ? where id = ?").run(h.clock.now(), col.id);
+    expect((await search({ q: "quokka" }, alice.token)).body.total).toBe(0);
+    h.ctx.db.$client.query("update colonies set deleted_at = null, community_type = 'public' where id = ?").run(col.id);
+    expect((await search({ q: "quokka" })).body.total).toBe(1);
+    // FTS5 compares every index entry with the content it was built from.
+    expect(() => h.ctx.db.$client.run("insert into posts_fts(posts_fts, rank) values ('integrity-check', 1)")).not.toThrow();
+  });
+
+  test("the filter tokens in the index are out of reach of search text", async () => {
+    const p = await post(h, bob, { title: "Token words", body: "zunlisted zpriv zdead are just words here" });
+    expect((await search({ q: "zunlisted" })).body.items.map((x: any) => x.id)).toEqual([p.id]);
+    // Searching a filter token's spelling reveals nothing it guards.
+    const r = await search({ q: "zpriv" });
+    expect(r.body.items.map((x: any) => x.id)).toEqual([p.id]);
+    expect((await search({ q: "zebra zpriv" }, stranger.token)).body.total).toBe(0);
+  });
+
+  test("users: substring of username or display name, case-insensitive, exact and prefix first", async () => {
+    const r = await search({ q: "BBY" });
+    expect(r.body.users.map((u: any) => u.username)).toEqual(["bobby"]);
+    // Two characters fall back to a scan; still substring and case-insensitive.
+    expect((await search({ q: "Bo" })).body.users.map((u: any) => u.username)).toContain("bobby");
+    expect((await search({ q: "alice-search" })).body.users[0].username).toBe("alice-search");
+    expect((await search({ q: "zzqq" })).body.users).toEqual([]);
+  });
 });

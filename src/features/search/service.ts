@@ -1,62 +1,41 @@
-// Search (GET /api/v1/search) over the posts_fts FTS5 index (migrations/0009_posts_fts.sql), and
-// trending (tags, rising posts) computed at read time from post_tags, posts and votes.
-// These are read-only aggregate queries across the posts, votes and users tables; they reuse the
-// colonies service's readability rule and the posts views for rendering.
-import { and, eq, inArray, notInArray, sql, type SQL } from "drizzle-orm";
+// Search (GET /api/v1/search): posts through the posts feature's full-text index, users through
+// the users feature, scoped by the colonies feature's readability rule. Trending (tags, rising
+// posts) is computed at read time from post_tags, posts and votes.
+import { sql } from "drizzle-orm";
 import type { Ctx } from "../../core/context";
 import { ApiError } from "../../core/errors";
 import type { Page } from "../../http/paging";
 import type { Caller } from "../auth/service";
 import * as colonies from "../colonies/service";
 import type { PostRow } from "../posts/service";
+import * as postSearch from "../posts/search";
+import { toFtsQuery } from "../posts/search";
+export { toFtsQuery } from "../posts/search";
+import { searchSnippet, snippetTerms } from "../posts/snippet";
+import type { PostSearchScope, SearchSort } from "../posts/search";
 import type { PostType } from "../posts/tables";
 import { rowMapper } from "../../db/statements";
 import { posts } from "../posts/tables";
+
+const mapPost = rowMapper<PostRow>(posts);
+import * as usersService from "../users/service";
 import type { UserRow } from "../users/service";
-import { users } from "../users/tables";
 
 const HOUR = 3600_000;
-
-// ---------------------------------------------------------------------------------------------
-// Query text -> FTS5 query
-
-/**
- * Converts user input into a safe FTS5 query: every bare word becomes a quoted string ("tok"),
- * a word ending in * keeps its prefix star ("tok"*), a "quoted phrase" stays a phrase, and the
- * terms are ANDed. FTS5 operators and column filters in the input are never interpreted. Returns
- * null when the input holds no searchable token.
- */
-export function toFtsQuery(input: string): string | null {
-  const parts: string[] = [];
-  const words = (s: string) => s.match(/[\p{L}\p{N}_]+/gu) ?? [];
-  const re = /"([^"]*)"|([^\s"]+)/g;
-  for (let m = re.exec(input); m; m = re.exec(input)) {
-    if (m[1] !== undefined) {
-      const toks = words(m[1]);
-      if (toks.length) parts.push(`"${toks.join(" ")}"`);
-      continue;
-    }
-    const raw = m[2];
-    const toks = words(raw);
-    if (!toks.length) continue;
-    const prefix = raw.endsWith("*");
-    parts.push(`"${toks.join(" ")}"${prefix ? "*" : ""}`);
-  }
-  return parts.length ? parts.join(" ") : null;
-}
 
 // ---------------------------------------------------------------------------------------------
 // Search
 
 /**
- * Broad terms are bounded: only the best SEARCH_CANDIDATES matches by bm25 are joined to posts,
- * filtered and sorted, so `total` is at most this number and a term found in every post costs the
- * same as a rarer one. Filters apply after the cap.
+ * Broad terms are bounded: only the best SEARCH_CANDIDATES matches by bm25 are paged or re-sorted,
+ * so `total` is at most this number. Counting the matches is one FTS5 count over the index (its
+ * doclists, not the posts), and the relevance page is the index's own top-k, so a term found in
+ * every post does not read every post.
  */
 export const SEARCH_CANDIDATES = 1000;
 export const SEARCH_USERS_MAX = 10;
-export const SEARCH_SORTS = ["relevance", "newest", "oldest", "top", "discussed"] as const;
-export type SearchSort = (typeof SEARCH_SORTS)[number];
+export { SEARCH_SORTS } from "../posts/search";
+export type { SearchSort } from "../posts/search";
 
 export interface SearchInput {
   q: string;
@@ -77,104 +56,43 @@ export interface SearchResult {
 }
 
 const blank = (v: string | undefined) => (v === undefined || v.trim() === "" ? undefined : v.trim());
-const likeEscape = (s: string) => s.replace(/[\\%_]/g, (c) => "\\" + c);
-const mapPost = rowMapper<PostRow>(posts);
-const mapUser = rowMapper<UserRow>(users);
 
-/** Title hits weigh more than body hits. */
-const BM25 = sql`bm25(posts_fts, 5.0, 1.0)`;
-
-/** The post conditions of a search, or null when the filters can match nothing. */
-function postConditions(ctx: Ctx, caller: Caller | null, f: SearchInput): SQL | null {
-  const conds: (SQL | undefined)[] = [eq(posts.listed, 1)];
-  let colonyScoped = false;
+/** The search's scope from its filters, or null when the filters can match nothing. */
+function scopeOf(ctx: Ctx, caller: Caller | null, f: SearchInput): PostSearchScope | null {
+  const scope: PostSearchScope = { readablePrivate: colonies.readablePrivateColonyIds(ctx, caller), postType: f.post_type, authorType: f.author_type };
   for (const ref of [blank(f.colony_id), blank(f.colony)]) {
     if (!ref) continue;
+    let id: string;
     try {
-      conds.push(eq(posts.colonyId, colonies.getReadableColony(ctx, caller, ref).id));
+      id = colonies.getReadableColony(ctx, caller, ref).id;
     } catch (err) {
       if (err instanceof ApiError && err.status === 404) return null;
       throw err;
     }
-    colonyScoped = true;
+    if (scope.colonyId && scope.colonyId !== id) return null;
+    scope.colonyId = id;
   }
   if (f.member_colonies !== undefined) {
     if (!caller) throw new ApiError(401, "AUTH_INVALID_TOKEN", "member_colonies filters by your memberships: send Authorization: Bearer <access_token>");
     const mine = colonies.approvedMemberColonyIds(ctx, caller.id);
-    if (f.member_colonies) {
-      if (!mine.length) return null;
-      conds.push(inArray(posts.colonyId, mine));
-    } else if (mine.length) conds.push(notInArray(posts.colonyId, mine));
+    if (f.member_colonies) scope.inColonies = mine;
+    else scope.notInColonies = mine;
   }
-  // Private colonies' posts only for their approved members (and admins).
-  if (!colonyScoped) conds.push(colonies.readableColonyFilter(ctx, caller, posts.colonyId));
-  if (f.post_type) conds.push(eq(posts.postType, f.post_type));
-  if (f.author_type) conds.push(eq(posts.authorType, f.author_type));
-  return and(...conds)!;
-}
-
-function orderOf(sort: SearchSort, m: "m" | "p" = "m"): SQL {
-  const rank = sql.raw(`${m}.rank`);
-  switch (sort) {
-    case "newest":
-      return sql`${posts.createdAt} desc, ${posts.id} desc`;
-    case "oldest":
-      return sql`${posts.createdAt} asc, ${posts.id} asc`;
-    case "top":
-      return sql`${posts.score} desc, ${rank} asc, ${posts.createdAt} desc, ${posts.id} desc`;
-    case "discussed":
-      return sql`${posts.commentCount} desc, ${rank} asc, ${posts.createdAt} desc, ${posts.id} desc`;
-    default:
-      return sql`${rank} asc, ${posts.createdAt} desc, ${posts.id} desc`;
-  }
-}
-
-/** Active users whose username or display name contains the text, best match first. */
-function matchingUsers(ctx: Ctx, q: string): UserRow[] {
-  const term = q.replace(/["*]/g, " ").trim().toLowerCase();
-  if (term.length < 2) return [];
-  const like = `%${likeEscape(term)}%`;
-  const rows = ctx.db.all<Record<string, unknown>>(sql`
-    select * from ${users}
-    where ${users.status} = 'active' and (lower(${users.username}) like ${like} escape '\\' or lower(${users.displayName}) like ${like} escape '\\')
-    order by case when lower(${users.username}) = ${term} then 0 when lower(${users.username}) like ${likeEscape(term) + "%"} escape '\\' then 1 when lower(${users.displayName}) = ${term} then 2 else 3 end,
-      ${users.karma} desc, ${users.username} asc
-    limit ${SEARCH_USERS_MAX}`);
-  return rows.map(mapUser);
+  return scope;
 }
 
 export function search(ctx: Ctx, caller: Caller | null, f: SearchInput, page: Page): SearchResult {
-  const where = postConditions(ctx, caller, f);
-  const users = matchingUsers(ctx, f.q);
+  const users = usersService.matchUsers(ctx, f.q, SEARCH_USERS_MAX);
   const empty: SearchResult = { items: [], snippets: new Map(), total: 0, users, wikiPages: [] };
-  const match = toFtsQuery(f.q);
-  if (!match || !where) return empty;
-  const candidates = sql`with m as (select rowid as rid, ${BM25} as rank from posts_fts where posts_fts match ${match} order by rank limit ${SEARCH_CANDIDATES})`;
-  // One pass over the FTS index: the total comes with the page (count(*) over the filtered
-  // candidates), and the page is chosen on keys before the full rows of only its posts are read.
-  // Only a page past the end needs a separate count.
-  const sort = f.sort ?? "relevance";
-  const raw = ctx.db.all<Record<string, unknown>>(
-    sql`${candidates}, p as (select m.rid, m.rank, count(*) over () as total from m join ${posts} on ${posts}.rowid = m.rid where ${where} order by ${orderOf(sort)} limit ${page.limit} offset ${page.offset})
-        select ${posts}.*, ${posts}.rowid as _rid, p.total as _total from p join ${posts} on ${posts}.rowid = p.rid order by ${orderOf(sort, "p")}`,
-  );
-  const total = raw.length
-    ? (raw[0]._total as number)
-    : ctx.db.all<{ n: number }>(sql`${candidates} select count(*) as n from m join ${posts} on ${posts}.rowid = m.rid where ${where}`)[0].n;
-  if (!total || page.offset >= total) return { ...empty, total };
-  const items = raw.map(mapPost);
-  const snippets = new Map<string, string>();
-  if (raw.length) {
-    const rids = raw.map((r) => r._rid as number);
-    const byRid = new Map(raw.map((r) => [r._rid as number, r.id as string]));
-    const rows = ctx.db.all<{ rid: number; title: string; body: string }>(
-      sql`select rowid as rid, snippet(posts_fts, 0, '**', '**', '…', 16) as title, snippet(posts_fts, 1, '**', '**', '…', 24) as body
-          from posts_fts where posts_fts match ${match} and rowid in (select value from json_each(${JSON.stringify(rids)}))`,
-    );
-    // The body's excerpt, or the title's when the match is only in the title.
-    for (const r of rows) snippets.set(byRid.get(r.rid)!, r.body.includes("**") || !r.title.includes("**") ? r.body : r.title);
-  }
-  return { items, snippets, total, users, wikiPages: [] };
+  const text = toFtsQuery(f.q);
+  const scope = text ? scopeOf(ctx, caller, f) : null;
+  const match = text && scope ? postSearch.scopedMatch(text, scope) : null;
+  if (!match) return empty;
+  const total = postSearch.countMatches(ctx, match, SEARCH_CANDIDATES);
+  if (page.offset >= total) return { ...empty, total };
+  const items = postSearch.matchingPosts(ctx, match, f.sort ?? "relevance", SEARCH_CANDIDATES, page.limit, page.offset);
+  const terms = snippetTerms(f.q);
+  return { items, snippets: new Map(items.map((p) => [p.id, searchSnippet(terms, p.title, p.body)])), total, users, wikiPages: [] };
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -1,0 +1,120 @@
+// Full-text search of posts over the posts_fts index (migrations/0009_posts_fts.sql, reshaped by
+// 0014_search_scope.sql). The index holds only listed posts of live colonies and carries each
+// post's filter state as tokens in a `scope` column (private colony, colony id, post type, author
+// type), so one MATCH expresses the text, the filters and what the caller may read: the count of
+// readable matches is a single FTS5 count and the page is the index's own bm25 order, with no
+// join to filter rows.
+import { sql } from "drizzle-orm";
+import type { Ctx } from "../../core/context";
+import { preparedSql, rowMapper } from "../../db/statements";
+import type { PostRow } from "./service";
+import { posts, type PostType } from "./tables";
+
+/**
+ * Converts user input into a safe FTS5 query: every bare word becomes a quoted string ("tok"),
+ * a word ending in * keeps its prefix star ("tok"*), a "quoted phrase" stays a phrase, and the
+ * terms are ANDed. FTS5 operators and column filters in the input are never interpreted. Returns
+ * null when the input holds no searchable token.
+ */
+export function toFtsQuery(input: string): string | null {
+  const parts: string[] = [];
+  const words = (s: string) => s.match(/[\p{L}\p{N}_]+/gu) ?? [];
+  const re = /"([^"]*)"|([^\s"]+)/g;
+  for (let m = re.exec(input); m; m = re.exec(input)) {
+    if (m[1] !== undefined) {
+      const toks = words(m[1]);
+      if (toks.length) parts.push(`"${toks.join(" ")}"`);
+      continue;
+    }
+    const raw = m[2];
+    const toks = words(raw);
+    if (!toks.length) continue;
+    const prefix = raw.endsWith("*");
+    parts.push(`"${toks.join(" ")}"${prefix ? "*" : ""}`);
+  }
+  return parts.length ? parts.join(" ") : null;
+}
+
+/** What a search may return besides its text: the caller's view and the filters. */
+export interface PostSearchScope {
+  /** Private colonies the caller may read; null reads every colony (site admins). */
+  readablePrivate: readonly string[] | null;
+  colonyId?: string;
+  /** Only posts of these colonies (member_colonies=true); an empty list matches nothing. */
+  inColonies?: readonly string[];
+  /** No posts of these colonies (member_colonies=false). */
+  notInColonies?: readonly string[];
+  postType?: PostType;
+  authorType?: "agent" | "human";
+}
+
+export const SEARCH_SORTS = ["relevance", "newest", "oldest", "top", "discussed"] as const;
+export type SearchSort = (typeof SEARCH_SORTS)[number];
+
+const quote = (token: string) => `"${token}"`;
+const colonyToken = (id: string) => quote(`zc${id.replace(/-/g, "")}`);
+const any = (tokens: string[]) => (tokens.length === 1 ? tokens[0] : `(${tokens.join(" OR ")})`);
+
+/** The FTS5 expression of `text` (a toFtsQuery result) over the searchable columns. */
+export const textMatch = (text: string) => `{title body} : (${text})`;
+
+/**
+ * The FTS5 expression for `text` (an already safe FTS5 query of quoted terms, see toFtsQuery)
+ * within the scope. Null when the scope can match nothing.
+ */
+export function scopedMatch(text: string, s: PostSearchScope): string | null {
+  const required: string[] = [];
+  if (s.colonyId) required.push(colonyToken(s.colonyId));
+  if (s.inColonies) {
+    if (!s.inColonies.length) return null;
+    required.push(any(s.inColonies.map(colonyToken)));
+  }
+  if (s.postType) required.push(quote(`zt${s.postType.replace(/_/g, "")}`));
+  if (s.authorType) required.push(quote(`za${s.authorType}`));
+  // Unlisted posts and deleted colonies are not in the index at all; private colonies are, and
+  // are excluded unless the caller may read them.
+  const hidden: string[] = [];
+  if (s.readablePrivate && !s.readablePrivate.length) hidden.push(quote("zpriv"));
+  else if (s.readablePrivate) hidden.push(`(${quote("zpriv")} NOT ${any(s.readablePrivate.map(colonyToken))})`);
+  if (s.notInColonies?.length) hidden.push(...s.notInColonies.map(colonyToken));
+  let m = textMatch(text);
+  if (required.length) m += ` AND scope : (${required.join(" AND ")})`;
+  if (hidden.length) m += ` NOT scope : (${hidden.join(" OR ")})`;
+  return m;
+}
+
+const mapPost = rowMapper<PostRow>(posts);
+
+/** Title hits weigh five times body hits; the scope column weighs nothing. */
+const BM25 = sql.raw("bm25(posts_fts, 5.0, 1.0, 0.0)");
+
+const ORDER: Record<SearchSort, string> = {
+  relevance: "m.rank asc, m.rid desc",
+  newest: "p.created_at desc, p.id desc",
+  oldest: "p.created_at asc, p.id asc",
+  top: "p.score desc, m.rank asc, p.created_at desc, p.id desc",
+  discussed: "p.comment_count desc, m.rank asc, p.created_at desc, p.id desc",
+};
+
+/** How many posts match (at most `cap`). */
+export function countMatches(ctx: Ctx, match: string, cap: number): number {
+  const n = preparedSql(ctx.db, "posts.search.count", () => sql`select count(*) as n from posts_fts where posts_fts match ${sql.placeholder("m")}`).get({ m: match });
+  return Math.min(cap, (n?.n as number) ?? 0);
+}
+
+/**
+ * One page of matching posts. By relevance the index orders and pages the matches itself; the
+ * other sorts order the `cap` most relevant matches by their column, so a term found in every
+ * post costs the same as one found in a thousand.
+ */
+export function matchingPosts(ctx: Ctx, match: string, sort: SearchSort, cap: number, limit: number, offset: number): PostRow[] {
+  if (offset >= cap) return [];
+  const stmt = preparedSql(ctx.db, `posts.search.${sort}`, () =>
+    sort === "relevance"
+      ? sql`select p.* from (select rowid as rid, ${BM25} as rank from posts_fts where posts_fts match ${sql.placeholder("m")} order by rank asc, rowid desc limit ${sql.placeholder("limit")} offset ${sql.placeholder("offset")}) m
+            join posts p on p.rowid = m.rid order by ${sql.raw(ORDER.relevance)}`
+      : sql`with m as (select rowid as rid, ${BM25} as rank from posts_fts where posts_fts match ${sql.placeholder("m")} order by rank asc, rowid desc limit ${sql.placeholder("cap")})
+            select p.* from m join posts p on p.rowid = m.rid order by ${sql.raw(ORDER[sort])} limit ${sql.placeholder("limit")} offset ${sql.placeholder("offset")}`,
+  );
+  return stmt.all({ m: match, limit: Math.min(limit, cap - offset), offset, cap }).map(mapPost);
+}
