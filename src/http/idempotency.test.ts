@@ -1,3 +1,4 @@
+import { unseal } from "../core/secrets";
 import { beforeEach, describe, expect, test } from "bun:test";
 import { Elysia, t } from "elysia";
 import { setup, type TestUser } from "../../test/harness";
@@ -122,6 +123,16 @@ describe("replay", () => {
     expect(replayed(second)).toBe("true");
     expect(second.headers.get("content-type")).toContain("application/json");
     expect(runs.create).toBe(1);
+  });
+
+  test("the stored answer is sealed at rest (a rotated key or recovery codes never sit in clear)", async () => {
+    const key = freshKey();
+    const first = await call("POST", "/api/v1/things", { token: alice.token, key, body: { secret: "s3cr3t-value" } });
+    expect(first.status).toBe(201);
+    await Bun.sleep(0);
+    const row = h.ctx.db.$client.query("select body from idempotency_keys where key = ?").get(key) as { body: string };
+    expect(row.body).not.toContain("s3cr3t-value");
+    expect((await call("POST", "/api/v1/things", { token: alice.token, key, body: { secret: "s3cr3t-value" } })).text).toBe(first.text);
   });
 
   test("without a key every request runs", async () => {
@@ -485,7 +496,7 @@ describe("lifetime", () => {
     const row = stored().find((r) => r.key === key)!;
     expect(row).toMatchObject({ userId: u.id, state: "done", status: 201, contentType: "application/json" });
     expect(row.requestHash).toMatch(/^[0-9a-f]{64}$/);
-    expect(JSON.parse(row.body!)).toEqual({ n: 1, body: { a: 9 } });
+    expect(JSON.parse(unseal(h.ctx.secrets.dataKey, row.body!, `idempotency:${u.id}:${key}`))).toEqual({ n: 1, body: { a: 9 } });
     expect(row.expiresAt - row.createdAt).toBe(IDEMPOTENCY_TTL_MS);
   });
 });

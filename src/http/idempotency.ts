@@ -9,6 +9,7 @@ import { HOUR, MINUTE } from "../core/clock";
 import type { Ctx } from "../core/context";
 import { changes } from "../db/client";
 import { sha256Hex } from "../core/ids";
+import { seal, unseal } from "../core/secrets";
 import { idempotencyKeys } from "../core/tables";
 import { callerOrNull } from "./auth";
 import { errorResponse } from "./errors";
@@ -77,9 +78,16 @@ export const idempotencyPlugin = (ctx: Ctx) => {
     if (claimed.state === "in_progress") {
       return errorResponse(409, "idempotency_in_progress", "A request with this Idempotency-Key is still being processed; retry shortly", {}, { "Retry-After": "1" });
     }
+    let stored: string;
+    try {
+      stored = claimed.body ? unseal(ctx.secrets.dataKey, claimed.body, `idempotency:${caller.id}:${key}`) : "";
+    } catch {
+      // Sealed under another data key (a restored database): the answer cannot be replayed.
+      return errorResponse(409, "idempotency_in_progress", "The stored answer for this Idempotency-Key cannot be replayed; use a new key");
+    }
     const headers: Record<string, string> = { "Idempotent-Replay": "true" };
     if (claimed.contentType) headers["content-type"] = claimed.contentType;
-    return new Response(claimed.status === 204 ? null : claimed.body, { status: claimed.status ?? 200, headers });
+    return new Response(claimed.status === 204 ? null : stored, { status: claimed.status ?? 200, headers });
   };
 
   /** Stores a 2xx answer for replay; frees the key of anything else. */
@@ -87,7 +95,8 @@ export const idempotencyPlugin = (ctx: Ctx) => {
     if (res.status >= 200 && res.status < 300) {
       ctx.db
         .update(table)
-        .set({ state: "done", status: res.status, contentType: res.contentType, body: res.body })
+        // Sealed: answers such as a rotated key or recovery codes must not sit in the database in clear.
+        .set({ state: "done", status: res.status, contentType: res.contentType, body: res.body ? seal(ctx.secrets.dataKey, res.body, `idempotency:${idem.userId}:${idem.key}`) : "" })
         .where(and(eq(table.userId, idem.userId), eq(table.key, idem.key)))
         .run();
     } else release(idem.userId, idem.key);
