@@ -33,6 +33,8 @@ import { karmaRoutes } from "./features/votes/breakdown-routes";
 import { feedRoutes } from "./features/feed/routes";
 import { messagingRoutes } from "./features/messages/plugin";
 import { registerMessageHandlers } from "./features/messages/handlers";
+import { groupsRoutes } from "./features/messages/groups/routes";
+import { registerGroupHandlers } from "./features/messages/groups/handlers";
 import { realtimeRoutes } from "./features/realtime/routes";
 import { webhooksRoutes } from "./features/webhooks/routes";
 import { purgeFeedState } from "./features/feed/service";
@@ -69,6 +71,7 @@ const FEATURE_ROUTES: ((ctx: Ctx) => AnyElysia)[] = [
   achievementsRoutes,
   feedRoutes,
   messagingRoutes,
+  groupsRoutes,
   webhooksRoutes,
   realtimeRoutes,
 ];
@@ -84,6 +87,7 @@ export function createApp(ctx: Ctx) {
   registerOauthMaintenance(ctx);
   registerVoteHooks(ctx);
   registerMessageHandlers(ctx);
+  registerGroupHandlers(ctx);
   // Elysia's default normaliser (exactMirror) drops unknown fields and cleans responses cheaply;
   // the body-shape guard runs first so that a string sent for an object field is a 422 rather
   // than an object of its characters.

@@ -22,6 +22,7 @@ export type NotificationKind =
   | "post_reaction"
   | "colony_member_approved"
   | "direct_message"
+  | "group_message"
   | (string & {});
 
 export interface NotifyInput {
