@@ -16,6 +16,7 @@ import m13 from "./0013_account_security_oauth.sql" with { type: "text" };
 import m14 from "./0014_search_scope.sql" with { type: "text" };
 import m15 from "./0015_feed_snapshot_reuse.sql" with { type: "text" };
 import m16 from "./0016_group_messages_fts.sql" with { type: "text" };
+import m17 from "./0017_user_blocks.sql" with { type: "text" };
 
 export interface EmbeddedMigration { tag: string; when: number; breakpoints: boolean; sql: string }
 
@@ -37,4 +38,5 @@ export const migrations: EmbeddedMigration[] = [
   { tag: "0014_search_scope", when: 1795314024671, breakpoints: true, sql: m14 },
   { tag: "0015_feed_snapshot_reuse", when: 1795314762633, breakpoints: true, sql: m15 },
   { tag: "0016_group_messages_fts", when: 1795315104948, breakpoints: true, sql: m16 },
+  { tag: "0017_user_blocks", when: 1795315700133, breakpoints: true, sql: m17 },
 ];

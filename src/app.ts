@@ -18,7 +18,9 @@ import { registerAvatarHandlers } from "./features/avatars/service";
 import { coloniesRoutes } from "./features/colonies/routes";
 import { commentsRoutes } from "./features/comments/routes";
 import { followsRoutes } from "./features/follows/routes";
+import { blocksRoutes } from "./features/blocks/routes";
 import { registerFollowHandlers } from "./features/follows/service";
+import { registerBlockHandlers } from "./features/blocks/service";
 import { limitsRoutes } from "./features/limits/routes";
 import { meRoutes } from "./features/me/routes";
 import { metaRoutes } from "./features/meta/routes";
@@ -58,6 +60,7 @@ const FEATURE_ROUTES: ((ctx: Ctx) => AnyElysia)[] = [
   avatarsRoutes,
   coloniesRoutes,
   followsRoutes,
+  blocksRoutes,
   notificationsRoutes,
   postsRoutes,
   commentsRoutes,
@@ -82,6 +85,7 @@ export function createApp(ctx: Ctx) {
   registerMaintenance(ctx);
   registerNotificationHandlers(ctx);
   registerFollowHandlers(ctx);
+  registerBlockHandlers(ctx);
   registerAvatarHandlers(ctx);
   registerAccountSecurity(ctx);
   registerOauthMaintenance(ctx);

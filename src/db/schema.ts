@@ -17,3 +17,4 @@ export * from "../features/messages/tables";
 export * from "../features/webhooks/tables";
 export * from "../features/auth/security-tables";
 export * from "../features/oauth/tables";
+export * from "../features/blocks/tables";

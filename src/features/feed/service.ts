@@ -14,6 +14,7 @@ import { changes } from "../../db/client";
 import { invalid } from "../../core/errors";
 import { uuidv7 } from "../../core/ids";
 import type { Caller } from "../auth/service";
+import * as blocks from "../blocks/service";
 import * as colonies from "../colonies/service";
 import * as comments from "../comments/service";
 import { commentsOut } from "../comments/views";
@@ -99,12 +100,15 @@ export function rank(ctx: Ctx, caller: Caller, kinds: Kinds, postType: PostType 
   const share = discoveryShare(followees.length, memberOf.length);
   const followSet = new Set(followees);
   const served = servedCounts(ctx, caller.id);
+  // Authors the caller blocks leave the feed.
+  const blocked = blocks.blockedIds(ctx, caller.id);
 
   // Personalised pool.
   const personal: (SnapItem & { postId: string })[] = [];
   if (share < 1) {
     if (kinds !== "comments") {
       for (const p of posts.feedCandidatePosts(ctx, caller, { since: now - PERSONAL_WINDOW_MS, authorIds: followees, colonyIds: memberOf, postType, limit: 500 })) {
+        if (blocked.has(p.authorId)) continue;
         const byFollow = followSet.has(p.authorId);
         const s = (byFollow ? 1 : 0.6) * (0.5 + 0.5 * recency(now, p.createdAt)) + 0.1 * quality(p.score, p.commentCount);
         personal.push({ k: "p", id: p.id, postId: p.id, r: byFollow ? "followed_author" : "member_colony", s });
@@ -127,7 +131,7 @@ export function rank(ctx: Ctx, caller: Caller, kinds: Kinds, postType: PostType 
   // Discovery pool (posts only).
   const personalPostIds = new Set(personal.filter((i) => i.k === "p").map((i) => i.id));
   let discoveryRows = kinds === "comments" ? [] : posts.feedCandidatePosts(ctx, caller, { since: now - DISCOVERY_WINDOW_MS, discovery: { minScore: DISCOVERY_MIN_SCORE, minReplies: DISCOVERY_MIN_REPLIES }, postType, limit: 500 });
-  discoveryRows = discoveryRows.filter((p) => !personalPostIds.has(p.id));
+  discoveryRows = discoveryRows.filter((p) => !personalPostIds.has(p.id) && !blocked.has(p.authorId));
 
   // Engagement (demotion) and served-without-engagement (drop) over every candidate post.
   const allPostIds = [...new Set([...personal.map((i) => i.postId), ...discoveryRows.map((p) => p.id)])];

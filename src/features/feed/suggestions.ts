@@ -6,6 +6,7 @@ import type { Ctx } from "../../core/context";
 import type { Caller } from "../auth/service";
 import * as colonies from "../colonies/service";
 import * as comments from "../comments/service";
+import * as blocks from "../blocks/service";
 import * as follows from "../follows/service";
 import * as notifications from "../notifications/service";
 import * as posts from "../posts/service";
@@ -54,9 +55,10 @@ export function suggestionsFor(ctx: Ctx, caller: Caller, f: { limit: number; cat
     out.push({ id: "read_notifications", kind: "read_notifications", category: "inbox", title: `Read ${unread} unread notification${unread === 1 ? "" : "s"}`, rationale: "Replies, mentions and follows are waiting in your inbox.", score: 0.8, target: null, action: act("GET", "/api/v1/notifications?unread_only=true"), how_to_url: docs, expires_at: null });
 
   const followed = new Set(follows.followeeIds(ctx, caller.id));
+  const blocked = blocks.blockedIds(ctx, caller.id);
   let n = 0;
   for (const a of posts.activeAuthorsIn(ctx, memberOf, now - 14 * DAY, 20)) {
-    if (n >= 3 || a.authorId === caller.id || followed.has(a.authorId)) continue;
+    if (n >= 3 || a.authorId === caller.id || followed.has(a.authorId) || blocked.has(a.authorId)) continue;
     const u = users.findById(ctx, a.authorId);
     if (!u || u.status !== "active") continue;
     n++;
@@ -65,7 +67,7 @@ export function suggestionsFor(ctx: Ctx, caller: Caller, f: { limit: number; cat
 
   const disc = posts.feedCandidatePosts(ctx, caller, { since: now - 4 * DAY, discovery: { minScore: 2, minReplies: 4 }, limit: 20 });
   const voted = votes.votesOf(ctx, caller.id, "post", disc.map((p) => p.id));
-  const toVote = disc.find((p) => !voted.has(p.id));
+  const toVote = disc.find((p) => !voted.has(p.id) && !blocked.has(p.authorId));
   if (toVote)
     out.push({ id: `vote_post:${toVote.id}`, kind: "vote_post", category: "engagement", title: `Read and vote on "${toVote.title.slice(0, 80)}"`, rationale: "A well-received recent post you have not voted on.", score: 0.5, target: { type: "post", id: toVote.id, handle: null, label: toVote.title, url: `${base}/api/v1/posts/${toVote.id}` }, action: act("POST", `/api/v1/posts/${toVote.id}/vote`, { value: 1 }), how_to_url: docs, expires_at: new Date(toVote.createdAt + 4 * DAY).toISOString() });
 

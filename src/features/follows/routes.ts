@@ -15,7 +15,7 @@ export const FollowReceipt = t.Object({
   created_at: t.String({ format: "date-time" }),
 });
 
-const FOLLOW_ERRORS = "400 INVALID_INPUT when the target is the caller; 404 USER_NOT_FOUND for an unknown user; 409 CONFLICT when already following (its detail carries follow_id and created_at of the existing follow).";
+const FOLLOW_ERRORS = "400 INVALID_INPUT when the target is the caller; 403 FORBIDDEN when either of the two blocks the other; 404 USER_NOT_FOUND for an unknown user; 409 CONFLICT when already following (its detail carries follow_id and created_at of the existing follow).";
 const UNFOLLOW_ERRORS = "204 on success; 404 NOT_FOUND when the caller does not follow that user (treat it as already unfollowed); 404 USER_NOT_FOUND for an unknown user.";
 
 const ByUserId = t.Object({ user_id: t.String({ maxLength: 64, description: "A user id or a username" }) });
@@ -30,7 +30,7 @@ export const followsRoutes = (ctx: Ctx) =>
     }, {
       auth: "required",
       params: ByUsername,
-      response: { 201: FollowReceipt, 400: ErrorOut, 404: ErrorOut, 409: ErrorOut },
+      response: { 201: FollowReceipt, 400: ErrorOut, 403: ErrorOut, 404: ErrorOut, 409: ErrorOut },
       detail: { summary: "Follow User By Username", description: `Follow a user by handle. 201 with a receipt. ${FOLLOW_ERRORS}` },
     })
     .delete("/by-username/:username/follow", ({ caller, params, set }) => {
@@ -48,7 +48,7 @@ export const followsRoutes = (ctx: Ctx) =>
     }, {
       auth: "required",
       params: ByUserId,
-      response: { 201: FollowReceipt, 400: ErrorOut, 404: ErrorOut, 409: ErrorOut },
+      response: { 201: FollowReceipt, 400: ErrorOut, 403: ErrorOut, 404: ErrorOut, 409: ErrorOut },
       detail: { summary: "Follow User", description: `Follow a user by id or username. 201 with a receipt. ${FOLLOW_ERRORS}` },
     })
     .delete("/:user_id/follow", ({ caller, params, set }) => {

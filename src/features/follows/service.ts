@@ -7,6 +7,7 @@ import { ApiError } from "../../core/errors";
 import { uuidv7 } from "../../core/ids";
 import { iso } from "../../core/clock";
 import type { Caller } from "../auth/service";
+import * as blocks from "../blocks/service";
 import * as users from "../users/service";
 import { follows } from "./tables";
 
@@ -16,6 +17,7 @@ export type FollowRow = typeof follows.$inferSelect;
 export function follow(ctx: Ctx, caller: Caller, target: string): FollowRow {
   const followee = users.getActiveUser(ctx, target);
   if (followee.id === caller.id) throw new ApiError(400, "INVALID_INPUT", "You cannot follow yourself");
+  if (blocks.blockedEitherWay(ctx, caller.id, followee.id)) throw new ApiError(403, "FORBIDDEN", `You cannot follow @${followee.username}: one of you blocks the other`);
   return ctx.db.transaction((tx) => {
     const existing = tx
       .select()
@@ -87,12 +89,24 @@ export function followerIds(ctx: Ctx, userId: string): string[] {
     .map((r) => r.id);
 }
 
-/** Removes every follow from or to an account being hard-deleted. */
-/** Removes a self-deleted account's follows when its `account_deleted` event is delivered. */
+/**
+ * Removes a self-deleted account's follows when its `account_deleted` event is delivered, and
+ * the follows between two users in both directions when one blocks the other (`user_blocked`;
+ * unblocking restores nothing).
+ */
 export function registerFollowHandlers(ctx: Ctx): void {
   ctx.events.on("account_deleted", (ev) => {
     const userId = typeof ev.payload.user_id === "string" ? ev.payload.user_id : null;
     if (userId) purgeUser(ctx, userId);
+  });
+  ctx.events.on("user_blocked", (ev) => {
+    const a = ev.payload.blocker_id;
+    const b = ev.payload.blocked_id;
+    if (typeof a !== "string" || typeof b !== "string") return;
+    ctx.db
+      .delete(follows)
+      .where(or(and(eq(follows.followerId, a), eq(follows.followeeId, b)), and(eq(follows.followerId, b), eq(follows.followeeId, a))))
+      .run();
   });
 }
 

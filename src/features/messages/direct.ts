@@ -14,6 +14,8 @@ import type { UserRow } from "../users/service";
 import { avatarUrl, userOut } from "../users/views";
 import {
   assertCanSend,
+  assertNotBlocked,
+  otherOf,
   clearDirectDraft,
   directConversation,
   getOrCreateDirect,
@@ -54,6 +56,7 @@ export function peerOf(ctx: Ctx, caller: Caller, username: string): UserRow {
 export function send(ctx: Ctx, caller: Caller, username: string, input: SendInput, opts: { forwardedFromId?: string | null } = {}): MessageRow {
   const peer = peerOf(ctx, caller, username);
   assertCanSend(ctx, caller);
+  assertNotBlocked(ctx, caller.id, peer.id);
   const existing = directConversation(ctx, caller.id, peer.id);
   const valid = validateSendInput(ctx, caller.id, existing?.id ?? null, input);
   return ctx.db.transaction((tx) => {
@@ -374,6 +377,7 @@ export function unreadCount(ctx: Ctx, caller: Caller): number {
 export function typing(ctx: Ctx, caller: Caller, username: string): void {
   const peer = peerOf(ctx, caller, username);
   assertCanSend(ctx, caller);
+  assertNotBlocked(ctx, caller.id, peer.id);
   const conv = directConversation(ctx, caller.id, peer.id);
   ctx.realtime.publish(peer.id, dmChannel(peer.id), "dm.typing", {
     conversation_id: conv?.id ?? null,
@@ -389,6 +393,8 @@ export function typingById(ctx: Ctx, caller: Caller, conversationId: string): vo
   if (!conv) throw new ApiError(404, "NOT_FOUND", "Conversation not found");
   requireParticipant(ctx, conv.id, caller.id);
   assertCanSend(ctx, caller);
+  const peer = conv.kind === "direct" ? otherOf(conv, caller.id) : null;
+  if (peer) assertNotBlocked(ctx, caller.id, peer);
   const others = ctx.db
     .select({ id: conversationMembers.userId })
     .from(conversationMembers)

@@ -10,7 +10,7 @@ import type { Page } from "../../http/paging";
 import type { Caller } from "../auth/service";
 import * as users from "../users/service";
 import { send } from "./direct";
-import { MAX_BODY, participantIds, visibleMessage, type ConversationRow, type MessageRow } from "./service";
+import { MAX_BODY, assertNotBlocked, otherOf, participantIds, visibleMessage, type ConversationRow, type MessageRow } from "./service";
 import { conversationMembers, conversations, messageAttachments, messageEdits, messageReactions, messageReads, messageStars, messages } from "./tables";
 import { messageViews } from "./views";
 
@@ -107,6 +107,8 @@ export function addReaction(ctx: Ctx, caller: Caller, messageId: string, rawEmoj
   const emoji = normaliseEmoji(rawEmoji);
   if (!emoji) throw new ApiError(422, "INVALID_INPUT", `Unsupported reaction; use one of ${MESSAGE_REACTIONS.join(" ")}`);
   const { message, conversation } = liveMessage(ctx, caller, messageId);
+  const peer = conversation.kind === "direct" ? otherOf(conversation, caller.id) : null;
+  if (peer) assertNotBlocked(ctx, caller.id, peer);
   return ctx.db.transaction((tx) => {
     const mine = tx.select().from(messageReactions).where(and(eq(messageReactions.messageId, message.id), eq(messageReactions.userId, caller.id))).all();
     const existing = mine.find((r) => r.emoji === emoji);
@@ -189,6 +191,8 @@ export function edit(ctx: Ctx, caller: Caller, messageId: string, body: string) 
   if (body.length > MAX_BODY) throw new FieldError(["body", "body"], `body must be at most ${MAX_BODY} characters`, body.length, "string_too_long");
   const now = ctx.clock.now();
   if (now - message.createdAt > EDIT_WINDOW_MS) throw new ApiError(403, "EDIT_WINDOW_EXPIRED", "Messages can only be edited within 5 minutes of sending");
+  const peer = conversation.kind === "direct" ? otherOf(conversation, caller.id) : null;
+  if (peer) assertNotBlocked(ctx, caller.id, peer);
   if (body !== message.body) {
     ctx.db.transaction((tx) => {
       tx.insert(messageEdits).values({ id: uuidv7(now), messageId: message.id, bodyBefore: message.body, createdAt: now }).run();

@@ -2,6 +2,7 @@
 // inserting a message (used by 1:1 sends, forwards and group sends), read state and unread
 // counts, message lookups and the cold-contact ledger. Routes of both conversation kinds build on
 // these; nothing here knows about HTTP.
+import * as blocks from "../blocks/service";
 import { and, eq, inArray, isNull, ne } from "drizzle-orm";
 import type { Ctx } from "../../core/context";
 import { ApiError, FieldError } from "../../core/errors";
@@ -145,6 +146,18 @@ export function visibleMessage(ctx: Ctx, userId: string, messageId: string): { m
 
 // ---------------------------------------------------------------------------------------------
 // Sending
+
+/**
+ * A block between the two users of a 1:1 conversation (either way) stops sends, typing, reactions
+ * and edits there: 403 FORBIDDEN. Group conversations are not affected.
+ */
+export function assertNotBlocked(ctx: Ctx, a: string, b: string): void {
+  if (blocks.blockedEitherWay(ctx, a, b)) throw new ApiError(403, "FORBIDDEN", "One of you blocks the other: no messages, reactions or edits in this conversation");
+}
+
+/** The other user of a direct conversation (from its pair key). */
+export const otherOf = (conversation: Pick<ConversationRow, "pairKey">, userId: string): string | null =>
+  conversation.pairKey?.split(":").find((id) => id !== userId) ?? null;
 
 /** The DM karma floor (spec Part 2 §8): 403 KARMA_TOO_LOW below -5. */
 export function assertCanSend(_ctx: Ctx, caller: Pick<Caller, "karma">): void {

@@ -7,7 +7,9 @@ import { oldestAfter, type Window } from "../../db/window";
 import { ApiError } from "../../core/errors";
 import { uuidv7 } from "../../core/ids";
 import { changes } from "../../db/client";
+import { prepared, rowMapper } from "../../db/statements";
 import type { Page } from "../../http/paging";
+import * as blocks from "../blocks/service";
 import * as users from "../users/service";
 import { notifications, threadMutes } from "./tables";
 
@@ -47,32 +49,37 @@ export interface NotifyInput {
  */
 export function notify(ctx: Ctx, input: NotifyInput): NotificationRow | null {
   if (!input.allowSelf && input.actorId && input.actorId === input.userId) return null;
+  // Someone who blocks the actor is not told of their social acts (money, moderation and security still are).
+  if (blocks.suppressedByBlock(ctx, input.userId, input.actorId, input.kind)) return null;
   const recipient = users.findById(ctx, input.userId);
   if (!recipient || !users.isLive(ctx, recipient)) return null;
   const now = ctx.clock.now();
-  const row = ctx.db
-    .insert(notifications)
-    .values({
-      id: uuidv7(now),
-      userId: input.userId,
-      kind: input.kind,
-      actorId: input.actorId ?? null,
-      targetType: input.target?.type ?? null,
-      targetId: input.target?.id ?? null,
-      postId: input.postId ?? null,
-      commentId: input.commentId ?? null,
-      messageId: input.messageId ?? null,
-      conversationId: input.conversationId ?? null,
-      meta: input.meta ?? null,
-      eventId: input.eventId ?? null,
-      isRead: false,
-      createdAt: now,
-    })
-    .onConflictDoNothing()
-    .returning()
-    .get();
-  return row ?? null;
+  // One statement prepared per database: the outbox writes a notification for most events.
+  const stmt = prepared(ctx.db, "notifications.insert", () =>
+    ctx.db.$client.prepare(
+      `insert into notifications (id, user_id, kind, actor_id, target_type, target_id, post_id, comment_id, message_id, conversation_id, meta, event_id, is_read, created_at)
+       values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?) on conflict do nothing returning *`,
+    ),
+  );
+  const raw = stmt.get(
+    uuidv7(now),
+    input.userId,
+    input.kind,
+    input.actorId ?? null,
+    input.target?.type ?? null,
+    input.target?.id ?? null,
+    input.postId ?? null,
+    input.commentId ?? null,
+    input.messageId ?? null,
+    input.conversationId ?? null,
+    input.meta ? JSON.stringify(input.meta) : null,
+    input.eventId ?? null,
+    now,
+  ) as Record<string, unknown> | null;
+  return raw ? mapNotification(raw) : null;
 }
+
+const mapNotification = rowMapper<NotificationRow>(notifications);
 
 /** Whether `userId` already has an unread notification of `kind` from `actorId`. */
 export function hasUnreadFrom(ctx: Ctx, userId: string, kind: NotificationKind, actorId: string): boolean {

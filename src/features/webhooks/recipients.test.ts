@@ -216,3 +216,19 @@ describe("the generic recipient_ids rule", () => {
     expect(h.ctx.db.$client.query("select count(*) as n from webhook_deliveries where webhook_id = ?").get(w.id)).toEqual({ n: 0 });
   });
 });
+
+describe("blocks", () => {
+  test("an owner who blocks the actor gets none of the actor's social events; others still arrive", async () => {
+    const owner = await h.user();
+    const blockedUser = await h.user();
+    const other = await h.user();
+    const w = await hook(owner, ["comment_on_post"]);
+    const p = (await createPost(h, owner, {})).body;
+    expect((await h.req("POST", `/api/v1/users/${blockedUser.id}/block`, { token: owner.token })).status).toBe(201);
+    await comment(h, blockedUser, p.id, { body: "from the blocked user" });
+    await comment(h, other, p.id, { body: "from someone else" });
+    await flush();
+    expect(got(w).map((b) => b.event)).toEqual(["comment_on_post"]);
+    expect(JSON.stringify(got(w))).not.toContain(blockedUser.username);
+  });
+});

@@ -5,7 +5,7 @@
 // fails (one event that exhausts its retries counts once; attempts still being retried count
 // nothing yet). The tenth consecutive failed delivery disables the webhook; any successful attempt
 // resets the count. Test pings never touch it, nor last_triggered_at.
-import { and, asc, count, desc, eq, inArray, lte } from "drizzle-orm";
+import { and, asc, count, desc, eq, inArray, lte, sql } from "drizzle-orm";
 import { randomBytes } from "node:crypto";
 import { guardedPost, checkOutboundUrl, OutboundUrlError, type OutboundResult } from "../../adapters/http-out";
 import { iso } from "../../core/clock";
@@ -13,8 +13,10 @@ import type { Ctx } from "../../core/context";
 import { ApiError, invalid, notFound } from "../../core/errors";
 import type { DomainEvent } from "../../core/events";
 import { isUuid, uuidv7 } from "../../core/ids";
+import { preparedSql } from "../../db/statements";
 import type { Page } from "../../http/paging";
 import type { Caller } from "../auth/service";
+import * as blocks from "../blocks/service";
 import { eventBody, planWebhookEvents } from "./mapping";
 import { nameUuid, sealSecret, sign, unsealSecret } from "./signing";
 import { webhookAttempts, webhookDeliveries, webhooks, webhookSubscriptions } from "./tables";
@@ -441,24 +443,30 @@ export function replayDelivery(ctx: Ctx, caller: Caller, webhookId: string, deli
  * to. Idempotent: the event id is derived from the domain event, and a (webhook, event id) pair
  * is queued once.
  */
+/**
+ * Active webhooks subscribed to `event`, of the given users or of anyone (null). Prepared once per
+ * database: every committed event asks, and most find nobody.
+ */
+function subscribers(ctx: Ctx, event: string, userIds: readonly string[] | null): { id: string; userId: string }[] {
+  const stmt = preparedSql(ctx.db, `webhooks.subscribers.${userIds ? "users" : "all"}`, () => {
+    const base = sql`select w.id as id, w.user_id as userId from webhook_subscriptions s join webhooks w on w.id = s.webhook_id
+      where s.event = ${sql.placeholder("event")} and w.is_active = 1`;
+    return userIds ? sql`${base} and s.user_id in (select value from json_each(${sql.placeholder("users")}))` : base;
+  });
+  return stmt.all({ event, users: userIds ? JSON.stringify(userIds) : null }) as { id: string; userId: string }[];
+}
+
 export function enqueueForEvent(ctx: Ctx, ev: DomainEvent): number {
   const planned = planWebhookEvents(ctx, ev);
   if (!planned.length) return 0;
   const now = ctx.clock.now();
   let queued = 0;
   for (const p of planned) {
-    const conds = [eq(webhookSubscriptions.event, p.name), eq(webhooks.isActive, true)];
-    if (p.audience.kind === "users") {
-      if (!p.audience.userIds.length) continue;
-      conds.push(inArray(webhookSubscriptions.userId, p.audience.userIds));
-    }
-    const targets = ctx.db
-      .select({ id: webhooks.id, userId: webhooks.userId })
-      .from(webhookSubscriptions)
-      .innerJoin(webhooks, eq(webhooks.id, webhookSubscriptions.webhookId))
-      .where(and(...conds))
-      .all()
-      .filter((w) => p.visibleTo(w.userId));
+    if (p.audience.kind === "users" && !p.audience.userIds.length) continue;
+    // A webhook owner who blocks the actor gets none of the actor's social events (blocks/service.ts).
+    const targets = subscribers(ctx, p.name, p.audience.kind === "users" ? p.audience.userIds : null).filter(
+      (w) => p.visibleTo(w.userId) && (p.audience.kind !== "users" || !blocks.suppressedByBlock(ctx, w.userId, ev.actorId, p.name)),
+    );
     if (!targets.length) continue;
     const eventId = nameUuid(`${ev.id}:${p.name}`);
     const body = eventBody(p.name, p.data);

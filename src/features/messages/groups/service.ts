@@ -6,6 +6,7 @@
 // Visibility: a group is visible only to its participants (accepted, not left). Everyone else —
 // strangers, former members, invitees who declined and pending invitees — gets 404 NOT_FOUND on
 // every group route; a pending invitee may only answer the invite (invite/respond).
+import * as blocks from "../../blocks/service";
 import { and, asc, count, desc, eq, inArray, isNull } from "drizzle-orm";
 import { DAY, HOUR, iso } from "../../../core/clock";
 import type { Ctx } from "../../../core/context";
@@ -151,6 +152,11 @@ function cleanTitle(raw: string): string {
  * naming the ones that are not), duplicates and the creator dropped, 1..49 of them (400 INVALID_INPUT
  * for none, 400 LIMIT_EXCEEDED for more).
  */
+/** Nobody is put in a group with someone they block or who blocks them: 403 FORBIDDEN. */
+function assertInvitable(ctx: Ctx, caller: Caller, u: UserRow): void {
+  if (blocks.blockedEitherWay(ctx, caller.id, u.id)) throw new ApiError(403, "FORBIDDEN", `You cannot add @${u.username}: one of you blocks the other`);
+}
+
 function resolveInvitees(ctx: Ctx, caller: Caller, refs: readonly string[]): UserRow[] {
   const missing: string[] = [];
   const byId = new Map<string, UserRow>();
@@ -161,6 +167,7 @@ function resolveInvitees(ctx: Ctx, caller: Caller, refs: readonly string[]): Use
     else if (u.id !== caller.id) byId.set(u.id, u);
   }
   if (missing.length) throw new ApiError(404, "USER_NOT_FOUND", `User not found: ${[...new Set(missing)].slice(0, 10).join(", ")}`);
+  for (const u of byId.values()) assertInvitable(ctx, caller, u);
   if (byId.size === 0) throw new ApiError(400, "INVALID_INPUT", "A group needs at least one other member");
   if (byId.size > MAX_INITIAL_INVITEES) {
     throw new ApiError(400, "LIMIT_EXCEEDED", `A group has at most ${MAX_MEMBERS} members: invite at most ${MAX_INITIAL_INVITEES} others (got ${byId.size})`);
@@ -452,6 +459,7 @@ export function invite(ctx: Ctx, caller: Caller, convId: string, username: strin
   assertCanSend(ctx, caller);
   const target = findUser(ctx, username);
   if (!target) throw new ApiError(404, "USER_NOT_FOUND", "User not found");
+  assertInvitable(ctx, caller, target);
   const existing = memberRow(ctx, conv.id, target.id);
   if (existing && existing.leftAt === null && (existing.inviteStatus === "accepted" || existing.inviteStatus === "pending")) {
     return { added: false, already_member: true, username: target.username, invite_status: existing.inviteStatus };
