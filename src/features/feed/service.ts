@@ -7,7 +7,7 @@
 // posts of the last 4 days with score >= 2 or >= 4 comments, one per author, at most
 // max(1, floor(n/3)) per colony and max(1, floor(n/2)) per post type among the n discovery items;
 // discovery share: 100% with no follows and no memberships, 60% with fewer than 5 follows, else 20%.
-import { and, desc, eq, gte, lt, sql } from "drizzle-orm";
+import { and, eq, lt, sql } from "drizzle-orm";
 import { DAY, MINUTE } from "../../core/clock";
 import type { Ctx } from "../../core/context";
 import { changes } from "../../db/client";
@@ -190,67 +190,78 @@ export interface ForYouQuery {
  */
 export const SNAPSHOT_REUSE_MS = 60_000;
 
-/** Per server: snapshot id → the write count when it was ranked. In memory: after a restart the next request ranks afresh. */
-const rankedAt = new WeakMap<object, Map<string, { writes: number; at: number }>>();
+/**
+ * Per server, per caller and request kind: the last ranking while it may be reused, parsed, with
+ * the write count it was ranked at and the pages already served from it. In memory: after a
+ * restart the next request ranks afresh.
+ */
+interface Reusable {
+  id: string;
+  writes: number;
+  at: number;
+  items: SnapItem[];
+  personalised: boolean;
+  served: Set<number>;
+}
+const reusables = new WeakMap<object, Map<string, Reusable>>();
 
-function rankMarks(ctx: Ctx): Map<string, { writes: number; at: number }> {
-  let m = rankedAt.get(ctx.events);
-  if (!m) rankedAt.set(ctx.events, (m = new Map()));
+function reusableMap(ctx: Ctx): Map<string, Reusable> {
+  let m = reusables.get(ctx.events);
+  if (!m) reusables.set(ctx.events, (m = new Map()));
   return m;
 }
 
-type SnapshotRow = typeof feedSnapshots.$inferSelect;
-
-/** The caller's last snapshot if it may serve this request again, else null. */
-function reusableSnapshot(ctx: Ctx, userId: string, params: string, now: number): SnapshotRow | null {
-  const snap = ctx.db
-    .select()
-    .from(feedSnapshots)
-    .where(and(eq(feedSnapshots.userId, userId), eq(feedSnapshots.params, params), gte(feedSnapshots.createdAt, now - SNAPSHOT_REUSE_MS + 1)))
-    .orderBy(desc(feedSnapshots.createdAt), desc(feedSnapshots.id))
-    .limit(1)
-    .get();
-  if (!snap) return null;
-  return rankMarks(ctx).get(snap.id)?.writes === ctx.events.writes ? snap : null;
+/** The caller's last ranking for these params if it may serve this request again, else null. */
+function reusableSnapshot(ctx: Ctx, key: string, now: number): Reusable | null {
+  const r = reusableMap(ctx).get(key);
+  return r && r.writes === ctx.events.writes && now - r.at < SNAPSHOT_REUSE_MS ? r : null;
 }
 
-function newSnapshot(ctx: Ctx, caller: Caller, q: ForYouQuery, params: string, now: number): SnapshotRow {
+function newSnapshot(ctx: Ctx, caller: Caller, q: ForYouQuery, key: string, now: number): Reusable {
   ctx.db.delete(feedSnapshots).where(and(eq(feedSnapshots.userId, caller.id), lt(feedSnapshots.createdAt, now - SNAPSHOT_TTL_MS))).run();
   const ranked = rank(ctx, caller, q.kinds, q.post_type);
-  const row: SnapshotRow = { id: uuidv7(now), userId: caller.id, items: JSON.stringify(ranked.items), personalised: ranked.personalised, params, servedOffsets: "[]", createdAt: now };
-  ctx.db.insert(feedSnapshots).values(row).run();
-  const marks = rankMarks(ctx);
-  for (const [id, m] of marks) {
-    if (now - m.at < SNAPSHOT_REUSE_MS) break;
-    marks.delete(id);
+  const id = uuidv7(now);
+  ctx.db.insert(feedSnapshots).values({ id, userId: caller.id, items: JSON.stringify(ranked.items), personalised: ranked.personalised, params: key, servedOffsets: "[]", createdAt: now }).run();
+  const map = reusableMap(ctx);
+  for (const [k, r] of map) {
+    if (now - r.at < SNAPSHOT_REUSE_MS) break;
+    map.delete(k);
   }
-  marks.set(row.id, { writes: ctx.events.writes, at: now });
-  return row;
+  const snap: Reusable = { id, writes: ctx.events.writes, at: now, items: ranked.items, personalised: ranked.personalised, served: new Set() };
+  map.delete(key);
+  map.set(key, snap);
+  return snap;
 }
 
 export function forYou(ctx: Ctx, caller: Caller, q: ForYouQuery) {
   const now = ctx.clock.now();
-  const params = `${q.kinds}|${q.post_type ?? ""}`;
-  let snap: SnapshotRow;
+  let snap: Pick<Reusable, "id" | "items" | "personalised" | "served">;
   let offset = q.offset;
   if (q.cursor) {
     const c = decodeCursor(q.cursor);
     const row = ctx.db.select().from(feedSnapshots).where(eq(feedSnapshots.id, c.id)).get();
     if (!row || row.userId !== caller.id) throw invalid("cursor is not a next_cursor from this endpoint");
     if (now - row.createdAt > SNAPSHOT_TTL_MS) throw invalid("cursor has expired; start again without a cursor");
-    snap = row;
+    snap = { id: row.id, items: JSON.parse(row.items), personalised: row.personalised, served: new Set(JSON.parse(row.servedOffsets) as number[]) };
     offset = c.offset;
-  } else snap = reusableSnapshot(ctx, caller.id, params, now) ?? newSnapshot(ctx, caller, q, params, now);
-  const items: SnapItem[] = JSON.parse(snap.items);
+  } else {
+    const key = `${caller.id}|${q.kinds}|${q.post_type ?? ""}`;
+    snap = reusableSnapshot(ctx, key, now) ?? newSnapshot(ctx, caller, q, key, now);
+  }
+  const items = snap.items;
   const slice = items.slice(offset, offset + q.limit);
   const out = render(ctx, caller, slice);
   // Each page of a snapshot counts as served once, however often it is re-read.
-  const served: number[] = JSON.parse(snap.servedOffsets);
-  if (!served.includes(offset)) {
+  if (!snap.served.has(offset)) {
     ctx.db.transaction((tx) => {
-      recordServed(tx, now, caller.id, out.filter((i) => i.kind === "post").map((i) => i.post!.id));
-      tx.update(feedSnapshots).set({ servedOffsets: JSON.stringify([...served, offset]) }).where(eq(feedSnapshots.id, snap.id)).run();
+      const row = tx.select({ servedOffsets: feedSnapshots.servedOffsets }).from(feedSnapshots).where(eq(feedSnapshots.id, snap.id)).get();
+      const served = new Set<number>(row ? JSON.parse(row.servedOffsets) : []);
+      if (!served.has(offset)) {
+        recordServed(tx, now, caller.id, out.filter((i) => i.kind === "post").map((i) => i.post!.id));
+        tx.update(feedSnapshots).set({ servedOffsets: JSON.stringify([...served, offset]) }).where(eq(feedSnapshots.id, snap.id)).run();
+      }
     });
+    snap.served.add(offset);
   }
   const end = offset + slice.length;
   return {

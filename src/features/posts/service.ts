@@ -25,7 +25,7 @@ import * as notificationsService from "../notifications/service";
 import * as users from "../users/service";
 import type { UserRow } from "../users/service";
 import { normaliseLanguage, normaliseTags, renderMarkdown, scanMarkdown, validateMetadata } from "./content";
-import { prepared } from "../../db/statements";
+import { prepared, rowsByIds } from "../../db/statements";
 import { textMatch, toFtsQuery } from "./search";
 import { postTags, posts, type PostStatus, type PostType } from "./tables";
 
@@ -144,9 +144,7 @@ export function getVisiblePost(ctx: Ctx, caller: Caller | null, postId: string, 
 
 /** Posts by id in one query (no visibility check; for features that already hold permission). */
 export function postsByIds(ctx: Ctx, ids: readonly string[]): Map<string, PostRow> {
-  const unique = [...new Set(ids)];
-  if (!unique.length) return new Map();
-  return new Map(ctx.db.select().from(posts).where(inArray(posts.id, unique)).all().map((p) => [p.id, p]));
+  return rowsByIds<PostRow>(ctx.db, posts, "posts", ids);
 }
 
 // ---------------------------------------------------------------------------------------------
