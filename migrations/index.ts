@@ -17,6 +17,7 @@ import m14 from "./0014_search_scope.sql" with { type: "text" };
 import m15 from "./0015_feed_snapshot_reuse.sql" with { type: "text" };
 import m16 from "./0016_group_messages_fts.sql" with { type: "text" };
 import m17 from "./0017_user_blocks.sql" with { type: "text" };
+import m18 from "./0018_drop_unused_message_indexes.sql" with { type: "text" };
 
 export interface EmbeddedMigration { tag: string; when: number; breakpoints: boolean; sql: string }
 
@@ -39,4 +40,5 @@ export const migrations: EmbeddedMigration[] = [
   { tag: "0015_feed_snapshot_reuse", when: 1795314762633, breakpoints: true, sql: m15 },
   { tag: "0016_group_messages_fts", when: 1795315104948, breakpoints: true, sql: m16 },
   { tag: "0017_user_blocks", when: 1795315700133, breakpoints: true, sql: m17 },
+  { tag: "0018_drop_unused_message_indexes", when: 1795316460651, breakpoints: true, sql: m18 },
 ];

@@ -29,7 +29,6 @@ export const conversations = sqliteTable(
   },
   (t) => [
     uniqueIndex("conversations_pair_key_idx").on(t.pairKey),
-    index("conversations_last_message_idx").on(t.lastMessageAt),
   ],
 );
 
@@ -93,8 +92,6 @@ export const messages = sqliteTable(
     index("messages_conversation_idx").on(t.conversationId, t.id),
     // "Has this participant ever written here" (cold/warm state, awaiting reply).
     index("messages_conversation_sender_idx").on(t.conversationId, t.senderId, t.id),
-    // Per-sender windows: send_message limits and the cold-DM budget.
-    index("messages_sender_created_idx").on(t.senderId, t.createdAt),
   ],
 );
 
