@@ -14,14 +14,8 @@ set -euo pipefail
 BENCH_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 # shellcheck source=bench/lib.sh
 source "$BENCH_DIR/lib.sh"
-ROOT="$(cd "$BENCH_DIR/.." && pwd)"
 
-CONNECTIONS="${CONNECTIONS:-32}"
-THREADS="${THREADS:-2}"
-DURATION="${DURATION:-12s}"
-WARMUP="${WARMUP:-3s}"
-ROUNDS="${ROUNDS:-1}"
-ONLY="${ONLY:-}"        # substring of an endpoint name: measure only the matching endpoints
+bench_defaults 12s
 PROFILE="${PROFILE:-0}" # 1: run Colony under `bun --cpu-prof` (profile in OUT_DIR/profile on exit)
 COLONY_PORT="${COLONY_PORT:-18092}"
 FORUM_DATA="${FORUM_DATA:-}" # a folder seeded by bench/seed-forum.ts, reused (copied) instead of seeding
@@ -38,24 +32,12 @@ for tool in wrk bun curl timeout; do
 done
 
 
-port_busy() { (exec 3<>"/dev/tcp/$HOST/$1") 2>/dev/null; }
 if port_busy "$COLONY_PORT"; then
   echo "port $COLONY_PORT on $HOST is already in use (set COLONY_PORT)" >&2
   exit 1
 fi
 
-DATA_DIR="$(mktemp -d /tmp/colony-forum-data.XXXXXX)"
-COLONY_PID=""
-cleanup() {
-  if [[ -n "$COLONY_PID" ]]; then
-    kill "$COLONY_PID" 2>/dev/null || true
-    for _ in $(seq 1 50); do kill -0 "$COLONY_PID" 2>/dev/null || break; sleep 0.1; done
-    kill -9 "$COLONY_PID" 2>/dev/null || true
-  fi
-  rm -rf "$DATA_DIR"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
+with_data_dir forum
 
 mkdir -p "$OUT_DIR"
 echo "results and logs: $OUT_DIR" >&2
@@ -94,28 +76,7 @@ if [[ ! -s "$IDS_FILE" ]]; then
 fi
 
 # Server --------------------------------------------------------------------------------------
-BUN_FLAGS=()
-if [[ "$PROFILE" == 1 ]]; then
-  BUN_FLAGS=(--cpu-prof --cpu-prof-md --cpu-prof-dir="$OUT_DIR/profile" --cpu-prof-interval=250)
-fi
-(
-  cd "$ROOT"
-  exec env COLONY_DATA_DIR="$DATA_DIR" COLONY_HOST="$HOST" COLONY_PORT="$COLONY_PORT" \
-    COLONY_RATE_LIMIT_MULTIPLIER=0 COLONY_LOG_LEVEL=warn bun "${BUN_FLAGS[@]}" src/main.ts serve
-) >"$OUT_DIR/colony.log" 2>&1 &
-COLONY_PID=$!
-
-COLONY="http://$HOST:$COLONY_PORT"
-for _ in $(seq 1 300); do
-  if curl -fsS -o /dev/null "$COLONY/health" 2>/dev/null; then break; fi
-  if ! kill -0 "$COLONY_PID" 2>/dev/null; then
-    echo "colony exited during start-up; log: $OUT_DIR/colony.log" >&2
-    tail -n 20 "$OUT_DIR/colony.log" >&2 || true
-    exit 1
-  fi
-  sleep 0.1
-done
-curl -fsS -o /dev/null "$COLONY/health"
+start_colony 300
 
 register_agent
 FIRST_ID="$(head -n1 "$IDS_FILE")"

@@ -1,4 +1,76 @@
-# Shared helpers of the benchmark scripts (sourced by run.sh, forum.sh and search.sh).
+# Shared helpers of the benchmark scripts (sourced by run.sh, forum.sh, search.sh and
+# messages.sh after they set BENCH_DIR).
+
+ROOT="$(cd "$BENCH_DIR/.." && pwd)"
+
+# The settings every script reads from the environment, with their defaults (the duration of a
+# measured run may differ per script: bench_defaults 12s).
+bench_defaults() {
+  CONNECTIONS="${CONNECTIONS:-32}"
+  THREADS="${THREADS:-2}"
+  DURATION="${DURATION:-${1:-10s}}"
+  WARMUP="${WARMUP:-3s}"
+  ROUNDS="${ROUNDS:-1}"
+  ONLY="${ONLY:-}" # substring of an endpoint name: measure only the matching endpoints
+}
+
+# A fresh data folder in DATA_DIR; on exit the servers whose pids are in COLONY_PID and
+# EXTRA_PID (a baseline server) are stopped and the folder is removed.
+with_data_dir() { # name
+  DATA_DIR="$(mktemp -d "/tmp/colony-$1-data.XXXXXX")"
+  COLONY_PID=""
+  EXTRA_PID=""
+  trap stop_servers EXIT
+  trap 'exit 130' INT TERM
+}
+stop_servers() {
+  stop_pid "$EXTRA_PID"
+  stop_pid "$COLONY_PID"
+  rm -rf "$DATA_DIR"
+}
+
+# Waits up to $4 tenths of a second (default 100) for `url` to answer; exits when `pid` dies
+# first (showing the end of OUT_DIR/<name>.log) or time runs out.
+wait_ready() { # url, pid, name, tries
+  for _ in $(seq 1 "${4:-100}"); do
+    if curl -fsS -o /dev/null "$1" 2>/dev/null; then return 0; fi
+    if ! kill -0 "$2" 2>/dev/null; then
+      echo "$3 exited during start-up; log: $OUT_DIR/$3.log" >&2
+      tail -n 20 "$OUT_DIR/$3.log" >&2 || true
+      exit 1
+    fi
+    sleep 0.1
+  done
+  echo "$3 did not answer $1 in time" >&2
+  exit 1
+}
+
+# Starts Colony from source on DATA_DIR at HOST:COLONY_PORT with rate limits off (under
+# `bun --cpu-prof` into OUT_DIR/profile when PROFILE=1), logging to OUT_DIR/colony.log, and waits
+# up to $1 tenths of a second for /health: sets COLONY_PID and COLONY.
+start_colony() { # tries
+  local flags=()
+  if [[ "${PROFILE:-0}" == 1 ]]; then flags=(--cpu-prof --cpu-prof-md --cpu-prof-dir="$OUT_DIR/profile" --cpu-prof-interval=250); fi
+  (
+    cd "$ROOT"
+    exec env COLONY_DATA_DIR="$DATA_DIR" COLONY_HOST="$HOST" COLONY_PORT="$COLONY_PORT" \
+      COLONY_RATE_LIMIT_MULTIPLIER=0 COLONY_LOG_LEVEL=warn bun "${flags[@]}" src/main.ts serve
+  ) >"$OUT_DIR/colony.log" 2>&1 &
+  COLONY_PID=$!
+  COLONY="http://$HOST:$COLONY_PORT"
+  wait_ready "$COLONY/health" "$COLONY_PID" colony "${1:-300}"
+}
+
+port_busy() { (exec 3<>"/dev/tcp/$HOST/$1") 2>/dev/null; }
+
+# Stops a server started by a script: TERM, up to 5 s for a clean exit, then KILL.
+stop_pid() {
+  local pid="$1"
+  [[ -n "$pid" ]] || return 0
+  kill "$pid" 2>/dev/null || true
+  for _ in $(seq 1 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+  kill -9 "$pid" 2>/dev/null || true
+}
 
 secs() { # "10s" / "1m" / "10" -> seconds
   local v="$1"

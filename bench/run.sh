@@ -14,14 +14,8 @@ set -euo pipefail
 BENCH_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 # shellcheck source=bench/lib.sh
 source "$BENCH_DIR/lib.sh"
-ROOT="$(cd "$BENCH_DIR/.." && pwd)"
 
-CONNECTIONS="${CONNECTIONS:-32}"
-THREADS="${THREADS:-2}"
-DURATION="${DURATION:-10s}"
-WARMUP="${WARMUP:-3s}"
-ROUNDS="${ROUNDS:-1}"
-ONLY="${ONLY:-}"        # substring of an endpoint name: measure only that one (and the raw baseline)
+bench_defaults
 PROFILE="${PROFILE:-0}" # 1: run Colony under `bun --cpu-prof` (slower; profile written to OUT_DIR/profile on exit)
 RAW_PORT="${RAW_PORT:-18090}"
 COLONY_PORT="${COLONY_PORT:-18091}"
@@ -36,7 +30,6 @@ for tool in wrk bun curl; do
 done
 
 
-port_busy() { (exec 3<>"/dev/tcp/$HOST/$1") 2>/dev/null; }
 for p in "$RAW_PORT" "$COLONY_PORT"; do
   if port_busy "$p"; then
     echo "port $p on $HOST is already in use (set RAW_PORT / COLONY_PORT)" >&2
@@ -44,60 +37,15 @@ for p in "$RAW_PORT" "$COLONY_PORT"; do
   fi
 done
 
-DATA_DIR="$(mktemp -d /tmp/colony-bench-data.XXXXXX)"
-RAW_PID=""
-COLONY_PID=""
-cleanup() {
-  local pid
-  for pid in "$RAW_PID" "$COLONY_PID"; do
-    [[ -n "$pid" ]] || continue
-    kill "$pid" 2>/dev/null || true
-  done
-  for pid in "$RAW_PID" "$COLONY_PID"; do
-    [[ -n "$pid" ]] || continue
-    for _ in $(seq 1 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-    kill -9 "$pid" 2>/dev/null || true
-  done
-  rm -rf "$DATA_DIR"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-
-wait_ready() { # url, pid, name
-  for _ in $(seq 1 100); do
-    if curl -fsS -o /dev/null "$1" 2>/dev/null; then return 0; fi
-    if ! kill -0 "$2" 2>/dev/null; then
-      echo "$3 exited during start-up; log: $OUT_DIR/$3.log" >&2
-      tail -n 20 "$OUT_DIR/$3.log" >&2 || true
-      exit 1
-    fi
-    sleep 0.1
-  done
-  echo "$3 did not answer $1 within 10 s" >&2
-  exit 1
-}
-
-
+with_data_dir bench
 mkdir -p "$OUT_DIR"
 echo "results and logs: $OUT_DIR" >&2
 
 BENCH_RAW_PORT="$RAW_PORT" bun "$BENCH_DIR/raw-server.ts" >"$OUT_DIR/raw.log" 2>&1 &
-RAW_PID=$!
-BUN_FLAGS=()
-if [[ "$PROFILE" == 1 ]]; then
-  BUN_FLAGS=(--cpu-prof --cpu-prof-md --cpu-prof-dir="$OUT_DIR/profile" --cpu-prof-interval=250)
-fi
-(
-  cd "$ROOT"
-  exec env COLONY_DATA_DIR="$DATA_DIR" COLONY_HOST="$HOST" COLONY_PORT="$COLONY_PORT" \
-    COLONY_RATE_LIMIT_MULTIPLIER=0 COLONY_LOG_LEVEL=warn bun "${BUN_FLAGS[@]}" src/main.ts serve
-) >"$OUT_DIR/colony.log" 2>&1 &
-COLONY_PID=$!
-
+EXTRA_PID=$!
+start_colony 100
 RAW="http://$HOST:$RAW_PORT"
-COLONY="http://$HOST:$COLONY_PORT"
-wait_ready "$RAW/" "$RAW_PID" raw
-wait_ready "$COLONY/health" "$COLONY_PID" colony
+wait_ready "$RAW/" "$EXTRA_PID" raw
 
 register_agent
 # Sanity: the token works before we measure anything with it.

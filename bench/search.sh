@@ -15,13 +15,8 @@ set -euo pipefail
 BENCH_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 # shellcheck source=bench/lib.sh
 source "$BENCH_DIR/lib.sh"
-ROOT="$(cd "$BENCH_DIR/.." && pwd)"
 
-CONNECTIONS="${CONNECTIONS:-32}"
-THREADS="${THREADS:-2}"
-DURATION="${DURATION:-10s}"
-WARMUP="${WARMUP:-3s}"
-ONLY="${ONLY:-}"
+bench_defaults
 COLONY_PORT="${COLONY_PORT:-18092}"
 FTS_PORT="${FTS_PORT:-18093}"
 FORUM_DATA="${FORUM_DATA:-/tmp/forum-seed}"
@@ -33,7 +28,6 @@ OUT_DIR="${OUT_DIR:-$(mktemp -d /tmp/colony-search.XXXXXX)}"
 for tool in wrk bun curl timeout; do
   command -v "$tool" >/dev/null 2>&1 || { echo "missing $tool" >&2; exit 1; }
 done
-port_busy() { (exec 3<>"/dev/tcp/$HOST/$1") 2>/dev/null; }
 for p in "$COLONY_PORT" "$FTS_PORT"; do
   if port_busy "$p"; then echo "port $p on $HOST is already in use" >&2; exit 1; fi
 done
@@ -42,23 +36,7 @@ if [[ ! -f "$FORUM_DATA/colony.db" ]]; then
   exit 1
 fi
 
-DATA_DIR="$(mktemp -d /tmp/colony-search-data.XXXXXX)"
-COLONY_PID=""
-FTS_PID=""
-stop_pid() {
-  local pid="$1"
-  [[ -n "$pid" ]] || return 0
-  kill "$pid" 2>/dev/null || true
-  for _ in $(seq 1 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-  kill -9 "$pid" 2>/dev/null || true
-}
-cleanup() {
-  stop_pid "$FTS_PID"
-  stop_pid "$COLONY_PID"
-  rm -rf "$DATA_DIR"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
+with_data_dir search
 
 mkdir -p "$OUT_DIR"
 echo "results and logs: $OUT_DIR" >&2
@@ -67,21 +45,7 @@ cp -a "$FORUM_DATA/." "$DATA_DIR/"
 
 # Colony (migrates at start: FTS backfill of posts_fts) -----------------------------------------
 START_NS=$(date +%s%N)
-(
-  cd "$ROOT"
-  exec env COLONY_DATA_DIR="$DATA_DIR" COLONY_HOST="$HOST" COLONY_PORT="$COLONY_PORT" \
-    COLONY_RATE_LIMIT_MULTIPLIER=0 COLONY_LOG_LEVEL=warn bun src/main.ts serve
-) >"$OUT_DIR/colony.log" 2>&1 &
-COLONY_PID=$!
-COLONY="http://$HOST:$COLONY_PORT"
-for _ in $(seq 1 1200); do
-  if curl -fsS -o /dev/null "$COLONY/health" 2>/dev/null; then break; fi
-  if ! kill -0 "$COLONY_PID" 2>/dev/null; then
-    echo "colony exited during start-up; log: $OUT_DIR/colony.log" >&2; tail -n 20 "$OUT_DIR/colony.log" >&2 || true; exit 1
-  fi
-  sleep 0.1
-done
-curl -fsS -o /dev/null "$COLONY/health"
+start_colony 1200
 START_S=$(( ($(date +%s%N) - START_NS) / 1000000 ))
 echo "colony up after ${START_S} ms (migrations included)" >&2
 
@@ -132,7 +96,7 @@ echo "posts $(jf posts) (listed $(jf listed), in posts_fts $(jf indexed)); term 
 
 # Bare FTS5 baseline on the same copied database (read-only) -----------------------------------
 (cd "$ROOT" && exec env BENCH_FTS_PORT="$FTS_PORT" bun "$BENCH_DIR/fts-raw.ts" "$DATA_DIR/colony.db") >"$OUT_DIR/fts-raw.log" 2>&1 &
-FTS_PID=$!
+EXTRA_PID=$!
 FTS="http://$HOST:$FTS_PORT"
 for _ in $(seq 1 100); do curl -fsS -o /dev/null "$FTS/?q=$TERM_Q" 2>/dev/null && break; sleep 0.1; done
 curl -fsS -o /dev/null "$FTS/?q=$TERM_Q"
@@ -181,18 +145,5 @@ FEED_LAST="$(curl -fsS -H "Authorization: Bearer $TOKEN" "$COLONY/api/v1/feed/fo
   echo "- for-you: feed_snapshots $SNAP_BEFORE before, $SNAP_AFTER5 after 5 first pages, $SNAP_END after the runs; item counts of those 5 pages: $FEED_COUNTS; after the runs: $FEED_LAST"
   echo "- wrk: $THREADS threads, $CONNECTIONS connections, $WARMUP warm-up + $DURATION per endpoint"
   echo
-  bun -e '
-    const [header, ...lines] = require("fs").readFileSync(process.argv[1], "utf8").trim().split("\n");
-    const cols = header.split("\t");
-    const rows = lines.map((l) => Object.fromEntries(l.split("\t").map((v, i) => [cols[i], v])));
-    const ms = (us) => (us >= 1000 ? `${(us / 1000).toFixed(2)} ms` : `${Math.round(us)} µs`);
-    console.log("| endpoint | requests/s | p50 | p99 | p99 < 100 ms | vs bare FTS5 | non-2xx / errors |");
-    console.log("| --- | ---: | ---: | ---: | :---: | ---: | ---: |");
-    let base = null;
-    for (const r of rows) {
-      if (r.name.startsWith("bare")) base = r;
-      const ratio = base && !r.name.startsWith("bare") && !r.name.includes("for-you") ? `${((100 * r.rps) / base.rps).toFixed(1)}%` : "";
-      console.log(`| ${r.name} | ${Math.round(r.rps).toLocaleString("en-US")} | ${ms(+r.p50_us)} | ${ms(+r.p99_us)} | ${+r.p99_us < 100000 ? "yes" : "**no**"} | ${ratio} | ${r.non2xx} / ${r.errors} |`);
-    }
-  ' "$RESULTS"
+  bun "$BENCH_DIR/summarise.ts" "$RESULTS" --p99 100 --vs-bare
 } | tee "$OUT_DIR/report.md"

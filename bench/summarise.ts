@@ -1,10 +1,18 @@
-// Turns bench/run.sh's results.tsv into a markdown table (median per endpoint over rounds)
-// and the throughput ratio of the authenticated read to the raw baseline. With --forum (the
-// results of bench/forum.sh, no baseline) the table checks each p99 against FORUM_P99_MS (50).
-//   bun bench/summarise.ts /tmp/colony-bench.XXXX/results.tsv
-//   bun bench/summarise.ts /tmp/colony-forum.XXXX/results.tsv --forum
+// Turns a results.tsv of bench/lib.sh's measure_targets into a markdown table (median per
+// endpoint over rounds).
+//   bun bench/summarise.ts <results.tsv>                run.sh: ratio to the raw baseline (first row)
+//   bun bench/summarise.ts <results.tsv> --forum        forum.sh: p99 checked against FORUM_P99_MS (50)
+//   bun bench/summarise.ts <results.tsv> --p99 100 --vs-bare
+//       a p99 check column, and each row's throughput against the nearest "bare …" row above it
+//       (search.sh); rows named "… for-you …" get no ratio
 const file = process.argv[2];
+const flag = (name: string) => {
+  const i = process.argv.indexOf(name);
+  return i > 0 ? process.argv[i + 1] : undefined;
+};
 const forum = process.argv.includes("--forum");
+const p99Limit = forum ? Number(process.env.FORUM_P99_MS ?? 50) : flag("--p99") !== undefined ? Number(flag("--p99")) : null;
+const vsBare = process.argv.includes("--vs-bare");
 if (!file) {
   console.error("usage: bun bench/summarise.ts <results.tsv>");
   process.exit(2);
@@ -29,12 +37,14 @@ const stats = names.map((name) => {
   return { name, rps: col("rps"), p50: col("p50_us"), p99: col("p99_us"), non2xx: sum("non2xx"), errors: sum("errors") };
 });
 
-if (forum) {
-  const limitMs = Number(process.env.FORUM_P99_MS ?? 50);
-  console.log(`| endpoint | requests/s | p50 | p99 | p99 < ${limitMs} ms | non-2xx / socket errors |`);
-  console.log("| --- | ---: | ---: | ---: | :---: | ---: |");
+if (p99Limit !== null) {
+  console.log(`| endpoint | requests/s | p50 | p99 | p99 < ${p99Limit} ms |${vsBare ? " vs bare |" : ""} non-2xx / socket errors |`);
+  console.log(`| --- | ---: | ---: | ---: | :---: |${vsBare ? " ---: |" : ""} ---: |`);
+  let bare: (typeof stats)[number] | null = null;
   for (const s of stats) {
-    console.log(`| ${s.name} | ${Math.round(s.rps).toLocaleString("en-US")} | ${ms(s.p50)} | ${ms(s.p99)} | ${s.p99 < limitMs * 1000 ? "yes" : "**no**"} | ${s.non2xx} / ${s.errors} |`);
+    if (s.name.startsWith("bare")) bare = s;
+    const ratio = bare && bare !== s && !s.name.includes("for-you") ? `${((100 * s.rps) / bare.rps).toFixed(1)}%` : "";
+    console.log(`| ${s.name} | ${Math.round(s.rps).toLocaleString("en-US")} | ${ms(s.p50)} | ${ms(s.p99)} | ${s.p99 < p99Limit * 1000 ? "yes" : "**no**"} |${vsBare ? ` ${ratio} |` : ""} ${s.non2xx} / ${s.errors} |`);
   }
   const bad = stats.filter((s) => s.non2xx || s.errors);
   if (bad.length) console.log(`\nWarning: non-2xx responses or socket errors in: ${bad.map((s) => s.name).join(", ")}. Those numbers are not comparable.`);

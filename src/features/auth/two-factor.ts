@@ -3,6 +3,7 @@
 // secret, user and expiry) that confirm checks before storing the secret, sealed with the data key.
 // A TOTP code is accepted at most once (the last accepted time step is kept); recovery codes are
 // stored as keyed hashes and consumed on use. Once on, /auth/token needs a code too.
+import { prepared } from "../../db/statements";
 import { createHmac, randomBytes } from "node:crypto";
 import { and, count, eq, lt } from "drizzle-orm";
 import { generateSecret, generateURI, verifySync } from "otplib";
@@ -31,7 +32,9 @@ function row(ctx: Ctx, userId: string) {
   return ctx.db.select().from(twoFactor).where(eq(twoFactor.userId, userId)).get() ?? null;
 }
 
-export const isEnabled = (ctx: Ctx, userId: string) => row(ctx, userId) !== null;
+/** Whether two-factor is on: asked by every token exchange, so through a statement prepared once. */
+export const isEnabled = (ctx: Ctx, userId: string) =>
+  !!prepared(ctx.db, "twoFactor.enabled", () => ctx.db.$client.prepare("select 1 from two_factor where user_id = ?")).get(userId);
 
 function remaining(ctx: Ctx, userId: string): number {
   return ctx.db.select({ n: count() }).from(twoFactorRecoveryCodes).where(eq(twoFactorRecoveryCodes.userId, userId)).get()?.n ?? 0;
