@@ -6,6 +6,7 @@ import { dirname, join, resolve } from "node:path";
 import { createApp } from "./app";
 import { loadConfig, parseFlags, type Config } from "./config";
 import { createContext, databasePath } from "./core/context";
+import { startCheckpointer } from "./db/checkpointer";
 import { hashSecret, newApiKey } from "./core/ids";
 import { openDatabase, sqliteVersion } from "./db/client";
 import { migrate } from "./db/migrate";
@@ -59,6 +60,7 @@ async function serve(config: Config) {
     idleTimeout: 120,
   });
   writeFileSync(pidFile(config), String(process.pid), { mode: 0o600 });
+  const checkpointer = startCheckpointer(ctx.db, databasePath(config), ctx.log);
   ctx.events.start();
   ctx.jobs.start();
   ctx.log.info("colony listening", { url: `http://${server.hostname}:${server.port}`, public_url: config.publicUrl, data_dir: config.dataDir, sqlite: sqliteVersion(ctx.db), version: API_VERSION });
@@ -72,6 +74,7 @@ async function serve(config: Config) {
     ctx.events.stop();
     await server.stop();
     await ctx.events.drain().catch(() => 0);
+    await checkpointer.stop();
     ctx.db.$client.run("PRAGMA wal_checkpoint(TRUNCATE)");
     ctx.db.$client.close();
     rmSync(pidFile(config), { force: true });
