@@ -28,12 +28,13 @@ export function snippetTerms(input: string): SnippetTerm[] {
   return out;
 }
 
-interface Matcher {
+export interface Matcher {
   /** Index of the term a lower-cased token matches, or -1. */
   match(token: string): number;
 }
 
-function matcher(terms: readonly SnippetTerm[]): Matcher {
+/** Matches words against the terms; build one per search and pass it to searchSnippet for every hit. */
+export function matcher(terms: readonly SnippetTerm[]): Matcher {
   const stems = terms.map((t) => (t.prefix ? t.word : stemmer(t.word)));
   // A token can only stem to s if it starts like s (Porter rewrites suffixes only).
   const heads = stems.map((s) => s.slice(0, 3));
@@ -62,9 +63,27 @@ interface Token {
   term: number;
 }
 
+const WORD_CHAR = /[\p{L}\p{N}]/u;
+
+/** Whether the UTF-16 unit at `i` is part of a word (ASCII fast path; the rest by Unicode class). */
+function wordChar(text: string, i: number): boolean {
+  const c = text.charCodeAt(i);
+  if (c < 128) return (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57);
+  return WORD_CHAR.test(text[i]) || (c >= 0xd800 && c <= 0xdfff && WORD_CHAR.test(text.slice(i, i + 2)));
+}
+
+/** The words of `text` with their offsets and the query term each matches (the same words as TOKEN finds). */
 function tokens(text: string, m: Matcher): Token[] {
   const out: Token[] = [];
-  for (const t of text.matchAll(TOKEN)) out.push({ start: t.index, end: t.index + t[0].length, term: m.match(t[0].toLowerCase()) });
+  const n = text.length;
+  let i = 0;
+  while (i < n) {
+    while (i < n && !wordChar(text, i)) i++;
+    if (i >= n) break;
+    const start = i;
+    while (i < n && wordChar(text, i)) i++;
+    out.push({ start, end: i, term: m.match(text.slice(start, i).toLowerCase()) });
+  }
   return out;
 }
 
@@ -107,8 +126,8 @@ function excerpt(text: string, toks: Token[], size: number): string | null {
  * The excerpt shown with a search hit: the body's around its matches, else the title's when
  * only the title matches, else the start of the body.
  */
-export function searchSnippet(terms: readonly SnippetTerm[], title: string, body: string): string {
-  const m = matcher(terms);
+export function searchSnippet(terms: readonly SnippetTerm[] | Matcher, title: string, body: string): string {
+  const m = "match" in terms ? terms : matcher(terms);
   const bodyToks = tokens(body, m);
   const fromBody = excerpt(body, bodyToks, 24);
   if (fromBody !== null) return fromBody;

@@ -11,7 +11,7 @@ import type { PostRow } from "../posts/service";
 import * as postSearch from "../posts/search";
 import { toFtsQuery } from "../posts/search";
 export { toFtsQuery } from "../posts/search";
-import { searchSnippet, snippetTerms } from "../posts/snippet";
+import { matcher, searchSnippet, snippetTerms } from "../posts/snippet";
 import type { PostSearchScope, SearchSort } from "../posts/search";
 import type { PostType } from "../posts/tables";
 import { rowMapper } from "../../db/statements";
@@ -86,12 +86,12 @@ export function search(ctx: Ctx, caller: Caller | null, f: SearchInput, page: Pa
   const empty: SearchResult = { items: [], snippets: new Map(), total: 0, users, wikiPages: [] };
   const text = toFtsQuery(f.q);
   const scope = text ? scopeOf(ctx, caller, f) : null;
-  const match = text && scope ? postSearch.scopedMatch(text, scope) : null;
+  const match = text && scope ? postSearch.scopedMatch(text, scope, postSearch.anyPrivateIndexed(ctx)) : null;
   if (!match) return empty;
   const total = postSearch.countMatches(ctx, match, SEARCH_CANDIDATES);
   if (page.offset >= total) return { ...empty, total };
   const items = postSearch.matchingPosts(ctx, match, f.sort ?? "relevance", SEARCH_CANDIDATES, page.limit, page.offset);
-  const terms = snippetTerms(f.q);
+  const terms = matcher(snippetTerms(f.q));
   return { items, snippets: new Map(items.map((p) => [p.id, searchSnippet(terms, p.title, p.body)])), total, users, wikiPages: [] };
 }
 
