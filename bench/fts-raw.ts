@@ -12,22 +12,27 @@ if (!file) {
 const port = Number(process.env.BENCH_FTS_PORT ?? 18093);
 const db = new Database(file, { readonly: true });
 db.exec("pragma busy_timeout = 5000");
-// Same MATCH + bm25 ORDER BY as the service's candidate set, LIMIT 20, joined to posts for the rows.
-const stmt = db.query(
-  `select p.id, p.title, p.author_id, p.colony_id, p.score, p.comment_count, p.created_at, m.rank
-   from (select rowid as rid, bm25(posts_fts, 5.0, 1.0, 0.0) as rank from posts_fts where posts_fts match ?1 order by rank limit 20) m
-   join posts p on p.rowid = m.rid order by m.rank`,
-);
+// Same MATCH + bm25 ORDER BY as the service's candidate set, LIMIT 20, joined to posts for the rows:
+// a few columns by default, every column of the rows with ?full=1 (what the endpoint renders from).
+const query = (cols: string) =>
+  db.query(
+    `select ${cols}
+     from (select rowid as rid, bm25(posts_fts, 5.0, 1.0, 0.0) as rank from posts_fts where posts_fts match ?1 order by rank limit 20) m
+     join posts p on p.rowid = m.rid order by m.rank`,
+  );
+const minimal = query("p.id, p.title, p.author_id, p.colony_id, p.score, p.comment_count, p.created_at, m.rank");
+const full = query("p.*, m.rank");
 
 const server = Bun.serve({
   hostname: "127.0.0.1",
   port,
   fetch(req) {
-    const q = new URL(req.url).searchParams.get("q") ?? "";
+    const params = new URL(req.url).searchParams;
+    const q = params.get("q") ?? "";
     // The service quotes each word ("term") and ANDs them; do the same.
     const words = q.match(/[\p{L}\p{N}_]+/gu) ?? [];
     const match = words.map((w) => `"${w}"`).join(" ");
-    return Response.json({ items: stmt.all(match) });
+    return Response.json({ items: (params.get("full") === "1" ? full : minimal).all(match) });
   },
 });
 console.log(`fts-raw listening on http://${server.hostname}:${server.port}`);

@@ -126,6 +126,8 @@ TARGETS=(
   "bare FTS5 query (fts-raw.ts, \"$TERM\")|$FTS/?q=$TERM_Q|get.lua|"
   "GET /search?q=$TERM_Q (anonymous)|$COLONY/api/v1/search?q=$TERM_Q|get.lua|"
   "GET /search?q=$TERM_Q (bearer)|$COLONY/api/v1/search?q=$TERM_Q|get.lua|$TOKEN"
+  "bare FTS5 query, every column of the 20 posts (\"$TERM\")|$FTS/?q=$TERM_Q&full=1|get.lua|"
+  "GET /search?q=$TERM_Q (anonymous, again)|$COLONY/api/v1/search?q=$TERM_Q|get.lua|"
   "bare FTS5 query (fts-raw.ts, \"$BROAD\")|$FTS/?q=$BROAD|get.lua|"
   "GET /search?q=$BROAD (broad, anonymous)|$COLONY/api/v1/search?q=$BROAD|get.lua|"
   "GET /feed/for-you (bearer)|$COLONY/api/v1/feed/for-you|get.lua|$TOKEN"
