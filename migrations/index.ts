@@ -18,6 +18,7 @@ import m15 from "./0015_feed_snapshot_reuse.sql" with { type: "text" };
 import m16 from "./0016_group_messages_fts.sql" with { type: "text" };
 import m17 from "./0017_user_blocks.sql" with { type: "text" };
 import m18 from "./0018_drop_unused_message_indexes.sql" with { type: "text" };
+import m19 from "./0019_conversation_message_count.sql" with { type: "text" };
 
 export interface EmbeddedMigration { tag: string; when: number; breakpoints: boolean; sql: string }
 
@@ -41,4 +42,5 @@ export const migrations: EmbeddedMigration[] = [
   { tag: "0016_group_messages_fts", when: 1795315104948, breakpoints: true, sql: m16 },
   { tag: "0017_user_blocks", when: 1795315700133, breakpoints: true, sql: m17 },
   { tag: "0018_drop_unused_message_indexes", when: 1795316460651, breakpoints: true, sql: m18 },
+  { tag: "0019_conversation_message_count", when: 1795317811772, breakpoints: true, sql: m19 },
 ];

@@ -147,7 +147,8 @@ export function tail(ctx: Ctx, caller: Caller, username: string, sinceId: string
   const conv = directConversation(ctx, caller.id, peer.id);
   if (!conv) return { messages: [], pagination: { total: 0, has_more: false } };
   if (sinceId === undefined) {
-    const total = ctx.db.select({ n: count() }).from(messages).where(eq(messages.conversationId, conv.id)).get()?.n ?? 0;
+    // The conversation keeps its message count: no count over every message per poll.
+    const total = conv.messageCount;
     const rows = ctx.db.select().from(messages).where(eq(messages.conversationId, conv.id)).orderBy(desc(messages.id)).limit(limit).all();
     return { messages: messageViews(ctx, caller.id, rows), pagination: { total, has_more: total > rows.length } };
   }

@@ -54,7 +54,7 @@ function hot(db: Db) {
     insertMessage: db.$client.prepare(
       "insert into messages (id, conversation_id, sender_id, body, reply_to_id, forwarded_from_id, created_at, edited_at, deleted_at) values (?, ?, ?, ?, ?, ?, ?, null, null)",
     ),
-    bumpConversation: db.$client.prepare("update conversations set last_message_at = ?, last_message_id = ? where id = ?"),
+    bumpConversation: db.$client.prepare("update conversations set last_message_at = ?, last_message_id = ?, message_count = message_count + 1 where id = ?"),
     bumpMembersDirect: db.$client.prepare("update conversation_members set last_message_at = ?, hidden_at = null where conversation_id = ?"),
     bumpMembersGroup: db.$client.prepare("update conversation_members set last_message_at = ? where conversation_id = ?"),
     clearPeerDraft: db.$client.prepare("delete from message_drafts where user_id = ? and peer_id = ?"),
@@ -282,6 +282,7 @@ export function getOrCreateDirect(tx: Tx, ctx: Ctx, senderId: string, recipientI
     createdAt: now,
     lastMessageAt: null,
     lastMessageId: null,
+    messageCount: 0,
   };
   tx.insert(conversations).values(conversation).run();
   const member = (userId: string) => ({

@@ -26,6 +26,8 @@ export const conversations = sqliteTable(
     createdAt: integer("created_at").notNull(),
     lastMessageAt: integer("last_message_at"),
     lastMessageId: text("last_message_id"),
+    /** Messages ever sent here, tombstones included (the tail's `total` without counting rows). */
+    messageCount: integer("message_count").notNull().default(0),
   },
   (t) => [
     uniqueIndex("conversations_pair_key_idx").on(t.pairKey),

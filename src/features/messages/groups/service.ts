@@ -222,6 +222,7 @@ export function create(ctx: Ctx, caller: Caller, input: CreateInput): Created {
       createdAt: now,
       lastMessageAt: null,
       lastMessageId: null,
+      messageCount: 0,
     };
     tx.insert(conversations).values(conv).run();
     tx.insert(conversationMembers)
