@@ -125,12 +125,25 @@ describe("drain", () => {
     bus.emit(ctx.db, { type: "x", payload: { n: 1 } });
     bus.emit(ctx.db, { type: "x", payload: { n: 2 } });
     expect(await bus.drain()).toBe(2);
-    expect(got).toEqual(["second:1", "any:1", "second:2", "any:2"]);
+    // Synchronous subscribers of the batch run first (in one transaction), async ones after.
+    expect(got).toEqual(["any:1", "any:2", "second:1", "second:2"]);
     expect(rows().every((r) => r.processedAt !== null)).toBe(true);
     const errors = logged.lines.filter((l) => l.level === "error");
     expect(errors).toHaveLength(2);
     expect(errors[0].msg).toBe("event handler failed");
     expect(String(errors[0].fields?.error)).toContain("subscriber down");
+  });
+
+  test("a synchronous subscriber that throws leaves none of its writes; the others' stay", async () => {
+    ctx.db.$client.run("create table if not exists scratch (v text)");
+    bus.on("w", () => {
+      ctx.db.$client.run("insert into scratch values ('from the failing one')");
+      throw new Error("after writing");
+    });
+    bus.on("w", () => void ctx.db.$client.run("insert into scratch values ('kept')"));
+    bus.emit(ctx.db, { type: "w", payload: {} });
+    expect(await bus.drain()).toBe(1);
+    expect(ctx.db.$client.query("select v from scratch").all()).toEqual([{ v: "kept" }]);
   });
 
   test("an async handler that rejects is contained too", async () => {

@@ -28,6 +28,9 @@ export interface EmitInput {
 }
 
 export type EventHandler = (ev: DomainEvent) => void | Promise<void>;
+
+/** Subscribers written as `async` functions run outside the delivery transaction. */
+const isAsync = (h: EventHandler) => h.constructor.name === "AsyncFunction";
 type Tx = Pick<Db, "insert">;
 
 export class EventBus {
@@ -116,36 +119,65 @@ export class EventBus {
     return this.draining;
   }
 
+  /**
+   * Hands out one batch after another. The synchronous subscribers of a whole batch run in one
+   * transaction, each call under its own savepoint (a subscriber that throws leaves nothing
+   * behind and does not stop the others), so delivering a batch is one commit however many
+   * notifications it writes; subscribers declared `async` run after it, one by one. A batch is
+   * marked delivered when all of its subscribers have run: should the process die first, it is
+   * handed out again (subscribers are idempotent per event id).
+   */
   private async drainOnce(): Promise<number> {
     let total = 0;
+    const client = this.db.$client;
     for (;;) {
       const batch = this.stmts().pending.all() as { id: string; type: string; actor_id: string | null; subject_type: string | null; subject_id: string | null; payload: string; created_at: number }[];
       if (!batch.length) return total;
-      for (const row of batch) {
-        const ev: DomainEvent = {
-          id: row.id,
-          type: row.type,
-          actorId: row.actor_id,
-          subjectType: row.subject_type,
-          subjectId: row.subject_id,
-          payload: JSON.parse(row.payload),
-          createdAt: row.created_at,
-        };
-        for (const h of [...(this.handlers.get(row.type) ?? []), ...(this.handlers.get("*") ?? [])]) {
-          try {
-            await h(ev);
-          } catch (err) {
-            // A failing subscriber must not block the others; it owns its own retries.
-            this.log.error("event handler failed", { event: row.type, id: row.id, error: String(err) });
+      const later: [DomainEvent, EventHandler][] = [];
+      const markDone = () => this.stmts().done.run(this.clock.now(), JSON.stringify(batch.map((r) => r.id)));
+      client.transaction(() => {
+        for (const row of batch) {
+          const ev: DomainEvent = {
+            id: row.id,
+            type: row.type,
+            actorId: row.actor_id,
+            subjectType: row.subject_type,
+            subjectId: row.subject_id,
+            payload: JSON.parse(row.payload),
+            createdAt: row.created_at,
+          };
+          for (const h of [...(this.handlers.get(row.type) ?? []), ...(this.handlers.get("*") ?? [])]) {
+            if (isAsync(h)) {
+              later.push([ev, h]);
+              continue;
+            }
+            try {
+              client.transaction(() => {
+                const r = h(ev);
+                if (r instanceof Promise) r.catch((err) => this.failed(ev, err));
+              })();
+            } catch (err) {
+              // A failing subscriber must not block the others; it owns its own retries.
+              this.failed(ev, err);
+            }
           }
         }
-        total++;
+        if (!later.length) markDone();
+      })();
+      for (const [ev, h] of later) {
+        try {
+          await h(ev);
+        } catch (err) {
+          this.failed(ev, err);
+        }
       }
-      // One write for the whole batch. Should the process die before it, the batch is handed out
-      // again: subscribers are idempotent per event (notifications and webhook deliveries are
-      // unique per event id).
-      this.stmts().done.run(this.clock.now(), JSON.stringify(batch.map((r) => r.id)));
+      if (later.length) markDone();
+      total += batch.length;
     }
+  }
+
+  private failed(ev: DomainEvent, err: unknown): void {
+    this.log.error("event handler failed", { event: ev.type, id: ev.id, error: String(err) });
   }
 
   /** Deletes processed events older than `beforeMs`, keeping those that count as activity. */
