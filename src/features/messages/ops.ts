@@ -10,7 +10,7 @@ import type { Page } from "../../http/paging";
 import type { Caller } from "../auth/service";
 import * as users from "../users/service";
 import { send } from "./direct";
-import { MAX_BODY, assertNotBlocked, otherOf, participantIds, visibleMessage, type ConversationRow, type MessageRow } from "./service";
+import { MAX_BODY, assertNotBlocked, otherOf, participantIds, receiptsOffIn, visibleMessage, type ConversationRow, type MessageRow } from "./service";
 import { conversationMembers, conversations, messageAttachments, messageEdits, messageReactions, messageReads, messageStars, messages } from "./tables";
 import { messageViews } from "./views";
 
@@ -77,8 +77,10 @@ export function markRead(ctx: Ctx, caller: Caller, messageId: string) {
 export function reads(ctx: Ctx, caller: Caller, messageId: string) {
   const { message, conversation } = visibleMessage(ctx, caller.id, messageId);
   const others = participantIds(ctx, conversation.id).filter((id) => id !== message.senderId);
+  // Readers who turned receipts off count as unseen to everyone but themselves.
+  const hidden = receiptsOffIn(ctx, conversation.id);
   const readRows = ctx.db.select().from(messageReads).where(eq(messageReads.messageId, message.id)).orderBy(asc(messageReads.readAt)).all();
-  const readAt = new Map(readRows.map((r) => [r.userId, r.readAt]));
+  const readAt = new Map(readRows.filter((r) => r.userId === caller.id || !hidden.has(r.userId)).map((r) => [r.userId, r.readAt]));
   const byId = users.findManyByIds(ctx, others);
   const entry = (id: string) => {
     const u = byId.get(id);

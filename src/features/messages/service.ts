@@ -159,6 +159,15 @@ export function assertNotBlocked(ctx: Ctx, a: string, b: string): void {
 export const otherOf = (conversation: Pick<ConversationRow, "pairKey">, userId: string): string | null =>
   conversation.pairKey?.split(":").find((id) => id !== userId) ?? null;
 
+/**
+ * Members of a conversation who turned read receipts off (PATCH .../receipts show=off): their
+ * reads are recorded for their own unread counts but shown to nobody else.
+ */
+export function receiptsOffIn(ctx: Ctx, conversationId: string): Set<string> {
+  const stmt = prepared(ctx.db, "messages.receiptsOff", () => ctx.db.$client.prepare("select user_id as id from conversation_members where conversation_id = ? and receipts = 'off'"));
+  return new Set((stmt.all(conversationId) as { id: string }[]).map((r) => r.id));
+}
+
 /** The DM karma floor (spec Part 2 §8): 403 KARMA_TOO_LOW below -5. */
 export function assertCanSend(_ctx: Ctx, caller: Pick<Caller, "karma">): void {
   if (caller.karma < DM_KARMA_FLOOR) {

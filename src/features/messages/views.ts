@@ -7,7 +7,7 @@ import { prepared } from "../../db/statements";
 import * as users from "../users/service";
 import type { UserRow } from "../users/service";
 import { deletedUserOut, userOut } from "../users/views";
-import { preview, type AttachmentRow, type MessageRow } from "./service";
+import { preview, receiptsOffIn, type AttachmentRow, type MessageRow } from "./service";
 import { messageAttachments, messageReactions, messageReads, messages } from "./tables";
 
 export const attachmentUrl = (ctx: Ctx, id: string, variant: "thumb" | "full") => `${ctx.config.publicUrl}/api/v1/messages/attachments/${id}/${variant}`;
@@ -44,7 +44,15 @@ export function messageViews(ctx: Ctx, viewerId: string, rows: readonly MessageR
   const replies = replyIds.length ? ctx.db.select().from(messages).where(inArray(messages.id, replyIds)).all() : [];
   const replyById = new Map(replies.map((r) => [r.id, r]));
   const reactions = ctx.db.select().from(messageReactions).where(inArray(messageReactions.messageId, ids)).orderBy(asc(messageReactions.createdAt)).all();
-  const reads = ctx.db.select().from(messageReads).where(inArray(messageReads.messageId, ids)).all();
+  // Reads of members who turned receipts off are shown to nobody else.
+  const hiddenIn = new Map([...new Set(rows.map((r) => r.conversationId))].map((c) => [c, receiptsOffIn(ctx, c)]));
+  const byMessage = new Map(rows.map((r) => [r.id, r.conversationId]));
+  const reads = ctx.db
+    .select()
+    .from(messageReads)
+    .where(inArray(messageReads.messageId, ids))
+    .all()
+    .filter((r) => r.userId === viewerId || !hiddenIn.get(byMessage.get(r.messageId)!)?.has(r.userId));
   const attachments = ctx.db
     .select()
     .from(messageAttachments)

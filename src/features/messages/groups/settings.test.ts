@@ -37,6 +37,22 @@ describe("PATCH /messages/groups/{id}/receipts", () => {
     expect((await h.req("PATCH", `${G}/${g}/receipts`, { token: bob.token })).body).toEqual({ show: null, override: null, effective: true });
   });
 
+  test("with receipts off, a member's reads are shown to nobody else (reads list, read_at), but count for them", async () => {
+    const sent = await h.req("POST", `${G}/${g}/send`, { token: alice.token, body: { body: "hello" } });
+    expect(sent.status).toBe(201);
+    const id = sent.body.id;
+    await h.req("PATCH", `${G}/${g}/receipts`, { token: bob.token, body: { show: "off" } });
+    expect((await h.req("POST", `/api/v1/messages/${id}/read`, { token: bob.token })).status).toBe(200);
+    const seenBy = async (u: TestUser) => (await h.req("GET", `/api/v1/messages/${id}/reads`, { token: u.token })).body;
+    expect(await seenBy(alice)).toMatchObject({ seen_count: 0, unseen: [{ username: "bob" }] });
+    const mine = (await h.req("GET", `${G}/${g}`, { token: alice.token })).body;
+    expect(JSON.stringify(mine)).not.toContain('"is_read":true');
+    // Bob's own view still knows he read it; turning receipts back on shows it to others.
+    expect((await seenBy(bob)).seen_count).toBe(1);
+    await h.req("PATCH", `${G}/${g}/receipts`, { token: bob.token, body: { show: "clear" } });
+    expect(await seenBy(alice)).toMatchObject({ seen_count: 1, seen: [{ username: "bob" }] });
+  });
+
   test("an unknown value is 422 and changes nothing", async () => {
     await h.req("PATCH", `${G}/${g}/receipts`, { token: bob.token, body: { show: "off" } });
     expect422(await h.req("PATCH", `${G}/${g}/receipts`, { token: bob.token, body: { show: "maybe" } }));
