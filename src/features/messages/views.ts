@@ -1,9 +1,9 @@
 // Message rows to wire JSON (the reference service's MessageOut and friends). Every page of
 // messages is rendered with a fixed number of batched reads, whatever its length.
-import { and, asc, inArray } from "drizzle-orm";
+import type { Table } from "drizzle-orm";
 import { iso } from "../../core/clock";
 import type { Ctx } from "../../core/context";
-import { prepared } from "../../db/statements";
+import { prepared, rowMapper, rowsByIds } from "../../db/statements";
 import * as users from "../users/service";
 import type { UserRow } from "../users/service";
 import { deletedUserOut, userOut } from "../users/views";
@@ -24,6 +24,18 @@ export function attachmentOut(ctx: Ctx, a: AttachmentRow) {
   };
 }
 
+/**
+ * The rows of a message-keyed table for the given message ids, oldest first by `orderBy`, through one
+ * statement prepared per table (the same SQL text for any number of ids).
+ */
+function byMessageIds<T>(ctx: Ctx, table: Table, name: string, ids: readonly string[], orderBy = "created_at"): T[] {
+  const { stmt, map } = prepared(ctx.db, `messages.byMessageIds.${name}`, () => ({
+    stmt: ctx.db.$client.prepare(`select * from "${name}" where message_id in (select value from json_each(?)) order by ${orderBy} asc`),
+    map: rowMapper<T>(table),
+  }));
+  return (stmt.all(JSON.stringify(ids)) as Record<string, unknown>[]).map(map);
+}
+
 export function userOf(ctx: Ctx, byId: Map<string, UserRow>, id: string) {
   const u = byId.get(id);
   return u && users.isLive(ctx, u) ? userOut(ctx, u) : deletedUserOut(ctx, id);
@@ -41,25 +53,14 @@ export function messageViews(ctx: Ctx, viewerId: string, rows: readonly MessageR
   if (!rows.length) return [];
   const ids = rows.map((r) => r.id);
   const replyIds = [...new Set(rows.map((r) => r.replyToId).filter((x): x is string => !!x))];
-  const replies = replyIds.length ? ctx.db.select().from(messages).where(inArray(messages.id, replyIds)).all() : [];
-  const replyById = new Map(replies.map((r) => [r.id, r]));
-  const reactions = ctx.db.select().from(messageReactions).where(inArray(messageReactions.messageId, ids)).orderBy(asc(messageReactions.createdAt)).all();
+  const replyById = rowsByIds<MessageRow>(ctx.db, messages, "messages", replyIds);
+  const replies = [...replyById.values()];
+  const reactions = byMessageIds<typeof messageReactions.$inferSelect>(ctx, messageReactions, "message_reactions", ids);
   // Reads of members who turned receipts off are shown to nobody else.
   const hiddenIn = new Map([...new Set(rows.map((r) => r.conversationId))].map((c) => [c, receiptsOffIn(ctx, c)]));
   const byMessage = new Map(rows.map((r) => [r.id, r.conversationId]));
-  const reads = ctx.db
-    .select()
-    .from(messageReads)
-    .where(inArray(messageReads.messageId, ids))
-    .all()
-    .filter((r) => r.userId === viewerId || !hiddenIn.get(byMessage.get(r.messageId)!)?.has(r.userId));
-  const attachments = ctx.db
-    .select()
-    .from(messageAttachments)
-    .where(and(inArray(messageAttachments.messageId, ids)))
-    .orderBy(asc(messageAttachments.createdAt))
-    .all()
-    .filter((a) => a.deletedAt === null);
+  const reads = byMessageIds<typeof messageReads.$inferSelect>(ctx, messageReads, "message_reads", ids, "read_at").filter((r) => r.userId === viewerId || !hiddenIn.get(byMessage.get(r.messageId)!)?.has(r.userId));
+  const attachments = byMessageIds<AttachmentRow>(ctx, messageAttachments, "message_attachments", ids).filter((a) => a.deletedAt === null);
   const userIds = new Set<string>();
   for (const r of rows) userIds.add(r.senderId);
   for (const r of replies) userIds.add(r.senderId);
