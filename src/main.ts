@@ -34,6 +34,9 @@ Usage:
 Options (each also an environment variable, see README):
   --host, --port, --data-dir, --public-url, --log-level, --rate-limit-multiplier, --trust-proxy`;
 
+/** The external-content full-text indexes, which point at rows by rowid. */
+const FTS_INDEXES = ["posts_fts", "users_fts", "messages_fts"];
+
 const pidFile = (config: Config) => join(config.dataDir, "colony.pid");
 
 function isRunning(config: Config): number | null {
@@ -159,9 +162,8 @@ function restore(config: Config, source: string | undefined) {
   const db = openDatabase(dest);
   const applied = migrate(db);
   // VACUUM INTO (how backups are taken) may renumber rowids, which the external-content search
-  // indexes refer to: rebuild them from the restored posts and users.
-  db.$client.run("INSERT INTO posts_fts(posts_fts) VALUES('rebuild')");
-  db.$client.run("INSERT INTO users_fts(users_fts) VALUES('rebuild')");
+  // indexes refer to: rebuild them from the restored rows.
+  for (const fts of FTS_INDEXES) db.$client.run(`INSERT INTO ${fts}(${fts}) VALUES('rebuild')`);
   db.$client.close();
   console.log(`restored ${src} to ${dest}${applied ? ` (${applied} migration(s) applied)` : ""}`);
 }
