@@ -93,6 +93,12 @@ describe("GET /messages/groups/{id}/search", () => {
     await h.req("POST", "/api/v1/messages/send/bob", { token: alice.token, body: { body: "secret plan gamma" } });
     const r = await search(bob, "secret plan");
     expect(r.body.results.map((x: any) => x.body)).toEqual(["secret plan alpha"]);
+    // Only group messages are indexed at all (a direct send writes no full-text entry), and the
+    // index matches what it was built from.
+    const indexed = h.ctx.db.$client.query("select count(*) as n from messages_fts where messages_fts match 'gamma'").get() as { n: number };
+    expect(indexed.n).toBe(0);
+    expect((h.ctx.db.$client.query("select count(*) as n from messages_fts where messages_fts match 'beta'").get() as { n: number }).n).toBe(1);
+    expect(() => h.ctx.db.$client.run("insert into messages_fts(messages_fts, rank) values ('integrity-check', 1)")).not.toThrow();
   });
 
   test("a deleted message never matches; an edited message matches its new text only", async () => {
