@@ -583,8 +583,11 @@ export function waitingComments(
 export function commentedPostIds(ctx: Ctx, userId: string, postIds: readonly string[]): Set<string> {
   const ids = [...new Set(postIds)];
   if (!ids.length) return new Set();
-  const rows = ctx.db.selectDistinct({ postId: comments.postId }).from(comments).where(and(eq(comments.authorId, userId), inArray(comments.postId, ids), isNull(comments.deletedAt))).all();
-  return new Set(rows.map((r) => r.postId));
+  // One statement for any number of ids (feeds ask about hundreds at once).
+  const stmt = prepared(ctx.db, "comments.commentedPostIds", () =>
+    ctx.db.$client.prepare("select distinct post_id as postId from comments where author_id = ? and deleted_at is null and post_id in (select value from json_each(?))"),
+  );
+  return new Set((stmt.all(userId, JSON.stringify(ids)) as { postId: string }[]).map((r) => r.postId));
 }
 
 /** Live, not held comments by any of `authorIds` since `since`, newest first (feed comment items; post visibility is the caller's check). */
