@@ -221,7 +221,7 @@ function newSnapshot(ctx: Ctx, caller: Caller, q: ForYouQuery, key: string, now:
   ctx.db.delete(feedSnapshots).where(and(eq(feedSnapshots.userId, caller.id), lt(feedSnapshots.createdAt, now - SNAPSHOT_TTL_MS))).run();
   const ranked = rank(ctx, caller, q.kinds, q.post_type);
   const id = uuidv7(now);
-  ctx.db.insert(feedSnapshots).values({ id, userId: caller.id, items: JSON.stringify(ranked.items), personalised: ranked.personalised, params: key, servedOffsets: "[]", createdAt: now }).run();
+  ctx.db.insert(feedSnapshots).values({ id, userId: caller.id, items: JSON.stringify(ranked.items), personalised: ranked.personalised, servedOffsets: "[]", createdAt: now }).run();
   const map = reusableMap(ctx);
   for (const [k, r] of map) {
     if (now - r.at < SNAPSHOT_REUSE_MS) break;

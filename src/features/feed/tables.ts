@@ -4,8 +4,8 @@ import { index, integer, primaryKey, sqliteTable, text } from "drizzle-orm/sqlit
 
 /**
  * One computed for-you ranking; `items` is JSON [{k:'p'|'c', id, r:reason, s:match_score}],
- * `params` the request's kinds and post_type it was ranked for, `served_offsets` JSON of the page
- * offsets already served from it (a page counts as served once per snapshot).
+ * `served_offsets` JSON of the page offsets already served from it (a page counts as served once
+ * per snapshot).
  */
 export const feedSnapshots = sqliteTable(
   "feed_snapshots",
@@ -14,7 +14,6 @@ export const feedSnapshots = sqliteTable(
     userId: text("user_id").notNull(),
     items: text("items").notNull(),
     personalised: integer("personalised", { mode: "boolean" }).notNull(),
-    params: text("params").notNull().default(""),
     servedOffsets: text("served_offsets").notNull().default("[]"),
     createdAt: integer("created_at").notNull(),
   },

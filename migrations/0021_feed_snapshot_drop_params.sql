@@ -1,0 +1,1 @@
+ALTER TABLE `feed_snapshots` DROP COLUMN `params`;
