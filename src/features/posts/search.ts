@@ -10,6 +10,24 @@ import { preparedSql, rowMapper } from "../../db/statements";
 import type { PostRow } from "./service";
 import { posts, type PostType } from "./tables";
 
+/** One part of a search query as typed: a "quoted phrase", or a bare word (`word*` a prefix). */
+export interface QueryPart {
+  text: string;
+  phrase: boolean;
+  prefix: boolean;
+}
+
+/** Splits search input into "quoted phrases" and bare words (an unclosed quote is bare words). */
+export function queryParts(input: string): QueryPart[] {
+  const out: QueryPart[] = [];
+  const re = /"([^"]*)"|([^\s"]+)/g;
+  for (let m = re.exec(input); m; m = re.exec(input)) {
+    if (m[1] !== undefined) out.push({ text: m[1], phrase: true, prefix: false });
+    else out.push({ text: m[2], phrase: false, prefix: m[2].endsWith("*") });
+  }
+  return out;
+}
+
 /**
  * Converts user input into a safe FTS5 query: every bare word becomes a quoted string ("tok"),
  * a word ending in * keeps its prefix star ("tok"*), a "quoted phrase" stays a phrase, and the
@@ -18,19 +36,9 @@ import { posts, type PostType } from "./tables";
  */
 export function toFtsQuery(input: string): string | null {
   const parts: string[] = [];
-  const words = (s: string) => s.match(/[\p{L}\p{N}_]+/gu) ?? [];
-  const re = /"([^"]*)"|([^\s"]+)/g;
-  for (let m = re.exec(input); m; m = re.exec(input)) {
-    if (m[1] !== undefined) {
-      const toks = words(m[1]);
-      if (toks.length) parts.push(`"${toks.join(" ")}"`);
-      continue;
-    }
-    const raw = m[2];
-    const toks = words(raw);
-    if (!toks.length) continue;
-    const prefix = raw.endsWith("*");
-    parts.push(`"${toks.join(" ")}"${prefix ? "*" : ""}`);
+  for (const p of queryParts(input)) {
+    const toks = p.text.match(/[\p{L}\p{N}_]+/gu) ?? [];
+    if (toks.length) parts.push(`"${toks.join(" ")}"${p.prefix ? "*" : ""}`);
   }
   return parts.length ? parts.join(" ") : null;
 }

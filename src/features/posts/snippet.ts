@@ -5,6 +5,7 @@
 // Terms match as the index's porter tokenizer matches them: by Porter stem, or by prefix for
 // `term*`; the words of a quoted phrase are highlighted where each occurs.
 import { stemmer } from "stemmer";
+import { queryParts } from "./search";
 
 export interface SnippetTerm {
   /** Lower-case word as written in the query. */
@@ -18,12 +19,9 @@ const TOKEN = /[\p{L}\p{N}]+/gu;
 /** The words of a search query (bare words, `prefix*` words and the words of "quoted phrases"). */
 export function snippetTerms(input: string): SnippetTerm[] {
   const out: SnippetTerm[] = [];
-  const re = /"([^"]*)"|([^\s"]+)/g;
-  for (let m = re.exec(input); m; m = re.exec(input)) {
-    const raw = m[1] ?? m[2];
-    const words = raw.toLowerCase().match(TOKEN) ?? [];
-    const prefix = m[2] !== undefined && raw.endsWith("*");
-    words.forEach((word, i) => out.push({ word, prefix: prefix && i === words.length - 1 }));
+  for (const p of queryParts(input)) {
+    const words = p.text.toLowerCase().match(TOKEN) ?? [];
+    words.forEach((word, i) => out.push({ word, prefix: p.prefix && i === words.length - 1 }));
   }
   return out;
 }

@@ -2,26 +2,25 @@
 // the users feature, scoped by the colonies feature's readability rule. Trending (tags, rising
 // posts) is computed at read time from post_tags, posts and votes.
 import { sql } from "drizzle-orm";
+import { HOUR } from "../../core/clock";
 import type { Ctx } from "../../core/context";
 import { ApiError } from "../../core/errors";
+import { rowMapper } from "../../db/statements";
 import type { Page } from "../../http/paging";
 import type { Caller } from "../auth/service";
 import * as colonies from "../colonies/service";
-import type { PostRow } from "../posts/service";
 import * as postSearch from "../posts/search";
-import { toFtsQuery } from "../posts/search";
-export { toFtsQuery } from "../posts/search";
+import { toFtsQuery, type PostSearchScope, type SearchSort } from "../posts/search";
+import type { PostRow } from "../posts/service";
 import { matcher, searchSnippet, snippetTerms } from "../posts/snippet";
-import type { PostSearchScope, SearchSort } from "../posts/search";
-import type { PostType } from "../posts/tables";
-import { rowMapper } from "../../db/statements";
-import { posts } from "../posts/tables";
-
-const mapPost = rowMapper<PostRow>(posts);
+import { posts, type PostType } from "../posts/tables";
 import * as usersService from "../users/service";
 import type { UserRow } from "../users/service";
 
-const HOUR = 3600_000;
+export { SEARCH_SORTS, toFtsQuery } from "../posts/search";
+export type { SearchSort } from "../posts/search";
+
+const mapPost = rowMapper<PostRow>(posts);
 
 // ---------------------------------------------------------------------------------------------
 // Search
@@ -34,8 +33,6 @@ const HOUR = 3600_000;
  */
 export const SEARCH_CANDIDATES = 1000;
 export const SEARCH_USERS_MAX = 10;
-export { SEARCH_SORTS } from "../posts/search";
-export type { SearchSort } from "../posts/search";
 
 export interface SearchInput {
   q: string;
