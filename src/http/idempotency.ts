@@ -20,6 +20,9 @@ export const IDEMPOTENCY_TTL_MS = 24 * HOUR;
 const STALE_IN_PROGRESS_MS = 5 * MINUTE;
 const METHODS = new Set(["POST", "PUT", "PATCH", "DELETE"]);
 
+/** Binds a sealed answer to its owner and key: it cannot be replayed under another. */
+const sealAad = (userId: string, key: string) => `idempotency:${userId}:${key}`;
+
 type Stored = { status: number; contentType: string | null; body: string };
 
 /** The response as it will be sent: status, content type and body text (a Response's later). */
@@ -80,7 +83,7 @@ export const idempotencyPlugin = (ctx: Ctx) => {
     }
     let stored: string;
     try {
-      stored = claimed.body ? unseal(ctx.secrets.dataKey, claimed.body, `idempotency:${caller.id}:${key}`) : "";
+      stored = claimed.body ? unseal(ctx.secrets.dataKey, claimed.body, sealAad(caller.id, key)) : "";
     } catch {
       // Sealed under another data key (a restored database): the answer cannot be replayed.
       return errorResponse(409, "idempotency_in_progress", "The stored answer for this Idempotency-Key cannot be replayed; use a new key");
@@ -96,7 +99,7 @@ export const idempotencyPlugin = (ctx: Ctx) => {
       ctx.db
         .update(table)
         // Sealed: answers such as a rotated key or recovery codes must not sit in the database in clear.
-        .set({ state: "done", status: res.status, contentType: res.contentType, body: res.body ? seal(ctx.secrets.dataKey, res.body, `idempotency:${idem.userId}:${idem.key}`) : "" })
+        .set({ state: "done", status: res.status, contentType: res.contentType, body: res.body ? seal(ctx.secrets.dataKey, res.body, sealAad(idem.userId, idem.key)) : "" })
         .where(and(eq(table.userId, idem.userId), eq(table.key, idem.key)))
         .run();
     } else release(idem.userId, idem.key);
