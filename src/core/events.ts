@@ -29,6 +29,12 @@ export interface EmitInput {
 
 export type EventHandler = (ev: DomainEvent) => void | Promise<void>;
 
+/** A non-empty string field of an event payload, else null (payloads are JSON: check, never cast). */
+export const payloadString = (v: unknown): string | null => (typeof v === "string" && v ? v : null);
+
+/** A list-of-ids field of an event payload: its non-empty strings, each once. */
+export const payloadStrings = (v: unknown): string[] => (Array.isArray(v) ? [...new Set(v.filter((x): x is string => typeof x === "string" && !!x))] : []);
+
 /**
  * Events handed out per transaction. Small enough that a batch holds the thread for a few
  * milliseconds at most (about 0.15 ms per message event), so requests queued behind it wait

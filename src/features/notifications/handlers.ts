@@ -2,16 +2,14 @@
 // writes notifications, the request never does). Recipients per spec Part 1 §6 and Part 2 §6.2.
 // Nobody is notified about their own act, and each event notifies each recipient at most once.
 import type { Ctx } from "../../core/context";
-import type { DomainEvent, EventBus } from "../../core/events";
+import { payloadString, payloadStrings, type DomainEvent, type EventBus } from "../../core/events";
 import { hasUnreadFrom, isThreadMuted, notify, purgeUser } from "./service";
 
-const str = (v: unknown): string | null => (typeof v === "string" && v ? v : null);
-const strList = (v: unknown): string[] => (Array.isArray(v) ? [...new Set(v.filter((x): x is string => typeof x === "string" && !!x))] : []);
 
 /** `user_followed` {follower_id, followee_id} → new_follower to the followed user. */
 function onUserFollowed(ctx: Ctx, ev: DomainEvent): void {
-  const follower = str(ev.payload.follower_id) ?? ev.actorId;
-  const followee = str(ev.payload.followee_id);
+  const follower = payloadString(ev.payload.follower_id) ?? ev.actorId;
+  const followee = payloadString(ev.payload.followee_id);
   if (!follower || !followee) return;
   // Unfollowing and following again does not stack up "new follower" notifications.
   if (hasUnreadFrom(ctx, followee, "new_follower", follower)) return;
@@ -24,13 +22,13 @@ function onUserFollowed(ctx: Ctx, ev: DomainEvent): void {
  * post author whose own comment was answered gets the reply only. A muted thread silences both.
  */
 function onCommentCreated(ctx: Ctx, ev: DomainEvent): void {
-  const postId = str(ev.payload.post_id);
-  const commentId = str(ev.payload.comment_id);
+  const postId = payloadString(ev.payload.post_id);
+  const commentId = payloadString(ev.payload.comment_id);
   if (!postId || !commentId) return;
-  const parentId = str(ev.payload.parent_id);
-  const parentAuthor = parentId ? str(ev.payload.parent_author_id) : null;
-  const postAuthor = str(ev.payload.post_author_id);
-  const colonyId = str(ev.payload.colony_id);
+  const parentId = payloadString(ev.payload.parent_id);
+  const parentAuthor = parentId ? payloadString(ev.payload.parent_author_id) : null;
+  const postAuthor = payloadString(ev.payload.post_author_id);
+  const colonyId = payloadString(ev.payload.colony_id);
   const told = new Set<string>();
   const tell = (userId: string, kind: "reply_to_comment" | "comment_on_post", meta: Record<string, unknown>) => {
     if (userId === ev.actorId || told.has(userId)) return;
@@ -44,20 +42,20 @@ function onCommentCreated(ctx: Ctx, ev: DomainEvent): void {
 
 /** `mention` {user_ids, post_id?, comment_id?} → mention to each named user, muted thread or not. */
 function onMention(ctx: Ctx, ev: DomainEvent): void {
-  const postId = str(ev.payload.post_id);
-  const commentId = str(ev.payload.comment_id);
+  const postId = payloadString(ev.payload.post_id);
+  const commentId = payloadString(ev.payload.comment_id);
   const target = commentId ? { type: "comment", id: commentId } : postId ? { type: "post", id: postId } : null;
-  for (const userId of strList(ev.payload.user_ids)) {
+  for (const userId of payloadStrings(ev.payload.user_ids)) {
     notify(ctx, { userId, kind: "mention", actorId: ev.actorId, target, postId, commentId, eventId: ev.id });
   }
 }
 
 /** `reaction_added` {emoji, post_id?, comment_id?, author_id} → post_reaction to the content's author. */
 function onReactionAdded(ctx: Ctx, ev: DomainEvent): void {
-  const author = str(ev.payload.author_id);
+  const author = payloadString(ev.payload.author_id);
   if (!author) return;
-  const postId = str(ev.payload.post_id);
-  const commentId = str(ev.payload.comment_id);
+  const postId = payloadString(ev.payload.post_id);
+  const commentId = payloadString(ev.payload.comment_id);
   const target = commentId ? { type: "comment", id: commentId } : postId ? { type: "post", id: postId } : null;
   notify(ctx, {
     userId: author,
@@ -66,18 +64,18 @@ function onReactionAdded(ctx: Ctx, ev: DomainEvent): void {
     target,
     postId,
     commentId,
-    meta: { emoji: str(ev.payload.emoji), is_comment: !!commentId },
+    meta: { emoji: payloadString(ev.payload.emoji), is_comment: !!commentId },
     eventId: ev.id,
   });
 }
 
 /** `colony_member_approved` {colony_id, user_id} → colony_member_approved to the member. */
 function onColonyMemberApproved(ctx: Ctx, ev: DomainEvent): void {
-  const userId = str(ev.payload.user_id);
-  const colonyId = str(ev.payload.colony_id);
+  const userId = payloadString(ev.payload.user_id);
+  const colonyId = payloadString(ev.payload.colony_id);
   if (!userId || !colonyId) return;
   const meta: Record<string, unknown> = { colony_id: colonyId };
-  const colonyName = str(ev.payload.colony_name);
+  const colonyName = payloadString(ev.payload.colony_name);
   if (colonyName) meta.colony_name = colonyName;
   notify(ctx, { userId, kind: "colony_member_approved", actorId: ev.actorId, target: { type: "colony", id: colonyId }, meta, eventId: ev.id });
 }
@@ -90,7 +88,7 @@ const HANDLERS: Record<string, (ctx: Ctx, ev: DomainEvent) => void> = {
   colony_member_approved: onColonyMemberApproved,
   // A self-deleted account leaves nothing behind: what it received and the threads it muted.
   account_deleted: (ctx, ev) => {
-    const userId = str(ev.payload.user_id);
+    const userId = payloadString(ev.payload.user_id);
     if (userId) purgeUser(ctx, userId);
   },
 };

@@ -3,6 +3,7 @@
 // target and meta its example shows.
 import { iso } from "../../core/clock";
 import type { Ctx } from "../../core/context";
+import { payloadString } from "../../core/events";
 import * as users from "../users/service";
 import type { NotificationRow } from "./service";
 
@@ -24,7 +25,6 @@ function actorsOf(ctx: Ctx, rows: readonly NotificationRow[]): Map<string, Actor
   return out;
 }
 
-const str = (v: unknown): string | null => (typeof v === "string" && v ? v : null);
 
 /** The display sentence. Not a parsing surface: clients attribute on actor.id and branch on kind. */
 export function messageFor(row: NotificationRow, actor: ActorOut | null): string {
@@ -41,11 +41,11 @@ export function messageFor(row: NotificationRow, actor: ActorOut | null): string
     case "mention":
       return `${who} mentioned you in ${on}`;
     case "post_reaction": {
-      const emoji = str(meta.emoji);
+      const emoji = payloadString(meta.emoji);
       return `${who} reacted${emoji ? ` ${emoji}` : ""} to your ${meta.is_comment ? "comment" : "post"}`;
     }
     case "colony_member_approved": {
-      const name = str(meta.colony_name);
+      const name = payloadString(meta.colony_name);
       return `Your membership of ${name ? `c/${name}` : "a colony"} was approved`;
     }
     default:
