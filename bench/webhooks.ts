@@ -15,26 +15,15 @@ import { hashSecret, newApiKey } from "../src/core/ids";
 import { callerOf } from "../src/features/auth/service";
 import * as users from "../src/features/users/service";
 import { createWebhook, pendingCount, runDueDeliveries } from "../src/features/webhooks/service";
+import { startReceiver } from "../src/features/webhooks/test-receiver";
 
 const WEBHOOKS = Number(process.env.WEBHOOKS ?? 50);
 const EVENTS = Number(process.env.EVENTS ?? 200);
 const DELAY = Number(process.env.RECEIVER_DELAY_MS ?? 0);
 const SECRET = "bench-secret-0123456789";
 
-let received = 0;
-let badSignatures = 0;
-const receiver = Bun.serve({
-  hostname: "127.0.0.1",
-  port: 0,
-  async fetch(req) {
-    const body = await req.text();
-    const expected = `sha256=${createHmac("sha256", SECRET).update(body).digest("hex")}`;
-    if (req.headers.get("x-service-signature") !== expected) badSignatures++;
-    received++;
-    if (DELAY) await Bun.sleep(DELAY);
-    return new Response("ok");
-  },
-});
+const receiver = startReceiver();
+receiver.delay(DELAY);
 
 const dir = mkdtempSync(join(tmpdir(), "colony-bench-webhooks-"));
 const config = { ...loadConfig({ COLONY_LOG_LEVEL: "warn", COLONY_DATA_DIR: dir }), allowPrivateWebhooks: true, rateLimitMultiplier: 0 };
@@ -45,7 +34,7 @@ try {
   const owners: string[] = [];
   for (let i = 0; i < WEBHOOKS; i++) {
     const user = ctx.db.transaction((tx) => users.createAccount(ctx, tx, { username: `bench-hook-${i}`, displayName: `Bench ${i}`, apiKeyHash: hashSecret(newApiKey()) }));
-    await createWebhook(ctx, callerOf(user), { url: `http://127.0.0.1:${receiver.port}/hook/${i}`, secret: SECRET, events: ["security_2fa_disabled"] });
+    await createWebhook(ctx, callerOf(user), { url: receiver.url(`/hook/${i}`), secret: SECRET, events: ["security_2fa_disabled"] });
     owners.push(user.id);
   }
 
@@ -65,6 +54,8 @@ try {
     if (!n) await Bun.sleep(50); // only retries are left, not yet due
   }
   const deliverMs = performance.now() - t;
+  const received = receiver.received.length;
+  const badSignatures = receiver.received.filter((r) => r.headers["x-service-signature"] !== `sha256=${createHmac("sha256", SECRET).update(r.body).digest("hex")}`).length;
 
   const rate = (count: number, ms: number) => Math.round((count / ms) * 1000);
   console.log(`webhooks ${WEBHOOKS}, events ${EVENTS}, receiver delay ${DELAY} ms, bun ${Bun.version}`);
@@ -74,6 +65,6 @@ try {
   if (received !== queued) console.log(`MISMATCH: queued ${queued}, received ${received}`);
 } finally {
   ctx.db.$client.close();
-  receiver.stop(true);
+  receiver.stop();
   rmSync(dir, { recursive: true, force: true });
 }

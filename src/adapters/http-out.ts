@@ -13,7 +13,7 @@ import { checkServerIdentity } from "node:tls";
 
 export type Resolver = (host: string) => Promise<string[]>;
 
-export const systemResolver: Resolver = async (host) => (await lookup(host, { all: true, verbatim: true })).map((a) => a.address);
+const systemResolver: Resolver = async (host) => (await lookup(host, { all: true, verbatim: true })).map((a) => a.address);
 
 /** Why a URL is refused; `reason` is stable and safe to show to the URL's owner. */
 export class OutboundUrlError extends Error {

@@ -1,6 +1,6 @@
 // GET /api/v1/stream: real events read from the stream, in-process and over a real socket,
 // heartbeats, filters, authentication, and unsubscribing when the client goes away.
-import { afterAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { dmChannel } from "../../core/realtime";
 import { BASE, setup } from "../../../test/harness";
 import { frame, matches } from "./stream";
@@ -150,5 +150,3 @@ describe("filters and frames", () => {
     );
   });
 });
-
-afterAll(() => {});

@@ -33,7 +33,7 @@ export function matches(ev: Pick<RealtimeEvent, "channel" | "type">, opts: Pick<
 /** One SSE frame; `data` is the event's JSON with its channel. */
 export const frame = (ev: RealtimeEvent) => `id: ${ev.id}\nevent: ${ev.type}\ndata: ${JSON.stringify({ ...ev.data, channel: ev.channel })}\n\n`;
 
-export const heartbeatFrame = (nowMs: number) => `: heartbeat ${iso(nowMs)}\n\n`;
+const heartbeatFrame = (nowMs: number) => `: heartbeat ${iso(nowMs)}\n\n`;
 
 export function eventStream(ctx: Ctx, userId: string, opts: StreamOptions): ReadableStream<Uint8Array> {
   const encoder = new TextEncoder();

@@ -5,10 +5,10 @@ import { afterAll, beforeEach, describe, expect, test } from "bun:test";
 import { createHmac } from "node:crypto";
 import { MINUTE } from "../../core/clock";
 import { setup, type TestUser } from "../../../test/harness";
+import { RECEIVER_SECRET as SECRET, receiverHooks } from "./fixtures";
 import { DISABLE_AFTER_FAILURES, enqueueForEvent, pendingCount, runDueDeliveries } from "./service";
 import { startReceiver, type Received } from "./test-receiver";
 
-const SECRET = "receiver-secret-0123456789";
 const UNKNOWN = "00000000-0000-7000-8000-000000000000";
 const h = setup({ allowPrivateWebhooks: true, webhookTimeoutMs: 2000, rateLimitMultiplier: 0 });
 const rx = startReceiver();
@@ -18,12 +18,8 @@ beforeEach(() => {
   rx.respond(200);
 });
 
-let n = 0;
-async function hook(u: TestUser, events: string[] = ["security_2fa_disabled"], path = `/d${++n}`, secret = SECRET) {
-  const r = await h.req("POST", "/api/v1/webhooks", { token: u.token, body: { url: rx.url(path), secret, events } });
-  if (r.status !== 201) throw new Error(`create failed ${r.status} ${r.text}`);
-  return { ...r.body, path } as { id: string; url: string; path: string };
-}
+const hooks = receiverHooks(h, rx, "d");
+const hook = (u: TestUser) => hooks.hook(u, ["security_2fa_disabled"]);
 
 /** A domain event through the outbox, the way features emit them (generic recipient rule). */
 async function emit(type: string, payload: Record<string, unknown>, actorId: string | null = null) {

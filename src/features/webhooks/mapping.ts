@@ -43,62 +43,69 @@ export interface PlannedEvent {
 const str = (v: unknown): string | null => (typeof v === "string" && v ? v : null);
 const strList = (v: unknown): string[] => (Array.isArray(v) ? [...new Set(v.filter((x): x is string => typeof x === "string" && !!x))] : []);
 
-/** Memoised lookups for one event: who may read what, and user names. */
+function memo<V>(cache: Map<string, V>, key: string, make: () => V): V {
+  if (!cache.has(key)) cache.set(key, make());
+  return cache.get(key) as V;
+}
+
+/**
+ * Memoised lookups for one event: users, posts and colonies (read once however many subscribers
+ * are checked), who may read what, and user names.
+ */
 class Lookups {
-  private userCache = new Map<string, ReturnType<typeof users.findById>>();
+  private userById = new Map<string, ReturnType<typeof users.findById>>();
+  private postById = new Map<string, ReturnType<typeof posts.findPost>>();
+  private colonyById = new Map<string, ReturnType<typeof colonies.findColony>>();
   private postSeen = new Map<string, boolean>();
   private colonySeen = new Map<string, boolean>();
 
   constructor(readonly ctx: Ctx) {}
 
   user(id: string | null) {
-    if (!id) return null;
-    if (!this.userCache.has(id)) this.userCache.set(id, users.findById(this.ctx, id));
-    return this.userCache.get(id) ?? null;
+    return id ? memo(this.userById, id, () => users.findById(this.ctx, id)) : null;
   }
 
   username(id: string | null): string | null {
     return this.user(id)?.username ?? null;
   }
 
+  post(id: string) {
+    return memo(this.postById, id, () => posts.findPost(this.ctx, id));
+  }
+
+  colony(id: string) {
+    return memo(this.colonyById, id, () => colonies.findColony(this.ctx, id));
+  }
+
   /** Whether the user (an active account) may see the post now. */
   canSeePost(userId: string, postId: string): boolean {
-    const key = `${userId}:${postId}`;
-    let seen = this.postSeen.get(key);
-    if (seen === undefined) {
+    return memo(this.postSeen, `${userId}:${postId}`, () => {
       const user = this.user(userId);
-      const post = posts.findPost(this.ctx, postId);
-      const colony = post ? colonies.findColony(this.ctx, post.colonyId) : null;
-      seen = !!user && user.status === "active" && !!post && posts.canSee(this.ctx, callerOf(user), post, colony);
-      this.postSeen.set(key, seen);
-    }
-    return seen;
+      const post = this.post(postId);
+      return !!user && user.status === "active" && !!post && posts.canSee(this.ctx, callerOf(user), post, this.colony(post.colonyId));
+    });
   }
 
   canReadColony(userId: string, colonyId: string): boolean {
-    const key = `${userId}:${colonyId}`;
-    let seen = this.colonySeen.get(key);
-    if (seen === undefined) {
+    return memo(this.colonySeen, `${userId}:${colonyId}`, () => {
       const user = this.user(userId);
-      const colony = colonies.findColony(this.ctx, colonyId);
-      seen = !!user && user.status === "active" && !!colony && colonies.canRead(this.ctx, colony, callerOf(user));
-      this.colonySeen.set(key, seen);
-    }
-    return seen;
+      const colony = this.colony(colonyId);
+      return !!user && user.status === "active" && !!colony && colonies.canRead(this.ctx, colony, callerOf(user));
+    });
   }
 }
 
-type Mapper = (ctx: Ctx, ev: DomainEvent, look: Lookups) => PlannedEvent[];
+type Mapper = (ev: DomainEvent, look: Lookups) => PlannedEvent[];
 
 const broadcast: Audience = { kind: "broadcast" };
 const toUsers = (ids: Iterable<string>): Audience => ({ kind: "users", userIds: [...new Set(ids)] });
 
-const onPostCreated: Mapper = (ctx, ev, look) => {
+const onPostCreated: Mapper = (ev, look) => {
   const postId = str(ev.payload.post_id);
   if (!postId) return [];
-  const post = posts.findPost(ctx, postId);
+  const post = look.post(postId);
   if (!post) return [];
-  const colony = colonies.findColony(ctx, post.colonyId);
+  const colony = look.colony(post.colonyId);
   return [
     {
       name: "post_created",
@@ -109,11 +116,11 @@ const onPostCreated: Mapper = (ctx, ev, look) => {
   ];
 };
 
-const onCommentCreated: Mapper = (ctx, ev, look) => {
+const onCommentCreated: Mapper = (ev, look) => {
   const postId = str(ev.payload.post_id);
   const commentId = str(ev.payload.comment_id);
   if (!postId || !commentId) return [];
-  const post = posts.findPost(ctx, postId);
+  const post = look.post(postId);
   if (!post) return [];
   const actor = ev.actorId;
   const actorName = look.username(actor);
@@ -132,7 +139,7 @@ const onCommentCreated: Mapper = (ctx, ev, look) => {
   const personal = (userId: string | null, name: "reply_to_comment" | "comment_on_post", data: Record<string, unknown>) => {
     if (!userId || userId === actor || told.has(userId)) return;
     told.add(userId);
-    if (isThreadMuted(ctx, userId, post.id)) return;
+    if (isThreadMuted(look.ctx, userId, post.id)) return;
     out.push({ name, data, audience: toUsers([userId]), visibleTo });
   };
   const parentAuthor = str(ev.payload.parent_id) ? str(ev.payload.parent_author_id) : null;
@@ -141,10 +148,10 @@ const onCommentCreated: Mapper = (ctx, ev, look) => {
   return out;
 };
 
-const onMention: Mapper = (ctx, ev, look) => {
+const onMention: Mapper = (ev, look) => {
   const postId = str(ev.payload.post_id);
   if (!postId) return [];
-  const post = posts.findPost(ctx, postId);
+  const post = look.post(postId);
   if (!post) return [];
   const recipients = strList(ev.payload.user_ids).filter((u) => u !== ev.actorId);
   if (!recipients.length) return [];
@@ -154,7 +161,7 @@ const onMention: Mapper = (ctx, ev, look) => {
   return [{ name: "mention", data, audience: toUsers(recipients), visibleTo: (u) => look.canSeePost(u, post.id) }];
 };
 
-const onReactionAdded: Mapper = (_ctx, ev, look) => {
+const onReactionAdded: Mapper = (ev, look) => {
   const postId = str(ev.payload.post_id);
   if (!postId) return [];
   const commentId = str(ev.payload.comment_id);
@@ -182,7 +189,7 @@ const onReactionAdded: Mapper = (_ctx, ev, look) => {
   return out;
 };
 
-const onUserFollowed: Mapper = (_ctx, ev, look) => {
+const onUserFollowed: Mapper = (ev, look) => {
   const follower = str(ev.payload.follower_id) ?? ev.actorId;
   const followee = str(ev.payload.followee_id);
   if (!follower || !followee) return [];
@@ -200,7 +207,7 @@ const memberJoined = (colonyId: string | null, userId: string | null, look: Look
   if (!colonyId || !userId) return [];
   const user = look.user(userId);
   if (!user) return [];
-  const colony = colonies.findColony(look.ctx, colonyId);
+  const colony = look.colony(colonyId);
   return [
     {
       name: "member_joined",
@@ -217,12 +224,12 @@ const MAPPERS: Record<string, Mapper> = {
   mention: onMention,
   reaction_added: onReactionAdded,
   user_followed: onUserFollowed,
-  member_joined: (_ctx, ev, look) => (ev.payload.approved === false ? [] : memberJoined(str(ev.payload.colony_id), str(ev.payload.user_id), look)),
-  colony_member_approved: (_ctx, ev, look) => memberJoined(str(ev.payload.colony_id), str(ev.payload.user_id), look),
+  member_joined: (ev, look) => (ev.payload.approved === false ? [] : memberJoined(str(ev.payload.colony_id), str(ev.payload.user_id), look)),
+  colony_member_approved: (ev, look) => memberJoined(str(ev.payload.colony_id), str(ev.payload.user_id), look),
 };
 
 /** The generic rule: a §6.2 name with explicit `recipient_ids`; internal fields stripped. */
-const generic: Mapper = (_ctx, ev) => {
+const generic: Mapper = (ev) => {
   const recipients = strList(ev.payload.recipient_ids);
   if (!recipients.length) return [];
   const data: Record<string, unknown> = {};
@@ -234,7 +241,7 @@ const generic: Mapper = (_ctx, ev) => {
 export function planWebhookEvents(ctx: Ctx, ev: DomainEvent): PlannedEvent[] {
   const mapper = MAPPERS[ev.type] ?? (NAMES.has(ev.type) ? generic : null);
   if (!mapper) return [];
-  return mapper(ctx, ev, new Lookups(ctx));
+  return mapper(ev, new Lookups(ctx));
 }
 
 /** The body sent for an event: `event` first, then its data (reference catalogue shape). */

@@ -2,32 +2,18 @@
 // whose owner can read the content (never private-colony content to non-members), personal events
 // derived like the notifications, and the generic `recipient_ids` rule.
 import { afterAll, beforeEach, describe, expect, test } from "bun:test";
-import { setup, type TestUser } from "../../../test/harness";
+import { setup } from "../../../test/harness";
 import { comment } from "../comments/fixtures";
 import { createPost, GENERAL, join, makeColony } from "../posts/fixtures";
-import { runDueDeliveries } from "./service";
+import { receiverHooks } from "./fixtures";
 import { startReceiver } from "./test-receiver";
 
-const SECRET = "receiver-secret-0123456789";
 const h = setup({ allowPrivateWebhooks: true, webhookTimeoutMs: 2000, rateLimitMultiplier: 0 });
 const rx = startReceiver();
 afterAll(() => rx.stop());
 beforeEach(() => rx.clear());
 
-let n = 0;
-async function hook(u: TestUser, events: string[]) {
-  const path = `/r${++n}`;
-  const r = await h.req("POST", "/api/v1/webhooks", { token: u.token, body: { url: rx.url(path), secret: SECRET, events } });
-  if (r.status !== 201) throw new Error(`create failed ${r.status} ${r.text}`);
-  return { id: r.body.id as string, path };
-}
-
-/** Delivers everything queued and returns the bodies each hook received, by event name. */
-async function flush() {
-  await h.ctx.events.drain();
-  await runDueDeliveries(h.ctx);
-}
-const got = (w: { path: string }) => rx.to(w.path).map((r) => JSON.parse(r.body));
+const { hook, flush, got } = receiverHooks(h, rx, "r");
 const names = (w: { path: string }) => got(w).map((b) => b.event);
 
 describe("broadcast events", () => {

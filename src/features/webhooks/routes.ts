@@ -11,17 +11,20 @@ import * as service from "./service";
 import { deliveryOut, webhookOut } from "./views";
 
 const EventName = t.UnionEnum(EVENT_NAMES as unknown as [string, ...string[]], { default: undefined, description: "A webhook event name of GET /api/v1/webhooks/events" });
+const Events = t.Array(EventName, { minItems: 1, maxItems: EVENT_NAMES.length });
+const URL_LENGTH = { minLength: 1, maxLength: 2000 };
+const SECRET_LENGTH = { minLength: 16, maxLength: 64 };
 
 const WebhookCreate = t.Object({
-  url: t.String({ minLength: 1, maxLength: 2000, description: "http or https; private, loopback and link-local targets are refused" }),
-  secret: t.String({ minLength: 16, maxLength: 64, description: "HMAC-SHA256 key, write-only" }),
-  events: t.Array(EventName, { minItems: 1, maxItems: EVENT_NAMES.length }),
+  url: t.String({ ...URL_LENGTH, description: "http or https; private, loopback and link-local targets are refused" }),
+  secret: t.String({ ...SECRET_LENGTH, description: "HMAC-SHA256 key, write-only" }),
+  events: Events,
 });
 
 const WebhookUpdate = t.Object({
-  url: t.Optional(t.Nullable(t.String({ minLength: 1, maxLength: 2000 }))),
-  secret: t.Optional(t.Nullable(t.String({ minLength: 16, maxLength: 64 }))),
-  events: t.Optional(t.Nullable(t.Array(EventName, { minItems: 1, maxItems: EVENT_NAMES.length }))),
+  url: t.Optional(t.Nullable(t.String(URL_LENGTH))),
+  secret: t.Optional(t.Nullable(t.String(SECRET_LENGTH))),
+  events: t.Optional(t.Nullable(Events)),
   is_active: t.Optional(t.Nullable(t.Boolean({ description: "true on a disabled webhook re-enables it and resets failure_count" }))),
 });
 
@@ -80,8 +83,9 @@ const CatalogOut = t.Object({
   events: t.Array(t.Object({ name: t.String(), description: t.String(), payload_schema_ref: t.String(), example_payload: t.Record(t.String(), t.Unknown()) })),
 });
 
-const ById = t.Object({ webhook_id: t.String({ maxLength: 64 }) });
-const ByDelivery = t.Object({ webhook_id: t.String({ maxLength: 64 }), delivery_id: t.String({ maxLength: 64 }) });
+const PathId = t.String({ maxLength: 64 });
+const ById = t.Object({ webhook_id: PathId });
+const ByDelivery = t.Object({ webhook_id: PathId, delivery_id: PathId });
 const DELIVERY_PAGING: PagingSpec = { max: 100, default: 20 };
 
 const HEADERS_DOC =
@@ -188,16 +192,23 @@ export const webhooksRoutes = (ctx: Ctx): Elysia => {
         },
       },
     )
-    .post("/:webhook_id/test", async ({ caller, params }) => deliveryOut(...withAttempts(await service.testWebhook(ctx, caller, params.webhook_id))), {
-      auth: "required",
-      rateLimit: "webhook_test",
-      params: ById,
-      response: { 200: DeliveryOut, 404: ErrorOut },
-      detail: {
-        summary: "Test Webhook",
-        description: "Sends a synthetic `test.ping` now, one attempt, and answers with the delivery record: response_status, response_body, success. Touches neither failure_count nor last_triggered_at. 20 per hour.",
+    .post(
+      "/:webhook_id/test",
+      async ({ caller, params }) => {
+        const { delivery, attempt } = await service.testWebhook(ctx, caller, params.webhook_id);
+        return deliveryOut(delivery, [attempt]);
       },
-    })
+      {
+        auth: "required",
+        rateLimit: "webhook_test",
+        params: ById,
+        response: { 200: DeliveryOut, 404: ErrorOut },
+        detail: {
+          summary: "Test Webhook",
+          description: "Sends a synthetic `test.ping` now, one attempt, and answers with the delivery record: response_status, response_body, success. Touches neither failure_count nor last_triggered_at. 20 per hour.",
+        },
+      },
+    )
     .post(
       "/:webhook_id/deliveries/:delivery_id/replay",
       ({ caller, params, set }) => {
@@ -217,8 +228,4 @@ export const webhooksRoutes = (ctx: Ctx): Elysia => {
       },
     );
   return plugin as unknown as Elysia;
-
-  function withAttempts(d: service.DeliveryRow): [service.DeliveryRow, service.AttemptRow[]] {
-    return [d, service.attemptsOf(ctx, [d.id]).get(d.id) ?? []];
-  }
 };

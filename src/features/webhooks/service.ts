@@ -10,7 +10,7 @@ import { randomBytes } from "node:crypto";
 import { guardedPost, checkOutboundUrl, OutboundUrlError, type OutboundResult } from "../../adapters/http-out";
 import { iso } from "../../core/clock";
 import type { Ctx } from "../../core/context";
-import { ApiError, invalid, notFound } from "../../core/errors";
+import { ApiError, conflict, invalid, notFound } from "../../core/errors";
 import type { DomainEvent } from "../../core/events";
 import { isUuid, uuidv7 } from "../../core/ids";
 import { preparedSql } from "../../db/statements";
@@ -25,19 +25,21 @@ export type WebhookRow = typeof webhooks.$inferSelect;
 export type DeliveryRow = typeof webhookDeliveries.$inferSelect;
 export type AttemptRow = typeof webhookAttempts.$inferSelect;
 
-export const MAX_WEBHOOKS_PER_USER = 10;
-export const MAX_ATTEMPTS = 5;
+const MAX_WEBHOOKS_PER_USER = 10;
+const MAX_ATTEMPTS = 5;
 /** Delay before attempt n+1 after attempt n failed (n = 1..4). */
-export const RETRY_DELAYS_MS = [5_000, 30_000, 120_000, 600_000] as const;
+const RETRY_DELAYS_MS = [5_000, 30_000, 120_000, 600_000] as const;
 export const DISABLE_AFTER_FAILURES = 10;
-export const USER_AGENT = "Service-Webhooks/1.0";
-export const TEST_EVENT = "test.ping";
+const USER_AGENT = "Service-Webhooks/1.0";
+const TEST_EVENT = "test.ping";
 /** Bytes of a receiver's answer kept in the log. */
 const RESPONSE_KEEP_BYTES = 4096;
 /** Deliveries sent in parallel by one worker run. */
 const CONCURRENCY = 8;
 
 const webhookNotFound = () => notFound("Webhook not found");
+
+type Tx = Parameters<Parameters<Ctx["db"]["transaction"]>[0]>[0];
 
 // ---------------------------------------------------------------------------------------------
 // Management
@@ -80,12 +82,10 @@ function ownWebhook(ctx: Ctx, caller: Caller, id: string): WebhookRow {
   return row;
 }
 
-function assertNoDuplicate(ctx: Ctx, userId: string, url: string, exceptId?: string): void {
-  const dup = ctx.db.select({ id: webhooks.id }).from(webhooks).where(and(eq(webhooks.userId, userId), eq(webhooks.url, url))).get();
+function assertNoDuplicate(tx: Tx, userId: string, url: string, exceptId?: string): void {
+  const dup = tx.select({ id: webhooks.id }).from(webhooks).where(and(eq(webhooks.userId, userId), eq(webhooks.url, url))).get();
   if (dup && dup.id !== exceptId) throw new ApiError(409, "CONFLICT", "You already have a webhook for this URL", { webhook_id: dup.id });
 }
-
-type Tx = Parameters<Parameters<Ctx["db"]["transaction"]>[0]>[0];
 
 function setSubscriptions(tx: Tx, webhookId: string, userId: string, events: string[]): void {
   tx.delete(webhookSubscriptions).where(eq(webhookSubscriptions.webhookId, webhookId)).run();
@@ -106,8 +106,8 @@ export async function createWebhook(ctx: Ctx, caller: Caller, input: WebhookInpu
   const events = uniqueEvents(input.events);
   return ctx.db.transaction((tx) => {
     const n = tx.select({ n: count() }).from(webhooks).where(eq(webhooks.userId, caller.id)).get()?.n ?? 0;
-    if (n >= MAX_WEBHOOKS_PER_USER) throw new ApiError(400, "LIMIT_EXCEEDED", `You can have at most ${MAX_WEBHOOKS_PER_USER} webhooks`);
-    assertNoDuplicate(ctx, caller.id, url);
+    if (n >= MAX_WEBHOOKS_PER_USER) throw invalid(`You can have at most ${MAX_WEBHOOKS_PER_USER} webhooks`, "LIMIT_EXCEEDED");
+    assertNoDuplicate(tx, caller.id, url);
     const now = ctx.clock.now();
     const id = uuidv7(now);
     const row = tx
@@ -129,7 +129,7 @@ export async function updateWebhook(ctx: Ctx, caller: Caller, id: string, patch:
   return ctx.db.transaction((tx) => {
     const row = tx.select().from(webhooks).where(eq(webhooks.id, current.id)).get();
     if (!row) throw webhookNotFound();
-    if (url !== null) assertNoDuplicate(ctx, caller.id, url, row.id);
+    if (url !== null) assertNoDuplicate(tx, caller.id, url, row.id);
     const set: Partial<WebhookRow> = { updatedAt: ctx.clock.now() };
     if (url !== null) set.url = url;
     if (secret !== null) set.secretEnc = sealSecret(ctx.secrets.dataKey, row.id, secret);
@@ -191,7 +191,7 @@ export function listDeliveries(ctx: Ctx, caller: Caller, webhookId: string, page
   return { items, attempts: attemptsOf(ctx, items.map((d) => d.id)), total };
 }
 
-export function attemptsOf(ctx: Ctx, deliveryIds: string[]): Map<string, AttemptRow[]> {
+function attemptsOf(ctx: Ctx, deliveryIds: string[]): Map<string, AttemptRow[]> {
   const out = new Map<string, AttemptRow[]>();
   if (!deliveryIds.length) return out;
   const rows = ctx.db.select().from(webhookAttempts).where(inArray(webhookAttempts.deliveryId, deliveryIds)).orderBy(asc(webhookAttempts.attempt)).all();
@@ -207,7 +207,7 @@ export function attemptsOf(ctx: Ctx, deliveryIds: string[]): Map<string, Attempt
 // Sending
 
 /** The headers of one attempt: spec §6.1 names plus the reference service's X-Colony-… ones. */
-export function deliveryHeaders(d: { id: string; event: string; eventId: string }, attemptId: string, attempt: number, secret: string, body: string, nowMs: number): Record<string, string> {
+function deliveryHeaders(d: { id: string; event: string; eventId: string }, attemptId: string, attempt: number, secret: string, body: string, nowMs: number): Record<string, string> {
   const sig = sign(secret, body, nowMs);
   const ts = String(sig.timestamp);
   return {
@@ -251,16 +251,15 @@ async function send(ctx: Ctx, hook: WebhookRow, d: DeliveryRow, attempt: number)
   return { attemptId, result, at };
 }
 
-function recordAttempt(tx: Tx, d: DeliveryRow, attemptId: string, attempt: number, r: OutboundResult, at: number): void {
-  tx.insert(webhookAttempts)
-    .values({ id: attemptId, deliveryId: d.id, webhookId: d.webhookId, attempt, success: r.ok, responseStatus: r.status, error: r.error, durationMs: r.durationMs, createdAt: at })
-    .run();
+function recordAttempt(tx: Tx, d: DeliveryRow, attemptId: string, attempt: number, r: OutboundResult, at: number): AttemptRow {
+  const row: AttemptRow = { id: attemptId, deliveryId: d.id, webhookId: d.webhookId, attempt, success: r.ok, responseStatus: r.status, error: r.error, durationMs: r.durationMs, createdAt: at };
+  tx.insert(webhookAttempts).values(row).run();
+  return row;
 }
 
 /** Makes one due attempt of a queued delivery and records its outcome. */
 async function attemptDelivery(ctx: Ctx, d: DeliveryRow): Promise<void> {
   const hook = ctx.db.select().from(webhooks).where(eq(webhooks.id, d.webhookId)).get();
-  const now = ctx.clock.now();
   if (!hook) {
     ctx.db.delete(webhookDeliveries).where(eq(webhookDeliveries.id, d.id)).run();
     return;
@@ -269,7 +268,7 @@ async function attemptDelivery(ctx: Ctx, d: DeliveryRow): Promise<void> {
     // A disabled webhook gets nothing; what was queued for it is given up, without counting.
     ctx.db
       .update(webhookDeliveries)
-      .set({ status: "failed", nextAttemptAt: null, completedAt: now, error: "webhook disabled: not sent" })
+      .set({ status: "failed", nextAttemptAt: null, completedAt: ctx.clock.now(), error: "webhook disabled: not sent" })
       .where(eq(webhookDeliveries.id, d.id))
       .run();
     return;
@@ -345,8 +344,11 @@ async function runOnce(ctx: Ctx, limit: number): Promise<number> {
   return due.length;
 }
 
-/** Synchronous `test.ping`: one attempt, logged, touching neither failure_count nor last_triggered_at. */
-export async function testWebhook(ctx: Ctx, caller: Caller, id: string): Promise<DeliveryRow> {
+/**
+ * Synchronous `test.ping`: one attempt, logged, touching neither failure_count nor last_triggered_at.
+ * Returns the delivery with that attempt.
+ */
+export async function testWebhook(ctx: Ctx, caller: Caller, id: string): Promise<{ delivery: DeliveryRow; attempt: AttemptRow }> {
   const hook = ownWebhook(ctx, caller, id);
   const now = ctx.clock.now();
   const deliveryId = uuidv7(now);
@@ -392,8 +394,7 @@ export async function testWebhook(ctx: Ctx, caller: Caller, id: string): Promise
       })
       .returning()
       .get();
-    recordAttempt(tx, row, attemptId, 1, result, at);
-    return row;
+    return { delivery: row, attempt: recordAttempt(tx, row, attemptId, 1, result, at) };
   });
 }
 
@@ -409,7 +410,7 @@ export function replayDelivery(ctx: Ctx, caller: Caller, webhookId: string, deli
     : undefined;
   if (!original) throw notFound("Delivery not found");
   if (original.isTest) throw invalid("A test ping cannot be replayed: call POST /webhooks/{webhook_id}/test again");
-  if (!hook.isActive) throw new ApiError(409, "CONFLICT", "This webhook is disabled: re-enable it (PUT with is_active true) before replaying");
+  if (!hook.isActive) throw conflict("This webhook is disabled: re-enable it (PUT with is_active true) before replaying");
   const now = ctx.clock.now();
   const replay = ctx.db.transaction((tx) => {
     const row = tx
@@ -439,11 +440,6 @@ export function replayDelivery(ctx: Ctx, caller: Caller, webhookId: string, deli
 // From the outbox
 
 /**
- * Queues one delivery per matching active webhook for each webhook event the domain event maps
- * to. Idempotent: the event id is derived from the domain event, and a (webhook, event id) pair
- * is queued once.
- */
-/**
  * Active webhooks subscribed to `event`, of the given users or of anyone (null). Prepared once per
  * database: every committed event asks, and most find nobody.
  */
@@ -456,6 +452,11 @@ function subscribers(ctx: Ctx, event: string, userIds: readonly string[] | null)
   return stmt.all({ event, users: userIds ? JSON.stringify(userIds) : null }) as { id: string; userId: string }[];
 }
 
+/**
+ * Queues one delivery per matching active webhook for each webhook event the domain event maps
+ * to. Idempotent: the event id is derived from the domain event, and a (webhook, event id) pair
+ * is queued once.
+ */
 export function enqueueForEvent(ctx: Ctx, ev: DomainEvent): number {
   const planned = planWebhookEvents(ctx, ev);
   if (!planned.length) return 0;
@@ -485,7 +486,7 @@ export function enqueueForEvent(ctx: Ctx, ev: DomainEvent): number {
 }
 
 /** How long finished deliveries (and their attempts) stay in the log. */
-export const DELIVERY_LOG_RETENTION_MS = 30 * 24 * 3600_000;
+const DELIVERY_LOG_RETENTION_MS = 30 * 24 * 3600_000;
 
 /** Deletes finished deliveries completed before `beforeMs`, with their attempts; pending ones stay. */
 export function pruneDeliveries(ctx: Ctx, beforeMs: number): number {

@@ -4,7 +4,6 @@ import { sql } from "drizzle-orm";
 import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 
 export const DELIVERY_STATUSES = ["pending", "succeeded", "failed"] as const;
-export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
 
 /** A user's webhook. The signing secret is stored encrypted (AES-256-GCM), never returned. */
 export const webhooks = sqliteTable(

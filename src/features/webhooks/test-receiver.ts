@@ -1,5 +1,5 @@
-// A real HTTP receiver for webhook tests: Bun.serve on 127.0.0.1, recording every request with
-// its raw body; answers with the status the test sets (200 by default).
+// A real HTTP receiver for webhook tests (and bench/webhooks.ts): Bun.serve on 127.0.0.1,
+// recording every request with its raw body; answers with the status the test sets (200 by default).
 export interface Received {
   method: string;
   path: string;
@@ -38,3 +38,5 @@ export function startReceiver() {
     stop: () => server.stop(true),
   };
 }
+
+export type Receiver = ReturnType<typeof startReceiver>;

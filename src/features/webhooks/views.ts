@@ -22,7 +22,7 @@ function parseBody(body: string): Record<string, unknown> {
   }
 }
 
-export const attemptOut = (a: AttemptRow) => ({
+const attemptOut = (a: AttemptRow) => ({
   id: a.id,
   attempt: a.attempt,
   success: a.success,

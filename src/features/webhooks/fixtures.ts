@@ -1,0 +1,28 @@
+// Test fixtures of the webhooks feature: webhooks registered through the API and aimed at a real
+// receiver (test-receiver.ts), each on its own path, and a flush of the outbox and the worker.
+import type { Harness, TestUser } from "../../../test/harness";
+import { runDueDeliveries } from "./service";
+import type { Receiver } from "./test-receiver";
+
+export const RECEIVER_SECRET = "receiver-secret-0123456789";
+
+/** Webhooks of `h`'s users pointing at `rx`, on the paths `/{prefix}1`, `/{prefix}2`, … */
+export function receiverHooks(h: Harness, rx: Receiver, prefix: string) {
+  let n = 0;
+  return {
+    /** Registers a webhook (signed with RECEIVER_SECRET) through the API; throws unless 201. */
+    async hook(u: TestUser, events: string[]) {
+      const path = `/${prefix}${++n}`;
+      const r = await h.req("POST", "/api/v1/webhooks", { token: u.token, body: { url: rx.url(path), secret: RECEIVER_SECRET, events } });
+      if (r.status !== 201) throw new Error(`create failed ${r.status} ${r.text}`);
+      return { ...r.body, path } as { id: string; url: string; path: string };
+    },
+    /** Hands the committed events to the outbox, then sends every delivery that is due. */
+    async flush() {
+      await h.ctx.events.drain();
+      await runDueDeliveries(h.ctx);
+    },
+    /** The parsed bodies one webhook received, in order. */
+    got: (w: { path: string }) => rx.to(w.path).map((r) => JSON.parse(r.body)),
+  };
+}
