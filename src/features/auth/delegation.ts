@@ -10,7 +10,7 @@ import * as usersService from "../users/service";
 import type { UserRow } from "../users/service";
 import type { Caller } from "./service";
 
-export const DELEGATION_DEFAULT_TTL_S = 5 * 60;
+const DELEGATION_DEFAULT_TTL_S = 5 * 60;
 export const DELEGATION_MAX_TTL_S = 24 * 60 * 60;
 const TOKEN_USE = "delegation";
 

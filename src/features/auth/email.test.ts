@@ -4,6 +4,7 @@ import { hashSecret } from "../../core/ids";
 import { setup, type Harness, type TestUser } from "../../../test/harness";
 import { grantKarma } from "../votes/service";
 import { distinctHolders } from "./email";
+import { mailedToken, verifyEmail } from "./fixtures";
 
 const h = setup();
 let seq = 0;
@@ -12,17 +13,9 @@ const setEmail = (hh: Harness, u: TestUser | null, email: unknown) => hh.req("PO
 const getEmail = (hh: Harness, u: TestUser | null) => hh.req("GET", "/api/v1/auth/email", { token: u?.token ?? null });
 const verify = (hh: Harness, u: TestUser | null, token: unknown) => hh.req("POST", "/api/v1/auth/email/verify", { token: u?.token ?? null, body: { token } });
 
-/** Delivers queued mail and returns the verification token last mailed to `to`, or null. */
-async function mailedToken(hh: Harness, to: string): Promise<string | null> {
-  await hh.ctx.events.drain();
-  const m = hh.mail.to(to).at(-1);
-  return m ? /"token":"(evt_[^"]+)"/.exec(m.text)![1] : null;
-}
-
 async function verifiedUser(hh: Harness, email: string): Promise<TestUser> {
   const u = await hh.user({ karma: 5 });
-  expect((await setEmail(hh, u, email)).status).toBe(202);
-  expect((await verify(hh, u, await mailedToken(hh, email))).status).toBe(200);
+  await verifyEmail(hh, u, email);
   return u;
 }
 

@@ -10,20 +10,21 @@ import { HOUR } from "../../core/clock";
 import type { Ctx } from "../../core/context";
 import { ApiError, FieldError } from "../../core/errors";
 import { hashSecret, randomBase62, sha256Hex } from "../../core/ids";
+import type { Db } from "../../db/client";
 import * as usersService from "../users/service";
 import { queueMail } from "./mail-outbox";
 import { accountEmails, emailAddressHolders, emailVerificationTokens, keyRecoveryTokens } from "./security-tables";
 import type { Caller } from "./service";
 
-export const EMAIL_TOKEN_TTL_MS = 24 * HOUR;
-export const SET_EMAIL_MESSAGE =
+const EMAIL_TOKEN_TTL_MS = 24 * HOUR;
+const SET_EMAIL_MESSAGE =
   "If that address is available, a verification link has been sent to it. Open the link to confirm the address before relying on it for API-key recovery.";
-export const REMOVED_MESSAGE = "Any email address on this account has been removed.";
+const REMOVED_MESSAGE = "Any email address on this account has been removed.";
 
 const EMAIL_RE = /^[^\s@<>()[\]\\,;:"]{1,64}@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+$/;
 
 /** The stable key of an address: SHA-256 of its trimmed, lower-cased form. */
-export const emailFingerprint = (email: string) => sha256Hex(email.trim().toLowerCase());
+const emailFingerprint = (email: string) => sha256Hex(email.trim().toLowerCase());
 
 function validEmail(raw: string): string {
   const email = raw.trim();
@@ -101,8 +102,7 @@ export function setEmail(ctx: Ctx, caller: Caller, raw: string) {
       .onConflictDoUpdate({ target: accountEmails.userId, set: { email, fingerprint, verified: false, verifiedAt: null, updatedAt: now } })
       .run();
     // Earlier links and recovery tokens belonged to an address this account no longer uses.
-    tx.delete(emailVerificationTokens).where(eq(emailVerificationTokens.userId, caller.id)).run();
-    tx.delete(keyRecoveryTokens).where(eq(keyRecoveryTokens.userId, caller.id)).run();
+    dropTokens(tx, caller.id);
     if (addressAvailable(ctx, fingerprint, caller.id)) {
       const token = "evt_" + randomBase62(43);
       tx.insert(emailVerificationTokens).values({ tokenHash: hashSecret(token), userId: caller.id, fingerprint, expiresAt: now + EMAIL_TOKEN_TTL_MS, createdAt: now }).run();
@@ -144,12 +144,20 @@ export function redeemEmailToken(ctx: Ctx, token: string, callerId: string | nul
   return { email: current.email, email_verified: true };
 }
 
+/** Drops the account's pending verification links and key-recovery tokens. */
+function dropTokens(tx: Pick<Db, "delete">, userId: string): void {
+  tx.delete(emailVerificationTokens).where(eq(emailVerificationTokens.userId, userId)).run();
+  tx.delete(keyRecoveryTokens).where(eq(keyRecoveryTokens.userId, userId)).run();
+}
+
+/** Deletes the account's address and every token tied to it; holder counts stay. */
+export function deleteAccountEmail(tx: Pick<Db, "delete">, userId: string): void {
+  tx.delete(accountEmails).where(eq(accountEmails.userId, userId)).run();
+  dropTokens(tx, userId);
+}
+
 /** DELETE /auth/email: the same answer whether or not an address was set; holder counts stay. */
 export function removeEmail(ctx: Ctx, caller: Caller) {
-  ctx.db.transaction((tx) => {
-    tx.delete(accountEmails).where(eq(accountEmails.userId, caller.id)).run();
-    tx.delete(emailVerificationTokens).where(eq(emailVerificationTokens.userId, caller.id)).run();
-    tx.delete(keyRecoveryTokens).where(eq(keyRecoveryTokens.userId, caller.id)).run();
-  });
+  ctx.db.transaction((tx) => deleteAccountEmail(tx, caller.id));
   return { status: "removed" as const, message: REMOVED_MESSAGE };
 }

@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { MINUTE } from "../../core/clock";
 import { setup } from "../../../test/harness";
+import { verifyEmail } from "./fixtures";
 import { queueMail } from "./mail-outbox";
 
 describe("mail leaves through the outbox after commit", () => {
@@ -50,10 +51,7 @@ describe("a self-deleted account leaves nothing behind", () => {
   test("email, tokens and two-factor rows go; the address's holder count stays", async () => {
     const h = setup({ karma: { setEmail: 0, createOrg: 10 } });
     const u = await h.user();
-    await h.req("POST", "/api/v1/auth/email", { token: u.token, body: { email: "gone@example.com" } });
-    await h.ctx.events.drain();
-    const t = /"token":"(evt_[^"]+)"/.exec(h.mail.to("gone@example.com")[0].text)![1];
-    expect((await h.req("POST", "/api/v1/auth/email/verify", { token: u.token, body: { token: t } })).status).toBe(200);
+    await verifyEmail(h, u, "gone@example.com");
     expect((await h.req("DELETE", "/api/v1/auth/account", { token: u.token })).status).toBe(204);
     await h.ctx.events.drain();
     expect(h.ctx.db.$client.query("select count(*) n from account_emails").get()).toEqual({ n: 0 });

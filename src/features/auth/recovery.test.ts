@@ -2,6 +2,7 @@ import { beforeEach, describe, expect, test } from "bun:test";
 import { HOUR, MINUTE } from "../../core/clock";
 import { hashSecret } from "../../core/ids";
 import { setup, type Harness, type TestUser } from "../../../test/harness";
+import { mailedToken, verifyEmail } from "./fixtures";
 
 // A fresh instance per test: the per-IP recovery limit (5 an hour) is shared by every request here.
 let h: Harness;
@@ -17,20 +18,12 @@ const confirm = (hh: Harness, token: unknown) => hh.req("POST", "/api/v1/auth/re
 async function withEmail(hh: Harness, verified: boolean): Promise<TestUser & { email: string }> {
   const u = await hh.user({ karma: 5 });
   const email = `owner${++seq}@example.com`;
-  await hh.req("POST", "/api/v1/auth/email", { token: u.token, body: { email } });
-  await hh.ctx.events.drain();
-  if (verified) {
-    const token = /"token":"(evt_[^"]+)"/.exec(hh.mail.to(email).at(-1)!.text)![1];
-    expect((await hh.req("POST", "/api/v1/auth/email/verify", { token: u.token, body: { token } })).status).toBe(200);
-  }
+  if (verified) await verifyEmail(hh, u, email);
+  else await hh.req("POST", "/api/v1/auth/email", { token: u.token, body: { email } });
   return { ...u, email };
 }
 
-async function recoveryToken(hh: Harness, email: string): Promise<string | null> {
-  await hh.ctx.events.drain();
-  const m = hh.mail.to(email).filter((x) => x.subject.startsWith("API key recovery")).at(-1);
-  return m ? /"token":"(rkt_[^"]+)"/.exec(m.text)![1] : null;
-}
+const recoveryToken = (hh: Harness, email: string) => mailedToken(hh, email, "rkt", "API key recovery");
 
 describe("POST /api/v1/auth/recover-key", () => {
   test("the identical 200 for an unknown agent, no email, an unverified email and a verified one; only the last is mailed", async () => {

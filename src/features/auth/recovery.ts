@@ -12,45 +12,47 @@ import { verifiedEmailOf } from "./email";
 import { queueMail } from "./mail-outbox";
 import { keyRecoveryTokens } from "./security-tables";
 
-export const RECOVERY_TOKEN_TTL_MS = HOUR;
-export const RECOVER_MESSAGE = "If that agent has a verified recovery email, a recovery token has been sent to it.";
-export const RECOVERED_MESSAGE = "API key recovered. Save it now — your previous key is invalid.";
+const RECOVERY_TOKEN_TTL_MS = HOUR;
+const RECOVER_MESSAGE = "If that agent has a verified recovery email, a recovery token has been sent to it.";
+const RECOVERED_MESSAGE = "API key recovered. Save it now — your previous key is invalid.";
+
+/**
+ * A few recovery mails an hour per account at most, so nobody can flood an operator's mailbox;
+ * further requests get the same answer and send nothing.
+ */
+function mailAllowed(ctx: Ctx, userId: string): boolean {
+  try {
+    ctx.limits.consume(["recover_key_account"], { userId });
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 /** POST /auth/recover-key: mails a one-time token when the named agent has a verified email. */
 export function startRecovery(ctx: Ctx, username: string): { message: string } {
   const user = usersService.findByUsername(ctx, usersService.normaliseUsername(username));
   const email = user && user.status === "active" ? verifiedEmailOf(ctx, user.id) : null;
-  if (user && email) {
-    // A few mails an hour per account at most, so nobody can flood an operator's mailbox; further
-    // requests get the same answer and send nothing.
-    let allowed = true;
-    try {
-      ctx.limits.consume(["recover_key_account"], { userId: user.id });
-    } catch {
-      allowed = false;
-    }
-    if (allowed) {
-      const now = ctx.clock.now();
-      const token = "rkt_" + randomBase62(43);
-      ctx.db.transaction((tx) => {
-        tx.insert(keyRecoveryTokens).values({ tokenHash: hashSecret(token), userId: user.id, expiresAt: now + RECOVERY_TOKEN_TTL_MS, createdAt: now }).run();
-        queueMail(ctx, tx, {
-          to: email,
-          subject: `API key recovery for ${user.username} on Colony`,
-          text: [
-            `A new API key was requested for the agent "${user.username}" on ${ctx.config.publicUrl}.`,
-            "",
-            "To issue it, call POST /api/v1/auth/recover-key/confirm with the JSON body:",
-            JSON.stringify({ token }),
-            "",
-            `The token works once and expires at ${iso(now + RECOVERY_TOKEN_TTL_MS)}. Redeeming it invalidates the current key at once.`,
-            "If you did not ask for this, ignore this message: the current key keeps working.",
-          ].join("\n"),
-        }, user.id);
-      });
-      ctx.log.info("key recovery started", { user_id: user.id });
-    }
-  }
+  if (!user || !email || !mailAllowed(ctx, user.id)) return { message: RECOVER_MESSAGE };
+  const now = ctx.clock.now();
+  const token = "rkt_" + randomBase62(43);
+  ctx.db.transaction((tx) => {
+    tx.insert(keyRecoveryTokens).values({ tokenHash: hashSecret(token), userId: user.id, expiresAt: now + RECOVERY_TOKEN_TTL_MS, createdAt: now }).run();
+    queueMail(ctx, tx, {
+      to: email,
+      subject: `API key recovery for ${user.username} on Colony`,
+      text: [
+        `A new API key was requested for the agent "${user.username}" on ${ctx.config.publicUrl}.`,
+        "",
+        "To issue it, call POST /api/v1/auth/recover-key/confirm with the JSON body:",
+        JSON.stringify({ token }),
+        "",
+        `The token works once and expires at ${iso(now + RECOVERY_TOKEN_TTL_MS)}. Redeeming it invalidates the current key at once.`,
+        "If you did not ask for this, ignore this message: the current key keeps working.",
+      ].join("\n"),
+    }, user.id);
+  });
+  ctx.log.info("key recovery started", { user_id: user.id });
   return { message: RECOVER_MESSAGE };
 }
 

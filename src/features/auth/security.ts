@@ -1,14 +1,15 @@
 // Account security wiring: the routes of email, key recovery, two-factor and delegation, and the
 // handlers that deliver mail, clean up after a self-deleted account and purge expired tokens.
-import { eq, lte } from "drizzle-orm";
+import { lte } from "drizzle-orm";
 import { Elysia } from "elysia";
 import type { Ctx } from "../../core/context";
 import type { EventBus } from "../../core/events";
 import { delegationRoutes } from "./delegation-routes";
+import { deleteAccountEmail } from "./email";
 import { emailRoutes, verifyEmailPage } from "./email-routes";
 import { registerMailDelivery } from "./mail-outbox";
 import { recoveryRoutes } from "./recovery-routes";
-import { accountEmails, emailVerificationTokens, keyRecoveryTokens } from "./security-tables";
+import { emailVerificationTokens, keyRecoveryTokens } from "./security-tables";
 import { purgeTwoFactor } from "./two-factor";
 import { twoFactorRoutes } from "./two-factor-routes";
 
@@ -16,19 +17,17 @@ export const accountSecurityRoutes = (ctx: Ctx) =>
   new Elysia().use(emailRoutes(ctx)).use(verifyEmailPage(ctx)).use(recoveryRoutes(ctx)).use(twoFactorRoutes(ctx)).use(delegationRoutes(ctx));
 
 /** Deletes verification and recovery tokens past their expiry. */
-export function purgeExpiredSecurityTokens(ctx: Ctx): void {
+function purgeExpiredSecurityTokens(ctx: Ctx): void {
   const now = ctx.clock.now();
   ctx.db.delete(emailVerificationTokens).where(lte(emailVerificationTokens.expiresAt, now)).run();
   ctx.db.delete(keyRecoveryTokens).where(lte(keyRecoveryTokens.expiresAt, now)).run();
 }
 
 /** A self-deleted account leaves no address, tokens or second factor behind (holder counts stay). */
-export function purgeAccountSecurity(ctx: Ctx, userId: string): void {
-  ctx.db.transaction(() => {
-    ctx.db.delete(accountEmails).where(eq(accountEmails.userId, userId)).run();
-    ctx.db.delete(emailVerificationTokens).where(eq(emailVerificationTokens.userId, userId)).run();
-    ctx.db.delete(keyRecoveryTokens).where(eq(keyRecoveryTokens.userId, userId)).run();
-    purgeTwoFactor(ctx, userId);
+function purgeAccountSecurity(ctx: Ctx, userId: string): void {
+  ctx.db.transaction((tx) => {
+    deleteAccountEmail(tx, userId);
+    purgeTwoFactor(tx, userId);
   });
 }
 

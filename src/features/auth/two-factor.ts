@@ -3,7 +3,6 @@
 // secret, user and expiry) that confirm checks before storing the secret, sealed with the data key.
 // A TOTP code is accepted at most once (the last accepted time step is kept); recovery codes are
 // stored as keyed hashes and consumed on use. Once on, /auth/token needs a code too.
-import { prepared } from "../../db/statements";
 import { createHmac, randomBytes } from "node:crypto";
 import { and, count, eq, lt } from "drizzle-orm";
 import { generateSecret, generateURI, verifySync } from "otplib";
@@ -13,11 +12,12 @@ import { ApiError } from "../../core/errors";
 import { safeEqual } from "../../core/ids";
 import { keyedHash, seal, unseal } from "../../core/secrets";
 import { changes, type Db } from "../../db/client";
+import { prepared } from "../../db/statements";
 import { twoFactor, twoFactorRecoveryCodes } from "./security-tables";
 import type { Caller } from "./service";
 
-export const TICKET_TTL_MS = 10 * MINUTE;
-export const RECOVERY_CODE_COUNT = 10;
+const TICKET_TTL_MS = 10 * MINUTE;
+const RECOVERY_CODE_COUNT = 10;
 const PERIOD_S = 30;
 /** One time step either side of now, for clock drift between the agent and the server. */
 const TOLERANCE_S = PERIOD_S;
@@ -156,12 +156,16 @@ export function confirm(ctx: Ctx, caller: Caller, input: { secret: string; ticke
   return { enabled: true as const, recovery_codes: codes, recovery_codes_remaining: codes.length };
 }
 
+/** The guard of disable and regenerate: two-factor is on and `code` is a valid (now used) code. */
+function requireCode(ctx: Ctx, userId: string, code: string): void {
+  if (!isEnabled(ctx, userId)) throw notEnabled();
+  if (!checkCode(ctx, userId, code)) throw invalid();
+}
+
 export function disable(ctx: Ctx, caller: Caller, code: string) {
-  if (!isEnabled(ctx, caller.id)) throw notEnabled();
-  if (!checkCode(ctx, caller.id, code)) throw invalid();
+  requireCode(ctx, caller.id, code);
   ctx.db.transaction((tx) => {
-    tx.delete(twoFactor).where(eq(twoFactor.userId, caller.id)).run();
-    tx.delete(twoFactorRecoveryCodes).where(eq(twoFactorRecoveryCodes.userId, caller.id)).run();
+    purgeTwoFactor(tx, caller.id);
     ctx.events.emit(tx, { type: "security_2fa_disabled", actorId: caller.id, subject: { type: "user", id: caller.id }, payload: { recipient_ids: [caller.id] } });
   });
   ctx.log.info("two-factor disabled", { user_id: caller.id });
@@ -169,14 +173,13 @@ export function disable(ctx: Ctx, caller: Caller, code: string) {
 }
 
 export function regenerate(ctx: Ctx, caller: Caller, code: string) {
-  if (!isEnabled(ctx, caller.id)) throw notEnabled();
-  if (!checkCode(ctx, caller.id, code)) throw invalid();
+  requireCode(ctx, caller.id, code);
   const codes = ctx.db.transaction((tx) => storeRecoveryCodes(ctx, tx, caller.id));
   return { recovery_codes: codes, recovery_codes_remaining: codes.length };
 }
 
-/** Removes everything two-factor holds about an account (self-deleted accounts). */
-export function purgeTwoFactor(ctx: Ctx, userId: string): void {
-  ctx.db.delete(twoFactor).where(eq(twoFactor.userId, userId)).run();
-  ctx.db.delete(twoFactorRecoveryCodes).where(eq(twoFactorRecoveryCodes.userId, userId)).run();
+/** Removes everything two-factor holds about an account (disable, self-deleted accounts). */
+export function purgeTwoFactor(tx: Pick<Db, "delete">, userId: string): void {
+  tx.delete(twoFactor).where(eq(twoFactor.userId, userId)).run();
+  tx.delete(twoFactorRecoveryCodes).where(eq(twoFactorRecoveryCodes.userId, userId)).run();
 }

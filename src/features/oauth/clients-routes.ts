@@ -9,6 +9,12 @@ import { createClient, deleteClient, getOwnClient, listOwnClients, updateClient 
 import { AUDIENCE_POLICIES, DELEGATION_POLICIES, SUBJECT_TYPES, TOKEN_AUTH_METHODS } from "./tables";
 
 const Uris = t.Array(t.String({ maxLength: 2000 }), { maxItems: 20 });
+const RedirectUris = t.Array(t.String({ maxLength: 2000 }), { minItems: 1, maxItems: 20 });
+const Name = t.String({ minLength: 1, maxLength: 120 });
+/** The methods an owner may choose; `none` (public clients) is for dynamic registration only. */
+const OWNER_AUTH_METHODS = TOKEN_AUTH_METHODS.filter((m) => m !== "none") as ["client_secret_basic", "client_secret_post", "private_key_jwt"];
+/** An enum field of PATCH: absent or null leaves the stored value. */
+const UpdateEnum = <const T extends readonly [string, ...string[]]>(values: T) => t.Optional(t.Nullable(t.UnionEnum(values as unknown as T & string[], { default: undefined })));
 
 const ClientOut = t.Object({
   id: t.String({ format: "uuid" }),
@@ -42,24 +48,24 @@ const common = {
 };
 
 const CreateBody = t.Object({
-  name: t.String({ minLength: 1, maxLength: 120 }),
-  redirect_uris: t.Array(t.String({ maxLength: 2000 }), { minItems: 1, maxItems: 20 }),
+  name: Name,
+  redirect_uris: RedirectUris,
   accept_terms: t.Optional(t.Boolean()),
   ...common,
   audience_policy: OptionalEnum(AUDIENCE_POLICIES),
   subject_type: OptionalEnum(SUBJECT_TYPES),
   delegation_policy: OptionalEnum(DELEGATION_POLICIES),
-  token_endpoint_auth_method: OptionalEnum(["client_secret_basic", "client_secret_post", "private_key_jwt"] as const),
+  token_endpoint_auth_method: OptionalEnum(OWNER_AUTH_METHODS),
 });
 
 const UpdateBody = t.Object({
-  name: t.Optional(t.Nullable(t.String({ minLength: 1, maxLength: 120 }))),
-  redirect_uris: t.Optional(t.Nullable(t.Array(t.String({ maxLength: 2000 }), { minItems: 1, maxItems: 20 }))),
+  name: t.Optional(t.Nullable(Name)),
+  redirect_uris: t.Optional(t.Nullable(RedirectUris)),
   ...common,
-  audience_policy: t.Optional(t.Nullable(t.UnionEnum(AUDIENCE_POLICIES, { default: undefined }))),
-  subject_type: t.Optional(t.Nullable(t.UnionEnum(SUBJECT_TYPES, { default: undefined }))),
-  delegation_policy: t.Optional(t.Nullable(t.UnionEnum(DELEGATION_POLICIES, { default: undefined }))),
-  token_endpoint_auth_method: t.Optional(t.Nullable(t.UnionEnum(TOKEN_AUTH_METHODS.filter((m) => m !== "none") as ["client_secret_basic", "client_secret_post", "private_key_jwt"], { default: undefined }))),
+  audience_policy: UpdateEnum(AUDIENCE_POLICIES),
+  subject_type: UpdateEnum(SUBJECT_TYPES),
+  delegation_policy: UpdateEnum(DELEGATION_POLICIES),
+  token_endpoint_auth_method: UpdateEnum(OWNER_AUTH_METHODS),
 });
 
 const Params = t.Object({ client_id: t.String({ maxLength: 64, description: "The client's id (uuid) or its client_id" }) });

@@ -7,7 +7,7 @@ import type { Ctx } from "../../core/context";
 import { ApiError, FieldError, notFound } from "../../core/errors";
 import { hashSecret, isUuid, randomBase62, uuidv7 } from "../../core/ids";
 import type { Caller } from "../auth/service";
-import { DEFAULT_SCOPES, canonicalScopes, isScope } from "./scopes";
+import { DEFAULT_SCOPES, SCOPES, canonicalScopes, isScope } from "./scopes";
 import { AUDIENCE_POLICIES, DELEGATION_POLICIES, SUBJECT_TYPES, TOKEN_AUTH_METHODS, oauthAccessTokens, oauthClients, oauthGrants } from "./tables";
 
 export type ClientRow = typeof oauthClients.$inferSelect;
@@ -38,9 +38,9 @@ function parseUrl(raw: string): URL | null {
 }
 
 /** Absolute https URLs, or http on a loopback host (native and local apps); no fragment. */
-export function validateUris(field: string, list: unknown, opts: { min?: number } = {}): string[] {
-  if (!Array.isArray(list)) throw new MetadataError(field, `${field} must be an array of URLs`, field === "redirect_uris" ? "invalid_redirect_uri" : "invalid_client_metadata");
+function validateUris(field: string, list: unknown, opts: { min?: number } = {}): string[] {
   const rfc = field === "redirect_uris" ? "invalid_redirect_uri" : "invalid_client_metadata";
+  if (!Array.isArray(list)) throw new MetadataError(field, `${field} must be an array of URLs`, rfc);
   if (list.length < (opts.min ?? 0)) throw new MetadataError(field, `${field} needs at least ${opts.min} URL`, rfc);
   if (list.length > MAX_URIS) throw new MetadataError(field, `${field} holds at most ${MAX_URIS} URLs`, rfc);
   const out: string[] = [];
@@ -60,13 +60,13 @@ function validateUri(field: string, raw: unknown): string | null {
 }
 
 /** Known scopes only; `openid` always included; none named means the default set. */
-export function validateScopes(field: string, list: unknown): string[] {
+function validateScopes(field: string, list: unknown): string[] {
   if (list === undefined || list === null) return [...DEFAULT_SCOPES];
   if (!Array.isArray(list) || list.some((s) => typeof s !== "string")) throw new MetadataError(field, `${field} must be a list of scope names`);
   const names = (list as string[]).map((s) => s.trim()).filter(Boolean);
   if (!names.length) return [...DEFAULT_SCOPES];
   const unknown = names.find((s) => !isScope(s));
-  if (unknown) throw new MetadataError(field, `Unknown scope "${unknown}"; known scopes: openid, profile, email, service:karma, service:memberships`);
+  if (unknown) throw new MetadataError(field, `Unknown scope "${unknown}"; known scopes: ${SCOPES.join(", ")}`);
   return canonicalScopes(names);
 }
 
@@ -95,7 +95,7 @@ function jwksValue(raw: unknown): Record<string, unknown> | null {
 }
 
 /** Re-raises a MetadataError as the /api/v1 validation error (422, HTTPValidationError). */
-export function asFieldError<T>(fn: () => T): T {
+function asFieldError<T>(fn: () => T): T {
   try {
     return fn();
   } catch (err) {
@@ -126,8 +126,8 @@ const newClientSecret = () => `cs_${randomBase62(43)}`;
 /** Inserts a client; returns the row and its plaintext secret (shown once), if it has one. */
 function insertClient(ctx: Ctx, ownerId: string | null, input: ClientInput, opts: { redirectMin: number; defaultAuth: (typeof TOKEN_AUTH_METHODS)[number] }) {
   const name = text("name", input.name, 120, true)!;
-  const redirectUris = input.redirect_uris === undefined || input.redirect_uris === null ? (opts.redirectMin ? validateUris("redirect_uris", [], { min: opts.redirectMin }) : []) : validateUris("redirect_uris", input.redirect_uris, { min: opts.redirectMin });
-  const postLogout = input.post_logout_redirect_uris === undefined || input.post_logout_redirect_uris === null ? [] : validateUris("post_logout_redirect_uris", input.post_logout_redirect_uris);
+  const redirectUris = validateUris("redirect_uris", input.redirect_uris ?? [], { min: opts.redirectMin });
+  const postLogout = validateUris("post_logout_redirect_uris", input.post_logout_redirect_uris ?? []);
   const authMethod = oneOf("token_endpoint_auth_method", TOKEN_AUTH_METHODS, input.token_endpoint_auth_method, opts.defaultAuth);
   const grantTypes = validateGrantTypes(input.grant_types);
   const now = ctx.clock.now();
@@ -170,10 +170,13 @@ function validateGrantTypes(raw: unknown): string[] {
   return list;
 }
 
+/** Whether `ownerId` already owns as many clients as allowed. */
+const atClientCap = (ctx: Ctx, ownerId: string) =>
+  (ctx.db.select({ n: count() }).from(oauthClients).where(eq(oauthClients.ownerId, ownerId)).get()?.n ?? 0) >= MAX_CLIENTS_PER_OWNER;
+
 /** POST /api/v1/oauth-clients */
 export function createClient(ctx: Ctx, caller: Caller, input: ClientInput) {
-  const owned = ctx.db.select({ n: count() }).from(oauthClients).where(eq(oauthClients.ownerId, caller.id)).get()?.n ?? 0;
-  if (owned >= MAX_CLIENTS_PER_OWNER) throw new ApiError(400, "LIMIT_EXCEEDED", `You can own at most ${MAX_CLIENTS_PER_OWNER} OAuth clients`);
+  if (atClientCap(ctx, caller.id)) throw new ApiError(400, "LIMIT_EXCEEDED", `You can own at most ${MAX_CLIENTS_PER_OWNER} OAuth clients`);
   const { row, secret } = asFieldError(() => insertClient(ctx, caller.id, input, { redirectMin: 1, defaultAuth: "client_secret_basic" }));
   ctx.log.info("oauth client created", { id: row.id, client_id: row.clientId, owner_id: caller.id });
   return { ...clientOut(ctx, row), client_secret: secret };
@@ -181,10 +184,7 @@ export function createClient(ctx: Ctx, caller: Caller, input: ClientInput) {
 
 /** POST /oauth/register (RFC 7591). `ownerId` is the caller when a bearer token was sent. */
 export function registerClient(ctx: Ctx, ownerId: string | null, body: Record<string, unknown>) {
-  if (ownerId) {
-    const owned = ctx.db.select({ n: count() }).from(oauthClients).where(eq(oauthClients.ownerId, ownerId)).get()?.n ?? 0;
-    if (owned >= MAX_CLIENTS_PER_OWNER) throw new MetadataError("client_name", `An account can own at most ${MAX_CLIENTS_PER_OWNER} OAuth clients`);
-  }
+  if (ownerId && atClientCap(ctx, ownerId)) throw new MetadataError("client_name", `An account can own at most ${MAX_CLIENTS_PER_OWNER} OAuth clients`);
   // allowed_scopes (a list) wins over the RFC's space-delimited `scope`.
   let scopes: unknown = body.allowed_scopes;
   if (scopes === undefined || scopes === null) {
@@ -228,12 +228,12 @@ export function registerClient(ctx: Ctx, ownerId: string | null, body: Record<st
   };
 }
 
-export function connectionStats(ctx: Ctx, clientRef: string): { users: number; logins: number } {
+function connectionStats(ctx: Ctx, clientRef: string): { users: number; logins: number } {
   const r = ctx.db.select({ users: count(), logins: sum(oauthGrants.logins) }).from(oauthGrants).where(eq(oauthGrants.clientRef, clientRef)).get();
   return { users: r?.users ?? 0, logins: Number(r?.logins ?? 0) };
 }
 
-export function clientOut(ctx: Ctx, row: ClientRow) {
+function clientOut(ctx: Ctx, row: ClientRow) {
   return {
     id: row.id,
     client_id: row.clientId,
@@ -294,7 +294,7 @@ export function updateClient(ctx: Ctx, caller: Caller, ref: string, input: Clien
     tx.update(oauthClients).set({ ...set, updatedAt: now }).where(eq(oauthClients.id, row.id)).run();
     ctx.events.emit(tx, { type: "oauth_client_updated", actorId: caller.id, subject: { type: "oauth_client", id: row.id } });
   });
-  return clientOut(ctx, ctx.db.select().from(oauthClients).where(eq(oauthClients.id, row.id)).get()!);
+  return clientOut(ctx, { ...row, ...set, updatedAt: now });
 }
 
 /** Deletes the client with its grants and issued tokens: connected users lose access at once. */

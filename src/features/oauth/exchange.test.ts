@@ -5,6 +5,7 @@ import { HOUR, MINUTE } from "../../core/clock";
 import { hashSecret } from "../../core/ids";
 import { setup, type Harness, type TestUser } from "../../../test/harness";
 import { join, makeColony } from "../posts/fixtures";
+import { verifyEmail } from "../auth/fixtures";
 import { rotateKey } from "../auth/service";
 
 const TE = "urn:ietf:params:oauth:grant-type:token-exchange";
@@ -122,10 +123,7 @@ describe("POST /oauth/token", () => {
 
   test("email claims once the address is verified; memberships list {id, name, role}", async () => {
     const u = await h.user({ karma: 5 });
-    await h.req("POST", "/api/v1/auth/email", { token: u.token, body: { email: "rp-user@example.com" } });
-    await h.ctx.events.drain();
-    const t = /"token":"(evt_[^"]+)"/.exec(h.mail.to("rp-user@example.com")[0].text)![1];
-    await h.req("POST", "/api/v1/auth/email/verify", { token: u.token, body: { token: t } });
+    await verifyEmail(h, u, "rp-user@example.com");
     const founder = await h.user();
     const colony = makeColony(h, founder, "public");
     await join(h, colony, u);

@@ -9,9 +9,20 @@ import { oauthClientsRoutes } from "./clients-routes";
 import { NO_STORE, OAuthError, exchange, oauthErrorResponse, userinfo, type ExchangeForm } from "./exchange";
 import { signingKey } from "./keys";
 import { SCOPES } from "./scopes";
+import { SUBJECT_TYPES } from "./tables";
 
 const json = (body: unknown, status = 200, headers: Record<string, string> = {}) =>
   new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json", ...headers } });
+
+/** Answers `run`'s result as JSON with no-store, or the OAuth error body it threw. */
+async function oauthAnswer(run: () => unknown): Promise<Response> {
+  try {
+    return json(await run(), 200, NO_STORE);
+  } catch (err) {
+    if (err instanceof OAuthError) return oauthErrorResponse(err);
+    throw err;
+  }
+}
 
 const FORM_FIELDS = ["grant_type", "subject_token", "subject_token_type", "audience", "scope", "requested_token_type", "actor_token", "actor_token_type"] as const;
 
@@ -49,7 +60,7 @@ export const oauthRoutes = (ctx: Ctx) =>
             scopes_supported: [...SCOPES],
             grant_types_supported: ctx.config.oidc.tokenExchange ? [TOKEN_EXCHANGE_GRANT] : [],
             response_types_supported: [],
-            subject_types_supported: ["public", "pairwise"],
+            subject_types_supported: [...SUBJECT_TYPES],
             id_token_signing_alg_values_supported: ["RS256"],
             token_endpoint_auth_methods_supported: ["none"],
             claims_supported: ["sub", "iss", "aud", "exp", "iat", "at_hash", "act", "preferred_username", "name", "picture", "profile", "service_verified_human", "email", "email_verified", "service_karma", "service_memberships"],
@@ -67,14 +78,7 @@ export const oauthRoutes = (ctx: Ctx) =>
     )
     .post(
       "/oauth/token",
-      async ({ request }) => {
-        try {
-          return json(await exchange(ctx, await readForm(request)), 200, NO_STORE);
-        } catch (err) {
-          if (err instanceof OAuthError) return oauthErrorResponse(err);
-          throw err;
-        }
-      },
+      ({ request }) => oauthAnswer(async () => exchange(ctx, await readForm(request))),
       {
         parse: "none",
         detail: {
@@ -86,14 +90,7 @@ export const oauthRoutes = (ctx: Ctx) =>
     )
     .get(
       "/oauth/userinfo",
-      ({ request }) => {
-        try {
-          return json(userinfo(ctx, request.headers.get("authorization")), 200, NO_STORE);
-        } catch (err) {
-          if (err instanceof OAuthError) return oauthErrorResponse(err);
-          throw err;
-        }
-      },
+      ({ request }) => oauthAnswer(() => userinfo(ctx, request.headers.get("authorization"))),
       { detail: { summary: "UserInfo", description: "The claims of an exchanged access token (Bearer): the id_token's claims for its scopes. 401 invalid_token otherwise." } },
     )
     .post(
