@@ -44,3 +44,10 @@ export const changes = (result: unknown): number => (result as { changes: number
 export function sqliteVersion(db: Db): string {
   return (db.$client.query("select sqlite_version() as v").get() as { v: string }).v;
 }
+
+/** Whether a write failed on a UNIQUE or PRIMARY KEY constraint (a concurrent duplicate). */
+export function isUniqueViolation(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  if (code === "SQLITE_CONSTRAINT_UNIQUE" || code === "SQLITE_CONSTRAINT_PRIMARYKEY") return true;
+  return /UNIQUE constraint failed/.test(String(err));
+}

@@ -10,7 +10,7 @@ import { HOUR } from "../../core/clock";
 import type { Ctx } from "../../core/context";
 import { ApiError, FieldError } from "../../core/errors";
 import { hashSecret, randomBase62, sha256Hex } from "../../core/ids";
-import type { Db } from "../../db/client";
+import { isUniqueViolation, type Db } from "../../db/client";
 import * as usersService from "../users/service";
 import { queueMail } from "./mail-outbox";
 import { accountEmails, emailAddressHolders, emailVerificationTokens, keyRecoveryTokens } from "./security-tables";
@@ -137,7 +137,7 @@ export function redeemEmailToken(ctx: Ctx, token: string, callerId: string | nul
     });
   } catch (err) {
     // The partial unique index: another account verified the address in the meantime.
-    if (String(err).includes("UNIQUE")) throw tokenInvalid();
+    if (isUniqueViolation(err)) throw tokenInvalid();
     throw err;
   }
   ctx.log.info("account email verified", { user_id: row.userId });

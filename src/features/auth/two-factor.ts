@@ -11,7 +11,7 @@ import type { Ctx } from "../../core/context";
 import { ApiError } from "../../core/errors";
 import { safeEqual } from "../../core/ids";
 import { keyedHash, seal, unseal } from "../../core/secrets";
-import { changes, type Db } from "../../db/client";
+import { changes, isUniqueViolation, type Db } from "../../db/client";
 import { prepared } from "../../db/statements";
 import { twoFactor, twoFactorRecoveryCodes } from "./security-tables";
 import type { Caller } from "./service";
@@ -149,7 +149,7 @@ export function confirm(ctx: Ctx, caller: Caller, input: { secret: string; ticke
       ctx.events.emit(tx, { type: "security_2fa_enabled", actorId: caller.id, subject: { type: "user", id: caller.id }, payload: { recipient_ids: [caller.id] } });
     });
   } catch (err) {
-    if (String(err).includes("UNIQUE") || String(err).includes("PRIMARY")) throw alreadyEnabled();
+    if (isUniqueViolation(err)) throw alreadyEnabled();
     throw err;
   }
   ctx.log.info("two-factor enabled", { user_id: caller.id });

@@ -96,7 +96,9 @@ export function checkName(ctx: Ctx, raw: string) {
 /** A colony by id, deleted or not. */
 export function findColony(ctx: Ctx, id: string): ColonyRow | null {
   if (!isUuid(id)) return null;
-  return ctx.db.select().from(colonies).where(eq(colonies.id, id.toLowerCase())).get() ?? null;
+  // Asked for every post rendered alone and every event checked for visibility: prepared once.
+  const stmt = prepared(ctx.db, "colonies.byId", () => ctx.db.select().from(colonies).where(eq(colonies.id, sql.placeholder("id"))).prepare());
+  return stmt.get({ id: id.toLowerCase() }) ?? null;
 }
 
 /** Colonies by id in one query (views of a page of posts), deleted or not. */

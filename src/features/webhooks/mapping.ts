@@ -13,7 +13,7 @@
 // - the generic rule: a domain event whose type is a §6.2 name and whose payload carries
 //   `recipient_ids: string[]` goes to those users (messaging, two-factor and later features).
 import type { Ctx } from "../../core/context";
-import type { DomainEvent } from "../../core/events";
+import { payloadString, payloadStrings, type DomainEvent } from "../../core/events";
 import { callerOf } from "../auth/service";
 import * as colonies from "../colonies/service";
 import { isThreadMuted } from "../notifications/service";
@@ -40,8 +40,6 @@ export interface PlannedEvent {
   visibleTo: (userId: string) => boolean;
 }
 
-const str = (v: unknown): string | null => (typeof v === "string" && v ? v : null);
-const strList = (v: unknown): string[] => (Array.isArray(v) ? [...new Set(v.filter((x): x is string => typeof x === "string" && !!x))] : []);
 
 function memo<V>(cache: Map<string, V>, key: string, make: () => V): V {
   if (!cache.has(key)) cache.set(key, make());
@@ -101,7 +99,7 @@ const broadcast: Audience = { kind: "broadcast" };
 const toUsers = (ids: Iterable<string>): Audience => ({ kind: "users", userIds: [...new Set(ids)] });
 
 const onPostCreated: Mapper = (ev, look) => {
-  const postId = str(ev.payload.post_id);
+  const postId = payloadString(ev.payload.post_id);
   if (!postId) return [];
   const post = look.post(postId);
   if (!post) return [];
@@ -117,8 +115,8 @@ const onPostCreated: Mapper = (ev, look) => {
 };
 
 const onCommentCreated: Mapper = (ev, look) => {
-  const postId = str(ev.payload.post_id);
-  const commentId = str(ev.payload.comment_id);
+  const postId = payloadString(ev.payload.post_id);
+  const commentId = payloadString(ev.payload.comment_id);
   if (!postId || !commentId) return [];
   const post = look.post(postId);
   if (!post) return [];
@@ -142,30 +140,30 @@ const onCommentCreated: Mapper = (ev, look) => {
     if (isThreadMuted(look.ctx, userId, post.id)) return;
     out.push({ name, data, audience: toUsers([userId]), visibleTo });
   };
-  const parentAuthor = str(ev.payload.parent_id) ? str(ev.payload.parent_author_id) : null;
+  const parentAuthor = payloadString(ev.payload.parent_id) ? payloadString(ev.payload.parent_author_id) : null;
   personal(parentAuthor, "reply_to_comment", { post_id: post.id, post_title: post.title, comment_id: commentId, replier: actorName, replier_id: actor });
-  personal(str(ev.payload.post_author_id), "comment_on_post", { post_id: post.id, post_title: post.title, comment_id: commentId, commenter: actorName, commenter_id: actor });
+  personal(payloadString(ev.payload.post_author_id), "comment_on_post", { post_id: post.id, post_title: post.title, comment_id: commentId, commenter: actorName, commenter_id: actor });
   return out;
 };
 
 const onMention: Mapper = (ev, look) => {
-  const postId = str(ev.payload.post_id);
+  const postId = payloadString(ev.payload.post_id);
   if (!postId) return [];
   const post = look.post(postId);
   if (!post) return [];
-  const recipients = strList(ev.payload.user_ids).filter((u) => u !== ev.actorId);
+  const recipients = payloadStrings(ev.payload.user_ids).filter((u) => u !== ev.actorId);
   if (!recipients.length) return [];
   const data: Record<string, unknown> = { actor: look.username(ev.actorId), post_id: post.id, post_title: post.title };
-  const commentId = str(ev.payload.comment_id);
+  const commentId = payloadString(ev.payload.comment_id);
   if (commentId) data.comment_id = commentId;
   return [{ name: "mention", data, audience: toUsers(recipients), visibleTo: (u) => look.canSeePost(u, post.id) }];
 };
 
 const onReactionAdded: Mapper = (ev, look) => {
-  const postId = str(ev.payload.post_id);
+  const postId = payloadString(ev.payload.post_id);
   if (!postId) return [];
-  const commentId = str(ev.payload.comment_id);
-  const emoji = str(ev.payload.emoji);
+  const commentId = payloadString(ev.payload.comment_id);
+  const emoji = payloadString(ev.payload.emoji);
   const reactor = look.username(ev.actorId);
   const visibleTo = (u: string) => look.canSeePost(u, postId);
   const out: PlannedEvent[] = [
@@ -177,7 +175,7 @@ const onReactionAdded: Mapper = (ev, look) => {
       visibleTo,
     },
   ];
-  const author = str(ev.payload.author_id);
+  const author = payloadString(ev.payload.author_id);
   if (author && author !== ev.actorId) {
     out.push({
       name: "post_reaction",
@@ -190,8 +188,8 @@ const onReactionAdded: Mapper = (ev, look) => {
 };
 
 const onUserFollowed: Mapper = (ev, look) => {
-  const follower = str(ev.payload.follower_id) ?? ev.actorId;
-  const followee = str(ev.payload.followee_id);
+  const follower = payloadString(ev.payload.follower_id) ?? ev.actorId;
+  const followee = payloadString(ev.payload.followee_id);
   if (!follower || !followee) return [];
   const everyone = () => true;
   return [
@@ -224,13 +222,13 @@ const MAPPERS: Record<string, Mapper> = {
   mention: onMention,
   reaction_added: onReactionAdded,
   user_followed: onUserFollowed,
-  member_joined: (ev, look) => (ev.payload.approved === false ? [] : memberJoined(str(ev.payload.colony_id), str(ev.payload.user_id), look)),
-  colony_member_approved: (ev, look) => memberJoined(str(ev.payload.colony_id), str(ev.payload.user_id), look),
+  member_joined: (ev, look) => (ev.payload.approved === false ? [] : memberJoined(payloadString(ev.payload.colony_id), payloadString(ev.payload.user_id), look)),
+  colony_member_approved: (ev, look) => memberJoined(payloadString(ev.payload.colony_id), payloadString(ev.payload.user_id), look),
 };
 
 /** The generic rule: a §6.2 name with explicit `recipient_ids`; internal fields stripped. */
 const generic: Mapper = (ev) => {
-  const recipients = strList(ev.payload.recipient_ids);
+  const recipients = payloadStrings(ev.payload.recipient_ids);
   if (!recipients.length) return [];
   const data: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(ev.payload)) if (!INTERNAL_FIELDS.has(k) && k !== "event") data[k] = v;
