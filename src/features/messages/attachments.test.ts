@@ -9,7 +9,7 @@ import { setup, type Harness, type TestUser } from "../../../test/harness";
 import { DAY, HOUR } from "../../core/clock";
 import { uuidv7 } from "../../core/ids";
 import { MAX_ATTACHMENT_BYTES, purgeOrphans, sniffAttachment } from "./attachments";
-import { count, expect422, expectError, send, sent } from "./testkit";
+import { count, expect422, expectError, send, sent, usersNamed } from "./testkit";
 
 const dataDir = mkdtempSync(join(tmpdir(), "colony-attachments-"));
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
@@ -32,15 +32,11 @@ beforeAll(async () => {
 });
 
 let h: Harness;
-let alice: TestUser;
-let bob: TestUser;
-let carol: TestUser;
+let alice: TestUser, bob: TestUser, carol: TestUser;
 
 beforeEach(async () => {
   h = setup({ dataDir, rateLimitMultiplier: 0 });
-  alice = await h.user({ username: "alice" });
-  bob = await h.user({ username: "bob" });
-  carol = await h.user({ username: "carol" });
+  [alice, bob, carol] = await usersNamed(h, "alice", "bob", "carol");
 });
 
 function form(bytes: Uint8Array, name = "x.png", type = "image/png") {

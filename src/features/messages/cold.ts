@@ -8,7 +8,7 @@ import type { Ctx } from "../../core/context";
 import type { Caller } from "../auth/service";
 import * as follows from "../follows/service";
 import * as users from "../users/service";
-import { directConversation, hasWritten } from "./service";
+import { hasWritten, isCold, otherOf } from "./service";
 import { coldContacts, conversationMembers, conversations } from "./tables";
 
 export interface Tier {
@@ -45,13 +45,6 @@ export function nextTier(karma: number, ageMs: number): { tier: string; requires
   return null;
 }
 
-/** Whether a recipient counted at contact time is still cold (no reply, no mutual follow). */
-function stillCold(ctx: Ctx, senderId: string, recipientId: string): boolean {
-  if (follows.isFollowing(ctx, senderId, recipientId) && follows.isFollowing(ctx, recipientId, senderId)) return false;
-  const conv = directConversation(ctx, senderId, recipientId);
-  return !conv || !hasWritten(ctx, conv.id, recipientId);
-}
-
 /** Distinct still-cold recipients contacted in the window, and the first contact among them. */
 function windowUse(ctx: Ctx, senderId: string, windowMs: number): { used: number; earliest: number | null } {
   const rows = ctx.db
@@ -64,7 +57,8 @@ function windowUse(ctx: Ctx, senderId: string, windowMs: number): { used: number
   let used = 0;
   let earliest: number | null = null;
   for (const [recipientId, at] of first) {
-    if (!stillCold(ctx, senderId, recipientId)) continue;
+    // Counted at contact time; it stays counted while still cold (no reply, no mutual follow).
+    if (!isCold(ctx, senderId, recipientId)) continue;
     used++;
     if (earliest === null || at < earliest) earliest = at;
   }
@@ -97,7 +91,7 @@ export function budget(ctx: Ctx, caller: Caller) {
  */
 export function peers(ctx: Ctx, caller: Caller, cursor: number, limit: number) {
   const rows = ctx.db
-    .select({ conversationId: conversationMembers.conversationId })
+    .select({ conversationId: conversationMembers.conversationId, pairKey: conversations.pairKey })
     .from(conversationMembers)
     .innerJoin(conversations, eq(conversations.id, conversationMembers.conversationId))
     .where(and(eq(conversationMembers.userId, caller.id), eq(conversations.kind, "direct")))
@@ -107,14 +101,9 @@ export function peers(ctx: Ctx, caller: Caller, cursor: number, limit: number) {
     .all();
   const has_more = rows.length > limit;
   const items = [];
-  for (const { conversationId } of rows.slice(0, limit)) {
-    const other = ctx.db
-      .select({ userId: conversationMembers.userId })
-      .from(conversationMembers)
-      .where(eq(conversationMembers.conversationId, conversationId))
-      .all()
-      .find((m) => m.userId !== caller.id);
-    const peer = other ? users.findById(ctx, other.userId) : null;
+  for (const { conversationId, pairKey } of rows.slice(0, limit)) {
+    const otherId = otherOf({ pairKey }, caller.id);
+    const peer = otherId ? users.findById(ctx, otherId) : null;
     if (!peer) continue;
     const mutual = follows.isFollowing(ctx, caller.id, peer.id) && follows.isFollowing(ctx, peer.id, caller.id);
     const replied = hasWritten(ctx, conversationId, peer.id);

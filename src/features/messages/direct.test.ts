@@ -4,18 +4,14 @@ import { beforeEach, describe, expect, test } from "bun:test";
 import { setup, type Harness, type TestUser } from "../../../test/harness";
 import { DAY, HOUR, MINUTE } from "../../core/clock";
 import { uuidv7 } from "../../core/ids";
-import { count, eventsOf, expect422, expectError, listen, refresh, send, sent } from "./testkit";
+import { count, eventsOf, expect422, expectError, listen, refresh, send, sent, usersNamed } from "./testkit";
 
 let h: Harness;
-let alice: TestUser;
-let bob: TestUser;
-let carol: TestUser;
+let alice: TestUser, bob: TestUser, carol: TestUser;
 
 beforeEach(async () => {
   h = setup({ rateLimitMultiplier: 0 });
-  alice = await h.user({ username: "alice" });
-  bob = await h.user({ username: "bob" });
-  carol = await h.user({ username: "carol" });
+  [alice, bob, carol] = await usersNamed(h, "alice", "bob", "carol");
 });
 
 const conv = (viewer: TestUser, other: TestUser | string, query?: Record<string, string | number>) =>

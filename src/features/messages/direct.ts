@@ -1,12 +1,12 @@
 // One-to-one conversations (spec Part 2 §4.5): the inbox list, opening a conversation by the
 // other user's username, tail and history pages, drafts, sending and typing.
-import { and, asc, count, desc, eq, gt, inArray, isNull, lt, ne } from "drizzle-orm";
+import { and, asc, count, desc, eq, gt, lt } from "drizzle-orm";
 import { iso } from "../../core/clock";
 import type { Ctx } from "../../core/context";
 import { dmChannel } from "../../core/realtime";
 import { ApiError } from "../../core/errors";
 import { uuidv7 } from "../../core/ids";
-import { prepared, rowMapper } from "../../db/statements";
+import { prepared, rowMapper, rowsByIds } from "../../db/statements";
 import type { Page } from "../../http/paging";
 import type { Caller } from "../auth/service";
 import * as users from "../users/service";
@@ -23,8 +23,10 @@ import {
   isCold,
   markConversationRead,
   messageById,
+  participantIds,
   preview,
   recordColdContact,
+  replyTargetId,
   requireParticipant,
   unreadDirectTotal,
   userByUsername,
@@ -55,7 +57,7 @@ export function peerOf(ctx: Ctx, caller: Caller, username: string): UserRow {
  */
 export function send(ctx: Ctx, caller: Caller, username: string, input: SendInput, opts: { forwardedFromId?: string | null } = {}): MessageRow {
   const peer = peerOf(ctx, caller, username);
-  assertCanSend(ctx, caller);
+  assertCanSend(caller);
   assertNotBlocked(ctx, caller.id, peer.id);
   const existing = directConversation(ctx, caller.id, peer.id);
   const valid = validateSendInput(ctx, caller.id, existing?.id ?? null, input);
@@ -109,9 +111,10 @@ function latestPage(ctx: Ctx, conversationId: string, page: Page): MessageRow[] 
 
 /**
  * Marks the conversation read for `userId` and emits `messages_read` when anything changed
- * (`recipient_ids`: who is told — the other participant, or the other group members).
+ * (`recipients()`: who is told — the other participant, or the other group members — asked only
+ * then; `extra` joins the payload).
  */
-export function readConversation(ctx: Ctx, conversation: ConversationRow, userId: string, recipientIds: string[]): number {
+export function readConversation(ctx: Ctx, conversation: ConversationRow, userId: string, recipients: () => string[], extra: Record<string, unknown> = {}): number {
   return ctx.db.transaction((tx) => {
     const n = markConversationRead(tx, ctx, conversation.id, userId);
     if (n > 0) {
@@ -122,7 +125,7 @@ export function readConversation(ctx: Ctx, conversation: ConversationRow, userId
         type: "messages_read",
         actorId: userId,
         subject: { type: "conversation", id: conversation.id },
-        payload: { conversation_id: conversation.id, reader_id: userId, count: n, message_id: last, read_count: readCount, is_group: conversation.kind === "group", recipient_ids: recipientIds },
+        payload: { conversation_id: conversation.id, reader_id: userId, count: n, message_id: last, read_count: readCount, is_group: conversation.kind === "group", recipient_ids: recipients(), ...extra },
       });
     }
     return n;
@@ -134,7 +137,7 @@ export function open(ctx: Ctx, caller: Caller, username: string, page: Page) {
   const peer = peerOf(ctx, caller, username);
   const conv = directConversation(ctx, caller.id, peer.id);
   if (!conv) return { id: null, other_user: userOut(ctx, peer), messages: [] };
-  readConversation(ctx, conv, caller.id, [peer.id]);
+  readConversation(ctx, conv, caller.id, () => [peer.id]);
   return { id: conv.id, other_user: userOut(ctx, peer), messages: messageViews(ctx, caller.id, latestPage(ctx, conv.id, page)) };
 }
 
@@ -204,15 +207,7 @@ export function putDraft(ctx: Ctx, caller: Caller, username: string, input: { bo
     clearDirectDraft(ctx, caller.id, peer.id);
     return null;
   }
-  let replyToId: string | null = null;
-  if (input.reply_to_message_id) {
-    const conv = directConversation(ctx, caller.id, peer.id);
-    const target = messageById(ctx, input.reply_to_message_id);
-    if (!conv || !target || target.conversationId !== conv.id || target.deletedAt !== null) {
-      throw new ApiError(404, "NOT_FOUND", "The message replied to was not found in this conversation");
-    }
-    replyToId = target.id;
-  }
+  const replyToId = input.reply_to_message_id ? replyTargetId(ctx, directConversation(ctx, caller.id, peer.id)?.id ?? null, input.reply_to_message_id) : null;
   const now = ctx.clock.now();
   const row = ctx.db
     .insert(messageDrafts)
@@ -276,23 +271,14 @@ function splitRow(s: ReturnType<typeof listStatements>, raw: Raw): ListRow {
   return { member: s.mapMember(m), conversation: s.mapConv(c), unread: Number(raw.unread ?? 0) };
 }
 
-/** The other member of each direct conversation, and each conversation's last message. */
+/** The other member of each direct conversation (from its pair key), and each conversation's last message. */
 function decorate(ctx: Ctx, userId: string, rows: ListRow[]) {
-  const directIds = rows.filter((r) => r.conversation.kind === "direct").map((r) => r.conversation.id);
-  const others = directIds.length
-    ? ctx.db
-        .select({ conversationId: conversationMembers.conversationId, userId: conversationMembers.userId })
-        .from(conversationMembers)
-        .where(and(inArray(conversationMembers.conversationId, directIds), ne(conversationMembers.userId, userId)))
-        .all()
-    : [];
-  const otherOf = new Map(others.map((o) => [o.conversationId, o.userId]));
-  const usersById = users.findManyByIds(ctx, others.map((o) => o.userId));
+  const otherIds = new Map(rows.map((r) => [r.conversation.id, r.conversation.kind === "direct" ? otherOf(r.conversation, userId) : null]));
+  const usersById = users.findManyByIds(ctx, [...otherIds.values()].filter((id): id is string => !!id));
   const lastIds = rows.map((r) => r.conversation.lastMessageId).filter((x): x is string => !!x);
-  const lasts = lastIds.length ? ctx.db.select().from(messages).where(inArray(messages.id, lastIds)).all() : [];
-  const lastById = new Map(lasts.map((m) => [m.id, m]));
+  const lastById = rowsByIds<MessageRow>(ctx.db, messages, "messages", lastIds);
   return rows.map((r) => {
-    const otherId = otherOf.get(r.conversation.id);
+    const otherId = otherIds.get(r.conversation.id);
     const other = otherId ? usersById.get(otherId) : undefined;
     // A pending invitee is not a participant yet: no preview of the conversation's messages.
     const last = r.member.inviteStatus === "accepted" && r.conversation.lastMessageId ? (lastById.get(r.conversation.lastMessageId) ?? null) : null;
@@ -335,7 +321,7 @@ export function inboxHistory(ctx: Ctx, caller: Caller, show: InboxShow, before: 
   const drafts = ctx.db
     .select()
     .from(messageDrafts)
-    .where(and(eq(messageDrafts.userId, caller.id)))
+    .where(eq(messageDrafts.userId, caller.id))
     .all()
     .filter((d) => (d.peerId && peerIds.includes(d.peerId)) || (d.conversationId && convIds.includes(d.conversationId)));
   const now = ctx.clock.now();
@@ -377,7 +363,7 @@ export function unreadCount(ctx: Ctx, caller: Caller): number {
 /** POST .../{username}/typing: the send eligibility checks, then dm.typing to the other user. */
 export function typing(ctx: Ctx, caller: Caller, username: string): void {
   const peer = peerOf(ctx, caller, username);
-  assertCanSend(ctx, caller);
+  assertCanSend(caller);
   assertNotBlocked(ctx, caller.id, peer.id);
   const conv = directConversation(ctx, caller.id, peer.id);
   ctx.realtime.publish(peer.id, dmChannel(peer.id), "dm.typing", {
@@ -393,15 +379,10 @@ export function typingById(ctx: Ctx, caller: Caller, conversationId: string): vo
   const conv = conversationById(ctx, conversationId);
   if (!conv) throw new ApiError(404, "NOT_FOUND", "Conversation not found");
   requireParticipant(ctx, conv.id, caller.id);
-  assertCanSend(ctx, caller);
+  assertCanSend(caller);
   const peer = conv.kind === "direct" ? otherOf(conv, caller.id) : null;
   if (peer) assertNotBlocked(ctx, caller.id, peer);
-  const others = ctx.db
-    .select({ id: conversationMembers.userId })
-    .from(conversationMembers)
-    .where(and(eq(conversationMembers.conversationId, conv.id), eq(conversationMembers.inviteStatus, "accepted"), isNull(conversationMembers.leftAt), ne(conversationMembers.userId, caller.id)))
-    .all();
-  for (const o of others) {
-    ctx.realtime.publish(o.id, dmChannel(o.id), "dm.typing", { conversation_id: conv.id, user_id: caller.id, username: caller.username, is_group: conv.kind === "group" });
+  for (const id of participantIds(ctx, conv.id)) {
+    if (id !== caller.id) ctx.realtime.publish(id, dmChannel(id), "dm.typing", { conversation_id: conv.id, user_id: caller.id, username: caller.username, is_group: conv.kind === "group" });
   }
 }

@@ -7,35 +7,30 @@ import { DAY, HOUR } from "../../core/clock";
 import { uuidv7 } from "../../core/ids";
 import { insertMessage } from "./service";
 import { conversationMembers, conversations } from "./tables";
-import { listen, refresh, sent } from "./testkit";
+import { listen, notificationsOf, refresh, sent, usersNamed } from "./testkit";
 
 let h: Harness;
-let alice: TestUser;
-let bob: TestUser;
-let carol: TestUser;
+let alice: TestUser, bob: TestUser, carol: TestUser;
 
 beforeEach(async () => {
   h = setup({ rateLimitMultiplier: 0 });
-  alice = await h.user({ username: "alice" });
-  bob = await h.user({ username: "bob" });
-  carol = await h.user({ username: "carol" });
+  [alice, bob, carol] = await usersNamed(h, "alice", "bob", "carol");
 });
 
-const notificationsOf = (u: TestUser) => h.ctx.db.$client.query("select * from notifications where user_id = ? order by id").all(u.id) as any[];
 
 describe("direct_message notification", () => {
   test("the recipient is notified after the worker runs, with message and conversation ids", async () => {
     const m = await sent(h, alice, bob, "hello there");
-    expect(notificationsOf(bob)).toHaveLength(0);
+    expect(notificationsOf(h, bob)).toHaveLength(0);
     await h.ctx.events.drain();
-    const [n] = notificationsOf(bob);
+    const [n] = notificationsOf(h, bob);
     expect(n).toMatchObject({ kind: "direct_message", actor_id: alice.id, message_id: m.id, conversation_id: m.conversation_id, is_read: 0 });
-    expect(notificationsOf(alice)).toHaveLength(0);
+    expect(notificationsOf(h, alice)).toHaveLength(0);
     const api = await h.req("GET", "/api/v1/notifications", { token: bob.token });
     expect(api.body[0]).toMatchObject({ kind: "direct_message", message_id: m.id, conversation_id: m.conversation_id });
     // Redelivery does not notify twice.
     await h.ctx.events.drain();
-    expect(notificationsOf(bob)).toHaveLength(1);
+    expect(notificationsOf(h, bob)).toHaveLength(1);
   });
 
   test("a recipient who muted the conversation is not notified", async () => {
@@ -44,11 +39,11 @@ describe("direct_message notification", () => {
     h.ctx.db.$client.query("update conversation_members set muted_until = ? where conversation_id = ? and user_id = ?").run(h.clock.now() + HOUR, m.conversation_id, bob.id);
     await sent(h, alice, bob);
     await h.ctx.events.drain();
-    expect(notificationsOf(bob)).toHaveLength(1);
+    expect(notificationsOf(h, bob)).toHaveLength(1);
     h.clock.advance(2 * HOUR);
     await sent(h, alice, bob);
     await h.ctx.events.drain();
-    expect(notificationsOf(bob)).toHaveLength(2);
+    expect(notificationsOf(h, bob)).toHaveLength(2);
   });
 });
 

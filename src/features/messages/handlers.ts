@@ -9,19 +9,17 @@
 //   direct_message_edited, group_message_edited    → dm.edit
 //   direct_message_deleted, group_message_deleted  → dm.delete
 import type { Ctx } from "../../core/context";
-import type { DomainEvent } from "../../core/events";
+import { payloadString, payloadStrings, type DomainEvent } from "../../core/events";
 import { dmChannel } from "../../core/realtime";
 import { notify } from "../notifications/service";
 import { purgeOrphans, purgeUserUploads } from "./attachments";
 import { memberRow, messageById, purgeUserDrafts } from "./service";
 import { messageViews } from "./views";
 
-const str = (v: unknown): string | null => (typeof v === "string" && v ? v : null);
-const strList = (v: unknown): string[] => (Array.isArray(v) ? [...new Set(v.filter((x): x is string => typeof x === "string" && !!x))] : []);
 
 /** The recipients plus the actor, each once. */
 function audienceOf(ev: DomainEvent): string[] {
-  const ids = strList(ev.payload.recipient_ids);
+  const ids = payloadStrings(ev.payload.recipient_ids);
   if (ev.actorId && !ids.includes(ev.actorId)) ids.push(ev.actorId);
   return ids;
 }
@@ -32,10 +30,10 @@ function publishAll(ctx: Ctx, ids: readonly string[], type: string, data: Record
 
 /** `direct_message` → a `direct_message` notification to the recipient, unless they muted the conversation. */
 function notifyDirect(ctx: Ctx, ev: DomainEvent): void {
-  const messageId = str(ev.payload.message_id);
-  const conversationId = str(ev.payload.conversation_id);
+  const messageId = payloadString(ev.payload.message_id);
+  const conversationId = payloadString(ev.payload.conversation_id);
   if (!messageId || !conversationId) return;
-  for (const userId of strList(ev.payload.recipient_ids)) {
+  for (const userId of payloadStrings(ev.payload.recipient_ids)) {
     const m = memberRow(ctx, conversationId, userId);
     if (m?.mutedUntil != null && m.mutedUntil > ctx.clock.now()) continue;
     notify(ctx, {
@@ -45,7 +43,7 @@ function notifyDirect(ctx: Ctx, ev: DomainEvent): void {
       target: { type: "message", id: messageId },
       messageId,
       conversationId,
-      meta: { preview: str(ev.payload.preview) ?? "", sender_username: str(ev.payload.sender_username) },
+      meta: { preview: payloadString(ev.payload.preview) ?? "", sender_username: payloadString(ev.payload.sender_username) },
       eventId: ev.id,
     });
   }
@@ -53,7 +51,7 @@ function notifyDirect(ctx: Ctx, ev: DomainEvent): void {
 
 /** dm.new: the message as MessageOut (rendered once, for the first subscribed recipient). */
 function publishNew(ctx: Ctx, ev: DomainEvent): void {
-  const messageId = str(ev.payload.message_id);
+  const messageId = payloadString(ev.payload.message_id);
   if (!messageId) return;
   const ids = audienceOf(ev).filter((id) => ctx.realtime.subscribers(id) > 0);
   if (!ids.length) return;
@@ -71,16 +69,16 @@ function publishNew(ctx: Ctx, ev: DomainEvent): void {
 }
 
 function publishRead(ctx: Ctx, ev: DomainEvent): void {
-  const conversationId = str(ev.payload.conversation_id);
+  const conversationId = payloadString(ev.payload.conversation_id);
   if (!conversationId) return;
-  const ids = strList(ev.payload.recipient_ids);
+  const ids = payloadStrings(ev.payload.recipient_ids);
   if (ev.payload.is_group === true) {
-    const messageId = str(ev.payload.message_id);
+    const messageId = payloadString(ev.payload.message_id);
     if (!messageId) return;
     publishAll(ctx, ids, "dm.group_read", { conversation_id: conversationId, reader_id: ev.actorId, message_id: messageId, read_count: Number(ev.payload.read_count ?? 0) });
     return;
   }
-  publishAll(ctx, ids, "dm.read", { conversation_id: conversationId, reader_id: ev.actorId, message_id: str(ev.payload.message_id), count: Number(ev.payload.count ?? 0) });
+  publishAll(ctx, ids, "dm.read", { conversation_id: conversationId, reader_id: ev.actorId, message_id: payloadString(ev.payload.message_id), count: Number(ev.payload.count ?? 0) });
 }
 
 function publishReaction(ctx: Ctx, ev: DomainEvent): void {
@@ -116,7 +114,7 @@ export function registerMessageHandlers(ctx: Ctx): void {
   for (const type of ["direct_message_edited", "group_message_edited"]) ctx.events.on(type, (ev) => publishEdit(ctx, ev));
   for (const type of ["direct_message_deleted", "group_message_deleted"]) ctx.events.on(type, (ev) => publishDelete(ctx, ev));
   ctx.events.on("account_deleted", async (ev) => {
-    const userId = str(ev.payload.user_id);
+    const userId = payloadString(ev.payload.user_id);
     if (!userId) return;
     purgeUserDrafts(ctx, userId);
     await purgeUserUploads(ctx, userId);

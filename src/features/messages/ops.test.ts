@@ -6,19 +6,15 @@ import { MINUTE } from "../../core/clock";
 import { uuidv7 } from "../../core/ids";
 import { getOrCreateDirect, insertMessage } from "./service";
 import { conversationMembers, conversations } from "./tables";
-import { count, eventsOf, expect422, expectError, send, sent } from "./testkit";
+import { count, eventsOf, expect422, expectError, send, sent, usersNamed } from "./testkit";
 
 let h: Harness;
-let alice: TestUser;
-let bob: TestUser;
-let carol: TestUser;
+let alice: TestUser, bob: TestUser, carol: TestUser;
 let msg: any;
 
 beforeEach(async () => {
   h = setup({ rateLimitMultiplier: 0 });
-  alice = await h.user({ username: "alice" });
-  bob = await h.user({ username: "bob" });
-  carol = await h.user({ username: "carol" });
+  [alice, bob, carol] = await usersNamed(h, "alice", "bob", "carol");
   msg = await sent(h, alice, bob, "original");
 });
 

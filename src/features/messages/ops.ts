@@ -1,7 +1,7 @@
 // Per-message operations (spec Part 2 §4.7) for participants of either conversation kind: read,
 // reads, reactions, edit and its history, soft delete, star, forward, and the saved list.
 // A message in a conversation the caller does not participate in is 404 NOT_FOUND.
-import { and, asc, count, desc, eq, inArray, isNull } from "drizzle-orm";
+import { and, asc, count, desc, eq, isNull } from "drizzle-orm";
 import { MINUTE, iso } from "../../core/clock";
 import type { Ctx } from "../../core/context";
 import { ApiError, FieldError } from "../../core/errors";
@@ -47,8 +47,7 @@ function audience(ctx: Ctx, conv: ConversationRow, actorId: string, includeActor
 
 /** POST /messages/{id}/read: idempotent; the caller's own message is `{already:true, self_authored:true}`. */
 export function markRead(ctx: Ctx, caller: Caller, messageId: string) {
-  const { message, conversation } = visibleMessage(ctx, caller.id, messageId);
-  if (message.deletedAt !== null) throw new ApiError(404, "NOT_FOUND", "Message not found");
+  const { message, conversation } = liveMessage(ctx, caller, messageId);
   if (message.senderId === caller.id) return { already: true, self_authored: true };
   return ctx.db.transaction((tx) => {
     const now = ctx.clock.now();
@@ -158,7 +157,8 @@ export function removeReaction(ctx: Ctx, caller: Caller, messageId: string, rawE
 // ---------------------------------------------------------------------------------------------
 // Edit and delete (sender only)
 
-function ownLiveMessage(ctx: Ctx, caller: Caller, messageId: string, verb: string) {
+/** A visible message the caller sent, a tombstone included (delete answers it idempotently). */
+function ownMessage(ctx: Ctx, caller: Caller, messageId: string, verb: string) {
   const v = visibleMessage(ctx, caller.id, messageId);
   if (v.message.senderId !== caller.id) throw new ApiError(403, "FORBIDDEN", `Only the sender can ${verb} a message`);
   return v;
@@ -187,7 +187,7 @@ function changeEvent(ctx: Ctx, conv: ConversationRow, caller: Caller, action: "e
  * a live message. The previous body goes to the edit history; an unchanged body changes nothing.
  */
 export function edit(ctx: Ctx, caller: Caller, messageId: string, body: string) {
-  const { message, conversation } = ownLiveMessage(ctx, caller, messageId, "edit");
+  const { message, conversation } = ownMessage(ctx, caller, messageId, "edit");
   if (message.deletedAt !== null) throw new ApiError(404, "NOT_FOUND", "Message not found");
   if (!body.trim()) throw new FieldError(["body", "body"], "body must not be empty", body, "missing");
   if (body.length > MAX_BODY) throw new FieldError(["body", "body"], `body must be at most ${MAX_BODY} characters`, body.length, "string_too_long");
@@ -202,8 +202,8 @@ export function edit(ctx: Ctx, caller: Caller, messageId: string, body: string) 
       ctx.events.emit(tx, changeEvent(ctx, conversation, caller, "edited", message, { body, edited_at: iso(now) }));
     });
   }
-  const fresh = ctx.db.select().from(messages).where(eq(messages.id, message.id)).get()!;
-  return messageViews(ctx, caller.id, [fresh])[0];
+  const current = body !== message.body ? { ...message, body, editedAt: now } : message;
+  return messageViews(ctx, caller.id, [current])[0];
 }
 
 /**
@@ -211,8 +211,7 @@ export function edit(ctx: Ctx, caller: Caller, messageId: string, body: string) 
  * version's created_at is when it became the body (sending, or the edit that produced it).
  */
 export function edits(ctx: Ctx, caller: Caller, messageId: string) {
-  const { message } = visibleMessage(ctx, caller.id, messageId);
-  if (message.deletedAt !== null) throw new ApiError(404, "NOT_FOUND", "Message not found");
+  const { message } = liveMessage(ctx, caller, messageId);
   const rows = ctx.db.select().from(messageEdits).where(eq(messageEdits.messageId, message.id)).orderBy(asc(messageEdits.createdAt), asc(messageEdits.id)).all();
   // rows[i].bodyBefore was the body from (rows[i-1].createdAt, or sending) until rows[i].createdAt.
   const older = rows.map((r, i) => ({ body: r.bodyBefore, at: i === 0 ? message.createdAt : rows[i - 1].createdAt }));
@@ -230,7 +229,7 @@ export function edits(ctx: Ctx, caller: Caller, messageId: string) {
  * `{deleted:true}` and changes nothing. Returns the attachment folders to remove after commit.
  */
 export function remove(ctx: Ctx, caller: Caller, messageId: string): { deleted: true; storagePaths: string[] } {
-  const { message, conversation } = ownLiveMessage(ctx, caller, messageId, "delete");
+  const { message, conversation } = ownMessage(ctx, caller, messageId, "delete");
   if (message.deletedAt !== null) return { deleted: true, storagePaths: [] };
   const now = ctx.clock.now();
   return ctx.db.transaction((tx) => {
@@ -292,24 +291,15 @@ export function saved(ctx: Ctx, caller: Caller, page: Page) {
       .where(visible)
       .get()?.n ?? 0;
   const views = messageViews(ctx, caller.id, rows.map((r) => r.message));
-  // The other participant of each 1:1 conversation, for a "go to thread" link.
-  const directIds = rows.filter((r) => r.conversation.kind === "direct").map((r) => r.conversation.id);
-  const others = directIds.length
-    ? ctx.db
-        .select({ conversationId: conversationMembers.conversationId, userId: conversationMembers.userId })
-        .from(conversationMembers)
-        .where(inArray(conversationMembers.conversationId, directIds))
-        .all()
-        .filter((m) => m.userId !== caller.id)
-    : [];
-  const names = users.findManyByIds(ctx, others.map((o) => o.userId));
-  const otherName = new Map(others.map((o) => [o.conversationId, names.get(o.userId)?.username ?? null]));
+  // The other participant of each 1:1 conversation (from its pair key), for a "go to thread" link.
+  const otherId = (c: ConversationRow) => (c.kind === "direct" ? otherOf(c, caller.id) : null);
+  const names = users.findManyByIds(ctx, rows.map((r) => otherId(r.conversation)).filter((id): id is string => !!id));
   return {
     messages: rows.map((r, i) => ({
       saved_at: iso(r.star.createdAt),
       note: null,
       message: views[i],
-      other_username: r.conversation.kind === "direct" ? (otherName.get(r.conversation.id) ?? null) : null,
+      other_username: names.get(otherId(r.conversation) ?? "")?.username ?? null,
       is_group: r.conversation.kind === "group",
       conversation_title: r.conversation.kind === "group" ? r.conversation.title : null,
     })),

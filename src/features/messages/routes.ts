@@ -11,6 +11,7 @@ import { rateLimitPlugin } from "../../http/rate-limit";
 import { ErrorOut } from "../../http/schemas";
 import * as direct from "./direct";
 import {
+  CONVERSATION_PAGING,
   ConversationDetail,
   ConversationHistoryOut,
   ConversationOut,
@@ -25,7 +26,6 @@ import {
 import { sentMessageView } from "./views";
 
 const LIST_PAGING: PagingSpec = { max: 100, default: 50 };
-const OPEN_PAGING: PagingSpec = { max: 200, default: 50 };
 const ByUsername = t.Object({ username: t.String({ maxLength: 64, description: "The other user's username (a user id here is 404 USER_NOT_FOUND)" }) });
 const PEER_ERRORS = "404 USER_NOT_FOUND for an unknown username (or a user id in its place); 400 INVALID_INPUT for yourself.";
 
@@ -61,10 +61,10 @@ export const messagesRoutes = (ctx: Ctx) =>
       response: { 200: InboxHistoryOut },
       detail: { summary: "Inbox History", description: "Pages backwards through the conversation list: the next `limit` conversations whose last message precedes `before`. `inbox` is a reserved handle, never a username." },
     })
-    .get("/conversations/:username", ({ caller, params, query }) => direct.open(ctx, caller, params.username, resolvePage(query, OPEN_PAGING)), {
+    .get("/conversations/:username", ({ caller, params, query }) => direct.open(ctx, caller, params.username, resolvePage(query, CONVERSATION_PAGING)), {
       auth: "required",
       params: ByUsername,
-      query: t.Object(pagingQuery(OPEN_PAGING)),
+      query: t.Object(pagingQuery(CONVERSATION_PAGING)),
       response: { 200: ConversationDetail, 400: ErrorOut, 404: ErrorOut },
       detail: {
         summary: "Get Conversation",

@@ -1,22 +1,28 @@
 // Wire schemas of the messaging routes (field names from the reference service).
 import { t } from "elysia";
+import type { PagingSpec } from "../../http/paging";
 import { Int } from "../../http/schemas";
 import { UserOut } from "../users/routes";
 
-const DateTime = t.String({ format: "date-time" });
-const Uuid = t.String({ format: "uuid" });
+export const DateTime = t.String({ format: "date-time" });
+export const Uuid = t.String({ format: "uuid" });
+
+/** A page of one conversation's messages (1:1 open and group GET). */
+export const CONVERSATION_PAGING: PagingSpec = { max: 200, default: 50 };
 
 export const MessageReactionOut = t.Object({ emoji: t.String(), user_id: Uuid, username: t.String(), created_at: DateTime });
 
-export const MessageAttachmentOut = t.Object({
-  id: Uuid,
+/** The fields of an attachment after its id (views.attachmentOut). */
+const AttachmentFields = {
   mime_type: t.String(),
   size_bytes: Int(),
   width: t.Nullable(Int()),
   height: t.Nullable(Int()),
   thumb_url: t.String(),
   full_url: t.String(),
-});
+};
+
+export const MessageAttachmentOut = t.Object({ id: Uuid, ...AttachmentFields });
 
 export const MessageOut = t.Object({
   id: Uuid,
@@ -127,16 +133,7 @@ export const SavedMessagesOut = t.Object({
   pagination: PageMeta,
 });
 
-export const AttachmentUploadOut = t.Object({
-  attachment_id: Uuid,
-  mime_type: t.String(),
-  size_bytes: Int(),
-  width: t.Nullable(Int()),
-  height: t.Nullable(Int()),
-  thumb_url: t.String(),
-  full_url: t.String(),
-  deduped: t.Boolean(),
-});
+export const AttachmentUploadOut = t.Object({ attachment_id: Uuid, ...AttachmentFields, deduped: t.Boolean() });
 
 const ColdBudgetWindow = t.Object({ cap: Int(), remaining: Int(), window_seconds: Int(), earliest_send_in_window_at: t.Nullable(DateTime) });
 export const ColdBudgetResponse = t.Object({

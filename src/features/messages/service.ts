@@ -169,7 +169,7 @@ export function receiptsOffIn(ctx: Ctx, conversationId: string): Set<string> {
 }
 
 /** The DM karma floor (spec Part 2 §8): 403 KARMA_TOO_LOW below -5. */
-export function assertCanSend(_ctx: Ctx, caller: Pick<Caller, "karma">): void {
+export function assertCanSend(caller: Pick<Caller, "karma">): void {
   if (caller.karma < DM_KARMA_FLOOR) {
     throw new ApiError(403, "KARMA_TOO_LOW", `Sending messages needs at least ${DM_KARMA_FLOOR} karma (you have ${caller.karma})`);
   }
@@ -210,15 +210,20 @@ export function validateSendInput(ctx: Ctx, senderId: string, conversationId: st
       if (a.messageId !== null) throw new ApiError(409, "CONFLICT", `Attachment ${id} is already attached to a message`);
     }
   }
-  let replyToId: string | null = null;
-  if (input.reply_to_message_id) {
-    const target = messageById(ctx, input.reply_to_message_id);
-    if (!target || conversationId === null || target.conversationId !== conversationId || target.deletedAt !== null) {
-      throw new ApiError(404, "NOT_FOUND", "The message replied to was not found in this conversation");
-    }
-    replyToId = target.id;
+  return { body, attachmentIds, replyToId: replyTargetId(ctx, conversationId, input.reply_to_message_id) };
+}
+
+/**
+ * The id of a reply target (null when none is given): a live message of the conversation (null:
+ * a direct conversation not yet created), else 404 NOT_FOUND. Used by sends and drafts.
+ */
+export function replyTargetId(ctx: Ctx, conversationId: string | null, messageId: string | null | undefined): string | null {
+  if (!messageId) return null;
+  const target = messageById(ctx, messageId);
+  if (!target || conversationId === null || target.conversationId !== conversationId || target.deletedAt !== null) {
+    throw new ApiError(404, "NOT_FOUND", "The message replied to was not found in this conversation");
   }
-  return { body, attachmentIds, replyToId };
+  return target.id;
 }
 
 export interface NewMessage {
@@ -355,25 +360,8 @@ export function unreadDirectTotal(ctx: Ctx, userId: string): number {
   return Number((stmt.get(userId) as { n: number } | null)?.n ?? 0);
 }
 
-/** Unread messages of one member in one conversation. */
-export function unreadIn(ctx: Ctx, conversationId: string, userId: string): number {
-  const stmt = prepared(ctx.db, "messages:unreadIn", () =>
-    ctx.db.$client.prepare(`select ${UNREAD_SQL} as n from conversation_members m where m.conversation_id = ? and m.user_id = ?`),
-  );
-  return Number((stmt.get(conversationId, userId) as { n: number } | null)?.n ?? 0);
-}
-
-/** Unread counts per conversation for a set of the user's conversations. */
-export function unreadByConversation(ctx: Ctx, userId: string, conversationIds: readonly string[]): Map<string, number> {
-  const out = new Map<string, number>();
-  for (const id of conversationIds) out.set(id, unreadIn(ctx, id, userId));
-  return out;
-}
-
 // ---------------------------------------------------------------------------------------------
 // Drafts
-
-export type DraftRow = typeof messageDrafts.$inferSelect;
 
 /** Deletes a user's draft to a peer (inside the caller's transaction when there is one: same connection). */
 export function clearDirectDraft(ctx: Ctx, userId: string, peerId: string): void {
@@ -412,7 +400,7 @@ export function recordColdContact(tx: Tx, ctx: Ctx, senderId: string, recipientI
 // ---------------------------------------------------------------------------------------------
 // Account removal
 
-/** Drops what a self-deleted account left behind in messaging (drafts, stars, unsent uploads). */
+/** Drops a self-deleted account's drafts (its uploads go through attachments.purgeUserUploads). */
 export function purgeUserDrafts(ctx: Ctx, userId: string): void {
   ctx.db.delete(messageDrafts).where(eq(messageDrafts.userId, userId)).run();
 }

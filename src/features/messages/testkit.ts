@@ -12,6 +12,16 @@ export function expect422(res: Res) {
   expect(Array.isArray(res.body.detail)).toBe(true);
 }
 
+/** Users with these usernames, created one after another (ids in this order). */
+export async function usersNamed(h: Harness, ...names: string[]): Promise<TestUser[]> {
+  const out: TestUser[] = [];
+  for (const username of names) out.push(await h.user({ username }));
+  return out;
+}
+
+/** A user's notification rows, oldest first. */
+export const notificationsOf = (h: Harness, u: TestUser) => h.ctx.db.$client.query("select * from notifications where user_id = ? order by id").all(u.id) as any[];
+
 export async function send(h: Harness, from: TestUser, to: TestUser | string, body: unknown = { body: "hi" }): Promise<Res> {
   return h.req("POST", `/api/v1/messages/send/${typeof to === "string" ? to : to.username}`, { token: from.token, body });
 }

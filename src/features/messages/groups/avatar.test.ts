@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import sharp from "sharp";
 import { setup, type Harness, type TestUser } from "../../../../test/harness";
-import { count, expectError } from "../testkit";
+import { count, expectError, usersNamed } from "../testkit";
 import { MAX_GROUP_AVATAR_BYTES, letterAvatar } from "./avatar";
 import { convRow, G, makeGroup } from "./gtestkit";
 
@@ -32,16 +32,12 @@ beforeAll(async () => {
 });
 
 let h: Harness;
-let alice: TestUser;
-let bob: TestUser;
-let carol: TestUser;
+let alice: TestUser, bob: TestUser, carol: TestUser;
 let g: string;
 
 beforeEach(async () => {
   h = setup({ dataDir, rateLimitMultiplier: 0 });
-  alice = await h.user({ username: "alice" });
-  bob = await h.user({ username: "bob" });
-  carol = await h.user({ username: "carol" });
+  [alice, bob, carol] = await usersNamed(h, "alice", "bob", "carol");
   g = await makeGroup(h, alice, [bob, carol], [bob]);
 });
 

@@ -4,22 +4,16 @@
 import { beforeEach, describe, expect, test } from "bun:test";
 import { setup, type Harness, type TestUser } from "../../../../test/harness";
 import { uuidv7 } from "../../../core/ids";
-import { count, eventsOf, expect422, expectError, listen, sent } from "../testkit";
+import { count, eventsOf, expect422, expectError, listen, sent, usersNamed } from "../testkit";
 import { convRow, G, groupSent, makeGroup, memberOf } from "./gtestkit";
 import { GROUP_TEMPLATES } from "./templates";
 
 let h: Harness;
-let alice: TestUser;
-let bob: TestUser;
-let carol: TestUser;
-let dave: TestUser;
+let alice: TestUser, bob: TestUser, carol: TestUser, dave: TestUser;
 
 beforeEach(async () => {
   h = setup({ rateLimitMultiplier: 0 });
-  alice = await h.user({ username: "alice" });
-  bob = await h.user({ username: "bob" });
-  carol = await h.user({ username: "carol" });
-  dave = await h.user({ username: "dave" });
+  [alice, bob, carol, dave] = await usersNamed(h, "alice", "bob", "carol", "dave");
 });
 
 const create = (u: TestUser | null, query: string) => h.req("POST", `${G}?${query}`, { token: u?.token });

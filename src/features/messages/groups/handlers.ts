@@ -9,24 +9,22 @@
 // Webhook deliveries of the §6.2 group events are the webhooks feature's generic rule
 // (payload `recipient_ids`).
 import type { Ctx } from "../../../core/context";
-import type { DomainEvent } from "../../../core/events";
+import { payloadString, payloadStrings, type DomainEvent } from "../../../core/events";
 import { dmChannel } from "../../../core/realtime";
 import { notify } from "../../notifications/service";
 import { memberRow, messageById, participantIds } from "../service";
 import { messageViews } from "../views";
 import { isMuted, isSnoozed } from "./service";
 
-const str = (v: unknown): string | null => (typeof v === "string" && v ? v : null);
-const strList = (v: unknown): string[] => (Array.isArray(v) ? [...new Set(v.filter((x): x is string => typeof x === "string" && !!x))] : []);
 
 function notifyGroupMessage(ctx: Ctx, ev: DomainEvent): void {
-  const messageId = str(ev.payload.message_id);
-  const conversationId = str(ev.payload.conversation_id);
+  const messageId = payloadString(ev.payload.message_id);
+  const conversationId = payloadString(ev.payload.conversation_id);
   if (!messageId || !conversationId) return;
-  const mentioned = new Set(strList(ev.payload.mentioned_user_ids));
+  const mentioned = new Set(payloadStrings(ev.payload.mentioned_user_ids));
   const everyone = ev.payload.everyone === true;
   const now = ctx.clock.now();
-  for (const userId of strList(ev.payload.recipient_ids)) {
+  for (const userId of payloadStrings(ev.payload.recipient_ids)) {
     const m = memberRow(ctx, conversationId, userId);
     if (!m || m.inviteStatus !== "accepted" || m.leftAt !== null) continue;
     const addressed = everyone || mentioned.has(userId);
@@ -40,9 +38,9 @@ function notifyGroupMessage(ctx: Ctx, ev: DomainEvent): void {
       messageId,
       conversationId,
       meta: {
-        preview: str(ev.payload.preview) ?? "",
-        sender_username: str(ev.payload.sender_username),
-        conversation_title: str(ev.payload.conversation_title),
+        preview: payloadString(ev.payload.preview) ?? "",
+        sender_username: payloadString(ev.payload.sender_username),
+        conversation_title: payloadString(ev.payload.conversation_title),
         mentioned: addressed,
       },
       eventId: ev.id,
@@ -51,10 +49,10 @@ function notifyGroupMessage(ctx: Ctx, ev: DomainEvent): void {
 }
 
 function publishToMuted(ctx: Ctx, ev: DomainEvent): void {
-  const messageId = str(ev.payload.message_id);
-  const conversationId = str(ev.payload.conversation_id);
+  const messageId = payloadString(ev.payload.message_id);
+  const conversationId = payloadString(ev.payload.conversation_id);
   if (!messageId || !conversationId) return;
-  const told = new Set(strList(ev.payload.recipient_ids));
+  const told = new Set(payloadStrings(ev.payload.recipient_ids));
   if (ev.actorId) told.add(ev.actorId);
   const left = participantIds(ctx, conversationId).filter((id) => !told.has(id) && ctx.realtime.subscribers(id) > 0);
   if (!left.length) return;

@@ -7,6 +7,7 @@ import { rateLimitPlugin } from "../../../http/rate-limit";
 import { ErrorOut } from "../../../http/schemas";
 import { either, required } from "./input";
 import {
+  ConvParams,
   GroupAddMemberIn,
   GroupAddMemberOut,
   GroupInviteRespondIn,
@@ -19,15 +20,14 @@ import {
   GroupTransferCreatorIn,
   GroupTransferCreatorOut,
   MuteStateOut,
+  NOT_MEMBER,
   ReadReceiptsOverrideOut,
   SnoozeStateOut,
 } from "./schemas";
 import * as groups from "./service";
 import { memberFull } from "./views";
 
-const ConvParams = t.Object({ conv_id: t.String({ maxLength: 64, description: "The group's conversation id" }) });
 const MemberParams = t.Object({ conv_id: t.String({ maxLength: 64 }), user_id: t.String({ maxLength: 64, description: "A user id (or username) of a member" }) });
-const NOT_MEMBER = "404 NOT_FOUND unless the caller is an accepted member (strangers, former members and pending invitees alike).";
 
 /** Receipts `show` in the query: the spec's on/off/clear, or the reference's true/false. */
 const ShowQuery = t.Optional(t.UnionEnum(["on", "off", "clear", "true", "false"], { default: undefined }));

@@ -4,23 +4,15 @@
 import { beforeEach, describe, expect, test } from "bun:test";
 import { setup, type Harness, type TestUser } from "../../../../test/harness";
 import { MINUTE } from "../../../core/clock";
-import { count, eventsOf, expect422, expectError, sent } from "../testkit";
+import { count, eventsOf, expect422, expectError, sent, usersNamed } from "../testkit";
 import { convRow, G, groupSent, makeGroup, memberOf } from "./gtestkit";
 
 let h: Harness;
-let alice: TestUser;
-let bob: TestUser;
-let carol: TestUser;
-let dave: TestUser;
-let erin: TestUser;
+let alice: TestUser, bob: TestUser, carol: TestUser, dave: TestUser, erin: TestUser;
 
 beforeEach(async () => {
   h = setup({ rateLimitMultiplier: 0 });
-  alice = await h.user({ username: "alice" });
-  bob = await h.user({ username: "bob" });
-  carol = await h.user({ username: "carol" });
-  dave = await h.user({ username: "dave" });
-  erin = await h.user({ username: "erin" });
+  [alice, bob, carol, dave, erin] = await usersNamed(h, "alice", "bob", "carol", "dave", "erin");
 });
 
 const sorted = (ids: string[]) => [...ids].sort();

@@ -3,21 +3,17 @@
 // search syntax never interpreted).
 import { beforeEach, describe, expect, test } from "bun:test";
 import { setup, type Harness, type TestUser } from "../../../../test/harness";
-import { expect422, expectError } from "../testkit";
+import { expect422, expectError, usersNamed } from "../testkit";
 import { G, groupSent, makeGroup } from "./gtestkit";
 import { highlightHtml } from "./search";
 
 let h: Harness;
-let alice: TestUser;
-let bob: TestUser;
-let carol: TestUser;
+let alice: TestUser, bob: TestUser, carol: TestUser;
 let g: string;
 
 beforeEach(async () => {
   h = setup({ rateLimitMultiplier: 0 });
-  alice = await h.user({ username: "alice" });
-  bob = await h.user({ username: "bob" });
-  carol = await h.user({ username: "carol" });
+  [alice, bob, carol] = await usersNamed(h, "alice", "bob", "carol");
   g = await makeGroup(h, alice, [bob, carol], [bob]);
 });
 

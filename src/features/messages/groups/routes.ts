@@ -7,12 +7,13 @@ import { authPlugin } from "../../../http/auth";
 import { pagingQuery, resolvePage, type PagingSpec } from "../../../http/paging";
 import { rateLimitPlugin } from "../../../http/rate-limit";
 import { ErrorOut } from "../../../http/schemas";
-import { MessageCreate, MessageOut } from "../schemas";
+import { CONVERSATION_PAGING, MessageCreate, MessageOut } from "../schemas";
 import { sentMessageView } from "../views";
 import { groupAvatar, uploadGroupAvatar } from "./avatar";
 import { either, required } from "./input";
 import { groupMemberRoutes } from "./member-routes";
 import {
+  ConvParams,
   GroupAvatarUploadOut,
   GroupConversationDetailOut,
   GroupConversationOut,
@@ -21,6 +22,7 @@ import {
   GroupSearchOut,
   GroupTemplatesListOut,
   MarkAllReadOut,
+  NOT_MEMBER,
   PinResultOut,
 } from "./schemas";
 import { searchGroup } from "./search";
@@ -28,10 +30,7 @@ import * as groups from "./service";
 import { GROUP_TEMPLATES } from "./templates";
 import { createdOut, groupAvatarUrl, groupMessageViews } from "./views";
 
-const OPEN_PAGING: PagingSpec = { max: 200, default: 50 };
 const SEARCH_PAGING: PagingSpec = { max: 50, default: 20 };
-const ConvParams = t.Object({ conv_id: t.String({ maxLength: 64, description: "The group's conversation id" }) });
-const NOT_MEMBER = "404 NOT_FOUND unless the caller is an accepted member (strangers, former members and pending invitees alike).";
 const Members = t.Array(t.String({ maxLength: 64 }), { description: "Repeat the parameter: usernames (or user ids) to invite, 1 to 49" });
 
 const groupRoutes = (ctx: Ctx) =>
@@ -86,7 +85,7 @@ const groupRoutes = (ctx: Ctx) =>
     .get("/:conv_id", ({ caller, params, query }) => {
       const { conv, member } = groups.requireMember(ctx, caller, params.conv_id);
       groups.readGroup(ctx, conv, member);
-      const page = resolvePage(query, OPEN_PAGING);
+      const page = resolvePage(query, CONVERSATION_PAGING);
       const { rows, total } = groups.latestMessages(ctx, conv.id, page);
       const counts = groups.memberCounts(ctx, conv.id);
       const mute = groups.muteOut(ctx, member);
@@ -110,7 +109,7 @@ const groupRoutes = (ctx: Ctx) =>
     }, {
       auth: "required",
       params: ConvParams,
-      query: t.Object(pagingQuery(OPEN_PAGING)),
+      query: t.Object(pagingQuery(CONVERSATION_PAGING)),
       response: { 200: GroupConversationDetailOut, 400: ErrorOut, 404: ErrorOut },
       detail: {
         summary: "Get Group Conversation",

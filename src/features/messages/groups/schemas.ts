@@ -2,10 +2,12 @@
 // GroupConversationOut, GroupConversationDetailOut, GroupMembersListOut, GroupSearchOut, …).
 import { t } from "elysia";
 import { Int, OptionalEnum } from "../../../http/schemas";
-import { MessageOut, PageMeta } from "../schemas";
+import { DateTime, MessageOut, PageMeta, Uuid } from "../schemas";
 
-const DateTime = t.String({ format: "date-time" });
-const Uuid = t.String({ format: "uuid" });
+/** Path parameters of every /groups/{conv_id}… route (routes.ts and member-routes.ts). */
+export const ConvParams = t.Object({ conv_id: t.String({ maxLength: 64, description: "The group's conversation id" }) });
+/** The 404 every group route documents. */
+export const NOT_MEMBER = "404 NOT_FOUND unless the caller is an accepted member (strangers, former members and pending invitees alike).";
 
 export const GroupMemberSummary = t.Object({
   id: Uuid,

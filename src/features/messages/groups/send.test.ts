@@ -5,28 +5,21 @@
 import { beforeEach, describe, expect, test } from "bun:test";
 import { setup, type Harness, type TestUser } from "../../../../test/harness";
 import { HOUR } from "../../../core/clock";
-import { count, eventsOf, expect422, expectError, listen, send as send1to1 } from "../testkit";
+import { count, eventsOf, expect422, expectError, listen, notificationsOf, send as send1to1, usersNamed } from "../testkit";
 import { G, groupSend, groupSent, makeGroup } from "./gtestkit";
 import { parseMentions } from "./service";
 
 let h: Harness;
-let alice: TestUser;
-let bob: TestUser;
-let carol: TestUser;
-let dave: TestUser;
+let alice: TestUser, bob: TestUser, carol: TestUser, dave: TestUser;
 let g: string;
 
 beforeEach(async () => {
   h = setup({ rateLimitMultiplier: 0 });
-  alice = await h.user({ username: "alice" });
-  bob = await h.user({ username: "bob" });
-  carol = await h.user({ username: "carol" });
-  dave = await h.user({ username: "dave" });
+  [alice, bob, carol, dave] = await usersNamed(h, "alice", "bob", "carol", "dave");
   // dave stays a pending invitee.
   g = await makeGroup(h, alice, [bob, carol, dave], [bob, carol]);
 });
 
-const notificationsOf = (u: TestUser) => h.ctx.db.$client.query("select * from notifications where user_id = ? order by id").all(u.id) as any[];
 const sorted = (ids: string[]) => [...ids].sort();
 
 describe("POST /messages/groups/{id}/send", () => {
@@ -129,18 +122,18 @@ describe("events", () => {
 describe("group_message notifications", () => {
   test("each recipient is notified once after the worker runs; not the sender, not pending invitees", async () => {
     const m = await groupSent(h, alice, g, "hello all");
-    expect(notificationsOf(bob)).toHaveLength(0);
+    expect(notificationsOf(h, bob)).toHaveLength(0);
     await h.ctx.events.drain();
     for (const u of [bob, carol]) {
-      const ns = notificationsOf(u);
+      const ns = notificationsOf(h, u);
       expect(ns).toHaveLength(1);
       expect(ns[0]).toMatchObject({ kind: "group_message", actor_id: alice.id, message_id: m.id, conversation_id: g });
       expect(JSON.parse(ns[0].meta)).toMatchObject({ preview: "hello all", sender_username: "alice", conversation_title: "Team", mentioned: false });
     }
-    expect(notificationsOf(alice)).toHaveLength(0);
-    expect(notificationsOf(dave)).toHaveLength(0);
+    expect(notificationsOf(h, alice)).toHaveLength(0);
+    expect(notificationsOf(h, dave)).toHaveLength(0);
     await h.ctx.events.drain();
-    expect(notificationsOf(bob)).toHaveLength(1);
+    expect(notificationsOf(h, bob)).toHaveLength(1);
   });
 
   test("mute: silent except for @-mentions and @everyone", async () => {
@@ -149,9 +142,9 @@ describe("group_message notifications", () => {
     await groupSent(h, alice, g, "hey @bob");
     await groupSent(h, alice, g, "@everyone standup");
     await h.ctx.events.drain();
-    expect(notificationsOf(bob).map((n) => JSON.parse(n.meta).preview)).toEqual(["hey @bob", "@everyone standup"]);
-    expect(notificationsOf(bob).map((n) => JSON.parse(n.meta).mentioned)).toEqual([true, true]);
-    expect(notificationsOf(carol)).toHaveLength(3);
+    expect(notificationsOf(h, bob).map((n) => JSON.parse(n.meta).preview)).toEqual(["hey @bob", "@everyone standup"]);
+    expect(notificationsOf(h, bob).map((n) => JSON.parse(n.meta).mentioned)).toEqual([true, true]);
+    expect(notificationsOf(h, carol)).toHaveLength(3);
   });
 
   test("snooze: nothing notifies (mentions included) until it ends", async () => {
@@ -159,19 +152,19 @@ describe("group_message notifications", () => {
     await groupSent(h, alice, g, "plain");
     await groupSent(h, alice, g, "hey @bob");
     await h.ctx.events.drain();
-    expect(notificationsOf(bob)).toHaveLength(0);
+    expect(notificationsOf(h, bob)).toHaveLength(0);
     h.clock.advance(HOUR + 1);
     await groupSent(h, alice, g, "later");
     await h.ctx.events.drain();
-    expect(notificationsOf(bob).map((n) => JSON.parse(n.meta).preview)).toEqual(["later"]);
+    expect(notificationsOf(h, bob).map((n) => JSON.parse(n.meta).preview)).toEqual(["later"]);
   });
 
   test("a member who left before delivery is not notified", async () => {
     await groupSent(h, alice, g, "bye?");
     await h.req("DELETE", `${G}/${g}/members/${bob.id}`, { token: bob.token });
     await h.ctx.events.drain();
-    expect(notificationsOf(bob)).toHaveLength(0);
-    expect(notificationsOf(carol)).toHaveLength(1);
+    expect(notificationsOf(h, bob)).toHaveLength(0);
+    expect(notificationsOf(h, carol)).toHaveLength(1);
   });
 });
 

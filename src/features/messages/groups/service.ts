@@ -21,8 +21,9 @@ import {
   conversationById,
   insertMessage,
   isCold,
-  markConversationRead,
   memberRow,
+  messageById,
+  participantIds,
   preview,
   recordColdContact,
   validateSendInput,
@@ -32,7 +33,8 @@ import {
   type SendInput,
   type Tx,
 } from "../service";
-import { conversationMembers, conversations, groupPins, messageDrafts, messageReads, messages } from "../tables";
+import { conversationMembers, conversations, groupPins, messageDrafts, messages } from "../tables";
+import { readConversation } from "../direct";
 import { templateBySlug } from "./templates";
 
 /** Members of a group, the creator included (spec Part 2 §2.8, §8). */
@@ -88,10 +90,15 @@ export function requireAdmin(ctx: Ctx, caller: Pick<Caller, "id">, convId: strin
   return access;
 }
 
-/** A live account by username or by user id (the reference accepts both); null when there is none. */
-export function findUser(ctx: Ctx, ref: string): UserRow | null {
+/** An account by username or by user id (the reference accepts both), live or not. */
+function userByRef(ctx: Ctx, ref: string): UserRow | null {
   const s = ref.trim();
-  const u = isUuid(s) ? users.findById(ctx, s.toLowerCase()) : users.findByUsername(ctx, users.normaliseUsername(s));
+  return isUuid(s) ? users.findById(ctx, s.toLowerCase()) : users.findByUsername(ctx, users.normaliseUsername(s));
+}
+
+/** A live account by username or by user id; null when there is none. */
+export function findUser(ctx: Ctx, ref: string): UserRow | null {
+  const u = userByRef(ctx, ref);
   return u && users.isLive(ctx, u) ? u : null;
 }
 
@@ -147,16 +154,16 @@ function cleanTitle(raw: string): string {
   return title;
 }
 
-/**
- * The invitees of a new group: every reference resolved to a live account (404 USER_NOT_FOUND
- * naming the ones that are not), duplicates and the creator dropped, 1..49 of them (400 INVALID_INPUT
- * for none, 400 LIMIT_EXCEEDED for more).
- */
 /** Nobody is put in a group with someone they block or who blocks them: 403 FORBIDDEN. */
 function assertInvitable(ctx: Ctx, caller: Caller, u: UserRow): void {
   if (blocks.blockedEitherWay(ctx, caller.id, u.id)) throw new ApiError(403, "FORBIDDEN", `You cannot add @${u.username}: one of you blocks the other`);
 }
 
+/**
+ * The invitees of a new group: every reference resolved to a live account (404 USER_NOT_FOUND
+ * naming the ones that are not), duplicates and the creator dropped, 1..49 of them (400 INVALID_INPUT
+ * for none, 400 LIMIT_EXCEEDED for more).
+ */
 function resolveInvitees(ctx: Ctx, caller: Caller, refs: readonly string[]): UserRow[] {
   const missing: string[] = [];
   const byId = new Map<string, UserRow>();
@@ -206,7 +213,7 @@ export interface Created {
 export function create(ctx: Ctx, caller: Caller, input: CreateInput): Created {
   const title = cleanTitle(input.title);
   const description = input.description?.trim() ? input.description.trim().slice(0, MAX_DESCRIPTION) : null;
-  assertCanSend(ctx, caller);
+  assertCanSend(caller);
   const invitees = resolveInvitees(ctx, caller, input.members);
   return ctx.db.transaction((tx) => {
     const now = ctx.clock.now();
@@ -283,31 +290,13 @@ export function memberCounts(ctx: Ctx, convId: string): { accepted: number; pend
 
 /**
  * Marks the group read for the caller and emits `messages_read` (→ dm.group_read to the other
- * members, with the newest message and its read count), the same event the shared
- * readConversation emits — addressed to nobody while the caller's receipts are off here.
+ * members, with the newest message and its read count) through the shared readConversation —
+ * addressed to nobody while the caller's receipts are off here (the event still marks the write).
  */
 export function readGroup(ctx: Ctx, conv: ConversationRow, member: MemberRow): number {
-  return ctx.db.transaction((tx) => {
-    const n = markConversationRead(tx, ctx, conv.id, member.userId);
-    if (n > 0) {
-      const last = tx.select({ id: conversations.lastMessageId }).from(conversations).where(eq(conversations.id, conv.id)).get()?.id ?? null;
-      const readCount = last ? (tx.select({ n: count() }).from(messageReads).where(eq(messageReads.messageId, last)).get()?.n ?? 0) : 0;
-      // With receipts off the read is recorded but nobody is told (the event still marks the write).
-      const others =
-        member.receipts === "off"
-          ? []
-          : acceptedOf(currentMembers(ctx, conv.id))
-              .map((m) => m.userId)
-              .filter((id) => id !== member.userId);
-      ctx.events.emit(tx, {
-        type: "messages_read",
-        actorId: member.userId,
-        subject: { type: "conversation", id: conv.id },
-        payload: { conversation_id: conv.id, reader_id: member.userId, count: n, message_id: last, read_count: readCount, is_group: true, recipient_ids: others, receipts_off: member.receipts === "off" },
-      });
-    }
-    return n;
-  });
+  const receiptsOff = member.receipts === "off";
+  const others = () => (receiptsOff ? [] : acceptedOf(currentMembers(ctx, conv.id)).map((m) => m.userId).filter((id) => id !== member.userId));
+  return readConversation(ctx, conv, member.userId, others, { receipts_off: receiptsOff });
 }
 
 /** The newest `limit` messages after skipping `offset` from the newest, oldest first, and the total. */
@@ -381,7 +370,7 @@ export function parseMentions(body: string): { names: string[]; everyone: boolea
  */
 export function send(ctx: Ctx, caller: Caller, convId: string, input: SendInput): MessageRow {
   const { conv } = requireMember(ctx, caller, convId);
-  assertCanSend(ctx, caller);
+  assertCanSend(caller);
   const valid = validateSendInput(ctx, caller.id, conv.id, input);
   const mentions = parseMentions(valid.body);
   if (mentions.names.length > MAX_MENTIONS) {
@@ -457,7 +446,7 @@ export function listMembers(ctx: Ctx, caller: Caller, convId: string) {
  */
 export function invite(ctx: Ctx, caller: Caller, convId: string, username: string) {
   const { conv } = requireAdmin(ctx, caller, convId);
-  assertCanSend(ctx, caller);
+  assertCanSend(caller);
   const target = findUser(ctx, username);
   if (!target) throw new ApiError(404, "USER_NOT_FOUND", "User not found");
   assertInvitable(ctx, caller, target);
@@ -511,12 +500,8 @@ export function respond(ctx: Ctx, caller: Caller, convId: string, accept: boolea
       return { invite_status: "declined" as const };
     }
     setMember(tx, conv.id, caller.id, { inviteStatus: "accepted", joinedAt: now, lastMessageAt: conv.lastMessageAt ?? now });
-    const accepted = tx
-      .select({ id: conversationMembers.userId })
-      .from(conversationMembers)
-      .where(and(eq(conversationMembers.conversationId, conv.id), eq(conversationMembers.inviteStatus, "accepted"), isNull(conversationMembers.leftAt)))
-      .all()
-      .map((r) => r.id);
+    // Same connection as the transaction: the accepter is among them.
+    const accepted = participantIds(ctx, conv.id);
     ctx.events.emit(tx, {
       type: "group_invite_accepted",
       actorId: caller.id,
@@ -529,8 +514,7 @@ export function respond(ctx: Ctx, caller: Caller, convId: string, accept: boolea
 
 /** The target of a member path: a user id or a username of someone currently in the group (else 404). */
 function targetMember(ctx: Ctx, conv: ConversationRow, ref: string): { user: UserRow | null; member: MemberRow } {
-  const s = ref.trim();
-  const user = isUuid(s) ? users.findById(ctx, s.toLowerCase()) : users.findByUsername(ctx, users.normaliseUsername(s));
+  const user = userByRef(ctx, ref);
   const member = user ? memberRow(ctx, conv.id, user.id) : null;
   if (!member || member.leftAt !== null || member.inviteStatus === "declined") throw new ApiError(404, "NOT_FOUND", "Member not found in this group");
   return { user, member };
@@ -556,11 +540,7 @@ export function removeMember(ctx: Ctx, caller: Caller, convId: string, ref: stri
     const now = ctx.clock.now();
     setMember(tx, conv.id, target.userId, { leftAt: now, role: "member" });
     tx.delete(messageDrafts).where(and(eq(messageDrafts.userId, target.userId), eq(messageDrafts.conversationId, conv.id))).run();
-    const remaining = tx
-      .select()
-      .from(conversationMembers)
-      .where(and(eq(conversationMembers.conversationId, conv.id), inArray(conversationMembers.inviteStatus, ["accepted", "pending"]), isNull(conversationMembers.leftAt)))
-      .all();
+    const remaining = currentMembers(ctx, conv.id);
     const accepted = acceptedOf(remaining).sort((a, b) => (a.joinedAt ?? 0) - (b.joinedAt ?? 0) || (a.userId < b.userId ? -1 : 1));
     let promoted: string | null = null;
     let creatorId = conv.creatorId;
@@ -760,7 +740,7 @@ export function unmute(ctx: Ctx, caller: Caller, convId: string) {
 
 /** A live message of this group, else 404 NOT_FOUND. */
 function groupMessage(ctx: Ctx, conv: ConversationRow, messageId: string): MessageRow {
-  const m = isUuid(messageId) ? ctx.db.select().from(messages).where(eq(messages.id, messageId.toLowerCase())).get() : undefined;
+  const m = messageById(ctx, messageId);
   if (!m || m.conversationId !== conv.id || m.deletedAt !== null) throw new ApiError(404, "NOT_FOUND", "Message not found in this group");
   return m;
 }
@@ -788,7 +768,7 @@ export function pin(ctx: Ctx, caller: Caller, convId: string, messageId: string)
 /** DELETE .../messages/{msg}/pin: idempotent (a message that is not pinned answers already: true). */
 export function unpin(ctx: Ctx, caller: Caller, convId: string, messageId: string) {
   const { conv } = requireAdmin(ctx, caller, convId);
-  const m = isUuid(messageId) ? ctx.db.select().from(messages).where(eq(messages.id, messageId.toLowerCase())).get() : undefined;
+  const m = messageById(ctx, messageId);
   if (!m || m.conversationId !== conv.id) throw new ApiError(404, "NOT_FOUND", "Message not found in this group");
   return ctx.db.transaction((tx) => {
     const gone = tx.delete(groupPins).where(and(eq(groupPins.conversationId, conv.id), eq(groupPins.messageId, m.id))).returning().get();

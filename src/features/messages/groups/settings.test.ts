@@ -3,19 +3,17 @@
 import { beforeEach, describe, expect, test } from "bun:test";
 import { setup, type Harness, type TestUser } from "../../../../test/harness";
 import { DAY, HOUR, MINUTE } from "../../../core/clock";
-import { expect422, expectError, refresh } from "../testkit";
+import { expect422, expectError, refresh, usersNamed } from "../testkit";
 import { G, makeGroup, memberOf } from "./gtestkit";
 import { MUTED_FOREVER, snoozeEnd } from "./service";
 
 let h: Harness;
-let alice: TestUser;
-let bob: TestUser;
+let alice: TestUser, bob: TestUser;
 let g: string;
 
 beforeEach(async () => {
   h = setup({ rateLimitMultiplier: 0 });
-  alice = await h.user({ username: "alice" });
-  bob = await h.user({ username: "bob" });
+  [alice, bob] = await usersNamed(h, "alice", "bob");
   g = await makeGroup(h, alice, [bob]);
 });
 

@@ -1,29 +1,16 @@
 // The group events of spec Part 2 §6.2 reach webhooks through the webhooks feature's generic
 // `recipient_ids` rule: the right people, in the catalogue's field names, nothing internal.
 import { afterAll, beforeEach, expect, test } from "bun:test";
-import { setup, type TestUser } from "../../../../test/harness";
-import { runDueDeliveries } from "../../webhooks/service";
+import { setup } from "../../../../test/harness";
+import { receiverHooks } from "../../webhooks/fixtures";
 import { startReceiver } from "../../webhooks/test-receiver";
 import { G, groupSent, makeGroup } from "./gtestkit";
 
-const SECRET = "receiver-secret-0123456789";
 const h = setup({ allowPrivateWebhooks: true, webhookTimeoutMs: 2000, rateLimitMultiplier: 0 });
 const rx = startReceiver();
 afterAll(() => rx.stop());
 beforeEach(() => rx.clear());
-
-let n = 0;
-async function hook(u: TestUser, events: string[]) {
-  const path = `/g${++n}`;
-  const r = await h.req("POST", "/api/v1/webhooks", { token: u.token, body: { url: rx.url(path), secret: SECRET, events } });
-  if (r.status !== 201) throw new Error(`create failed ${r.status} ${r.text}`);
-  return { path };
-}
-async function flush() {
-  await h.ctx.events.drain();
-  await runDueDeliveries(h.ctx);
-}
-const got = (w: { path: string }) => rx.to(w.path).map((r) => JSON.parse(r.body));
+const { hook, flush, got } = receiverHooks(h, rx, "g");
 
 const ALL = ["group_message", "group_mention", "group_member_added", "group_invite_accepted", "group_member_left", "group_member_removed"];
 
