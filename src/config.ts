@@ -32,7 +32,12 @@ export interface Config {
   webhookTimeoutMs: number;
   /** Interval of the heartbeat comment on GET /api/v1/stream, in milliseconds. */
   streamHeartbeatMs: number;
+  /** Reader threads for long reads such as search (0: every read on the request thread). */
+  readWorkers: number;
 }
+
+/** One reader thread per core beyond the request thread's, at least one, at most four. */
+const defaultReadWorkers = () => Math.min(4, Math.max(1, navigator.hardwareConcurrency - 1));
 
 const LEVELS: LogLevel[] = ["debug", "info", "warn", "error", "silent"];
 
@@ -96,5 +101,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     allowPrivateWebhooks: bool(get("allow-private-webhooks", "COLONY_ALLOW_PRIVATE_WEBHOOKS"), false),
     webhookTimeoutMs: num("COLONY_WEBHOOK_TIMEOUT_MS", get("webhook-timeout-ms", "COLONY_WEBHOOK_TIMEOUT_MS"), 10_000, 100),
     streamHeartbeatMs: num("COLONY_STREAM_HEARTBEAT_MS", get("stream-heartbeat-ms", "COLONY_STREAM_HEARTBEAT_MS"), 15_000, 10),
+    readWorkers: Math.floor(num("COLONY_READ_WORKERS", get("read-workers", "COLONY_READ_WORKERS"), defaultReadWorkers(), 0)),
   };
 }

@@ -7,6 +7,7 @@ import { createApp } from "./app";
 import { loadConfig, parseFlags, type Config } from "./config";
 import { createContext, databasePath } from "./core/context";
 import { startCheckpointer } from "./db/checkpointer";
+import { startReadPool } from "./db/read-pool";
 import { hashSecret, newApiKey } from "./core/ids";
 import { openDatabase, sqliteVersion } from "./db/client";
 import { migrate } from "./db/migrate";
@@ -64,6 +65,7 @@ async function serve(config: Config) {
   });
   writeFileSync(pidFile(config), String(process.pid), { mode: 0o600 });
   const checkpointer = startCheckpointer(ctx.db, databasePath(config), ctx.log);
+  ctx.reads = startReadPool(ctx.db, databasePath(config), config.readWorkers, ctx.log);
   ctx.events.start();
   ctx.jobs.start();
   ctx.log.info("colony listening", { url: `http://${server.hostname}:${server.port}`, public_url: config.publicUrl, data_dir: config.dataDir, sqlite: sqliteVersion(ctx.db), version: API_VERSION });
@@ -77,6 +79,7 @@ async function serve(config: Config) {
     ctx.events.stop();
     await server.stop();
     await ctx.events.drain().catch(() => 0);
+    await ctx.reads.stop();
     await checkpointer.stop();
     ctx.db.$client.run("PRAGMA wal_checkpoint(TRUNCATE)");
     ctx.db.$client.close();

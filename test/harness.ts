@@ -1,13 +1,19 @@
 // The shared test harness: a fresh in-memory database, a TestClock and the real app per call,
-// driven in-process through app.handle(new Request(...)).
+// driven in-process through app.handle(new Request(...)). With `readers`, the database is a file
+// in a temporary folder served by that many reader threads, as the server runs (close() ends
+// them and removes the folder).
 import { createApp } from "../src/app";
 import { CapturingMailer } from "../src/adapters/mail";
 import { loadConfig, type Config } from "../src/config";
 import { TestClock } from "../src/core/clock";
-import { createContext, type Ctx } from "../src/core/context";
+import { createContext, databasePath, type Ctx } from "../src/core/context";
+import { startReadPool } from "../src/db/read-pool";
 import { hashSecret, newApiKey } from "../src/core/ids";
 import { issueToken } from "../src/features/auth/service";
 import * as users from "../src/features/users/service";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 
 export const BASE = "http://localhost";
 
@@ -33,13 +39,23 @@ export interface TestUser {
   token: string;
 }
 
-export function setup(overrides: Partial<Config> = {}) {
-  const config: Config = { ...loadConfig({ COLONY_LOG_LEVEL: "silent" }), publicUrl: BASE, ...overrides };
+export function setup(overrides: Partial<Config> = {}, opts: { readers?: number } = {}) {
+  const dataDir = opts.readers ? mkdtempSync(join(tmpdir(), "colony-test-")) : undefined;
+  const config: Config = { ...loadConfig({ COLONY_LOG_LEVEL: "silent" }), publicUrl: BASE, ...(dataDir ? { dataDir } : {}), ...overrides };
   const clock = new TestClock();
   /** Every message the server sent (delivered after commit: drain ctx.events first). */
   const mail = new CapturingMailer();
-  const ctx: Ctx = createContext({ config, clock, dbPath: ":memory:", mail });
+  const ctx: Ctx = createContext({ config, clock, dbPath: dataDir ? undefined : ":memory:", mail });
+  if (dataDir) ctx.reads = startReadPool(ctx.db, databasePath(config), opts.readers!, ctx.log);
   const app = createApp(ctx);
+
+  /** Ends the reader threads and removes the temporary folder (a no-op in memory). */
+  async function close() {
+    await ctx.reads.stop();
+    if (!dataDir) return;
+    ctx.db.$client.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
 
   async function req<T = any>(method: string, path: string, opts: ReqOptions = {}): Promise<Res<T>> {
     const url = new URL(path, BASE);
@@ -73,7 +89,7 @@ export function setup(overrides: Partial<Config> = {}) {
     return { id: row.id, username: row.username, apiKey, token: access_token };
   }
 
-  return { ctx, app, clock, config, req, user, mail };
+  return { ctx, app, clock, config, req, user, mail, close };
 }
 
 export type Harness = ReturnType<typeof setup>;

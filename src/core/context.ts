@@ -4,6 +4,7 @@ import type { Config } from "../config";
 import { CapturingMailer, createMailer, type Mailer } from "../adapters/mail";
 import { openDatabase, type Db } from "../db/client";
 import { migrate } from "../db/migrate";
+import { inlineReads, type Reads } from "../db/read-pool";
 import { systemClock, type Clock } from "./clock";
 import { EventBus } from "./events";
 import { Jobs } from "./jobs";
@@ -16,6 +17,8 @@ import { join } from "node:path";
 
 export interface Ctx {
   db: Db;
+  /** Read-only statements off the request thread (the server's read pool; inline elsewhere). */
+  reads: Reads;
   clock: Clock;
   config: Config;
   events: EventBus;
@@ -51,6 +54,7 @@ export function createContext(opts: ContextOptions): Ctx {
   const secrets = opts.secrets ?? (dbPath === ":memory:" ? ephemeralSecrets() : loadSecrets(config.dataDir));
   return {
     db,
+    reads: inlineReads(db),
     clock,
     config,
     log,

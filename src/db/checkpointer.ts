@@ -6,8 +6,8 @@
 // FALLBACK_PAGES, where it only restarts a log the worker has already copied (under sustained
 // writing the WAL cannot restart from the worker's side). Should the worker fail to start, the
 // default threshold stays.
-import { dirname, join } from "node:path";
 import type { Db } from "./client";
+import { workerScript } from "./workers";
 import type { Logger } from "../core/log";
 
 export const CHECKPOINT_INTERVAL_MS = 50;
@@ -18,19 +18,10 @@ export interface Checkpointer {
   stop(): Promise<void>;
 }
 
-/**
- * The worker's script: next to this module when running from source; inside a compiled
- * executable, the copy built as its own entry point (scripts/build.ts), under the bundle root.
- */
-function workerScript(): string {
-  if (Bun.main.startsWith("/$bunfs/") || Bun.main.startsWith("B:/~BUN/")) return join(dirname(Bun.main), "src", "db", "checkpoint-worker.js");
-  return new URL("./checkpoint-worker.ts", import.meta.url).href;
-}
-
 export function startCheckpointer(db: Db, path: string, log: Logger, intervalMs = CHECKPOINT_INTERVAL_MS): Checkpointer {
   let worker: Worker | null = null;
   try {
-    worker = new Worker(workerScript());
+    worker = new Worker(workerScript("checkpoint-worker"));
   } catch (err) {
     log.warn("checkpointer not started; SQLite's automatic checkpoints stay on", { error: String(err) });
     return { stop: async () => {} };

@@ -4,6 +4,7 @@
 // of a request. Statements are cached per database handle, so test instances never share them.
 import { fillPlaceholders, getTableColumns, type SQL, type Table } from "drizzle-orm";
 import type { Db } from "./client";
+import type { ReadStatement } from "./read-pool";
 
 const caches = new WeakMap<object, Map<string, unknown>>();
 
@@ -63,12 +64,30 @@ export interface RawStatement {
  */
 export function preparedSql(db: Db, key: string, build: () => SQL): RawStatement {
   return prepared(db, `sql:${key}`, () => {
-    const q = (db as unknown as { dialect: { sqlToQuery(s: SQL): { sql: string; params: unknown[] } } }).dialect.sqlToQuery(build());
+    const q = compiled(db, key, build);
     const stmt = db.$client.prepare(q.sql);
-    const params = (values: Record<string, unknown>) => fillPlaceholders(q.params, values) as never[];
     return {
-      all: (values = {}) => stmt.all(...params(values)) as Raw[],
-      get: (values = {}) => (stmt.get(...params(values)) as Raw | null) ?? null,
+      all: (values = {}) => stmt.all(...q.params(values)) as Raw[],
+      get: (values = {}) => (stmt.get(...q.params(values)) as Raw | null) ?? null,
     };
+  });
+}
+
+/**
+ * The same kind of query as preparedSql, compiled once under `key`, for `ctx.reads` (the read
+ * pool): a function from the placeholder values to the statement's text and parameters.
+ */
+export function readStatement(db: Db, key: string, build: () => SQL): (values: Record<string, unknown>) => ReadStatement {
+  return prepared(db, `read:${key}`, () => {
+    const q = compiled(db, key, build);
+    return (values: Record<string, unknown>) => ({ sql: q.sql, params: q.params(values) });
+  });
+}
+
+/** A drizzle `sql` template as SQL text and a function from placeholder values to its parameters. */
+function compiled(db: Db, key: string, build: () => SQL): { sql: string; params: (values: Record<string, unknown>) => ReadStatement["params"] } {
+  return prepared(db, `text:${key}`, () => {
+    const q = (db as unknown as { dialect: { sqlToQuery(s: SQL): { sql: string; params: unknown[] } } }).dialect.sqlToQuery(build());
+    return { sql: q.sql, params: (values: Record<string, unknown>) => fillPlaceholders(q.params, values) as ReadStatement["params"] };
   });
 }

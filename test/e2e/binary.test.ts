@@ -142,6 +142,22 @@ describe("compiled binary", () => {
     expect(anon.status).toBe(401);
   });
 
+  test("runs its reader thread from inside the executable, and search answers through it", async () => {
+    // The reader opens its connection just after start: wait for /health to report it.
+    const deadline = Date.now() + 10_000;
+    let health: { read_workers?: number } = {};
+    while (Date.now() < deadline) {
+      health = (await (await fetch(`${base}/health`)).json()) as { read_workers?: number };
+      if ((health.read_workers ?? 0) >= 1) break;
+      await Bun.sleep(50);
+    }
+    expect(health.read_workers).toBeGreaterThanOrEqual(1);
+    const res = await fetch(`${base}/api/v1/search?q=nothing+like+this`);
+    expect(res.status).toBe(200);
+    expect(await res.json()).toMatchObject({ items: [], total: 0 });
+    expect(serverLog.text()).not.toContain("read worker");
+  });
+
   test("stops on SIGTERM and leaves a migrated database", async () => {
     await stopServer("SIGTERM");
     expect(server!.exitCode).toBe(0);

@@ -50,8 +50,8 @@ export const metaRoutes = (ctx: Ctx) => {
     })
     .get("/health", () => {
       ctx.db.$client.query("select 1").get();
-      return { status: "ok", version: API_VERSION, sqlite: sqliteVersion(ctx.db) };
+      return { status: "ok", version: API_VERSION, sqlite: sqliteVersion(ctx.db), read_workers: ctx.reads.threads };
     }, {
-      detail: { tags: ["ops"], summary: "Health", description: "Liveness and readiness: answers once the database is open and migrated." },
+      detail: { tags: ["ops"], summary: "Health", description: "Liveness and readiness: answers once the database is open and migrated. `read_workers`: reader threads serving long reads such as search (0: they run on the request thread)." },
     });
 };

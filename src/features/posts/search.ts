@@ -6,7 +6,7 @@
 // join to filter rows.
 import { sql } from "drizzle-orm";
 import type { Ctx } from "../../core/context";
-import { preparedSql, rowMapper } from "../../db/statements";
+import { prepared, preparedSql, readStatement, rowMapper } from "../../db/statements";
 import type { PostRow } from "./service";
 import { posts, type PostType } from "./tables";
 
@@ -99,7 +99,7 @@ const mapPost = rowMapper<PostRow>(posts);
 const BM25 = sql.raw("bm25(posts_fts, 5.0, 1.0, 0.0)");
 
 const ORDER: Record<SearchSort, string> = {
-  relevance: "m.rank asc, m.rid desc",
+  relevance: "rank asc, rid desc",
   newest: "p.created_at desc, p.id desc",
   oldest: "p.created_at asc, p.id asc",
   top: "p.score desc, m.rank asc, p.created_at desc, p.id desc",
@@ -108,31 +108,45 @@ const ORDER: Record<SearchSort, string> = {
 
 /**
  * Whether any post of a private colony is in the index. When none is, searches need no
- * exclusion clause (which costs every ranked match a look at the scope column).
+ * exclusion clause (which costs every ranked match a look at the scope column). The answer is
+ * kept until the database changes: rows changed through this connection (total_changes(), which
+ * counts trigger changes too) or a commit by any other connection (data_version).
  */
 export function anyPrivateIndexed(ctx: Ctx): boolean {
-  return !!preparedSql(ctx.db, "posts.search.anyPrivate", () => sql`select 1 as x from posts_fts where posts_fts match 'scope : "zpriv"' limit 1`).get();
-}
-
-/** How many posts match (at most `cap`). */
-export function countMatches(ctx: Ctx, match: string, cap: number): number {
-  const n = preparedSql(ctx.db, "posts.search.count", () => sql`select count(*) as n from posts_fts where posts_fts match ${sql.placeholder("m")}`).get({ m: match });
-  return Math.min(cap, (n?.n as number) ?? 0);
+  const known = prepared(ctx.db, "posts.search.anyPrivate.known", () => ({ version: "", value: false }));
+  const v = preparedSql(ctx.db, "db.version", () => sql`select total_changes() as c, (select data_version from pragma_data_version) as d`).get()!;
+  const version = `${v.c}:${v.d}`;
+  if (known.version !== version) {
+    known.value = !!preparedSql(ctx.db, "posts.search.anyPrivate", () => sql`select 1 as x from posts_fts where posts_fts match 'scope : "zpriv"' limit 1`).get();
+    known.version = version;
+  }
+  return known.value;
 }
 
 /**
- * One page of matching posts. By relevance the index orders and pages the matches itself; the
- * other sorts order the `cap` most relevant matches by their column, so a term found in every
- * post costs the same as one found in a thousand.
+ * How many posts match (at most `cap`) and one page of them. By relevance the index orders and
+ * pages the matches itself; the other sorts order the `cap` most relevant matches by their
+ * column, so a term found in every post costs the same as one found in a thousand. Both
+ * statements run on a reader thread (`ctx.reads`), on one snapshot, and return row ids only;
+ * the page's rows are then read here by rowid.
  */
-export function matchingPosts(ctx: Ctx, match: string, sort: SearchSort, cap: number, limit: number, offset: number): PostRow[] {
-  if (offset >= cap) return [];
-  const stmt = preparedSql(ctx.db, `posts.search.${sort}`, () =>
+export async function matchingPosts(ctx: Ctx, match: string, sort: SearchSort, cap: number, limit: number, offset: number): Promise<{ total: number; items: PostRow[] }> {
+  const count = readStatement(ctx.db, "posts.search.count", () => sql`select count(*) as n from posts_fts where posts_fts match ${sql.placeholder("m")}`);
+  const page = readStatement(ctx.db, `posts.search.${sort}`, () =>
     sort === "relevance"
-      ? sql`select p.* from (select rowid as rid, ${BM25} as rank from posts_fts where posts_fts match ${sql.placeholder("m")} order by rank asc, rowid desc limit ${sql.placeholder("limit")} offset ${sql.placeholder("offset")}) m
-            join posts p on p.rowid = m.rid order by ${sql.raw(ORDER.relevance)}`
+      ? sql`select rowid as rid from posts_fts where posts_fts match ${sql.placeholder("m")} order by ${BM25} asc, rowid desc limit ${sql.placeholder("limit")} offset ${sql.placeholder("offset")}`
       : sql`with m as (select rowid as rid, ${BM25} as rank from posts_fts where posts_fts match ${sql.placeholder("m")} order by rank asc, rowid desc limit ${sql.placeholder("cap")})
-            select p.* from m join posts p on p.rowid = m.rid order by ${sql.raw(ORDER[sort])} limit ${sql.placeholder("limit")} offset ${sql.placeholder("offset")}`,
+            select m.rid from m join posts p on p.rowid = m.rid order by ${sql.raw(ORDER[sort])} limit ${sql.placeholder("limit")} offset ${sql.placeholder("offset")}`,
   );
-  return stmt.all({ m: match, limit: Math.min(limit, cap - offset), offset, cap }).map(mapPost);
+  const batch = [count({ m: match })];
+  if (offset < cap) batch.push(page({ m: match, limit: Math.min(limit, cap - offset), offset, cap }));
+  const [counted, ranked = []] = await ctx.reads.all(batch);
+  const total = Math.min(cap, (counted[0]?.n as number) ?? 0);
+  if (!ranked.length) return { total, items: [] };
+  const rowids = ranked.map((r) => r.rid as number);
+  const byRowid = new Map<number, PostRow>();
+  const rows = preparedSql(ctx.db, "posts.search.rows", () => sql`select rowid as _rowid, * from posts where rowid in (select value from json_each(${sql.placeholder("ids")}))`).all({ ids: JSON.stringify(rowids) });
+  for (const r of rows) byRowid.set(r._rowid as number, mapPost(r));
+  // A post deleted between the two reads is left out of the page.
+  return { total, items: rowids.flatMap((id) => byRowid.get(id) ?? []) };
 }

@@ -29,6 +29,8 @@ export function snippetTerms(input: string): SnippetTerm[] {
 export interface Matcher {
   /** Index of the term a lower-cased token matches, or -1. */
   match(token: string): number;
+  /** Whether a word starting with this UTF-16 unit (lower-cased if ASCII) could match a term. */
+  mayStartWith(unit: number): boolean;
 }
 
 /** Matches words against the terms; build one per search and pass it to searchSnippet for every hit. */
@@ -36,8 +38,12 @@ export function matcher(terms: readonly SnippetTerm[]): Matcher {
   const stems = terms.map((t) => (t.prefix ? t.word : stemmer(t.word)));
   // A token can only stem to s if it starts like s (Porter rewrites suffixes only).
   const heads = stems.map((s) => s.slice(0, 3));
+  // First units of the heads: most words of a text start otherwise and need no stemming at all.
+  // Words starting outside ASCII are always checked (their lower case is not one unit away).
+  const firsts = new Set(heads.map((h) => h.charCodeAt(0)));
   const cache = new Map<string, number>();
   return {
+    mayStartWith: (unit) => unit >= 128 || firsts.has(unit),
     match(token) {
       let hit = cache.get(token);
       if (hit !== undefined) return hit;
@@ -55,10 +61,11 @@ export function matcher(terms: readonly SnippetTerm[]): Matcher {
   };
 }
 
-interface Token {
-  start: number;
-  end: number;
-  term: number;
+/** The words of a text: offsets and the query term each matches (-1 for none), one entry per word. */
+interface Tokens {
+  start: number[];
+  end: number[];
+  term: number[];
 }
 
 const WORD_CHAR = /[\p{L}\p{N}]/u;
@@ -70,9 +77,12 @@ function wordChar(text: string, i: number): boolean {
   return WORD_CHAR.test(text[i]) || (c >= 0xd800 && c <= 0xdfff && WORD_CHAR.test(text.slice(i, i + 2)));
 }
 
-/** The words of `text` with their offsets and the query term each matches (the same words as TOKEN finds). */
-function tokens(text: string, m: Matcher): Token[] {
-  const out: Token[] = [];
+/**
+ * The words of `text` (the same words as TOKEN finds) with the query term each matches. Only
+ * words whose first letter could start a term are lower-cased and matched.
+ */
+function tokens(text: string, m: Matcher): Tokens {
+  const out: Tokens = { start: [], end: [], term: [] };
   const n = text.length;
   let i = 0;
   while (i < n) {
@@ -80,7 +90,10 @@ function tokens(text: string, m: Matcher): Token[] {
     if (i >= n) break;
     const start = i;
     while (i < n && wordChar(text, i)) i++;
-    out.push({ start, end: i, term: m.match(text.slice(start, i).toLowerCase()) });
+    const c = text.charCodeAt(start);
+    out.start.push(start);
+    out.end.push(i);
+    out.term.push(m.mayStartWith(c >= 65 && c <= 90 ? c + 32 : c) ? m.match(text.slice(start, i).toLowerCase()) : -1);
   }
   return out;
 }
@@ -89,34 +102,42 @@ function tokens(text: string, m: Matcher): Token[] {
  * The excerpt of `text` of at most `size` tokens holding the most distinct matched terms (then
  * the most matches, then the earliest), matches wrapped in **; null when nothing matches.
  */
-function excerpt(text: string, toks: Token[], size: number): string | null {
-  const hits = toks.map((t, i) => (t.term >= 0 ? i : -1)).filter((i) => i >= 0);
-  if (!hits.length) return null;
+function excerpt(text: string, toks: Tokens, size: number): string | null {
+  const { start: starts, end: ends, term: terms } = toks;
+  const count = terms.length;
+  let maxTerm = -1;
+  for (const t of terms) if (t > maxTerm) maxTerm = t;
+  if (maxTerm < 0) return null;
+  // seen[t] === h + 1: term t was already counted in the window of hit h.
+  const seen = new Int32Array(maxTerm + 1);
   let best = { start: 0, score: -1 };
-  for (const h of hits) {
+  for (let h = 0; h < count; h++) {
+    if (terms[h] < 0) continue;
     // Start a little before the match, as FTS5 does, without running past the end.
-    const start = Math.max(0, Math.min(h - 2, toks.length - size));
-    const distinct = new Set<number>();
+    const start = Math.max(0, Math.min(h - 2, count - size));
+    let distinct = 0;
     let n = 0;
-    for (let i = start; i < Math.min(toks.length, start + size); i++) {
-      if (toks[i].term >= 0) {
-        distinct.add(toks[i].term);
-        n++;
+    for (let i = start; i < Math.min(count, start + size); i++) {
+      const t = terms[i];
+      if (t < 0) continue;
+      n++;
+      if (seen[t] !== h + 1) {
+        seen[t] = h + 1;
+        distinct++;
       }
     }
-    const score = distinct.size * 1000 + n;
+    const score = distinct * 1000 + n;
     if (score > best.score) best = { start, score };
   }
-  const last = Math.min(toks.length, best.start + size) - 1;
+  const last = Math.min(count, best.start + size) - 1;
   let out = best.start > 0 ? "…" : "";
-  let at = best.start > 0 ? toks[best.start].start : 0;
+  let at = best.start > 0 ? starts[best.start] : 0;
   for (let i = best.start; i <= last; i++) {
-    const t = toks[i];
-    if (t.term < 0) continue;
-    out += `${text.slice(at, t.start)}**${text.slice(t.start, t.end)}**`;
-    at = t.end;
+    if (terms[i] < 0) continue;
+    out += `${text.slice(at, starts[i])}**${text.slice(starts[i], ends[i])}**`;
+    at = ends[i];
   }
-  out += last < toks.length - 1 ? `${text.slice(at, toks[last].end)}…` : text.slice(at);
+  out += last < count - 1 ? `${text.slice(at, ends[last])}…` : text.slice(at);
   return out;
 }
 
@@ -131,5 +152,5 @@ export function searchSnippet(terms: readonly SnippetTerm[] | Matcher, title: st
   if (fromBody !== null) return fromBody;
   const fromTitle = excerpt(title, tokens(title, m), 16);
   if (fromTitle !== null) return fromTitle;
-  return bodyToks.length > 24 ? `${body.slice(0, bodyToks[23].end)}…` : body;
+  return bodyToks.end.length > 24 ? `${body.slice(0, bodyToks.end[23])}…` : body;
 }

@@ -57,11 +57,12 @@ export const searchRoutes = (ctx: Ctx) =>
     .use(authPlugin(ctx))
     .get(
       "/search",
-      ({ query, caller }) => {
+      async ({ query, caller }) => {
         const page = resolvePage(query, PAGING);
-        const r = search.search(ctx, caller, query, page);
+        const r = await search.search(ctx, caller, query, page);
         const viewer = caller?.id ?? null;
-        const items = postsOut(ctx, r.items, viewer).map((p) => ({ ...p, snippet: r.snippets.get(p.id) ?? null }));
+        const items = postsOut(ctx, r.items, viewer) as (ReturnType<typeof postsOut>[number] & { snippet: string | null })[];
+        for (const p of items) p.snippet = r.snippets.get(p.id) ?? null;
         const postOnly = query.post_type !== undefined || query.member_colonies !== undefined;
         return {
           items,

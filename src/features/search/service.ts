@@ -78,16 +78,15 @@ function scopeOf(ctx: Ctx, caller: Caller | null, f: SearchInput): PostSearchSco
   return scope;
 }
 
-export function search(ctx: Ctx, caller: Caller | null, f: SearchInput, page: Page): SearchResult {
+export async function search(ctx: Ctx, caller: Caller | null, f: SearchInput, page: Page): Promise<SearchResult> {
   const users = usersService.matchUsers(ctx, f.q, SEARCH_USERS_MAX);
   const empty: SearchResult = { items: [], snippets: new Map(), total: 0, users, wikiPages: [] };
   const text = toFtsQuery(f.q);
   const scope = text ? scopeOf(ctx, caller, f) : null;
   const match = text && scope ? postSearch.scopedMatch(text, scope, postSearch.anyPrivateIndexed(ctx)) : null;
   if (!match) return empty;
-  const total = postSearch.countMatches(ctx, match, SEARCH_CANDIDATES);
+  const { total, items } = await postSearch.matchingPosts(ctx, match, f.sort ?? "relevance", SEARCH_CANDIDATES, page.limit, page.offset);
   if (page.offset >= total) return { ...empty, total };
-  const items = postSearch.matchingPosts(ctx, match, f.sort ?? "relevance", SEARCH_CANDIDATES, page.limit, page.offset);
   const terms = matcher(snippetTerms(f.q));
   return { items, snippets: new Map(items.map((p) => [p.id, searchSnippet(terms, p.title, p.body)])), total, users, wikiPages: [] };
 }

@@ -1,0 +1,106 @@
+import { afterEach, expect, test } from "bun:test";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createLogger } from "../core/log";
+import { openDatabase } from "./client";
+import { inlineReads, startReadPool, type Reads } from "./read-pool";
+
+const cleanups: (() => Promise<void> | void)[] = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+});
+
+/** Waits for the worker thread's answer (a message between threads, not a time rule). */
+async function until(cond: () => boolean, ms = 5000) {
+  const end = Date.now() + ms;
+  while (!cond() && Date.now() < end) await Bun.sleep(10);
+  return cond();
+}
+
+function fileDb() {
+  const dir = mkdtempSync(join(tmpdir(), "colony-reads-"));
+  const path = join(dir, "colony.db");
+  const db = openDatabase(path);
+  db.$client.run("create table t (id integer primary key, v text)");
+  db.$client.run("insert into t (v) values ('a'), ('b'), ('c')");
+  cleanups.push(() => {
+    db.$client.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  return { db, path };
+}
+
+const list = { sql: "select id, v from t where id >= ? order by id", params: [2] };
+const count = { sql: "select count(*) as n from t", params: [] };
+
+async function pool(size: number): Promise<{ reads: Reads; db: ReturnType<typeof fileDb>["db"] }> {
+  const { db, path } = fileDb();
+  const reads = startReadPool(db, path, size, createLogger("silent", () => 0));
+  cleanups.push(() => reads.stop());
+  return { reads, db };
+}
+
+test("a reader thread answers a batch with the rows of each statement, as the main connection would", async () => {
+  const { reads, db } = await pool(1);
+  expect(await until(() => reads.threads === 1)).toBe(true);
+  const rows = await reads.all([list, count]);
+  expect(rows).toEqual([
+    [
+      { id: 2, v: "b" },
+      { id: 3, v: "c" },
+    ],
+    [{ n: 3 }],
+  ]);
+  expect(rows).toEqual(await inlineReads(db).all([list, count]));
+});
+
+test("a read sees every write committed before it (read your writes)", async () => {
+  const { reads, db } = await pool(1);
+  expect(await until(() => reads.threads === 1)).toBe(true);
+  for (let i = 0; i < 20; i++) {
+    db.$client.run("insert into t (v) values ('x')");
+    expect((await reads.all([count]))[0]).toEqual([{ n: 4 + i }]);
+  }
+});
+
+test("reads run concurrently with the request thread and keep their order per caller", async () => {
+  const { reads } = await pool(2);
+  expect(await until(() => reads.threads === 2)).toBe(true);
+  const answers = await Promise.all(Array.from({ length: 50 }, (_, i) => reads.all([{ sql: "select ? as i", params: [i] }])));
+  expect(answers.map((a) => a[0][0].i)).toEqual(Array.from({ length: 50 }, (_, i) => i));
+});
+
+test("an SQL error rejects that read with SQLite's message and code; the reader keeps serving", async () => {
+  const { reads } = await pool(1);
+  expect(await until(() => reads.threads === 1)).toBe(true);
+  const err = await reads.all([{ sql: "select * from missing", params: [] }]).catch((e) => e);
+  expect(String(err.message)).toContain("no such table");
+  expect(err.code).toBe("SQLITE_ERROR");
+  expect(await reads.all([count])).toEqual([[{ n: 3 }]]);
+});
+
+test("readers are read-only connections", async () => {
+  const { reads, db } = await pool(1);
+  expect(await until(() => reads.threads === 1)).toBe(true);
+  const err = await reads.all([{ sql: "delete from t", params: [] }]).catch((e) => e);
+  expect(String(err.message)).toContain("readonly");
+  expect((db.$client.query("select count(*) as n from t").get() as { n: number }).n).toBe(3);
+});
+
+test("size 0, or before a reader is ready, reads run inline on the main connection", async () => {
+  const { reads } = await pool(0);
+  expect(reads.threads).toBe(0);
+  expect(await reads.all([count])).toEqual([[{ n: 3 }]]);
+  const { reads: starting } = await pool(1);
+  // The first call can come before the reader has opened its connection.
+  expect(await starting.all([count])).toEqual([[{ n: 3 }]]);
+});
+
+test("stop ends the readers; later reads run inline", async () => {
+  const { reads } = await pool(1);
+  expect(await until(() => reads.threads === 1)).toBe(true);
+  await reads.stop();
+  expect(reads.threads).toBe(0);
+  expect(await reads.all([count])).toEqual([[{ n: 3 }]]);
+});
