@@ -2,7 +2,7 @@
 // to subscribers (notifications, webhooks, realtime) by a worker after the write commits.
 import type { Statement } from "bun:sqlite";
 import { and, eq, lt } from "drizzle-orm";
-import { changes, type Db } from "../db/client";
+import { changes, inTransaction, type Db } from "../db/client";
 import type { Clock } from "./clock";
 import { uuidv7 } from "./ids";
 import type { Logger } from "./log";
@@ -142,13 +142,12 @@ export class EventBus {
    */
   private async drainOnce(): Promise<number> {
     let total = 0;
-    const client = this.db.$client;
     for (;;) {
       const batch = this.stmts().pending.all() as { id: string; type: string; actor_id: string | null; subject_type: string | null; subject_id: string | null; payload: string; created_at: number }[];
       if (!batch.length) return total;
       const later: [DomainEvent, EventHandler][] = [];
       const markDone = () => this.stmts().done.run(this.clock.now(), JSON.stringify(batch.map((r) => r.id)));
-      client.transaction(() => {
+      inTransaction(this.db, () => {
         for (const row of batch) {
           const ev: DomainEvent = {
             id: row.id,
@@ -165,10 +164,10 @@ export class EventBus {
               continue;
             }
             try {
-              client.transaction(() => {
+              inTransaction(this.db, () => {
                 const r = h(ev);
                 if (r instanceof Promise) r.catch((err) => this.failed(ev, err));
-              })();
+              });
             } catch (err) {
               // A failing subscriber must not block the others; it owns its own retries.
               this.failed(ev, err);
@@ -176,7 +175,7 @@ export class EventBus {
           }
         }
         if (!later.length) markDone();
-      })();
+      });
       for (const [ev, h] of later) {
         try {
           await h(ev);

@@ -6,6 +6,7 @@ import type { Ctx } from "../../core/context";
 import { dmChannel } from "../../core/realtime";
 import { ApiError } from "../../core/errors";
 import { uuidv7 } from "../../core/ids";
+import { inTransaction } from "../../db/client";
 import { prepared, rowMapper, rowsByIds } from "../../db/statements";
 import type { Page } from "../../http/paging";
 import type { Caller } from "../auth/service";
@@ -61,7 +62,7 @@ export function send(ctx: Ctx, caller: Caller, username: string, input: SendInpu
   assertNotBlocked(ctx, caller.id, peer.id);
   const existing = directConversation(ctx, caller.id, peer.id);
   const valid = validateSendInput(ctx, caller.id, existing?.id ?? null, input);
-  return ctx.db.transaction((tx) => {
+  return inTransaction(ctx.db, (tx) => {
     const { conversation, created } = getOrCreateDirect(tx, ctx, caller.id, peer.id);
     if (created && isCold(ctx, caller.id, peer.id)) recordColdContact(tx, ctx, caller.id, peer.id, conversation.id, "direct");
     const msg = insertMessage(tx, ctx, {
@@ -115,7 +116,7 @@ function latestPage(ctx: Ctx, conversationId: string, page: Page): MessageRow[] 
  * then; `extra` joins the payload).
  */
 export function readConversation(ctx: Ctx, conversation: ConversationRow, userId: string, recipients: () => string[], extra: Record<string, unknown> = {}): number {
-  return ctx.db.transaction((tx) => {
+  return inTransaction(ctx.db, (tx) => {
     const n = markConversationRead(tx, ctx, conversation.id, userId);
     if (n > 0) {
       // The newest message read, so group members can move their "seen by" marks (dm.group_read).

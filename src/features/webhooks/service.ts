@@ -444,12 +444,16 @@ export function replayDelivery(ctx: Ctx, caller: Caller, webhookId: string, deli
  * database: every committed event asks, and most find nobody.
  */
 function subscribers(ctx: Ctx, event: string, userIds: readonly string[] | null): { id: string; userId: string }[] {
-  const stmt = preparedSql(ctx.db, `webhooks.subscribers.${userIds ? "users" : "all"}`, () => {
+  // One recipient (a direct message, most notifications) is an index lookup; a list goes through
+  // json_each, whose set-up costs several times that even when nobody subscribes.
+  const which = !userIds ? "all" : userIds.length === 1 ? "user" : "users";
+  const stmt = preparedSql(ctx.db, `webhooks.subscribers.${which}`, () => {
     const base = sql`select w.id as id, w.user_id as userId from webhook_subscriptions s join webhooks w on w.id = s.webhook_id
       where s.event = ${sql.placeholder("event")} and w.is_active = 1`;
-    return userIds ? sql`${base} and s.user_id in (select value from json_each(${sql.placeholder("users")}))` : base;
+    if (which === "user") return sql`${base} and s.user_id = ${sql.placeholder("user")}`;
+    return which === "users" ? sql`${base} and s.user_id in (select value from json_each(${sql.placeholder("users")}))` : base;
   });
-  return stmt.all({ event, users: userIds ? JSON.stringify(userIds) : null }) as { id: string; userId: string }[];
+  return stmt.all({ event, user: userIds?.[0] ?? null, users: which === "users" ? JSON.stringify(userIds) : null }) as { id: string; userId: string }[];
 }
 
 /**

@@ -12,6 +12,7 @@ import { DAY, HOUR, iso } from "../../../core/clock";
 import type { Ctx } from "../../../core/context";
 import { ApiError, FieldError } from "../../../core/errors";
 import { isUuid, uuidv7 } from "../../../core/ids";
+import { inTransaction } from "../../../db/client";
 import type { Page } from "../../../http/paging";
 import type { Caller } from "../../auth/service";
 import * as users from "../../users/service";
@@ -376,7 +377,7 @@ export function send(ctx: Ctx, caller: Caller, convId: string, input: SendInput)
   if (mentions.names.length > MAX_MENTIONS) {
     throw new ApiError(400, "LIMIT_EXCEEDED", `A message may @mention at most ${MAX_MENTIONS} members (found ${mentions.names.length}); use @everyone to address the whole group`);
   }
-  return ctx.db.transaction((tx) => {
+  return inTransaction(ctx.db, (tx) => {
     const msg = insertMessage(tx, ctx, { conversationId: conv.id, senderId: caller.id, body: valid.body, replyToId: valid.replyToId, attachmentIds: valid.attachmentIds }, "group");
     tx.delete(messageDrafts).where(and(eq(messageDrafts.userId, caller.id), eq(messageDrafts.conversationId, conv.id))).run();
     const now = ctx.clock.now();
