@@ -41,6 +41,28 @@ function expectSigned(r: Received, secret: string, nowMs: number) {
   expect(r.headers["x-colony-timestamp"]).toBe(String(t));
 }
 
+describe("queueing follows subscription changes", () => {
+  test("an event nobody subscribes to queues nothing; a new subscription hears the next one; changed or deleted ones stop", async () => {
+    const a = await h.user();
+    const before = pendingCount(h.ctx);
+    await emit("security_2fa_disabled", { recipient_ids: [a.id] });
+    expect(pendingCount(h.ctx)).toBe(before);
+    const w = await hook(a);
+    await emit("security_2fa_disabled", { recipient_ids: [a.id] });
+    expect(pendingCount(h.ctx)).toBe(before + 1);
+    expect((await h.req("PUT", `/api/v1/webhooks/${w.id}`, { token: a.token, body: { events: ["post_created"] } })).status).toBe(200);
+    await emit("security_2fa_disabled", { recipient_ids: [a.id] });
+    expect(pendingCount(h.ctx)).toBe(before + 1);
+    expect((await h.req("PUT", `/api/v1/webhooks/${w.id}`, { token: a.token, body: { events: ["security_2fa_disabled"] } })).status).toBe(200);
+    await emit("security_2fa_disabled", { recipient_ids: [a.id] });
+    expect(pendingCount(h.ctx)).toBe(before + 2);
+    expect((await h.req("DELETE", `/api/v1/webhooks/${w.id}`, { token: a.token })).status).toBe(204);
+    const left = pendingCount(h.ctx);
+    await emit("security_2fa_disabled", { recipient_ids: [a.id] });
+    expect(pendingCount(h.ctx)).toBe(left);
+  });
+});
+
 describe("signed delivery", () => {
   test("every header of §6.1 and the X-Colony equivalents; signatures over the raw body bytes", async () => {
     const a = await h.user();

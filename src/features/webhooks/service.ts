@@ -13,7 +13,7 @@ import type { Ctx } from "../../core/context";
 import { ApiError, conflict, invalid, notFound } from "../../core/errors";
 import type { DomainEvent } from "../../core/events";
 import { isUuid, uuidv7 } from "../../core/ids";
-import { preparedSql } from "../../db/statements";
+import { prepared, preparedSql } from "../../db/statements";
 import type { Page } from "../../http/paging";
 import type { Caller } from "../auth/service";
 import * as blocks from "../blocks/service";
@@ -87,7 +87,28 @@ function assertNoDuplicate(tx: Tx, userId: string, url: string, exceptId?: strin
   if (dup && dup.id !== exceptId) throw new ApiError(409, "CONFLICT", "You already have a webhook for this URL", { webhook_id: dup.id });
 }
 
+/**
+ * Moves with every change to any webhook's subscriptions (in any database of the process), so
+ * the set of subscribed event names below is read again after such a change.
+ */
+let subscriptionsVersion = 0;
+
+/**
+ * The event names at least one webhook subscribes to (active or not). Every committed event
+ * asks whom to deliver to, and on most instances most event names have no subscriber at all.
+ */
+function subscribedEvents(ctx: Ctx): Set<string> {
+  const known = prepared(ctx.db, "webhooks.subscribedEvents", () => ({ version: -1, names: new Set<string>() }));
+  if (known.version !== subscriptionsVersion) {
+    const rows = preparedSql(ctx.db, "webhooks.subscribedEvents", () => sql`select distinct event from webhook_subscriptions`).all();
+    known.names = new Set(rows.map((r) => r.event as string));
+    known.version = subscriptionsVersion;
+  }
+  return known.names;
+}
+
 function setSubscriptions(tx: Tx, webhookId: string, userId: string, events: string[]): void {
+  subscriptionsVersion++;
   tx.delete(webhookSubscriptions).where(eq(webhookSubscriptions.webhookId, webhookId)).run();
   if (events.length) tx.insert(webhookSubscriptions).values(events.map((event) => ({ event, webhookId, userId }))).run();
 }
@@ -148,6 +169,7 @@ export async function updateWebhook(ctx: Ctx, caller: Caller, id: string, patch:
 
 function purgeWebhooks(tx: Tx, ids: string[]): void {
   if (!ids.length) return;
+  subscriptionsVersion++;
   tx.delete(webhookAttempts).where(inArray(webhookAttempts.webhookId, ids)).run();
   tx.delete(webhookDeliveries).where(inArray(webhookDeliveries.webhookId, ids)).run();
   tx.delete(webhookSubscriptions).where(inArray(webhookSubscriptions.webhookId, ids)).run();
@@ -462,11 +484,14 @@ function subscribers(ctx: Ctx, event: string, userIds: readonly string[] | null)
  * is queued once.
  */
 export function enqueueForEvent(ctx: Ctx, ev: DomainEvent): number {
+  const subscribed = subscribedEvents(ctx);
+  if (!subscribed.size) return 0;
   const planned = planWebhookEvents(ctx, ev);
   if (!planned.length) return 0;
   const now = ctx.clock.now();
   let queued = 0;
   for (const p of planned) {
+    if (!subscribed.has(p.name)) continue;
     if (p.audience.kind === "users" && !p.audience.userIds.length) continue;
     // A webhook owner who blocks the actor gets none of the actor's social events (blocks/service.ts).
     const targets = subscribers(ctx, p.name, p.audience.kind === "users" ? p.audience.userIds : null).filter(
