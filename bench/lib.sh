@@ -128,6 +128,8 @@ measure_targets() {
       run_wrk "$warm_limit" "$WARMUP" "$url" "$script" "$token" "$OUT_DIR/r$round-$i-warmup.txt"
       log="$OUT_DIR/r$round-$i.txt"
       run_wrk "$limit" "$DURATION" "$url" "$script" "$token" "$log"
+      # A benchmark may define after_run (e.g. to read a backlog the run left); its line is kept.
+      if declare -F after_run >/dev/null; then after_run >"$OUT_DIR/r$round-$i-after.txt" 2>&1 || true; fi
       line="$(grep '^BENCH_RESULT' "$log" || true)"
       if [[ -z "$line" ]]; then
         echo "wrk produced no result for $name; see $log" >&2

@@ -50,6 +50,12 @@ TARGETS=(
   "GET /messages/conversations/{username}/tail?limit=50|$COLONY/api/v1/messages/conversations/$SENDER/tail?limit=50|get.lua|$RECIPIENT_TOKEN"
 )
 RESULTS="$OUT_DIR/results.tsv"
+# Right after each run: the outbox events not yet delivered (notifications, realtime, webhooks).
+# A send is only done when its event is; a backlog that grows with the run means the figures
+# leave delivery work for later. The server keeps pace (core/events.ts), so this stays small.
+after_run() {
+  bun -e 'const { Database } = require("bun:sqlite"); const db = new Database(process.argv[1], { readonly: true }); db.exec("pragma busy_timeout = 5000"); const q = (s) => db.query(s).get().n; console.log(`outbox backlog ${q("select count(*) as n from events where processed_at is null")} of ${q("select count(*) as n from events")} events; messages ${q("select count(*) as n from messages")}, notifications ${q("select count(*) as n from notifications")}`)' "$DATA_DIR/colony.db"
+}
 measure_targets
 MESSAGES="$(bun -e 'const { Database } = require("bun:sqlite"); const db = new Database(process.argv[1], { readonly: true }); db.exec("pragma busy_timeout = 5000"); console.log(db.query("select count(*) as n from messages").get().n)' "$DATA_DIR/colony.db")"
 
@@ -63,6 +69,10 @@ WEBHOOKS_OUT="$(cd "$ROOT" && timeout 300 bun bench/webhooks.ts 2>&1 | tail -n 1
   echo "- wrk: $THREADS threads, $CONNECTIONS connections, $WARMUP warm-up + $DURATION per endpoint; messages stored at the end: $MESSAGES"
   echo
   bun "$BENCH_DIR/summarise.ts" "$RESULTS" --p99 30
+  echo
+  echo "Right after each run:"
+  echo
+  for f in "$OUT_DIR"/r*-after.txt; do [[ -f "$f" ]] && echo "- $(basename "$f" -after.txt): $(cat "$f")"; done
   echo
   echo "Webhook deliveries (bench/webhooks.ts):"
   echo

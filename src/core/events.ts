@@ -38,7 +38,7 @@ export const payloadStrings = (v: unknown): string[] => (Array.isArray(v) ? [...
 /**
  * Events handed out per transaction. Small enough that a batch holds the thread for a few
  * milliseconds at most (about 0.15 ms per message event), so requests queued behind it wait
- * little; between batches the drain yields.
+ * little; between batches the drain yields, once it has kept pace (see drainOnce).
  */
 const DRAIN_BATCH = 20;
 
@@ -142,6 +142,13 @@ export class EventBus {
    */
   private async drainOnce(): Promise<number> {
     let total = 0;
+    // Pacing: the drain yields to waiting requests only after handing out a quarter more events
+    // than were emitted since it last yielded, so a backlog shrinks even under load. Yielding
+    // after every batch let a busy server (each turn of the event loop serving up to one request
+    // per connection, each emitting an event) emit faster than it delivered, and the backlog grew
+    // for as long as the load lasted.
+    let handedOut = 0;
+    let emittedAtYield = this.writes;
     for (;;) {
       const batch = this.stmts().pending.all() as { id: string; type: string; actor_id: string | null; subject_type: string | null; subject_id: string | null; payload: string; created_at: number }[];
       if (!batch.length) return total;
@@ -185,8 +192,14 @@ export class EventBus {
       }
       if (later.length) markDone();
       total += batch.length;
-      // Let waiting requests run between batches: delivery shares the server's one thread.
-      if (batch.length === DRAIN_BATCH) await new Promise<void>((resolve) => setImmediate(resolve));
+      handedOut += batch.length;
+      // Let waiting requests run between batches (delivery shares the server's one thread), once
+      // the drain has kept pace with what they emitted meanwhile.
+      if (batch.length === DRAIN_BATCH && handedOut >= 1.25 * (this.writes - emittedAtYield)) {
+        handedOut = 0;
+        emittedAtYield = this.writes;
+        await new Promise<void>((resolve) => setImmediate(resolve));
+      }
     }
   }
 
