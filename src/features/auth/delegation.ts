@@ -17,9 +17,6 @@ const TOKEN_USE = "delegation";
 /** Whether both feature switches are on: delegation is a token exchange. */
 export const delegationEnabled = (ctx: Ctx) => ctx.config.oidc.tokenExchange && ctx.config.oidc.delegation;
 
-/** An account in good standing: active (not pending, not deleted). */
-export const inGoodStanding = (u: UserRow | null): u is UserRow => !!u && u.status === "active";
-
 function findActor(ctx: Ctx, ref: string): UserRow | null {
   const r = ref.trim();
   const byId = isUuid(r) ? usersService.findById(ctx, r.toLowerCase()) : null;
@@ -27,9 +24,9 @@ function findActor(ctx: Ctx, ref: string): UserRow | null {
 }
 
 export async function mintDelegationToken(ctx: Ctx, caller: Caller, input: { actor: string; ttl_seconds?: number | null }) {
-  if (!inGoodStanding(caller.user)) throw new ApiError(403, "FORBIDDEN", "Your account is not in good standing");
+  if (!usersService.isActive(caller.user)) throw new ApiError(403, "FORBIDDEN", "Your account is not in good standing");
   const actor = findActor(ctx, input.actor);
-  if (!inGoodStanding(actor)) throw new ApiError(404, "USER_NOT_FOUND", "No active account with that username or id");
+  if (!usersService.isActive(actor)) throw new ApiError(404, "USER_NOT_FOUND", "No active account with that username or id");
   if (actor.id === caller.id) throw new ApiError(400, "INVALID_INPUT", "The actor cannot be yourself: use a plain token exchange");
   const ttl = input.ttl_seconds ?? DELEGATION_DEFAULT_TTL_S;
   const now = ctx.clock.now();
@@ -61,7 +58,7 @@ export async function verifyDelegationToken(ctx: Ctx, token: string): Promise<{ 
     const mayAct = payload.may_act as { sub?: unknown } | undefined;
     if (payload.token_use !== TOKEN_USE || typeof payload.sub !== "string" || typeof mayAct?.sub !== "string") return null;
     const principal = usersService.findById(ctx, payload.sub);
-    if (!inGoodStanding(principal)) return null;
+    if (!usersService.isActive(principal)) return null;
     // An operator key rotation revokes delegations minted before it, like access tokens.
     const iatMs = typeof payload.iat_ms === "number" ? payload.iat_ms : (payload.iat ?? 0) * 1000;
     if (iatMs < principal.tokensValidAfter) return null;

@@ -125,7 +125,7 @@ export function redeemEmailToken(ctx: Ctx, token: string, callerId: string | nul
   if (!row || now >= row.expiresAt || (callerId !== null && row.userId !== callerId)) throw tokenInvalid();
   const current = ctx.db.select().from(accountEmails).where(eq(accountEmails.userId, row.userId)).get();
   const user = usersService.findById(ctx, row.userId);
-  if (!current || current.verified || current.fingerprint !== row.fingerprint || !user || user.status !== "active") throw tokenInvalid();
+  if (!current || current.verified || current.fingerprint !== row.fingerprint || !usersService.isActive(user)) throw tokenInvalid();
   // Exclusivity and the cycle cap are checked again: another account may have verified it since.
   if (!addressAvailable(ctx, row.fingerprint, row.userId)) throw tokenInvalid();
   try {

@@ -32,7 +32,7 @@ function mailAllowed(ctx: Ctx, userId: string): boolean {
 /** POST /auth/recover-key: mails a one-time token when the named agent has a verified email. */
 export function startRecovery(ctx: Ctx, username: string): { message: string } {
   const user = usersService.findByUsername(ctx, usersService.normaliseUsername(username));
-  const email = user && user.status === "active" ? verifiedEmailOf(ctx, user.id) : null;
+  const email = usersService.isActive(user) ? verifiedEmailOf(ctx, user.id) : null;
   if (!user || !email || !mailAllowed(ctx, user.id)) return { message: RECOVER_MESSAGE };
   const now = ctx.clock.now();
   const token = "rkt_" + randomBase62(43);
@@ -61,7 +61,7 @@ export function confirmRecovery(ctx: Ctx, token: string): { api_key: string; mes
   const now = ctx.clock.now();
   const row = ctx.db.select().from(keyRecoveryTokens).where(eq(keyRecoveryTokens.tokenHash, hashSecret(token.trim()))).get();
   const user = row ? usersService.findById(ctx, row.userId) : null;
-  if (!row || now >= row.expiresAt || !user || user.status !== "active") {
+  if (!row || now >= row.expiresAt || !usersService.isActive(user)) {
     throw new ApiError(400, "INVALID_INPUT", "Invalid or expired recovery token");
   }
   const apiKey = newApiKey();

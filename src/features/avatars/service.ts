@@ -166,7 +166,7 @@ export type AvatarAnswer = { redirect: string } | { svg: string };
 export function avatarFor(ctx: Ctx, rawUsername: string, size: number): AvatarAnswer {
   const username = users.normaliseUsername(rawUsername);
   const row = users.findByUsername(ctx, username);
-  const user = row && users.isLive(ctx, row) ? row : null;
+  const user = users.isActive(row) ? row : null;
   if (user?.avatarPath && user.avatarUploadedAt) return { redirect: renditionUrl(ctx, user, closestRendition(size)) };
   const userType: AvatarUserType = user?.userType === "human" ? "human" : "agent";
   return { svg: renderSvg({ username: user?.username ?? username, userType, size, avatar: resolve(username, user?.avatarSettings) }) };
@@ -177,6 +177,6 @@ export function renditionPath(ctx: Ctx, userId: string, size: number): string {
   const notFound = new ApiError(404, "AVATAR_NOT_FOUND", "Avatar not found");
   if (!isUuid(userId) || !(RENDITION_SIZES as number[]).includes(size)) throw notFound;
   const user = users.findById(ctx, userId.toLowerCase());
-  if (!user || !users.isLive(ctx, user) || !user.avatarPath) throw notFound;
+  if (!users.isActive(user) || !user.avatarPath) throw notFound;
   return renditionFile(ctx, user.id, size);
 }

@@ -467,7 +467,7 @@ export function listUserComments(ctx: Ctx, caller: Caller | null, ref: { idOrUse
   let author: UserRow;
   if ("username" in ref) {
     const u = users.findByUsername(ctx, ref.username);
-    if (!u || u.status !== "active") throw new ApiError(404, "USER_NOT_FOUND", "User not found");
+    if (!users.isActive(u)) throw new ApiError(404, "USER_NOT_FOUND", "User not found");
     author = u;
   } else author = users.getActiveUser(ctx, ref.idOrUsername);
   const where = userCommentsWhere(ctx, caller, author.id);

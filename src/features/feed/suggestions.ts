@@ -60,7 +60,7 @@ export function suggestionsFor(ctx: Ctx, caller: Caller, f: { limit: number; cat
   for (const a of posts.activeAuthorsIn(ctx, memberOf, now - 14 * DAY, 20)) {
     if (n >= 3 || a.authorId === caller.id || followed.has(a.authorId) || blocked.has(a.authorId)) continue;
     const u = users.findById(ctx, a.authorId);
-    if (!u || u.status !== "active") continue;
+    if (!users.isActive(u)) continue;
     n++;
     out.push({ id: `follow_user:${u.id}`, kind: "follow_user", category: "social", title: `Follow ${u.username}`, rationale: `${u.username} posted ${a.posts} time${a.posts === 1 ? "" : "s"} in your colonies in the last 14 days.`, score: 0.6 + Math.min(0.1, a.posts * 0.01), target: { type: "user", id: u.id, handle: u.username, label: u.displayName ?? u.username, url: `${base}/api/v1/users/${u.id}` }, action: act("POST", `/api/v1/users/${u.id}/follow`), how_to_url: docs, expires_at: null });
   }

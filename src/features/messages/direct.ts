@@ -283,7 +283,7 @@ function decorate(ctx: Ctx, userId: string, rows: ListRow[]) {
     const other = otherId ? usersById.get(otherId) : undefined;
     // A pending invitee is not a participant yet: no preview of the conversation's messages.
     const last = r.member.inviteStatus === "accepted" && r.conversation.lastMessageId ? (lastById.get(r.conversation.lastMessageId) ?? null) : null;
-    return { ...r, other: other && users.isLive(ctx, other) ? other : null, last };
+    return { ...r, other: users.isActive(other) ? other : null, last };
   });
 }
 

@@ -74,7 +74,7 @@ export function userByUsername(ctx: Ctx, username: string): UserRow {
   const name = users.normaliseUsername(username);
   const raw = isUuid(name) ? null : (h.userByUsername.get(name) as Raw | null);
   const u = raw ? h.mapUser(raw) : null;
-  if (!u || u.status !== "active") throw new ApiError(404, "USER_NOT_FOUND", "User not found");
+  if (!users.isActive(u)) throw new ApiError(404, "USER_NOT_FOUND", "User not found");
   return u;
 }
 

@@ -38,7 +38,7 @@ function byMessageIds<T>(ctx: Ctx, table: Table, name: string, ids: readonly str
 
 export function userOf(ctx: Ctx, byId: Map<string, UserRow>, id: string) {
   const u = byId.get(id);
-  return u && users.isLive(ctx, u) ? userOut(ctx, u) : deletedUserOut(ctx, id);
+  return users.isActive(u) ? userOut(ctx, u) : deletedUserOut(ctx, id);
 }
 
 export type MessageOut = ReturnType<typeof messageViews>[number];

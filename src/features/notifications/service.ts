@@ -52,7 +52,7 @@ export function notify(ctx: Ctx, input: NotifyInput): NotificationRow | null {
   // Someone who blocks the actor is not told of their social acts (money, moderation and security still are).
   if (blocks.suppressedByBlock(ctx, input.userId, input.actorId, input.kind)) return null;
   const recipient = users.findById(ctx, input.userId);
-  if (!recipient || !users.isLive(ctx, recipient)) return null;
+  if (!users.isActive(recipient)) return null;
   const now = ctx.clock.now();
   // One statement prepared per database: the outbox writes a notification for most events.
   const stmt = prepared(ctx.db, "notifications.insert", () =>

@@ -12,7 +12,7 @@ import { ApiError } from "../../core/errors";
 import { hashSecret, randomBase62 } from "../../core/ids";
 import { keyedHash } from "../../core/secrets";
 import * as colonies from "../colonies/service";
-import { looksLikeDelegation, verifyDelegationToken, delegationEnabled, inGoodStanding } from "../auth/delegation";
+import { looksLikeDelegation, verifyDelegationToken, delegationEnabled } from "../auth/delegation";
 import { verifiedEmailOf } from "../auth/email";
 import { authenticate } from "../auth/service";
 import * as usersService from "../users/service";
@@ -87,7 +87,7 @@ const atHash = (token: string) => createHash("sha256").update(token, "ascii").di
 async function userOfAccessToken(ctx: Ctx, token: string, what: string): Promise<UserRow> {
   try {
     const caller = await authenticate(ctx, `Bearer ${token}`);
-    if (!inGoodStanding(caller.user)) throw badGrant(`${what} account is not in good standing`);
+    if (!usersService.isActive(caller.user)) throw badGrant(`${what} account is not in good standing`);
     return caller.user;
   } catch (err) {
     if (err instanceof OAuthError) throw err;
@@ -210,7 +210,7 @@ export function userinfo(ctx: Ctx, authorization: string | null): Record<string,
   if (!row || ctx.clock.now() >= row.expiresAt) throw invalidToken("The access token is invalid or expired");
   const user = usersService.findById(ctx, row.userId);
   const client = findClientById(ctx, row.clientRef);
-  if (!inGoodStanding(user) || row.createdAt < user.tokensValidAfter || !client || !client.isActive) throw invalidToken("The access token was revoked");
+  if (!usersService.isActive(user) || row.createdAt < user.tokensValidAfter || !client || !client.isActive) throw invalidToken("The access token was revoked");
   return scopeClaims(ctx, user, client, row.scope.split(" "), row.actorId);
 }
 

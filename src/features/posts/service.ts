@@ -448,7 +448,7 @@ export function publishScheduled(ctx: Ctx, postId: string): PostRow | null {
   let hold: string | null = null;
   let mentionIds: string[] = [];
   let bodyHtml = post.bodyHtml;
-  if (!author || author.status !== "active") problem = "the author's account is no longer active";
+  if (!users.isActive(author)) problem = "the author's account is no longer active";
   else if (!colony || colony.deletedAt !== null) problem = "the colony no longer exists";
   else {
     const scan = scanMarkdown(post.body);
@@ -742,7 +742,7 @@ function decodeCursor(raw: string): { createdAt: number; id: string } {
 function resolveAuthor(ctx: Ctx, value: string): string | null {
   if (isUuid(value)) {
     const u = users.findById(ctx, value.toLowerCase());
-    return u && u.status === "active" ? u.id : null;
+    return users.isActive(u) ? u.id : null;
   }
   return users.getActiveUser(ctx, value).id;
 }

@@ -142,12 +142,13 @@ export function findByUsername(ctx: Ctx, username: string): UserRow | null {
   return ctx.db.select().from(users).where(eq(users.username, normaliseUsername(username))).get() ?? null;
 }
 
-export const isLive = (ctx: Ctx, u: UserRow) => u.status === "active";
+/** An account in good standing: active (not pending claim, not deleted). The one test of it. */
+export const isActive = (u: UserRow | null | undefined): u is UserRow => !!u && u.status === "active";
 
 /** An active account by id or username (user_id path segments accept either), else 404 USER_NOT_FOUND. */
 export function getActiveUser(ctx: Ctx, idOrUsername: string): UserRow {
   const u = isUuid(idOrUsername) ? findById(ctx, idOrUsername.toLowerCase()) : findByUsername(ctx, idOrUsername);
-  if (!u || u.status !== "active") throw new ApiError(404, "USER_NOT_FOUND", "User not found");
+  if (!isActive(u)) throw new ApiError(404, "USER_NOT_FOUND", "User not found");
   return u;
 }
 
@@ -297,7 +298,7 @@ export function resolveMentions(ctx: Ctx, authorId: string, candidates: readonly
   const missing: string[] = [];
   for (const name of candidates) {
     const u = findByUsername(ctx, name);
-    if (u && u.status === "active") {
+    if (isActive(u)) {
       if (u.id !== authorId) found.push(u);
     } else missing.push(name);
   }

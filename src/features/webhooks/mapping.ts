@@ -80,7 +80,7 @@ class Lookups {
     return memo(this.postSeen, `${userId}:${postId}`, () => {
       const user = this.user(userId);
       const post = this.post(postId);
-      return !!user && user.status === "active" && !!post && posts.canSee(this.ctx, callerOf(user), post, this.colony(post.colonyId));
+      return users.isActive(user) && !!post && posts.canSee(this.ctx, callerOf(user), post, this.colony(post.colonyId));
     });
   }
 
@@ -88,7 +88,7 @@ class Lookups {
     return memo(this.colonySeen, `${userId}:${colonyId}`, () => {
       const user = this.user(userId);
       const colony = this.colony(colonyId);
-      return !!user && user.status === "active" && !!colony && colonies.canRead(this.ctx, colony, callerOf(user));
+      return users.isActive(user) && !!colony && colonies.canRead(this.ctx, colony, callerOf(user));
     });
   }
 }

@@ -100,7 +100,7 @@ function userByRef(ctx: Ctx, ref: string): UserRow | null {
 /** A live account by username or by user id; null when there is none. */
 export function findUser(ctx: Ctx, ref: string): UserRow | null {
   const u = userByRef(ctx, ref);
-  return u && users.isLive(ctx, u) ? u : null;
+  return users.isActive(u) ? u : null;
 }
 
 /** Every member row of the group still in it (accepted or pending, not left or declined). */
@@ -434,7 +434,7 @@ export function listMembers(ctx: Ctx, caller: Caller, convId: string) {
     conv,
     members: sorted.flatMap((member) => {
       const user = byId.get(member.userId);
-      return user && users.isLive(ctx, user) ? [{ user, member }] : [];
+      return users.isActive(user) ? [{ user, member }] : [];
     }),
   };
 }
