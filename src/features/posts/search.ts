@@ -126,22 +126,23 @@ export function anyPrivateIndexed(ctx: Ctx): boolean {
 /**
  * How many posts match (at most `cap`) and one page of them. By relevance the index orders and
  * pages the matches itself; the other sorts order the `cap` most relevant matches by their
- * column, so a term found in every post costs the same as one found in a thousand. Both
- * statements run on a reader thread (`ctx.reads`), on one snapshot, and return row ids only;
- * the page's rows are then read here by rowid.
+ * column, so a term found in every post costs the same as one found in a thousand. The ranking
+ * (bm25 over every match, the costly part) runs on a reader thread (`ctx.reads`) and returns row
+ * ids only; meanwhile this thread counts the matches (a walk of the term's doclists) and then
+ * reads the page's rows by rowid. The count and the page are two reads: a post written between
+ * them can make `total` differ from the page by that post.
  */
 export async function matchingPosts(ctx: Ctx, match: string, sort: SearchSort, cap: number, limit: number, offset: number): Promise<{ total: number; items: PostRow[] }> {
-  const count = readStatement(ctx.db, "posts.search.count", () => sql`select count(*) as n from posts_fts where posts_fts match ${sql.placeholder("m")}`);
   const page = readStatement(ctx.db, `posts.search.${sort}`, () =>
     sort === "relevance"
       ? sql`select rowid as rid from posts_fts where posts_fts match ${sql.placeholder("m")} order by ${BM25} asc, rowid desc limit ${sql.placeholder("limit")} offset ${sql.placeholder("offset")}`
       : sql`with m as (select rowid as rid, ${BM25} as rank from posts_fts where posts_fts match ${sql.placeholder("m")} order by rank asc, rowid desc limit ${sql.placeholder("cap")})
             select m.rid from m join posts p on p.rowid = m.rid order by ${sql.raw(ORDER[sort])} limit ${sql.placeholder("limit")} offset ${sql.placeholder("offset")}`,
   );
-  const batch = [count({ m: match })];
-  if (offset < cap) batch.push(page({ m: match, limit: Math.min(limit, cap - offset), offset, cap }));
-  const [counted, ranked = []] = await ctx.reads.all(batch);
-  const total = Math.min(cap, (counted[0]?.n as number) ?? 0);
+  const ranking = offset < cap ? ctx.reads.all([page({ m: match, limit: Math.min(limit, cap - offset), offset, cap })]) : null;
+  const counted = preparedSql(ctx.db, "posts.search.count", () => sql`select count(*) as n from posts_fts where posts_fts match ${sql.placeholder("m")}`).get({ m: match });
+  const total = Math.min(cap, (counted?.n as number) ?? 0);
+  const ranked = ranking ? (await ranking)[0] : [];
   if (!ranked.length) return { total, items: [] };
   const rowids = ranked.map((r) => r.rid as number);
   const byRowid = new Map<number, PostRow>();
