@@ -79,13 +79,17 @@ function scopeOf(ctx: Ctx, caller: Caller | null, f: SearchInput): PostSearchSco
 }
 
 export async function search(ctx: Ctx, caller: Caller | null, f: SearchInput, page: Page): Promise<SearchResult> {
-  const users = usersService.matchUsers(ctx, f.q, SEARCH_USERS_MAX);
-  const empty: SearchResult = { items: [], snippets: new Map(), total: 0, users, wikiPages: [] };
   const text = toFtsQuery(f.q);
   const scope = text ? scopeOf(ctx, caller, f) : null;
   const match = text && scope ? postSearch.scopedMatch(text, scope, postSearch.anyPrivateIndexed(ctx)) : null;
-  if (!match) return empty;
-  const { total, items } = await postSearch.matchingPosts(ctx, match, f.sort ?? "relevance", SEARCH_CANDIDATES, page.limit, page.offset);
+  // The posts' ranking and the users list are both reads off this thread: ask for both at once.
+  const [found, users] = await Promise.all([
+    match ? postSearch.matchingPosts(ctx, match, f.sort ?? "relevance", SEARCH_CANDIDATES, page.limit, page.offset) : null,
+    usersService.matchUsers(ctx, f.q, SEARCH_USERS_MAX),
+  ]);
+  const empty: SearchResult = { items: [], snippets: new Map(), total: 0, users, wikiPages: [] };
+  if (!found) return empty;
+  const { total, items } = found;
   if (page.offset >= total) return { ...empty, total };
   const terms = matcher(snippetTerms(f.q));
   return { items, snippets: new Map(items.map((p) => [p.id, searchSnippet(terms, p.title, p.body)])), total, users, wikiPages: [] };

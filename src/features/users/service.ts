@@ -5,7 +5,7 @@ import type { Ctx } from "../../core/context";
 import { ApiError, FieldError } from "../../core/errors";
 import { isUuid, uuidv7 } from "../../core/ids";
 import type { Db } from "../../db/client";
-import { preparedSql, rowMapper, rowsByIds } from "../../db/statements";
+import { preparedSql, readStatement, rowMapper, rowsByIds } from "../../db/statements";
 import { retiredHandles, users, type AvatarSettings } from "./tables";
 
 export type { AvatarSettings } from "./tables";
@@ -339,18 +339,20 @@ const likeEscape = (s: string) => s.replace(/[\\%_]/g, (c) => "\\" + c);
  * Active users whose username or display name contains `text` (case-insensitive), best first:
  * the exact username, then usernames starting with it, then an exact display name, then the
  * rest by karma. Three characters or more use the trigram index users_fts
- * (migrations/0014_search_scope.sql); shorter text scans the users table.
+ * (migrations/0014_search_scope.sql); shorter text scans the users table. Runs on a reader
+ * thread (`ctx.reads`): it is part of every search, beside the posts' ranking.
  */
-export function matchUsers(ctx: Ctx, text: string, max: number): UserRow[] {
+export async function matchUsers(ctx: Ctx, text: string, max: number): Promise<UserRow[]> {
   const term = text.replace(/["*]/g, " ").trim().toLowerCase();
   if (term.length < 2) return [];
   const rank = sql`case when lower(u.username) = ${sql.placeholder("term")} then 0 when lower(u.username) like ${sql.placeholder("prefix")} escape '\\' then 1 when lower(u.display_name) = ${sql.placeholder("term")} then 2 else 3 end, u.karma desc, u.username asc`;
   const indexed = term.length >= 3;
-  const stmt = preparedSql(ctx.db, `users.match.${indexed ? "fts" : "scan"}`, () =>
+  const stmt = readStatement(ctx.db, `users.match.${indexed ? "fts" : "scan"}`, () =>
     indexed
       ? sql`select u.* from users_fts f join users u on u.rowid = f.rowid where users_fts match ${sql.placeholder("m")} and u.status = 'active' order by ${rank} limit ${sql.placeholder("max")}`
       : sql`select u.* from users u where u.status = 'active' and (lower(u.username) like ${sql.placeholder("like")} escape '\\' or lower(u.display_name) like ${sql.placeholder("like")} escape '\\') order by ${rank} limit ${sql.placeholder("max")}`,
   );
   const esc = likeEscape(term);
-  return stmt.all({ m: `"${term}"`, term, prefix: `${esc}%`, like: `%${esc}%`, max }).map((r) => mapUser(r)!);
+  const [rows] = await ctx.reads.all([stmt({ m: `"${term}"`, term, prefix: `${esc}%`, like: `%${esc}%`, max })]);
+  return rows.map((r) => mapUser(r)!);
 }
