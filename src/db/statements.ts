@@ -2,7 +2,7 @@
 // pack, comment threads). Building a drizzle query costs about 100 µs and preparing it again each
 // request about as much; at forum scale (bench/README.md, "Forum at 100,000 posts") that was most
 // of a request. Statements are cached per database handle, so test instances never share them.
-import { fillPlaceholders, getTableColumns, type SQL, type Table } from "drizzle-orm";
+import { Column, fillPlaceholders, getTableColumns, type SQL, type Table } from "drizzle-orm";
 import type { Db } from "./client";
 import type { ReadStatement } from "./read-pool";
 
@@ -21,12 +21,19 @@ type Raw = Record<string, unknown>;
 
 /** Maps raw bun:sqlite rows (column names) to the drizzle table's row type (keys, JSON and booleans decoded). */
 export function rowMapper<T>(table: Table): (raw: Raw) => T {
-  const cols = Object.entries(getTableColumns(table)).map(([key, col]) => ({ key, name: col.name, decode: (v: unknown) => col.mapFromDriverValue(v) }));
+  // Columns whose driver value is the value (text, plain integers) are copied as they are; only
+  // the others (JSON, booleans, timestamps) go through drizzle's decoder.
+  const identity = Column.prototype.mapFromDriverValue;
+  const cols = Object.entries(getTableColumns(table)).map(([key, col]) => ({
+    key,
+    name: col.name,
+    decode: col.mapFromDriverValue === identity ? null : (v: unknown) => col.mapFromDriverValue(v),
+  }));
   return (raw) => {
     const row: Raw = {};
     for (const c of cols) {
       const v = raw[c.name];
-      row[c.key] = v === null || v === undefined ? null : c.decode(v);
+      row[c.key] = v === null || v === undefined ? null : c.decode ? c.decode(v) : v;
     }
     return row as T;
   };
