@@ -1,6 +1,6 @@
 // A reader thread of the read pool (see read-pool.ts): its own read-only connection to the
 // database file, answering batches of statements. A batch of more than one statement runs in one
-// read transaction, so its statements see the same snapshot (a count and its page agree).
+// read transaction, so its statements see the same snapshot.
 import { Database, type SQLQueryBindings } from "bun:sqlite";
 
 declare const self: Worker;

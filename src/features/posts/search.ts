@@ -6,7 +6,7 @@
 // join to filter rows.
 import { sql } from "drizzle-orm";
 import type { Ctx } from "../../core/context";
-import { prepared, preparedSql, readStatement, rowMapper } from "../../db/statements";
+import { prepared, preparedSql, readStatement, rowsByIds } from "../../db/statements";
 import type { PostRow } from "./service";
 import { posts, type PostType } from "./tables";
 
@@ -93,13 +93,11 @@ export function scopedMatch(text: string, s: PostSearchScope, anyPrivate = true)
   return m;
 }
 
-const mapPost = rowMapper<PostRow>(posts);
-
 /** Title hits weigh five times body hits; the scope column weighs nothing. */
 const BM25 = sql.raw("bm25(posts_fts, 5.0, 1.0, 0.0)");
 
-const ORDER: Record<SearchSort, string> = {
-  relevance: "rank asc, rid desc",
+/** The other sorts, over the `cap` most relevant matches. */
+const ORDER: Record<Exclude<SearchSort, "relevance">, string> = {
   newest: "p.created_at desc, p.id desc",
   oldest: "p.created_at asc, p.id asc",
   top: "p.score desc, m.rank asc, p.created_at desc, p.id desc",
@@ -127,27 +125,24 @@ export function anyPrivateIndexed(ctx: Ctx): boolean {
  * How many posts match (at most `cap`) and one page of them. By relevance the index orders and
  * pages the matches itself; the other sorts order the `cap` most relevant matches by their
  * column, so a term found in every post costs the same as one found in a thousand. The ranking
- * (bm25 over every match, the costly part) runs on a reader thread (`ctx.reads`) and returns row
- * ids only; meanwhile this thread counts the matches (a walk of the term's doclists) and then
- * reads the page's rows by rowid. The count and the page are two reads: a post written between
+ * (bm25 over every match, the costly part) runs on a reader thread (`ctx.reads`) and returns the
+ * page's post ids; meanwhile this thread counts the matches (a walk of the term's doclists) and
+ * then reads the page's rows by id. The count and the page are two reads: a post written between
  * them can make `total` differ from the page by that post.
  */
 export async function matchingPosts(ctx: Ctx, match: string, sort: SearchSort, cap: number, limit: number, offset: number): Promise<{ total: number; items: PostRow[] }> {
   const page = readStatement(ctx.db, `posts.search.${sort}`, () =>
     sort === "relevance"
-      ? sql`select rowid as rid from posts_fts where posts_fts match ${sql.placeholder("m")} order by ${BM25} asc, rowid desc limit ${sql.placeholder("limit")} offset ${sql.placeholder("offset")}`
+      ? sql`select p.id from (select rowid as rid, ${BM25} as rank from posts_fts where posts_fts match ${sql.placeholder("m")} order by rank asc, rowid desc limit ${sql.placeholder("limit")} offset ${sql.placeholder("offset")}) m
+            join posts p on p.rowid = m.rid order by m.rank asc, m.rid desc`
       : sql`with m as (select rowid as rid, ${BM25} as rank from posts_fts where posts_fts match ${sql.placeholder("m")} order by rank asc, rowid desc limit ${sql.placeholder("cap")})
-            select m.rid from m join posts p on p.rowid = m.rid order by ${sql.raw(ORDER[sort])} limit ${sql.placeholder("limit")} offset ${sql.placeholder("offset")}`,
+            select p.id from m join posts p on p.rowid = m.rid order by ${sql.raw(ORDER[sort])} limit ${sql.placeholder("limit")} offset ${sql.placeholder("offset")}`,
   );
   const ranking = offset < cap ? ctx.reads.all([page({ m: match, limit: Math.min(limit, cap - offset), offset, cap })]) : null;
   const counted = preparedSql(ctx.db, "posts.search.count", () => sql`select count(*) as n from posts_fts where posts_fts match ${sql.placeholder("m")}`).get({ m: match });
   const total = Math.min(cap, (counted?.n as number) ?? 0);
-  const ranked = ranking ? (await ranking)[0] : [];
-  if (!ranked.length) return { total, items: [] };
-  const rowids = ranked.map((r) => r.rid as number);
-  const byRowid = new Map<number, PostRow>();
-  const rows = preparedSql(ctx.db, "posts.search.rows", () => sql`select rowid as _rowid, * from posts where rowid in (select value from json_each(${sql.placeholder("ids")}))`).all({ ids: JSON.stringify(rowids) });
-  for (const r of rows) byRowid.set(r._rowid as number, mapPost(r));
+  const ids = ranking ? (await ranking)[0].map((r) => r.id as string) : [];
+  const rows = rowsByIds<PostRow>(ctx.db, posts, "posts", ids);
   // A post deleted between the two reads is left out of the page.
-  return { total, items: rowids.flatMap((id) => byRowid.get(id) ?? []) };
+  return { total, items: ids.flatMap((id) => rows.get(id) ?? []) };
 }
