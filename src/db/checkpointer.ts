@@ -7,7 +7,7 @@
 // writing the WAL cannot restart from the worker's side). Should the worker fail to start, the
 // default threshold stays.
 import type { Db } from "./client";
-import { workerScript } from "./workers";
+import { stopWorker, workerScript } from "./workers";
 import type { Logger } from "../core/log";
 
 export const CHECKPOINT_INTERVAL_MS = 50;
@@ -37,16 +37,5 @@ export function startCheckpointer(db: Db, path: string, log: Logger, intervalMs 
     log.debug("WAL checkpointer running", { interval_ms: intervalMs, fallback_pages: FALLBACK_PAGES });
   });
   w.postMessage({ path, intervalMs });
-  return {
-    stop: () =>
-      new Promise<void>((resolve) => {
-        const done = () => {
-          w.terminate();
-          resolve();
-        };
-        w.addEventListener("message", (e) => e.data === "stopped" && done());
-        w.postMessage("stop");
-        setTimeout(done, 1000);
-      }),
-  };
+  return { stop: () => stopWorker(w) };
 }

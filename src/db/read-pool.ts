@@ -13,7 +13,7 @@ import type { SQLQueryBindings } from "bun:sqlite";
 import type { Logger } from "../core/log";
 import type { Db } from "./client";
 import type { ReadReply, ReadRequest } from "./read-worker";
-import { workerScript } from "./workers";
+import { stopWorker, workerScript } from "./workers";
 
 export interface ReadStatement {
   sql: string;
@@ -115,20 +115,7 @@ export function startReadPool(db: Db, path: string, size: number, log: Logger): 
       });
     },
     async stop() {
-      await Promise.all(
-        readers.splice(0).map(
-          (r) =>
-            new Promise<void>((resolve) => {
-              const done = () => {
-                r.worker.terminate();
-                resolve();
-              };
-              r.worker.addEventListener("message", (e) => e.data === "stopped" && done());
-              r.worker.postMessage("stop");
-              setTimeout(done, 1000);
-            }),
-        ),
-      );
+      await Promise.all(readers.splice(0).map((r) => stopWorker(r.worker)));
     },
   };
 }

@@ -10,3 +10,19 @@ export function workerScript(name: string): string {
   if (Bun.main.startsWith("/$bunfs/") || Bun.main.startsWith("B:/~BUN/")) return join(dirname(Bun.main), "src", "db", `${name}.js`);
   return new URL(`./${name}.ts`, import.meta.url).href;
 }
+
+/**
+ * Asks a worker of ours to stop (it closes its connection and answers "stopped"), then ends the
+ * thread; after `graceMs` without an answer, ends it anyway.
+ */
+export function stopWorker(worker: Worker, graceMs = 1000): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const done = () => {
+      worker.terminate();
+      resolve();
+    };
+    worker.addEventListener("message", (e) => e.data === "stopped" && done());
+    worker.postMessage("stop");
+    setTimeout(done, graceMs);
+  });
+}
