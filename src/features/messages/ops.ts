@@ -10,7 +10,7 @@ import type { Page } from "../../http/paging";
 import type { Caller } from "../auth/service";
 import * as users from "../users/service";
 import { send } from "./direct";
-import { MAX_BODY, assertNotBlocked, otherOf, participantIds, receiptsOffIn, visibleMessage, type ConversationRow, type MessageRow } from "./service";
+import { MAX_BODY, assertNotBlocked, otherOf, participantIds, receiptsOffIn, visibleMessage, type ConversationRow, type MessageRow, type Tx } from "./service";
 import { conversationMembers, conversations, messageAttachments, messageEdits, messageReactions, messageReads, messageStars, messages } from "./tables";
 import { messageViews } from "./views";
 
@@ -99,6 +99,19 @@ function liveMessage(ctx: Ctx, caller: Caller, messageId: string) {
   return v;
 }
 
+/** message_reaction for the other participants, with the emoji's count after the change. */
+function emitReaction(tx: Tx, ctx: Ctx, caller: Caller, messageId: string, conversation: ConversationRow, emoji: string, action: "add" | "remove"): void {
+  const total = tx.select({ n: count() }).from(messageReactions).where(and(eq(messageReactions.messageId, messageId), eq(messageReactions.emoji, emoji))).get()?.n ?? 0;
+  ctx.events.emit(tx, {
+    type: "message_reaction",
+    actorId: caller.id,
+    subject: { type: "message", id: messageId },
+    payload: { conversation_id: conversation.id, message_id: messageId, emoji, action, total, user_id: caller.id, recipient_ids: audience(ctx, conversation, caller.id, true) },
+    // Adding a reaction counts as the caller's activity; taking one back does not.
+    activity: action === "add",
+  });
+}
+
 /**
  * POST /messages/{id}/reactions: a curated emoji (422 INVALID_INPUT otherwise), at most 6
  * distinct per user per message (400 LIMIT_EXCEEDED). Re-adding the same emoji is a no-op that
@@ -119,14 +132,7 @@ export function addReaction(ctx: Ctx, caller: Caller, messageId: string, rawEmoj
     }
     const now = ctx.clock.now();
     tx.insert(messageReactions).values({ messageId: message.id, userId: caller.id, emoji, createdAt: now }).run();
-    const total = tx.select({ n: count() }).from(messageReactions).where(and(eq(messageReactions.messageId, message.id), eq(messageReactions.emoji, emoji))).get()?.n ?? 1;
-    ctx.events.emit(tx, {
-      type: "message_reaction",
-      actorId: caller.id,
-      subject: { type: "message", id: message.id },
-      payload: { conversation_id: conversation.id, message_id: message.id, emoji, action: "add", total, user_id: caller.id, recipient_ids: audience(ctx, conversation, caller.id, true) },
-      activity: true,
-    });
+    emitReaction(tx, ctx, caller, message.id, conversation, emoji, "add");
     return { created: true, reaction: { emoji, user_id: caller.id, username: caller.username, created_at: iso(now) } };
   });
 }
@@ -143,13 +149,7 @@ export function removeReaction(ctx: Ctx, caller: Caller, messageId: string, rawE
       .returning()
       .get();
     if (!gone) return { removed: false };
-    const total = tx.select({ n: count() }).from(messageReactions).where(and(eq(messageReactions.messageId, message.id), eq(messageReactions.emoji, emoji))).get()?.n ?? 0;
-    ctx.events.emit(tx, {
-      type: "message_reaction",
-      actorId: caller.id,
-      subject: { type: "message", id: message.id },
-      payload: { conversation_id: conversation.id, message_id: message.id, emoji, action: "remove", total, user_id: caller.id, recipient_ids: audience(ctx, conversation, caller.id, true) },
-    });
+    emitReaction(tx, ctx, caller, message.id, conversation, emoji, "remove");
     return { removed: true };
   });
 }
