@@ -17,6 +17,20 @@ export function prepared<T>(db: Pick<Db, "select">, key: string, make: () => T):
   return v;
 }
 
+/**
+ * The value `compute` gives, kept per database under `key` while `version` stays the same (a
+ * counter or stamp the caller reads cheaply); computed again when it moves.
+ */
+export function keptWhile<T>(db: Pick<Db, "select">, key: string, version: unknown, compute: () => T): T {
+  const kept = prepared(db, `kept:${key}`, () => ({ version: undefined as unknown, value: undefined as T, set: false }));
+  if (!kept.set || kept.version !== version) {
+    kept.value = compute();
+    kept.version = version;
+    kept.set = true;
+  }
+  return kept.value;
+}
+
 type Raw = Record<string, unknown>;
 
 /** Maps raw bun:sqlite rows (column names) to the drizzle table's row type (keys, JSON and booleans decoded). */

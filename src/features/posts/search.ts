@@ -6,7 +6,7 @@
 // join to filter rows.
 import { sql } from "drizzle-orm";
 import type { Ctx } from "../../core/context";
-import { prepared, preparedSql, readStatement, rowsByIds } from "../../db/statements";
+import { keptWhile, preparedSql, readStatement, rowsByIds } from "../../db/statements";
 import type { PostRow } from "./service";
 import { posts, type PostType } from "./tables";
 
@@ -111,14 +111,8 @@ const ORDER: Record<Exclude<SearchSort, "relevance">, string> = {
  * counts trigger changes too) or a commit by any other connection (data_version).
  */
 export function anyPrivateIndexed(ctx: Ctx): boolean {
-  const known = prepared(ctx.db, "posts.search.anyPrivate.known", () => ({ version: "", value: false }));
   const v = preparedSql(ctx.db, "db.version", () => sql`select total_changes() as c, (select data_version from pragma_data_version) as d`).get()!;
-  const version = `${v.c}:${v.d}`;
-  if (known.version !== version) {
-    known.value = !!preparedSql(ctx.db, "posts.search.anyPrivate", () => sql`select 1 as x from posts_fts where posts_fts match 'scope : "zpriv"' limit 1`).get();
-    known.version = version;
-  }
-  return known.value;
+  return keptWhile(ctx.db, "posts.search.anyPrivate", `${v.c}:${v.d}`, () => !!preparedSql(ctx.db, "posts.search.anyPrivate", () => sql`select 1 as x from posts_fts where posts_fts match 'scope : "zpriv"' limit 1`).get());
 }
 
 /**

@@ -13,7 +13,7 @@ import type { Ctx } from "../../core/context";
 import { ApiError, conflict, invalid, notFound } from "../../core/errors";
 import type { DomainEvent } from "../../core/events";
 import { isUuid, uuidv7 } from "../../core/ids";
-import { prepared, preparedSql } from "../../db/statements";
+import { keptWhile, preparedSql } from "../../db/statements";
 import type { Page } from "../../http/paging";
 import type { Caller } from "../auth/service";
 import * as blocks from "../blocks/service";
@@ -98,13 +98,10 @@ let subscriptionsVersion = 0;
  * asks whom to deliver to, and on most instances most event names have no subscriber at all.
  */
 function subscribedEvents(ctx: Ctx): Set<string> {
-  const known = prepared(ctx.db, "webhooks.subscribedEvents", () => ({ version: -1, names: new Set<string>() }));
-  if (known.version !== subscriptionsVersion) {
+  return keptWhile(ctx.db, "webhooks.subscribedEvents", subscriptionsVersion, () => {
     const rows = preparedSql(ctx.db, "webhooks.subscribedEvents", () => sql`select distinct event from webhook_subscriptions`).all();
-    known.names = new Set(rows.map((r) => r.event as string));
-    known.version = subscriptionsVersion;
-  }
-  return known.names;
+    return new Set(rows.map((r) => r.event as string));
+  });
 }
 
 function setSubscriptions(tx: Tx, webhookId: string, userId: string, events: string[]): void {
