@@ -63,7 +63,7 @@ export function send(ctx: Ctx, caller: Caller, username: string, input: SendInpu
   const existing = directConversation(ctx, caller.id, peer.id);
   const valid = validateSendInput(ctx, caller.id, existing?.id ?? null, input);
   return inTransaction(ctx.db, (tx) => {
-    const { conversation, created } = getOrCreateDirect(tx, ctx, caller.id, peer.id);
+    const { conversation, created } = getOrCreateDirect(tx, ctx, caller.id, peer.id, existing);
     if (created && isCold(ctx, caller.id, peer.id)) recordColdContact(tx, ctx, caller.id, peer.id, conversation.id, "direct");
     const msg = insertMessage(tx, ctx, {
       conversationId: conversation.id,

@@ -14,7 +14,6 @@ import type { Caller } from "../auth/service";
 import * as follows from "../follows/service";
 import * as users from "../users/service";
 import type { UserRow } from "../users/service";
-import { users as usersTable } from "../users/tables";
 import {
   coldContacts,
   conversationMembers,
@@ -46,7 +45,6 @@ type Raw = Record<string, unknown>;
 
 function hot(db: Db) {
   return prepared(db, "messages:hot", () => ({
-    userByUsername: db.$client.prepare("select * from users where username = ?"),
     convByPair: db.$client.prepare("select * from conversations where pair_key = ?"),
     convById: db.$client.prepare("select * from conversations where id = ?"),
     member: db.$client.prepare("select * from conversation_members where conversation_id = ? and user_id = ?"),
@@ -58,7 +56,6 @@ function hot(db: Db) {
     bumpMembersDirect: db.$client.prepare("update conversation_members set last_message_at = ?, hidden_at = null where conversation_id = ?"),
     bumpMembersGroup: db.$client.prepare("update conversation_members set last_message_at = ? where conversation_id = ?"),
     clearPeerDraft: db.$client.prepare("delete from message_drafts where user_id = ? and peer_id = ?"),
-    mapUser: rowMapper<UserRow>(usersTable),
     mapConv: rowMapper<ConversationRow>(conversations),
     mapMember: rowMapper<MemberRow>(conversationMembers),
     mapMessage: rowMapper<MessageRow>(messages),
@@ -70,10 +67,7 @@ function hot(db: Db) {
  * username (spec §4.5: 404 USER_NOT_FOUND), nor is a pending or unknown account.
  */
 export function userByUsername(ctx: Ctx, username: string): UserRow {
-  const h = hot(ctx.db);
-  const name = users.normaliseUsername(username);
-  const raw = isUuid(name) ? null : (h.userByUsername.get(name) as Raw | null);
-  const u = raw ? h.mapUser(raw) : null;
+  const u = isUuid(users.normaliseUsername(username)) ? null : users.findByUsername(ctx, username);
   if (!users.isActive(u)) throw new ApiError(404, "USER_NOT_FOUND", "User not found");
   return u;
 }
@@ -275,14 +269,14 @@ export function insertMessage(tx: Tx, ctx: Ctx, input: NewMessage, kind: "direct
 
 /**
  * The direct conversation of two users, created (with both members) when it does not exist yet.
- * `created` tells the caller this send opens the conversation (a first contact).
+ * `created` tells the caller this send opens the conversation (a first contact). A caller that
+ * has just read directConversation() in the same synchronous stretch passes its answer as
+ * `known` (a row or null), and the pair is not looked up again.
  */
-export function getOrCreateDirect(tx: Tx, ctx: Ctx, senderId: string, recipientId: string): { conversation: ConversationRow; created: boolean } {
+export function getOrCreateDirect(tx: Tx, ctx: Ctx, senderId: string, recipientId: string, known?: ConversationRow | null): { conversation: ConversationRow; created: boolean } {
+  const existing = known === undefined ? directConversation(ctx, senderId, recipientId) : known;
+  if (existing) return { conversation: existing, created: false };
   const key = pairKey(senderId, recipientId);
-  const h = hot(ctx.db);
-  // Same connection as the transaction; the prepared statement saves building a query per send.
-  const raw = h.convByPair.get(key) as Raw | null;
-  if (raw) return { conversation: h.mapConv(raw), created: false };
   const now = ctx.clock.now();
   const conversation: ConversationRow = {
     id: uuidv7(now),

@@ -117,13 +117,13 @@ const toUser = rowMapper<UserRow>(users);
 const mapUser = (raw: Record<string, unknown> | null): UserRow | null => (raw ? toUser(raw) : null);
 
 type Lookup = { get(v: string): Record<string, unknown> | null };
-const lookups = new WeakMap<Db, { byId: Lookup; byKeyHash: Lookup }>();
+const lookups = new WeakMap<Db, { byId: Lookup; byKeyHash: Lookup; byUsername: Lookup }>();
 
 function hotLookups(db: Db) {
   let l = lookups.get(db);
   if (!l) {
     const prepare = (column: string) => db.$client.prepare(`select * from users where ${column} = ?`) as unknown as Lookup;
-    l = { byId: prepare("id"), byKeyHash: prepare("api_key_hash") };
+    l = { byId: prepare("id"), byKeyHash: prepare("api_key_hash"), byUsername: prepare("username") };
     lookups.set(db, l);
   }
   return l;
@@ -139,7 +139,7 @@ export function findByKeyHash(ctx: Ctx, hash: string): UserRow | null {
 }
 
 export function findByUsername(ctx: Ctx, username: string): UserRow | null {
-  return ctx.db.select().from(users).where(eq(users.username, normaliseUsername(username))).get() ?? null;
+  return mapUser(hotLookups(ctx.db).byUsername.get(normaliseUsername(username)));
 }
 
 /** An account in good standing: active (not pending claim, not deleted). The one test of it. */
