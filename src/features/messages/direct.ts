@@ -7,7 +7,7 @@ import { dmChannel } from "../../core/realtime";
 import { ApiError } from "../../core/errors";
 import { uuidv7 } from "../../core/ids";
 import { inTransaction } from "../../db/client";
-import { prepared, rowMapper, rowsByIds } from "../../db/statements";
+import { prepared, rowsByIds } from "../../db/statements";
 import type { Page } from "../../http/paging";
 import type { Caller } from "../auth/service";
 import * as users from "../users/service";
@@ -22,6 +22,8 @@ import {
   getOrCreateDirect,
   insertMessage,
   isCold,
+  mapConversation,
+  mapMember,
   markConversationRead,
   messageById,
   participantIds,
@@ -38,7 +40,7 @@ import {
   type MessageRow,
   type SendInput,
 } from "./service";
-import { conversationMembers, conversations, messageDrafts, messageReads, messages } from "./tables";
+import { conversations, messageDrafts, messageReads, messages } from "./tables";
 import { messageViews } from "./views";
 
 /** The other user of a 1:1 path; messaging yourself is 400 INVALID_INPUT. */
@@ -256,20 +258,18 @@ function listStatements(ctx: Ctx) {
         `${select} and (case ?2 when 'archived' then m.hidden_at is not null when 'all' then 1 else m.hidden_at is null end)
          and m.last_message_at < ?3 order by m.last_message_at desc, m.conversation_id desc limit ?4`,
       ),
-      mapMember: rowMapper<MemberRow>(conversationMembers),
-      mapConv: rowMapper<ConversationRow>(conversations),
     };
   });
 }
 
-function splitRow(s: ReturnType<typeof listStatements>, raw: Raw): ListRow {
+function splitRow(raw: Raw): ListRow {
   const m: Raw = {};
   const c: Raw = {};
   for (const [k, v] of Object.entries(raw)) {
     if (k.startsWith("m_")) m[k.slice(2)] = v;
     else if (k.startsWith("c_")) c[k.slice(2)] = v;
   }
-  return { member: s.mapMember(m), conversation: s.mapConv(c), unread: Number(raw.unread ?? 0) };
+  return { member: mapMember(m), conversation: mapConversation(c), unread: Number(raw.unread ?? 0) };
 }
 
 /** The other member of each direct conversation (from its pair key), and each conversation's last message. */
@@ -292,7 +292,7 @@ export function list(ctx: Ctx, caller: Caller, includeArchived: boolean, page: P
   const s = listStatements(ctx);
   const raws = s.page.all(caller.id, includeArchived ? 1 : 0, page.limit, page.offset) as Raw[];
   const total = Number((s.total.get(caller.id, includeArchived ? 1 : 0) as { n: number }).n);
-  const rows = decorate(ctx, caller.id, raws.map((r) => splitRow(s, r)));
+  const rows = decorate(ctx, caller.id, raws.map(splitRow));
   const items = rows
     .filter((r) => r.conversation.kind === "group" || r.other)
     .map((r) => ({
@@ -316,7 +316,7 @@ export function inboxHistory(ctx: Ctx, caller: Caller, show: InboxShow, before: 
   const s = listStatements(ctx);
   const raws = s.before.all(caller.id, show, before, limit + 1) as Raw[];
   const has_more = raws.length > limit;
-  const rows = decorate(ctx, caller.id, raws.slice(0, limit).map((r) => splitRow(s, r)));
+  const rows = decorate(ctx, caller.id, raws.slice(0, limit).map(splitRow));
   const convIds = rows.map((r) => r.conversation.id);
   const peerIds = rows.map((r) => r.other?.id).filter((x): x is string => !!x);
   const drafts = ctx.db

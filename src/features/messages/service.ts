@@ -43,6 +43,11 @@ type Raw = Record<string, unknown>;
 // ---------------------------------------------------------------------------------------------
 // Hot lookups (prepared once per database)
 
+/** Raw rows of the messaging tables (hand-written statements) to their drizzle row types. */
+export const mapConversation = rowMapper<ConversationRow>(conversations);
+export const mapMember = rowMapper<MemberRow>(conversationMembers);
+export const mapMessage = rowMapper<MessageRow>(messages);
+
 function hot(db: Db) {
   return prepared(db, "messages:hot", () => ({
     convByPair: db.$client.prepare("select * from conversations where pair_key = ?"),
@@ -56,9 +61,6 @@ function hot(db: Db) {
     bumpMembersDirect: db.$client.prepare("update conversation_members set last_message_at = ?, hidden_at = null where conversation_id = ?"),
     bumpMembersGroup: db.$client.prepare("update conversation_members set last_message_at = ? where conversation_id = ?"),
     clearPeerDraft: db.$client.prepare("delete from message_drafts where user_id = ? and peer_id = ?"),
-    mapConv: rowMapper<ConversationRow>(conversations),
-    mapMember: rowMapper<MemberRow>(conversationMembers),
-    mapMessage: rowMapper<MessageRow>(messages),
   }));
 }
 
@@ -78,27 +80,27 @@ export const pairKey = (a: string, b: string) => (a < b ? `${a}:${b}` : `${b}:${
 export function directConversation(ctx: Ctx, a: string, b: string): ConversationRow | null {
   const h = hot(ctx.db);
   const raw = h.convByPair.get(pairKey(a, b)) as Raw | null;
-  return raw ? h.mapConv(raw) : null;
+  return raw ? mapConversation(raw) : null;
 }
 
 export function conversationById(ctx: Ctx, id: string): ConversationRow | null {
   if (!isUuid(id)) return null;
   const h = hot(ctx.db);
   const raw = h.convById.get(id.toLowerCase()) as Raw | null;
-  return raw ? h.mapConv(raw) : null;
+  return raw ? mapConversation(raw) : null;
 }
 
 export function messageById(ctx: Ctx, id: string): MessageRow | null {
   if (!isUuid(id)) return null;
   const h = hot(ctx.db);
   const raw = h.message.get(id.toLowerCase()) as Raw | null;
-  return raw ? h.mapMessage(raw) : null;
+  return raw ? mapMessage(raw) : null;
 }
 
 export function memberRow(ctx: Ctx, conversationId: string, userId: string): MemberRow | null {
   const h = hot(ctx.db);
   const raw = h.member.get(conversationId, userId) as Raw | null;
-  return raw ? h.mapMember(raw) : null;
+  return raw ? mapMember(raw) : null;
 }
 
 export const isParticipantRow = (m: MemberRow | null | undefined): m is MemberRow => !!m && m.inviteStatus === "accepted" && m.leftAt === null;
@@ -420,10 +422,9 @@ export function waitingDirect(ctx: Ctx, userId: string, since: number, limit: nu
     return {
       page: ctx.db.$client.prepare(`select x.* ${from} order by x.created_at asc, x.id asc limit ?3`),
       total: ctx.db.$client.prepare(`select count(*) as n ${from}`),
-      map: rowMapper<MessageRow>(messages),
     };
   });
-  const rows = (s.page.all(userId, since, limit) as Raw[]).map(s.map);
+  const rows = (s.page.all(userId, since, limit) as Raw[]).map(mapMessage);
   const total = Number((s.total.get(userId, since) as { n: number }).n);
   return { rows, total };
 }

@@ -4,12 +4,11 @@
 // column no search text can reach, so one MATCH expresses both the text and the group: the count
 // is a single FTS5 count and the page is the index's own bm25 order.
 import type { Ctx } from "../../../core/context";
-import { prepared, rowMapper } from "../../../db/statements";
+import { prepared } from "../../../db/statements";
 import type { Page } from "../../../http/paging";
 import type { Caller } from "../../auth/service";
 import { toFtsQuery } from "../../posts/search";
-import type { MessageRow } from "../service";
-import { messages } from "../tables";
+import { mapMessage } from "../service";
 import { requireMember } from "./service";
 import { groupMessageViews } from "./views";
 
@@ -35,7 +34,6 @@ function statements(ctx: Ctx) {
        where messages_fts match ?1 and m.conversation_id = ?2 and m.deleted_at is null
        order by messages_fts.rank, m.id desc limit ?3 offset ?4`,
     ),
-    map: rowMapper<MessageRow>(messages),
   }));
 }
 
@@ -52,7 +50,7 @@ export function searchGroup(ctx: Ctx, caller: Caller, convId: string, q: string,
   const match = groupMatch(text, conv.id);
   const total = Number((s.total.get(match) as { n: number }).n);
   const raws = s.page.all(match, conv.id, page.limit, page.offset) as (Record<string, unknown> & { hl: string | null })[];
-  const rows = raws.map(s.map);
+  const rows = raws.map(mapMessage);
   const views = groupMessageViews(ctx, caller.id, rows);
   const results = views.map((v, i) => ({ ...v, body_highlight: raws[i].hl === null ? null : highlightHtml(raws[i].hl) }));
   return { q, count: results.length, results, pagination: { total, has_more: page.offset + results.length < total } };
