@@ -1,6 +1,6 @@
 // Query fragments over posts for other features' list queries (they never touch the posts table
 // directly), and the context pack's related-posts lookup.
-import { and, desc, eq, inArray, ne, sql, type SQL } from "drizzle-orm";
+import { and, desc, eq, ne, sql, type SQL } from "drizzle-orm";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import type { Ctx } from "../../core/context";
 import type { Caller } from "../auth/service";

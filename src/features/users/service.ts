@@ -5,7 +5,7 @@ import type { Ctx } from "../../core/context";
 import { ApiError, FieldError } from "../../core/errors";
 import { isUuid, uuidv7 } from "../../core/ids";
 import type { Db } from "../../db/client";
-import { preparedSql, readStatement, rowMapper, rowsByIds } from "../../db/statements";
+import { readStatement, rowMapper, rowsByIds } from "../../db/statements";
 import { retiredHandles, users, type AvatarSettings } from "./tables";
 
 export type { AvatarSettings } from "./tables";
