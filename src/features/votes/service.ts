@@ -24,7 +24,7 @@
 //   4. a downvote that moves karma while the voter holds more than 50 karma also costs the voter
 //      1 point (ledger reason `downvote_cost`).
 // A withheld change leaves the author's karma and the vote's recorded karma as they were.
-import { and, eq, gt, inArray, sql, sum } from "drizzle-orm";
+import { and, eq, gt, sql, sum } from "drizzle-orm";
 import { DAY } from "../../core/clock";
 import type { Ctx } from "../../core/context";
 import { ApiError } from "../../core/errors";
