@@ -9,7 +9,6 @@ let priv: { id: string; name: string };
 const ids: Record<string, string> = {};
 
 const search = (query: Record<string, string | number | boolean | undefined>, token?: string) => h.req("GET", "/api/v1/search", { query, token });
-const titles = (r: any) => r.body.items.map((p: any) => p.title);
 
 describe("toFtsQuery", () => {
   test.each([

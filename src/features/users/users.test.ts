@@ -2,7 +2,7 @@
 // (spec Part 1 §2.1, §4.3; DECISIONS 7; ARCHITECTURE rule 5: anonymous, stranger, owner).
 import { beforeEach, describe, expect, test } from "bun:test";
 import { setup, type Harness, type TestUser } from "../../../test/harness";
-import { DAY, MINUTE } from "../../core/clock";
+import { DAY } from "../../core/clock";
 import { npubOf } from "./views";
 
 let h: Harness;
