@@ -13,6 +13,15 @@ for (const name of ["uuid", "email", "url", "ipv4", "ipv6"] as const) {
   FormatRegistry.Set(name, (value) => check.test(value));
 }
 
+// Every instant Colony writes has toISOString()'s form, and response schemas check them all (a
+// page of posts holds a few hundred). For that form one regular expression and Date.parse give
+// the answer Elysia's date-time check reaches through up to four expressions and a Date, at about
+// half the cost; anything else still goes to Elysia's check.
+const elysiaDateTime = FormatRegistry.Get("date-time")!;
+const INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+export const dateTimeFormat = (value: string): boolean => (INSTANT.test(value) ? !Number.isNaN(Date.parse(value)) : elysiaDateTime(value));
+FormatRegistry.Set("date-time", dateTimeFormat);
+
 export const openapiPlugin = () =>
   openapi({
     path: "/api/docs",
