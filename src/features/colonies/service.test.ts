@@ -12,7 +12,7 @@ import {
   approvedMemberColonyIds,
   assertCanParticipate,
   canRead,
-  colonyNames,
+  colonyLabels,
   colonyNameTaken,
   findColony,
   getReadableColony,
@@ -218,9 +218,12 @@ describe("readableColonyFilter", () => {
 });
 
 describe("names", () => {
-  test("colonyNames and colonyNameTaken", () => {
-    expect(colonyNames(h.ctx, [pub.id, GENERAL_ID, pub.id])).toEqual(new Map([[pub.id, "pub"], [GENERAL_ID, "general"]]));
-    expect(colonyNames(h.ctx, [])).toEqual(new Map());
+  test("colonyLabels and colonyNameTaken", () => {
+    const labels = colonyLabels(h.ctx, [pub.id, GENERAL_ID, pub.id.toUpperCase(), "not-a-uuid"]);
+    expect([...labels.keys()].sort()).toEqual([pub.id, GENERAL_ID].sort());
+    expect(labels.get(pub.id)).toEqual({ name: "pub", displayName: pub.displayName });
+    expect(labels.get(GENERAL_ID)?.name).toBe("general");
+    expect(colonyLabels(h.ctx, [])).toEqual(new Map());
     expect(colonyNameTaken(h.ctx, " General ")).toBe(true);
     expect(colonyNameTaken(h.ctx, "free-name")).toBe(false);
   });

@@ -111,12 +111,21 @@ export function findColonyByName(ctx: Ctx, name: string): ColonyRow | null {
   return ctx.db.select().from(colonies).where(eq(colonies.name, normaliseName(name))).get() ?? null;
 }
 
-/** Names of live colonies by id, for views of other features (posts carry colony_name). */
-export function colonyNames(ctx: Ctx, ids: readonly string[]): Map<string, string> {
-  const unique = [...new Set(ids)];
+export interface ColonyLabel {
+  name: string;
+  displayName: string;
+}
+
+/**
+ * Names and display names of colonies by id (deleted ones included), for views of other features:
+ * posts carry colony_name and colony_display_name. Two columns through one prepared statement,
+ * not whole rows: a page of posts asks on every render.
+ */
+export function colonyLabels(ctx: Ctx, ids: readonly string[]): Map<string, ColonyLabel> {
+  const unique = [...new Set(ids)].filter(isUuid).map((id) => id.toLowerCase());
   if (!unique.length) return new Map();
-  const rows = ctx.db.select({ id: colonies.id, name: colonies.name }).from(colonies).where(inArray(colonies.id, unique)).all();
-  return new Map(rows.map((r) => [r.id, r.name]));
+  const stmt = prepared(ctx.db, "colonies.labels", () => ctx.db.$client.prepare<{ id: string; name: string; display_name: string }, [string]>(`select id, name, display_name from colonies where id in (select value from json_each(?))`));
+  return new Map(stmt.all(JSON.stringify(unique)).map((r) => [r.id, { name: r.name, displayName: r.display_name }]));
 }
 
 function memberRow(ctx: Ctx | { db: Tx }, colonyId: string, userId: string): MemberRow | null {

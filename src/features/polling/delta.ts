@@ -20,7 +20,7 @@ import { authPlugin } from "../../http/auth";
 import { clientIp } from "../../http/client-ip";
 import { charge, rateLimitPlugin, subjectOf } from "../../http/rate-limit";
 import { Int } from "../../http/schemas";
-import { colonyNames } from "../colonies/service";
+import { colonyLabels } from "../colonies/service";
 import { publicCommentsAfter, type CommentRow } from "../comments/service";
 import { NotificationOut } from "../notifications/routes";
 import { notificationsAfter, type NotificationRow } from "../notifications/service";
@@ -117,7 +117,7 @@ function deltaOut(ctx: Ctx, r: DeltaResult) {
   const authorIds = [...(r.posts?.rows ?? []), ...(r.comments?.rows ?? [])].map((x) => x.authorId);
   const authors = findManyByIds(ctx, [...new Set(authorIds)]);
   const username = (id: string) => authors.get(id)?.username ?? "[deleted]";
-  const names = colonyNames(ctx, [...new Set((r.posts?.rows ?? []).map((p) => p.colonyId))]);
+  const names = colonyLabels(ctx, (r.posts?.rows ?? []).map((p) => p.colonyId));
   const posts = r.posts && {
     truncated: r.posts.truncated,
     items: r.posts.rows.map((p) => ({
@@ -126,7 +126,7 @@ function deltaOut(ctx: Ctx, r: DeltaResult) {
       title: p.title,
       post_type: p.postType,
       colony_id: p.colonyId,
-      colony_name: names.get(p.colonyId) ?? null,
+      colony_name: names.get(p.colonyId)?.name ?? null,
       author_username: username(p.authorId),
       score: p.score,
       comment_count: p.commentCount,

@@ -3,7 +3,7 @@
 import { iso } from "../../core/clock";
 import type { Ctx } from "../../core/context";
 import * as colonies from "../colonies/service";
-import type { ColonyRow } from "../colonies/service";
+import type { ColonyLabel } from "../colonies/service";
 import * as users from "../users/service";
 import type { UserRow } from "../users/service";
 import { deletedUserOut, userOut } from "../users/views";
@@ -11,17 +11,14 @@ import type { PostRow } from "./service";
 
 export interface PostOutContext {
   authors: Map<string, UserRow>;
-  colonies: Map<string, ColonyRow | null>;
+  colonies: Map<string, ColonyLabel>;
   viewerId: string | null;
 }
 
-/** Loads what a page of posts refers to: its authors and its colonies, one query each. */
+/** Loads what a page of posts refers to: its authors and its colonies' names, one query each. */
 export function loadRefs(ctx: Ctx, rows: readonly PostRow[], viewerId: string | null = null): PostOutContext {
   const authors = users.findManyByIds(ctx, rows.map((r) => r.authorId));
-  const found = colonies.findColonies(ctx, rows.map((r) => r.colonyId));
-  const cols = new Map<string, ColonyRow | null>();
-  for (const r of rows) cols.set(r.colonyId, found.get(r.colonyId) ?? null);
-  return { authors, colonies: cols, viewerId };
+  return { authors, colonies: colonies.colonyLabels(ctx, rows.map((r) => r.colonyId)), viewerId };
 }
 
 
