@@ -73,6 +73,18 @@ export function rowsByIds<T extends { id: string }>(db: Db, table: Table, tableN
   return out;
 }
 
+/** Rows of `table` by rowid, many at once through one cached statement, keyed by rowid. */
+export function rowsByRowids<T>(db: Db, table: Table, tableName: string, rowids: readonly number[]): Map<number, T> {
+  if (!rowids.length) return new Map();
+  const { stmt, map } = prepared(db, `byRowids:${tableName}`, () => ({
+    stmt: db.$client.prepare(`select rowid as "_rowid", * from "${tableName}" where rowid in (select value from json_each(?))`),
+    map: rowMapper<T>(table),
+  }));
+  const out = new Map<number, T>();
+  for (const raw of stmt.all(JSON.stringify(rowids)) as Raw[]) out.set(raw._rowid as number, map(raw));
+  return out;
+}
+
 export interface RawStatement {
   all(values?: Record<string, unknown>): Raw[];
   get(values?: Record<string, unknown>): Raw | null;

@@ -6,7 +6,8 @@
 // join to filter rows.
 import { sql } from "drizzle-orm";
 import type { Ctx } from "../../core/context";
-import { keptWhile, preparedSql, readStatement, rowsByIds } from "../../db/statements";
+import type { ReadStatement } from "../../db/read-pool";
+import { keptWhile, preparedSql, readStatement, rowsByRowids } from "../../db/statements";
 import type { PostRow } from "./service";
 import { posts, type PostType } from "./tables";
 
@@ -63,8 +64,21 @@ const quote = (token: string) => `"${token}"`;
 const colonyToken = (id: string) => quote(`zc${id.replace(/-/g, "")}`);
 const any = (tokens: string[]) => (tokens.length === 1 ? tokens[0] : `(${tokens.join(" OR ")})`);
 
-/** The FTS5 expression of `text` (a toFtsQuery result) over the searchable columns. */
-export const textMatch = (text: string) => `{title body} : (${text})`;
+/**
+ * Whether `text` could match a filter token of the scope column. Those all start with "z" (zpriv,
+ * zc…, zt…, za…); the tokenizer only strips suffixes (porter) and folds case and diacritics
+ * (unicode61), so a word starting with an ASCII letter a to y or a digit never reaches one. Any
+ * other first character (z, or a letter that may fold to z) counts as reaching.
+ */
+const reachesScope = (text: string) => (text.match(/[\p{L}\p{N}]+/gu) ?? []).some((w) => !/^[a-y0-9]/i.test(w));
+
+/**
+ * The FTS5 expression of `text` (a toFtsQuery result) over the searchable columns. The column
+ * filter {title body} keeps the scope column out of reach; text that cannot reach it goes without
+ * (the same matches and the same bm25 scores: the scope column weighs nothing), which spares FTS5
+ * checking every match's columns.
+ */
+export const textMatch = (text: string) => (reachesScope(text) ? `{title body} : (${text})` : `(${text})`);
 
 /**
  * The FTS5 expression for `text` (an already safe FTS5 query of quoted terms, see toFtsQuery)
@@ -116,27 +130,32 @@ export function anyPrivateIndexed(ctx: Ctx): boolean {
 }
 
 /**
- * How many posts match (at most `cap`) and one page of them. By relevance the index orders and
- * pages the matches itself; the other sorts order the `cap` most relevant matches by their
- * column, so a term found in every post costs the same as one found in a thousand. The ranking
- * (bm25 over every match, the costly part) runs on a reader thread (`ctx.reads`) and returns the
- * page's post ids; meanwhile this thread counts the matches (a walk of the term's doclists) and
- * then reads the page's rows by id. The count and the page are two reads: a post written between
- * them can make `total` differ from the page by that post.
+ * The ranking of one page of matches, as a statement for `ctx.reads` (a reader thread: bm25 over
+ * every match is the costly part of a search). Its rows are `{ rid }`, the posts' rowids in page
+ * order. By relevance the index orders and pages the matches itself; the other sorts order the
+ * `cap` most relevant matches by their column, so a term found in every post costs the same as
+ * one found in a thousand. Null when the page lies past the cap.
  */
-export async function matchingPosts(ctx: Ctx, match: string, sort: SearchSort, cap: number, limit: number, offset: number): Promise<{ total: number; items: PostRow[] }> {
+export function rankingRead(ctx: Ctx, match: string, sort: SearchSort, cap: number, limit: number, offset: number): ReadStatement | null {
+  if (offset >= cap) return null;
   const page = readStatement(ctx.db, `posts.search.${sort}`, () =>
     sort === "relevance"
-      ? sql`select p.id from (select rowid as rid, ${BM25} as rank from posts_fts where posts_fts match ${sql.placeholder("m")} order by rank asc, rowid desc limit ${sql.placeholder("limit")} offset ${sql.placeholder("offset")}) m
-            join posts p on p.rowid = m.rid order by m.rank asc, m.rid desc`
+      ? sql`select rowid as rid from posts_fts where posts_fts match ${sql.placeholder("m")} order by ${BM25} asc, rowid desc limit ${sql.placeholder("limit")} offset ${sql.placeholder("offset")}`
       : sql`with m as (select rowid as rid, ${BM25} as rank from posts_fts where posts_fts match ${sql.placeholder("m")} order by rank asc, rowid desc limit ${sql.placeholder("cap")})
-            select p.id from m join posts p on p.rowid = m.rid order by ${sql.raw(ORDER[sort])} limit ${sql.placeholder("limit")} offset ${sql.placeholder("offset")}`,
+            select m.rid from m join posts p on p.rowid = m.rid order by ${sql.raw(ORDER[sort])} limit ${sql.placeholder("limit")} offset ${sql.placeholder("offset")}`,
   );
-  const ranking = offset < cap ? ctx.reads.all([page({ m: match, limit: Math.min(limit, cap - offset), offset, cap })]) : null;
+  return page({ m: match, limit: Math.min(limit, cap - offset), offset, cap });
+}
+
+/** How many posts match, at most `cap`: a walk of the terms' doclists, no ranking. */
+export function countMatches(ctx: Ctx, match: string, cap: number): number {
   const counted = preparedSql(ctx.db, "posts.search.count", () => sql`select count(*) as n from posts_fts where posts_fts match ${sql.placeholder("m")}`).get({ m: match });
-  const total = Math.min(cap, (counted?.n as number) ?? 0);
-  const ids = ranking ? (await ranking)[0].map((r) => r.id as string) : [];
-  const rows = rowsByIds<PostRow>(ctx.db, posts, "posts", ids);
-  // A post deleted between the two reads is left out of the page.
-  return { total, items: ids.flatMap((id) => rows.get(id) ?? []) };
+  return Math.min(cap, (counted?.n as number) ?? 0);
+}
+
+/** The posts of a ranking's rows (rankingRead), in its order; a post deleted since is left out. */
+export function rankedPosts(ctx: Ctx, ranking: readonly Record<string, unknown>[]): PostRow[] {
+  const rowids = ranking.map((r) => r.rid as number);
+  const rows = rowsByRowids<PostRow>(ctx.db, posts, "posts", rowids);
+  return rowids.flatMap((rid) => rows.get(rid) ?? []);
 }

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { setup, type Harness, type TestUser } from "../../../test/harness";
 import { ageAccount, join, makeColony, post } from "../posts/fixtures";
+import { textMatch } from "../posts/search";
 import { toFtsQuery } from "./service";
 
 let h: Harness;
@@ -21,6 +22,20 @@ describe("toFtsQuery", () => {
     ['unclosed "quote here', '"unclosed" "quote" "here"'],
     ["!! ** ()", null],
   ])("%p -> %p", (input, out) => expect(toFtsQuery(input)).toBe(out));
+});
+
+describe("textMatch", () => {
+  // Only words that may reach the scope column's z… tokens keep the {title body} column filter.
+  test.each([
+    ['"gura"', '("gura")'],
+    ['"quick brown" "fox"', '("quick brown" "fox")'],
+    ['"ab"* "y2k"', '("ab"* "y2k")'],
+    ['"zebra"', '{title body} : ("zebra")'],
+    ['"quick" "Zpriv"', '{title body} : ("quick" "Zpriv")'],
+    ['"z"*', '{title body} : ("z"*)'],
+    ['"žlutý"', '{title body} : ("žlutý")'],
+    ['"émile"', '{title body} : ("émile")'],
+  ])("%p -> %p", (text, out) => expect(textMatch(text)).toBe(out));
 });
 
 /** Waits for the reader threads to open their connections (a message between threads, not a time rule). */
@@ -212,6 +227,12 @@ describe.each([
       const r = await search({ q: "zpriv" });
       expect(r.body.items.map((x: any) => x.id)).toEqual([p.id]);
       expect((await search({ q: "zebra zpriv" }, stranger.token)).body.total).toBe(0);
+      // A prefix of every colony token, and a letter that folds to z, find only the words.
+      expect((await search({ q: "zc*" })).body.total).toBe(0);
+      expect((await search({ q: "zt*" })).body.total).toBe(0);
+      expect((await search({ q: "žpriv" })).body.items.map((x: any) => x.id)).toEqual([p.id]);
+      // Words out of the scope column's reach are matched without the column filter, alike.
+      expect((await search({ q: "token words" })).body.items.map((x: any) => x.id)).toEqual([p.id]);
     });
 
     test("users: substring of username or display name, case-insensitive, exact and prefix first", async () => {

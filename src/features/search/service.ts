@@ -82,15 +82,17 @@ export async function search(ctx: Ctx, caller: Caller | null, f: SearchInput, pa
   const text = toFtsQuery(f.q);
   const scope = text ? scopeOf(ctx, caller, f) : null;
   const match = text && scope ? postSearch.scopedMatch(text, scope, postSearch.anyPrivateIndexed(ctx)) : null;
-  // The posts' ranking and the users list are both reads off this thread: ask for both at once.
-  const [found, users] = await Promise.all([
-    match ? postSearch.matchingPosts(ctx, match, f.sort ?? "relevance", SEARCH_CANDIDATES, page.limit, page.offset) : null,
-    usersService.matchUsers(ctx, f.q, SEARCH_USERS_MAX),
-  ]);
-  const empty: SearchResult = { items: [], snippets: new Map(), total: 0, users, wikiPages: [] };
-  if (!found) return empty;
-  const { total, items } = found;
-  if (page.offset >= total) return { ...empty, total };
+  // The posts' ranking and the users list go to a reader thread together, in one batch (one
+  // snapshot); this thread counts the matches meanwhile, then reads the page's rows.
+  const ranking = match ? postSearch.rankingRead(ctx, match, f.sort ?? "relevance", SEARCH_CANDIDATES, page.limit, page.offset) : null;
+  const usersRead = usersService.matchUsersRead(ctx, f.q, SEARCH_USERS_MAX);
+  const batch = [ranking, usersRead].filter((s) => s !== null);
+  const pending = batch.length ? ctx.reads.all(batch) : Promise.resolve([]);
+  const total = match ? postSearch.countMatches(ctx, match, SEARCH_CANDIDATES) : 0;
+  const results = await pending;
+  const users = usersRead ? usersService.usersOfRows(results[batch.length - 1]) : [];
+  if (!ranking || page.offset >= total) return { items: [], snippets: new Map(), total, users, wikiPages: [] };
+  const items = postSearch.rankedPosts(ctx, results[0]);
   const terms = matcher(snippetTerms(f.q));
   return { items, snippets: new Map(items.map((p) => [p.id, searchSnippet(terms, p.title, p.body)])), total, users, wikiPages: [] };
 }

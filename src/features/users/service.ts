@@ -5,6 +5,7 @@ import type { Ctx } from "../../core/context";
 import { ApiError, FieldError } from "../../core/errors";
 import { isUuid, uuidv7 } from "../../core/ids";
 import type { Db } from "../../db/client";
+import type { ReadStatement } from "../../db/read-pool";
 import { readStatement, rowMapper, rowsByIds } from "../../db/statements";
 import { retiredHandles, users, type AvatarSettings } from "./tables";
 
@@ -339,12 +340,13 @@ const likeEscape = (s: string) => s.replace(/[\\%_]/g, (c) => "\\" + c);
  * Active users whose username or display name contains `text` (case-insensitive), best first:
  * the exact username, then usernames starting with it, then an exact display name, then the
  * rest by karma. Three characters or more use the trigram index users_fts
- * (migrations/0014_search_scope.sql); shorter text scans the users table. Runs on a reader
- * thread (`ctx.reads`): it is part of every search, beside the posts' ranking.
+ * (migrations/0014_search_scope.sql); shorter text scans the users table. A statement for
+ * `ctx.reads` (a search sends it to a reader thread with the posts' ranking; read its rows with
+ * usersOfRows), or null when `text` is too short to match.
  */
-export async function matchUsers(ctx: Ctx, text: string, max: number): Promise<UserRow[]> {
+export function matchUsersRead(ctx: Ctx, text: string, max: number): ReadStatement | null {
   const term = text.replace(/["*]/g, " ").trim().toLowerCase();
-  if (term.length < 2) return [];
+  if (term.length < 2) return null;
   const rank = sql`case when lower(u.username) = ${sql.placeholder("term")} then 0 when lower(u.username) like ${sql.placeholder("prefix")} escape '\\' then 1 when lower(u.display_name) = ${sql.placeholder("term")} then 2 else 3 end, u.karma desc, u.username asc`;
   const indexed = term.length >= 3;
   const stmt = readStatement(ctx.db, `users.match.${indexed ? "fts" : "scan"}`, () =>
@@ -353,6 +355,8 @@ export async function matchUsers(ctx: Ctx, text: string, max: number): Promise<U
       : sql`select u.* from users u where u.status = 'active' and (lower(u.username) like ${sql.placeholder("like")} escape '\\' or lower(u.display_name) like ${sql.placeholder("like")} escape '\\') order by ${rank} limit ${sql.placeholder("max")}`,
   );
   const esc = likeEscape(term);
-  const [rows] = await ctx.reads.all([stmt({ m: `"${term}"`, term, prefix: `${esc}%`, like: `%${esc}%`, max })]);
-  return rows.map((r) => mapUser(r)!);
+  return stmt({ m: `"${term}"`, term, prefix: `${esc}%`, like: `%${esc}%`, max });
 }
+
+/** The users of matchUsersRead's rows. */
+export const usersOfRows = (rows: readonly Record<string, unknown>[]): UserRow[] => rows.map((r) => mapUser(r)!);
