@@ -111,6 +111,40 @@ run_wrk() { # limit, duration, url, script, token, log
     wrk -t"$THREADS" -c"$CONNECTIONS" -d"$2" --timeout 5s --latency -s "$BENCH_DIR/$4" "$3" >"$6" 2>&1
 }
 
+# Paired measurement of two targets ("name|url|wrk script|token" each): PAIRS times the first
+# then the second, PAIR_DURATION each, back to back after one warm-up of each, one row per run in
+# $1 (pair, name, rps, p50_us, p99_us). On a host whose speed drifts over tens of seconds (shared
+# cores), runs seconds apart see the same host, so the ratio of each pair varies far less than
+# the ratio of runs minutes apart; bench/summarise.ts --pairs reports the median of the ratios.
+measure_pairs() { # out.tsv, target A, target B
+  local out="$1" pair which target name url script token log line kv
+  local warm_limit=$(( $(secs "$WARMUP") + 15 )) limit=$(( $(secs "$PAIR_DURATION") + 15 ))
+  printf 'pair\tname\trps\tp50_us\tp99_us\n' >"$out"
+  for target in "$2" "$3"; do
+    IFS='|' read -r name url script token <<<"$target"
+    run_wrk "$warm_limit" "$WARMUP" "$url" "$script" "$token" "$OUT_DIR/pair-warmup.txt"
+  done
+  for pair in $(seq 1 "$PAIRS"); do
+    which=0
+    for target in "$2" "$3"; do
+      which=$((which + 1))
+      IFS='|' read -r name url script token <<<"$target"
+      echo "pair $pair/$PAIRS: $name ($PAIR_DURATION)" >&2
+      log="$OUT_DIR/pair$pair-$which.txt"
+      run_wrk "$limit" "$PAIR_DURATION" "$url" "$script" "$token" "$log"
+      line="$(grep '^BENCH_RESULT' "$log" || true)"
+      if [[ -z "$line" ]]; then
+        echo "wrk produced no result for $name; see $log" >&2
+        exit 1
+      fi
+      local -A f=()
+      for kv in ${line#BENCH_RESULT }; do f[${kv%%=*}]="${kv#*=}"; done
+      printf '%s\t%s\t%s\t%s\t%s\n' "$pair" "$name" "${f[rps]}" "${f[p50_us]}" "${f[p99_us]}" >>"$out"
+      unset f
+    done
+  done
+}
+
 # Measures every "name|url|wrk script|token" of TARGETS, ROUNDS times (a warm-up whose numbers
 # are dropped, then the measured run), and writes one row per run to $RESULTS. With ONLY set,
 # only the matching targets run, plus the first (the baseline) when KEEP_BASELINE=1.

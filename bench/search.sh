@@ -7,6 +7,7 @@
 #
 #   FORUM_DATA=/tmp/forum-seed bash bench/search.sh      # the folder is copied, never changed
 #   TERM_TARGET=1000 BROAD_SHARE=0.10 DURATION=10s bash bench/search.sh
+#   PAIRS=8 PAIR_DURATION=5s bash bench/search.sh   # the alternating bare/search pairs (0: none)
 #
 # Only 127.0.0.1 is ever targeted. Every wrk run is bounded by -d and by `timeout`; both servers
 # are stopped on exit and the copied folder is removed.
@@ -134,6 +135,11 @@ TARGETS=(
 )
 RESULTS="$OUT_DIR/results.tsv"
 measure_targets
+# Then the bare query and the anonymous search alternately, seconds apart (see measure_pairs).
+PAIRS="${PAIRS:-8}"
+PAIR_DURATION="${PAIR_DURATION:-5s}"
+PAIRS_TSV="$OUT_DIR/pairs.tsv"
+if [[ "$PAIRS" -gt 0 && -z "${ONLY:-}" ]]; then measure_pairs "$PAIRS_TSV" "${TARGETS[0]}" "${TARGETS[1]}"; fi
 SNAP_END="$(snapshots)"
 FEED_LAST="$(curl -fsS -H "Authorization: Bearer $TOKEN" "$COLONY/api/v1/feed/for-you" | json_field count)"
 
@@ -148,4 +154,10 @@ FEED_LAST="$(curl -fsS -H "Authorization: Bearer $TOKEN" "$COLONY/api/v1/feed/fo
   echo "- wrk: $THREADS threads, $CONNECTIONS connections, $WARMUP warm-up + $DURATION per endpoint"
   echo
   bun "$BENCH_DIR/summarise.ts" "$RESULTS" --p99 100 --vs-bare
+  if [[ -s "$PAIRS_TSV" ]]; then
+    echo
+    echo "Alternating pairs ($PAIRS × $PAIR_DURATION each, after the table's runs):"
+    echo
+    bun "$BENCH_DIR/summarise.ts" "$PAIRS_TSV" --pairs
+  fi
 } | tee "$OUT_DIR/report.md"

@@ -5,6 +5,9 @@
 //   bun bench/summarise.ts <results.tsv> --p99 100 --vs-bare
 //       a p99 check column, and each row's throughput against the nearest "bare …" row above it
 //       (search.sh); rows named "… for-you …" get no ratio
+//   bun bench/summarise.ts <pairs.tsv> --pairs
+//       measure_pairs' alternating runs: each pair's ratio of the second target to the first, and
+//       the median ratio (search.sh)
 const file = process.argv[2];
 const flag = (name: string) => {
   const i = process.argv.indexOf(name);
@@ -36,6 +39,24 @@ const stats = names.map((name) => {
   const sum = (k: string) => rs.reduce((a, r) => a + Number(r[k]), 0);
   return { name, rps: col("rps"), p50: col("p50_us"), p99: col("p99_us"), non2xx: sum("non2xx"), errors: sum("errors") };
 });
+
+if (process.argv.includes("--pairs")) {
+  const [first, second] = names;
+  const pairs = [...new Set(rows.map((r) => r.pair))];
+  const ratios: number[] = [];
+  console.log(`| pair | ${first}: req/s, p99 | ${second}: req/s, p99 | ratio |`);
+  console.log("| ---: | ---: | ---: | ---: |");
+  for (const p of pairs) {
+    const a = rows.find((r) => r.pair === p && r.name === first)!;
+    const b = rows.find((r) => r.pair === p && r.name === second)!;
+    const ratio = Number(b.rps) / Number(a.rps);
+    ratios.push(ratio);
+    console.log(`| ${p} | ${Math.round(Number(a.rps))}, ${ms(Number(a.p99_us))} | ${Math.round(Number(b.rps))}, ${ms(Number(b.p99_us))} | ${(100 * ratio).toFixed(1)}% |`);
+  }
+  const of = (name: string, k: string) => median(rows.filter((r) => r.name === name).map((r) => Number(r[k])));
+  console.log(`| median | ${Math.round(of(first, "rps"))}, ${ms(of(first, "p99_us"))} | ${Math.round(of(second, "rps"))}, ${ms(of(second, "p99_us"))} | **${(100 * median(ratios)).toFixed(1)}%** (pairs ${(100 * Math.min(...ratios)).toFixed(1)}–${(100 * Math.max(...ratios)).toFixed(1)}%) |`);
+  process.exit(0);
+}
 
 if (p99Limit !== null) {
   console.log(`| endpoint | requests/s | p50 | p99 | p99 < ${p99Limit} ms |${vsBare ? " vs bare |" : ""} non-2xx / socket errors |`);
