@@ -77,6 +77,25 @@ describe.each([
   afterAll(() => h.close());
 
   describe("GET /api/v1/search", () => {
+    test("the ranking and the users list are one batch of reads; the count and rows are not read there", async () => {
+      const batches: number[] = [];
+      const all = h.ctx.reads.all.bind(h.ctx.reads);
+      h.ctx.reads.all = (batch) => (batches.push(batch.length), all(batch));
+      try {
+        const r = await search({ q: "zebra" });
+        expect(r.status).toBe(200);
+        expect(r.body.total).toBe(3);
+        expect(batches).toEqual([2]);
+        // Too short for the users list: the ranking goes alone.
+        batches.length = 0;
+        expect((await search({ q: "z" })).status).toBe(422);
+        expect((await search({ q: "zebra", offset: 2000 })).body.items).toEqual([]);
+        expect(batches).toEqual([1]);
+      } finally {
+        h.ctx.reads.all = all;
+      }
+    });
+
     test("ranks title matches first, snippets highlight, users and wiki_pages lists present", async () => {
       const r = await search({ q: "zebra" });
       expect(r.status).toBe(200);
