@@ -68,7 +68,7 @@ export function confirmRecovery(ctx: Ctx, token: string): { api_key: string; mes
   const email = verifiedEmailOf(ctx, user.id);
   ctx.db.transaction((tx) => {
     // The key may have leaked: tokens minted from it stop working too.
-    usersService.setApiKeyHash(ctx, user.id, hashSecret(apiKey), true);
+    usersService.setApiKeyHash(ctx, user.id, hashSecret(apiKey), true, tx);
     tx.delete(keyRecoveryTokens).where(eq(keyRecoveryTokens.userId, user.id)).run();
     ctx.events.emit(tx, { type: "api_key_recovered", actorId: user.id, subject: { type: "user", id: user.id } });
     if (email) {

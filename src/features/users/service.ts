@@ -161,12 +161,12 @@ export function activate(ctx: Ctx, tx: Tx, userId: string): void {
  * Replaces the key hash. With `revokeTokens`, every access token issued so far is revoked:
  * `tokens_valid_after` moves strictly past both the current instant and its previous value, so a
  * token minted in the same millisecond just before the rotation is revoked too (tokens carry
- * max(now, tokens_valid_after) as their issue instant, see auth `issueToken`).
+ * max(now, tokens_valid_after) as their issue instant, see auth `issueToken`). Inside a caller's
+ * transaction, pass it as `tx`.
  */
-export function setApiKeyHash(ctx: Ctx, userId: string, hash: string, revokeTokens: boolean): number {
+export function setApiKeyHash(ctx: Ctx, userId: string, hash: string, revokeTokens: boolean, tx: Tx = ctx.db): number {
   const now = ctx.clock.now();
-  ctx.db
-    .update(users)
+  tx.update(users)
     .set({
       apiKeyHash: hash,
       keyIssuedAt: now,
