@@ -2,6 +2,7 @@
 import { Elysia, type AnyElysia, type TSchema } from "elysia";
 import { bodyShapePlugin, collectBodySchemas } from "./http/body-shape";
 import type { Ctx } from "./core/context";
+import { compactFtsIndexes } from "./db/fts";
 import { corsPlugin } from "./http/cors";
 import { deprecationsPlugin } from "./http/deprecations";
 import { errorHandling, errorResponse } from "./http/errors";
@@ -125,4 +126,6 @@ function registerMaintenance(ctx: Ctx): void {
   ctx.jobs.every("drain-events", "*/10 * * * * *", () => void ctx.events.drain());
   ctx.jobs.every("purge-feed", "23 * * * *", () => void purgeFeedState(ctx));
   ctx.jobs.every("prune-events", "17 3 * * *", () => void ctx.events.prune(ctx.clock.now() - 30 * 24 * 3600_000));
+  // The full-text indexes gather small segments as posts, accounts and messages are written.
+  ctx.jobs.every("compact-search-indexes", "47 4 * * *", () => compactFtsIndexes(ctx.db));
 }

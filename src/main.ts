@@ -10,6 +10,7 @@ import { startCheckpointer } from "./db/checkpointer";
 import { startReadPool } from "./db/read-pool";
 import { hashSecret, newApiKey } from "./core/ids";
 import { openDatabase, sqliteVersion } from "./db/client";
+import { FTS_INDEXES } from "./db/fts";
 import { migrate } from "./db/migrate";
 import { rotateKey } from "./features/auth/service";
 import { API_VERSION } from "./features/meta/routes";
@@ -34,9 +35,6 @@ Usage:
 
 Options (each also an environment variable, see README):
   --host, --port, --data-dir, --public-url, --log-level, --rate-limit-multiplier, --trust-proxy`;
-
-/** The external-content full-text indexes, which point at rows by rowid. */
-const FTS_INDEXES = ["posts_fts", "users_fts", "messages_fts"];
 
 const pidFile = (config: Config) => join(config.dataDir, "colony.pid");
 
@@ -165,8 +163,12 @@ function restore(config: Config, source: string | undefined) {
   const db = openDatabase(dest);
   const applied = migrate(db);
   // VACUUM INTO (how backups are taken) may renumber rowids, which the external-content search
-  // indexes refer to: rebuild them from the restored rows.
-  for (const fts of FTS_INDEXES) db.$client.run(`INSERT INTO ${fts}(${fts}) VALUES('rebuild')`);
+  // indexes refer to: rebuild them from the restored rows, then compact each (a rebuild writes
+  // many segments; the server is stopped, so at once rather than in steps).
+  for (const fts of FTS_INDEXES) {
+    db.$client.run(`INSERT INTO ${fts}(${fts}) VALUES('rebuild')`);
+    db.$client.run(`INSERT INTO ${fts}(${fts}) VALUES('optimize')`);
+  }
   db.$client.close();
   console.log(`restored ${src} to ${dest}${applied ? ` (${applied} migration(s) applied)` : ""}`);
 }
