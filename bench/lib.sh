@@ -111,13 +111,28 @@ run_wrk() { # limit, duration, url, script, token, log
     wrk -t"$THREADS" -c"$CONNECTIONS" -d"$2" --timeout 5s --latency -s "$BENCH_DIR/$4" "$3" >"$6" 2>&1
 }
 
+# The named fields of a wrk run's BENCH_RESULT line (bench/report.lua), tab-separated; fails,
+# saying so, when the run produced none (callers: fields="$(result_fields …)" || exit 1).
+result_fields() { # log, name, field...
+  local line kv k out=()
+  line="$(grep '^BENCH_RESULT' "$1" || true)"
+  if [[ -z "$line" ]]; then
+    echo "wrk produced no result for $2; see $1" >&2
+    return 1
+  fi
+  local -A f=()
+  for kv in ${line#BENCH_RESULT }; do f[${kv%%=*}]="${kv#*=}"; done
+  for k in "${@:3}"; do out+=("${f[$k]}"); done
+  (IFS=$'\t'; echo "${out[*]}")
+}
+
 # Paired measurement of two targets ("name|url|wrk script|token" each): PAIRS times the first
 # then the second, PAIR_DURATION each, back to back after one warm-up of each, one row per run in
 # $1 (pair, name, rps, p50_us, p99_us). On a host whose speed drifts over tens of seconds (shared
 # cores), runs seconds apart see the same host, so the ratio of each pair varies far less than
 # the ratio of runs minutes apart; bench/summarise.ts --pairs reports the median of the ratios.
 measure_pairs() { # out.tsv, target A, target B
-  local out="$1" pair which target name url script token log line kv
+  local out="$1" pair which target name url script token log fields
   local warm_limit=$(( $(secs "$WARMUP") + 15 )) limit=$(( $(secs "$PAIR_DURATION") + 15 ))
   printf 'pair\tname\trps\tp50_us\tp99_us\n' >"$out"
   for target in "$2" "$3"; do
@@ -132,15 +147,8 @@ measure_pairs() { # out.tsv, target A, target B
       echo "pair $pair/$PAIRS: $name ($PAIR_DURATION)" >&2
       log="$OUT_DIR/pair$pair-$which.txt"
       run_wrk "$limit" "$PAIR_DURATION" "$url" "$script" "$token" "$log"
-      line="$(grep '^BENCH_RESULT' "$log" || true)"
-      if [[ -z "$line" ]]; then
-        echo "wrk produced no result for $name; see $log" >&2
-        exit 1
-      fi
-      local -A f=()
-      for kv in ${line#BENCH_RESULT }; do f[${kv%%=*}]="${kv#*=}"; done
-      printf '%s\t%s\t%s\t%s\t%s\n' "$pair" "$name" "${f[rps]}" "${f[p50_us]}" "${f[p99_us]}" >>"$out"
-      unset f
+      fields="$(result_fields "$log" "$name" rps p50_us p99_us)" || exit 1
+      printf '%s\t%s\t%s\n' "$pair" "$name" "$fields" >>"$out"
     done
   done
 }
@@ -150,7 +158,7 @@ measure_pairs() { # out.tsv, target A, target B
 # only the matching targets run, plus the first (the baseline) when KEEP_BASELINE=1.
 measure_targets() {
   local warm_limit=$(( $(secs "$WARMUP") + 15 )) limit=$(( $(secs "$DURATION") + 15 ))
-  local round i target name url script token log line kv
+  local round i target name url script token log fields
   printf 'round\tname\trps\tp50_us\tp99_us\trequests\tnon2xx\terrors\n' >"$RESULTS"
   for round in $(seq 1 "${ROUNDS:-1}"); do
     i=0
@@ -164,16 +172,8 @@ measure_targets() {
       run_wrk "$limit" "$DURATION" "$url" "$script" "$token" "$log"
       # A benchmark may define after_run (e.g. to read a backlog the run left); its line is kept.
       if declare -F after_run >/dev/null; then after_run >"$OUT_DIR/r$round-$i-after.txt" 2>&1 || true; fi
-      line="$(grep '^BENCH_RESULT' "$log" || true)"
-      if [[ -z "$line" ]]; then
-        echo "wrk produced no result for $name; see $log" >&2
-        exit 1
-      fi
-      local -A f=()
-      for kv in ${line#BENCH_RESULT }; do f[${kv%%=*}]="${kv#*=}"; done
-      printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$round" "$name" "${f[rps]}" "${f[p50_us]}" "${f[p99_us]}" \
-        "${f[requests]}" "${f[non2xx]}" "${f[errors]}" >>"$RESULTS"
-      unset f
+      fields="$(result_fields "$log" "$name" rps p50_us p99_us requests non2xx errors)" || exit 1
+      printf '%s\t%s\t%s\n' "$round" "$name" "$fields" >>"$RESULTS"
     done
   done
 }
