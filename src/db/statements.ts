@@ -54,35 +54,27 @@ export function rowMapper<T>(table: Table): (raw: Raw) => T {
 }
 
 /**
- * Rows of `table` by primary key `id`, many at once through one cached statement (the ids go in
- * as a JSON array), keyed by id. Same result as `inArray(table.id, ids)`, without building a query
- * whose text changes with the number of ids.
+ * Rows of `table` whose `key` column is one of `keys`, through one statement cached per table and
+ * key (the keys go in as a JSON array), each with its key. Same result as `inArray(column, keys)`,
+ * without building a query whose text changes with the number of keys.
  */
-export function rowsByIds<T extends { id: string }>(db: Db, table: Table, tableName: string, ids: readonly string[]): Map<string, T> {
-  const unique = [...new Set(ids)];
-  if (!unique.length) return new Map();
-  const { stmt, map } = prepared(db, `byIds:${tableName}`, () => ({
-    stmt: db.$client.prepare(`select * from "${tableName}" where "id" in (select value from json_each(?))`),
+function rowsWhereIn<T>(db: Db, table: Table, tableName: string, key: "id" | "rowid", keys: readonly unknown[]): [unknown, T][] {
+  if (!keys.length) return [];
+  const { stmt, map } = prepared(db, `by:${key}:${tableName}`, () => ({
+    stmt: db.$client.prepare(`select ${key} as "_key", * from "${tableName}" where ${key} in (select value from json_each(?))`),
     map: rowMapper<T>(table),
   }));
-  const out = new Map<string, T>();
-  for (const raw of stmt.all(JSON.stringify(unique)) as Raw[]) {
-    const row = map(raw);
-    out.set(row.id, row);
-  }
-  return out;
+  return (stmt.all(JSON.stringify(keys)) as Raw[]).map((raw) => [raw._key, map(raw)]);
 }
 
-/** Rows of `table` by rowid, many at once through one cached statement, keyed by rowid. */
+/** Rows of `table` by primary key `id`, many at once, keyed by id. */
+export function rowsByIds<T extends { id: string }>(db: Db, table: Table, tableName: string, ids: readonly string[]): Map<string, T> {
+  return new Map(rowsWhereIn<T>(db, table, tableName, "id", [...new Set(ids)]) as [string, T][]);
+}
+
+/** Rows of `table` by rowid, many at once, keyed by rowid. */
 export function rowsByRowids<T>(db: Db, table: Table, tableName: string, rowids: readonly number[]): Map<number, T> {
-  if (!rowids.length) return new Map();
-  const { stmt, map } = prepared(db, `byRowids:${tableName}`, () => ({
-    stmt: db.$client.prepare(`select rowid as "_rowid", * from "${tableName}" where rowid in (select value from json_each(?))`),
-    map: rowMapper<T>(table),
-  }));
-  const out = new Map<number, T>();
-  for (const raw of stmt.all(JSON.stringify(rowids)) as Raw[]) out.set(raw._rowid as number, map(raw));
-  return out;
+  return new Map(rowsWhereIn<T>(db, table, tableName, "rowid", rowids) as [number, T][]);
 }
 
 export interface RawStatement {
