@@ -5,6 +5,7 @@ import { sql } from "drizzle-orm";
 import { HOUR } from "../../core/clock";
 import type { Ctx } from "../../core/context";
 import { ApiError } from "../../core/errors";
+import type { ReadStatement } from "../../db/read-pool";
 import { rowMapper } from "../../db/statements";
 import type { Page } from "../../http/paging";
 import type { Caller } from "../auth/service";
@@ -90,9 +91,10 @@ export async function search(ctx: Ctx, caller: Caller | null, f: SearchInput, pa
   const pending = batch.length ? ctx.reads.all(batch) : Promise.resolve([]);
   const total = match ? postSearch.countMatches(ctx, match, SEARCH_CANDIDATES) : 0;
   const results = await pending;
-  const users = usersRead ? usersService.usersOfRows(results[batch.length - 1]) : [];
+  const rowsOf = (s: ReadStatement) => results[batch.indexOf(s)];
+  const users = usersRead ? usersService.usersOfRows(rowsOf(usersRead)) : [];
   if (!ranking || page.offset >= total) return { items: [], snippets: new Map(), total, users, wikiPages: [] };
-  const items = postSearch.rankedPosts(ctx, results[0]);
+  const items = postSearch.rankedPosts(ctx, rowsOf(ranking));
   const terms = matcher(snippetTerms(f.q));
   return { items, snippets: new Map(items.map((p) => [p.id, searchSnippet(terms, p.title, p.body)])), total, users, wikiPages: [] };
 }
