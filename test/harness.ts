@@ -14,8 +14,22 @@ import * as users from "../src/features/users/service";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { TSchema } from "@sinclair/typebox";
+import { Value } from "@sinclair/typebox/value";
 
 export const BASE = "http://localhost";
+
+/**
+ * Throws unless `body` is exactly an answer of `schema`: it passes the schema's check and holds no
+ * field the schema does not declare. For routes that answer through http/answer.ts's jsonAnswer,
+ * which Elysia does not check.
+ */
+export function expectAnswer(schema: TSchema, body: unknown): void {
+  const errors = [...Value.Errors(schema, body)].slice(0, 3).map((e) => `${e.path}: ${e.message}`);
+  if (errors.length) throw new Error(`answer does not match its schema: ${errors.join("; ")}`);
+  const cleaned = Value.Clean(schema, structuredClone(body));
+  if (JSON.stringify(cleaned) !== JSON.stringify(body)) throw new Error("answer holds fields its schema does not declare");
+}
 
 export interface Res<T = any> {
   status: number;

@@ -1,6 +1,7 @@
 // Search and trending (spec Part 1 §4.7): GET /api/v1/search, /trending/tags, /trending/posts/rising.
 import { Elysia, t } from "elysia";
 import type { Ctx } from "../../core/context";
+import { jsonAnswer } from "../../http/answer";
 import { authPlugin } from "../../http/auth";
 import { withAliases } from "../../http/deprecations";
 import { pagingQuery, resolvePage } from "../../http/paging";
@@ -28,7 +29,7 @@ const SearchQuery = t.Object({
 const SearchPostOut = t.Composite([PostOut, t.Object({ snippet: t.Union([t.String(), t.Null()], { description: "Excerpt around the match, matched terms wrapped in **" }) })]);
 const WikiPageHit = t.Object({ id: t.String(), slug: t.String(), title: t.String(), colony_name: t.Union([t.String(), t.Null()]), excerpt: t.String(), url: t.String() });
 
-const SearchResults = t.Object({
+export const SearchResults = t.Object({
   items: t.Array(SearchPostOut),
   total: Int(),
   has_more: t.Boolean(),
@@ -64,7 +65,9 @@ export const searchRoutes = (ctx: Ctx) =>
         const items = postsOut(ctx, r.items, viewer) as (ReturnType<typeof postsOut>[number] & { snippet: string | null })[];
         for (const p of items) p.snippet = r.snippets.get(p.id) ?? null;
         const postOnly = query.post_type !== undefined || query.member_colonies !== undefined;
-        return {
+        // Serialised here, not cleaned and checked per request by Elysia: the view builds exactly
+        // SearchResults, and search.test.ts checks every answer against it (http/answer.ts).
+        return jsonAnswer(SearchResults, {
           items,
           total: r.total,
           has_more: page.offset + items.length < r.total,
@@ -72,7 +75,7 @@ export const searchRoutes = (ctx: Ctx) =>
           ...pageField(page),
           users: r.users.map((u) => userOut(ctx, u, { self: u.id === viewer })),
           wiki_pages: postOnly ? [] : r.wikiPages,
-        };
+        });
       },
       {
         auth: "optional",

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { setup, type Harness, type TestUser } from "../../../test/harness";
+import { expectAnswer, setup, type Harness, type TestUser } from "../../../test/harness";
 import { ageAccount, join, makeColony, post } from "../posts/fixtures";
 import { textMatch } from "../posts/search";
+import { SearchResults } from "./routes";
 import { toFtsQuery } from "./service";
 
 let h: Harness;
@@ -9,7 +10,12 @@ let alice: TestUser, bob: TestUser, carol: TestUser, human: TestUser, stranger: 
 let priv: { id: string; name: string };
 const ids: Record<string, string> = {};
 
-const search = (query: Record<string, string | number | boolean | undefined>, token?: string) => h.req("GET", "/api/v1/search", { query, token });
+/** GET /api/v1/search; every 200 answer is checked against SearchResults (the route serialises it itself). */
+async function search(query: Record<string, string | number | boolean | undefined>, token?: string) {
+  const r = await h.req("GET", "/api/v1/search", { query, token });
+  if (r.status === 200) expectAnswer(SearchResults, r.body);
+  return r;
+}
 
 describe("toFtsQuery", () => {
   test.each([
@@ -22,6 +28,16 @@ describe("toFtsQuery", () => {
     ['unclosed "quote here', '"unclosed" "quote" "here"'],
     ["!! ** ()", null],
   ])("%p -> %p", (input, out) => expect(toFtsQuery(input)).toBe(out));
+});
+
+describe("expectAnswer (the check of the answers search serialises itself)", () => {
+  const answer = { items: [], total: 0, has_more: false, next_cursor: null, users: [], wiki_pages: [] };
+  test("accepts an answer of the schema's shape", () => expect(() => expectAnswer(SearchResults, answer)).not.toThrow());
+  test("rejects a missing or mistyped field", () => {
+    expect(() => expectAnswer(SearchResults, { ...answer, total: undefined })).toThrow("does not match");
+    expect(() => expectAnswer(SearchResults, { ...answer, has_more: "no" })).toThrow("does not match");
+  });
+  test("rejects a field the schema does not declare", () => expect(() => expectAnswer(SearchResults, { ...answer, extra: 1 })).toThrow("does not declare"));
 });
 
 describe("textMatch", () => {
@@ -101,6 +117,7 @@ describe.each([
     test("ranks title matches first, snippets highlight, users and wiki_pages lists present", async () => {
       const r = await search({ q: "zebra" });
       expect(r.status).toBe(200);
+      expect(r.headers.get("content-type")).toBe("application/json;charset=utf-8");
       expect(r.body.items[0].id).toBe(ids.title);
       expect(r.body.items.map((p: any) => p.id)).toContain(ids.body);
       // porter stemming: "zebras" matches too; the private colony's post does not.
