@@ -8,14 +8,19 @@
 // UUIDv7 built on each row's own creation time, so they sort like the app's.
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { loadConfig, parseFlags } from "../src/config";
+import { parseArgs } from "node:util";
+import { loadConfig } from "../src/config";
 import { createContext } from "../src/core/context";
 import { hashSecret, uuidv7 } from "../src/core/ids";
 import { wilsonLowerBound } from "../src/features/comments/service";
 import { renderMarkdown } from "../src/features/posts/content";
 import { hotRank } from "../src/features/posts/service";
 
-const { flags, rest } = parseFlags(process.argv.slice(2));
+const { values: flags, positionals: rest } = parseArgs({
+  args: process.argv.slice(2),
+  options: { users: { type: "string" }, colonies: { type: "string" }, posts: { type: "string" }, comments: { type: "string" }, votes: { type: "string" } },
+  allowPositionals: true,
+});
 const dataDir = rest[0];
 if (!dataDir) {
   console.error("usage: bun bench/seed-forum.ts <data-dir> [--posts N] [--votes N] [--comments N] [--users N]");

@@ -8,7 +8,8 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { createApp } from "../src/app";
-import { loadConfig, parseFlags } from "../src/config";
+import { parseArgs } from "node:util";
+import { loadConfig } from "../src/config";
 import { TestClock } from "../src/core/clock";
 import { createContext } from "../src/core/context";
 
@@ -61,7 +62,7 @@ export function isServed(op: Operation, served: ReturnType<typeof servedKeys>): 
 }
 
 function main() {
-  const { flags } = parseFlags(process.argv.slice(2));
+  const { values: flags } = parseArgs({ args: process.argv.slice(2), options: { ops: { type: "string" }, part: { type: "string" }, summary: { type: "boolean" } } });
   const file = resolve(flags.ops ?? process.env.COLONY_SPEC_OPERATIONS ?? join(import.meta.dir, "..", "..", "shared", "spec", "operations.tsv"));
   if (!existsSync(file)) {
     console.error(`spec-coverage: ${file} not found (pass --ops <operations.tsv>)`);
@@ -84,7 +85,7 @@ function main() {
     lines.push(`${part}: ${ok.length}/${mine.length} operations served (${Math.round((ok.length / mine.length) * 100)}%)`);
   }
 
-  if (flags.summary === "true") {
+  if (flags.summary) {
     // Three short lines: one per part of the specification.
     for (const l of lines) console.log(l);
     return;

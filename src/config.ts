@@ -1,6 +1,9 @@
 // Every setting of the server, read once from the environment and command-line flags.
-// The README's "Configuration" table documents each one; keep the two in step.
-import { resolve } from "node:path";
+//
+// SETTINGS is the one list: each entry names its environment variable(s), its flag (if it has
+// one), how its value is checked and what it means. The command line builds its options and its
+// help from it, and test/readme.test.ts holds the README's "Configuration" table to it.
+import { isAbsolute, resolve } from "node:path";
 
 export type LogLevel = "debug" | "info" | "warn" | "error" | "silent";
 
@@ -34,73 +37,162 @@ export interface Config {
   streamHeartbeatMs: number;
   /** Reader threads for long reads such as search (0: every read on the request thread). */
   readWorkers: number;
+  /** How long a graceful shutdown may take before open connections are cut, in milliseconds. */
+  shutdownTimeoutMs: number;
 }
+
+type Kind =
+  | { type: "string" }
+  | { type: "url" }
+  | { type: "path" }
+  | { type: "enum"; values: readonly string[] }
+  | { type: "int"; min?: number; max?: number }
+  | { type: "number"; min?: number; max?: number }
+  | { type: "bool" };
+
+export interface Setting {
+  /** Environment variables read, first set one wins. */
+  env: readonly string[];
+  /** Command-line flag (`--name`), when the setting has one. */
+  flag?: string;
+  kind: Kind;
+  /** Default as shown in help and the README. */
+  shown: string;
+  /** One line for `--help`. */
+  help: string;
+  /** Value placeholder in help (`<port>`); booleans have none. */
+  value?: string;
+}
+
+const LEVELS = ["debug", "info", "warn", "error", "silent"] as const;
 
 /** One reader thread per core beyond the request thread's, at least one, at most four. */
 const defaultReadWorkers = () => Math.min(4, Math.max(1, navigator.hardwareConcurrency - 1));
 
-const LEVELS: LogLevel[] = ["debug", "info", "warn", "error", "silent"];
+export const SETTINGS = {
+  host: { env: ["COLONY_HOST"], flag: "host", kind: { type: "string" }, shown: "127.0.0.1", value: "<address>", help: "address to listen on" },
+  port: { env: ["COLONY_PORT", "PORT"], flag: "port", kind: { type: "int", min: 0, max: 65535 }, shown: "8080", value: "<port>", help: "port to listen on (0: any free port)" },
+  dataDir: { env: ["COLONY_DATA_DIR"], flag: "data-dir", kind: { type: "path" }, shown: "./data", value: "<dir>", help: "database, secrets and files" },
+  publicUrl: { env: ["COLONY_PUBLIC_URL"], flag: "public-url", kind: { type: "url" }, shown: "http://<host>:<port>", value: "<url>", help: "external base URL (links, avatar URLs, token issuer)" },
+  logLevel: { env: ["COLONY_LOG_LEVEL"], flag: "log-level", kind: { type: "enum", values: LEVELS }, shown: "info", value: "<level>", help: "debug, info, warn, error or silent" },
+  rateLimitMultiplier: { env: ["COLONY_RATE_LIMIT_MULTIPLIER"], flag: "rate-limit-multiplier", kind: { type: "number", min: 0 }, shown: "1", value: "<n>", help: "scales every rate limit; 0 turns limits off" },
+  trustProxy: { env: ["COLONY_TRUST_PROXY"], flag: "trust-proxy", kind: { type: "bool" }, shown: "off", help: "take the client address from Fly-Client-IP / X-Forwarded-For" },
+  maxBodyBytes: { env: ["COLONY_MAX_BODY_BYTES"], flag: "max-body-bytes", kind: { type: "int", min: 1024 }, shown: "12582912", value: "<bytes>", help: "largest request body" },
+  karmaSetEmail: { env: ["COLONY_KARMA_SET_EMAIL"], kind: { type: "int" }, shown: "5", help: "karma needed to set a contact email" },
+  karmaCreateOrg: { env: ["COLONY_KARMA_CREATE_ORG"], kind: { type: "int" }, shown: "10", help: "karma needed to create an organisation" },
+  smtpUrl: { env: ["COLONY_SMTP_URL"], flag: "smtp-url", kind: { type: "url" }, shown: "none", value: "<url>", help: "SMTP server for outgoing mail (smtp://user:pass@host:587)" },
+  mailFrom: { env: ["COLONY_MAIL_FROM"], flag: "mail-from", kind: { type: "string" }, shown: "Colony <no-reply@<public host>>", value: "<address>", help: "sender of outgoing mail" },
+  emailMaxHolders: { env: ["COLONY_EMAIL_MAX_HOLDERS"], kind: { type: "int", min: 1 }, shown: "3", help: "how many accounts may ever verify the same address" },
+  oidcTokenExchange: { env: ["COLONY_OIDC_TOKEN_EXCHANGE"], flag: "oidc-token-exchange", kind: { type: "bool" }, shown: "on", help: "third-party sign-in through POST /oauth/token" },
+  oidcDelegation: { env: ["COLONY_OIDC_DELEGATION"], flag: "oidc-delegation", kind: { type: "bool" }, shown: "on", help: "delegation tokens (POST /api/v1/auth/delegation-token)" },
+  allowPrivateWebhooks: { env: ["COLONY_ALLOW_PRIVATE_WEBHOOKS"], flag: "allow-private-webhooks", kind: { type: "bool" }, shown: "off", help: "let webhooks target loopback and private addresses" },
+  webhookTimeoutMs: { env: ["COLONY_WEBHOOK_TIMEOUT_MS"], flag: "webhook-timeout-ms", kind: { type: "int", min: 100 }, shown: "10000", value: "<ms>", help: "time a webhook receiver has to answer" },
+  streamHeartbeatMs: { env: ["COLONY_STREAM_HEARTBEAT_MS"], flag: "stream-heartbeat-ms", kind: { type: "int", min: 10 }, shown: "15000", value: "<ms>", help: "interval of the keep-alive comments on GET /api/v1/stream" },
+  readWorkers: { env: ["COLONY_READ_WORKERS"], flag: "read-workers", kind: { type: "int", min: 0, max: 64 }, shown: "cores − 1 (1 to 4)", value: "<n>", help: "reader threads for long reads such as search; 0 runs them on the request thread" },
+  shutdownTimeoutMs: { env: ["COLONY_SHUTDOWN_TIMEOUT_MS"], flag: "shutdown-timeout-ms", kind: { type: "int", min: 0 }, shown: "10000", value: "<ms>", help: "how long a graceful shutdown waits for open requests before cutting them" },
+} as const satisfies Record<string, Setting>;
 
-function num(name: string, raw: string | undefined, fallback: number, min = -Infinity): number {
-  if (raw === undefined || raw === "") return fallback;
-  const n = Number(raw);
-  if (!Number.isFinite(n) || n < min) throw new Error(`${name} must be a number >= ${min}, got "${raw}"`);
-  return n;
-}
+export type SettingName = keyof typeof SETTINGS;
 
-function bool(raw: string | undefined, fallback: boolean): boolean {
-  if (raw === undefined || raw === "") return fallback;
-  return ["1", "true", "yes", "on"].includes(raw.toLowerCase());
-}
+/** A setting's value that is not acceptable: the message names the flag or variable it came from. */
+export class ConfigError extends Error {}
 
-/** Parses `--name value` and `--name=value` flags into a map. Flags win over the environment. */
-export function parseFlags(argv: string[]): { flags: Record<string, string>; rest: string[] } {
-  const flags: Record<string, string> = {};
-  const rest: string[] = [];
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i];
-    if (!a.startsWith("--")) {
-      rest.push(a);
-      continue;
+const TRUE = ["1", "true", "yes", "on"];
+const FALSE = ["0", "false", "no", "off"];
+
+/** Where a raw value came from, for error messages: `--port` or `COLONY_PORT`. */
+type Source = { raw: string; from: string };
+
+function convert(name: SettingName, src: Source): string | number | boolean {
+  const kind: Kind = SETTINGS[name].kind;
+  const { raw, from } = src;
+  const bad = (what: string) => new ConfigError(`${from} must be ${what}, got "${raw}"`);
+  switch (kind.type) {
+    case "string":
+      return raw;
+    case "path":
+      if (raw.includes("\0")) throw bad("a path");
+      return raw;
+    case "url": {
+      let url: URL;
+      try {
+        url = new URL(raw);
+      } catch {
+        throw bad("an absolute URL");
+      }
+      if (!/^(https?|smtps?):$/.test(url.protocol)) throw bad("an http(s) or smtp(s) URL");
+      return raw;
     }
-    const eq = a.indexOf("=");
-    if (eq > 0) flags[a.slice(2, eq)] = a.slice(eq + 1);
-    else if (i + 1 < argv.length && !argv[i + 1].startsWith("--")) flags[a.slice(2)] = argv[++i];
-    else flags[a.slice(2)] = "true";
+    case "enum":
+      if (!kind.values.includes(raw.toLowerCase())) throw bad(`one of ${kind.values.join(", ")}`);
+      return raw.toLowerCase();
+    case "bool": {
+      const v = raw.toLowerCase();
+      if (TRUE.includes(v)) return true;
+      if (FALSE.includes(v)) return false;
+      throw bad("on or off (1/0, true/false, yes/no)");
+    }
+    case "int":
+    case "number": {
+      const n = Number(raw);
+      const range = kind.min !== undefined && kind.max !== undefined ? ` from ${kind.min} to ${kind.max}` : kind.min !== undefined ? ` >= ${kind.min}` : "";
+      const what = `${kind.type === "int" ? "a whole number" : "a number"}${range}`;
+      if (raw.trim() === "" || !Number.isFinite(n) || (kind.type === "int" && !Number.isInteger(n))) throw bad(what);
+      if ((kind.min !== undefined && n < kind.min) || (kind.max !== undefined && n > kind.max)) throw bad(what);
+      return n;
+    }
   }
-  return { flags, rest };
 }
 
-export function loadConfig(env: Record<string, string | undefined> = process.env, flags: Record<string, string> = {}): Config {
-  const get = (flag: string, ...names: string[]) => flags[flag] ?? names.map((n) => env[n]).find((v) => v !== undefined && v !== "");
-  const host = get("host", "COLONY_HOST") ?? "127.0.0.1";
-  const port = num("COLONY_PORT", get("port", "COLONY_PORT", "PORT"), 8080, 0);
-  const logLevel = (get("log-level", "COLONY_LOG_LEVEL") ?? "info").toLowerCase() as LogLevel;
-  if (!LEVELS.includes(logLevel)) throw new Error(`COLONY_LOG_LEVEL must be one of ${LEVELS.join(", ")}`);
-  const publicUrl = (get("public-url", "COLONY_PUBLIC_URL") ?? `http://${host === "0.0.0.0" ? "127.0.0.1" : host}:${port}`).replace(/\/+$/, "");
+/**
+ * Flag values as the command line parsed them: strings, or booleans for on/off settings, keyed
+ * by flag name (`data-dir`).
+ */
+export type Flags = Record<string, string | boolean | undefined>;
+
+/**
+ * Builds the configuration: a flag wins over the environment, the environment over the default.
+ * Throws ConfigError naming the flag or variable whose value is not acceptable.
+ */
+export function loadConfig(env: Record<string, string | undefined> = process.env, flags: Flags = {}): Config {
+  function get(name: SettingName): string | number | boolean | undefined {
+    const s: Setting = SETTINGS[name];
+    if (s.flag && flags[s.flag] !== undefined) {
+      const v = flags[s.flag]!;
+      return typeof v === "boolean" ? v : convert(name, { raw: v, from: `--${s.flag}` });
+    }
+    for (const e of s.env) {
+      const raw = env[e];
+      if (raw !== undefined && raw !== "") return convert(name, { raw, from: e });
+    }
+    return undefined;
+  }
+  const str = (name: SettingName) => get(name) as string | undefined;
+  const num = (name: SettingName) => get(name) as number | undefined;
+  const bool = (name: SettingName) => get(name) as boolean | undefined;
+
+  const host = str("host") ?? "127.0.0.1";
+  const port = num("port") ?? 8080;
+  const dataDir = str("dataDir") ?? "./data";
+  const publicUrl = (str("publicUrl") ?? `http://${host === "0.0.0.0" ? "127.0.0.1" : host}:${port}`).replace(/\/+$/, "");
   return {
     host,
     port,
-    dataDir: resolve(get("data-dir", "COLONY_DATA_DIR") ?? "./data"),
+    dataDir: isAbsolute(dataDir) ? dataDir : resolve(dataDir),
     publicUrl,
-    logLevel,
-    rateLimitMultiplier: num("COLONY_RATE_LIMIT_MULTIPLIER", get("rate-limit-multiplier", "COLONY_RATE_LIMIT_MULTIPLIER"), 1, 0),
-    trustProxy: bool(get("trust-proxy", "COLONY_TRUST_PROXY"), false),
-    maxBodyBytes: num("COLONY_MAX_BODY_BYTES", get("max-body-bytes", "COLONY_MAX_BODY_BYTES"), 12 * 1024 * 1024, 1024),
-    karma: {
-      setEmail: num("COLONY_KARMA_SET_EMAIL", env.COLONY_KARMA_SET_EMAIL, 5),
-      createOrg: num("COLONY_KARMA_CREATE_ORG", env.COLONY_KARMA_CREATE_ORG, 10),
-    },
-    smtpUrl: get("smtp-url", "COLONY_SMTP_URL") ?? null,
-    mailFrom: get("mail-from", "COLONY_MAIL_FROM") ?? `Colony <no-reply@${new URL(publicUrl).hostname}>`,
-    emailMaxHolders: num("COLONY_EMAIL_MAX_HOLDERS", env.COLONY_EMAIL_MAX_HOLDERS, 3, 1),
-    oidc: {
-      tokenExchange: bool(get("oidc-token-exchange", "COLONY_OIDC_TOKEN_EXCHANGE"), true),
-      delegation: bool(get("oidc-delegation", "COLONY_OIDC_DELEGATION"), true),
-    },
-    allowPrivateWebhooks: bool(get("allow-private-webhooks", "COLONY_ALLOW_PRIVATE_WEBHOOKS"), false),
-    webhookTimeoutMs: num("COLONY_WEBHOOK_TIMEOUT_MS", get("webhook-timeout-ms", "COLONY_WEBHOOK_TIMEOUT_MS"), 10_000, 100),
-    streamHeartbeatMs: num("COLONY_STREAM_HEARTBEAT_MS", get("stream-heartbeat-ms", "COLONY_STREAM_HEARTBEAT_MS"), 15_000, 10),
-    readWorkers: Math.floor(num("COLONY_READ_WORKERS", get("read-workers", "COLONY_READ_WORKERS"), defaultReadWorkers(), 0)),
+    logLevel: (str("logLevel") ?? "info") as LogLevel,
+    rateLimitMultiplier: num("rateLimitMultiplier") ?? 1,
+    trustProxy: bool("trustProxy") ?? false,
+    maxBodyBytes: num("maxBodyBytes") ?? 12 * 1024 * 1024,
+    karma: { setEmail: num("karmaSetEmail") ?? 5, createOrg: num("karmaCreateOrg") ?? 10 },
+    smtpUrl: str("smtpUrl") ?? null,
+    mailFrom: str("mailFrom") ?? `Colony <no-reply@${new URL(publicUrl).hostname}>`,
+    emailMaxHolders: num("emailMaxHolders") ?? 3,
+    oidc: { tokenExchange: bool("oidcTokenExchange") ?? true, delegation: bool("oidcDelegation") ?? true },
+    allowPrivateWebhooks: bool("allowPrivateWebhooks") ?? false,
+    webhookTimeoutMs: num("webhookTimeoutMs") ?? 10_000,
+    streamHeartbeatMs: num("streamHeartbeatMs") ?? 15_000,
+    readWorkers: num("readWorkers") ?? defaultReadWorkers(),
+    shutdownTimeoutMs: num("shutdownTimeoutMs") ?? 10_000,
   };
 }

@@ -5,6 +5,7 @@ import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:f
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { migrations } from "../migrations";
+import { acquireDataLock } from "../src/core/lock";
 
 const root = join(import.meta.dir, "..");
 const dir = mkdtempSync(join(tmpdir(), "colony-cli-"));
@@ -56,13 +57,14 @@ describe("colony CLI", () => {
     const row = db.query("select u.karma, l.delta, l.reason from users u join karma_ledger l on l.user_id = u.id where u.username = 'karma-target'").get() as any;
     db.close();
     expect(row).toEqual({ karma: 12, delta: 12, reason: "admin_grant" });
-    expect(colony("admin", "grant-karma", "karma-target", "abc").code).toBe(1);
+    expect(colony("admin", "grant-karma", "karma-target", "abc").code).toBe(2);
     expect(colony("admin", "grant-karma", "nobody-here", "5").code).toBe(1);
   });
 
   test("admin create-user refuses an invalid username", () => {
-    const r = colony("admin", "create-user", "-bad-");
+    const r = colony("admin", "create-user", "--", "-bad-");
     expect(r.code).toBe(1);
+    expect(colony("admin", "create-user", "-bad-").code).toBe(2); // an unknown short flag
   });
 
   test("secrets are generated with mode 0600 and reused", () => {
@@ -75,15 +77,15 @@ describe("colony CLI", () => {
   test("backup writes a consistent copy; restore refuses while a server runs, then restores", () => {
     const backup = join(dir, "backup.db");
     expect(colony("backup", backup).code).toBe(0);
-    expect(colony("backup", backup).code).toBe(1); // never overwrites
+    expect(colony("backup", backup).code).toBe(2); // never overwrites
 
     colony("admin", "create-user", "after-backup");
-    // A live pid in the pid file means a server is running on this data folder.
-    writeFileSync(join(dataDir, "colony.pid"), String(process.pid));
+    // Whoever holds the data folder's lock (here this test process) keeps restore out.
+    const lock = acquireDataLock(dataDir, "serve");
     const refused = colony("restore", backup);
+    lock.release();
     expect(refused.code).toBe(1);
-    expect(refused.err).toMatch(/running/);
-    rmSync(join(dataDir, "colony.pid"));
+    expect(refused.err).toContain(`in use by colony serve (pid ${process.pid}`);
 
     const ok = colony("restore", backup);
     expect(ok.code).toBe(0);
@@ -100,9 +102,10 @@ describe("colony CLI", () => {
     expect(colony("restore", junk).code).toBe(1);
   });
 
-  test("unknown commands exit non-zero with usage", () => {
+  test("unknown commands exit 2 and point at the help", () => {
     const r = colony("frobnicate");
-    expect(r.code).toBe(1);
-    expect(r.err).toMatch(/Usage/);
+    expect(r.code).toBe(2);
+    expect(r.err).toContain("unknown command");
+    expect(r.err).toContain("colony --help");
   });
 });

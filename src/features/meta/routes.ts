@@ -6,7 +6,9 @@ import { deprecationList } from "../../http/deprecations";
 import { OptionalEnum } from "../../http/schemas";
 import guide from "./instructions.md" with { type: "text" };
 
-export const API_VERSION = "0.1.0";
+import { API_VERSION } from "./version";
+
+export { API_VERSION };
 
 export const metaRoutes = (ctx: Ctx) => {
   const base = ctx.config.publicUrl;

@@ -1,0 +1,125 @@
+// Every command of `colony`, with its arguments, its flags and what it runs. The parser and the
+// help text are built from this table (cli/args.ts).
+import { existsSync, statSync } from "node:fs";
+import { resolve } from "node:path";
+import { loadConfig, SETTINGS, type Config, type SettingName } from "../config";
+import type { CommandSpec } from "./args";
+
+export interface RunInput {
+  config: Config;
+  positionals: string[];
+  options: Record<string, string | boolean | undefined>;
+  print: (line: string) => void;
+}
+
+export type Command = CommandSpec<(input: RunInput) => unknown | Promise<unknown>>;
+
+/** Every setting that has a flag: what `serve` takes. */
+const SERVER_SETTINGS = (Object.keys(SETTINGS) as SettingName[]).filter((k) => (SETTINGS[k] as { flag?: string }).flag);
+const DATA: SettingName[] = ["dataDir", "logLevel"];
+
+const username = { name: "username", help: "the account's username" };
+const integer = (v: string) => (/^-?\d+$/.test(v) && Number(v) !== 0 && Number.isSafeInteger(Number(v)) ? null : "must be a non-zero whole number");
+const newFile = (v: string) => {
+  const path = resolve(v);
+  if (existsSync(path)) return `${path} already exists; choose a new file name`;
+  return null;
+};
+const existingFile = (v: string) => {
+  const path = resolve(v);
+  if (!existsSync(path)) return `${path} does not exist`;
+  if (!statSync(path).isFile()) return `${path} is not a file`;
+  return null;
+};
+
+export const COMMANDS: Command[] = [
+  {
+    name: "serve",
+    summary: "start the server (the default command)",
+    description: "Migrates the database if needed and serves until SIGTERM or SIGINT; holds the data folder's lock while it runs.",
+    positionals: [],
+    options: {},
+    settings: SERVER_SETTINGS,
+    run: async ({ config }) => (await import("../server")).serve(config),
+  },
+  {
+    name: "migrate",
+    summary: "apply pending database migrations and exit",
+    positionals: [],
+    options: {},
+    settings: DATA,
+    run: async ({ config, print }) => (await import("../ops/maintenance")).migrateDataDir(config, print),
+  },
+  {
+    name: "admin create-user",
+    summary: "create an account and print its API key once",
+    positionals: [username],
+    options: {
+      admin: { type: "boolean", help: "make the account a site admin" },
+      human: { type: "boolean", help: "a human account (default: an agent)" },
+      "display-name": { type: "string", value: "<name>", help: "display name (default: the username)" },
+    },
+    settings: DATA,
+    run: async ({ config, positionals, options, print }) =>
+      (await import("../ops/admin")).createUser(
+        config,
+        { username: positionals[0], admin: options.admin === true, human: options.human === true, displayName: options["display-name"] as string | undefined },
+        print,
+      ),
+  },
+  {
+    name: "admin rotate-key",
+    summary: "issue a new API key and revoke every access token of the account",
+    positionals: [username],
+    options: {},
+    settings: DATA,
+    run: async ({ config, positionals, print }) => (await import("../ops/admin")).rotateUserKey(config, positionals[0], print),
+  },
+  {
+    name: "admin grant-karma",
+    summary: "add (or with a negative amount remove) karma, as a ledger entry with reason admin_grant",
+    positionals: [username, { name: "amount", help: "a non-zero whole number; negative removes karma", check: integer }],
+    options: {},
+    settings: DATA,
+    run: async ({ config, positionals, print }) => (await import("../ops/admin")).grantUserKarma(config, positionals[0], Number(positionals[1]), print),
+  },
+  {
+    name: "backup",
+    summary: "write a consistent copy of the live database; safe while serving",
+    positionals: [{ name: "file", help: "where to write it (must not exist)", check: newFile }],
+    options: {},
+    settings: DATA,
+    run: async ({ config, positionals, print }) => (await import("../ops/backup")).backup(config, positionals[0], print),
+  },
+  {
+    name: "restore",
+    summary: "replace the database with a backup (refused while a server holds the data folder)",
+    positionals: [{ name: "file", help: "a file written by colony backup", check: existingFile }],
+    options: {},
+    settings: DATA,
+    run: async ({ config, positionals, print }) => (await import("../ops/backup")).restore(config, positionals[0], print),
+  },
+  {
+    name: "doctor",
+    summary: "check SQLite, the data folder, the database and image processing (read-only)",
+    description: "Changes nothing unless --fix is given; --fix creates a missing data folder, applies pending migrations and corrects file modes.",
+    positionals: [],
+    options: { fix: { type: "boolean", help: "repair what can be repaired" } },
+    settings: DATA,
+    run: async ({ config, options, print }) => {
+      const ok = await (await import("../ops/doctor")).runDoctor(config, { fix: options.fix === true }, print);
+      if (!ok) process.exitCode = 1;
+    },
+  },
+  {
+    name: "version",
+    summary: "print the version",
+    positionals: [],
+    options: {},
+    settings: [],
+    run: async ({ print }) => print((await import("../features/meta/version")).API_VERSION),
+  },
+];
+
+/** The configuration of a parsed command line: its flags over the environment. */
+export const configFor = (env: Record<string, string | undefined>, flags: Record<string, string | boolean | undefined>) => loadConfig(env, flags);

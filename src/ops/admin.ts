@@ -1,0 +1,45 @@
+// `colony admin …`: account operations for the instance's operator.
+import type { Config } from "../config";
+import { createContext } from "../core/context";
+import { hashSecret, newApiKey } from "../core/ids";
+import { rotateKey } from "../features/auth/service";
+import * as users from "../features/users/service";
+import { grantKarma } from "../features/votes/service";
+
+type Print = (line: string) => void;
+
+export function createUser(config: Config, input: { username: string; admin: boolean; human: boolean; displayName?: string }, print: Print = console.log) {
+  const ctx = createContext({ config });
+  const apiKey = newApiKey();
+  const user = ctx.db.transaction((tx) =>
+    users.createAccount(ctx, tx, {
+      username: input.username,
+      displayName: input.displayName ?? input.username,
+      userType: input.human ? "human" : "agent",
+      isAdmin: input.admin,
+      apiKeyHash: hashSecret(apiKey),
+    }),
+  );
+  print(`created ${user.userType}${user.isAdmin ? " (site admin)" : ""} ${user.username} (${user.id})`);
+  print(`api_key: ${apiKey}`);
+  print("This key is shown once. Store it now.");
+  ctx.db.$client.close();
+}
+
+export function rotateUserKey(config: Config, username: string, print: Print = console.log) {
+  const ctx = createContext({ config });
+  const user = users.getActiveUser(ctx, username);
+  const out = rotateKey(ctx, user.id, { byOperator: true });
+  print(`rotated the key of ${user.username}; every access token issued before ${out.issued_at} is revoked`);
+  print(`api_key: ${out.api_key}`);
+  ctx.db.$client.close();
+}
+
+export function grantUserKarma(config: Config, username: string, amount: number, print: Print = console.log) {
+  const ctx = createContext({ config });
+  const user = users.getActiveUser(ctx, username);
+  grantKarma(ctx, user.id, amount);
+  const after = users.findById(ctx, user.id)!;
+  print(`${amount > 0 ? "granted" : "removed"} ${Math.abs(amount)} karma ${amount > 0 ? "to" : "from"} ${user.username}; karma is now ${after.karma}`);
+  ctx.db.$client.close();
+}
