@@ -1,49 +1,136 @@
 // `colony serve`: the server process around the app. Holds the data folder's lock for its whole
 // life, starts the background machinery, and shuts down gracefully on SIGTERM / SIGINT.
+//
+// Shutdown, within `shutdownTimeoutMs` (COLONY_SHUTDOWN_TIMEOUT_MS, default 10 s):
+//   1. stop accepting connections, and stop the schedules (a running task may finish);
+//   2. end every event stream with a last `server.shutdown` frame (clients reconnect later);
+//   3. let the requests in flight finish, until the deadline, then cut what is left;
+//   4. deliver what the outbox still holds, in the time that remains (at least a second);
+//   5. stop the reader and checkpoint threads, checkpoint the WAL into the database, close it,
+//      release the data folder and exit 0.
+// A second signal during all that exits at once (status 128 + signal); the database is in WAL
+// mode, so nothing committed is lost, and the kernel drops the lock with the process.
+import type { Server } from "bun";
 import type { Config } from "./config";
 import { createApp } from "./app";
-import { createContext, databasePath } from "./core/context";
-import { acquireDataLock } from "./core/lock";
-import { startCheckpointer } from "./db/checkpointer";
+import { createContext, databasePath, type Ctx } from "./core/context";
+import { acquireDataLock, type DataLock } from "./core/lock";
+import { startCheckpointer, type Checkpointer } from "./db/checkpointer";
 import { sqliteVersion } from "./db/client";
 import { startReadPool } from "./db/read-pool";
 import { API_VERSION } from "./features/meta/version";
 
-export async function serve(config: Config) {
-  const lock = acquireDataLock(config.dataDir, "serve");
-  const ctx = createContext({ config });
-  const app = createApp(ctx);
-  const server = Bun.serve({
-    hostname: config.host,
-    port: config.port,
-    fetch: app.fetch,
-    maxRequestBodySize: config.maxBodyBytes,
-    idleTimeout: 120,
+export interface RunningServer {
+  ctx: Ctx;
+  url: string;
+  /** Shuts down as described above; resolves to what happened. Safe to call more than once. */
+  shutdown(reason: string): Promise<ShutdownReport>;
+}
+
+export interface ShutdownReport {
+  streams_closed: number;
+  /** Whether requests were still open at the deadline and were cut. */
+  cut: boolean;
+  events_delivered: number;
+  ms: number;
+}
+
+const SIGNAL_EXIT: Record<string, number> = { SIGINT: 130, SIGTERM: 143 };
+/** The outbox gets at least this long after the requests, whatever the deadline left. */
+const MIN_DRAIN_MS = 1000;
+
+/** Resolves after `ms` with `value`; the timer does not keep the process alive. */
+const after = <T>(ms: number, value: T) =>
+  new Promise<T>((resolve) => {
+    const t = setTimeout(() => resolve(value), Math.max(0, ms));
+    (t as { unref?: () => void }).unref?.();
   });
+
+export async function startServer(config: Config): Promise<RunningServer> {
+  const lock = acquireDataLock(config.dataDir, "serve");
+  let ctx: Ctx;
+  let server: Server<unknown>;
+  let checkpointer: Checkpointer;
+  try {
+    ctx = createContext({ config });
+    const app = createApp(ctx);
+    server = Bun.serve({
+      hostname: config.host,
+      port: config.port,
+      fetch: app.fetch,
+      maxRequestBodySize: config.maxBodyBytes,
+      idleTimeout: 120,
+    });
+    checkpointer = startCheckpointer(ctx.db, databasePath(config), ctx.log);
+    ctx.reads = startReadPool(ctx.db, databasePath(config), config.readWorkers, ctx.log);
+  } catch (err) {
+    lock.release();
+    throw err;
+  }
   const url = `http://${server.hostname}:${server.port}`;
   lock.update({ url });
-  const checkpointer = startCheckpointer(ctx.db, databasePath(config), ctx.log);
-  ctx.reads = startReadPool(ctx.db, databasePath(config), config.readWorkers, ctx.log);
   ctx.events.start();
   ctx.jobs.start();
   ctx.log.info("colony listening", { url, public_url: config.publicUrl, data_dir: config.dataDir, sqlite: sqliteVersion(ctx.db), version: API_VERSION });
 
-  let stopping = false;
-  const shutdown = async (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    ctx.log.info("shutting down", { signal });
-    ctx.jobs.stop();
-    ctx.events.stop();
-    await server.stop();
-    await ctx.events.drain().catch(() => 0);
-    await ctx.reads.stop();
-    await checkpointer.stop();
+  let shutting: Promise<ShutdownReport> | null = null;
+  const shutdown = (reason: string) => (shutting ??= stop(ctx, server, checkpointer, lock, reason));
+  return { ctx, url, shutdown };
+}
+
+async function stop(ctx: Ctx, server: Server<unknown>, checkpointer: Checkpointer, lock: DataLock, reason: string): Promise<ShutdownReport> {
+  const started = performance.now();
+  const deadline = started + ctx.config.shutdownTimeoutMs;
+  const left = () => deadline - performance.now();
+  ctx.log.info("shutting down", { reason, deadline_ms: ctx.config.shutdownTimeoutMs, open_streams: ctx.realtime.size });
+
+  // 1-3: no new connections; streams told and ended; requests in flight finish or are cut.
+  const closed = server.stop(false);
+  const jobsIdle = ctx.jobs.stop();
+  const streams = ctx.realtime.closeAll();
+  const drained = await Promise.race([closed.then(() => true), after(left(), false)]);
+  if (!drained) {
+    ctx.log.warn("shutdown deadline reached; cutting the requests still open", { pending_requests: server.pendingRequests });
+    await server.stop(true);
+  }
+  await Promise.race([jobsIdle, after(left(), undefined)]);
+
+  // 4: the outbox, in the time left.
+  ctx.events.stop();
+  const delivered = await Promise.race([ctx.events.drain().catch(() => 0), after(Math.max(left(), MIN_DRAIN_MS), 0)]);
+
+  // 5: threads, final checkpoint, the lock.
+  await ctx.reads.stop();
+  await checkpointer.stop();
+  try {
     ctx.db.$client.run("PRAGMA wal_checkpoint(TRUNCATE)");
-    ctx.db.$client.close();
-    lock.release();
-    process.exit(0);
+  } catch (err) {
+    ctx.log.warn("final checkpoint failed; the WAL is replayed at next start", { error: String(err) });
+  }
+  ctx.db.$client.close();
+  lock.release();
+  const report: ShutdownReport = { streams_closed: streams, cut: !drained, events_delivered: delivered, ms: Math.round(performance.now() - started) };
+  ctx.log.info("stopped", { ...report });
+  return report;
+}
+
+/** `colony serve`: runs until SIGTERM or SIGINT, then shuts down and exits. */
+export async function serve(config: Config): Promise<void> {
+  const running = await startServer(config);
+  let signals = 0;
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (++signals > 1) {
+      running.ctx.log.warn("second signal: exiting now", { signal });
+      process.exit(SIGNAL_EXIT[signal] ?? 1);
+    }
+    running.shutdown(signal).then(
+      () => process.exit(0),
+      (err) => {
+        running.ctx.log.error("shutdown failed", { error: String(err) });
+        process.exit(1);
+      },
+    );
   };
-  process.on("SIGINT", () => void shutdown("SIGINT"));
-  process.on("SIGTERM", () => void shutdown("SIGTERM"));
+  process.on("SIGINT", onSignal);
+  process.on("SIGTERM", onSignal);
 }

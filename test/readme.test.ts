@@ -22,3 +22,18 @@ test("the README's start command serves from source on the embedded default", ()
   expect(blocks).toContain("npm install -g bun@1.4.5 && bun install --frozen-lockfile && bun run start");
   expect(pkg.scripts.start).toBe("bun src/main.ts serve");
 });
+
+test("the README's Configuration table lists every setting with its flag, and nothing else", async () => {
+  const { SETTINGS } = await import("../src/config");
+  const section = readme.slice(readme.indexOf("## Configuration"), readme.indexOf("\n## ", readme.indexOf("## Configuration") + 5));
+  const rows = section.split("\n").filter((l) => l.startsWith("| `COLONY_"));
+  const documented = new Map(rows.map((r) => {
+    const cells = r.split("|").map((c) => c.trim());
+    return [/`(COLONY_[A-Z_]+)`/.exec(cells[1])![1], /`--([a-z-]+)`/.exec(cells[2])?.[1] ?? null] as const;
+  }));
+  for (const s of Object.values(SETTINGS) as { env: readonly string[]; flag?: string }[]) {
+    expect(documented.has(s.env[0])).toBe(true);
+    expect(documented.get(s.env[0]) ?? null).toBe(s.flag ?? null);
+  }
+  expect(documented.size).toBe(Object.keys(SETTINGS).length);
+});

@@ -280,4 +280,22 @@ describe("recurring tasks", () => {
     jobs.stop();
     jobs.stop();
   });
+
+  test("stop() resolves only once a task already running has finished", async () => {
+    let release = () => {};
+    let started = false;
+    jobs.every("slow", "* * * * * *", () => {
+      started = true;
+      return new Promise<void>((resolve) => (release = resolve));
+    });
+    jobs.start();
+    while (!started) await Bun.sleep(20);
+    let stopped = false;
+    const stopping = jobs.stop().then(() => (stopped = true));
+    await Bun.sleep(20);
+    expect(stopped).toBe(false);
+    release();
+    await stopping;
+    expect(stopped).toBe(true);
+  });
 });

@@ -21,6 +21,7 @@ export class Jobs {
   private handlers = new Map<string, JobHandler>();
   private recurring = new Map<string, { pattern: string; task: RecurringTask }>();
   private crons: Cron[] = [];
+  private running = new Set<Promise<void>>();
 
   constructor(
     private db: Db,
@@ -105,18 +106,28 @@ export class Jobs {
   /** Starts the croner schedules: due jobs every few seconds plus each recurring task. */
   start(): void {
     const guard = (name: string, fn: () => unknown) => async () => {
+      const run = (async () => {
+        try {
+          await fn();
+        } catch (err) {
+          this.log.error("scheduled task failed", { task: name, error: String(err) });
+        }
+      })();
+      this.running.add(run);
       try {
-        await fn();
-      } catch (err) {
-        this.log.error("scheduled task failed", { task: name, error: String(err) });
+        await run;
+      } finally {
+        this.running.delete(run);
       }
     };
     this.crons.push(new Cron("*/5 * * * * *", { protect: true }, guard("jobs", () => this.runDue())));
     for (const [name, r] of this.recurring) this.crons.push(new Cron(r.pattern, { protect: true }, guard(name, r.task)));
   }
 
-  stop(): void {
+  /** Stops the schedules; resolves once the tasks already running have finished. */
+  stop(): Promise<void> {
     for (const c of this.crons) c.stop();
     this.crons = [];
+    return Promise.all([...this.running]).then(() => {});
   }
 }

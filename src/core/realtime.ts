@@ -18,21 +18,58 @@ export type RealtimeListener = (ev: RealtimeEvent) => void;
 
 export const dmChannel = (userId: string) => `user:${userId}:dm`;
 
+/** Told once when the server shuts down: the stream sends its last frame and ends. */
+export type CloseListener = () => void;
+
 export class RealtimeHub {
   private listeners = new Map<string, Set<RealtimeListener>>();
+  private closers = new Set<CloseListener>();
   private seq = 0;
+  private closedFlag = false;
 
   constructor(private clock: Clock) {}
 
-  /** Listens to one user's channels; returns the unsubscribe function. */
-  subscribe(userId: string, listener: RealtimeListener): () => void {
+  /** Whether the server is shutting down: new streams end at once. */
+  get closed(): boolean {
+    return this.closedFlag;
+  }
+
+  /**
+   * Listens to one user's channels; `onClose` is called if the server shuts down while the
+   * subscription is open. Returns the unsubscribe function.
+   */
+  subscribe(userId: string, listener: RealtimeListener, onClose?: CloseListener): () => void {
     let set = this.listeners.get(userId);
     if (!set) this.listeners.set(userId, (set = new Set()));
     set.add(listener);
+    if (onClose) this.closers.add(onClose);
     return () => {
       set.delete(listener);
+      if (onClose) this.closers.delete(onClose);
       if (!set.size && this.listeners.get(userId) === set) this.listeners.delete(userId);
     };
+  }
+
+  /** Ends every open subscription (server shutdown); returns how many there were. */
+  closeAll(): number {
+    this.closedFlag = true;
+    const closers = [...this.closers];
+    this.closers.clear();
+    for (const close of closers) {
+      try {
+        close();
+      } catch {
+        // One broken stream must not keep the others open.
+      }
+    }
+    return closers.length;
+  }
+
+  /** Open subscriptions across all users. */
+  get size(): number {
+    let n = 0;
+    for (const set of this.listeners.values()) n += set.size;
+    return n;
   }
 
   /** Delivers an event to every open subscription of the user; returns how many received it. */

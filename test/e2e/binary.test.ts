@@ -9,6 +9,7 @@ import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from "node:fs"
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { migrations } from "../../migrations";
+import { lockState } from "../../src/core/lock";
 
 const ROOT = resolve(import.meta.dir, "../..");
 const BIN = join(ROOT, "dist", "colony");
@@ -114,6 +115,26 @@ describe("compiled binary", () => {
     if (dataDir) rmSync(dataDir, { recursive: true, force: true });
   });
 
+  test("--help, -v and a mistyped flag behave as documented", () => {
+    const run = (...args: string[]) => {
+      const p = Bun.spawnSync([BIN, ...args], { cwd: dataDir, env: env() });
+      return { code: p.exitCode, out: p.stdout.toString(), err: p.stderr.toString() };
+    };
+    const help = run("--help");
+    expect(help.code).toBe(0);
+    expect(help.out).toContain("colony backup");
+    expect(run("-v").out.trim()).toMatch(/^\d+\.\d+\.\d+/);
+    const serveHelp = run("serve", "--help");
+    expect(serveHelp.out).toContain("--shutdown-timeout-ms");
+    const typo = run("serve", "--data_dir", "/tmp/elsewhere");
+    expect(typo.code).toBe(2);
+    expect(typo.err).toContain("did you mean --data-dir?");
+    // A second server on the same folder is refused while the first serves.
+    const second = run("serve", "--port", "0");
+    expect(second.code).toBe(1);
+    expect(second.err).toContain(`pid ${server!.pid}`);
+  });
+
   test("answers /health", async () => {
     const res = await fetch(`${base}/health`);
     expect(res.status).toBe(200);
@@ -161,7 +182,7 @@ describe("compiled binary", () => {
   test("stops on SIGTERM and leaves a migrated database", async () => {
     await stopServer("SIGTERM");
     expect(server!.exitCode).toBe(0);
-    expect(existsSync(join(dataDir, "colony.pid"))).toBe(false);
+    expect(lockState(dataDir)).toEqual({ held: false });
 
     const dbFile = join(dataDir, "colony.db");
     expect(existsSync(dbFile)).toBe(true);

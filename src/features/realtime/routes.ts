@@ -40,7 +40,7 @@ export const realtimeRoutes = (ctx: Ctx): Elysia =>
       detail: {
         summary: "Stream Events",
         description:
-          "Server-sent events for the authenticated caller (`Authorization: Bearer <token>`, or `?token=` for EventSource). Frames are `id: <n>`, `event: <type>`, `data: <json with channel>`; types on channel `user:{your_id}:dm`: dm.new, dm.typing, dm.read, dm.group_read, dm.reaction, dm.edit, dm.delete, dm.unfurl. A `: heartbeat` comment every 15 seconds keeps the connection open. 401 without a valid token.",
+          "Server-sent events for the authenticated caller (`Authorization: Bearer <token>`, or `?token=` for EventSource). Frames are `id: <n>`, `event: <type>`, `data: <json with channel>`; types on channel `user:{your_id}:dm`: dm.new, dm.typing, dm.read, dm.group_read, dm.reaction, dm.edit, dm.delete, dm.unfurl. A `: heartbeat` comment every 15 seconds keeps the connection open. When the server shuts down, the last event is `server.shutdown` (data: reason, reconnect_after_ms, at) and the stream ends. 401 without a valid token.",
         security: [{ HTTPBearer: [] }],
       },
     },

@@ -150,3 +150,31 @@ describe("filters and frames", () => {
     );
   });
 });
+
+describe("server shutdown", () => {
+  test("every open stream gets a last server.shutdown event and ends; a stream opened afterwards ends at once", async () => {
+    const local = setup({ streamHeartbeatMs: 100_000 });
+    const a = await local.user();
+    const b = await local.user();
+    const open = (token: string) => local.app.handle(new Request(`${BASE}/api/v1/stream`, { headers: { authorization: `Bearer ${token}` } }));
+    const sa = reader(await open(a.token));
+    const sb = reader(await open(b.token));
+    await sa.next((f) => f.length >= 1);
+    await sb.next((f) => f.length >= 1);
+    expect(local.ctx.realtime.size).toBe(2);
+
+    expect(local.ctx.realtime.closeAll()).toBe(2);
+    for (const s of [sa, sb]) {
+      const frames = await s.next(() => false); // reads until the stream ends
+      const last = frames[frames.length - 1];
+      expect(last.event).toBe("server.shutdown");
+      expect(last.data).toMatchObject({ reconnect_after_ms: expect.any(Number), reason: expect.any(String) });
+    }
+    expect(local.ctx.realtime.size).toBe(0);
+
+    const late = reader(await open(a.token));
+    const frames = await late.next(() => false);
+    expect(frames.map((f) => f.event).filter(Boolean)).toEqual(["server.shutdown"]);
+    await local.close();
+  });
+});

@@ -35,6 +35,13 @@ export const frame = (ev: RealtimeEvent) => `id: ${ev.id}\nevent: ${ev.type}\nda
 
 const heartbeatFrame = (nowMs: number) => `: heartbeat ${iso(nowMs)}\n\n`;
 
+/** How long a client should wait before reconnecting after the server announced its shutdown. */
+export const SHUTDOWN_RETRY_MS = 5000;
+
+/** The last frame of every open stream when the server shuts down. */
+export const shutdownFrame = (nowMs: number) =>
+  `retry: ${SHUTDOWN_RETRY_MS}\nevent: server.shutdown\ndata: ${JSON.stringify({ reason: "the server is shutting down", reconnect_after_ms: SHUTDOWN_RETRY_MS, at: iso(nowMs) })}\n\n`;
+
 export function eventStream(ctx: Ctx, userId: string, opts: StreamOptions): ReadableStream<Uint8Array> {
   const encoder = new TextEncoder();
   let closed = false;
@@ -49,16 +56,25 @@ export function eventStream(ctx: Ctx, userId: string, opts: StreamOptions): Read
           cleanup();
         }
       };
-      const unsubscribe = ctx.realtime.subscribe(userId, (ev) => {
-        if (matches(ev, opts)) write(frame(ev));
-      });
-      const timer = setInterval(() => write(heartbeatFrame(ctx.clock.now())), opts.heartbeatMs);
       const onAbort = () => {
         cleanup();
         try {
           controller.close();
         } catch {}
       };
+      // Server shutdown: say so, then end the stream, so that the server can finish draining.
+      const onShutdown = () => {
+        write(shutdownFrame(ctx.clock.now()));
+        onAbort();
+      };
+      const unsubscribe = ctx.realtime.subscribe(
+        userId,
+        (ev) => {
+          if (matches(ev, opts)) write(frame(ev));
+        },
+        onShutdown,
+      );
+      const timer = setInterval(() => write(heartbeatFrame(ctx.clock.now())), opts.heartbeatMs);
       cleanup = () => {
         if (closed) return;
         closed = true;
@@ -68,6 +84,7 @@ export function eventStream(ctx: Ctx, userId: string, opts: StreamOptions): Read
       };
       if (opts.signal?.aborted) return onAbort();
       opts.signal?.addEventListener("abort", onAbort, { once: true });
+      if (ctx.realtime.closed) return onShutdown();
       // Reconnect after 3 s; the comment flushes the headers to the client at once.
       write(`retry: 3000\n: connected ${iso(ctx.clock.now())}\n\n`);
     },

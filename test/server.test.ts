@@ -1,0 +1,211 @@
+// `colony serve` as a real process: the data folder's lock and the graceful shutdown.
+import { Database } from "bun:sqlite";
+import { afterAll, describe, expect, test } from "bun:test";
+import type { Subprocess } from "bun";
+import { mkdtempSync, rmSync } from "node:fs";
+import { connect, type Socket } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+const ROOT = join(import.meta.dir, "..");
+const root = mkdtempSync(join(tmpdir(), "colony-server-"));
+const children: Subprocess[] = [];
+afterAll(() => {
+  for (const c of children) c.kill("SIGKILL");
+  rmSync(root, { recursive: true, force: true });
+});
+let n = 0;
+const freshDir = () => join(root, `data-${++n}`);
+
+interface Running {
+  proc: Subprocess<"ignore", "pipe", "pipe">;
+  url: string;
+  log: () => string;
+  /** Resolves with the exit code and how long after `since` the process ended. */
+  exited: (since: number) => Promise<{ code: number | null; ms: number }>;
+}
+
+function env(dataDir: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith("COLONY_")) out[k] = v;
+  return { ...out, COLONY_DATA_DIR: dataDir, COLONY_LOG_LEVEL: "info", COLONY_RATE_LIMIT_MULTIPLIER: "0", COLONY_READ_WORKERS: "0" };
+}
+
+function colony(dataDir: string, ...args: string[]) {
+  const p = Bun.spawnSync(["bun", join(ROOT, "src/main.ts"), ...args], { cwd: root, env: env(dataDir) });
+  return { code: p.exitCode, out: p.stdout.toString(), err: p.stderr.toString() };
+}
+
+/** Starts `colony serve --port 0` and waits for its "colony listening" line. */
+async function start(dataDir: string, ...flags: string[]): Promise<Running> {
+  const proc = Bun.spawn(["bun", join(ROOT, "src/main.ts"), "serve", "--port", "0", ...flags], { cwd: root, env: env(dataDir), stdin: "ignore", stdout: "pipe", stderr: "pipe" });
+  children.push(proc);
+  let text = "";
+  let url = "";
+  const decoder = new TextDecoder();
+  const listening = new Promise<string>((resolve, reject) => {
+    (async () => {
+      for await (const chunk of proc.stderr) {
+        text += decoder.decode(chunk, { stream: true });
+        const m = /"msg":"colony listening","url":"([^"]+)"/.exec(text);
+        if (m && !url) resolve((url = m[1]));
+      }
+      if (!url) reject(new Error(`server exited before listening:\n${text}`));
+    })().catch(reject);
+  });
+  url = await listening;
+  const exited = async (since: number) => {
+    const code = await proc.exited;
+    return { code, ms: performance.now() - since };
+  };
+  return { proc, url, log: () => text, exited };
+}
+
+async function register(url: string, username: string): Promise<string> {
+  const reg = await fetch(`${url}/api/v1/auth/register`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ username, display_name: username }) });
+  expect(reg.status).toBe(201);
+  const { api_key } = (await reg.json()) as { api_key: string };
+  const tok = await fetch(`${url}/api/v1/auth/token`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ api_key }) });
+  return ((await tok.json()) as { access_token: string }).access_token;
+}
+
+function usernames(dataDir: string): string[] {
+  const db = new Database(join(dataDir, "colony.db"), { readonly: true });
+  try {
+    return (db.query("select username from users").all() as { username: string }[]).map((r) => r.username);
+  } finally {
+    db.close();
+  }
+}
+
+/** A raw HTTP/1.1 connection, to send a body as slowly as a test needs. */
+async function rawConnection(url: string): Promise<{ socket: Socket; received: () => string; closed: Promise<void> }> {
+  const { hostname, port } = new URL(url);
+  const socket = connect(Number(port), hostname);
+  await new Promise<void>((resolve, reject) => socket.once("connect", resolve).once("error", reject));
+  let received = "";
+  socket.on("data", (d) => (received += d.toString()));
+  const closed = new Promise<void>((resolve) => socket.once("close", () => resolve()));
+  socket.on("error", () => {});
+  return { socket, received: () => received, closed };
+}
+
+describe("one server per data folder", () => {
+  test("a second serve and a restore are refused while the first serves, and its writes stay", async () => {
+    const dir = freshDir();
+    const first = await start(dir);
+    try {
+      const backup = join(root, `before-${n}.db`);
+      expect(colony(dir, "backup", backup).code).toBe(0);
+
+      const second = colony(dir, "serve", "--port", "0");
+      expect(second.code).toBe(1);
+      expect(second.err).toContain(`in use by colony serve (pid ${first.proc.pid}`);
+      expect(second.err).toContain(first.url);
+
+      const restore = colony(dir, "restore", backup);
+      expect(restore.code).toBe(1);
+      expect(restore.err).toContain(`in use by colony serve (pid ${first.proc.pid}`);
+
+      // The write that an unguarded restore used to swallow.
+      await register(first.url, "kept-after-refused-restore");
+    } finally {
+      first.proc.kill("SIGTERM");
+      expect((await first.exited(performance.now())).code).toBe(0);
+    }
+    expect(usernames(dir)).toContain("kept-after-refused-restore");
+    // Once the server has stopped, the folder is free again.
+    expect(colony(dir, "migrate").code).toBe(0);
+  }, 30_000);
+});
+
+describe("graceful shutdown", () => {
+  test("SIGTERM with an event stream open: the stream gets server.shutdown and ends, the server exits 0 at once", async () => {
+    const dir = freshDir();
+    const s = await start(dir, "--stream-heartbeat-ms", "100000");
+    const token = await register(s.url, "streamer");
+    const res = await fetch(`${s.url}/api/v1/stream`, { headers: { authorization: `Bearer ${token}` } });
+    expect(res.status).toBe(200);
+    const reader = res.body!.getReader();
+    let body = "";
+    const decoder = new TextDecoder();
+    const readAll = (async () => {
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) return;
+        body += decoder.decode(value, { stream: true });
+      }
+    })();
+    while (!body.includes("connected")) await Bun.sleep(10);
+
+    const since = performance.now();
+    s.proc.kill("SIGTERM");
+    await readAll; // the stream ends
+    expect(body).toContain("event: server.shutdown");
+    expect(body).toMatch(/retry: \d+\n/);
+    const data = JSON.parse(/event: server.shutdown\ndata: (.*)\n/.exec(body)![1]);
+    expect(data.reconnect_after_ms).toBeGreaterThan(0);
+    const { code, ms } = await s.exited(since);
+    expect(code).toBe(0);
+    expect(ms).toBeLessThan(5000); // the deadline is 10 s: the stream did not hold the shutdown
+    expect(s.log()).toContain('"msg":"stopped"');
+    expect(s.log()).toContain('"streams_closed":1');
+  }, 30_000);
+
+  test("SIGTERM during a slow upload: the upload is answered, then the server exits 0", async () => {
+    const dir = freshDir();
+    const s = await start(dir);
+    const body = JSON.stringify({ username: "slow-uploader", display_name: "Slow" });
+    const c = await rawConnection(s.url);
+    c.socket.write(`POST /api/v1/auth/register HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n`);
+    c.socket.write(body.slice(0, 10));
+    await Bun.sleep(200);
+    const since = performance.now();
+    s.proc.kill("SIGTERM");
+    await Bun.sleep(300);
+    c.socket.write(body.slice(10, 30));
+    await Bun.sleep(300);
+    c.socket.write(body.slice(30));
+    await c.closed;
+    expect(c.received()).toStartWith("HTTP/1.1 201");
+    const { code } = await s.exited(since);
+    expect(code).toBe(0);
+    expect(usernames(dir)).toContain("slow-uploader");
+  }, 30_000);
+
+  test("a request still open at the deadline is cut, and the server exits 0 right after the deadline", async () => {
+    const dir = freshDir();
+    const s = await start(dir, "--shutdown-timeout-ms", "700");
+    const c = await rawConnection(s.url);
+    c.socket.write(`POST /api/v1/auth/register HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"user`);
+    await Bun.sleep(100);
+    const since = performance.now();
+    s.proc.kill("SIGTERM");
+    await c.closed;
+    const { code, ms } = await s.exited(since);
+    expect(code).toBe(0);
+    expect(ms).toBeGreaterThanOrEqual(650);
+    expect(ms).toBeLessThan(5000);
+    expect(s.log()).toContain("shutdown deadline reached");
+    expect(s.log()).toContain('"cut":true');
+  }, 30_000);
+
+  test("a second signal exits at once", async () => {
+    const dir = freshDir();
+    const s = await start(dir, "--shutdown-timeout-ms", "60000");
+    const c = await rawConnection(s.url);
+    c.socket.write(`POST /api/v1/auth/register HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"user`);
+    await Bun.sleep(100);
+    s.proc.kill("SIGTERM");
+    while (!s.log().includes("shutting down")) await Bun.sleep(10);
+    const since = performance.now();
+    s.proc.kill("SIGTERM");
+    const { code, ms } = await s.exited(since);
+    expect(code).toBe(143);
+    expect(ms).toBeLessThan(3000);
+    expect(s.log()).toContain("second signal");
+    c.socket.destroy();
+    // The kernel released the lock with the process: the folder can be served again.
+    expect(colony(dir, "migrate").code).toBe(0);
+  }, 30_000);
+});
