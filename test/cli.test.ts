@@ -1,7 +1,7 @@
 // The command line, run as a separate process on a temporary data folder.
 import { afterAll, describe, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
-import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { migrations } from "../migrations";
@@ -107,5 +107,63 @@ describe("colony CLI", () => {
     expect(r.code).toBe(2);
     expect(r.err).toContain("unknown command");
     expect(r.err).toContain("colony --help");
+  });
+});
+
+describe("colony doctor", () => {
+  const doctor = (data: string, ...args: string[]) => {
+    const p = Bun.spawnSync(["bun", join(root, "src/main.ts"), "doctor", ...args], { cwd: dir, env: { ...process.env, COLONY_DATA_DIR: data, COLONY_LOG_LEVEL: "silent" } });
+    return { code: p.exitCode, out: p.stdout.toString() };
+  };
+  const appliedCount = (data: string) => {
+    const db = new Database(join(data, "colony.db"), { readonly: true });
+    try {
+      return (db.query("select count(*) as n from __drizzle_migrations").get() as { n: number }).n;
+    } finally {
+      db.close();
+    }
+  };
+
+  test("is read-only: a missing folder stays missing, pending migrations stay pending; --fix repairs both", () => {
+    const missing = join(dir, "never-created");
+    const r = doctor(missing);
+    expect(r.code).toBe(0);
+    expect(r.out).toMatch(/^warn\s+data folder\s.*does not exist yet/m);
+    expect(existsSync(missing)).toBe(false);
+
+    // A database one migration behind.
+    const behind = join(dir, "behind");
+    expect(colony("migrate", "--data-dir", behind).code).toBe(0);
+    const db = new Database(join(behind, "colony.db"));
+    db.run("delete from __drizzle_migrations where created_at = (select max(created_at) from __drizzle_migrations)");
+    db.close();
+    const pending = doctor(behind);
+    expect(pending.out).toMatch(/^warn\s+database\s.*1 migration\(s\) pending/m);
+    expect(appliedCount(behind)).toBe(migrations.length - 1);
+
+    const fixed = doctor(missing, "--fix");
+    expect(fixed.code).toBe(0);
+    expect(fixed.out).toContain(`fixed  created ${missing}`);
+    expect(existsSync(join(missing, "colony.db"))).toBe(true);
+    expect(appliedCount(missing)).toBe(migrations.length);
+  });
+
+  test("fails on a database from a newer version and on secrets others can read", () => {
+    const newer = join(dir, "newer");
+    expect(colony("migrate", "--data-dir", newer).code).toBe(0);
+    const db = new Database(join(newer, "colony.db"));
+    db.run("insert into __drizzle_migrations (hash, created_at) values ('future', 99999999999999)");
+    db.close();
+    const r = doctor(newer);
+    expect(r.code).toBe(1);
+    expect(r.out).toMatch(/^FAIL\s+database\s.*1 migration\(s\) this build does not know/m);
+
+    const loose = join(dataDir, "secrets", "jwt.key");
+    chmodSync(loose, 0o644);
+    const bad = doctor(dataDir);
+    expect(bad.code).toBe(1);
+    expect(bad.out).toMatch(/^FAIL\s+secrets\s+readable by others: jwt.key/m);
+    expect(doctor(dataDir, "--fix").code).toBe(0);
+    expect(statSync(loose).mode & 0o777).toBe(0o600);
   });
 });
