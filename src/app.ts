@@ -8,6 +8,7 @@ import { deprecationsPlugin } from "./http/deprecations";
 import { errorHandling, errorResponse } from "./http/errors";
 import { idempotencyPlugin, purgeExpiredIdempotencyKeys } from "./http/idempotency";
 import { openapiPlugin } from "./http/openapi";
+import { readCacheOf } from "./http/read-cache";
 import { purgeExpiredRegistrations } from "./features/auth/service";
 import { achievementsRoutes } from "./features/achievements/routes";
 import { authRoutes } from "./features/auth/routes";
@@ -126,6 +127,8 @@ function registerMaintenance(ctx: Ctx): void {
   ctx.jobs.every("drain-events", "*/10 * * * * *", () => void ctx.events.drain());
   ctx.jobs.every("purge-feed", "23 * * * *", () => void purgeFeedState(ctx));
   ctx.jobs.every("prune-events", "17 3 * * *", () => void ctx.events.prune(ctx.clock.now() - 30 * 24 * 3600_000));
+  // Expired answers leave the read cache even when nobody asks for them again.
+  ctx.jobs.every("read-cache-sweep", "*/15 * * * * *", () => void readCacheOf(ctx).sweep(ctx.events.writes));
   // The full-text indexes gather small segments as posts, accounts and messages are written.
   ctx.jobs.every("compact-search-indexes", "47 4 * * *", () => compactFtsIndexes(ctx.db));
 }

@@ -39,6 +39,8 @@ export interface Config {
   readWorkers: number;
   /** How long a graceful shutdown may take before open connections are cut, in milliseconds. */
   shutdownTimeoutMs: number;
+  /** Memory the read cache may hold, in bytes (0 turns it off). */
+  readCacheBytes: number;
 }
 
 type Kind =
@@ -89,6 +91,7 @@ export const SETTINGS = {
   webhookTimeoutMs: { env: ["COLONY_WEBHOOK_TIMEOUT_MS"], flag: "webhook-timeout-ms", kind: { type: "int", min: 100 }, shown: "10000", value: "<ms>", help: "time a webhook receiver has to answer" },
   streamHeartbeatMs: { env: ["COLONY_STREAM_HEARTBEAT_MS"], flag: "stream-heartbeat-ms", kind: { type: "int", min: 10 }, shown: "15000", value: "<ms>", help: "interval of the keep-alive comments on GET /api/v1/stream" },
   readWorkers: { env: ["COLONY_READ_WORKERS"], flag: "read-workers", kind: { type: "int", min: 0, max: 64 }, shown: "cores − 1 (1 to 4)", value: "<n>", help: "reader threads for long reads such as search; 0 runs them on the request thread" },
+  readCacheBytes: { env: ["COLONY_READ_CACHE_BYTES"], flag: "read-cache-bytes", kind: { type: "int", min: 0 }, shown: "8388608", value: "<bytes>", help: "memory the cache of post lists and context packs may hold; 0 turns it off" },
   shutdownTimeoutMs: { env: ["COLONY_SHUTDOWN_TIMEOUT_MS"], flag: "shutdown-timeout-ms", kind: { type: "int", min: 0 }, shown: "10000", value: "<ms>", help: "how long a graceful shutdown waits for open requests before cutting them" },
 } as const satisfies Record<string, Setting>;
 
@@ -194,5 +197,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     streamHeartbeatMs: num("streamHeartbeatMs") ?? 15_000,
     readWorkers: num("readWorkers") ?? defaultReadWorkers(),
     shutdownTimeoutMs: num("shutdownTimeoutMs") ?? 10_000,
+    readCacheBytes: num("readCacheBytes") ?? 8 * 1024 * 1024,
   };
 }

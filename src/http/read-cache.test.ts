@@ -2,7 +2,9 @@
 // that any write invalidates.
 import { describe, expect, test } from "bun:test";
 import { setup } from "../../test/harness";
+import { TestClock } from "../core/clock";
 import { GENERAL, post } from "../features/posts/fixtures";
+import { ReadCache, readCacheOf, requestKey } from "./read-cache";
 
 describe("read cache", () => {
   test("a repeat anonymous read answers the same JSON, and a write or 15 s make it fresh", async () => {
@@ -71,5 +73,79 @@ describe("read cache", () => {
     const missing = "0190a0b0-0000-7000-8000-00000000dead";
     expect((await h.req("GET", `/api/v1/posts/${missing}/context`)).status).toBe(404);
     expect((await h.req("GET", `/api/v1/posts/${missing}/context`)).status).toBe(404);
+  });
+});
+
+describe("read cache bounds", () => {
+  const bytes = (n: number) => new Uint8Array(n);
+
+  test("holds no more than its budget: the least recently used answers leave first", () => {
+    const cache = new ReadCache(10_000, new TestClock());
+    for (let i = 0; i < 100; i++) cache.set(`k${i}`, bytes(1000), 0);
+    expect(cache.bytes).toBeLessThanOrEqual(10_000);
+    expect(cache.size).toBeGreaterThan(0);
+    expect(cache.get("k0", 0)).toBeUndefined();
+    expect(cache.get("k99", 0)).toBeDefined();
+    // A read refreshes an entry: k99 survives the next insertions, the older ones do not.
+    for (let i = 100; i < 109; i++) {
+      cache.get("k99", 0);
+      cache.set(`k${i}`, bytes(1000), 0);
+    }
+    expect(cache.get("k99", 0)).toBeDefined();
+    expect(cache.get("k98", 0)).toBeUndefined();
+  });
+
+  test("an answer over an eighth of the budget is not kept; a replaced entry is counted once", () => {
+    const cache = new ReadCache(8_000, new TestClock());
+    cache.set("big", bytes(1_500), 0);
+    expect(cache.size).toBe(0);
+    cache.set("k", bytes(500), 0);
+    const used = cache.bytes;
+    cache.set("k", bytes(500), 0);
+    expect(cache.bytes).toBe(used);
+  });
+
+  test("expired and outdated entries are swept without being asked for", () => {
+    const clock = new TestClock();
+    const cache = new ReadCache(1_000_000, clock);
+    cache.set("a", bytes(100), 1);
+    cache.set("b", bytes(100), 2);
+    expect(cache.sweep(2)).toBe(1); // a was written before the last write
+    clock.advance(15_000);
+    expect(cache.sweep(2)).toBe(1);
+    expect(cache.size).toBe(0);
+    expect(cache.bytes).toBe(0);
+  });
+
+  test("the key is the route, its parameters and its query, in any order", () => {
+    expect(requestKey("/api/v1/posts", {}, { sort: "hot", limit: 10 })).toBe(requestKey("/api/v1/posts", {}, { limit: 10, sort: "hot" }));
+    expect(requestKey("/api/v1/posts/:id/context", { id: "a" }, {})).not.toBe(requestKey("/api/v1/posts/:id/context", { id: "b" }, {}));
+  });
+
+  test("a flood of unique URLs with an undeclared parameter reuses one entry and stays within the budget", async () => {
+    const h = setup({ rateLimitMultiplier: 0, readCacheBytes: 256 * 1024 });
+    const author = await h.user();
+    for (let i = 0; i < 5; i++) await post(h, author, { colony_id: GENERAL.id });
+    const cache = readCacheOf(h.ctx);
+    const first = await h.req("GET", "/api/v1/posts?sort=hot&limit=100&x=0");
+    for (let i = 1; i < 300; i++) {
+      const r = await h.req("GET", `/api/v1/posts?sort=hot&limit=100&x=${i}`);
+      expect(r.text).toBe(first.text);
+    }
+    expect(cache.size).toBe(1);
+    // Declared parameters do make new entries, but never past the budget.
+    for (let i = 1; i <= 100; i++) await h.req("GET", `/api/v1/posts?sort=hot&limit=${i}`);
+    expect(cache.size).toBeGreaterThan(1);
+    expect(cache.bytes).toBeLessThanOrEqual(256 * 1024);
+  });
+
+  test("a zero budget turns the cache off", async () => {
+    const h = setup({ rateLimitMultiplier: 0, readCacheBytes: 0 });
+    const author = await h.user();
+    const p1 = await post(h, author, { colony_id: GENERAL.id });
+    await h.req("GET", "/api/v1/posts");
+    h.ctx.db.$client.query("update posts set title = 'changed behind the back' where id = ?").run(p1.id);
+    expect((await h.req("GET", "/api/v1/posts")).body.items[0].title).toBe("changed behind the back");
+    expect(readCacheOf(h.ctx).size).toBe(0);
   });
 });

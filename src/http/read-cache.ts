@@ -1,46 +1,136 @@
 // A short-lived cache of reads, as the reference service keeps for its post lists:
-// `readCache: true` on a GET route answers the JSON it last answered for the same URL and the
+// `readCache: true` on a GET route answers the JSON it last answered for the same request and the
 // same caller (anonymous, or one account), for at most 15 seconds and only while nothing has been
 // written in between (every write emits a domain event, which moves `ctx.events.writes`).
+//
+// The cache is bounded in bytes (COLONY_READ_CACHE_BYTES, one budget per server shared by every
+// cached route), least recently used entries go first, and no single answer may take more than an
+// eighth of the budget. The key is the route's pattern, its path parameters and its query as the
+// route validated it (Elysia drops parameters the route does not declare), so a client adding
+// `&x=<anything>` reaches the same entry instead of filling the cache. Expired entries are
+// dropped by a sweep (the read-cache-sweep task) as well as when they are next asked for.
 import { Elysia } from "elysia";
+import type { Clock } from "../core/clock";
 import type { Ctx } from "../core/context";
 import { callerOf } from "./auth";
 import { peekState, stateOf } from "./request-state";
 
 export const READ_CACHE_TTL_MS = 15_000;
-const MAX_ENTRIES = 4_000;
+/** Bytes of bookkeeping per entry beyond its key and body (the Map slot, the entry object). */
+const ENTRY_OVERHEAD = 96;
 
 interface Entry {
-  body: string;
+  body: Uint8Array;
+  bytes: number;
   writes: number;
   at: number;
 }
 
 const JSON_HEADERS = { "content-type": "application/json" };
+const encoder = new TextEncoder();
+
+/** A byte-bounded least-recently-used map of answers, each valid while `writes` has not moved. */
+export class ReadCache {
+  private entries = new Map<string, Entry>();
+  private used = 0;
+
+  constructor(
+    readonly budget: number,
+    private clock: Clock,
+    private ttlMs = READ_CACHE_TTL_MS,
+  ) {}
+
+  /** Bytes held (keys, bodies and bookkeeping). */
+  get bytes(): number {
+    return this.used;
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+
+  get(key: string, writes: number): Uint8Array | undefined {
+    const e = this.entries.get(key);
+    if (!e) return undefined;
+    this.entries.delete(key);
+    if (e.writes !== writes || this.clock.now() - e.at >= this.ttlMs) {
+      this.used -= e.bytes;
+      return undefined;
+    }
+    this.entries.set(key, e); // most recently used goes last
+    return e.body;
+  }
+
+  /** Stores an answer unless it alone would take more than an eighth of the budget. */
+  set(key: string, body: Uint8Array, writes: number): void {
+    const bytes = body.byteLength + key.length * 2 + ENTRY_OVERHEAD;
+    if (bytes > this.budget / 8) return;
+    const old = this.entries.get(key);
+    if (old) {
+      this.entries.delete(key);
+      this.used -= old.bytes;
+    }
+    for (const [k, e] of this.entries) {
+      if (this.used + bytes <= this.budget) break;
+      this.entries.delete(k);
+      this.used -= e.bytes;
+    }
+    this.entries.set(key, { body, bytes, writes, at: this.clock.now() });
+    this.used += bytes;
+  }
+
+  /** Drops every expired or outdated entry; returns how many. */
+  sweep(writes: number): number {
+    const now = this.clock.now();
+    let n = 0;
+    for (const [k, e] of this.entries) {
+      if (e.writes === writes && now - e.at < this.ttlMs) continue;
+      this.entries.delete(k);
+      this.used -= e.bytes;
+      n++;
+    }
+    return n;
+  }
+}
+
+const caches = new WeakMap<Ctx, ReadCache>();
+
+/** The server's read cache (one per context, shared by every route that declares readCache). */
+export function readCacheOf(ctx: Ctx): ReadCache {
+  let cache = caches.get(ctx);
+  if (!cache) caches.set(ctx, (cache = new ReadCache(ctx.config.readCacheBytes, ctx.clock)));
+  return cache;
+}
+
+/** The part of the key that names the answer: route pattern, path parameters and validated query. */
+export function requestKey(route: string, params: Record<string, unknown> | undefined, query: Record<string, unknown> | undefined): string {
+  let key = route;
+  if (params) for (const k of Object.keys(params).sort()) key += `\u0001${k}=${String(params[k])}`;
+  key += "?";
+  if (query) for (const k of Object.keys(query).sort()) if (query[k] !== undefined) key += `\u0001${k}=${String(query[k])}`;
+  return key;
+}
 
 export const readCachePlugin = (ctx: Ctx) => {
-  const entries = new Map<string, Entry>();
+  const cache = readCacheOf(ctx);
   return new Elysia({ name: "colony.read-cache" }).macro({
     readCache: (enabled: boolean) => ({
-      async beforeHandle({ request }) {
-        if (!enabled || request.method !== "GET") return;
+      async beforeHandle({ request, route, params, query }) {
+        if (!enabled || cache.budget <= 0 || request.method !== "GET") return;
         // The caller is part of the key: answers differ per account (own votes, private colonies).
         const caller = await callerOf(ctx, request);
-        const key = `${caller?.id ?? "-"} ${request.url}`;
+        const key = `${caller?.id ?? "-"} ${requestKey(route, params as Record<string, unknown>, query as Record<string, unknown>)}`;
         stateOf(request).cacheKey = key;
-        const e = entries.get(key);
-        if (!e) return;
-        if (e.writes === ctx.events.writes && ctx.clock.now() - e.at < READ_CACHE_TTL_MS) return new Response(e.body, { headers: JSON_HEADERS });
-        entries.delete(key);
+        const body = cache.get(key, ctx.events.writes);
+        if (body) return new Response(body, { headers: JSON_HEADERS });
       },
       mapResponse({ request, responseValue, set }) {
         const key = peekState(request)?.cacheKey;
         if (!key || responseValue instanceof Response) return;
         if (set.status !== undefined && set.status !== 200) return;
         if (responseValue === null || typeof responseValue !== "object") return;
-        const body = JSON.stringify(responseValue);
-        if (entries.size >= MAX_ENTRIES) entries.delete(entries.keys().next().value!);
-        entries.set(key, { body, writes: ctx.events.writes, at: ctx.clock.now() });
+        const body = encoder.encode(JSON.stringify(responseValue));
+        cache.set(key, body, ctx.events.writes);
         return new Response(body, { headers: JSON_HEADERS });
       },
     }),
