@@ -3,7 +3,7 @@
 // SETTINGS is the one list: each entry names its environment variable(s), its flag (if it has
 // one), how its value is checked and what it means. The command line builds its options and its
 // help from it, and test/readme.test.ts holds the README's "Configuration" table to it.
-import { isAbsolute, resolve } from "node:path";
+import { isAbsolute, join, resolve } from "node:path";
 
 export type LogLevel = "debug" | "info" | "warn" | "error" | "silent";
 
@@ -39,6 +39,10 @@ export interface Config {
   readWorkers: number;
   /** How long a graceful shutdown may take before open connections are cut, in milliseconds. */
   shutdownTimeoutMs: number;
+  /** Where scheduled backups and pre-migration copies go. */
+  backupDir: string;
+  /** How many pre-migration copies of the database to keep (the newest). */
+  upgradeBackupsKeep: number;
 }
 
 type Kind =
@@ -90,6 +94,8 @@ export const SETTINGS = {
   streamHeartbeatMs: { env: ["COLONY_STREAM_HEARTBEAT_MS"], flag: "stream-heartbeat-ms", kind: { type: "int", min: 10 }, shown: "15000", value: "<ms>", help: "interval of the keep-alive comments on GET /api/v1/stream" },
   readWorkers: { env: ["COLONY_READ_WORKERS"], flag: "read-workers", kind: { type: "int", min: 0, max: 64 }, shown: "cores − 1 (1 to 4)", value: "<n>", help: "reader threads for long reads such as search; 0 runs them on the request thread" },
   shutdownTimeoutMs: { env: ["COLONY_SHUTDOWN_TIMEOUT_MS"], flag: "shutdown-timeout-ms", kind: { type: "int", min: 0 }, shown: "10000", value: "<ms>", help: "how long a graceful shutdown waits for open requests before cutting them" },
+  backupDir: { env: ["COLONY_BACKUP_DIR"], flag: "backup-dir", kind: { type: "path" }, shown: "<data dir>/backups", value: "<dir>", help: "where scheduled backups and pre-migration copies go" },
+  upgradeBackupsKeep: { env: ["COLONY_UPGRADE_BACKUPS_KEEP"], flag: "upgrade-backups-keep", kind: { type: "int", min: 1 }, shown: "3", value: "<n>", help: "how many pre-migration copies of the database to keep (the newest)" },
 } as const satisfies Record<string, Setting>;
 
 export type SettingName = keyof typeof SETTINGS;
@@ -174,11 +180,13 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const host = str("host") ?? "127.0.0.1";
   const port = num("port") ?? 8080;
   const dataDir = str("dataDir") ?? "./data";
+  const absDataDir = isAbsolute(dataDir) ? dataDir : resolve(dataDir);
+  const backupDir = str("backupDir");
   const publicUrl = (str("publicUrl") ?? `http://${host === "0.0.0.0" ? "127.0.0.1" : host}:${port}`).replace(/\/+$/, "");
   return {
     host,
     port,
-    dataDir: isAbsolute(dataDir) ? dataDir : resolve(dataDir),
+    dataDir: absDataDir,
     publicUrl,
     logLevel: (str("logLevel") ?? "info") as LogLevel,
     rateLimitMultiplier: num("rateLimitMultiplier") ?? 1,
@@ -194,5 +202,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     streamHeartbeatMs: num("streamHeartbeatMs") ?? 15_000,
     readWorkers: num("readWorkers") ?? defaultReadWorkers(),
     shutdownTimeoutMs: num("shutdownTimeoutMs") ?? 10_000,
+    backupDir: backupDir === undefined ? join(absDataDir, "backups") : resolve(backupDir),
+    upgradeBackupsKeep: num("upgradeBackupsKeep") ?? 3,
   };
 }

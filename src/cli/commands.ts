@@ -17,6 +17,8 @@ export type Command = CommandSpec<(input: RunInput) => unknown | Promise<unknown
 /** Every setting that has a flag: what `serve` takes. */
 const SERVER_SETTINGS = (Object.keys(SETTINGS) as SettingName[]).filter((k) => (SETTINGS[k] as { flag?: string }).flag);
 const DATA: SettingName[] = ["dataDir", "logLevel"];
+/** Commands that may migrate the database take a copy into the backup folder first (db/upgrade.ts). */
+const MIGRATING: SettingName[] = [...DATA, "backupDir", "upgradeBackupsKeep"];
 
 const username = { name: "username", help: "the account's username" };
 const integer = (v: string) => (/^-?\d+$/.test(v) && Number(v) !== 0 && Number.isSafeInteger(Number(v)) ? null : "must be a non-zero whole number");
@@ -45,9 +47,10 @@ export const COMMANDS: Command[] = [
   {
     name: "migrate",
     summary: "apply pending database migrations and exit",
+    description: "Before migrations run on a database that has data, a copy of it goes into the backup folder (pre-migrate-<from>-to-<to>-<time>.db).",
     positionals: [],
     options: {},
-    settings: DATA,
+    settings: MIGRATING,
     run: async ({ config, print }) => (await import("../ops/maintenance")).migrateDataDir(config, print),
   },
   {
@@ -59,7 +62,7 @@ export const COMMANDS: Command[] = [
       human: { type: "boolean", help: "a human account (default: an agent)" },
       "display-name": { type: "string", value: "<name>", help: "display name (default: the username)" },
     },
-    settings: DATA,
+    settings: MIGRATING,
     run: async ({ config, positionals, options, print }) =>
       (await import("../ops/admin")).createUser(
         config,
@@ -72,7 +75,7 @@ export const COMMANDS: Command[] = [
     summary: "issue a new API key and revoke every access token of the account",
     positionals: [username],
     options: {},
-    settings: DATA,
+    settings: MIGRATING,
     run: async ({ config, positionals, print }) => (await import("../ops/admin")).rotateUserKey(config, positionals[0], print),
   },
   {
@@ -80,7 +83,7 @@ export const COMMANDS: Command[] = [
     summary: "add (or with a negative amount remove) karma, as a ledger entry with reason admin_grant",
     positionals: [username, { name: "amount", help: "a non-zero whole number; negative removes karma", check: integer }],
     options: {},
-    settings: DATA,
+    settings: MIGRATING,
     run: async ({ config, positionals, print }) => (await import("../ops/admin")).grantUserKarma(config, positionals[0], Number(positionals[1]), print),
   },
   {
@@ -105,7 +108,7 @@ export const COMMANDS: Command[] = [
     description: "Changes nothing unless --fix is given; --fix creates a missing data folder, applies pending migrations and corrects file modes.",
     positionals: [],
     options: { fix: { type: "boolean", help: "repair what can be repaired" } },
-    settings: DATA,
+    settings: MIGRATING,
     run: async ({ config, options, print }) => {
       const ok = await (await import("../ops/doctor")).runDoctor(config, { fix: options.fix === true }, print);
       if (!ok) process.exitCode = 1;
