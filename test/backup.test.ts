@@ -1,16 +1,21 @@
-// Guarded upgrades (db/upgrade.ts). The commands run as separate processes on temporary data
-// folders; table rows that only vary the input run in-process.
+// Backups, restores and guarded upgrades (ops/backup.ts, ops/archive.ts, db/upgrade.ts). The
+// commands run as separate processes on temporary data folders, beside an in-process server context that keeps the database open, as a live
+// server does; table rows that only vary the input run in-process.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
 import { createHash } from "node:crypto";
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { gunzipSync, gzipSync } from "node:zlib";
+import sharp from "sharp";
+import { Header, Parser, Pax, type ReadEntry } from "tar";
 import { migrations } from "../migrations";
 import { createApp } from "../src/app";
 import { loadConfig, type Config } from "../src/config";
 import { DAY, TestClock } from "../src/core/clock";
 import { createContext, type Ctx } from "../src/core/context";
+import { DATA_FOLDER_NAMES } from "../src/core/data-folders";
 import { hashSecret, newApiKey } from "../src/core/ids";
 import { acquireDataLock, LOCK_FILE } from "../src/core/lock";
 import { openDatabase } from "../src/db/client";
@@ -19,6 +24,8 @@ import { fileStamp } from "../src/db/snapshot";
 import { NewerDatabaseError } from "../src/db/upgrade";
 import { issueToken } from "../src/features/auth/service";
 import * as users from "../src/features/users/service";
+import { extractArchive, writeArchive, type Manifest } from "../src/ops/archive";
+import { restore } from "../src/ops/backup";
 
 const root = join(import.meta.dir, "..");
 const tmp = mkdtempSync(join(tmpdir(), "colony-backup-test-"));
@@ -63,7 +70,50 @@ function live(dataDir: string, extra: Partial<Config> = {}, clock = new TestCloc
   return { ctx, app, req, user, clock, close: () => ctx.db.$client.close() };
 }
 
+// --- archives, read and written by hand ----------------------------------------------------
+
+interface Entry {
+  path: string;
+  data: Buffer;
+  mode: number;
+  type: string;
+  linkpath?: string;
+}
+
+function readEntries(file: string): Entry[] {
+  const out: Entry[] = [];
+  const parser = new Parser({ strict: true });
+  parser.on("entry", (e: ReadEntry) => {
+    const parts: Buffer[] = [];
+    e.on("data", (c: Buffer) => parts.push(c));
+    e.on("end", () => out.push({ path: e.path, data: Buffer.concat(parts), mode: (e.mode ?? 0) & 0o777, type: e.type, linkpath: e.linkpath }));
+  });
+  parser.end(gunzipSync(readFileSync(file)));
+  return out;
+}
+
+function pack(entries: Entry[]): Buffer {
+  const blocks: Buffer[] = [];
+  for (const e of entries) {
+    const fields = { path: e.path, mode: e.mode, size: e.type === "File" ? e.data.length : 0, mtime: new Date(T0), uid: 0, gid: 0, type: e.type as "File", linkpath: e.linkpath };
+    const h = Buffer.alloc(512);
+    if (new Header(fields).encode(h, 0)) blocks.push(new Pax(fields).encode());
+    blocks.push(h);
+    if (fields.size) blocks.push(e.data, Buffer.alloc((512 - (e.data.length % 512)) % 512));
+  }
+  blocks.push(Buffer.alloc(1024));
+  return gzipSync(Buffer.concat(blocks));
+}
+
 const sha256 = (b: Buffer) => createHash("sha256").update(b).digest("hex");
+const manifestOf = (entries: Entry[]) => JSON.parse(entries.find((e) => e.path === "manifest.json")!.data.toString()) as Manifest;
+const withManifest = (entries: Entry[], change: (m: Manifest) => void) =>
+  entries.map((e) => {
+    if (e.path !== "manifest.json") return e;
+    const m = manifestOf(entries);
+    change(m);
+    return { ...e, data: Buffer.from(JSON.stringify(m)) };
+  });
 
 /** What a database holds, as a digest: its tables and the rows that matter here. */
 function databaseDigest(path: string): string {
@@ -99,6 +149,12 @@ function tree(dir: string): Record<string, string> {
   return out;
 }
 
+function form(bytes: Uint8Array) {
+  const f = new FormData();
+  f.append("file", new File([bytes], "avatar.png", { type: "image/png" }));
+  return f;
+}
+
 /** A database at `path` with only the first `k` migrations applied. */
 function partiallyMigrated(path: string, k: number) {
   const db = openDatabase(path);
@@ -113,6 +169,195 @@ function addFutureMigration(path: string) {
   db.query("insert into __drizzle_migrations (hash, created_at) values ('from-a-newer-colony', ?)").run(latest + 86_400_000);
   db.close();
 }
+
+// --- the source data folder, served while it is backed up ----------------------------------
+
+const srcDir = fresh("source");
+let src: ReturnType<typeof live>;
+let alice: Awaited<ReturnType<ReturnType<typeof live>["user"]>>;
+let archive = "";
+
+beforeAll(async () => {
+  src = live(srcDir);
+  alice = await src.user("alice-backup");
+  await src.user("bob-backup");
+  const png = await sharp({ create: { width: 100, height: 100, channels: 3, background: { r: 10, g: 140, b: 90 } } }).png().toBuffer();
+  const up = await src.req("POST", "/api/v1/users/me/avatar/upload", { token: alice.token, raw: form(png) });
+  expect(up.status).toBe(200);
+  // An upload still being written (a dot-named work file) is not part of a backup.
+  writeFileSync(join(srcDir, "avatars", alice.id, ".256.webp.12345-abc"), "half");
+  archive = join(fresh("archives"), "colony.tar.gz");
+  const r = colony(srcDir, ["backup", archive]);
+  expect(r.err).toBe("");
+  expect(r.code).toBe(0);
+});
+
+afterAll(() => src?.close());
+
+describe("colony backup", () => {
+  test("writes one archive (mode 0600): the snapshot first, the secrets and uploaded files, the manifest last", () => {
+    expect(statSync(archive).mode & 0o777).toBe(0o600);
+    // Nothing else is left beside it (the work folder and the temporary name are gone).
+    expect(readdirSync(join(archive, ".."))).toEqual(["colony.tar.gz"]);
+    const entries = readEntries(archive);
+    const paths = entries.map((e) => e.path);
+    expect(paths[0]).toBe("colony.db");
+    expect(paths.at(-1)).toBe("manifest.json");
+    for (const s of ["jwt.key", "data.key", "oidc-rs256.pem"]) {
+      const e = entries.find((x) => x.path === `secrets/${s}`)!;
+      expect(e.data.equals(readFileSync(join(srcDir, "secrets", s)))).toBe(true);
+      expect(e.mode).toBe(0o600);
+    }
+    for (const size of [32, 96, 256]) expect(paths).toContain(`avatars/${alice.id}/${size}.webp`);
+    expect(paths.filter((p) => p.split("/").some((s) => s.startsWith(".")))).toEqual([]);
+    expect(paths.filter((p) => !["colony.db", "manifest.json"].includes(p) && !DATA_FOLDER_NAMES.includes(p.split("/")[0]))).toEqual([]);
+
+    const m = manifestOf(entries);
+    const db = entries.find((e) => e.path === "colony.db")!;
+    expect(m).toMatchObject({ format: "colony-backup", format_version: 1, migrations: migrations.length, vanished: 0 });
+    expect(m.database).toEqual({ entry: "colony.db", bytes: db.data.length, sha256: sha256(db.data) });
+    expect(Object.keys(m.folders).sort()).toEqual([...DATA_FOLDER_NAMES].sort());
+    expect(m.folders.secrets).toEqual({ files: 3, bytes: entries.filter((e) => e.path.startsWith("secrets/")).reduce((s, e) => s + e.data.length, 0) });
+    expect(m.folders.avatars.files).toBe(3);
+    expect(Date.parse(m.created_at)).toBeGreaterThan(0);
+    // The snapshot is a whole database with the accounts of the moment it was taken.
+    const file = join(fresh("peek"), "colony.db");
+    mkdirSync(join(file, ".."));
+    writeFileSync(file, db.data);
+    const peek = new Database(file, { readonly: true });
+    expect((peek.query("select count(*) as n from users where username in ('alice-backup', 'bob-backup')").get() as { n: number }).n).toBe(2);
+    peek.close();
+  });
+
+  test("never overwrites a file", async () => {
+    expect(colony(srcDir, ["backup", archive]).code).toBe(2);
+    await expect(writeArchive({ dataDir: srcDir, target: archive, now: T0 })).rejects.toThrow(/already exists/);
+  });
+
+  test("--db-only writes the snapshot alone as a SQLite file (mode 0600), which restores", () => {
+    const file = join(fresh("dbonly"), "colony.db");
+    const r = colony(srcDir, ["backup", "--db-only", file]);
+    expect(r.code).toBe(0);
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    expect(readFileSync(file).subarray(0, 16).toString("latin1")).toBe("SQLite format 3\0");
+
+    const dest = fresh("dbonly-restored");
+    const back = colony(dest, ["restore", file]);
+    expect(back.code).toBe(0);
+    const db = new Database(join(dest, "colony.db"), { readonly: true });
+    expect((db.query("select username from users where username = 'alice-backup'").get() as { username: string }).username).toBe("alice-backup");
+    db.close();
+    // The database only: no secrets or files came with it.
+    expect(existsSync(join(dest, "secrets"))).toBe(false);
+    expect(existsSync(join(dest, "avatars"))).toBe(false);
+  });
+});
+
+describe("colony restore", () => {
+  test("round trip into a second data folder: accounts, uploaded files and secrets; a token minted before still verifies", async () => {
+    const dest = fresh("restored");
+    // Whatever the folder held before is set aside, not lost.
+    mkdirSync(join(dest, "avatars", "old"), { recursive: true });
+    writeFileSync(join(dest, "avatars", "old", "32.webp"), "previous");
+    const r = colony(dest, ["restore", archive]);
+    expect(r.err).toBe("");
+    expect(r.code).toBe(0);
+    expect(r.out).toContain("archive verified");
+    expect(r.out).toMatch(/previous avatars\/ kept as .*avatars\.pre-restore-/);
+    const kept = readdirSync(dest).find((f) => f.startsWith("avatars.pre-restore-"))!;
+    expect(readFileSync(join(dest, kept, "old", "32.webp"), "utf8")).toBe("previous");
+    expect(readdirSync(dest).filter((f) => f.startsWith(".restore-"))).toEqual([]);
+
+    for (const s of ["jwt.key", "data.key", "oidc-rs256.pem"]) {
+      expect(readFileSync(join(dest, "secrets", s)).equals(readFileSync(join(srcDir, "secrets", s)))).toBe(true);
+      expect(statSync(join(dest, "secrets", s)).mode & 0o777).toBe(0o600);
+    }
+    for (const size of [32, 96, 256]) {
+      const rel = join("avatars", alice.id, `${size}.webp`);
+      expect(readFileSync(join(dest, rel)).equals(readFileSync(join(srcDir, rel)))).toBe(true);
+    }
+
+    const b = live(dest);
+    try {
+      const me = await b.req("GET", "/api/v1/users/me", { token: alice.token });
+      expect(me.status).toBe(200);
+      expect(me.body.username).toBe("alice-backup");
+      const photo = await b.app.handle(new Request(`${BASE}/avatars/${alice.id}/96.webp`));
+      expect(photo.status).toBe(200);
+      expect(Buffer.from(await photo.arrayBuffer()).equals(readFileSync(join(srcDir, "avatars", alice.id, "96.webp")))).toBe(true);
+      // The search indexes were rebuilt from the restored rows.
+      const found = await b.req("GET", "/api/v1/search?q=alice");
+      expect(found.status).toBe(200);
+      expect(JSON.stringify(found.body)).toContain("alice-backup");
+    } finally {
+      b.close();
+    }
+  });
+
+  test("refused while the data folder's lock is held, with nothing changed", () => {
+    const dest = fresh("locked");
+    colony(dest, ["migrate"]);
+    const before = tree(dest);
+    const lock = acquireDataLock(dest, "serve");
+    let r;
+    try {
+      r = colony(dest, ["restore", archive]);
+    } finally {
+      lock.release();
+    }
+    expect(r.code).toBe(1);
+    expect(r.err).toContain(`in use by colony serve (pid ${process.pid}`);
+    expect(tree(dest)).toEqual(before);
+  });
+
+  // Every row: an archive that must be refused before anything in the data folder changes.
+  const good = () => readEntries(archive);
+  const rows: [string, () => Buffer | string, RegExp][] = [
+    ["a changed byte in the database snapshot", () => pack(good().map((e) => (e.path === "colony.db" ? { ...e, data: Buffer.from(e.data.map((b, i) => (i === 5000 ? b ^ 1 : b))) } : e))), /does not match its manifest/],
+    ["an entry that climbs out of the data folder", () => pack([{ path: "../escaped.txt", data: Buffer.from("x"), mode: 0o644, type: "File" }, ...good()]), /leaves the data folder/],
+    ["a path that climbs out through a known folder", () => pack([...good().slice(0, 1), { path: "avatars/../../../escaped.txt", data: Buffer.from("x"), mode: 0o644, type: "File" }, ...good().slice(1)]), /leaves the data folder/],
+    ["an absolute path", () => pack([{ path: `${tmp}/escaped-absolute.txt`, data: Buffer.from("x"), mode: 0o644, type: "File" }, ...good()]), /is absolute/],
+    ["a symbolic link", () => pack([{ path: "avatars/link", data: Buffer.alloc(0), mode: 0o777, type: "SymbolicLink", linkpath: "/etc" }, ...good()]), /SymbolicLink/],
+    ["a folder this build does not know", () => pack([...good().slice(0, -1), { path: "elsewhere/x", data: Buffer.from("x"), mode: 0o600, type: "File" }, ...good().slice(-1)]), /does not know/],
+    ["a file the manifest does not count", () => pack([...good().slice(0, -1), { path: `avatars/${"0".repeat(8)}/32.webp`, data: Buffer.from("x"), mode: 0o600, type: "File" }, ...good().slice(-1)]), /the manifest says/],
+    ["no manifest (an archive cut short)", () => pack(good().slice(0, -1)), /no manifest/],
+    ["an archive file cut in half", () => readFileSync(archive).subarray(0, Math.floor(statSync(archive).size / 2)), /not a readable backup archive/],
+    ["a newer archive format", () => pack(withManifest(good(), (m) => (m.format_version = 99))), /format 99/],
+    ["not an archive at all", () => "just some text\n".repeat(100), /neither a SQLite database nor a backup archive/],
+    ["gzip of something that is not a tar", () => gzipSync(Buffer.alloc(4096, 7)), /not a readable backup archive/],
+  ];
+
+  let target = "";
+  let before: Record<string, string> = {};
+  beforeAll(() => {
+    target = fresh("target");
+    const t = live(target);
+    t.close();
+    before = tree(target);
+  });
+
+  test.each(rows)("refuses %s, changing nothing", async (_name, make, message) => {
+    const file = join(fresh("bad"), "bad.tar.gz");
+    mkdirSync(join(file, ".."));
+    writeFileSync(file, make());
+    await expect(restore(configFor(target), file, () => {})).rejects.toThrow(message);
+    expect(tree(target)).toEqual(before);
+    expect(readdirSync(target).filter((f) => f.startsWith(".restore-") || f.includes("pre-restore"))).toEqual([]);
+    expect(existsSync(join(tmp, "escaped.txt"))).toBe(false);
+    expect(existsSync(join(tmp, "escaped-absolute.txt"))).toBe(false);
+    expect(existsSync(join(target, "escaped.txt"))).toBe(false);
+  });
+
+  test("refuses a backup taken by a newer colony (its snapshot holds migrations this build does not know)", async () => {
+    const newer = fresh("newer");
+    live(newer).close();
+    addFutureMigration(join(newer, "colony.db"));
+    const file = join(fresh("newer-archive"), "newer.tar.gz");
+    await writeArchive({ dataDir: newer, target: file, now: T0 });
+    await expect(restore(configFor(target), file, () => {})).rejects.toThrow(/newer colony/);
+    expect(tree(target)).toEqual(before);
+  });
+});
 
 describe("guarded upgrades", () => {
   const older = migrations.length - 2;

@@ -88,16 +88,20 @@ export const COMMANDS: Command[] = [
   },
   {
     name: "backup",
-    summary: "write a consistent copy of the live database; safe while serving",
-    positionals: [{ name: "file", help: "where to write it (must not exist)", check: newFile }],
-    options: {},
+    summary: "write one archive of the database, the secrets and the uploaded files; safe while serving",
+    description:
+      "Writes a gzip-compressed tar: a point-in-time snapshot of the database (VACUUM INTO), the secrets, every folder of uploaded files and a manifest (versions, counts, sizes, the snapshot's sha256). The file is written under a temporary name beside <file> (mode 0600) and takes its name only when complete. --db-only writes the database snapshot alone, as a plain SQLite file.",
+    positionals: [{ name: "file", help: "where to write it (must not exist), e.g. colony-backup.tar.gz", check: newFile }],
+    options: { "db-only": { type: "boolean", help: "only the database, as a plain SQLite file" } },
     settings: DATA,
-    run: async ({ config, positionals, print }) => (await import("../ops/backup")).backup(config, positionals[0], print),
+    run: async ({ config, positionals, options, print }) => (await import("../ops/backup")).backup(config, positionals[0], { dbOnly: options["db-only"] === true }, print),
   },
   {
     name: "restore",
-    summary: "replace the database with a backup (refused while a server holds the data folder)",
-    positionals: [{ name: "file", help: "a file written by colony backup", check: existingFile }],
+    summary: "replace the data folder's contents with a backup (refused while a server holds the data folder)",
+    description:
+      "Takes an archive written by colony backup or a plain SQLite file (--db-only), verifies it completely before changing anything, keeps what it replaces beside it with a .pre-restore-<time> suffix, then applies pending migrations and rebuilds the search indexes.",
+    positionals: [{ name: "file", help: "a file written by colony backup (archive or --db-only)", check: existingFile }],
     options: {},
     settings: DATA,
     run: async ({ config, positionals, print }) => (await import("../ops/backup")).restore(config, positionals[0], print),
