@@ -8,6 +8,7 @@ import { startCheckpointer } from "./db/checkpointer";
 import { sqliteVersion } from "./db/client";
 import { startReadPool } from "./db/read-pool";
 import { API_VERSION } from "./features/meta/version";
+import { scheduleBackups } from "./ops/scheduled-backup";
 
 export async function serve(config: Config) {
   const lock = acquireDataLock(config.dataDir, "serve");
@@ -25,6 +26,7 @@ export async function serve(config: Config) {
   const checkpointer = startCheckpointer(ctx.db, databasePath(config), ctx.log);
   ctx.reads = startReadPool(ctx.db, databasePath(config), config.readWorkers, ctx.log);
   ctx.events.start();
+  scheduleBackups(ctx);
   ctx.jobs.start();
   ctx.log.info("colony listening", { url, public_url: config.publicUrl, data_dir: config.dataDir, sqlite: sqliteVersion(ctx.db), version: API_VERSION });
 

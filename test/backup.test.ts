@@ -1,5 +1,6 @@
-// Backups, restores and guarded upgrades (ops/backup.ts, ops/archive.ts, db/upgrade.ts). The
-// commands run as separate processes on temporary data folders, beside an in-process server context that keeps the database open, as a live
+// Backups, restores, scheduled backups and guarded upgrades (ops/backup.ts, ops/archive.ts,
+// ops/scheduled-backup.ts, db/upgrade.ts). The commands run as separate processes on temporary
+// data folders, beside an in-process server context that keeps the database open, as a live
 // server does; table rows that only vary the input run in-process.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
@@ -26,6 +27,7 @@ import { issueToken } from "../src/features/auth/service";
 import * as users from "../src/features/users/service";
 import { extractArchive, writeArchive, type Manifest } from "../src/ops/archive";
 import { restore } from "../src/ops/backup";
+import { BACKUP_TASK, scheduleBackups, scheduledName, SCHEDULED_PATTERN } from "../src/ops/scheduled-backup";
 
 const root = join(import.meta.dir, "..");
 const tmp = mkdtempSync(join(tmpdir(), "colony-backup-test-"));
@@ -356,6 +358,80 @@ describe("colony restore", () => {
     await writeArchive({ dataDir: newer, target: file, now: T0 });
     await expect(restore(configFor(target), file, () => {})).rejects.toThrow(/newer colony/);
     expect(tree(target)).toEqual(before);
+  });
+});
+
+describe("scheduled backups", () => {
+  test("the job writes colony-<time>.tar.gz on the scheduler, off the request thread, and keeps the newest backupKeep", async () => {
+    const dir = fresh("scheduled");
+    const backupDir = join(dir, "backups");
+    const s = live(dir, { backupCron: "0 3 * * *", backupKeep: 2, backupDir });
+    try {
+      await s.user("scheduled-user");
+      const stats = scheduleBackups(s.ctx)!;
+      expect(stats).not.toBeNull();
+      mkdirSync(backupDir, { recursive: true });
+      // Files that are not scheduled backups are never pruned.
+      writeFileSync(join(backupDir, "notes.txt"), "mine");
+      writeFileSync(join(backupDir, "colony-by-hand.tar.gz"), "mine");
+      const times: number[] = [];
+      for (let day = 0; day < 3; day++) {
+        s.clock.advance(DAY);
+        times.push(s.clock.now());
+        await s.ctx.jobs.runRecurring(BACKUP_TASK);
+      }
+      expect(stats).toMatchObject({ runs: 3, failures: 0 });
+      const names = readdirSync(backupDir).sort();
+      expect(names).toEqual(["colony-by-hand.tar.gz", scheduledName(times[1]), scheduledName(times[2]), "notes.txt"].sort());
+      expect(names.filter((f) => SCHEDULED_PATTERN.test(f))).toHaveLength(2);
+      const latest = join(backupDir, scheduledName(times[2]));
+      expect(statSync(latest).mode & 0o777).toBe(0o600);
+      const staged = await extractArchive(latest, join(dir, "check"));
+      expect(staged.manifest.created_at).toBe(new Date(times[2]).toISOString());
+      expect(staged.folders).toContain("secrets");
+    } finally {
+      s.close();
+    }
+  });
+
+  test("a failed run is logged and counted, never thrown", async () => {
+    const dir = fresh("scheduled-fail");
+    const blocker = join(dir, "not-a-folder");
+    const s = live(dir, { backupCron: "0 3 * * *", backupDir: join(blocker, "backups") });
+    try {
+      writeFileSync(blocker, "a file where the backup folder's parent should be");
+      const stats = scheduleBackups(s.ctx)!;
+      await s.ctx.jobs.runRecurring(BACKUP_TASK);
+      await s.ctx.jobs.runRecurring(BACKUP_TASK);
+      expect(stats).toMatchObject({ runs: 2, failures: 2, failuresInARow: 2 });
+      expect(stats.lastError).toBeString();
+    } finally {
+      s.close();
+    }
+  });
+
+  test("off unless backupCron is set", async () => {
+    const s = live(fresh("unscheduled"));
+    try {
+      expect(scheduleBackups(s.ctx)).toBeNull();
+      await expect(s.ctx.jobs.runRecurring(BACKUP_TASK)).rejects.toThrow(/no recurring task/);
+    } finally {
+      s.close();
+    }
+  });
+
+  test.each([
+    ["30 3 * * *", "30 3 * * *"],
+    ["0 */6 * * *", "0 */6 * * *"],
+    [undefined, null],
+  ])("backupCron %p is accepted", (raw, want) => {
+    expect(loadConfig(raw === undefined ? {} : { COLONY_BACKUP_CRON: raw }).backupCron).toBe(want);
+  });
+
+  test.each(["every night", "61 * * * *", "* * *"])("a bad backupCron (%p) is a usage error", (raw) => {
+    const r = colony(fresh("cron"), ["serve", "--backup-cron", raw]);
+    expect(r.code).toBe(2);
+    expect(r.err).toContain("--backup-cron must be a cron expression");
   });
 });
 
