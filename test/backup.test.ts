@@ -178,6 +178,7 @@ const srcDir = fresh("source");
 let src: ReturnType<typeof live>;
 let alice: Awaited<ReturnType<ReturnType<typeof live>["user"]>>;
 let archive = "";
+let attachmentId = "";
 
 beforeAll(async () => {
   src = live(srcDir);
@@ -186,6 +187,9 @@ beforeAll(async () => {
   const png = await sharp({ create: { width: 100, height: 100, channels: 3, background: { r: 10, g: 140, b: 90 } } }).png().toBuffer();
   const up = await src.req("POST", "/api/v1/users/me/avatar/upload", { token: alice.token, raw: form(png) });
   expect(up.status).toBe(200);
+  const attached = await src.req("POST", "/api/v1/messages/attachments/upload", { token: alice.token, raw: form(png) });
+  expect(attached.status).toBe(201);
+  attachmentId = attached.body.attachment_id;
   // An upload still being written (a dot-named work file) is not part of a backup.
   writeFileSync(join(srcDir, "avatars", alice.id, ".256.webp.12345-abc"), "half");
   archive = join(fresh("archives"), "colony.tar.gz");
@@ -211,6 +215,7 @@ describe("colony backup", () => {
       expect(e.mode).toBe(0o600);
     }
     for (const size of [32, 96, 256]) expect(paths).toContain(`avatars/${alice.id}/${size}.webp`);
+    expect(paths).toContain(`attachments/${attachmentId}/thumb.webp`);
     expect(paths.filter((p) => p.split("/").some((s) => s.startsWith(".")))).toEqual([]);
     expect(paths.filter((p) => !["colony.db", "manifest.json"].includes(p) && !DATA_FOLDER_NAMES.includes(p.split("/")[0]))).toEqual([]);
 
@@ -229,6 +234,33 @@ describe("colony backup", () => {
     const peek = new Database(file, { readonly: true });
     expect((peek.query("select count(*) as n from users where username in ('alice-backup', 'bob-backup')").get() as { n: number }).n).toBe(2);
     peek.close();
+  });
+
+  test("DATA_FOLDERS names every folder the server writes files into", () => {
+    // After an avatar and an attachment upload, everything in the data folder is either the
+    // database, the lock, or a declared folder.
+    const known = new Set([...DATA_FOLDER_NAMES, "colony.db", "colony.db-wal", "colony.db-shm", LOCK_FILE, "mail", "backups"]);
+    expect(readdirSync(srcDir).filter((f) => !known.has(f))).toEqual([]);
+    expect(readdirSync(srcDir)).toContain("attachments");
+  });
+
+  test("a file removed after the listing is left out and counted as vanished", async () => {
+    const dir = fresh("vanishing");
+    live(dir).close();
+    mkdirSync(join(dir, "avatars", "someone"), { recursive: true });
+    for (const f of ["32.webp", "96.webp"]) writeFileSync(join(dir, "avatars", "someone", f), f);
+    const target = join(fresh("vanished"), "b.tar.gz");
+    const r = await writeArchive({
+      dataDir: dir,
+      target,
+      now: T0,
+      // Removed by someone else between the listing and the reading.
+      print: (line) => line.includes("listed") && rmSync(join(dir, "avatars", "someone", "32.webp")),
+    });
+    expect(r.manifest.vanished).toBe(1);
+    expect(r.manifest.folders.avatars).toEqual({ files: 1, bytes: 7 });
+    expect(readEntries(target).map((e) => e.path)).toContain("avatars/someone/96.webp");
+    expect((await extractArchive(target, join(dir, ".check"))).folders).toContain("avatars");
   });
 
   test("never overwrites a file", async () => {
@@ -287,6 +319,9 @@ describe("colony restore", () => {
       const photo = await b.app.handle(new Request(`${BASE}/avatars/${alice.id}/96.webp`));
       expect(photo.status).toBe(200);
       expect(Buffer.from(await photo.arrayBuffer()).equals(readFileSync(join(srcDir, "avatars", alice.id, "96.webp")))).toBe(true);
+      const thumb = await b.app.handle(new Request(`${BASE}/api/v1/messages/attachments/${attachmentId}/thumb`, { headers: { authorization: `Bearer ${alice.token}` } }));
+      expect(thumb.status).toBe(200);
+      expect(Buffer.from(await thumb.arrayBuffer()).equals(readFileSync(join(srcDir, "attachments", attachmentId, "thumb.webp")))).toBe(true);
       // The search indexes were rebuilt from the restored rows.
       const found = await b.req("GET", "/api/v1/search?q=alice");
       expect(found.status).toBe(200);
