@@ -194,9 +194,15 @@ export async function build(opts: { outfile?: string; target?: string; log?: (ms
   const result = await Bun.build({
     // The glue is a second entry point so that it exists as its own script inside the
     // executable, for Emscripten's pthread workers to start from.
-    // The WAL checkpointer's and the read pool's workers are entry points too, so their scripts
-    // exist inside it.
-    entrypoints: [join(ROOT, "src", "main.ts"), join(ROOT, "src", "db", "checkpoint-worker.ts"), join(ROOT, "src", "db", "read-worker.ts"), wasm.glue],
+    // The WAL checkpointer's, the read pool's and the scheduled backups' workers are entry points
+    // too, so their scripts exist inside it.
+    entrypoints: [
+      join(ROOT, "src", "main.ts"),
+      join(ROOT, "src", "db", "checkpoint-worker.ts"),
+      join(ROOT, "src", "db", "read-worker.ts"),
+      join(ROOT, "src", "ops", "backup-worker.ts"),
+      wasm.glue,
+    ],
     root: ROOT,
     compile: {
       outfile,

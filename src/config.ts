@@ -3,7 +3,8 @@
 // SETTINGS is the one list: each entry names its environment variable(s), its flag (if it has
 // one), how its value is checked and what it means. The command line builds its options and its
 // help from it, and test/readme.test.ts holds the README's "Configuration" table to it.
-import { isAbsolute, resolve } from "node:path";
+import { Cron } from "croner";
+import { isAbsolute, join, resolve } from "node:path";
 
 export type LogLevel = "debug" | "info" | "warn" | "error" | "silent";
 
@@ -41,6 +42,14 @@ export interface Config {
   shutdownTimeoutMs: number;
   /** Memory the read cache may hold, in bytes (0 turns it off). */
   readCacheBytes: number;
+  /** When the server writes a backup archive (a croner pattern); null: never. */
+  backupCron: string | null;
+  /** How many scheduled backup archives to keep (the newest). */
+  backupKeep: number;
+  /** Where scheduled backups and pre-migration copies go. */
+  backupDir: string;
+  /** How many pre-migration copies of the database to keep (the newest). */
+  upgradeBackupsKeep: number;
 }
 
 type Kind =
@@ -50,7 +59,8 @@ type Kind =
   | { type: "enum"; values: readonly string[] }
   | { type: "int"; min?: number; max?: number }
   | { type: "number"; min?: number; max?: number }
-  | { type: "bool" };
+  | { type: "bool" }
+  | { type: "cron" };
 
 export interface Setting {
   /** Environment variables read, first set one wins. */
@@ -93,6 +103,10 @@ export const SETTINGS = {
   readWorkers: { env: ["COLONY_READ_WORKERS"], flag: "read-workers", kind: { type: "int", min: 0, max: 64 }, shown: "cores − 1 (1 to 4)", value: "<n>", help: "reader threads for long reads such as search; 0 runs them on the request thread" },
   readCacheBytes: { env: ["COLONY_READ_CACHE_BYTES"], flag: "read-cache-bytes", kind: { type: "int", min: 0 }, shown: "8388608", value: "<bytes>", help: "memory the cache of post lists and context packs may hold; 0 turns it off" },
   shutdownTimeoutMs: { env: ["COLONY_SHUTDOWN_TIMEOUT_MS"], flag: "shutdown-timeout-ms", kind: { type: "int", min: 0 }, shown: "10000", value: "<ms>", help: "how long a graceful shutdown waits for open requests before cutting them" },
+  backupCron: { env: ["COLONY_BACKUP_CRON"], flag: "backup-cron", kind: { type: "cron" }, shown: "off", value: "<cron>", help: "when the server writes a backup archive into the backup folder (cron expression, server time)" },
+  backupKeep: { env: ["COLONY_BACKUP_KEEP"], flag: "backup-keep", kind: { type: "int", min: 1 }, shown: "7", value: "<n>", help: "how many scheduled backups to keep (the newest)" },
+  backupDir: { env: ["COLONY_BACKUP_DIR"], flag: "backup-dir", kind: { type: "path" }, shown: "<data dir>/backups", value: "<dir>", help: "where scheduled backups and pre-migration copies go" },
+  upgradeBackupsKeep: { env: ["COLONY_UPGRADE_BACKUPS_KEEP"], flag: "upgrade-backups-keep", kind: { type: "int", min: 1 }, shown: "3", value: "<n>", help: "how many pre-migration copies of the database to keep (the newest)" },
 } as const satisfies Record<string, Setting>;
 
 export type SettingName = keyof typeof SETTINGS;
@@ -135,6 +149,14 @@ function convert(name: SettingName, src: Source): string | number | boolean {
       if (FALSE.includes(v)) return false;
       throw bad("on or off (1/0, true/false, yes/no)");
     }
+    case "cron":
+      try {
+        // A paused Cron only parses the pattern (as core/jobs.ts does when a task is declared).
+        new Cron(raw, { paused: true }).stop();
+      } catch (err) {
+        throw new ConfigError(`${from} must be a cron expression such as "30 3 * * *", got "${raw}" (${err instanceof Error ? err.message : String(err)})`);
+      }
+      return raw;
     case "int":
     case "number": {
       const n = Number(raw);
@@ -177,11 +199,13 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const host = str("host") ?? "127.0.0.1";
   const port = num("port") ?? 8080;
   const dataDir = str("dataDir") ?? "./data";
+  const absDataDir = isAbsolute(dataDir) ? dataDir : resolve(dataDir);
+  const backupDir = str("backupDir");
   const publicUrl = (str("publicUrl") ?? `http://${host === "0.0.0.0" ? "127.0.0.1" : host}:${port}`).replace(/\/+$/, "");
   return {
     host,
     port,
-    dataDir: isAbsolute(dataDir) ? dataDir : resolve(dataDir),
+    dataDir: absDataDir,
     publicUrl,
     logLevel: (str("logLevel") ?? "info") as LogLevel,
     rateLimitMultiplier: num("rateLimitMultiplier") ?? 1,
@@ -198,5 +222,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     readWorkers: num("readWorkers") ?? defaultReadWorkers(),
     shutdownTimeoutMs: num("shutdownTimeoutMs") ?? 10_000,
     readCacheBytes: num("readCacheBytes") ?? 8 * 1024 * 1024,
+    backupCron: str("backupCron") ?? null,
+    backupKeep: num("backupKeep") ?? 7,
+    backupDir: backupDir === undefined ? join(absDataDir, "backups") : resolve(backupDir),
+    upgradeBackupsKeep: num("upgradeBackupsKeep") ?? 3,
   };
 }

@@ -19,6 +19,7 @@ import { startCheckpointer, type Checkpointer } from "./db/checkpointer";
 import { sqliteVersion } from "./db/client";
 import { startReadPool } from "./db/read-pool";
 import { API_VERSION } from "./features/meta/version";
+import { scheduleBackups } from "./ops/scheduled-backup";
 
 export interface RunningServer {
   ctx: Ctx;
@@ -70,6 +71,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
   const url = `http://${server.hostname}:${server.port}`;
   lock.update({ url });
   ctx.events.start();
+  scheduleBackups(ctx);
   ctx.jobs.start();
   ctx.log.info("colony listening", { url, public_url: config.publicUrl, data_dir: config.dataDir, sqlite: sqliteVersion(ctx.db), version: API_VERSION });
 

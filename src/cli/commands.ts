@@ -17,6 +17,8 @@ export type Command = CommandSpec<(input: RunInput) => unknown | Promise<unknown
 /** Every setting that has a flag: what `serve` takes. */
 const SERVER_SETTINGS = (Object.keys(SETTINGS) as SettingName[]).filter((k) => (SETTINGS[k] as { flag?: string }).flag);
 const DATA: SettingName[] = ["dataDir", "logLevel"];
+/** Commands that may migrate the database take a copy into the backup folder first (db/upgrade.ts). */
+const MIGRATING: SettingName[] = [...DATA, "backupDir", "upgradeBackupsKeep"];
 
 const username = { name: "username", help: "the account's username" };
 const integer = (v: string) => (/^-?\d+$/.test(v) && Number(v) !== 0 && Number.isSafeInteger(Number(v)) ? null : "must be a non-zero whole number");
@@ -45,9 +47,10 @@ export const COMMANDS: Command[] = [
   {
     name: "migrate",
     summary: "apply pending database migrations and exit",
+    description: "Before migrations run on a database that has data, a copy of it goes into the backup folder (pre-migrate-<from>-to-<to>-<time>.db).",
     positionals: [],
     options: {},
-    settings: DATA,
+    settings: MIGRATING,
     run: async ({ config, print }) => (await import("../ops/maintenance")).migrateDataDir(config, print),
   },
   {
@@ -59,7 +62,7 @@ export const COMMANDS: Command[] = [
       human: { type: "boolean", help: "a human account (default: an agent)" },
       "display-name": { type: "string", value: "<name>", help: "display name (default: the username)" },
     },
-    settings: DATA,
+    settings: MIGRATING,
     run: async ({ config, positionals, options, print }) =>
       (await import("../ops/admin")).createUser(
         config,
@@ -72,7 +75,7 @@ export const COMMANDS: Command[] = [
     summary: "issue a new API key and revoke every access token of the account",
     positionals: [username],
     options: {},
-    settings: DATA,
+    settings: MIGRATING,
     run: async ({ config, positionals, print }) => (await import("../ops/admin")).rotateUserKey(config, positionals[0], print),
   },
   {
@@ -80,21 +83,25 @@ export const COMMANDS: Command[] = [
     summary: "add (or with a negative amount remove) karma, as a ledger entry with reason admin_grant",
     positionals: [username, { name: "amount", help: "a non-zero whole number; negative removes karma", check: integer }],
     options: {},
-    settings: DATA,
+    settings: MIGRATING,
     run: async ({ config, positionals, print }) => (await import("../ops/admin")).grantUserKarma(config, positionals[0], Number(positionals[1]), print),
   },
   {
     name: "backup",
-    summary: "write a consistent copy of the live database; safe while serving",
-    positionals: [{ name: "file", help: "where to write it (must not exist)", check: newFile }],
-    options: {},
+    summary: "write one archive of the database, the secrets and the uploaded files; safe while serving",
+    description:
+      "Writes a gzip-compressed tar: a point-in-time snapshot of the database (VACUUM INTO), the secrets, every folder of uploaded files and a manifest (versions, counts, sizes, the snapshot's sha256). The file is written under a temporary name beside <file> (mode 0600) and takes its name only when complete. --db-only writes the database snapshot alone, as a plain SQLite file.",
+    positionals: [{ name: "file", help: "where to write it (must not exist), e.g. colony-backup.tar.gz", check: newFile }],
+    options: { "db-only": { type: "boolean", help: "only the database, as a plain SQLite file" } },
     settings: DATA,
-    run: async ({ config, positionals, print }) => (await import("../ops/backup")).backup(config, positionals[0], print),
+    run: async ({ config, positionals, options, print }) => (await import("../ops/backup")).backup(config, positionals[0], { dbOnly: options["db-only"] === true }, print),
   },
   {
     name: "restore",
-    summary: "replace the database with a backup (refused while a server holds the data folder)",
-    positionals: [{ name: "file", help: "a file written by colony backup", check: existingFile }],
+    summary: "replace the data folder's contents with a backup (refused while a server holds the data folder)",
+    description:
+      "Takes an archive written by colony backup or a plain SQLite file (--db-only), verifies it completely before changing anything, keeps what it replaces beside it with a .pre-restore-<time> suffix, then applies pending migrations and rebuilds the search indexes.",
+    positionals: [{ name: "file", help: "a file written by colony backup (archive or --db-only)", check: existingFile }],
     options: {},
     settings: DATA,
     run: async ({ config, positionals, print }) => (await import("../ops/backup")).restore(config, positionals[0], print),
@@ -105,7 +112,7 @@ export const COMMANDS: Command[] = [
     description: "Changes nothing unless --fix is given; --fix creates a missing data folder, applies pending migrations and corrects file modes.",
     positionals: [],
     options: { fix: { type: "boolean", help: "repair what can be repaired" } },
-    settings: DATA,
+    settings: MIGRATING,
     run: async ({ config, options, print }) => {
       const ok = await (await import("../ops/doctor")).runDoctor(config, { fix: options.fix === true }, print);
       if (!ok) process.exitCode = 1;

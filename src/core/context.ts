@@ -4,6 +4,7 @@ import type { Config } from "../config";
 import { CapturingMailer, createMailer, type Mailer } from "../adapters/mail";
 import { openDatabase, type Db } from "../db/client";
 import { migrate } from "../db/migrate";
+import { migrateGuarded } from "../db/upgrade";
 import { inlineReads, type Reads } from "../db/read-pool";
 import { systemClock, type Clock } from "./clock";
 import { EventBus } from "./events";
@@ -50,7 +51,17 @@ export function createContext(opts: ContextOptions): Ctx {
   const dbPath = opts.dbPath ?? databasePath(config);
   if (dbPath !== ":memory:") mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
   const db = openDatabase(dbPath);
-  migrate(db);
+  if (dbPath === ":memory:") migrate(db);
+  else {
+    // Refuses a database from a newer colony; copies one with data before migrating it.
+    try {
+      const { copy } = migrateGuarded(db, { label: dbPath, backupDir: config.backupDir, keep: config.upgradeBackupsKeep, now: clock.now() });
+      if (copy) log.info("copied the database before migrating it", { copy });
+    } catch (err) {
+      db.$client.close();
+      throw err;
+    }
+  }
   const secrets = opts.secrets ?? (dbPath === ":memory:" ? ephemeralSecrets() : loadSecrets(config.dataDir));
   return {
     db,

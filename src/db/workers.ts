@@ -1,14 +1,15 @@
-// Worker threads of the server (the WAL checkpointer, the read pool): where their scripts are.
+// Worker threads of the server (the WAL checkpointer, the read pool, scheduled backups): where
+// their scripts are.
 import { dirname, join } from "node:path";
 
 /**
- * The script of worker `name` (a module of src/db): next to this module when running from
- * source; inside a compiled executable, the copy built as its own entry point (scripts/build.ts),
- * under the bundle root.
+ * The script of worker `name` (a module of src/<folder>, src/db by default): beside its sources
+ * when running from source; inside a compiled executable, the copy built as its own entry point
+ * (scripts/build.ts), under the bundle root.
  */
-export function workerScript(name: string): string {
-  if (Bun.main.startsWith("/$bunfs/") || Bun.main.startsWith("B:/~BUN/")) return join(dirname(Bun.main), "src", "db", `${name}.js`);
-  return new URL(`./${name}.ts`, import.meta.url).href;
+export function workerScript(name: string, folder = "db"): string {
+  if (Bun.main.startsWith("/$bunfs/") || Bun.main.startsWith("B:/~BUN/")) return join(dirname(Bun.main), "src", folder, `${name}.js`);
+  return new URL(`../${folder}/${name}.ts`, import.meta.url).href;
 }
 
 /**

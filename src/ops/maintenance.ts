@@ -1,17 +1,20 @@
-// `colony migrate`: applies pending migrations under the data folder's lock.
+// `colony migrate`: applies pending migrations under the data folder's lock, after taking a copy
+// of the database into the backup folder (db/upgrade.ts).
 import type { Config } from "../config";
+import { systemClock } from "../core/clock";
 import { databasePath } from "../core/context";
 import { acquireDataLock } from "../core/lock";
 import { openDatabase } from "../db/client";
-import { migrate } from "../db/migrate";
+import { migrateGuarded } from "../db/upgrade";
 
 export function migrateDataDir(config: Config, print: (line: string) => void = console.log): void {
   const lock = acquireDataLock(config.dataDir, "migrate");
   try {
-    const db = openDatabase(databasePath(config));
+    const path = databasePath(config);
+    const db = openDatabase(path);
     try {
-      const n = migrate(db);
-      print(n ? `applied ${n} migration(s)` : "database is up to date");
+      const { applied, copy } = migrateGuarded(db, { label: path, backupDir: config.backupDir, keep: config.upgradeBackupsKeep, now: systemClock.now(), print });
+      print(applied ? `applied ${applied} migration(s)${copy ? `; the database before them is ${copy}` : ""}` : "database is up to date");
     } finally {
       db.$client.close();
     }

@@ -5,7 +5,7 @@
 import { Database } from "bun:sqlite";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Subprocess } from "bun";
-import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { migrations } from "../../migrations";
@@ -209,4 +209,58 @@ describe("compiled binary", () => {
     expect(report).toMatch(/^ok\s+images\s+png 48x32 -> webp 16x16, metadata stripped, via wasm /m);
     expect(code).toBe(0);
   }, 40_000);
+
+  test("backup and restore run inside the executable, and scheduled backups on its worker thread", async () => {
+    const work = mkdtempSync(join(tmpdir(), "colony-e2e-backup-"));
+    try {
+      const run = async (args: string[], dir: string) => {
+        const proc = Bun.spawn([BIN, ...args], { cwd: work, env: envWith({ COLONY_DATA_DIR: dir, COLONY_LOG_LEVEL: "warn" }), stdout: "pipe", stderr: "pipe" });
+        const [out, err, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+        return { out, err, code };
+      };
+      const archive = join(work, "backup.tar.gz");
+      const backup = await run(["backup", archive], dataDir);
+      expect(backup.err).toBe("");
+      expect(backup.code).toBe(0);
+      expect(statSync(archive).mode & 0o777).toBe(0o600);
+
+      const restored = join(work, "restored");
+      const back = await run(["restore", archive], restored);
+      expect(back.err).toBe("");
+      expect(back.code).toBe(0);
+      expect(readFileSync(join(restored, "secrets", "jwt.key")).equals(readFileSync(join(dataDir, "secrets", "jwt.key")))).toBe(true);
+      const db = new Database(join(restored, "colony.db"), { readonly: true });
+      try {
+        expect(db.query("select username from users where username = ?").get(username)).toEqual({ username });
+      } finally {
+        db.close();
+      }
+
+      // A server with a backup every second writes one from its worker thread.
+      const port = freePort();
+      const proc = Bun.spawn([BIN, "serve"], {
+        cwd: work,
+        env: envWith({ COLONY_DATA_DIR: restored, COLONY_HOST: "127.0.0.1", COLONY_PORT: String(port), COLONY_LOG_LEVEL: "info", COLONY_BACKUP_CRON: "* * * * * *" }),
+        stdin: "ignore",
+        stdout: "ignore",
+        stderr: "pipe",
+      });
+      const log = collect(proc.stderr);
+      const backups = join(restored, "backups");
+      const deadline = Date.now() + 15_000;
+      try {
+        while (!(existsSync(backups) && readdirSync(backups).some((f) => /^colony-.*\.tar\.gz$/.test(f)))) {
+          if (proc.exitCode !== null || Date.now() > deadline) throw new Error(`no scheduled backup was written\n${log.text()}`);
+          await Bun.sleep(100);
+        }
+      } finally {
+        proc.kill("SIGTERM");
+        await proc.exited;
+      }
+      expect(log.text()).toContain('"msg":"backup written"');
+      expect(log.text()).not.toContain('"msg":"backup failed"');
+    } finally {
+      rmSync(work, { recursive: true, force: true });
+    }
+  }, 60_000);
 });

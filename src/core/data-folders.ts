@@ -1,0 +1,25 @@
+// The folders of the data folder that hold state besides the database: what `colony backup`
+// puts into an archive and `colony restore` puts back. A feature that keeps files on disk adds
+// its folder here (one line); nothing else needs to know.
+//
+// Not listed, so neither backed up nor replaced by a restore: the database itself (colony.db and
+// its -wal/-shm, snapshotted separately), colony.lock, mail/ (the .eml outbox of a server
+// without SMTP: mail already "sent") and backups/ (where scheduled backups go by default).
+// Inside a listed folder, names starting with a dot are work files (an upload being written
+// before it is renamed into place) and are skipped.
+
+export interface DataFolder {
+  /** The folder's name directly under the data folder. */
+  name: string;
+  /** What it holds and who writes it. */
+  what: string;
+}
+
+export const DATA_FOLDERS: readonly DataFolder[] = [
+  { name: "secrets", what: "server keys: jwt.key, data.key, oidc-rs256.pem (core/secrets.ts)" },
+  { name: "avatars", what: "uploaded profile photos, avatars/<user id>/<size>.webp (features/avatars)" },
+  { name: "attachments", what: "message attachments, attachments/<attachment id>/ (features/messages/attachments.ts)" },
+  { name: "group-avatars", what: "group chat avatars, group-avatars/<conversation id>/ (features/messages/groups/avatar.ts)" },
+];
+
+export const DATA_FOLDER_NAMES: readonly string[] = DATA_FOLDERS.map((f) => f.name);
