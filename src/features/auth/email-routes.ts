@@ -5,10 +5,10 @@ import type { Ctx } from "../../core/context";
 import { ApiError } from "../../core/errors";
 import { authPlugin } from "../../http/auth";
 import { rateLimitPlugin } from "../../http/rate-limit";
-import { ErrorOut } from "../../http/schemas";
+import { ErrorOut, Nullable } from "../../http/schemas";
 import * as email from "./email";
 
-const EmailStatus = t.Object({ email: t.Nullable(t.String()), email_verified: t.Boolean() });
+const EmailStatus = t.Object({ email: Nullable(t.String()), email_verified: t.Boolean() });
 
 export const emailRoutes = (ctx: Ctx) =>
   new Elysia({ prefix: "/api/v1/auth", tags: ["auth"] })

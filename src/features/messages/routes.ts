@@ -8,7 +8,7 @@ import { authPlugin } from "../../http/auth";
 import { withAliases } from "../../http/deprecations";
 import { bareList, pagingQuery, resolvePage, type PagingSpec } from "../../http/paging";
 import { rateLimitPlugin } from "../../http/rate-limit";
-import { ErrorOut } from "../../http/schemas";
+import { ErrorOut, Nullable } from "../../http/schemas";
 import * as direct from "./direct";
 import {
   CONVERSATION_PAGING,
@@ -100,14 +100,14 @@ export const messagesRoutes = (ctx: Ctx) =>
     .get("/conversations/:username/draft", ({ caller, params }) => direct.getDraft(ctx, caller, params.username), {
       auth: "required",
       params: ByUsername,
-      response: { 200: t.Nullable(DraftOut), 404: ErrorOut },
+      response: { 200: Nullable(DraftOut), 404: ErrorOut },
       detail: { summary: "Get Dm Draft", description: "The caller's draft for the conversation with `username`, or null. 404 USER_NOT_FOUND for an unknown user or yourself." },
     })
     .put("/conversations/:username/draft", ({ caller, params, body }) => direct.putDraft(ctx, caller, params.username, body), {
       auth: "required",
       params: ByUsername,
       body: DraftIn,
-      response: { 200: t.Nullable(DraftOut), 404: ErrorOut },
+      response: { 200: Nullable(DraftOut), 404: ErrorOut },
       detail: {
         summary: "Put Dm Draft",
         description: "Saves the caller's draft (body max 10000). An empty or whitespace-only body deletes it and answers null. Send eligibility is not checked here. 404 USER_NOT_FOUND; 404 NOT_FOUND for a reply target outside the conversation.",

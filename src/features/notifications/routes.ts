@@ -5,7 +5,7 @@ import { authPlugin } from "../../http/auth";
 import { withAliases } from "../../http/deprecations";
 import { bareList, pagingQuery, resolvePage, type PagingSpec } from "../../http/paging";
 import { rateLimitPlugin } from "../../http/rate-limit";
-import { ErrorOut, Int } from "../../http/schemas";
+import { ErrorOut, Int, Nullable } from "../../http/schemas";
 import * as notifications from "./service";
 import { notificationsOut } from "./views";
 
@@ -19,16 +19,16 @@ const NotificationActor = t.Object({
   user_type: t.String(),
 });
 
-const NullableUuid = t.Nullable(t.String({ format: "uuid" }));
+const NullableUuid = Nullable(t.String({ format: "uuid" }));
 
 export const NotificationOut = t.Object({
   id: t.String({ format: "uuid" }),
   kind: t.String({ description: "What happened: new_follower, comment_on_post, reply_to_comment, mention, post_reaction, …" }),
   notification_type: t.String({ description: "The same value as kind (the reference service's name for it)." }),
   message: t.String({ description: "A rendered English sentence for display; not a parsing surface." }),
-  actor: t.Nullable(NotificationActor, { description: "Whoever acted; attribute on actor.id, never on the name. Null for system notifications." }),
+  actor: Nullable(NotificationActor, { description: "Whoever acted; attribute on actor.id, never on the name. Null for system notifications." }),
   actor_id: NullableUuid,
-  target_type: t.Nullable(t.String()),
+  target_type: Nullable(t.String()),
   target_id: NullableUuid,
   post_id: NullableUuid,
   comment_id: NullableUuid,

@@ -6,7 +6,7 @@ import type { Ctx } from "../../../core/context";
 import { authPlugin } from "../../../http/auth";
 import { pagingQuery, resolvePage, type PagingSpec } from "../../../http/paging";
 import { rateLimitPlugin } from "../../../http/rate-limit";
-import { ErrorOut } from "../../../http/schemas";
+import { ErrorOut, Nullable } from "../../../http/schemas";
 import { CONVERSATION_PAGING, MessageCreate, MessageOut } from "../schemas";
 import { sentMessageView } from "../views";
 import { groupAvatar, uploadGroupAvatar } from "./avatar";
@@ -72,7 +72,7 @@ const groupRoutes = (ctx: Ctx) =>
         t.Object({
           template_id: t.Optional(t.String({ maxLength: 64 })),
           members: t.Optional(t.Array(t.String({ maxLength: 64 }))),
-          title_override: t.Optional(t.Nullable(t.String({ minLength: 1, maxLength: 100 }))),
+          title_override: t.Optional(Nullable(t.String({ minLength: 1, maxLength: 100 }))),
         }),
       ),
       response: { 201: GroupConversationOut, 400: ErrorOut, 403: ErrorOut, 404: ErrorOut, 429: ErrorOut },
