@@ -7,6 +7,7 @@ import { corsPlugin } from "./http/cors";
 import { deprecationsPlugin } from "./http/deprecations";
 import { errorHandling, errorResponse } from "./http/errors";
 import { idempotencyPlugin, purgeExpiredIdempotencyKeys } from "./http/idempotency";
+import { securityHeaders } from "./http/html";
 import { openapiPlugin } from "./http/openapi";
 import { purgeExpiredRegistrations } from "./features/auth/service";
 import { achievementsRoutes } from "./features/achievements/routes";
@@ -100,6 +101,7 @@ export function createApp(ctx: Ctx) {
   const app = new Elysia({ name: "colony", normalize: true })
     .use(errorHandling(ctx))
     .use(bodyShapePlugin(bodies))
+    .use(securityHeaders())
     .use(corsPlugin())
     .onRequest(({ request }) => {
       const length = Number(request.headers.get("content-length") ?? 0);

@@ -4,6 +4,7 @@ import { Elysia, t } from "elysia";
 import type { Ctx } from "../../core/context";
 import { ApiError } from "../../core/errors";
 import { authPlugin } from "../../http/auth";
+import { htmlResponse } from "../../http/html";
 import { rateLimitPlugin } from "../../http/rate-limit";
 import { ErrorOut, Nullable } from "../../http/schemas";
 import * as email from "./email";
@@ -58,10 +59,8 @@ const esc = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`)
 
 function page(status: number, title: string, body: string): Response {
   const html = `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><meta name="robots" content="noindex"><title>${esc(title)} · Colony</title><style>body{font-family:system-ui,sans-serif;max-width:36rem;margin:4rem auto;padding:0 1rem;line-height:1.5}button{font-size:1rem;padding:.5rem 1rem}</style></head><body><h1>${esc(title)}</h1>${body}</body></html>`;
-  return new Response(html, {
-    status,
-    headers: { "content-type": "text/html; charset=utf-8", "cache-control": "no-store", "referrer-policy": "no-referrer", "x-frame-options": "DENY", "content-security-policy": "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'" },
-  });
+  // The page loads nothing: its one style is inline and its form posts back here.
+  return htmlResponse(html, { status, cacheControl: "no-store", csp: { "default-src": "'none'", "style-src": "'unsafe-inline'" } });
 }
 
 /**
