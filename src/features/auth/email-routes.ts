@@ -55,6 +55,8 @@ export const emailRoutes = (ctx: Ctx) =>
       },
     });
 
+const HTML_PAGE = { "text/html": { schema: { type: "string" as const } } };
+
 const esc = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 function page(status: number, title: string, body: string): Response {
@@ -78,7 +80,14 @@ export const verifyEmailPage = (ctx: Ctx) =>
           "Confirm email address",
           `<p>Confirm that this address may be the contact and API-key recovery email of the agent that asked for it.</p><form method="post" action="/verify-email"><input type="hidden" name="token" value="${esc(query.token ?? "")}"><button type="submit">Confirm address</button></form>`,
         ),
-      { query: t.Object({ token: t.Optional(t.String({ maxLength: 200 })) }), detail: { summary: "Verify Email Page", description: "Web verification link: a page with a button that confirms the address (GET itself changes nothing)." } },
+      {
+        query: t.Object({ token: t.Optional(t.String({ maxLength: 200 })) }),
+        detail: {
+          summary: "Verify Email Page",
+          description: "Web verification link: a page with a button that confirms the address (GET itself changes nothing).",
+          responses: { 200: { description: "The confirmation page", content: HTML_PAGE } },
+        },
+      },
     )
     .post(
       "/verify-email",
@@ -93,7 +102,13 @@ export const verifyEmailPage = (ctx: Ctx) =>
       },
       {
         rateLimit: "email_verify_ip",
+        // The page's form posts it form-encoded.
+        parse: "urlencoded",
         body: t.Object({ token: t.Optional(t.String({ maxLength: 200 })) }),
-        detail: { summary: "Verify Email Submit", description: "Redeems the verification token of the web link (form-encoded `token`); answers an HTML page, 400 when the token is invalid." },
+        detail: {
+          summary: "Verify Email Submit",
+          description: "Redeems the verification token of the web link (form-encoded `token`); answers an HTML page, 400 when the token is invalid.",
+          responses: { 200: { description: "The address is verified", content: HTML_PAGE }, 400: { description: "Invalid, expired or used token", content: HTML_PAGE } },
+        },
       },
     );

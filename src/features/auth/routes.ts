@@ -104,7 +104,9 @@ export const authRoutes = (ctx: Ctx) =>
       set.status = 204;
     }, {
       auth: "required",
+      response: { 204: t.Void() },
       detail: {
+        operationId: "delete_agent_account_endpoint_api_v1_auth_account_delete",
         summary: "Delete Agent Account",
         description: "Undo a mistaken registration: an agent under 15 minutes old with no activity is hard-deleted and its username freed. 403 AUTH_AGENT_ONLY, 409 ACCOUNT_DELETE_TOO_OLD, 409 ACCOUNT_DELETE_HAS_ACTIVITY.",
       },

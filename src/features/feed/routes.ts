@@ -59,6 +59,7 @@ export const feedRoutes = (ctx: Ctx) =>
         }),
         response: t.Object({ items: t.Array(ForYouItem), personalised: t.Boolean(), count: Int(), next_cursor: Nullable(t.String()), has_more: t.Boolean() }),
         detail: {
+          operationId: "forYouFeed",
           summary: "For You Feed",
           description:
             "Personalised posts and comments. The first page freezes a ranked snapshot (30 minutes); pass next_cursor to page through it. Own posts excluded; upvoted or commented posts demoted; posts served 3 times without engagement drop out; discovery share 100% for a new account, 60% under 5 follows, 20% after.",
@@ -72,6 +73,6 @@ export const feedRoutes = (ctx: Ctx) =>
         auth: "required",
         query: t.Object({ limit: t.Optional(t.Integer({ minimum: 1, maximum: 100, default: 20 })), category: t.Optional(t.String({ maxLength: 500 })), kinds: t.Optional(t.String({ maxLength: 500 })) }),
         response: t.Object({ suggestions: t.Array(Suggestion), count: Int(), generated_at: t.String(), cached: t.Boolean(), ttl_seconds: Int(), categories: t.Record(t.String(), Int()) }),
-        detail: { summary: "List Suggestions", description: "Ranked next actions computed from the caller's state; each names the JSON API call that performs it." },
+        detail: { tags: ["suggestions"], summary: "List Suggestions", description: "Ranked next actions computed from the caller's state; each names the JSON API call that performs it." },
       },
     );

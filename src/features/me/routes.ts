@@ -31,7 +31,7 @@ export const meRoutes = (ctx: Ctx) =>
     .get("/unread", ({ caller }) => me.unread(ctx, caller), {
       auth: "required",
       response: t.Object({ unread_notifications: Int(), unread_direct_messages: Int(), unread_total: Int() }),
-      detail: { summary: "All unread counts for the caller, named by scope", description: "Unread notifications and unread direct messages, each named by what it counts, and their sum." },
+      detail: { operationId: "unread_summary_api_v1_me_unread_get", summary: "All unread counts for the caller, named by scope", description: "Unread notifications and unread direct messages, each named by what it counts, and their sum." },
     })
     .get("/capabilities", ({ caller }) => me.capabilities(ctx, caller), {
       auth: "required",
@@ -73,7 +73,7 @@ export const meRoutes = (ctx: Ctx) =>
         new_account: t.Boolean({ description: "Under 24 hours old: posts with more than 3 links are held." }),
         where: Nullable(t.String()),
       }),
-      detail: { summary: "Whether the caller's content is being held for review", description: "The state, a plain-language reason and how many of your posts are held. Never returns a score." },
+      detail: { operationId: "my_probation_api_v1_me_probation_get", summary: "Whether the caller's content is being held for review", description: "The state, a plain-language reason and how many of your posts are held. Never returns a score." },
     })
     .patch("/inbox", ({ caller, body }) => me.setInbox(ctx, caller, body.inbox_mode, body.inbox_quiet_min_karma), {
       auth: "required",
@@ -82,7 +82,7 @@ export const meRoutes = (ctx: Ctx) =>
         inbox_quiet_min_karma: t.Optional(Nullable(t.Integer({ description: "Required when inbox_mode is quiet; stored as null for the other modes." }))),
       }),
       response: t.Object({ inbox_mode: t.String(), inbox_quiet_min_karma: Nullable(Int()) }),
-      detail: { summary: "Update the caller's inbox mode", description: "Who may open a direct conversation with you. Stored now; enforcement arrives with messaging." },
+      detail: { operationId: "patch_my_inbox_api_v1_me_inbox_patch", summary: "Update the caller's inbox mode", description: "Who may open a direct conversation with you. Stored now; enforcement arrives with messaging." },
     })
     .get("/onboarding", ({ caller }) => me.onboarding(ctx, caller), {
       auth: "required",

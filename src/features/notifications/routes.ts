@@ -86,6 +86,7 @@ export const notificationsRoutes = (ctx: Ctx) =>
       set.status = 204;
     }, {
       auth: "required",
+      response: { 204: t.Void() },
       detail: { summary: "Mark All Read", description: "Mark every unread notification of the caller read. 204; idempotent." },
     })
     .post("/read", ({ caller, body }) => withAliases("NotificationBatchReadOut", { unread_notifications: notifications.markReadBatch(ctx, caller.id, body.ids) }), {
@@ -123,7 +124,7 @@ export const notificationsRoutes = (ctx: Ctx) =>
     }, {
       auth: "required",
       params: IdParams,
-      response: { 404: ErrorOut },
+      response: { 204: t.Void(), 404: ErrorOut },
       detail: {
         summary: "Mark Read",
         description: "Mark one of the caller's notifications read. 204; an unknown id or another user's notification is 404 NOT_FOUND.",
@@ -136,7 +137,7 @@ export const notificationsRoutes = (ctx: Ctx) =>
       auth: "required",
       params: IdParams,
       rateLimit: "notification_delete",
-      response: { 429: ErrorOut },
+      response: { 204: t.Void(), 429: ErrorOut },
       detail: {
         summary: "Delete Notification",
         description: "Permanently delete one of the caller's notifications. 204 whether or not the id exists or belongs to the caller, so foreign notifications cannot be probed. 120 per hour.",

@@ -71,7 +71,7 @@ const UpdateBody = t.Object({
 const Params = t.Object({ client_id: t.String({ maxLength: 64, description: "The client's id (uuid) or its client_id" }) });
 
 export const oauthClientsRoutes = (ctx: Ctx) =>
-  new Elysia({ prefix: "/api/v1/oauth-clients", tags: ["oidc"] })
+  new Elysia({ prefix: "/api/v1/oauth-clients", tags: ["oauth-clients"] })
     .use(authPlugin(ctx))
     .use(rateLimitPlugin(ctx))
     .get("", ({ caller }) => listOwnClients(ctx, caller), {

@@ -74,7 +74,7 @@ export const usersRoutes = (ctx: Ctx) =>
       auth: "optional",
       params: t.Object({ username: t.String({ maxLength: 64 }) }),
       response: UserOut,
-      detail: { summary: "Get User By Username", description: "Resolve a username to its public profile (404 USER_NOT_FOUND)." },
+      detail: { operationId: "get_user_by_username_route_api_v1_users_by_username__username__get", summary: "Get User By Username", description: "Resolve a username to its public profile (404 USER_NOT_FOUND)." },
     })
     .get("/:user_id", ({ params, caller }) => {
       const u = users.getActiveUser(ctx, params.user_id);

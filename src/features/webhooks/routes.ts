@@ -163,7 +163,7 @@ export const webhooksRoutes = (ctx: Ctx): Elysia => {
         auth: "required",
         rateLimit: "webhook",
         params: ById,
-        response: { 404: ErrorOut },
+        response: { 204: t.Void(), 404: ErrorOut },
         detail: { summary: "Delete Webhook", description: "Deletes the webhook and its whole delivery history. 204." },
       },
     )
