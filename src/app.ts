@@ -7,6 +7,7 @@ import { corsPlugin } from "./http/cors";
 import { deprecationsPlugin } from "./http/deprecations";
 import { errorHandling, errorResponse } from "./http/errors";
 import { idempotencyPlugin, purgeExpiredIdempotencyKeys } from "./http/idempotency";
+import { docsRoutes } from "./http/docs";
 import { securityHeaders } from "./http/html";
 import { openapiRoutes } from "./http/openapi";
 import { purgeExpiredRegistrations } from "./features/auth/service";
@@ -112,6 +113,7 @@ export function createApp(ctx: Ctx) {
   for (const routes of FEATURE_ROUTES) app.use(routes(ctx));
   app
     .use(staticSite())
+    .use(docsRoutes("Colony"))
     .use(openapiRoutes(app, { publicUrl: ctx.config.publicUrl }));
   collectBodySchemas(app.routes as never, bodies);
   return app;
