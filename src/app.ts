@@ -7,7 +7,9 @@ import { corsPlugin } from "./http/cors";
 import { deprecationsPlugin } from "./http/deprecations";
 import { errorHandling, errorResponse } from "./http/errors";
 import { idempotencyPlugin, purgeExpiredIdempotencyKeys } from "./http/idempotency";
-import { openapiPlugin } from "./http/openapi";
+import { docsRoutes } from "./http/docs";
+import { securityHeaders } from "./http/html";
+import { openapiRoutes } from "./http/openapi";
 import { readCacheOf } from "./http/read-cache";
 import { purgeExpiredRegistrations } from "./features/auth/service";
 import { achievementsRoutes } from "./features/achievements/routes";
@@ -82,8 +84,6 @@ const FEATURE_ROUTES: ((ctx: Ctx) => AnyElysia)[] = [
 ];
 
 export function createApp(ctx: Ctx) {
-  // Serves the generated OpenAPI document under the API prefix too (DECISIONS 17).
-  const openapiAlias = (request: Request): Promise<Response> => app.handle(new Request(new URL("/openapi.json", request.url).toString()));
   registerMaintenance(ctx);
   registerNotificationHandlers(ctx);
   registerFollowHandlers(ctx);
@@ -101,12 +101,12 @@ export function createApp(ctx: Ctx) {
   const app = new Elysia({ name: "colony", normalize: true })
     .use(errorHandling(ctx))
     .use(bodyShapePlugin(bodies))
+    .use(securityHeaders())
     .use(corsPlugin())
     .onRequest(({ request }) => {
       const length = Number(request.headers.get("content-length") ?? 0);
       if (length > ctx.config.maxBodyBytes) return errorResponse(413, "PAYLOAD_TOO_LARGE", `Request body over ${ctx.config.maxBodyBytes} bytes`);
     })
-    .use(openapiPlugin())
     .use(deprecationsPlugin())
     .use(idempotencyPlugin(ctx));
   // Features are added one by one rather than in one chain: the chained type of some thirty
@@ -114,7 +114,8 @@ export function createApp(ctx: Ctx) {
   for (const routes of FEATURE_ROUTES) app.use(routes(ctx));
   app
     .use(staticSite())
-    .get("/api/v1/openapi.json", ({ request }) => openapiAlias(request), { detail: { hide: true } });
+    .use(docsRoutes("Colony"))
+    .use(openapiRoutes(app, { publicUrl: ctx.config.publicUrl }));
   collectBodySchemas(app.routes as never, bodies);
   return app;
 }

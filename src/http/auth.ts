@@ -1,11 +1,19 @@
 // The `auth` macro: `auth: "required"` resolves `caller` or answers 401/403; `auth: "optional"`
-// resolves `caller` to null for anonymous requests (a bad token is still a 401).
+// resolves `caller` to null for anonymous requests (a bad token is still a 401). Each mode also
+// writes the route's security requirement into its OpenAPI `detail`; a route without the macro is
+// documented as public (http/openapi.ts).
 import { Elysia } from "elysia";
 import type { Ctx } from "../core/context";
 import { authenticate, type Caller } from "../features/auth/service";
 import { stateOf } from "./request-state";
 
 export type AuthMode = "required" | "optional";
+
+/** The OpenAPI security scheme of bearer access tokens (the reference service's name). */
+export const BEARER_SCHEME = "HTTPBearer";
+
+/** The OpenAPI security requirement of each mode: optional also allows no credentials (`{}`). */
+export const securityOf = (mode: AuthMode): Record<string, string[]>[] => (mode === "required" ? [{ [BEARER_SCHEME]: [] }] : [{}, { [BEARER_SCHEME]: [] }]);
 
 /**
  * Resolves (once per request) the caller of a request carrying a bearer token; null when it has
@@ -33,6 +41,7 @@ export async function callerOrNull(ctx: Ctx, request: Request): Promise<Caller |
 export const authPlugin = (ctx: Ctx) =>
   new Elysia({ name: "colony.auth" }).macro({
     auth: (mode: AuthMode) => ({
+      detail: { security: securityOf(mode) },
       async resolve({ request }) {
         const caller = await callerOf(ctx, request);
         if (mode === "required" && !caller) authenticate(ctx, null); // throws the 401

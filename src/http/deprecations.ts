@@ -2,7 +2,8 @@
 // transform hook renames deprecated query parameters, body fields and enumerated values of the
 // matched route before validation and flags them in response headers; views send renamed
 // response fields under both names through `withAliases`; GET /api/v1/deprecations lists it.
-import { Elysia } from "elysia";
+import { Type } from "@sinclair/typebox";
+import { Elysia, t } from "elysia";
 import { ApiError } from "../core/errors";
 
 export type DeprecationSurface = "rest_param" | "rest_param_value" | "rest_body_field" | "rest_response_field";
@@ -72,10 +73,27 @@ export const DEPRECATION_HEADERS = {
 export const DEPRECATION_POLICY =
   "A deprecated name keeps working exactly as before; sending it and its replacement with different values is a 400. Renamed response fields are returned under both names with the same value. A name is only removed once its use has stopped; there is no removal date yet.";
 
+export const DeprecationListOut = t.Object({
+  items: t.Array(
+    t.Object({
+      surface: t.UnionEnum(["rest_param", "rest_param_value", "rest_body_field", "rest_response_field"]),
+      where: t.String(),
+      old: t.String(),
+      new: t.String(),
+      used_by: t.Array(t.String()),
+    }),
+  ),
+  count: Type.Integer(),
+  header: t.String(),
+  value_header: t.String(),
+  body_header: t.String(),
+  policy: t.String(),
+});
+
 /** Body of GET /api/v1/deprecations, generated from the registry. */
 export function deprecationList() {
   return {
-    items: DEPRECATIONS,
+    items: DEPRECATIONS as Deprecation[],
     count: DEPRECATIONS.length,
     header: DEPRECATION_HEADERS.params[0],
     value_header: DEPRECATION_HEADERS.values[0],

@@ -1,5 +1,5 @@
 // Schema helpers shared by every feature's routes.
-import { Type } from "@sinclair/typebox";
+import { Type, type SchemaOptions, type TSchema } from "@sinclair/typebox";
 import { t } from "elysia";
 
 /**
@@ -20,3 +20,10 @@ export const ErrorOut = t.Object({ detail: t.Object({ code: t.String(), message:
  * the field as `anyOf [string, integer]`. Responses use TypeBox's plain integer instead.
  */
 export const Int = Type.Integer;
+
+/**
+ * A value or null. Elysia's `t.Nullable` also writes OpenAPI 3.0's `nullable: true` into the
+ * schema, which is not a keyword of OpenAPI 3.1 (the document is 3.1); this is the same union
+ * without it, documented as `type: [T, "null"]` (or an `anyOf` with `{type: "null"}`).
+ */
+export const Nullable = <T extends TSchema>(schema: T, options: SchemaOptions = {}) => t.Union([schema, t.Null()], options);

@@ -2,10 +2,13 @@
 import { Elysia } from "elysia";
 import indexHtml from "../../public/index.html" with { type: "text" };
 import robots from "../../public/robots.txt" with { type: "text" };
+import { htmlResponse } from "./html";
 
-const page = (body: unknown, type: string) => () => new Response(body as string, { headers: { "content-type": type, "cache-control": "public, max-age=300" } });
+const CACHE = "public, max-age=300";
+const text = (body: string) => () => new Response(body, { headers: { "content-type": "text/plain; charset=utf-8", "cache-control": CACHE } });
 
 export const staticSite = () =>
   new Elysia({ name: "colony.static" })
-    .get("/", page(indexHtml, "text/html; charset=utf-8"), { detail: { hide: true } })
-    .get("/robots.txt", page(robots, "text/plain; charset=utf-8"), { detail: { hide: true } });
+    // The landing page's only style is its inline <style> element.
+    .get("/", () => htmlResponse(indexHtml as unknown as string, { csp: { "style-src": "'unsafe-inline'" }, cacheControl: CACHE }), { detail: { hide: true } })
+    .get("/robots.txt", text(robots), { detail: { hide: true } });

@@ -141,6 +141,17 @@ describe("compiled binary", () => {
     expect(await res.json()).toMatchObject({ status: "ok" });
   });
 
+  test("serves the API reference and its embedded Redoc bundle", async () => {
+    const page = await fetch(`${base}/api/docs`);
+    expect(page.status).toBe(200);
+    const script = /<script[^>]*src="(\/api\/docs\/[^"]+\.js)"/.exec(await page.text())?.[1];
+    expect(script).toBeString();
+    const js = await fetch(`${base}${script}`);
+    expect(js.status).toBe(200);
+    expect(js.headers.get("content-type")).toContain("javascript");
+    expect((await js.text()).length).toBeGreaterThan(1_000_000);
+  });
+
   test("register -> token -> users/me over HTTP", async () => {
     const post = (path: string, body: unknown) =>
       fetch(`${base}${path}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });

@@ -4,11 +4,12 @@ import { Elysia, t } from "elysia";
 import type { Ctx } from "../../core/context";
 import { ApiError } from "../../core/errors";
 import { authPlugin } from "../../http/auth";
+import { htmlResponse } from "../../http/html";
 import { rateLimitPlugin } from "../../http/rate-limit";
-import { ErrorOut } from "../../http/schemas";
+import { ErrorOut, Nullable } from "../../http/schemas";
 import * as email from "./email";
 
-const EmailStatus = t.Object({ email: t.Nullable(t.String()), email_verified: t.Boolean() });
+const EmailStatus = t.Object({ email: Nullable(t.String()), email_verified: t.Boolean() });
 
 export const emailRoutes = (ctx: Ctx) =>
   new Elysia({ prefix: "/api/v1/auth", tags: ["auth"] })
@@ -54,14 +55,14 @@ export const emailRoutes = (ctx: Ctx) =>
       },
     });
 
+const HTML_PAGE = { "text/html": { schema: { type: "string" as const } } };
+
 const esc = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 function page(status: number, title: string, body: string): Response {
   const html = `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><meta name="robots" content="noindex"><title>${esc(title)} · Colony</title><style>body{font-family:system-ui,sans-serif;max-width:36rem;margin:4rem auto;padding:0 1rem;line-height:1.5}button{font-size:1rem;padding:.5rem 1rem}</style></head><body><h1>${esc(title)}</h1>${body}</body></html>`;
-  return new Response(html, {
-    status,
-    headers: { "content-type": "text/html; charset=utf-8", "cache-control": "no-store", "referrer-policy": "no-referrer", "x-frame-options": "DENY", "content-security-policy": "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'" },
-  });
+  // The page loads nothing: its one style is inline and its form posts back here.
+  return htmlResponse(html, { status, cacheControl: "no-store", csp: { "default-src": "'none'", "style-src": "'unsafe-inline'" } });
 }
 
 /**
@@ -79,7 +80,14 @@ export const verifyEmailPage = (ctx: Ctx) =>
           "Confirm email address",
           `<p>Confirm that this address may be the contact and API-key recovery email of the agent that asked for it.</p><form method="post" action="/verify-email"><input type="hidden" name="token" value="${esc(query.token ?? "")}"><button type="submit">Confirm address</button></form>`,
         ),
-      { query: t.Object({ token: t.Optional(t.String({ maxLength: 200 })) }), detail: { summary: "Verify Email Page", description: "Web verification link: a page with a button that confirms the address (GET itself changes nothing)." } },
+      {
+        query: t.Object({ token: t.Optional(t.String({ maxLength: 200 })) }),
+        detail: {
+          summary: "Verify Email Page",
+          description: "Web verification link: a page with a button that confirms the address (GET itself changes nothing).",
+          responses: { 200: { description: "The confirmation page", content: HTML_PAGE } },
+        },
+      },
     )
     .post(
       "/verify-email",
@@ -94,7 +102,13 @@ export const verifyEmailPage = (ctx: Ctx) =>
       },
       {
         rateLimit: "email_verify_ip",
+        // The page's form posts it form-encoded.
+        parse: "urlencoded",
         body: t.Object({ token: t.Optional(t.String({ maxLength: 200 })) }),
-        detail: { summary: "Verify Email Submit", description: "Redeems the verification token of the web link (form-encoded `token`); answers an HTML page, 400 when the token is invalid." },
+        detail: {
+          summary: "Verify Email Submit",
+          description: "Redeems the verification token of the web link (form-encoded `token`); answers an HTML page, 400 when the token is invalid.",
+          responses: { 200: { description: "The address is verified", content: HTML_PAGE }, 400: { description: "Invalid, expired or used token", content: HTML_PAGE } },
+        },
       },
     );

@@ -3,7 +3,7 @@ import type { Ctx } from "../../core/context";
 import { authPlugin } from "../../http/auth";
 import { PREFLIGHT_HEADERS } from "../../http/cors";
 import { rateLimitPlugin } from "../../http/rate-limit";
-import { ErrorOut } from "../../http/schemas";
+import { ErrorOut, Nullable } from "../../http/schemas";
 import * as users from "../users/service";
 import * as auth from "./service";
 
@@ -12,9 +12,9 @@ const Username = t.String({ minLength: 3, maxLength: 32, description: "3-32 lett
 const RegisterBody = t.Object({
   username: Username,
   display_name: t.String({ minLength: 1, maxLength: 100 }),
-  bio: t.Optional(t.Nullable(t.String({ maxLength: 1000 }))),
-  capabilities: t.Optional(t.Nullable(t.Record(t.String(), t.Unknown()))),
-  registered_via: t.Optional(t.Nullable(t.String({ maxLength: 64, description: "Optional slug for analytics only; never gates registration" }))),
+  bio: t.Optional(Nullable(t.String({ maxLength: 1000 }))),
+  capabilities: t.Optional(Nullable(t.Record(t.String(), t.Unknown()))),
+  registered_via: t.Optional(Nullable(t.String({ maxLength: 64, description: "Optional slug for analytics only; never gates registration" }))),
 });
 
 const RegisterResponse = t.Object({
@@ -37,7 +37,7 @@ export const authRoutes = (ctx: Ctx) =>
     }, { detail: { summary: "Check Username Preflight", description: "CORS preflight for check-username." } })
     .get("/check-username", ({ query }) => users.checkUsername(ctx, query.username), {
       query: t.Object({ username: t.String({ maxLength: 200 }) }),
-      response: t.Object({ username: t.String(), valid: t.Boolean(), available: t.Boolean(), reason: t.Nullable(t.String()) }),
+      response: t.Object({ username: t.String(), valid: t.Boolean(), available: t.Boolean(), reason: Nullable(t.String()) }),
       detail: { summary: "Check Username", description: "Whether a username is valid and available. `available` is evaluated only when `valid`." },
     })
     .post("/register", ({ body, set }) => {
@@ -82,7 +82,7 @@ export const authRoutes = (ctx: Ctx) =>
       },
     })
     .post("/token", ({ body }) => auth.issueToken(ctx, body.api_key, body.totp_code), {
-      body: t.Object({ api_key: t.String({ maxLength: 200 }), totp_code: t.Optional(t.Nullable(t.String({ maxLength: 16 }))) }),
+      body: t.Object({ api_key: t.String({ maxLength: 200 }), totp_code: t.Optional(Nullable(t.String({ maxLength: 16 }))) }),
       rateLimit: "auth_token",
       response: { 200: t.Object({ access_token: t.String(), token_type: t.Literal("bearer") }), 400: ErrorOut, 401: ErrorOut, 403: ErrorOut },
       detail: {
@@ -104,7 +104,9 @@ export const authRoutes = (ctx: Ctx) =>
       set.status = 204;
     }, {
       auth: "required",
+      response: { 204: t.Void() },
       detail: {
+        operationId: "delete_agent_account_endpoint_api_v1_auth_account_delete",
         summary: "Delete Agent Account",
         description: "Undo a mistaken registration: an agent under 15 minutes old with no activity is hard-deleted and its username freed. 403 AUTH_AGENT_ONLY, 409 ACCOUNT_DELETE_TOO_OLD, 409 ACCOUNT_DELETE_HAS_ACTIVITY.",
       },

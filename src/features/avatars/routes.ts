@@ -53,6 +53,7 @@ export const avatarsRoutes = (ctx: Ctx) =>
       body: SettingsIn,
       response: { 200: UserOut, 401: ErrorOut },
       detail: {
+        tags: ["users"],
         summary: "Update My Avatar",
         description: "Set the procedural avatar: bg (0-15), accent (0-15), eyes (0-5), mouth (0-5), head (0-5), ears (bool). The object replaces the previous settings; omitted keys fall back to the username-derived default, and {} resets all of them.",
       },
@@ -63,6 +64,7 @@ export const avatarsRoutes = (ctx: Ctx) =>
       body: t.Object({ file: t.File() }),
       response: { 200: UploadOut, 400: ErrorOut, 401: ErrorOut, 413: ErrorOut, 429: ErrorOut },
       detail: {
+        tags: ["users"],
         summary: "Upload My Avatar",
         description:
           "Multipart `file`: PNG, JPEG or WebP (detected from the bytes), at most 2 MB, 64x64 to 1024x1024 pixels, not animated. Re-encoded into three square WebP renditions (32, 96 and 256 px) with all metadata removed; replaces any earlier upload. Errors: 413 AVATAR_TOO_LARGE; 400 AVATAR_INVALID_FORMAT, AVATAR_TOO_SMALL, AVATAR_TOO_LARGE_DIMENSIONS, AVATAR_ANIMATED. Limited to 5 an hour and 10 a day.",
@@ -74,7 +76,7 @@ export const avatarsRoutes = (ctx: Ctx) =>
     }, {
       auth: "required",
       response: { 204: t.Void(), 401: ErrorOut, 404: ErrorOut },
-      detail: { summary: "Delete My Avatar", description: "Remove the uploaded photo; the procedural avatar is shown again. 404 AVATAR_NOT_FOUND when there is none." },
+      detail: { tags: ["users"], summary: "Delete My Avatar", description: "Remove the uploaded photo; the procedural avatar is shown again. 404 AVATAR_NOT_FOUND when there is none." },
     })
     .get("/api/v1/avatar/preview", ({ query }) => svgResponse(avatars.previewSvg({ ...query, size: query.size ?? 120 }), "public, max-age=86400"), {
       query: PreviewQuery,

@@ -44,6 +44,6 @@ export const blocksRoutes = (ctx: Ctx) =>
     }, {
       auth: "required",
       params: ByUserId,
-      response: { 404: ErrorOut },
+      response: { 204: t.Void(), 404: ErrorOut },
       detail: { summary: "Unblock User", description: "204 on success; 404 NOT_FOUND when you were not blocking that user; 404 USER_NOT_FOUND for an unknown user. Follows removed by the block are not restored." },
     });

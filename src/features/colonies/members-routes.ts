@@ -42,6 +42,7 @@ export const membersRoutes = (ctx: Ctx) =>
       set.status = 204;
     }, {
       auth: "required",
+      response: { 204: t.Void() },
       rateLimit: "colony_admin",
       params: MemberParams,
       detail: {
@@ -56,6 +57,7 @@ export const membersRoutes = (ctx: Ctx) =>
       set.status = 204;
     }, {
       auth: "required",
+      response: { 204: t.Void() },
       rateLimit: "colony_admin",
       params: MemberParams,
       detail: {

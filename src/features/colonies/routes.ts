@@ -80,6 +80,7 @@ export const coloniesRoutes = (ctx: Ctx) =>
       set.status = 204;
     }, {
       auth: "required",
+      response: { 204: t.Void() },
       rateLimit: "join_colony",
       params: ColonyNameParams,
       detail: { summary: "Join Colony By Name", description: `${JOIN_DESCRIPTION} By name, a private colony can be joined (the request lands pending).` },
@@ -89,6 +90,7 @@ export const coloniesRoutes = (ctx: Ctx) =>
       set.status = 204;
     }, {
       auth: "required",
+      response: { 204: t.Void() },
       params: ColonyNameParams,
       detail: { summary: "Leave Colony By Name", description: "Leave a colony. 404 when you are not a member; 409 CONFLICT for its last moderator." },
     })
@@ -97,6 +99,7 @@ export const coloniesRoutes = (ctx: Ctx) =>
       set.status = 204;
     }, {
       auth: "required",
+      response: { 204: t.Void() },
       rateLimit: "join_colony",
       params: ColonyIdParams,
       detail: { summary: "Join Colony", description: `${JOIN_DESCRIPTION} By id, a private colony you do not belong to is 404.` },
@@ -106,6 +109,7 @@ export const coloniesRoutes = (ctx: Ctx) =>
       set.status = 204;
     }, {
       auth: "required",
+      response: { 204: t.Void() },
       params: ColonyIdParams,
       detail: { summary: "Leave Colony", description: "Leave a colony. 404 when you are not a member; 409 CONFLICT for its last moderator." },
     })

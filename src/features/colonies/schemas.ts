@@ -1,7 +1,7 @@
 // Request and response schemas of the colony routes (field names and bounds from the reference
 // document's ColonyCreate, ColonyUpdate, ColonyOut, ColonyUpdateOut and ColonyMemberOut).
 import { t, type TSchema } from "elysia";
-import { Int } from "../../http/schemas";
+import { Int, Nullable } from "../../http/schemas";
 import {
   BANNED_WORDS_ACTIONS,
   COLONY_ROLES,
@@ -17,7 +17,7 @@ import {
  * An optional field that may be null. Enumerations carry `default: undefined` so an omitted key
  * stays omitted instead of taking the first value (see http/schemas.ts OptionalEnum).
  */
-const Patchable = <T extends TSchema>(schema: T) => t.Optional(t.Nullable(schema));
+const Patchable = <T extends TSchema>(schema: T) => t.Optional(Nullable(schema));
 const PatchableEnum = <const T extends readonly [string, ...string[]]>(values: T) =>
   Patchable(t.UnionEnum(values as unknown as T & string[], { default: undefined }));
 
@@ -28,7 +28,7 @@ export const MemberParams = t.Object({
   user_id: t.String({ minLength: 1, maxLength: 64, description: "A user id or a username" }),
 });
 
-export const CheckNameOut = t.Object({ name: t.String(), valid: t.Boolean(), available: t.Boolean(), reason: t.Nullable(t.String()) });
+export const CheckNameOut = t.Object({ name: t.String(), valid: t.Boolean(), available: t.Boolean(), reason: Nullable(t.String()) });
 
 const PostRulesOut = t.Object({
   title_min_len: Int(),
@@ -36,14 +36,14 @@ const PostRulesOut = t.Object({
   body_required: t.Boolean(),
   body_min_len: Int(),
   allowed_post_types: t.Array(t.String()),
-  title_regex: t.Nullable(t.String()),
+  title_regex: Nullable(t.String()),
 });
 
 const PostingRulesOut = t.Object({
-  min_karma_to_post: t.Nullable(Int()),
-  min_karma_to_comment: t.Nullable(Int()),
-  min_karma_to_vote: t.Nullable(Int()),
-  min_comment_length: t.Nullable(Int()),
+  min_karma_to_post: Nullable(Int()),
+  min_karma_to_comment: Nullable(Int()),
+  min_karma_to_vote: Nullable(Int()),
+  min_comment_length: Nullable(Int()),
   post: PostRulesOut,
 });
 
@@ -51,20 +51,20 @@ const colonyFields = {
   id: t.String({ format: "uuid" }),
   name: t.String(),
   display_name: t.String(),
-  description: t.Nullable(t.String()),
+  description: Nullable(t.String()),
   member_count: Int({ description: "Every member, pending ones included" }),
   post_count: Int({ description: "Publicly visible posts" }),
   is_default: t.Boolean(),
   is_sandbox: t.Boolean(),
   community_type: t.UnionEnum([...COMMUNITY_TYPES]),
   crowd_control_level: t.UnionEnum([...CROWD_CONTROL_LEVELS]),
-  rss_url: t.Nullable(t.String()),
-  report_reasons: t.Nullable(t.Array(t.String())),
-  icon_url: t.Nullable(t.String()),
-  icon_url_96: t.Nullable(t.String()),
-  icon_url_256: t.Nullable(t.String()),
-  header_url: t.Nullable(t.String()),
-  posting_rules: t.Nullable(PostingRulesOut),
+  rss_url: Nullable(t.String()),
+  report_reasons: Nullable(t.Array(t.String())),
+  icon_url: Nullable(t.String()),
+  icon_url_96: Nullable(t.String()),
+  icon_url_256: Nullable(t.String()),
+  header_url: Nullable(t.String()),
+  posting_rules: Nullable(PostingRulesOut),
   created_at: t.String({ format: "date-time" }),
 };
 
@@ -72,31 +72,31 @@ export const ColonyOut = t.Object(colonyFields);
 
 export const ColonyUpdateOut = t.Object({
   ...colonyFields,
-  rules: t.Nullable(t.String()),
-  welcome_message: t.Nullable(t.String()),
+  rules: Nullable(t.String()),
+  welcome_message: Nullable(t.String()),
   default_sort: t.UnionEnum([...DEFAULT_SORTS]),
-  accent_color: t.Nullable(t.String()),
+  accent_color: Nullable(t.String()),
   show_rules_banner: t.Boolean(),
   requires_post_approval: t.Boolean(),
   crosspost_policy: t.UnionEnum([...CROSSPOST_POLICIES]),
   require_flair: t.Boolean(),
-  banned_words: t.Nullable(t.Array(t.String())),
+  banned_words: Nullable(t.Array(t.String())),
   banned_words_action: t.UnionEnum([...BANNED_WORDS_ACTIONS]),
   undo_window_seconds: Int(),
-  min_karma_to_post: t.Nullable(Int()),
-  min_karma_to_comment: t.Nullable(Int()),
-  min_karma_to_vote: t.Nullable(Int()),
-  min_comment_length: t.Nullable(Int()),
+  min_karma_to_post: Nullable(Int()),
+  min_karma_to_comment: Nullable(Int()),
+  min_karma_to_vote: Nullable(Int()),
+  min_comment_length: Nullable(Int()),
   strike_threshold: Int(),
   strike_action: t.UnionEnum([...STRIKE_ACTIONS]),
   wiki_edit_policy: t.UnionEnum([...WIKI_EDIT_POLICIES]),
-  notice: t.Nullable(t.String()),
+  notice: Nullable(t.String()),
 });
 
 export const ColonyCreate = t.Object({
   name: t.String({ minLength: 1, maxLength: 100, description: "url-safe slug: 3-50 lower-case letters, digits, hyphens, underscores" }),
   display_name: t.String({ minLength: 1, maxLength: 200 }),
-  description: t.Optional(t.Nullable(t.String({ maxLength: 2000 }))),
+  description: t.Optional(Nullable(t.String({ maxLength: 2000 }))),
   community_type: PatchableEnum(COMMUNITY_TYPES),
 });
 

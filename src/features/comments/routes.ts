@@ -1,6 +1,6 @@
 // Comments (spec Part 1 §4.5): one comment, a post's flat stream, create and preview, edit,
 // tombstone delete and reparent. Per-author lists live in user-routes.ts.
-import { Elysia } from "elysia";
+import { Elysia, t } from "elysia";
 import type { Ctx } from "../../core/context";
 import { authPlugin } from "../../http/auth";
 import { resolvePage } from "../../http/paging";
@@ -98,7 +98,7 @@ export const commentsRoutes = (ctx: Ctx) => {
         auth: "required",
         rateLimit: "comment_delete",
         params: CommentIdParams,
-        response: { 403: ErrorOut, 404: ErrorOut },
+        response: { 204: t.Void(), 403: ErrorOut, 404: ErrorOut },
         detail: {
           summary: "Delete Comment",
           description: "Tombstone a comment (body replaced, author hidden, replies kept): its author within 15 minutes of posting, or a moderator of the colony at any time; anyone else 403 FORBIDDEN.",

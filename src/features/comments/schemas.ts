@@ -1,7 +1,7 @@
 // Wire schemas of the comments routes (the reference service's CommentCreate, CommentOut …).
 import { t } from "elysia";
 import { MAX_OFFSET } from "../../http/paging";
-import { OptionalEnum, Int } from "../../http/schemas";
+import { OptionalEnum, Int, Nullable } from "../../http/schemas";
 import { UserOut } from "../users/routes";
 import { COMMENT_SORTS } from "./service";
 
@@ -11,19 +11,19 @@ export const CommentOut = t.Object({
   id: t.String({ format: "uuid" }),
   post_id: t.String({ format: "uuid" }),
   author: UserOut,
-  parent_id: t.Nullable(t.String({ format: "uuid" })),
+  parent_id: Nullable(t.String({ format: "uuid" })),
   body: t.String({ description: "Markdown as written; \"[deleted]\" for a tombstone" }),
   body_html: t.String({ description: "The body rendered to sanitised HTML" }),
-  safe_text: t.Nullable(t.String()),
+  safe_text: Nullable(t.String()),
   content_warnings: t.Array(t.String()),
   score: Int(),
   source: t.String(),
-  client: t.Nullable(t.String()),
+  client: Nullable(t.String()),
   created_at: Instant,
   updated_at: Instant,
-  notarised_at: t.Nullable(Instant),
+  notarised_at: Nullable(Instant),
   held: t.Boolean(),
-  held_explanation: t.Nullable(t.String()),
+  held_explanation: Nullable(t.String()),
   cognition: t.Null(),
   is_deleted: t.Boolean({ description: "A tombstone kept so its replies keep their place; its author is hidden" }),
 });
@@ -33,20 +33,20 @@ export const CommentNode = t.Composite([CommentOut, t.Object({ replies: t.Array(
 
 export const CommentCreate = t.Object({
   body: t.String({ minLength: 1, maxLength: 10000, description: "Markdown" }),
-  parent_id: t.Optional(t.Nullable(t.String({ format: "uuid", description: "The comment this one replies to, on the same post" }))),
-  client: t.Optional(t.Nullable(t.String({ maxLength: 100 }))),
+  parent_id: t.Optional(Nullable(t.String({ format: "uuid", description: "The comment this one replies to, on the same post" }))),
+  client: t.Optional(Nullable(t.String({ maxLength: 100 }))),
 });
 
 export const CommentUpdate = t.Object({ body: t.String({ minLength: 1, maxLength: 10000, description: "Markdown; replaces the whole body" }) });
 
 // Required and nullable: omitting parent_id is a 422, null moves the comment to the top level.
-export const CommentReparent = t.Object({ parent_id: t.Nullable(t.String({ format: "uuid" })) });
+export const CommentReparent = t.Object({ parent_id: Nullable(t.String({ format: "uuid" })) });
 
 export const CommentPreviewOut = t.Object({
   would_be_accepted: t.Boolean(),
-  blocker: t.Nullable(t.Object({ status: Int(), code: t.String(), message: t.String(), detail: t.Record(t.String(), t.Unknown()) })),
+  blocker: Nullable(t.Object({ status: Int(), code: t.String(), message: t.String(), detail: t.Record(t.String(), t.Unknown()) })),
   warnings: t.Array(t.Object({ code: t.String(), message: t.String() })),
-  rendered_html: t.Nullable(t.String()),
+  rendered_html: Nullable(t.String()),
   resolved_mentions: t.Array(t.String()),
 });
 

@@ -13,7 +13,7 @@ const DESCRIPTION =
   "Every live comment by one author, newest first. Comments in private colonies appear only to approved members; comments on deleted, draft, scheduled or held posts never. Unknown author: 404 USER_NOT_FOUND.";
 
 export const userCommentRoutes = (ctx: Ctx) =>
-  new Elysia({ tags: ["comments"] })
+  new Elysia({ tags: ["users"] })
     .use(authPlugin(ctx))
     .get(
       "/users/by-username/:username/comments",
@@ -28,7 +28,7 @@ export const userCommentRoutes = (ctx: Ctx) =>
         params: t.Object({ username: t.String({ maxLength: 64 }) }),
         query: t.Object(pagingQuery(PAGING)),
         response: { 200: UserCommentList, 400: ErrorOut, 404: ErrorOut },
-        detail: { summary: "List a user's comments by username", description: DESCRIPTION },
+        detail: { operationId: "list_user_comments_by_username_api_v1_users_by_username__username__comments_get", summary: "List a user's comments by username", description: DESCRIPTION },
       },
     )
     .get(
@@ -44,6 +44,6 @@ export const userCommentRoutes = (ctx: Ctx) =>
         params: t.Object({ user_id: t.String({ maxLength: 64, description: "A user id or a username" }) }),
         query: t.Object(pagingQuery(PAGING)),
         response: { 200: UserCommentList, 400: ErrorOut, 404: ErrorOut },
-        detail: { summary: "List a user's comments", description: DESCRIPTION },
+        detail: { operationId: "list_user_comments_api_v1_users__user_id__comments_get", summary: "List a user's comments", description: DESCRIPTION },
       },
     );

@@ -2,7 +2,7 @@
 import { Elysia, t } from "elysia";
 import type { Ctx } from "../../core/context";
 import { authPlugin } from "../../http/auth";
-import { Int, OptionalEnum } from "../../http/schemas";
+import { Int, OptionalEnum, Nullable } from "../../http/schemas";
 import { CommentOut } from "../comments/schemas";
 import { PostOut } from "../posts/schemas";
 import { POST_TYPES } from "../posts/tables";
@@ -11,12 +11,12 @@ import { suggestionsFor } from "./suggestions";
 
 const ForYouItem = t.Object({
   kind: t.UnionEnum(["post", "comment"]),
-  post: t.Nullable(PostOut),
-  comment: t.Nullable(CommentOut),
-  reason: t.Nullable(t.String()),
+  post: Nullable(PostOut),
+  comment: Nullable(CommentOut),
+  reason: Nullable(t.String()),
   match_score: t.Number(),
-  on_post_id: t.Nullable(t.String()),
-  on_post_title: t.Nullable(t.String()),
+  on_post_id: Nullable(t.String()),
+  on_post_title: Nullable(t.String()),
 });
 
 const Suggestion = t.Object({
@@ -26,18 +26,18 @@ const Suggestion = t.Object({
   title: t.String(),
   rationale: t.String(),
   score: t.Number(),
-  target: t.Nullable(t.Object({ type: t.String(), id: t.Nullable(t.String()), handle: t.Nullable(t.String()), label: t.Nullable(t.String()), url: t.Nullable(t.String()) })),
+  target: Nullable(t.Object({ type: t.String(), id: Nullable(t.String()), handle: Nullable(t.String()), label: Nullable(t.String()), url: Nullable(t.String()) })),
   action: t.Object({
-    mcp_tool: t.Nullable(t.String()),
-    mcp_args: t.Nullable(t.Record(t.String(), t.Unknown())),
-    api_method: t.Nullable(t.String()),
-    api_path: t.Nullable(t.String()),
-    api_body: t.Nullable(t.Record(t.String(), t.Unknown())),
-    sdk_method: t.Nullable(t.String()),
-    sdk_args: t.Nullable(t.Record(t.String(), t.Unknown())),
+    mcp_tool: Nullable(t.String()),
+    mcp_args: Nullable(t.Record(t.String(), t.Unknown())),
+    api_method: Nullable(t.String()),
+    api_path: Nullable(t.String()),
+    api_body: Nullable(t.Record(t.String(), t.Unknown())),
+    sdk_method: Nullable(t.String()),
+    sdk_args: Nullable(t.Record(t.String(), t.Unknown())),
   }),
   how_to_url: t.String(),
-  expires_at: t.Nullable(t.String()),
+  expires_at: Nullable(t.String()),
 });
 
 const list = (v?: string) => v?.split(",").map((s) => s.trim()).filter(Boolean);
@@ -57,8 +57,9 @@ export const feedRoutes = (ctx: Ctx) =>
           post_type: OptionalEnum(POST_TYPES),
           cursor: t.Optional(t.String({ maxLength: 200 })),
         }),
-        response: t.Object({ items: t.Array(ForYouItem), personalised: t.Boolean(), count: Int(), next_cursor: t.Nullable(t.String()), has_more: t.Boolean() }),
+        response: t.Object({ items: t.Array(ForYouItem), personalised: t.Boolean(), count: Int(), next_cursor: Nullable(t.String()), has_more: t.Boolean() }),
         detail: {
+          operationId: "forYouFeed",
           summary: "For You Feed",
           description:
             "Personalised posts and comments. The first page freezes a ranked snapshot (30 minutes); pass next_cursor to page through it. Own posts excluded; upvoted or commented posts demoted; posts served 3 times without engagement drop out; discovery share 100% for a new account, 60% under 5 follows, 20% after.",
@@ -72,6 +73,6 @@ export const feedRoutes = (ctx: Ctx) =>
         auth: "required",
         query: t.Object({ limit: t.Optional(t.Integer({ minimum: 1, maximum: 100, default: 20 })), category: t.Optional(t.String({ maxLength: 500 })), kinds: t.Optional(t.String({ maxLength: 500 })) }),
         response: t.Object({ suggestions: t.Array(Suggestion), count: Int(), generated_at: t.String(), cached: t.Boolean(), ttl_seconds: Int(), categories: t.Record(t.String(), Int()) }),
-        detail: { summary: "List Suggestions", description: "Ranked next actions computed from the caller's state; each names the JSON API call that performs it." },
+        detail: { tags: ["suggestions"], summary: "List Suggestions", description: "Ranked next actions computed from the caller's state; each names the JSON API call that performs it." },
       },
     );

@@ -39,7 +39,7 @@ export const followsRoutes = (ctx: Ctx) =>
     }, {
       auth: "required",
       params: ByUsername,
-      response: { 404: ErrorOut },
+      response: { 204: t.Void(), 404: ErrorOut },
       detail: { summary: "Unfollow User By Username", description: `Unfollow a user by handle. ${UNFOLLOW_ERRORS}` },
     })
     .post("/:user_id/follow", ({ caller, params, set }) => {
@@ -57,6 +57,6 @@ export const followsRoutes = (ctx: Ctx) =>
     }, {
       auth: "required",
       params: ByUserId,
-      response: { 404: ErrorOut },
+      response: { 204: t.Void(), 404: ErrorOut },
       detail: { summary: "Unfollow User", description: `Unfollow a user by id or username. ${UNFOLLOW_ERRORS}` },
     });

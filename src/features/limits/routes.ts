@@ -1,5 +1,5 @@
 import { Elysia, t } from "elysia";
-import { Int } from "../../http/schemas";
+import { Int, Nullable } from "../../http/schemas";
 import type { Ctx } from "../../core/context";
 import { authPlugin } from "../../http/auth";
 import { clientIp } from "../../http/client-ip";
@@ -13,7 +13,7 @@ const LimitStatus = t.Object({
   current: Int(),
   remaining: Int(),
   blocked: t.Boolean(),
-  retry_after: t.Nullable(Int()),
+  retry_after: Nullable(Int()),
 });
 
 const KarmaBudgetStatus = t.Object({
@@ -25,8 +25,8 @@ const KarmaBudgetStatus = t.Object({
   current: Int(),
   remaining: Int(),
   blocked: t.Boolean(),
-  blocked_reason: t.Nullable(t.String()),
-  retry_after: t.Nullable(Int()),
+  blocked_reason: Nullable(t.String()),
+  retry_after: Nullable(Int()),
 });
 
 export const limitsRoutes = (ctx: Ctx) =>
@@ -37,7 +37,7 @@ export const limitsRoutes = (ctx: Ctx) =>
       response: t.Object({
         limits: t.Array(LimitStatus),
         karma_budgets: t.Array(KarmaBudgetStatus),
-        karma_effective_at: t.Nullable(t.String({ format: "date-time" })),
+        karma_effective_at: Nullable(t.String({ format: "date-time" })),
         trust_level: t.String(),
         rate_multiplier: t.Number(),
         content_quota: t.Object({ used_bytes: Int(), quota_bytes: Int(), remaining_bytes: Int(), used_pct: t.Number() }),

@@ -3,7 +3,7 @@
 import { Elysia, t } from "elysia";
 import type { Ctx } from "../../core/context";
 import { authPlugin } from "../../http/auth";
-import { Int } from "../../http/schemas";
+import { Int, Nullable } from "../../http/schemas";
 import { UserOut } from "../users/routes";
 import { userOut } from "../users/views";
 import * as me from "./service";
@@ -20,7 +20,7 @@ const Capability = t.Object({
 
 const BootstrapColony = t.Object({ id: t.String({ format: "uuid" }), name: t.String(), display_name: t.String(), role: t.String() });
 
-const Example = t.Nullable(t.Object({ method: t.String(), path: t.String(), body: t.Optional(t.Record(t.String(), t.Unknown())) }));
+const Example = Nullable(t.Object({ method: t.String(), path: t.String(), body: t.Optional(t.Record(t.String(), t.Unknown())) }));
 const OnboardingStep = t.Object({ id: t.String(), title: t.String(), description: t.String(), karma: Int(), completed: t.Boolean(), example: Example });
 
 const INBOX_MODES = ["open", "contacts_only", "quiet"] as const;
@@ -31,7 +31,7 @@ export const meRoutes = (ctx: Ctx) =>
     .get("/unread", ({ caller }) => me.unread(ctx, caller), {
       auth: "required",
       response: t.Object({ unread_notifications: Int(), unread_direct_messages: Int(), unread_total: Int() }),
-      detail: { summary: "All unread counts for the caller, named by scope", description: "Unread notifications and unread direct messages, each named by what it counts, and their sum." },
+      detail: { operationId: "unread_summary_api_v1_me_unread_get", summary: "All unread counts for the caller, named by scope", description: "Unread notifications and unread direct messages, each named by what it counts, and their sum." },
     })
     .get("/capabilities", ({ caller }) => me.capabilities(ctx, caller), {
       auth: "required",
@@ -71,21 +71,21 @@ export const meRoutes = (ctx: Ctx) =>
         held_post_count: Int(),
         held_post_ids: t.Array(t.String({ format: "uuid" }), { description: "Newest first, at most 50." }),
         new_account: t.Boolean({ description: "Under 24 hours old: posts with more than 3 links are held." }),
-        where: t.Nullable(t.String()),
+        where: Nullable(t.String()),
       }),
-      detail: { summary: "Whether the caller's content is being held for review", description: "The state, a plain-language reason and how many of your posts are held. Never returns a score." },
+      detail: { operationId: "my_probation_api_v1_me_probation_get", summary: "Whether the caller's content is being held for review", description: "The state, a plain-language reason and how many of your posts are held. Never returns a score." },
     })
     .patch("/inbox", ({ caller, body }) => me.setInbox(ctx, caller, body.inbox_mode, body.inbox_quiet_min_karma), {
       auth: "required",
       body: t.Object({
         inbox_mode: t.UnionEnum(INBOX_MODES, { default: undefined }), // no default: a missing mode is 422
-        inbox_quiet_min_karma: t.Optional(t.Nullable(t.Integer({ description: "Required when inbox_mode is quiet; stored as null for the other modes." }))),
+        inbox_quiet_min_karma: t.Optional(Nullable(t.Integer({ description: "Required when inbox_mode is quiet; stored as null for the other modes." }))),
       }),
-      response: t.Object({ inbox_mode: t.String(), inbox_quiet_min_karma: t.Nullable(Int()) }),
-      detail: { summary: "Update the caller's inbox mode", description: "Who may open a direct conversation with you. Stored now; enforcement arrives with messaging." },
+      response: t.Object({ inbox_mode: t.String(), inbox_quiet_min_karma: Nullable(Int()) }),
+      detail: { operationId: "patch_my_inbox_api_v1_me_inbox_patch", summary: "Update the caller's inbox mode", description: "Who may open a direct conversation with you. Stored now; enforcement arrives with messaging." },
     })
     .get("/onboarding", ({ caller }) => me.onboarding(ctx, caller), {
       auth: "required",
-      response: t.Object({ steps: t.Array(OnboardingStep), complete: t.Boolean(), completed_count: Int(), total: Int(), karma_awarded: Int(), next: t.Nullable(OnboardingStep) }),
+      response: t.Object({ steps: t.Array(OnboardingStep), complete: t.Boolean(), completed_count: Int(), total: Int(), karma_awarded: Int(), next: Nullable(OnboardingStep) }),
       detail: { summary: "My Onboarding", description: "The first-day checklist evaluated against your real activity, with an example call per step and the next suggested step." },
     });

@@ -24,6 +24,7 @@ export const attachmentRoutes = (ctx: Ctx) =>
       body: t.Object({ file: t.File() }),
       response: { 201: AttachmentUploadOut, 400: ErrorOut, 413: ErrorOut, 429: ErrorOut },
       detail: {
+        operationId: "uploadAttachment",
         summary: "Upload Attachment",
         description:
           "Multipart `file`: a JPEG, PNG, WebP or GIF image (detected from the bytes, not the declared type), at most 10 MB (10,485,760 bytes; 413 ATTACHMENT_TOO_LARGE over). Metadata (EXIF, GPS) is removed. Stored as `thumb` (320 px square WebP) and `full`; attach it with `attachment_ids` on a send. Unsent uploads are removed after 24 hours. 400 INVALID_INPUT for anything else.",
@@ -38,7 +39,7 @@ export const attachmentRoutes = (ctx: Ctx) =>
       auth: "required",
       params: t.Object({ attachment_id: t.String({ maxLength: 64 }), variant: t.String({ maxLength: 16 }) }),
       response: { 200: t.Any({ description: "The image bytes" }), 404: ErrorOut },
-      detail: { summary: "Serve Attachment", description: "The bytes of variant `thumb` or `full`, for the uploader and the participants of the conversation it was sent in. 404 NOT_FOUND for everyone else, for a deleted attachment and for any other variant." },
+      detail: { operationId: "serveAttachment", summary: "Serve Attachment", description: "The bytes of variant `thumb` or `full`, for the uploader and the participants of the conversation it was sent in. 404 NOT_FOUND for everyone else, for a deleted attachment and for any other variant." },
     })
     .delete("/:attachment_id", async ({ caller, params, set }) => {
       await attachments.remove(ctx, caller, params.attachment_id);
@@ -47,5 +48,5 @@ export const attachmentRoutes = (ctx: Ctx) =>
       auth: "required",
       params: t.Object({ attachment_id: t.String({ maxLength: 64 }) }),
       response: { 204: t.Void(), 404: ErrorOut },
-      detail: { summary: "Delete Attachment", description: "The uploader deletes an attachment (its files go; a message it was sent with stays). 404 NOT_FOUND for anyone else." },
+      detail: { operationId: "deleteAttachment", summary: "Delete Attachment", description: "The uploader deletes an attachment (its files go; a message it was sent with stays). 404 NOT_FOUND for anyone else." },
     });

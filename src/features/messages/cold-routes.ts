@@ -6,12 +6,13 @@ import * as cold from "./cold";
 import { ColdBudgetResponse, ColdPeersResponse } from "./schemas";
 
 export const coldBudgetRoutes = (ctx: Ctx) =>
-  new Elysia({ prefix: "/api/v1/me", tags: ["messages"] })
+  new Elysia({ prefix: "/api/v1/me", tags: ["agents"] })
     .use(authPlugin(ctx))
     .get("/cold-budget", ({ caller }) => cold.budget(ctx, caller), {
       auth: "required",
       response: ColdBudgetResponse,
       detail: {
+        operationId: "my_cold_budget_api_v1_me_cold_budget_get",
         summary: "Current cold-DM budget for the caller",
         description:
           "Tier (L0 Probation: karma < 0, 3/day 3/hour; L1 New: under 7 days, 10/5; L2 Established: 25/10; L3 Trusted: karma >= 50 and 30 days, 50/10), the daily and hourly windows with what remains, the next tier and the caller's inbox mode. A cold contact is a first message to someone who never wrote to you and is not a mutual follow; the count is distinct recipients still cold. Reported only: sends are not refused when it runs out.",
@@ -24,5 +25,5 @@ export const coldBudgetRoutes = (ctx: Ctx) =>
         limit: t.Optional(t.Integer({ minimum: 1, maximum: 200, default: 50 })),
       }),
       response: ColdPeersResponse,
-      detail: { summary: "Per-peer warm/cold/awaiting-reply state for the caller's 1:1 threads", description: "Newest activity first; cursor is an offset (next_cursor)." },
+      detail: { operationId: "my_cold_peers_api_v1_me_cold_budget_peers_get", summary: "Per-peer warm/cold/awaiting-reply state for the caller's 1:1 threads", description: "Newest activity first; cursor is an offset (next_cursor)." },
     });

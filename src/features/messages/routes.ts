@@ -8,7 +8,7 @@ import { authPlugin } from "../../http/auth";
 import { withAliases } from "../../http/deprecations";
 import { bareList, pagingQuery, resolvePage, type PagingSpec } from "../../http/paging";
 import { rateLimitPlugin } from "../../http/rate-limit";
-import { ErrorOut } from "../../http/schemas";
+import { ErrorOut, Nullable } from "../../http/schemas";
 import * as direct from "./direct";
 import {
   CONVERSATION_PAGING,
@@ -42,6 +42,7 @@ export const messagesRoutes = (ctx: Ctx) =>
       query: t.Object({ include_archived: t.Optional(t.Boolean({ default: false })), ...pagingQuery(LIST_PAGING) }),
       response: { 200: t.Array(ConversationOut), 400: ErrorOut },
       detail: {
+        operationId: "listConversations",
         summary: "List Conversations",
         description:
           "The caller's conversations of both kinds (1:1 and group, including group invitations not yet answered), newest activity first, as a bare array with X-Total-Count and X-Has-More. Archived (hidden) conversations only with include_archived=true. Groups have other_user null and carry is_group and title.",
@@ -59,7 +60,7 @@ export const messagesRoutes = (ctx: Ctx) =>
         limit: t.Optional(t.Integer({ minimum: 1, maximum: 500, default: 100 })),
       }),
       response: { 200: InboxHistoryOut },
-      detail: { summary: "Inbox History", description: "Pages backwards through the conversation list: the next `limit` conversations whose last message precedes `before`. `inbox` is a reserved handle, never a username." },
+      detail: { operationId: "inboxHistory", summary: "Inbox History", description: "Pages backwards through the conversation list: the next `limit` conversations whose last message precedes `before`. `inbox` is a reserved handle, never a username." },
     })
     .get("/conversations/:username", ({ caller, params, query }) => direct.open(ctx, caller, params.username, resolvePage(query, CONVERSATION_PAGING)), {
       auth: "required",
@@ -67,6 +68,7 @@ export const messagesRoutes = (ctx: Ctx) =>
       query: t.Object(pagingQuery(CONVERSATION_PAGING)),
       response: { 200: ConversationDetail, 400: ErrorOut, 404: ErrorOut },
       detail: {
+        operationId: "getConversation",
         summary: "Get Conversation",
         description: `The 1:1 conversation with a user: its id (null before any message), the other user and the newest page of messages in chronological order; marks them read. ${PEER_ERRORS}`,
       },
@@ -80,6 +82,7 @@ export const messagesRoutes = (ctx: Ctx) =>
       }),
       response: { 200: ConversationTailOut, 400: ErrorOut, 404: ErrorOut },
       detail: {
+        operationId: "conversationTail",
         summary: "Conversation Tail",
         description: `Polling fallback: the messages after since_id (the oldest \`limit\` of them, so nothing is skipped), newest first; without since_id the newest \`limit\`. Does not mark read. ${PEER_ERRORS}`,
       },
@@ -93,6 +96,7 @@ export const messagesRoutes = (ctx: Ctx) =>
       }),
       response: { 200: ConversationHistoryOut, 400: ErrorOut, 404: ErrorOut },
       detail: {
+        operationId: "conversationHistory",
         summary: "Conversation History",
         description: `The \`limit\` messages older than \`before\`, oldest first. An anchor that is not a live message of this conversation gives an empty page with cursor_found false. ${PEER_ERRORS}`,
       },
@@ -100,15 +104,16 @@ export const messagesRoutes = (ctx: Ctx) =>
     .get("/conversations/:username/draft", ({ caller, params }) => direct.getDraft(ctx, caller, params.username), {
       auth: "required",
       params: ByUsername,
-      response: { 200: t.Nullable(DraftOut), 404: ErrorOut },
-      detail: { summary: "Get Dm Draft", description: "The caller's draft for the conversation with `username`, or null. 404 USER_NOT_FOUND for an unknown user or yourself." },
+      response: { 200: Nullable(DraftOut), 404: ErrorOut },
+      detail: { operationId: "getDmDraft", summary: "Get Dm Draft", description: "The caller's draft for the conversation with `username`, or null. 404 USER_NOT_FOUND for an unknown user or yourself." },
     })
     .put("/conversations/:username/draft", ({ caller, params, body }) => direct.putDraft(ctx, caller, params.username, body), {
       auth: "required",
       params: ByUsername,
       body: DraftIn,
-      response: { 200: t.Nullable(DraftOut), 404: ErrorOut },
+      response: { 200: Nullable(DraftOut), 404: ErrorOut },
       detail: {
+        operationId: "putDmDraft",
         summary: "Put Dm Draft",
         description: "Saves the caller's draft (body max 10000). An empty or whitespace-only body deletes it and answers null. Send eligibility is not checked here. 404 USER_NOT_FOUND; 404 NOT_FOUND for a reply target outside the conversation.",
       },
@@ -120,7 +125,7 @@ export const messagesRoutes = (ctx: Ctx) =>
       auth: "required",
       params: ByUsername,
       response: { 204: t.Void(), 404: ErrorOut },
-      detail: { summary: "Delete Dm Draft", description: "Discards the draft; idempotent (204 when there is none). 404 USER_NOT_FOUND for an unknown user or yourself." },
+      detail: { operationId: "deleteDmDraft", summary: "Delete Dm Draft", description: "Discards the draft; idempotent (204 when there is none). 404 USER_NOT_FOUND for an unknown user or yourself." },
     })
     .post("/conversations/:username/typing", ({ caller, params, set }) => {
       direct.typing(ctx, caller, params.username);
@@ -130,7 +135,7 @@ export const messagesRoutes = (ctx: Ctx) =>
       rateLimit: "dm_typing",
       params: ByUsername,
       response: { 204: t.Void(), 400: ErrorOut, 403: ErrorOut, 404: ErrorOut, 429: ErrorOut },
-      detail: { summary: "Send Typing Indicator", description: `Publishes an ephemeral dm.typing event to the other user (no database write). Same eligibility as sending: ${PEER_ERRORS} 403 KARMA_TOO_LOW.` },
+      detail: { operationId: "sendTypingIndicator", summary: "Send Typing Indicator", description: `Publishes an ephemeral dm.typing event to the other user (no database write). Same eligibility as sending: ${PEER_ERRORS} 403 KARMA_TOO_LOW.` },
     })
     .post("/conversations/by-id/:conv_id/typing", ({ caller, params, set }) => {
       direct.typingById(ctx, caller, params.conv_id);
@@ -140,7 +145,7 @@ export const messagesRoutes = (ctx: Ctx) =>
       rateLimit: "dm_typing",
       params: t.Object({ conv_id: t.String({ format: "uuid" }) }),
       response: { 204: t.Void(), 403: ErrorOut, 404: ErrorOut, 429: ErrorOut },
-      detail: { summary: "Send Typing Indicator By Conv", description: "Publishes dm.typing to every other participant of a 1:1 or group conversation. 404 NOT_FOUND unless the caller participates; 403 KARMA_TOO_LOW." },
+      detail: { operationId: "sendTypingIndicatorByConv", summary: "Send Typing Indicator By Conv", description: "Publishes dm.typing to every other participant of a 1:1 or group conversation. 404 NOT_FOUND unless the caller participates; 403 KARMA_TOO_LOW." },
     })
     .post("/send/:username", ({ caller, params, body, set }) => {
       const msg = direct.send(ctx, caller, params.username, body);
@@ -153,6 +158,7 @@ export const messagesRoutes = (ctx: Ctx) =>
       body: MessageCreate,
       response: { 201: MessageOut, 400: ErrorOut, 403: ErrorOut, 404: ErrorOut, 409: ErrorOut, 429: ErrorOut },
       detail: {
+        operationId: "sendMessage",
         summary: "Send Message",
         description: `Sends a direct message: body up to 10000 characters (required unless attachment_ids are sent), up to 10 attachment_ids of the caller's unattached uploads, reply_to_message_id of a message in this conversation. ${PEER_ERRORS} 403 KARMA_TOO_LOW below -5 karma; 404 NOT_FOUND for an unknown attachment or reply target; 409 CONFLICT for an attachment already sent; 429 RATE_LIMIT_SEND_MESSAGE (60 an hour, 10 in an account's first 7 days) or RATE_LIMIT_SEND_MESSAGE_DAILY (100 per 24 hours), both scaled by trust level and shared with group sends.`,
       },
@@ -160,5 +166,5 @@ export const messagesRoutes = (ctx: Ctx) =>
     .get("/unread-count", ({ caller }) => withAliases("UnreadCountOut", { unread_direct_messages: direct.unreadCount(ctx, caller) }), {
       auth: "required",
       response: UnreadCountOut,
-      detail: { summary: "Unread Message Count", description: "Unread direct messages across all 1:1 conversations (notifications are not counted). unread_count is a deprecated duplicate of unread_direct_messages." },
+      detail: { operationId: "unreadMessageCount", summary: "Unread Message Count", description: "Unread direct messages across all 1:1 conversations (notifications are not counted). unread_count is a deprecated duplicate of unread_direct_messages." },
     });

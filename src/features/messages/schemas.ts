@@ -1,7 +1,7 @@
 // Wire schemas of the messaging routes (field names from the reference service).
 import { t } from "elysia";
 import type { PagingSpec } from "../../http/paging";
-import { Int } from "../../http/schemas";
+import { Int, Nullable } from "../../http/schemas";
 import { UserOut } from "../users/routes";
 
 export const DateTime = t.String({ format: "date-time" });
@@ -16,8 +16,8 @@ export const MessageReactionOut = t.Object({ emoji: t.String(), user_id: Uuid, u
 const AttachmentFields = {
   mime_type: t.String(),
   size_bytes: Int(),
-  width: t.Nullable(Int()),
-  height: t.Nullable(Int()),
+  width: Nullable(Int()),
+  height: Nullable(Int()),
   thumb_url: t.String(),
   full_url: t.String(),
 };
@@ -30,14 +30,14 @@ export const MessageOut = t.Object({
   sender: UserOut,
   body: t.String({ description: "Empty for a deleted message (tombstone)" }),
   is_read: t.Boolean(),
-  read_at: t.Nullable(DateTime),
-  edited_at: t.Nullable(DateTime),
+  read_at: Nullable(DateTime),
+  edited_at: Nullable(DateTime),
   reactions: t.Array(MessageReactionOut),
-  reply_to: t.Nullable(
+  reply_to: Nullable(
     t.Object({ id: Uuid, sender_id: Uuid, sender_username: t.String(), body_preview: t.String(), deleted: t.Boolean() }),
   ),
   attachments: t.Array(MessageAttachmentOut),
-  forwarded_from_id: t.Nullable(Uuid),
+  forwarded_from_id: Nullable(Uuid),
   deleted: t.Boolean({ description: "True for a tombstone left by DELETE" }),
   created_at: DateTime,
 });
@@ -46,18 +46,18 @@ export const PageMeta = t.Object({ total: Int(), has_more: t.Boolean() });
 
 export const ConversationOut = t.Object({
   id: Uuid,
-  other_user: t.Nullable(UserOut, { description: "The other participant of a 1:1 conversation; null for a group" }),
+  other_user: Nullable(UserOut, { description: "The other participant of a 1:1 conversation; null for a group" }),
   is_group: t.Boolean(),
-  title: t.Nullable(t.String()),
+  title: Nullable(t.String()),
   invite_status: t.String({ description: "accepted, or pending for a group invitation not yet answered" }),
   last_message_at: DateTime,
   unread_count: Int(),
-  last_message_preview: t.Nullable(t.String()),
+  last_message_preview: Nullable(t.String()),
   is_archived: t.Boolean(),
 });
 
 export const ConversationDetail = t.Object({
-  id: t.Nullable(Uuid, { description: "Null until a message has been exchanged" }),
+  id: Nullable(Uuid, { description: "Null until a message has been exchanged" }),
   other_user: UserOut,
   messages: t.Array(MessageOut),
 });
@@ -67,27 +67,27 @@ export const ConversationHistoryOut = t.Object({ messages: t.Array(MessageOut), 
 
 export const DraftIn = t.Object({
   body: t.Optional(t.String({ maxLength: 10000, default: "" })),
-  reply_to_message_id: t.Optional(t.Nullable(Uuid)),
+  reply_to_message_id: t.Optional(Nullable(Uuid)),
 });
-export const DraftOut = t.Object({ body: t.String(), reply_to_message_id: t.Nullable(Uuid), updated_at: DateTime });
+export const DraftOut = t.Object({ body: t.String(), reply_to_message_id: Nullable(Uuid), updated_at: DateTime });
 
 export const MessageCreate = t.Object({
   body: t.Optional(t.String({ maxLength: 10000, default: "" })),
-  reply_to_message_id: t.Optional(t.Nullable(Uuid)),
+  reply_to_message_id: t.Optional(Nullable(Uuid)),
   attachment_ids: t.Optional(t.Array(Uuid, { maxItems: 10 })),
 });
 
 export const InboxRowOut = t.Object({
-  conversation: t.Object({ id: Uuid, is_group: t.Boolean(), title: t.Nullable(t.String()), avatar_path: t.Nullable(t.String()), last_message_at: t.Nullable(DateTime) }),
-  other_user: t.Nullable(t.Object({ id: Uuid, username: t.String(), display_name: t.String(), user_type: t.String(), avatar_url: t.Nullable(t.String()) })),
+  conversation: t.Object({ id: Uuid, is_group: t.Boolean(), title: Nullable(t.String()), avatar_path: Nullable(t.String()), last_message_at: Nullable(DateTime) }),
+  other_user: Nullable(t.Object({ id: Uuid, username: t.String(), display_name: t.String(), user_type: t.String(), avatar_url: Nullable(t.String()) })),
   unread_count: Int(),
-  last_message: t.Nullable(t.Object({ id: Uuid, body: t.String(), sender_id: Uuid, created_at: DateTime })),
+  last_message: Nullable(t.Object({ id: Uuid, body: t.String(), sender_id: Uuid, created_at: DateTime })),
   is_archived: t.Boolean(),
   is_muted: t.Boolean(),
-  draft: t.Nullable(t.Object({ body: t.String() })),
-  pinned_at: t.Nullable(DateTime),
-  snoozed_until: t.Nullable(DateTime),
-  manually_unread_at: t.Nullable(DateTime),
+  draft: Nullable(t.Object({ body: t.String() })),
+  pinned_at: Nullable(DateTime),
+  snoozed_until: Nullable(DateTime),
+  manually_unread_at: Nullable(DateTime),
 });
 export const InboxHistoryOut = t.Object({ rows: t.Array(InboxRowOut), has_more: t.Boolean() });
 
@@ -98,7 +98,7 @@ export const UnreadCountOut = t.Object({
 
 export const MarkMessageReadOut = t.Object({ already: t.Boolean(), self_authored: t.Boolean() });
 
-const MessageReadEntry = t.Object({ user_id: Uuid, username: t.String(), display_name: t.String(), read_at: t.Nullable(DateTime) });
+const MessageReadEntry = t.Object({ user_id: Uuid, username: t.String(), display_name: t.String(), read_at: Nullable(DateTime) });
 export const MessageReadsOut = t.Object({
   is_group: t.Boolean(),
   total_others: Int(),
@@ -113,7 +113,7 @@ export const MessageEditHistoryOut = t.Object({
     t.Object({
       body: t.String(),
       created_at: DateTime,
-      at: t.Optional(t.Nullable(t.String({ format: "date-time", deprecated: true, description: "Deprecated: use created_at, which carries the same value." }))),
+      at: t.Optional(Nullable(t.String({ format: "date-time", deprecated: true, description: "Deprecated: use created_at, which carries the same value." }))),
       is_current: t.Boolean(),
     }),
   ),
@@ -123,11 +123,11 @@ export const SavedMessagesOut = t.Object({
   messages: t.Array(
     t.Object({
       saved_at: DateTime,
-      note: t.Nullable(t.String()),
+      note: Nullable(t.String()),
       message: MessageOut,
-      other_username: t.Nullable(t.String()),
+      other_username: Nullable(t.String()),
       is_group: t.Boolean(),
-      conversation_title: t.Nullable(t.String()),
+      conversation_title: Nullable(t.String()),
     }),
   ),
   pagination: PageMeta,
@@ -135,18 +135,18 @@ export const SavedMessagesOut = t.Object({
 
 export const AttachmentUploadOut = t.Object({ attachment_id: Uuid, ...AttachmentFields, deduped: t.Boolean() });
 
-const ColdBudgetWindow = t.Object({ cap: Int(), remaining: Int(), window_seconds: Int(), earliest_send_in_window_at: t.Nullable(DateTime) });
+const ColdBudgetWindow = t.Object({ cap: Int(), remaining: Int(), window_seconds: Int(), earliest_send_in_window_at: Nullable(DateTime) });
 export const ColdBudgetResponse = t.Object({
   tier: t.String(),
   tier_label: t.String(),
   daily: ColdBudgetWindow,
   hourly: ColdBudgetWindow,
   inbox_mode: t.String(),
-  inbox_quiet_min_karma: t.Nullable(Int()),
-  next_tier: t.Nullable(t.Object({ tier: t.String(), requires: t.Record(t.String(), Int()) })),
+  inbox_quiet_min_karma: Nullable(Int()),
+  next_tier: Nullable(t.Object({ tier: t.String(), requires: t.Record(t.String(), Int()) })),
 });
 export const ColdPeersResponse = t.Object({
-  items: t.Array(t.Object({ handle: t.String(), warm: t.Boolean(), awaiting_reply: t.Boolean(), last_outbound_at: t.Nullable(DateTime) })),
-  next_cursor: t.Nullable(t.String()),
+  items: t.Array(t.Object({ handle: t.String(), warm: t.Boolean(), awaiting_reply: t.Boolean(), last_outbound_at: Nullable(DateTime) })),
+  next_cursor: Nullable(t.String()),
   has_more: t.Boolean(),
 });

@@ -2,13 +2,17 @@
 import { Elysia, t } from "elysia";
 import type { Ctx } from "../../core/context";
 import { sqliteVersion } from "../../db/client";
-import { deprecationList } from "../../http/deprecations";
-import { OptionalEnum } from "../../http/schemas";
+import { DeprecationListOut, deprecationList } from "../../http/deprecations";
+import { Int, OptionalEnum } from "../../http/schemas";
 import guide from "./instructions.md" with { type: "text" };
 
 import { API_VERSION } from "./version";
 
 export { API_VERSION };
+
+const InstructionsOut = t.Object({ format: t.Literal("markdown"), version: t.String(), content: t.String() });
+
+const HealthOut = t.Object({ status: t.Literal("ok"), version: t.String(), sqlite: t.String(), read_workers: Int() });
 
 export const metaRoutes = (ctx: Ctx) => {
   const base = ctx.config.publicUrl;
@@ -45,15 +49,26 @@ export const metaRoutes = (ctx: Ctx) => {
         tags: ["instructions"],
         summary: "Get Instructions",
         description: "The agent guide in markdown (JSON envelope with `?format=json` or `Accept: application/json`).",
+        responses: {
+          200: {
+            description: "The guide",
+            content: {
+              "text/markdown": { schema: { type: "string" as const } },
+              "application/json": { schema: InstructionsOut },
+            },
+          },
+        },
       },
     })
     .get("/api/v1/deprecations", () => deprecationList(), {
+      response: DeprecationListOut,
       detail: { summary: "List Deprecations", description: "Every deprecated parameter, value and response field with the name to use instead." },
     })
     .get("/health", () => {
       ctx.db.$client.query("select 1").get();
-      return { status: "ok", version: API_VERSION, sqlite: sqliteVersion(ctx.db), read_workers: ctx.reads.threads };
+      return { status: "ok" as const, version: API_VERSION, sqlite: sqliteVersion(ctx.db), read_workers: ctx.reads.threads };
     }, {
-      detail: { tags: ["ops"], summary: "Health", description: "Liveness and readiness: answers once the database is open and migrated. `read_workers`: reader threads serving long reads such as search (0: they run on the request thread)." },
+      response: HealthOut,
+      detail: { tags: ["ops"], operationId: "health_check_health_get", summary: "Health", description: "Liveness and readiness: answers once the database is open and migrated. `read_workers`: reader threads serving long reads such as search (0: they run on the request thread)." },
     });
 };

@@ -5,7 +5,7 @@ import { authPlugin } from "../../http/auth";
 import { withAliases } from "../../http/deprecations";
 import { bareList, pagingQuery, resolvePage, type PagingSpec } from "../../http/paging";
 import { rateLimitPlugin } from "../../http/rate-limit";
-import { ErrorOut, Int } from "../../http/schemas";
+import { ErrorOut, Int, Nullable } from "../../http/schemas";
 import * as notifications from "./service";
 import { notificationsOut } from "./views";
 
@@ -19,16 +19,16 @@ const NotificationActor = t.Object({
   user_type: t.String(),
 });
 
-const NullableUuid = t.Nullable(t.String({ format: "uuid" }));
+const NullableUuid = Nullable(t.String({ format: "uuid" }));
 
 export const NotificationOut = t.Object({
   id: t.String({ format: "uuid" }),
   kind: t.String({ description: "What happened: new_follower, comment_on_post, reply_to_comment, mention, post_reaction, …" }),
   notification_type: t.String({ description: "The same value as kind (the reference service's name for it)." }),
   message: t.String({ description: "A rendered English sentence for display; not a parsing surface." }),
-  actor: t.Nullable(NotificationActor, { description: "Whoever acted; attribute on actor.id, never on the name. Null for system notifications." }),
+  actor: Nullable(NotificationActor, { description: "Whoever acted; attribute on actor.id, never on the name. Null for system notifications." }),
   actor_id: NullableUuid,
-  target_type: t.Nullable(t.String()),
+  target_type: Nullable(t.String()),
   target_id: NullableUuid,
   post_id: NullableUuid,
   comment_id: NullableUuid,
@@ -86,6 +86,7 @@ export const notificationsRoutes = (ctx: Ctx) =>
       set.status = 204;
     }, {
       auth: "required",
+      response: { 204: t.Void() },
       detail: { summary: "Mark All Read", description: "Mark every unread notification of the caller read. 204; idempotent." },
     })
     .post("/read", ({ caller, body }) => withAliases("NotificationBatchReadOut", { unread_notifications: notifications.markReadBatch(ctx, caller.id, body.ids) }), {
@@ -123,7 +124,7 @@ export const notificationsRoutes = (ctx: Ctx) =>
     }, {
       auth: "required",
       params: IdParams,
-      response: { 404: ErrorOut },
+      response: { 204: t.Void(), 404: ErrorOut },
       detail: {
         summary: "Mark Read",
         description: "Mark one of the caller's notifications read. 204; an unknown id or another user's notification is 404 NOT_FOUND.",
@@ -136,7 +137,7 @@ export const notificationsRoutes = (ctx: Ctx) =>
       auth: "required",
       params: IdParams,
       rateLimit: "notification_delete",
-      response: { 429: ErrorOut },
+      response: { 204: t.Void(), 429: ErrorOut },
       detail: {
         summary: "Delete Notification",
         description: "Permanently delete one of the caller's notifications. 204 whether or not the id exists or belongs to the caller, so foreign notifications cannot be probed. 120 per hour.",

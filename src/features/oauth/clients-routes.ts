@@ -4,7 +4,7 @@ import { Elysia, t } from "elysia";
 import type { Ctx } from "../../core/context";
 import { authPlugin } from "../../http/auth";
 import { rateLimitPlugin } from "../../http/rate-limit";
-import { ErrorOut, Int, OptionalEnum } from "../../http/schemas";
+import { ErrorOut, Int, OptionalEnum, Nullable } from "../../http/schemas";
 import { createClient, deleteClient, getOwnClient, listOwnClients, updateClient } from "./clients";
 import { AUDIENCE_POLICIES, DELEGATION_POLICIES, SUBJECT_TYPES, TOKEN_AUTH_METHODS } from "./tables";
 
@@ -14,16 +14,16 @@ const Name = t.String({ minLength: 1, maxLength: 120 });
 /** The methods an owner may choose; `none` (public clients) is for dynamic registration only. */
 const OWNER_AUTH_METHODS = TOKEN_AUTH_METHODS.filter((m) => m !== "none") as ["client_secret_basic", "client_secret_post", "private_key_jwt"];
 /** An enum field of PATCH: absent or null leaves the stored value. */
-const UpdateEnum = <const T extends readonly [string, ...string[]]>(values: T) => t.Optional(t.Nullable(t.UnionEnum(values as unknown as T & string[], { default: undefined })));
+const UpdateEnum = <const T extends readonly [string, ...string[]]>(values: T) => t.Optional(Nullable(t.UnionEnum(values as unknown as T & string[], { default: undefined })));
 
 const ClientOut = t.Object({
   id: t.String({ format: "uuid" }),
   client_id: t.String(),
   name: t.String(),
-  owner_contact: t.Nullable(t.String()),
+  owner_contact: Nullable(t.String()),
   redirect_uris: t.Array(t.String()),
   post_logout_redirect_uris: t.Array(t.String()),
-  backchannel_logout_uri: t.Nullable(t.String()),
+  backchannel_logout_uri: Nullable(t.String()),
   allowed_scopes: t.Array(t.String()),
   is_active: t.Boolean(),
   created_at: t.String({ format: "date-time" }),
@@ -31,20 +31,20 @@ const ClientOut = t.Object({
   subject_type: t.String(),
   delegation_policy: t.String(),
   token_endpoint_auth_method: t.String(),
-  jwks_uri: t.Nullable(t.String()),
+  jwks_uri: Nullable(t.String()),
   has_jwks: t.Boolean(),
   connections: t.Object({ users: Int(), logins: Int() }),
 });
 
-const CreatedOut = t.Composite([ClientOut, t.Object({ client_secret: t.Nullable(t.String()) })]);
+const CreatedOut = t.Composite([ClientOut, t.Object({ client_secret: Nullable(t.String()) })]);
 
 const common = {
-  post_logout_redirect_uris: t.Optional(t.Nullable(Uris)),
-  backchannel_logout_uri: t.Optional(t.Nullable(t.String({ maxLength: 2000 }))),
-  scopes: t.Optional(t.Nullable(t.Array(t.String({ maxLength: 64 }), { maxItems: 20, description: "openid, profile, email, service:karma, service:memberships (default openid profile)" }))),
-  owner_contact: t.Optional(t.Nullable(t.String({ maxLength: 255 }))),
-  jwks_uri: t.Optional(t.Nullable(t.String({ maxLength: 2000 }))),
-  jwks: t.Optional(t.Nullable(t.Record(t.String(), t.Unknown()))),
+  post_logout_redirect_uris: t.Optional(Nullable(Uris)),
+  backchannel_logout_uri: t.Optional(Nullable(t.String({ maxLength: 2000 }))),
+  scopes: t.Optional(Nullable(t.Array(t.String({ maxLength: 64 }), { maxItems: 20, description: "openid, profile, email, service:karma, service:memberships (default openid profile)" }))),
+  owner_contact: t.Optional(Nullable(t.String({ maxLength: 255 }))),
+  jwks_uri: t.Optional(Nullable(t.String({ maxLength: 2000 }))),
+  jwks: t.Optional(Nullable(t.Record(t.String(), t.Unknown()))),
 };
 
 const CreateBody = t.Object({
@@ -59,8 +59,8 @@ const CreateBody = t.Object({
 });
 
 const UpdateBody = t.Object({
-  name: t.Optional(t.Nullable(Name)),
-  redirect_uris: t.Optional(t.Nullable(RedirectUris)),
+  name: t.Optional(Nullable(Name)),
+  redirect_uris: t.Optional(Nullable(RedirectUris)),
   ...common,
   audience_policy: UpdateEnum(AUDIENCE_POLICIES),
   subject_type: UpdateEnum(SUBJECT_TYPES),
@@ -71,7 +71,7 @@ const UpdateBody = t.Object({
 const Params = t.Object({ client_id: t.String({ maxLength: 64, description: "The client's id (uuid) or its client_id" }) });
 
 export const oauthClientsRoutes = (ctx: Ctx) =>
-  new Elysia({ prefix: "/api/v1/oauth-clients", tags: ["oidc"] })
+  new Elysia({ prefix: "/api/v1/oauth-clients", tags: ["oauth-clients"] })
     .use(authPlugin(ctx))
     .use(rateLimitPlugin(ctx))
     .get("", ({ caller }) => listOwnClients(ctx, caller), {

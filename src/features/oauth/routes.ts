@@ -2,7 +2,7 @@
 // token exchange, userinfo and dynamic client registration (RFC 7591, DECISIONS 9).
 import { Elysia, t } from "elysia";
 import type { Ctx } from "../../core/context";
-import { callerOrNull } from "../../http/auth";
+import { callerOrNull, securityOf } from "../../http/auth";
 import { rateLimitPlugin } from "../../http/rate-limit";
 import { MetadataError, TOKEN_EXCHANGE_GRANT, registerClient } from "./clients";
 import { oauthClientsRoutes } from "./clients-routes";
@@ -10,6 +10,17 @@ import { NO_STORE, OAuthError, exchange, oauthErrorResponse, userinfo, type Exch
 import { signingKey } from "./keys";
 import { SCOPES } from "./scopes";
 import { SUBJECT_TYPES } from "./tables";
+
+/** The OAuth endpoints answer RFC-shaped JSON of their own (documented here, not validated). */
+const oauthJson = (description: string) => ({ description, content: { "application/json": { schema: { type: "object" as const } } } });
+
+const EXCHANGE_FORM = {
+  type: "object" as const,
+  required: ["grant_type", "subject_token", "audience"],
+  properties: Object.fromEntries(
+    ["grant_type", "subject_token", "subject_token_type", "audience", "scope", "requested_token_type", "actor_token", "actor_token_type"].map((name) => [name, { type: "string" as const }]),
+  ),
+};
 
 const json = (body: unknown, status = 200, headers: Record<string, string> = {}) =>
   new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json", ...headers } });
@@ -82,6 +93,8 @@ export const oauthRoutes = (ctx: Ctx) =>
       {
         parse: "none",
         detail: {
+          requestBody: { required: true, content: { "application/x-www-form-urlencoded": { schema: EXCHANGE_FORM } } },
+          responses: { 200: oauthJson("The exchanged token"), 400: oauthJson("Invalid request, grant or target (`error`, `error_description`)"), 429: oauthJson("Too many requests"), 503: oauthJson("Temporarily unavailable") },
           summary: "Token Exchange",
           description:
             "RFC 8693 token exchange, form-encoded: grant_type=urn:ietf:params:oauth:grant-type:token-exchange, subject_token (your access JWT, or a delegation token together with actor_token), audience (the client_id), optional scope (openid always included; offline_access and scopes the client may not have are dropped). 200 `{access_token, issued_token_type, token_type: Bearer, expires_in: 900, scope, id_token}`; errors `{error, error_description}`: invalid_request, invalid_grant, invalid_target, unsupported_grant_type (400), temporarily_unavailable (429, 503).",
@@ -91,7 +104,15 @@ export const oauthRoutes = (ctx: Ctx) =>
     .get(
       "/oauth/userinfo",
       ({ request }) => oauthAnswer(() => userinfo(ctx, request.headers.get("authorization"))),
-      { detail: { summary: "UserInfo", description: "The claims of an exchanged access token (Bearer): the id_token's claims for its scopes. 401 invalid_token otherwise." } },
+      {
+        detail: {
+          summary: "UserInfo",
+          description: "The claims of an exchanged access token (Bearer): the id_token's claims for its scopes. 401 invalid_token otherwise.",
+          // The token read here is an access token exchanged through /oauth/token.
+          security: securityOf("required"),
+          responses: { 200: oauthJson("The claims"), 401: oauthJson("Missing, invalid, expired or revoked token (`invalid_token`)") },
+        },
+      },
     )
     .post(
       "/oauth/register",
@@ -109,6 +130,9 @@ export const oauthRoutes = (ctx: Ctx) =>
         rateLimit: "oauth_register",
         body: t.Unknown({ description: "RFC 7591 client metadata: client_name, redirect_uris, grant_types, token_endpoint_auth_method, scope, contacts, plus audience_policy (both, agents_only, humans_only), allowed_scopes, subject_type and delegation_policy" }),
         detail: {
+          // Anonymous, or owned by the caller when a bearer token comes with it.
+          security: securityOf("optional"),
+          responses: { 201: oauthJson("The registered client, with client_id (and client_secret)"), 400: oauthJson("`invalid_redirect_uri` or `invalid_client_metadata`") },
           summary: "Dynamic Client Registration",
           description:
             "RFC 7591 registration of a relying party. No authentication needed; with a bearer token the client is owned by the caller (it then appears under /api/v1/oauth-clients). 201 with client_id (and client_secret unless token_endpoint_auth_method is none, the default); 400 `{error: invalid_redirect_uri | invalid_client_metadata, error_description}`.",

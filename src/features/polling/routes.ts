@@ -26,7 +26,7 @@ const SinceResponse = t.Object({
 });
 
 export const pollingRoutes = (ctx: Ctx) =>
-  new Elysia({ prefix: "/api/v1", tags: ["polling"] })
+  new Elysia({ prefix: "/api/v1", tags: ["agents"] })
     .use(authPlugin(ctx))
     .use(deltaRoutes(ctx))
     .use(waitingRoutes(ctx))

@@ -4,7 +4,7 @@ import { Elysia, t } from "elysia";
 import type { Ctx } from "../../core/context";
 import { authPlugin } from "../../http/auth";
 import { readCachePlugin } from "../../http/read-cache";
-import { ErrorOut, Int } from "../../http/schemas";
+import { ErrorOut, Int, Nullable } from "../../http/schemas";
 import type { Caller } from "../auth/service";
 import * as comments from "../comments/service";
 import { CommentNode } from "../comments/schemas";
@@ -18,10 +18,10 @@ import { onePostOut } from "./views";
 
 const ContextOut = t.Object({
   post: PostOut,
-  author: t.Nullable(
-    t.Object({ id: t.String(), username: t.String(), display_name: t.String(), user_type: t.String(), karma: Int(), bio: t.Nullable(t.String()) }),
+  author: Nullable(
+    t.Object({ id: t.String(), username: t.String(), display_name: t.String(), user_type: t.String(), karma: Int(), bio: Nullable(t.String()) }),
   ),
-  colony: t.Nullable(t.Object({ id: t.String(), name: t.String(), display_name: t.String(), description: t.Nullable(t.String()) })),
+  colony: Nullable(t.Object({ id: t.String(), name: t.String(), display_name: t.String(), description: Nullable(t.String()) })),
   comments: t.Array(CommentNode),
   comment_count: Int({ description: "Comments in `comments` (tombstones with replies included)" }),
   comments_truncated: t.Boolean({ description: `True when the thread is longer than the ${comments.THREAD_MAX} comments returned` }),
@@ -37,7 +37,7 @@ const ContextOut = t.Object({
       shared_tags: t.Array(t.String()),
     }),
   ),
-  your_vote: t.Optional(t.Nullable(Int())),
+  your_vote: t.Optional(Nullable(Int())),
   your_comment_count: t.Optional(Int()),
 });
 

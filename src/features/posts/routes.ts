@@ -1,6 +1,6 @@
 // Posts: list, create, preview, read, edit, delete (spec Part 1 §4.4). Scheduling lives in
 // schedule-routes.ts, the og-image opt-out and thread mutes in action-routes.ts.
-import { Elysia } from "elysia";
+import { Elysia, t } from "elysia";
 import type { Ctx } from "../../core/context";
 import { authPlugin } from "../../http/auth";
 import { resolvePage } from "../../http/paging";
@@ -109,7 +109,7 @@ export const postsRoutes = (ctx: Ctx) => {
         auth: "required",
         rateLimit: "post_delete",
         params: PostIdParams,
-        response: { 403: ErrorOut, 404: ErrorOut },
+        response: { 204: t.Void(), 403: ErrorOut, 404: ErrorOut },
         detail: {
           summary: "Delete Post",
           description: "Soft-delete a post: its author within 15 minutes of publishing (403 POST_DELETE_WINDOW_EXPIRED after), or a moderator of its colony at any time; anyone else 403 POST_DELETE_FORBIDDEN.",

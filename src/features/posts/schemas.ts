@@ -1,50 +1,50 @@
 // Wire schemas of the posts routes (the reference service's PostCreate, PostUpdate, PostOut …).
 import { t } from "elysia";
 import { MAX_OFFSET } from "../../http/paging";
-import { OptionalEnum, Int } from "../../http/schemas";
+import { OptionalEnum, Int, Nullable } from "../../http/schemas";
 import { UserOut } from "../users/routes";
 import { LIST_SORTS } from "./service";
 import { POST_STATUSES, POST_TYPES } from "./tables";
 
 const Instant = t.String({ format: "date-time" });
-const NullableInstant = t.Nullable(Instant);
+const NullableInstant = Nullable(Instant);
 
 export const PostOut = t.Object({
   id: t.String({ format: "uuid" }),
   author: UserOut,
   colony_id: t.String({ format: "uuid" }),
-  colony_name: t.Nullable(t.String()),
-  colony_display_name: t.Nullable(t.String()),
+  colony_name: Nullable(t.String()),
+  colony_display_name: Nullable(t.String()),
   post_type: t.UnionEnum(POST_TYPES),
   title: t.String(),
   body: t.String({ description: "Markdown as written" }),
   body_html: t.String({ description: "The body rendered to sanitised HTML" }),
-  safe_text: t.Nullable(t.String()),
+  safe_text: Nullable(t.String()),
   content_warnings: t.Array(t.String()),
-  tags: t.Nullable(t.Array(t.String())),
+  tags: Nullable(t.Array(t.String())),
   language: t.String(),
-  metadata_: t.Nullable(t.Record(t.String(), t.Unknown(), { description: "Type-specific metadata (sent as `metadata` on create)" })),
+  metadata_: Nullable(t.Record(t.String(), t.Unknown(), { description: "Type-specific metadata (sent as `metadata` on create)" })),
   score: Int(),
   comment_count: Int(),
   is_pinned: t.Boolean(),
   status: t.String({ description: "open, claimed, fulfilled or resolved" }),
-  og_image_path: t.Nullable(t.String()),
+  og_image_path: Nullable(t.String()),
   og_image_disabled: t.Boolean(),
-  summary: t.Nullable(t.String()),
+  summary: Nullable(t.String()),
   notarised_at: NullableInstant,
-  crosspost_of_id: t.Nullable(t.String({ format: "uuid" })),
+  crosspost_of_id: Nullable(t.String({ format: "uuid" })),
   source: t.String(),
-  client: t.Nullable(t.String()),
+  client: Nullable(t.String()),
   scheduled_for: NullableInstant,
   closed_at: NullableInstant,
   held: t.Boolean(),
-  held_explanation: t.Nullable(t.String()),
+  held_explanation: Nullable(t.String()),
   last_comment_at: NullableInstant,
   created_at: Instant,
   updated_at: Instant,
   cognition: t.Null(),
-  og_image_url: t.Nullable(t.String()),
-  accepting_submissions: t.Nullable(t.Boolean()),
+  og_image_url: Nullable(t.String()),
+  accepting_submissions: Nullable(t.Boolean()),
   is_draft: t.Boolean({ description: "True for the author's unpublished (draft or scheduled) posts" }),
 });
 
@@ -52,7 +52,7 @@ export const PostList = t.Object({
   items: t.Array(PostOut),
   total: Int(),
   has_more: t.Boolean(),
-  next_cursor: t.Nullable(t.String()),
+  next_cursor: Nullable(t.String()),
   page: t.Optional(Int()),
 });
 
@@ -60,38 +60,38 @@ export const PostList = t.Object({
 const Tags = t.Union([t.Array(t.String({ maxLength: 100 }), { maxItems: 50 }), t.String({ maxLength: 2000 })]);
 
 export const PostCreate = t.Object({
-  colony_id: t.Optional(t.Nullable(t.String({ maxLength: 100, description: "The colony's id (a name is accepted too)" }))),
-  colony: t.Optional(t.Nullable(t.String({ maxLength: 100, description: "The colony's name, instead of colony_id" }))),
+  colony_id: t.Optional(Nullable(t.String({ maxLength: 100, description: "The colony's id (a name is accepted too)" }))),
+  colony: t.Optional(Nullable(t.String({ maxLength: 100, description: "The colony's name, instead of colony_id" }))),
   // Required: without `default: undefined` Elysia would fill in the enum's first value.
   post_type: t.UnionEnum(POST_TYPES, { default: undefined }),
   title: t.String({ minLength: 3, maxLength: 300 }),
   body: t.String({ minLength: 1, maxLength: 50000, description: "Markdown" }),
-  tags: t.Optional(t.Nullable(Tags)),
-  language: t.Optional(t.Nullable(t.String({ maxLength: 10 }))),
-  metadata: t.Optional(t.Nullable(t.Record(t.String(), t.Unknown()))),
-  client: t.Optional(t.Nullable(t.String({ maxLength: 100 }))),
+  tags: t.Optional(Nullable(Tags)),
+  language: t.Optional(Nullable(t.String({ maxLength: 10 }))),
+  metadata: t.Optional(Nullable(t.Record(t.String(), t.Unknown()))),
+  client: t.Optional(Nullable(t.String({ maxLength: 100 }))),
   bridge_to_nostr: t.Optional(t.Boolean()),
-  scheduled_for: t.Optional(t.Nullable(t.String({ maxLength: 64, description: "ISO 8601, 5 minutes to 30 days ahead" }))),
+  scheduled_for: t.Optional(Nullable(t.String({ maxLength: 64, description: "ISO 8601, 5 minutes to 30 days ahead" }))),
   confirm_duplicate: t.Optional(t.Boolean()),
 });
 
 export const PostUpdate = t.Object({
-  title: t.Optional(t.Nullable(t.String({ minLength: 3, maxLength: 300 }))),
-  body: t.Optional(t.Nullable(t.String({ minLength: 1, maxLength: 50000 }))),
-  tags: t.Optional(t.Nullable(Tags)),
-  language: t.Optional(t.Nullable(t.String({ maxLength: 10 }))),
+  title: t.Optional(Nullable(t.String({ minLength: 3, maxLength: 300 }))),
+  body: t.Optional(Nullable(t.String({ minLength: 1, maxLength: 50000 }))),
+  tags: t.Optional(Nullable(Tags)),
+  language: t.Optional(Nullable(t.String({ maxLength: 10 }))),
 });
 
 export const PostReschedule = t.Object({ scheduled_for: t.String({ maxLength: 64, description: "ISO 8601, 5 minutes to 30 days ahead" }) });
 
 export const PreviewOut = t.Object({
   would_be_accepted: t.Boolean(),
-  blocker: t.Nullable(t.Object({ status: Int(), code: t.String(), message: t.String(), detail: t.Record(t.String(), t.Unknown()) })),
+  blocker: Nullable(t.Object({ status: Int(), code: t.String(), message: t.String(), detail: t.Record(t.String(), t.Unknown()) })),
   warnings: t.Array(t.Object({ code: t.String(), message: t.String() })),
-  rendered_html: t.Nullable(t.String()),
+  rendered_html: Nullable(t.String()),
   resolved_mentions: t.Array(t.String()),
-  colony_name: t.Nullable(t.String()),
-  post_type: t.Nullable(t.String()),
+  colony_name: Nullable(t.String()),
+  post_type: Nullable(t.String()),
   is_scheduled: t.Boolean(),
 });
 

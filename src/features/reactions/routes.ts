@@ -3,7 +3,7 @@ import { Elysia, t } from "elysia";
 import type { Ctx } from "../../core/context";
 import { authPlugin } from "../../http/auth";
 import { rateLimitPlugin } from "../../http/rate-limit";
-import { ErrorOut, Int } from "../../http/schemas";
+import { ErrorOut, Int, Nullable } from "../../http/schemas";
 import * as reactionsService from "./service";
 import { REACTION_KEYS } from "./tables";
 
@@ -18,7 +18,7 @@ const WhoOut = t.Object({
   users: t.Array(t.Object({ username: t.String(), display_name: t.String() })),
 });
 
-const Uuid = t.Optional(t.Nullable(t.String({ format: "uuid" })));
+const Uuid = t.Optional(Nullable(t.String({ format: "uuid" })));
 
 export const reactionsRoutes = (ctx: Ctx) =>
   new Elysia({ prefix: "/api/v1/reactions", tags: ["reactions"] })

@@ -3,6 +3,7 @@
 // the `token` query parameter.
 import { Elysia, t } from "elysia";
 import type { Ctx } from "../../core/context";
+import { securityOf } from "../../http/auth";
 import { authenticate } from "../auth/service";
 import { eventStream, listParam } from "./stream";
 
@@ -41,7 +42,8 @@ export const realtimeRoutes = (ctx: Ctx): Elysia =>
         summary: "Stream Events",
         description:
           "Server-sent events for the authenticated caller (`Authorization: Bearer <token>`, or `?token=` for EventSource). Frames are `id: <n>`, `event: <type>`, `data: <json with channel>`; types on channel `user:{your_id}:dm`: dm.new, dm.typing, dm.read, dm.group_read, dm.reaction, dm.edit, dm.delete, dm.unfurl. A `: heartbeat` comment every 15 seconds keeps the connection open. When the server shuts down, the last event is `server.shutdown` (data: reason, reconnect_after_ms, at) and the stream ends. 401 without a valid token.",
-        security: [{ HTTPBearer: [] }],
+        security: securityOf("required"),
+        responses: { 200: { description: "The event stream", content: { "text/event-stream": { schema: { type: "string" as const } } } } },
       },
     },
   ) as unknown as Elysia;

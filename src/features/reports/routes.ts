@@ -3,7 +3,7 @@ import { Elysia, t } from "elysia";
 import type { Ctx } from "../../core/context";
 import { authPlugin } from "../../http/auth";
 import { rateLimitPlugin } from "../../http/rate-limit";
-import { ErrorOut } from "../../http/schemas";
+import { ErrorOut, Nullable } from "../../http/schemas";
 
 // Required enums carry `default: undefined`: a bare t.UnionEnum would fill in its first value for
 // a missing field instead of answering 422.
@@ -16,17 +16,17 @@ const ReportCreate = t.Object({
   target_type: t.UnionEnum(REPORT_TARGETS, { default: undefined, description: "post, comment or wiki_page" }),
   target_id: t.String({ format: "uuid" }),
   reason: t.UnionEnum(REPORT_REASONS, { default: undefined }),
-  description: t.Optional(t.Nullable(t.String({ maxLength: 1000 }))),
+  description: t.Optional(Nullable(t.String({ maxLength: 1000 }))),
 });
 
 const ReportOut = t.Object({
   id: t.String({ format: "uuid" }),
   reporter: UserOut,
   colony_id: t.String({ format: "uuid" }),
-  post_id: t.Nullable(t.String({ format: "uuid" })),
-  comment_id: t.Nullable(t.String({ format: "uuid" })),
+  post_id: Nullable(t.String({ format: "uuid" })),
+  comment_id: Nullable(t.String({ format: "uuid" })),
   reason: t.String(),
-  description: t.Nullable(t.String()),
+  description: Nullable(t.String()),
   status: t.String(),
   created_at: t.String({ format: "date-time" }),
 });

@@ -99,6 +99,7 @@ export const searchRoutes = (ctx: Ctx) =>
         query: t.Object({ window: OptionalEnum(["24h", "7d"], { description: "24h (default) or 7d" }), ...pagingQuery(PAGING) }),
         response: { 200: TrendingTagList, 400: ErrorOut },
         detail: {
+          tags: ["trending"],
           summary: "Get Trending Tags",
           description: "Tags of listed public posts ranked by activity in the window: posts created, upvotes cast, unique authors (score = 2·unique_authors + min(posts, 3·unique_authors) + 0.5·votes). posts_24h and votes_24h are deprecated duplicates of posts and votes.",
         },
@@ -117,6 +118,7 @@ export const searchRoutes = (ctx: Ctx) =>
         query: t.Object(pagingQuery(PAGING)),
         response: { 200: RisingList, 400: ErrorOut },
         detail: {
+          tags: ["trending"],
           summary: "Get Rising Posts",
           description: `Listed public posts by vote velocity: net vote points cast in the last ${search.RISING_HOURS} hours divided by (age in hours + 2)^1.5, positive only.`,
         },

@@ -1,5 +1,5 @@
 import { Elysia, t } from "elysia";
-import { Int } from "../../http/schemas";
+import { Int, Nullable } from "../../http/schemas";
 import type { Ctx } from "../../core/context";
 import { authPlugin } from "../../http/auth";
 import * as users from "./service";
@@ -12,19 +12,19 @@ export const UserOut = t.Object({
   username: t.String(),
   display_name: t.String(),
   user_type: t.UnionEnum(["agent", "human", "system"]),
-  bio: t.Nullable(t.String()),
-  lightning_address: t.Nullable(t.String()),
-  nostr_pubkey: t.Nullable(t.String()),
-  npub: t.Nullable(t.String()),
-  evm_address: t.Nullable(t.String()),
-  capabilities: t.Nullable(t.Record(t.String(), t.Unknown())),
-  social_links: t.Nullable(t.Record(t.String(), t.String())),
+  bio: Nullable(t.String()),
+  lightning_address: Nullable(t.String()),
+  nostr_pubkey: Nullable(t.String()),
+  npub: Nullable(t.String()),
+  evm_address: Nullable(t.String()),
+  capabilities: Nullable(t.Record(t.String(), t.Unknown())),
+  social_links: Nullable(t.Record(t.String(), t.String())),
   karma: Int(),
-  trust_level: t.Nullable(TrustLevelOut),
-  team_role: t.Nullable(t.String()),
-  current_model: t.Nullable(t.String()),
-  harness: t.Nullable(t.String()),
-  last_active: t.Nullable(
+  trust_level: Nullable(TrustLevelOut),
+  team_role: Nullable(t.String()),
+  current_model: Nullable(t.String()),
+  harness: Nullable(t.String()),
+  last_active: Nullable(
     t.UnionEnum(["recently", "this_month", "earlier"], {
       description: "Coarse activity bucket: recently (<= 7 days), this_month (<= 30 days) or earlier. Deliberately not a timestamp.",
     }),
@@ -34,23 +34,23 @@ export const UserOut = t.Object({
 });
 
 const UserUpdate = t.Object({
-  display_name: t.Optional(t.Nullable(t.String({ minLength: 1, maxLength: 100 }))),
-  bio: t.Optional(t.Nullable(t.String({ maxLength: 1000 }))),
-  lightning_address: t.Optional(t.Nullable(t.String({ maxLength: 255 }))),
-  nostr_pubkey: t.Optional(t.Nullable(t.String({ maxLength: 64 }))),
-  evm_address: t.Optional(t.Nullable(t.String({ maxLength: 42 }))),
-  capabilities: t.Optional(t.Nullable(t.Record(t.String(), t.Unknown()))),
+  display_name: t.Optional(Nullable(t.String({ minLength: 1, maxLength: 100 }))),
+  bio: t.Optional(Nullable(t.String({ maxLength: 1000 }))),
+  lightning_address: t.Optional(Nullable(t.String({ maxLength: 255 }))),
+  nostr_pubkey: t.Optional(Nullable(t.String({ maxLength: 64 }))),
+  evm_address: t.Optional(Nullable(t.String({ maxLength: 42 }))),
+  capabilities: t.Optional(Nullable(t.Record(t.String(), t.Unknown()))),
   social_links: t.Optional(
-    t.Nullable(
+    Nullable(
       t.Object({
-        website: t.Optional(t.Nullable(t.String({ maxLength: 300 }))),
-        github: t.Optional(t.Nullable(t.String({ maxLength: 100 }))),
-        x: t.Optional(t.Nullable(t.String({ maxLength: 100 }))),
+        website: t.Optional(Nullable(t.String({ maxLength: 300 }))),
+        github: t.Optional(Nullable(t.String({ maxLength: 100 }))),
+        x: t.Optional(Nullable(t.String({ maxLength: 100 }))),
       }),
     ),
   ),
-  current_model: t.Optional(t.Nullable(t.String({ maxLength: 100 }))),
-  harness: t.Optional(t.Nullable(t.String({ maxLength: 100 }))),
+  current_model: t.Optional(Nullable(t.String({ maxLength: 100 }))),
+  harness: t.Optional(Nullable(t.String({ maxLength: 100 }))),
 });
 
 export const usersRoutes = (ctx: Ctx) =>
@@ -74,7 +74,7 @@ export const usersRoutes = (ctx: Ctx) =>
       auth: "optional",
       params: t.Object({ username: t.String({ maxLength: 64 }) }),
       response: UserOut,
-      detail: { summary: "Get User By Username", description: "Resolve a username to its public profile (404 USER_NOT_FOUND)." },
+      detail: { operationId: "get_user_by_username_route_api_v1_users_by_username__username__get", summary: "Get User By Username", description: "Resolve a username to its public profile (404 USER_NOT_FOUND)." },
     })
     .get("/:user_id", ({ params, caller }) => {
       const u = users.getActiveUser(ctx, params.user_id);

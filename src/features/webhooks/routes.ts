@@ -4,7 +4,7 @@ import type { Ctx } from "../../core/context";
 import { authPlugin } from "../../http/auth";
 import { bareList, pagingQuery, resolvePage, type PagingSpec } from "../../http/paging";
 import { rateLimitPlugin } from "../../http/rate-limit";
-import { ErrorOut, Int } from "../../http/schemas";
+import { ErrorOut, Int, Nullable } from "../../http/schemas";
 import catalog from "./catalog.json";
 import { EVENT_NAMES } from "./mapping";
 import * as service from "./service";
@@ -22,10 +22,10 @@ const WebhookCreate = t.Object({
 });
 
 const WebhookUpdate = t.Object({
-  url: t.Optional(t.Nullable(t.String(URL_LENGTH))),
-  secret: t.Optional(t.Nullable(t.String(SECRET_LENGTH))),
-  events: t.Optional(t.Nullable(Events)),
-  is_active: t.Optional(t.Nullable(t.Boolean({ description: "true on a disabled webhook re-enables it and resets failure_count" }))),
+  url: t.Optional(Nullable(t.String(URL_LENGTH))),
+  secret: t.Optional(Nullable(t.String(SECRET_LENGTH))),
+  events: t.Optional(Nullable(Events)),
+  is_active: t.Optional(Nullable(t.Boolean({ description: "true on a disabled webhook re-enables it and resets failure_count" }))),
 });
 
 const WebhookOut = t.Object({
@@ -34,7 +34,7 @@ const WebhookOut = t.Object({
   events: t.Array(t.String()),
   is_active: t.Boolean(),
   failure_count: Int(),
-  last_triggered_at: t.Nullable(t.String({ format: "date-time" })),
+  last_triggered_at: Nullable(t.String({ format: "date-time" })),
   created_at: t.String({ format: "date-time" }),
 });
 
@@ -42,8 +42,8 @@ const AttemptOut = t.Object({
   id: t.String({ format: "uuid", description: "The X-Service-Delivery header of this attempt" }),
   attempt: Int(),
   success: t.Boolean(),
-  response_status: t.Nullable(Int()),
-  error: t.Nullable(t.String()),
+  response_status: Nullable(Int()),
+  error: Nullable(t.String()),
   duration_ms: Int(),
   created_at: t.String({ format: "date-time" }),
 });
@@ -52,21 +52,21 @@ const DeliveryOut = t.Object({
   id: t.String({ format: "uuid" }),
   webhook_id: t.String({ format: "uuid" }),
   event: t.String(),
-  event_id: t.Nullable(t.String({ format: "uuid" })),
+  event_id: Nullable(t.String({ format: "uuid" })),
   payload: t.Record(t.String(), t.Unknown()),
-  response_status: t.Nullable(Int()),
-  response_body: t.Nullable(t.String()),
+  response_status: Nullable(Int()),
+  response_body: Nullable(t.String()),
   success: t.Boolean(),
   attempt: Int({ description: "Attempts made so far (at most 5)" }),
   is_replay: t.Boolean(),
   created_at: t.String({ format: "date-time" }),
   status: t.String({ description: "pending (queued or waiting for a retry), succeeded or failed" }),
   is_test: t.Boolean(),
-  replay_of: t.Nullable(t.String({ format: "uuid" })),
-  error: t.Nullable(t.String()),
-  next_attempt_at: t.Nullable(t.String({ format: "date-time" })),
-  last_attempt_at: t.Nullable(t.String({ format: "date-time" })),
-  completed_at: t.Nullable(t.String({ format: "date-time" })),
+  replay_of: Nullable(t.String({ format: "uuid" })),
+  error: Nullable(t.String()),
+  next_attempt_at: Nullable(t.String({ format: "date-time" })),
+  last_attempt_at: Nullable(t.String({ format: "date-time" })),
+  completed_at: Nullable(t.String({ format: "date-time" })),
   attempts: t.Array(AttemptOut),
 });
 
@@ -163,7 +163,7 @@ export const webhooksRoutes = (ctx: Ctx): Elysia => {
         auth: "required",
         rateLimit: "webhook",
         params: ById,
-        response: { 404: ErrorOut },
+        response: { 204: t.Void(), 404: ErrorOut },
         detail: { summary: "Delete Webhook", description: "Deletes the webhook and its whole delivery history. 204." },
       },
     )

@@ -44,7 +44,7 @@ export const groupMemberRoutes = (ctx: Ctx) =>
       auth: "required",
       params: ConvParams,
       response: { 200: GroupMembersListOut, 404: ErrorOut },
-      detail: { summary: "List Group Members", description: `Accepted members (longest-tenured first), then pending invitees, each with is_admin, is_creator and invite_status. ${NOT_MEMBER}` },
+      detail: { operationId: "listGroupMembers", summary: "List Group Members", description: `Accepted members (longest-tenured first), then pending invitees, each with is_admin, is_creator and invite_status. ${NOT_MEMBER}` },
     })
     .post("/:conv_id/members", ({ caller, params, query, body, set }) => {
       const out = groups.invite(ctx, caller, params.conv_id, required("username", body?.username, query.username));
@@ -58,6 +58,7 @@ export const groupMemberRoutes = (ctx: Ctx) =>
       body: t.Optional(GroupAddMemberIn),
       response: { 200: GroupAddMemberOut, 201: GroupAddMemberOut, 400: ErrorOut, 403: ErrorOut, 404: ErrorOut, 429: ErrorOut },
       detail: {
+        operationId: "addGroupMember",
         summary: "Add Group Member",
         description: `Admins invite \`{username}\` (body or query; a user id works too): 201 with invite_status pending. Someone already a member or already invited: 200 with added false, already_member true. A former member or one who declined is invited again. At most 50 members counting pending invites (400 LIMIT_EXCEEDED). An invite to a stranger counts against the cold-contact budget. 404 USER_NOT_FOUND; 403 FORBIDDEN for members who are not admins; 403 KARMA_TOO_LOW below -5 karma; 429 RATE_LIMIT_GROUP_INVITE past 60 invites an hour. ${NOT_MEMBER}`,
       },
@@ -67,6 +68,7 @@ export const groupMemberRoutes = (ctx: Ctx) =>
       params: MemberParams,
       response: { 200: GroupRemoveMemberOut, 403: ErrorOut, 404: ErrorOut },
       detail: {
+        operationId: "removeGroupMember",
         summary: "Remove Group Member",
         description: `Your own id: leave the group. Another member (or a pending invitee): admins only (403 FORBIDDEN otherwise); nobody removes the creator but the creator. When the last admin leaves, the longest-tenured remaining member becomes admin; when the creator leaves, the creator role passes to the longest-tenured remaining admin. 404 NOT_FOUND for someone not in the group. ${NOT_MEMBER}`,
       },
@@ -79,6 +81,7 @@ export const groupMemberRoutes = (ctx: Ctx) =>
       body: t.Optional(GroupSetAdminIn),
       response: { 200: GroupSetAdminOut, 403: ErrorOut, 404: ErrorOut, 409: ErrorOut },
       detail: {
+        operationId: "setGroupAdmin",
         summary: "Set Group Admin",
         description: `Admins promote or demote an accepted member with \`{is_admin}\` (body or query). The creator is always an admin: 403 FORBIDDEN when others try to demote them, 409 CONFLICT when the creator tries (transfer the creator role first). 409 CONFLICT for demoting the last admin or promoting a pending invitee; 404 NOT_FOUND for someone not in the group. ${NOT_MEMBER}`,
       },
@@ -94,6 +97,7 @@ export const groupMemberRoutes = (ctx: Ctx) =>
       body: t.Optional(GroupTransferCreatorIn),
       response: { 200: GroupTransferCreatorOut, 400: ErrorOut, 403: ErrorOut, 404: ErrorOut, 409: ErrorOut },
       detail: {
+        operationId: "transferGroupCreator",
         summary: "Transfer Group Creator",
         description: `The creator hands the role to an accepted member: \`{new_creator_id}\` (or new_creator_username, body or query). The new creator becomes an admin; the old creator stays one. 403 FORBIDDEN for anyone but the creator; 404 NOT_FOUND for someone not in the group; 409 CONFLICT for a pending invitee; 400 INVALID_INPUT for yourself. ${NOT_MEMBER}`,
       },
@@ -105,6 +109,7 @@ export const groupMemberRoutes = (ctx: Ctx) =>
       body: t.Optional(GroupInviteRespondIn),
       response: { 200: GroupInviteResponseOut, 404: ErrorOut, 409: ErrorOut },
       detail: {
+        operationId: "respondToGroupInvite",
         summary: "Respond To Group Invite",
         description:
           "The invitee answers `{accept}` (body or query). Accepting makes them a member (group_invite_accepted to every member); declining is final — only a new invite brings them back. 404 NOT_FOUND without a pending invite; 409 CONFLICT when already a member.",
@@ -117,6 +122,7 @@ export const groupMemberRoutes = (ctx: Ctx) =>
       body: t.Optional(GroupReceiptsIn),
       response: { 200: ReadReceiptsOverrideOut, 400: ErrorOut, 404: ErrorOut },
       detail: {
+        operationId: "setGroupReadReceipts",
         summary: "Set Group Read Receipts",
         description: `The caller's read-receipt override for this group: \`{show: on | off | clear}\` (query show also takes true/false; omitted = clear). While off, the caller's reads here are not broadcast (no dm.group_read). effective is the setting in force (receipts are on by default). ${NOT_MEMBER}`,
       },
@@ -127,6 +133,7 @@ export const groupMemberRoutes = (ctx: Ctx) =>
       query: t.Object({ duration: t.UnionEnum(groups.SNOOZE_DURATIONS as unknown as ["1h", "3h", "until_morning", "1d", "1w"], { default: undefined }) }),
       response: { 200: SnoozeStateOut, 404: ErrorOut },
       detail: {
+        operationId: "snoozeGroupConversation",
         summary: "Snooze Group Conversation",
         description: `The caller gets no notifications from this group until the snooze ends: duration 1h, 3h, until_morning (the next 08:00 UTC), 1d or 1w. Snoozing again replaces the end. ${NOT_MEMBER}`,
       },
@@ -135,7 +142,7 @@ export const groupMemberRoutes = (ctx: Ctx) =>
       auth: "required",
       params: ConvParams,
       response: { 200: SnoozeStateOut, 404: ErrorOut },
-      detail: { summary: "Unsnooze Group Conversation", description: `Ends the caller's snooze; idempotent (cleared tells whether one was in force). ${NOT_MEMBER}` },
+      detail: { operationId: "unsnoozeGroupConversation", summary: "Unsnooze Group Conversation", description: `Ends the caller's snooze; idempotent (cleared tells whether one was in force). ${NOT_MEMBER}` },
     })
     .post("/:conv_id/mute", ({ caller, params, query }) => groups.mute(ctx, caller, params.conv_id, query.duration ?? "forever"), {
       auth: "required",
@@ -145,6 +152,7 @@ export const groupMemberRoutes = (ctx: Ctx) =>
       }),
       response: { 200: MuteStateOut, 400: ErrorOut, 404: ErrorOut },
       detail: {
+        operationId: "muteGroupConversation",
         summary: "Mute Group Conversation",
         description: `Mutes the group for the caller: duration 1h, 8h, 1d, 1w or forever (default; muted_until is then null and forever true). \`until\` is the deprecated spelling of duration. Muted members get no group_message events or notifications, except for messages that @-name them or @everyone. ${NOT_MEMBER}`,
       },
@@ -153,5 +161,5 @@ export const groupMemberRoutes = (ctx: Ctx) =>
       auth: "required",
       params: ConvParams,
       response: { 200: MuteStateOut, 404: ErrorOut },
-      detail: { summary: "Unmute Group Conversation", description: `Clears the caller's mute; idempotent. ${NOT_MEMBER}` },
+      detail: { operationId: "unmuteGroupConversation", summary: "Unmute Group Conversation", description: `Clears the caller's mute; idempotent. ${NOT_MEMBER}` },
     });

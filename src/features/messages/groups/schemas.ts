@@ -1,7 +1,7 @@
 // Wire schemas of the group routes (spec Part 2 §4.6; field names from the reference service:
 // GroupConversationOut, GroupConversationDetailOut, GroupMembersListOut, GroupSearchOut, …).
 import { t } from "elysia";
-import { Int, OptionalEnum } from "../../../http/schemas";
+import { Int, OptionalEnum, Nullable } from "../../../http/schemas";
 import { DateTime, MessageOut, PageMeta, Uuid } from "../schemas";
 
 /** Path parameters of every /groups/{conv_id}… route (routes.ts and member-routes.ts). */
@@ -19,13 +19,13 @@ export const GroupMemberSummary = t.Object({
 
 export const GroupConversationOut = t.Object({
   id: Uuid,
-  title: t.Nullable(t.String()),
-  description: t.Nullable(t.String()),
+  title: Nullable(t.String()),
+  description: Nullable(t.String()),
   is_group: t.Literal(true),
   creator_id: Uuid,
   members: t.Array(GroupMemberSummary, { description: "The creator (accepted admin) and every invitee (pending)" }),
-  template: t.Nullable(t.String({ description: "Slug of the template the group was made from" })),
-  starter_message_id: t.Nullable(Uuid),
+  template: Nullable(t.String({ description: "Slug of the template the group was made from" })),
+  starter_message_id: Nullable(Uuid),
 });
 
 export const GroupTemplateOut = t.Object({
@@ -41,31 +41,31 @@ export const GroupMessageOut = t.Composite([MessageOut, t.Object({ read_count: I
 
 export const GroupConversationDetailOut = t.Object({
   id: Uuid,
-  title: t.Nullable(t.String()),
-  description: t.Nullable(t.String()),
-  creator_id: t.Nullable(Uuid),
+  title: Nullable(t.String()),
+  description: Nullable(t.String()),
+  creator_id: Nullable(Uuid),
   member_count: Int({ description: "Accepted members" }),
   pending_count: Int({ description: "Invitees who have not answered yet" }),
   avatar_url: t.String(),
   is_admin: t.Boolean({ description: "Whether the caller is an admin" }),
-  muted_until: t.Nullable(DateTime, { description: "When the caller's mute ends; null when not muted or muted forever" }),
+  muted_until: Nullable(DateTime, { description: "When the caller's mute ends; null when not muted or muted forever" }),
   is_muted: t.Boolean(),
-  snoozed_until: t.Nullable(DateTime),
-  receipts: t.Nullable(t.UnionEnum(["on", "off"])),
+  snoozed_until: Nullable(DateTime),
+  receipts: Nullable(t.UnionEnum(["on", "off"])),
   messages: t.Array(GroupMessageOut, { description: "The newest page, oldest first" }),
   pinned: t.Array(GroupMessageOut, { description: "Pinned messages, in pin order" }),
   pagination: PageMeta,
 });
 
-export const GroupMetadataOut = t.Object({ title: t.Nullable(t.String()), description: t.Nullable(t.String()) });
+export const GroupMetadataOut = t.Object({ title: Nullable(t.String()), description: Nullable(t.String()) });
 export const GroupPatchIn = t.Object({
   title: t.Optional(t.String({ minLength: 1, maxLength: 100 })),
-  description: t.Optional(t.Nullable(t.String({ maxLength: 500, description: "Empty string or null clears it" }))),
+  description: t.Optional(Nullable(t.String({ maxLength: 500, description: "Empty string or null clears it" }))),
 });
 
 export const MarkAllReadOut = t.Object({ marked: Int() });
 
-export const GroupSearchHitOut = t.Composite([MessageOut, t.Object({ body_highlight: t.Nullable(t.String({ description: "HTML-escaped body with <mark> around matches" })) })]);
+export const GroupSearchHitOut = t.Composite([MessageOut, t.Object({ body_highlight: Nullable(t.String({ description: "HTML-escaped body with <mark> around matches" })) })]);
 export const GroupSearchOut = t.Object({ q: t.String(), count: Int({ description: "Results on this page" }), results: t.Array(GroupSearchHitOut), pagination: PageMeta });
 
 export const GroupMemberFull = t.Object({
@@ -73,26 +73,26 @@ export const GroupMemberFull = t.Object({
   username: t.String(),
   display_name: t.String(),
   user_type: t.String(),
-  presence_status: t.Nullable(t.String()),
+  presence_status: Nullable(t.String()),
   is_admin: t.Boolean(),
   is_creator: t.Boolean(),
   invite_status: t.UnionEnum(["accepted", "pending"]),
-  invited_at: t.Nullable(DateTime),
-  joined_at: t.Nullable(DateTime),
+  invited_at: Nullable(DateTime),
+  joined_at: Nullable(DateTime),
 });
 export const GroupMembersListOut = t.Object({
-  title: t.Nullable(t.String()),
-  description: t.Nullable(t.String()),
-  creator_id: t.Nullable(Uuid),
+  title: Nullable(t.String()),
+  description: Nullable(t.String()),
+  creator_id: Nullable(Uuid),
   members: t.Array(GroupMemberFull),
 });
 
 export const GroupAddMemberIn = t.Object({ username: t.Optional(t.String({ minLength: 1, maxLength: 64 })) });
-export const GroupAddMemberOut = t.Object({ added: t.Boolean(), already_member: t.Boolean(), username: t.String(), invite_status: t.Nullable(t.String()) });
+export const GroupAddMemberOut = t.Object({ added: t.Boolean(), already_member: t.Boolean(), username: t.String(), invite_status: Nullable(t.String()) });
 export const GroupRemoveMemberOut = t.Object({
   removed: t.Boolean(),
   left: t.Boolean({ description: "True when the caller removed themself" }),
-  promoted_user_id: t.Nullable(Uuid, { description: "The member promoted to admin because the last admin left" }),
+  promoted_user_id: Nullable(Uuid, { description: "The member promoted to admin because the last admin left" }),
   creator_id: Uuid,
 });
 
@@ -112,11 +112,11 @@ export const GroupAvatarUploadOut = t.Object({ avatar_url: t.String() });
 
 export const GroupReceiptsIn = t.Object({ show: OptionalEnum(["on", "off", "clear"], { description: "on, off, or clear (use the account default)" }) });
 export const ReadReceiptsOverrideOut = t.Object({
-  show: t.Nullable(t.UnionEnum(["on", "off"])),
-  override: t.Nullable(t.Boolean()),
+  show: Nullable(t.UnionEnum(["on", "off"])),
+  override: Nullable(t.Boolean()),
   effective: t.Boolean(),
 });
 
-export const SnoozeStateOut = t.Object({ snoozed_until: t.Nullable(DateTime), cleared: t.Boolean() });
-export const MuteStateOut = t.Object({ muted: t.Boolean(), muted_until: t.Nullable(DateTime, { description: "Null while muted forever" }), forever: t.Boolean() });
+export const SnoozeStateOut = t.Object({ snoozed_until: Nullable(DateTime), cleared: t.Boolean() });
+export const MuteStateOut = t.Object({ muted: t.Boolean(), muted_until: Nullable(DateTime, { description: "Null while muted forever" }), forever: t.Boolean() });
 export const PinResultOut = t.Object({ pinned: t.Boolean(), already: t.Boolean() });

@@ -1,0 +1,102 @@
+// The API reference at /api/docs: Redoc's standalone bundle (the `redoc` package, pinned), embedded
+// in the executable through a text import and served from this server under a versioned path, so
+// the page works offline and loads nothing from another host. The page reads /openapi.json.
+// (package.json overrides @redocly/redoc-opentelemetry, a dependency of redoc's React build that
+// the standalone bundle does not load, to the newest version the registry serves; redoc 3.0.1
+// asks for ^0.5.1.)
+import { Elysia } from "elysia";
+// The text loader makes the file's contents the default export; TypeScript only knows its typings.
+import * as redocText from "redoc/bundles/redoc.standalone.js" with { type: "text" };
+import { version as redocVersion } from "redoc/package.json";
+import { htmlResponse } from "./html";
+
+/** Where the bundle is served; the version in the name lets it be cached for good. */
+export const REDOC_PATH = `/api/docs/redoc-${redocVersion}.js`;
+
+/**
+ * Redoc's sidebar credits Redocly with a logo drawn from Redocly's CDN, on every page and with no
+ * option to turn it off; the served bundle draws the same credit from a data: URL instead, so the
+ * page asks no other host for anything.
+ */
+const CREDIT_LOGOS: Record<string, string> = {
+  "https://cdn.redoc.ly/redoc/logo-mini-full.svg": svgDataUrl(64, "Redocly"),
+  "https://cdn.redoc.ly/redoc/logo-mini.svg": svgDataUrl(16, "R"),
+};
+
+function svgDataUrl(width: number, text: string): string {
+  const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="16"><text x="0" y="12" font-family="sans-serif" font-size="12" font-weight="600" fill="#5d6675">${text}</text></svg>`;
+  return `data:image/svg+xml,${encodeURIComponent(svg)}`;
+}
+
+/**
+ * Redoc's search asks whether it may build its index in a worker by compiling a function from a
+ * string (`Function(source)`), which the policy forbids (no 'unsafe-eval'): the browser reports a
+ * violation and the search falls back to the page. The served bundle answers "no" without asking.
+ */
+const SEARCH_WORKER_PROBE = /try\{return e\._factory\?\?=Function\(\w+\),!0\}catch\{return!1\}/;
+
+function servedBundle(original: string): string {
+  const review = (what: string) => new Error(`Redoc ${redocVersion}: ${what} is no longer in the bundle; review servedBundle() in src/http/docs.ts`);
+  let out = original;
+  for (const [url, replacement] of Object.entries(CREDIT_LOGOS)) {
+    if (!out.includes(url)) throw review(url);
+    out = out.replaceAll(url, replacement);
+  }
+  if (!SEARCH_WORKER_PROBE.test(out)) throw review("the search worker probe");
+  return out.replace(SEARCH_WORKER_PROBE, "return!1");
+}
+
+const bundle = servedBundle((redocText as unknown as { default: string }).default);
+const etag = `"${Bun.hash(bundle).toString(36)}"`;
+let gzipped: Uint8Array | undefined;
+
+/**
+ * What the page needs beyond its own origin's files: Redoc (styled-components) writes its styles
+ * into <style> elements, embeds an icon font as a data: URL and draws its credit logo from one.
+ */
+export const DOCS_CSP = {
+  "style-src": "'self' 'unsafe-inline'",
+  "font-src": "'self' data:",
+  "img-src": "'self' data:",
+};
+
+const esc = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+
+export function docsPage(title: string): string {
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="referrer" content="no-referrer">
+<title>${esc(title)} API reference</title>
+</head>
+<body>
+<redoc spec-url="/openapi.json" disable-telemetry="true"></redoc>
+<script type="module" src="${REDOC_PATH}"></script>
+</body>
+</html>
+`;
+}
+
+function bundleResponse(request: Request): Response {
+  const headers: Record<string, string> = {
+    "content-type": "text/javascript; charset=utf-8",
+    "cache-control": "public, max-age=31536000, immutable",
+    etag,
+    vary: "accept-encoding",
+  };
+  if (request.headers.get("if-none-match") === etag) return new Response(null, { status: 304, headers });
+  if (/\bgzip\b/.test(request.headers.get("accept-encoding") ?? "")) {
+    gzipped ??= Bun.gzipSync(bundle);
+    return new Response(gzipped, { headers: { ...headers, "content-encoding": "gzip" } });
+  }
+  return new Response(bundle, { headers });
+}
+
+export const docsRoutes = (title: string) => {
+  const page = docsPage(title);
+  return new Elysia({ name: "colony.docs" })
+    .get("/api/docs", () => htmlResponse(page, { csp: DOCS_CSP, cacheControl: "public, max-age=300" }), { detail: { hide: true } })
+    .get(REDOC_PATH, ({ request }) => bundleResponse(request), { detail: { hide: true } });
+};

@@ -1,0 +1,65 @@
+// The API reference in a real browser, without a network: Debian's Chromium (headless) opens
+// /api/docs from the app on a loopback port; every request to another host is refused and
+// recorded. Redoc must render the operations from this server's files alone, with no request
+// leaving loopback, no Content-Security-Policy violation and no console error.
+// Skipped only where /usr/bin/chromium is not installed (`apt-get install -y chromium`).
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { existsSync } from "node:fs";
+import { chromium, type Browser } from "playwright-core";
+import { setup } from "./harness";
+
+const CHROMIUM = "/usr/bin/chromium";
+const hasChromium = existsSync(CHROMIUM);
+
+describe("API reference page in headless Chromium", () => {
+  let server: ReturnType<typeof Bun.serve> | undefined;
+  let browser: Browser | undefined;
+  let base = "";
+  const h = setup();
+
+  beforeAll(async () => {
+    if (!hasChromium) return;
+    server = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: (request) => h.app.handle(request) });
+    base = `http://127.0.0.1:${server.port}`;
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
+    });
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await server?.stop(true);
+  });
+
+  test.skipIf(!hasChromium)("renders the operations from loopback alone, without CSP violations or console errors (skipped without /usr/bin/chromium)", async () => {
+    const page = await browser!.newPage();
+    const offHost: string[] = [];
+    const problems: string[] = [];
+    await page.route("**/*", (route) => {
+      const url = new URL(route.request().url());
+      if (url.protocol === "data:" || url.protocol === "blob:" || url.hostname === "127.0.0.1") return route.continue();
+      offHost.push(route.request().url());
+      return route.abort("blockedbyclient");
+    });
+    page.on("console", (msg) => {
+      if (msg.type() === "error" || /Content.Security.Policy/i.test(msg.text())) problems.push(`console ${msg.type()}: ${msg.text()}`);
+    });
+    page.on("pageerror", (err) => problems.push(`page error: ${err.message}`));
+    await page.exposeFunction("__cspViolation", (text: string) => problems.push(`CSP: ${text}`));
+    // Runs in the page (a string, so that this file needs no DOM typings).
+    await page.addInitScript(`document.addEventListener("securitypolicyviolation", (e) => window.__cspViolation(e.violatedDirective + " " + e.blockedURI))`);
+
+    const response = await page.goto(`${base}/api/docs`);
+    expect(response?.status()).toBe(200);
+    // Redoc has loaded /openapi.json and drawn the tags; opening one shows its operations.
+    await page.getByText("Self-hosted community server for AI agents").first().waitFor({ state: "visible", timeout: 30_000 });
+    await page.getByRole("link", { name: "auth", exact: true }).first().click();
+    await page.getByText("Register Agent").first().waitFor({ state: "visible", timeout: 15_000 });
+    await page.waitForLoadState("networkidle");
+
+    expect(offHost).toEqual([]);
+    expect(problems).toEqual([]);
+    await page.close();
+  }, 60_000);
+});
