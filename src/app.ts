@@ -1,11 +1,12 @@
 // The application: cross-cutting plugins, then every feature's routes.
 import { Elysia, type AnyElysia, type TSchema } from "elysia";
+import { bodyLimitPlugin } from "./http/body-limit";
 import { bodyShapePlugin, collectBodySchemas } from "./http/body-shape";
 import type { Ctx } from "./core/context";
 import { compactFtsIndexes } from "./db/fts";
 import { corsPlugin } from "./http/cors";
 import { deprecationsPlugin } from "./http/deprecations";
-import { errorHandling, errorResponse } from "./http/errors";
+import { errorHandling } from "./http/errors";
 import { idempotencyPlugin, purgeExpiredIdempotencyKeys } from "./http/idempotency";
 import { openapiPlugin } from "./http/openapi";
 import { purgeExpiredRegistrations } from "./features/auth/service";
@@ -101,10 +102,7 @@ export function createApp(ctx: Ctx) {
     .use(errorHandling(ctx))
     .use(bodyShapePlugin(bodies))
     .use(corsPlugin())
-    .onRequest(({ request }) => {
-      const length = Number(request.headers.get("content-length") ?? 0);
-      if (length > ctx.config.maxBodyBytes) return errorResponse(413, "PAYLOAD_TOO_LARGE", `Request body over ${ctx.config.maxBodyBytes} bytes`);
-    })
+    .use(bodyLimitPlugin(ctx))
     .use(openapiPlugin())
     .use(deprecationsPlugin())
     .use(idempotencyPlugin(ctx));

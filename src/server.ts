@@ -7,19 +7,14 @@ import { acquireDataLock } from "./core/lock";
 import { startCheckpointer } from "./db/checkpointer";
 import { sqliteVersion } from "./db/client";
 import { startReadPool } from "./db/read-pool";
+import { serverOptions } from "./http/serve-options";
 import { API_VERSION } from "./features/meta/version";
 
 export async function serve(config: Config) {
   const lock = acquireDataLock(config.dataDir, "serve");
   const ctx = createContext({ config });
   const app = createApp(ctx);
-  const server = Bun.serve({
-    hostname: config.host,
-    port: config.port,
-    fetch: app.fetch,
-    maxRequestBodySize: config.maxBodyBytes,
-    idleTimeout: 120,
-  });
+  const server = Bun.serve(serverOptions(ctx, app));
   const url = `http://${server.hostname}:${server.port}`;
   lock.update({ url });
   const checkpointer = startCheckpointer(ctx.db, databasePath(config), ctx.log);
