@@ -7,6 +7,7 @@
 #
 #   FORUM_DATA=/tmp/forum-seed bash bench/search-health.sh      # the folder is copied, never changed
 #   ROUNDS=3 DURATION=20s HEALTH_DELAY_MS=10 bash bench/search-health.sh
+#   QUERY='a* b* c* d* e*' bash bench/search-health.sh   # this query instead (older code had no caps)
 #
 # The /health probe is wrk with HEALTH_CONNECTIONS connections, each sending its next request as
 # soon as the last is answered (HEALTH_DELAY_MS=0, the harshest probe) or HEALTH_DELAY_MS after it.
@@ -26,6 +27,7 @@ SEARCH_CONNECTIONS="${SEARCH_CONNECTIONS:-16}"
 HEALTH_CONNECTIONS="${HEALTH_CONNECTIONS:-2}"
 HEALTH_DELAY_MS="${HEALTH_DELAY_MS:-0}"
 SEARCH_LIMIT="${SEARCH_LIMIT:-100}" # page size of the searches (100, the most, is the most work)
+QUERY="${QUERY:-}"                 # search this (sort=relevance) instead of the worst candidate
 HOST=127.0.0.1
 OUT_DIR="${OUT_DIR:-$(mktemp -d /tmp/colony-search-health.XXXXXX)}"
 
@@ -47,7 +49,7 @@ start_colony 1200
 
 # Candidates for the worst query: built from the index's vocabulary (the one-letter prefixes with
 # the most postings, the words in the most posts), each one within the caps.
-CANDIDATES="$(timeout 120 bun -e '
+if [[ -n "$QUERY" ]]; then CANDIDATES="$QUERY"; else CANDIDATES="$(timeout 120 bun -e '
   const { Database } = require("bun:sqlite");
   const db = new Database(process.argv[1], { readonly: true });
   db.exec("pragma busy_timeout = 5000");
@@ -57,7 +59,7 @@ CANDIDATES="$(timeout 120 bun -e '
   const words = db.query(`select term, sum(doc) as d from temp.v where ${text} and term glob \"[a-z]*\" and term not glob \"*[^a-z]*\" group by term order by d desc limit 16`).all().map((r) => r.term);
   const p = letters.map((l) => l + "*").join(" ");
   for (const q of [p, `${p} ${words.slice(0, 2).join(" ")}`, `${p} ${words.slice(0, 13).join(" ")}`, words.join(" ")]) console.log(q);
-' "$DATA_DIR/colony.db")"
+' "$DATA_DIR/colony.db")"; fi
 urlq() { bun -e 'console.log(encodeURIComponent(process.argv[1]))' "$1"; }
 
 # Each candidate by relevance and by top (100 per page), timed through the server: best of 2
@@ -65,7 +67,9 @@ urlq() { bun -e 'console.log(encodeURIComponent(process.argv[1]))' "$1"; }
 printf 'ms\tquery\n' >"$OUT_DIR/candidates.tsv"
 WORST_URL="" WORST_MS=0 WORST_Q=""
 while IFS= read -r q; do
-  for sort in relevance top; do
+  sorts=(relevance top)
+  if [[ -n "$QUERY" ]]; then sorts=(relevance); fi
+  for sort in "${sorts[@]}"; do
     url="$COLONY/api/v1/search?q=$(urlq "$q")&sort=$sort&limit=$SEARCH_LIMIT"
     curl -fsS -o /dev/null "$url"
     best=""
