@@ -1,11 +1,12 @@
 // The application: cross-cutting plugins, then every feature's routes.
 import { Elysia, type AnyElysia, type TSchema } from "elysia";
+import { bodyLimitPlugin } from "./http/body-limit";
 import { bodyShapePlugin, collectBodySchemas } from "./http/body-shape";
 import type { Ctx } from "./core/context";
 import { compactFtsIndexes } from "./db/fts";
 import { corsPlugin } from "./http/cors";
 import { deprecationsPlugin } from "./http/deprecations";
-import { errorHandling, errorResponse } from "./http/errors";
+import { errorHandling } from "./http/errors";
 import { idempotencyPlugin, purgeExpiredIdempotencyKeys } from "./http/idempotency";
 import { docsRoutes } from "./http/docs";
 import { securityHeaders } from "./http/html";
@@ -103,10 +104,7 @@ export function createApp(ctx: Ctx) {
     .use(bodyShapePlugin(bodies))
     .use(securityHeaders())
     .use(corsPlugin())
-    .onRequest(({ request }) => {
-      const length = Number(request.headers.get("content-length") ?? 0);
-      if (length > ctx.config.maxBodyBytes) return errorResponse(413, "PAYLOAD_TOO_LARGE", `Request body over ${ctx.config.maxBodyBytes} bytes`);
-    })
+    .use(bodyLimitPlugin(ctx))
     .use(deprecationsPlugin())
     .use(idempotencyPlugin(ctx));
   // Features are added one by one rather than in one chain: the chained type of some thirty

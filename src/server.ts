@@ -18,6 +18,7 @@ import { acquireDataLock, type DataLock } from "./core/lock";
 import { startCheckpointer, type Checkpointer } from "./db/checkpointer";
 import { sqliteVersion } from "./db/client";
 import { startReadPool } from "./db/read-pool";
+import { serverOptions } from "./http/serve-options";
 import { API_VERSION } from "./features/meta/version";
 import { scheduleBackups } from "./ops/scheduled-backup";
 
@@ -55,13 +56,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
   try {
     ctx = createContext({ config });
     const app = createApp(ctx);
-    server = Bun.serve({
-      hostname: config.host,
-      port: config.port,
-      fetch: app.fetch,
-      maxRequestBodySize: config.maxBodyBytes,
-      idleTimeout: 120,
-    });
+    server = Bun.serve(serverOptions(ctx, app));
     checkpointer = startCheckpointer(ctx.db, databasePath(config), ctx.log);
     ctx.reads = startReadPool(ctx.db, databasePath(config), config.readWorkers, ctx.log);
   } catch (err) {

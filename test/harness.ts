@@ -25,10 +25,12 @@ export const BASE = "http://localhost";
  * which Elysia does not check.
  */
 export function expectAnswer(schema: TSchema, body: unknown): void {
-  const errors = [...Value.Errors(schema, body)].slice(0, 3).map((e) => `${e.path}: ${e.message}`);
-  if (errors.length) throw new Error(`answer does not match its schema: ${errors.join("; ")}`);
+  // Undeclared fields first: once Elysia has compiled a route it marks its response schemas
+  // additionalProperties: false, and the check below would then report them instead.
   const cleaned = Value.Clean(schema, structuredClone(body));
   if (JSON.stringify(cleaned) !== JSON.stringify(body)) throw new Error("answer holds fields its schema does not declare");
+  const errors = [...Value.Errors(schema, body)].slice(0, 3).map((e) => `${e.path}: ${e.message}`);
+  if (errors.length) throw new Error(`answer does not match its schema: ${errors.join("; ")}`);
 }
 
 export interface Res<T = any> {

@@ -242,6 +242,14 @@ describe("scopes and keys", () => {
     expect(fill(["wiki_page_edits"], alice, "page-b")).toBe(10);
   });
 
+  test("an anonymousOnly rule limits callers without an account by address, and never an account", () => {
+    expect(limitRule("search_ip").anonymousOnly).toBe(true);
+    expect(fill(["search_ip"], { ip: alice.ip })).toBe(30);
+    expect(fill(["search_ip"], alice, undefined, 50)).toBe(50);
+    expect(fill(["search", "search_ip"], { ip: bob.ip })).toBe(30);
+    expect(fill(["search", "search_ip"], bob)).toBe(60);
+  });
+
   test("a subject without the scope's key is not limited by that rule", () => {
     expect(fill(["post_edit"], { ip: "10.0.0.9" }, undefined, 50)).toBe(50);
     expect(fill(["register"], { userId: "alice" }, undefined, 50)).toBe(50);

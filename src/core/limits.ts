@@ -25,6 +25,8 @@ export interface LimitRule {
   source: string;
   /** Explicit 429 code when it differs from RATE_LIMIT_<ACTION>. */
   code?: string;
+  /** Charged only to callers without an account: an `ip` rule beside a `user` rule of the same route. */
+  anonymousOnly?: boolean;
 }
 
 const h = (n: number) => n * HOUR;
@@ -69,6 +71,12 @@ export const LIMITS: readonly LimitRule[] = [
   { action: "oauth_client_create", description: "Register an OAuth client", windowMs: h(1), max: 10, scope: "user", trustScaled: false, source: "config" },
   { action: "oauth_client_update", description: "Update an OAuth client", windowMs: h(1), max: 30, scope: "user", trustScaled: false, source: "config" },
   { action: "oauth_client_delete", description: "Delete an OAuth client", windowMs: h(1), max: 20, scope: "user", trustScaled: false, source: "config" },
+  // Search (Part 1 §4.7; the spec lists no value). Each search counts and ranks its matches with
+  // full-text reads that grow with the matches, the costliest read of the API, so a caller may
+  // not search without pause: 60 a minute per account (one a second, sustained; an agent looking
+  // something up sends a handful) and 30 a minute per address for callers without an account.
+  { action: "search", description: "Search posts and users (GET /search)", windowMs: MINUTE, max: 60, scope: "user", trustScaled: false, listed: true, source: "config" },
+  { action: "search_ip", description: "Search without an account, per IP", windowMs: MINUTE, max: 30, scope: "ip", anonymousOnly: true, source: "config" },
   // Part 2 §8
   { action: "join_colony", description: "Join a colony (by id or by name)", windowMs: h(1), max: 30, scope: "user", listed: true, source: "part2 §8" },
   { action: "colony_admin", description: "Unban and other colony admin actions", windowMs: h(1), max: 30, scope: "user", source: "part2 §8" },
@@ -200,6 +208,7 @@ export class RateLimiter {
   }
 
   private keyOf(rule: LimitRule, s: LimitSubject, discriminator?: string): string | null {
+    if (rule.anonymousOnly && s.userId) return null;
     const id = rule.scope === "user" ? s.userId : rule.scope === "ip" ? s.ip : "*";
     if (!id) return null;
     return `${rule.action}|${id}${discriminator ? "|" + discriminator : ""}`;

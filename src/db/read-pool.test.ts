@@ -1,10 +1,10 @@
 import { afterEach, expect, test } from "bun:test";
-import { mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createLogger } from "../core/log";
 import { openDatabase } from "./client";
-import { inlineReads, startReadPool, type Reads } from "./read-pool";
+import { inlineReads, READER_NICENESS, startReadPool, type Reads } from "./read-pool";
 
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
@@ -95,6 +95,27 @@ test("size 0, or before a reader is ready, reads run inline on the main connecti
   const { reads: starting } = await pool(1);
   // The first call can come before the reader has opened its connection.
   expect(await starting.all([count])).toEqual([[{ n: 3 }]]);
+});
+
+/** Each thread of this process with its name and niceness (Linux: /proc/self/task). */
+function threads(): { tid: number; name: string; nice: number }[] {
+  return readdirSync("/proc/self/task").map((tid) => {
+    const stat = readFileSync(`/proc/self/task/${tid}/stat`, "utf8");
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return { tid: Number(tid), name: readFileSync(`/proc/self/task/${tid}/comm`, "utf8").trim(), nice: Number(fields[16]) };
+  });
+}
+
+test.skipIf(!existsSync("/proc/self/task"))("reader threads run at a lower priority than the request thread", async () => {
+  expect(READER_NICENESS).toBeGreaterThan(0);
+  const before = new Set(threads().map((t) => t.tid));
+  const { reads } = await pool(2);
+  expect(await until(() => reads.threads === 2)).toBe(true);
+  const now = threads();
+  expect(now.find((t) => t.tid === process.pid)?.nice).toBe(0);
+  const readers = now.filter((t) => !before.has(t.tid) && t.name === "Worker");
+  expect(readers).toHaveLength(2);
+  for (const r of readers) expect(r.nice).toBe(READER_NICENESS);
 });
 
 test("stop ends the readers; later reads run inline", async () => {

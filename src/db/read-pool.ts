@@ -51,6 +51,15 @@ interface Reader {
 const READER_CACHE_KIB = 32_000;
 
 /**
+ * Scheduling niceness of the reader threads (the request thread keeps the process's, 0). A read
+ * sent here is long by definition (a worst-case search ranks for half a second), and the request
+ * thread serves every other request: when the cores are all busy, the kernel should run the
+ * request thread first. At 10 a reader gets about a tenth of a core the request thread also
+ * wants, and all of any core it does not.
+ */
+export const READER_NICENESS = 10;
+
+/**
  * Starts `size` reader threads on the database file at `path`. Until a reader has opened its
  * connection, and after one fails, its share of the reads runs inline.
  */
@@ -93,7 +102,7 @@ export function startReadPool(db: Db, path: string, size: number, log: Logger): 
       if (msg.rows) p.resolve(msg.rows);
       else p.reject(Object.assign(new Error(msg.error?.message ?? "read failed"), { code: msg.error?.code }));
     });
-    worker.postMessage({ open: path, cacheKiB: READER_CACHE_KIB });
+    worker.postMessage({ open: path, cacheKiB: READER_CACHE_KIB, niceness: READER_NICENESS });
     readers.push(r);
   }
   log.debug("read pool started", { readers: readers.length });

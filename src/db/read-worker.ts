@@ -2,6 +2,7 @@
 // database file, answering batches of statements. A batch of more than one statement runs in one
 // read transaction, so its statements see the same snapshot.
 import { Database, type SQLQueryBindings } from "bun:sqlite";
+import { setPriority } from "node:os";
 
 declare const self: Worker;
 
@@ -21,7 +22,7 @@ function run(batch: ReadRequest["batch"]): Record<string, unknown>[][] {
   }
 }
 
-self.onmessage = (e: MessageEvent<{ open: string; cacheKiB: number } | ReadRequest | "stop">) => {
+self.onmessage = (e: MessageEvent<{ open: string; cacheKiB: number; niceness: number } | ReadRequest | "stop">) => {
   const msg = e.data;
   if (msg === "stop") {
     db?.close();
@@ -30,6 +31,12 @@ self.onmessage = (e: MessageEvent<{ open: string; cacheKiB: number } | ReadReque
     return;
   }
   if ("open" in msg) {
+    // This thread only (Linux keeps a niceness per thread): see READER_NICENESS in read-pool.ts.
+    try {
+      setPriority(msg.niceness);
+    } catch {
+      // Not permitted or not supported here: the reads run at the server's priority.
+    }
     db = new Database(msg.open, { readonly: true, strict: true });
     db.run("PRAGMA busy_timeout = 5000");
     db.run("PRAGMA temp_store = MEMORY");

@@ -10,5 +10,12 @@ export function clientIp(ctx: Ctx, request: Request, server: Server): string {
     const xff = request.headers.get("x-forwarded-for");
     if (xff) return xff.split(",")[0].trim();
   }
-  return server?.requestIP(request)?.address ?? "local";
+  return server?.requestIP(request)?.address ?? rebuilt.get(request) ?? "local";
+}
+
+/** Client addresses of requests rebuilt at the socket boundary (http/body-limit.ts), which the server does not know. */
+const rebuilt = new WeakMap<Request, string>();
+
+export function rememberAddress(request: Request, address: string): void {
+  rebuilt.set(request, address);
 }

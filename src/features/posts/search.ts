@@ -6,6 +6,7 @@
 // join to filter rows.
 import { sql } from "drizzle-orm";
 import type { Ctx } from "../../core/context";
+import { ApiError } from "../../core/errors";
 import type { ReadStatement } from "../../db/read-pool";
 import { keptWhile, preparedSql, readStatement, rowsByRowids } from "../../db/statements";
 import type { PostRow } from "./service";
@@ -30,18 +31,39 @@ export function queryParts(input: string): QueryPart[] {
 }
 
 /**
+ * Most words a query may hold (the words of its "phrases" included), and most prefix terms
+ * (`word*`) among them. FTS5 reads a doclist per word and, for a prefix, the doclists of every
+ * indexed word it starts, and bm25 scores every match once per term: at 100,000 posts one
+ * one-letter prefix costs about 0.3 s of a thread and dozens of them seconds (bench/README.md,
+ * "Search cannot starve the instance"). Agents' queries are a few words; these caps sit well above.
+ */
+export const MAX_QUERY_TERMS = 16;
+export const MAX_QUERY_PREFIX_TERMS = 3;
+
+/**
  * Converts user input into a safe FTS5 query: every bare word becomes a quoted string ("tok"),
  * a word ending in * keeps its prefix star ("tok"*), a "quoted phrase" stays a phrase, and the
- * terms are ANDed. FTS5 operators and column filters in the input are never interpreted. Returns
- * null when the input holds no searchable token.
+ * terms are ANDed (a term repeated is sent once: it matches the same posts). FTS5 operators and
+ * column filters in the input are never interpreted. Returns null when the input holds no
+ * searchable token; throws 400 INVALID_INPUT, before anything is read, when it holds more words
+ * or prefix terms than MAX_QUERY_TERMS and MAX_QUERY_PREFIX_TERMS.
  */
 export function toFtsQuery(input: string): string | null {
-  const parts: string[] = [];
+  const parts = new Set<string>();
+  let words = 0;
+  let prefixes = 0;
   for (const p of queryParts(input)) {
     const toks = p.text.match(/[\p{L}\p{N}_]+/gu) ?? [];
-    if (toks.length) parts.push(`"${toks.join(" ")}"${p.prefix ? "*" : ""}`);
+    if (!toks.length) continue;
+    const part = `"${toks.join(" ")}"${p.prefix ? "*" : ""}`;
+    if (parts.has(part)) continue;
+    parts.add(part);
+    words += toks.length;
+    if (p.prefix) prefixes++;
   }
-  return parts.length ? parts.join(" ") : null;
+  if (words > MAX_QUERY_TERMS) throw new ApiError(400, "INVALID_INPUT", `A search query may have at most ${MAX_QUERY_TERMS} words (got ${words}); search for fewer words`);
+  if (prefixes > MAX_QUERY_PREFIX_TERMS) throw new ApiError(400, "INVALID_INPUT", `A search query may have at most ${MAX_QUERY_PREFIX_TERMS} prefix terms (word*) (got ${prefixes}); use whole words for the others`);
+  return parts.size ? [...parts].join(" ") : null;
 }
 
 /** What a search may return besides its text: the caller's view and the filters. */
@@ -147,11 +169,17 @@ export function rankingRead(ctx: Ctx, match: string, sort: SearchSort, cap: numb
   return page({ m: match, limit: Math.min(limit, cap - offset), offset, cap });
 }
 
-/** How many posts match, at most `cap`: a walk of the terms' doclists, no ranking. */
-export function countMatches(ctx: Ctx, match: string, cap: number): number {
-  const counted = preparedSql(ctx.db, "posts.search.count", () => sql`select count(*) as n from posts_fts where posts_fts match ${sql.placeholder("m")}`).get({ m: match });
-  return Math.min(cap, (counted?.n as number) ?? 0);
+/**
+ * How many posts match, as a statement for `ctx.reads` (a walk of the terms' doclists, no
+ * ranking, yet for a broad prefix as costly as reading every post's entry): its one row is
+ * `{ n }`, read with matchCount.
+ */
+export function countRead(ctx: Ctx, match: string): ReadStatement {
+  return readStatement(ctx.db, "posts.search.count", () => sql`select count(*) as n from posts_fts where posts_fts match ${sql.placeholder("m")}`)({ m: match });
 }
+
+/** The number of matches of a countRead's rows, at most `cap`. */
+export const matchCount = (rows: readonly Record<string, unknown>[], cap: number): number => Math.min(cap, (rows[0]?.n as number) ?? 0);
 
 /** The posts of a ranking's rows (rankingRead), in its order; a post deleted since is left out. */
 export function rankedPosts(ctx: Ctx, ranking: readonly Record<string, unknown>[]): PostRow[] {

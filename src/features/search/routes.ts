@@ -5,6 +5,7 @@ import { jsonAnswer } from "../../http/answer";
 import { authPlugin } from "../../http/auth";
 import { withAliases } from "../../http/deprecations";
 import { pagingQuery, resolvePage } from "../../http/paging";
+import { rateLimitPlugin } from "../../http/rate-limit";
 import { ErrorOut, Int, OptionalEnum } from "../../http/schemas";
 import { PostOut } from "../posts/schemas";
 import { POST_TYPES } from "../posts/tables";
@@ -56,6 +57,7 @@ const pageField = (page: { page?: number }) => (page.page !== undefined ? { page
 export const searchRoutes = (ctx: Ctx) =>
   new Elysia({ prefix: "/api/v1", tags: ["search"] })
     .use(authPlugin(ctx))
+    .use(rateLimitPlugin(ctx))
     .get(
       "/search",
       async ({ query, caller }) => {
@@ -79,11 +81,12 @@ export const searchRoutes = (ctx: Ctx) =>
       },
       {
         auth: "optional",
+        rateLimit: ["search", "search_ip"],
         query: SearchQuery,
-        response: { 200: SearchResults, 400: ErrorOut, 401: ErrorOut },
+        response: { 200: SearchResults, 400: ErrorOut, 401: ErrorOut, 429: ErrorOut },
         detail: {
           summary: "Search",
-          description: `Full-text search of listed posts (title and body, FTS5 with bm25 ranking, title hits weighted 5x) the caller may read, plus up to ${search.SEARCH_USERS_MAX} matching users and wiki pages. Only the best ${search.SEARCH_CANDIDATES} matches by relevance are considered, so total is at most ${search.SEARCH_CANDIDATES}. Filters: post_type (deprecated type), colony_id, colony (deprecated colony_name), author_type, member_colonies (requires auth). Sorts: relevance (default), newest (deprecated new), oldest, top, discussed.`,
+          description: `Full-text search of listed posts (title and body, FTS5 with bm25 ranking, title hits weighted 5x) the caller may read, plus up to ${search.SEARCH_USERS_MAX} matching users and wiki pages. Only the best ${search.SEARCH_CANDIDATES} matches by relevance are considered, so total is at most ${search.SEARCH_CANDIDATES}. Filters: post_type (deprecated type), colony_id, colony (deprecated colony_name), author_type, member_colonies (requires auth). Sorts: relevance (default), newest (deprecated new), oldest, top, discussed. A query has at most ${search.MAX_QUERY_TERMS} words, of which at most ${search.MAX_QUERY_PREFIX_TERMS} prefix terms (\`word*\`); more is 400 INVALID_INPUT. Rate limited per account (\`search\`) and, without an account, per client address (\`search_ip\`): 429 RATE_LIMIT_SEARCH or RATE_LIMIT_SEARCH_IP with Retry-After.`,
         },
       },
     )

@@ -27,6 +27,8 @@ describe("toFtsQuery", () => {
     ["foo-bar", '"foo bar"'],
     ['unclosed "quote here', '"unclosed" "quote" "here"'],
     ["!! ** ()", null],
+    // A repeated term matches the same posts: sent once.
+    ["zebra zebra Zebra zeb* zeb*", '"zebra" "Zebra" "zeb"*'],
   ])("%p -> %p", (input, out) => expect(toFtsQuery(input)).toBe(out));
 });
 
@@ -68,7 +70,8 @@ describe.each([
   ["reader thread", 1],
 ])("search, reads %s", (_mode, readers) => {
   beforeAll(async () => {
-    h = setup({}, { readers });
+    // Limits off: these tests search far more often than a caller may (limits.test.ts tests those).
+    h = setup({ rateLimitMultiplier: 0 }, { readers });
     if (readers) expect(await until(() => h.ctx.reads.threads === readers)).toBe(true);
     alice = await h.user({ username: "alice-search" });
     bob = await h.user({ username: "bobby" });
@@ -93,7 +96,7 @@ describe.each([
   afterAll(() => h.close());
 
   describe("GET /api/v1/search", () => {
-    test("the ranking and the users list are one batch of reads; the count and rows are not read there", async () => {
+    test("the count, the ranking and the users list are one batch of reads; only the page's rows are read on the request thread", async () => {
       const batches: string[][] = [];
       const all = h.ctx.reads.all.bind(h.ctx.reads);
       const table = (sql: string) => (sql.includes("users_fts") || sql.includes("from users") ? "users" : sql.includes("posts_fts") ? "posts" : "other");
@@ -102,13 +105,13 @@ describe.each([
         const r = await search({ q: "zebra" });
         expect(r.status).toBe(200);
         expect(r.body.total).toBe(3);
-        expect(batches).toEqual([["posts", "users"]]);
-        // One letter and a star is too short for the users list: the ranking goes alone. Past the
-        // candidate cap there is no ranking: the users list goes alone.
+        expect(batches).toEqual([["posts", "posts", "users"]]);
+        // One letter and a star is too short for the users list: the count and the ranking go
+        // alone. Past the candidate cap there is no ranking: the count and the users list go.
         batches.length = 0;
         expect((await search({ q: "z*" })).body.total).toBe(3);
         expect((await search({ q: "zebra", offset: 2000 })).body.items).toEqual([]);
-        expect(batches).toEqual([["posts"], ["users"]]);
+        expect(batches).toEqual([["posts", "posts"], ["posts", "users"]]);
       } finally {
         h.ctx.reads.all = all;
       }

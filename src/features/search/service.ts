@@ -18,7 +18,7 @@ import { posts, type PostType } from "../posts/tables";
 import * as usersService from "../users/service";
 import type { UserRow } from "../users/service";
 
-export { SEARCH_SORTS, toFtsQuery } from "../posts/search";
+export { MAX_QUERY_PREFIX_TERMS, MAX_QUERY_TERMS, SEARCH_SORTS, toFtsQuery } from "../posts/search";
 export type { SearchSort } from "../posts/search";
 
 const mapPost = rowMapper<PostRow>(posts);
@@ -80,18 +80,20 @@ function scopeOf(ctx: Ctx, caller: Caller | null, f: SearchInput): PostSearchSco
 }
 
 export async function search(ctx: Ctx, caller: Caller | null, f: SearchInput, page: Page): Promise<SearchResult> {
+  // Throws 400 for a query over the word or prefix-term caps, before anything is read.
   const text = toFtsQuery(f.q);
   const scope = text ? scopeOf(ctx, caller, f) : null;
   const match = text && scope ? postSearch.scopedMatch(text, scope, postSearch.anyPrivateIndexed(ctx)) : null;
-  // The posts' ranking and the users list go to a reader thread together, in one batch (one
-  // snapshot); this thread counts the matches meanwhile, then reads the page's rows.
+  // The count of matches, the posts' ranking and the users list go to a reader thread together,
+  // in one batch (one snapshot); this thread then reads only the page's rows. Nothing whose cost
+  // grows with the number of matches runs on this thread, which serves every other request.
+  const count = match ? postSearch.countRead(ctx, match) : null;
   const ranking = match ? postSearch.rankingRead(ctx, match, f.sort ?? "relevance", SEARCH_CANDIDATES, page.limit, page.offset) : null;
   const usersRead = usersService.matchUsersRead(ctx, f.q, SEARCH_USERS_MAX);
-  const batch = [ranking, usersRead].filter((s) => s !== null);
-  const pending = batch.length ? ctx.reads.all(batch) : Promise.resolve([]);
-  const total = match ? postSearch.countMatches(ctx, match, SEARCH_CANDIDATES) : 0;
-  const results = await pending;
+  const batch = [count, ranking, usersRead].filter((s) => s !== null);
+  const results = batch.length ? await ctx.reads.all(batch) : [];
   const rowsOf = (s: ReadStatement) => results[batch.indexOf(s)];
+  const total = count ? postSearch.matchCount(rowsOf(count), SEARCH_CANDIDATES) : 0;
   const users = usersRead ? usersService.usersOfRows(rowsOf(usersRead)) : [];
   if (!ranking || page.offset >= total) return { items: [], snippets: new Map(), total, users, wikiPages: [] };
   const items = postSearch.rankedPosts(ctx, rowsOf(ranking));

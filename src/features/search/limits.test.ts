@@ -1,0 +1,118 @@
+// What keeps GET /api/v1/search from starving the instance: caps on the words and prefix terms of a
+// query (checked before anything is read) and the per-caller rate limits `search` (per account)
+// and `search_ip` (per client address, callers without an account).
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { MINUTE } from "../../core/clock";
+import { limitRule } from "../../core/limits";
+import { setup, type Harness, type TestUser } from "../../../test/harness";
+import { post } from "../posts/fixtures";
+import { MAX_QUERY_PREFIX_TERMS, MAX_QUERY_TERMS } from "./service";
+
+let h: Harness;
+let alice: TestUser;
+let bob: TestUser;
+/** Batches sent to the reader threads (every full-text read of a search is one). */
+let batches = 0;
+
+beforeAll(async () => {
+  // Client addresses from X-Forwarded-For, so that tests can be several anonymous callers.
+  h = setup({ trustProxy: true });
+  const all = h.ctx.reads.all.bind(h.ctx.reads);
+  h.ctx.reads.all = (batch) => (batches++, all(batch));
+  alice = await h.user();
+  bob = await h.user();
+  await post(h, alice, { title: "Zebra crossing", body: "Stripes and more stripes." });
+});
+afterAll(() => h.close());
+
+const words = (n: number, prefix = 0) => Array.from({ length: n }, (_, i) => `w${i.toString(36)}x${i < prefix ? "*" : ""}`).join(" ");
+const search = (q: string, opts: { token?: string; ip?: string } = {}) =>
+  h.req("GET", "/api/v1/search", { query: { q }, token: opts.token, headers: opts.ip ? { "x-forwarded-for": opts.ip } : {} });
+
+describe("query caps", () => {
+  test(`more than ${MAX_QUERY_TERMS} words is 400 INVALID_INPUT, and nothing is read`, async () => {
+    expect(MAX_QUERY_TERMS).toBe(16);
+    const before = batches;
+    for (const q of [words(MAX_QUERY_TERMS + 1), `"${words(MAX_QUERY_TERMS + 1)}"`, `zebra ${words(8)} "${words(9)}"`]) {
+      const r = await search(q, { token: alice.token });
+      expect(r.status).toBe(400);
+      expect(r.body.detail.code).toBe("INVALID_INPUT");
+      expect(r.body.detail.message).toContain(`at most ${MAX_QUERY_TERMS} words`);
+    }
+    expect(batches).toBe(before);
+  });
+
+  test(`more than ${MAX_QUERY_PREFIX_TERMS} prefix terms is 400 INVALID_INPUT, and nothing is read`, async () => {
+    expect(MAX_QUERY_PREFIX_TERMS).toBe(3);
+    const before = batches;
+    for (const q of ["a* b* c* d*", "s* t* zebra-cro* x*", words(6, 4)]) {
+      const r = await search(q, { token: alice.token });
+      expect(r.status).toBe(400);
+      expect(r.body.detail).toEqual({ code: "INVALID_INPUT", message: expect.stringContaining(`at most ${MAX_QUERY_PREFIX_TERMS} prefix terms`) });
+    }
+    expect(batches).toBe(before);
+  });
+
+  test("the caps themselves are accepted; a repeated term counts once", async () => {
+    for (const q of [words(MAX_QUERY_TERMS), words(MAX_QUERY_TERMS, MAX_QUERY_PREFIX_TERMS), "zeb* zeb* zeb* zeb* zebra", Array(30).fill("zebra").join(" ")]) {
+      expect((await search(q, { token: alice.token })).status).toBe(200);
+    }
+    expect((await search(Array(30).fill("zebra").join(" "), { token: alice.token })).body.total).toBe(1);
+  });
+
+  test("GET /posts?q= keeps the same caps", async () => {
+    const r = await h.req("GET", "/api/v1/posts", { query: { q: "a* b* c* d*" } });
+    expect(r.status).toBe(400);
+    expect(r.body.detail.code).toBe("INVALID_INPUT");
+  });
+});
+
+describe("rate limits", () => {
+  test("per account: 60 a minute, then 429 RATE_LIMIT_SEARCH with Retry-After; a refused query costs nothing", async () => {
+    h.ctx.limits.reset();
+    const rule = limitRule("search");
+    expect(rule).toMatchObject({ windowMs: MINUTE, max: 60, scope: "user" });
+    // A query over the caps is refused before it is charged.
+    expect((await search(words(20), { token: bob.token })).status).toBe(400);
+    for (let i = 0; i < 60; i++) {
+      const r = await search("zebra", { token: bob.token, ip: "192.0.2.10" });
+      expect(r.status).toBe(200);
+      h.clock.advance(500);
+    }
+    const r = await search("zebra", { token: bob.token, ip: "192.0.2.10" });
+    expect(r.status).toBe(429);
+    expect(r.body.detail.code).toBe("RATE_LIMIT_SEARCH");
+    const retry = Number(r.headers.get("retry-after"));
+    expect(retry).toBeGreaterThan(0);
+    expect(retry).toBeLessThanOrEqual(60);
+    expect(r.body.detail.retry_after).toBe(retry);
+    // Another account is not limited by bob's searches, nor is bob by an anonymous bucket of his address.
+    expect((await search("zebra", { token: alice.token, ip: "192.0.2.10" })).status).toBe(200);
+    h.clock.advance(retry * 1000);
+    expect((await search("zebra", { token: bob.token })).status).toBe(200);
+  });
+
+  test("without an account, per client address: 30 a minute, then 429 RATE_LIMIT_SEARCH_IP with Retry-After", async () => {
+    h.ctx.limits.reset();
+    expect(limitRule("search_ip")).toMatchObject({ windowMs: MINUTE, max: 30, scope: "ip", anonymousOnly: true });
+    for (let i = 0; i < 30; i++) expect((await search("zebra", { ip: "198.51.100.7" })).status).toBe(200);
+    const r = await search("zebra", { ip: "198.51.100.7" });
+    expect(r.status).toBe(429);
+    expect(r.body.detail.code).toBe("RATE_LIMIT_SEARCH_IP");
+    expect(Number(r.headers.get("retry-after"))).toBeGreaterThan(0);
+    // Another address, and an account at the same address, still search.
+    expect((await search("zebra", { ip: "198.51.100.8" })).status).toBe(200);
+    expect((await search("zebra", { ip: "198.51.100.7", token: alice.token })).status).toBe(200);
+  });
+
+  test("GET /limits/me lists search with its window, ceiling and use", async () => {
+    h.ctx.limits.reset();
+    await search("zebra", { token: alice.token });
+    const r = await h.req("GET", "/api/v1/limits/me", { token: alice.token });
+    expect(r.status).toBe(200);
+    const item = r.body.limits.find((l: any) => l.action === "search");
+    expect(item).toEqual({ action: "search", description: expect.any(String), window_seconds: 60, max: 60, current: 1, remaining: 59, blocked: false, retry_after: null });
+    // The anonymous bucket is not an account's limit.
+    expect(r.body.limits.find((l: any) => l.action === "search_ip")).toBeUndefined();
+  });
+});
