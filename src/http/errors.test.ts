@@ -8,7 +8,7 @@ import { apiErrorResponse, errorHandling, errorResponse, validationResponse } fr
 const h = setup({ maxBodyBytes: 4096 });
 
 const logged: { msg: string; fields?: Record<string, unknown> }[] = [];
-const log: Logger = { debug() {}, info() {}, warn() {}, error: (msg, fields) => void logged.push({ msg, fields }) };
+const log: Logger = { debug() {}, info() {}, warn() {}, error: (msg, fields) => void logged.push({ msg, fields }), access() {}, flush() {} };
 h.ctx.log = log;
 
 class TeapotError extends Error {
