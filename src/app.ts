@@ -7,6 +7,7 @@ import { corsPlugin } from "./http/cors";
 import { deprecationsPlugin } from "./http/deprecations";
 import { errorHandling, errorResponse } from "./http/errors";
 import { idempotencyPlugin, purgeExpiredIdempotencyKeys } from "./http/idempotency";
+import { observabilityPlugin, type Server } from "./http/observability";
 import { openapiPlugin } from "./http/openapi";
 import { purgeExpiredRegistrations } from "./features/auth/service";
 import { achievementsRoutes } from "./features/achievements/routes";
@@ -98,6 +99,7 @@ export function createApp(ctx: Ctx) {
   // than an object of its characters.
   const bodies = new Map<string, TSchema>();
   const app = new Elysia({ name: "colony", normalize: true })
+    .use(observabilityPlugin(ctx, (): Server => app.server))
     .use(errorHandling(ctx))
     .use(bodyShapePlugin(bodies))
     .use(corsPlugin())

@@ -39,6 +39,10 @@ export interface Config {
   readWorkers: number;
   /** How long a graceful shutdown may take before open connections are cut, in milliseconds. */
   shutdownTimeoutMs: number;
+  /** One JSON line per request on the log (level info). */
+  accessLog: boolean;
+  /** Bearer token that may read /metrics from any address (loopback needs none); null: loopback only. */
+  metricsToken: string | null;
 }
 
 type Kind =
@@ -90,6 +94,8 @@ export const SETTINGS = {
   streamHeartbeatMs: { env: ["COLONY_STREAM_HEARTBEAT_MS"], flag: "stream-heartbeat-ms", kind: { type: "int", min: 10 }, shown: "15000", value: "<ms>", help: "interval of the keep-alive comments on GET /api/v1/stream" },
   readWorkers: { env: ["COLONY_READ_WORKERS"], flag: "read-workers", kind: { type: "int", min: 0, max: 64 }, shown: "cores − 1 (1 to 4)", value: "<n>", help: "reader threads for long reads such as search; 0 runs them on the request thread" },
   shutdownTimeoutMs: { env: ["COLONY_SHUTDOWN_TIMEOUT_MS"], flag: "shutdown-timeout-ms", kind: { type: "int", min: 0 }, shown: "10000", value: "<ms>", help: "how long a graceful shutdown waits for open requests before cutting them" },
+  accessLog: { env: ["COLONY_ACCESS_LOG"], flag: "access-log", kind: { type: "bool" }, shown: "on", help: "one JSON line per request on stderr (needs log level info or debug)" },
+  metricsToken: { env: ["COLONY_METRICS_TOKEN"], flag: "metrics-token", kind: { type: "string" }, shown: "none", value: "<token>", help: "bearer token that may read /metrics from any address; without it only loopback may" },
 } as const satisfies Record<string, Setting>;
 
 export type SettingName = keyof typeof SETTINGS;
@@ -194,5 +200,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     streamHeartbeatMs: num("streamHeartbeatMs") ?? 15_000,
     readWorkers: num("readWorkers") ?? defaultReadWorkers(),
     shutdownTimeoutMs: num("shutdownTimeoutMs") ?? 10_000,
+    accessLog: bool("accessLog") ?? true,
+    metricsToken: str("metricsToken") ?? null,
   };
 }

@@ -20,6 +20,7 @@ export async function serve(config: Config) {
     maxRequestBodySize: config.maxBodyBytes,
     idleTimeout: 120,
   });
+  app.server = server; // Elysia reads each request's socket peer (client address, /metrics access) from it
   const url = `http://${server.hostname}:${server.port}`;
   lock.update({ url });
   const checkpointer = startCheckpointer(ctx.db, databasePath(config), ctx.log);
@@ -42,6 +43,7 @@ export async function serve(config: Config) {
     ctx.db.$client.run("PRAGMA wal_checkpoint(TRUNCATE)");
     ctx.db.$client.close();
     lock.release();
+    ctx.log.flush();
     process.exit(0);
   };
   process.on("SIGINT", () => void shutdown("SIGINT"));
