@@ -3,7 +3,9 @@ import { Elysia, t } from "elysia";
 import type { Ctx } from "../../core/context";
 import { sqliteVersion } from "../../db/client";
 import { deprecationList } from "../../http/deprecations";
+import { isOperatorRequest } from "../../http/observability";
 import { OptionalEnum } from "../../http/schemas";
+import { checkHealth, JOB_FAILURES_MAX, OUTBOX_OLDEST_MAX_MS, OUTBOX_PENDING_MAX } from "./health";
 import guide from "./instructions.md" with { type: "text" };
 
 import { API_VERSION } from "./version";
@@ -50,10 +52,26 @@ export const metaRoutes = (ctx: Ctx) => {
     .get("/api/v1/deprecations", () => deprecationList(), {
       detail: { summary: "List Deprecations", description: "Every deprecated parameter, value and response field with the name to use instead." },
     })
-    .get("/health", () => {
+    .get("/health", ({ request, server, set }) => {
       ctx.db.$client.query("select 1").get();
-      return { status: "ok", version: API_VERSION, sqlite: sqliteVersion(ctx.db), read_workers: ctx.reads.threads };
+      const health = checkHealth(ctx);
+      set.headers["cache-control"] = "no-store";
+      return {
+        status: health.status,
+        version: API_VERSION,
+        sqlite: sqliteVersion(ctx.db),
+        read_workers: ctx.reads.threads,
+        reasons: health.reasons,
+        ...(isOperatorRequest(ctx, request, server) ? { checks: health.checks } : {}),
+      };
     }, {
-      detail: { tags: ["ops"], summary: "Health", description: "Liveness and readiness: answers once the database is open and migrated. `read_workers`: reader threads serving long reads such as search (0: they run on the request thread)." },
+      detail: {
+        tags: ["ops"],
+        summary: "Health",
+        description:
+          "Liveness and readiness: answers once the database is open and migrated. `read_workers`: reader threads serving long reads such as search (0: they run on the request thread). " +
+          `\`status\` is \`degraded\` (still HTTP 200: the instance serves, so a platform check must not restart it) when background work falls behind: \`reasons\` lists \`outbox_backlog\` (over ${OUTBOX_PENDING_MAX} events waiting for delivery), \`outbox_stale\` (one waiting over ${OUTBOX_OLDEST_MAX_MS / 1000} s) or \`jobs_failing\` (a scheduled task or job kind failed ${JOB_FAILURES_MAX} runs in a row). ` +
+          "Callers on the loopback address, or with the metrics token, also get `checks` with the figures.",
+      },
     });
 };
