@@ -72,14 +72,15 @@ export const observabilityPlugin = (ctx: Ctx, server: () => Server) => {
     ctx.metrics.requests.record(request.method, trace.route, res.status, ms / 1000);
     if (ctx.config.accessLog) {
       const length = res.headers.get("content-length");
+      const status = res.status;
       ctx.log.access({
         method: request.method,
         route: trace.route,
-        status: res.status,
+        status,
         duration_ms: round2(ms),
-        // Known when the response declares it (files, replays) or has no body; Bun adds the
+        // Known when the response declares it or has no body (left out otherwise): Bun adds the
         // length of other bodies as it sends them, after this point.
-        ...(length !== null ? { bytes: Number(length) } : res.status === 204 || res.status === 304 ? { bytes: 0 } : {}),
+        bytes: length !== null ? Number(length) : status === 204 || status === 304 ? 0 : undefined,
         request_id: trace.id,
         ip: clientIp(ctx, request, server()),
       });
