@@ -188,6 +188,15 @@ describe("COLONY_ACCESS_LOG=off", () => {
   });
 });
 
+describe("COLONY_LOG_LEVEL=warn", () => {
+  const h = logged({ logLevel: "warn" });
+
+  test("leaves the access lines out (they are info)", async () => {
+    await h.req("GET", "/api/v1");
+    expect(h.access()).toHaveLength(0);
+  });
+});
+
 describe("GET /metrics: who may read it", () => {
   const h = setup();
   const scrape = (headers: Record<string, string> = {}) => h.req("GET", "/metrics", { headers });

@@ -70,7 +70,9 @@ export const observabilityPlugin = (ctx: Ctx, server: () => Server) => {
       res.headers.set(REQUEST_ID_HEADER, trace.id);
     }
     ctx.metrics.requests.record(request.method, trace.route, res.status, ms / 1000);
-    if (ctx.config.accessLog) {
+    // The line is not even built when the log level leaves it out (the client address alone costs
+    // about 0.7 µs: Bun's requestIP).
+    if (ctx.config.accessLog && (ctx.config.logLevel === "info" || ctx.config.logLevel === "debug")) {
       const length = res.headers.get("content-length");
       const status = res.status;
       ctx.log.access({
