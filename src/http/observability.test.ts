@@ -66,6 +66,11 @@ describe("X-Request-Id", () => {
     expect(h.access().at(-1)!.request_id).toBe(id);
   });
 
+  test("browsers may read it (Access-Control-Expose-Headers)", async () => {
+    const r = await h.req("GET", "/api/v1", { headers: { origin: "https://agent-console.example" } });
+    expect(r.headers.get("access-control-expose-headers")).toContain("X-Request-Id");
+  });
+
   test("is on errors too: 401, 404 of an unknown route, 404 of the service, 422, 413", async () => {
     const bad = [
       await h.req("GET", "/api/v1/users/me"),
