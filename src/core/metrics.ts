@@ -17,9 +17,29 @@ import type { Ctx } from "./context";
 /** Upper bounds of the request-latency buckets, in seconds. */
 export const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10] as const;
 
-/** Method label: the methods the API serves, anything else as OTHER (labels must stay few). */
-const METHODS = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]);
-export const methodLabel = (method: string) => (METHODS.has(method) ? method : "OTHER");
+/** Method labels: the methods the API serves, anything else as OTHER (labels must stay few). */
+const METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "OTHER"] as const;
+
+function methodIndex(method: string): number {
+  switch (method) {
+    case "GET":
+      return 0;
+    case "HEAD":
+      return 1;
+    case "POST":
+      return 2;
+    case "PUT":
+      return 3;
+    case "PATCH":
+      return 4;
+    case "DELETE":
+      return 5;
+    case "OPTIONS":
+      return 6;
+    default:
+      return 7;
+  }
+}
 
 interface Series {
   labels: { method: string; route: string; status: string };
@@ -31,19 +51,26 @@ interface Series {
 
 /** Request counts and latencies per method, route pattern and status. */
 export class RequestStats {
-  private series = new Map<string, Series>();
+  /** Per route pattern (a string Elysia compiled in, so its hash is computed once), per method and status. */
+  private byRoute = new Map<string, Map<number, Series>>();
 
   /** One finished request; `route` is the matched route pattern (never the raw path). */
   record(method: string, route: string, status: number, seconds: number): void {
-    const m = methodLabel(method);
-    const key = `${m} ${status} ${route}`;
-    let s = this.series.get(key);
-    if (!s) this.series.set(key, (s = { labels: { method: m, route, status: String(status) }, count: 0, sum: 0, buckets: new Float64Array(LATENCY_BUCKETS.length + 1) }));
+    let byKey = this.byRoute.get(route);
+    if (!byKey) this.byRoute.set(route, (byKey = new Map()));
+    const m = methodIndex(method);
+    const key = status * 8 + m;
+    let s = byKey.get(key);
+    if (!s) byKey.set(key, (s = { labels: { method: METHODS[m], route, status: String(status) }, count: 0, sum: 0, buckets: new Float64Array(LATENCY_BUCKETS.length + 1) }));
     s.count++;
     s.sum += seconds;
     let i = 0;
     while (i < LATENCY_BUCKETS.length && seconds > LATENCY_BUCKETS[i]) i++;
     s.buckets[i]++;
+  }
+
+  private *all(): Iterable<Series> {
+    for (const byKey of this.byRoute.values()) yield* byKey.values();
   }
 
   /** prom-client's metric interface (what Registry reads when scraped) for the counter. */
@@ -53,7 +80,7 @@ export class RequestStats {
       help,
       type: "counter",
       aggregator: "sum",
-      get: async () => ({ name, help, type: "counter", aggregator: "sum", values: [...this.series.values()].map((s) => ({ labels: s.labels, value: s.count })) }),
+      get: async () => ({ name, help, type: "counter", aggregator: "sum", values: [...this.all()].map((s) => ({ labels: s.labels, value: s.count })) }),
     };
   }
 
@@ -61,7 +88,7 @@ export class RequestStats {
   histogram(name: string, help: string) {
     const values = () => {
       const out: { metricName: string; labels: Record<string, string | number>; value: number }[] = [];
-      for (const s of this.series.values()) {
+      for (const s of this.all()) {
         let acc = 0;
         LATENCY_BUCKETS.forEach((le, i) => {
           acc += s.buckets[i];
