@@ -61,7 +61,7 @@ if (process.argv.includes("--pairs")) {
     console.log(`| ${p} | ${cell(a)} | ${cell(b)} | ${(100 * ratio).toFixed(1)}% |${cpu ? ` ${diff >= 0 ? "+" : ""}${diff} µs |` : ""}`);
   }
   const of = (name: string, k: string) => median(rows.filter((r) => r.name === name).map((r) => Number(r[k])));
-  const med = (name: string) => `${Math.round(of(name, "rps"))}, ${ms(of(name, "p99_us"))}${cpu ? `, ${of(name, "cpu_us")} µs` : ""}`;
+  const med = (name: string) => `${Math.round(of(name, "rps"))}, ${ms(of(name, "p99_us"))}${cpu ? `, ${of(name, "cpu_us").toFixed(2)} µs` : ""}`;
   const d = Math.round(median(diffs) * 100) / 100;
   console.log(`| median | ${med(first)} | ${med(second)} | **${(100 * median(ratios)).toFixed(1)}%** (pairs ${(100 * Math.min(...ratios)).toFixed(1)}–${(100 * Math.max(...ratios)).toFixed(1)}%) |${cpu ? ` **${d >= 0 ? "+" : ""}${d} µs** |` : ""}`);
   process.exit(0);
