@@ -44,17 +44,26 @@ if (process.argv.includes("--pairs")) {
   const [first, second] = names;
   const pairs = [...new Set(rows.map((r) => r.pair))];
   const ratios: number[] = [];
-  console.log(`| pair | ${first}: req/s, p99 | ${second}: req/s, p99 | ratio |`);
-  console.log("| ---: | ---: | ---: | ---: |");
+  // With a cpu_us column (access-log.sh): each server's CPU time per request, and its difference.
+  const cpu = cols.includes("cpu_us");
+  const diffs: number[] = [];
+  const cell = (r: Record<string, string>) => `${Math.round(Number(r.rps))}, ${ms(Number(r.p99_us))}${cpu ? `, ${r.cpu_us} µs` : ""}`;
+  const what = cpu ? "req/s, p99, CPU/request" : "req/s, p99";
+  console.log(`| pair | ${first}: ${what} | ${second}: ${what} | ratio |${cpu ? " CPU/request difference |" : ""}`);
+  console.log(`| ---: | ---: | ---: | ---: |${cpu ? " ---: |" : ""}`);
   for (const p of pairs) {
     const a = rows.find((r) => r.pair === p && r.name === first)!;
     const b = rows.find((r) => r.pair === p && r.name === second)!;
     const ratio = Number(b.rps) / Number(a.rps);
     ratios.push(ratio);
-    console.log(`| ${p} | ${Math.round(Number(a.rps))}, ${ms(Number(a.p99_us))} | ${Math.round(Number(b.rps))}, ${ms(Number(b.p99_us))} | ${(100 * ratio).toFixed(1)}% |`);
+    const diff = Math.round((Number(b.cpu_us) - Number(a.cpu_us)) * 100) / 100;
+    diffs.push(diff);
+    console.log(`| ${p} | ${cell(a)} | ${cell(b)} | ${(100 * ratio).toFixed(1)}% |${cpu ? ` ${diff >= 0 ? "+" : ""}${diff} µs |` : ""}`);
   }
   const of = (name: string, k: string) => median(rows.filter((r) => r.name === name).map((r) => Number(r[k])));
-  console.log(`| median | ${Math.round(of(first, "rps"))}, ${ms(of(first, "p99_us"))} | ${Math.round(of(second, "rps"))}, ${ms(of(second, "p99_us"))} | **${(100 * median(ratios)).toFixed(1)}%** (pairs ${(100 * Math.min(...ratios)).toFixed(1)}–${(100 * Math.max(...ratios)).toFixed(1)}%) |`);
+  const med = (name: string) => `${Math.round(of(name, "rps"))}, ${ms(of(name, "p99_us"))}${cpu ? `, ${of(name, "cpu_us").toFixed(2)} µs` : ""}`;
+  const d = Math.round(median(diffs) * 100) / 100;
+  console.log(`| median | ${med(first)} | ${med(second)} | **${(100 * median(ratios)).toFixed(1)}%** (pairs ${(100 * Math.min(...ratios)).toFixed(1)}–${(100 * Math.max(...ratios)).toFixed(1)}%) |${cpu ? ` **${d >= 0 ? "+" : ""}${d} µs** |` : ""}`);
   process.exit(0);
 }
 

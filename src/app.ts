@@ -12,6 +12,7 @@ import { docsRoutes } from "./http/docs";
 import { securityHeaders } from "./http/html";
 import { openapiRoutes } from "./http/openapi";
 import { readCacheOf } from "./http/read-cache";
+import { observabilityPlugin, type Server } from "./http/observability";
 import { purgeExpiredRegistrations } from "./features/auth/service";
 import { achievementsRoutes } from "./features/achievements/routes";
 import { authRoutes } from "./features/auth/routes";
@@ -100,6 +101,7 @@ export function createApp(ctx: Ctx) {
   // than an object of its characters.
   const bodies = new Map<string, TSchema>();
   const app = new Elysia({ name: "colony", normalize: true })
+    .use(observabilityPlugin(ctx, (): Server => app.server))
     .use(errorHandling(ctx))
     .use(bodyShapePlugin(bodies))
     .use(securityHeaders())

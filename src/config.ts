@@ -50,6 +50,10 @@ export interface Config {
   backupDir: string;
   /** How many pre-migration copies of the database to keep (the newest). */
   upgradeBackupsKeep: number;
+  /** One JSON line per request on the log (level info). */
+  accessLog: boolean;
+  /** Bearer token that may read /metrics from any address (loopback needs none); null: loopback only. */
+  metricsToken: string | null;
 }
 
 type Kind =
@@ -107,6 +111,8 @@ export const SETTINGS = {
   backupKeep: { env: ["COLONY_BACKUP_KEEP"], flag: "backup-keep", kind: { type: "int", min: 1 }, shown: "7", value: "<n>", help: "how many scheduled backups to keep (the newest)" },
   backupDir: { env: ["COLONY_BACKUP_DIR"], flag: "backup-dir", kind: { type: "path" }, shown: "<data dir>/backups", value: "<dir>", help: "where scheduled backups and pre-migration copies go" },
   upgradeBackupsKeep: { env: ["COLONY_UPGRADE_BACKUPS_KEEP"], flag: "upgrade-backups-keep", kind: { type: "int", min: 1 }, shown: "3", value: "<n>", help: "how many pre-migration copies of the database to keep (the newest)" },
+  accessLog: { env: ["COLONY_ACCESS_LOG"], flag: "access-log", kind: { type: "bool" }, shown: "on", help: "one JSON line per request on stderr (needs log level info or debug)" },
+  metricsToken: { env: ["COLONY_METRICS_TOKEN"], flag: "metrics-token", kind: { type: "string" }, shown: "none", value: "<token>", help: "bearer token that may read /metrics from any address; without it only loopback may" },
 } as const satisfies Record<string, Setting>;
 
 export type SettingName = keyof typeof SETTINGS;
@@ -226,5 +232,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     backupKeep: num("backupKeep") ?? 7,
     backupDir: backupDir === undefined ? join(absDataDir, "backups") : resolve(backupDir),
     upgradeBackupsKeep: num("upgradeBackupsKeep") ?? 3,
+    accessLog: bool("accessLog") ?? true,
+    metricsToken: str("metricsToken") ?? null,
   };
 }

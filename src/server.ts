@@ -57,6 +57,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
     ctx = createContext({ config });
     const app = createApp(ctx);
     server = Bun.serve(serverOptions(ctx, app));
+    app.server = server; // Elysia reads each request's socket peer (client address, /metrics access) from it
     checkpointer = startCheckpointer(ctx.db, databasePath(config), ctx.log);
     ctx.reads = startReadPool(ctx.db, databasePath(config), config.readWorkers, ctx.log);
   } catch (err) {
@@ -108,6 +109,7 @@ async function stop(ctx: Ctx, server: Server<unknown>, checkpointer: Checkpointe
   lock.release();
   const report: ShutdownReport = { streams_closed: streams, cut: !drained, events_delivered: delivered, ms: Math.round(performance.now() - started) };
   ctx.log.info("stopped", { ...report });
+  ctx.log.flush();
   return report;
 }
 
@@ -118,12 +120,14 @@ export async function serve(config: Config): Promise<void> {
   const onSignal = (signal: NodeJS.Signals) => {
     if (++signals > 1) {
       running.ctx.log.warn("second signal: exiting now", { signal });
+      running.ctx.log.flush();
       process.exit(SIGNAL_EXIT[signal] ?? 1);
     }
     running.shutdown(signal).then(
       () => process.exit(0),
       (err) => {
         running.ctx.log.error("shutdown failed", { error: String(err) });
+        running.ctx.log.flush();
         process.exit(1);
       },
     );

@@ -29,7 +29,7 @@ test("the README's Configuration table lists every setting with its flag, and no
   const rows = section.split("\n").filter((l) => l.startsWith("| `COLONY_"));
   const documented = new Map(rows.map((r) => {
     const cells = r.split("|").map((c) => c.trim());
-    return [/`(COLONY_[A-Z_]+)`/.exec(cells[1])![1], /`--([a-z-]+)`/.exec(cells[2])?.[1] ?? null] as const;
+    return [/`(COLONY_[A-Z_]+)`/.exec(cells[1])![1], /`--(?:\[no-\])?([a-z-]+)`/.exec(cells[2])?.[1] ?? null] as const;
   }));
   for (const s of Object.values(SETTINGS) as { env: readonly string[]; flag?: string }[]) {
     expect(documented.has(s.env[0])).toBe(true);

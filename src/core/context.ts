@@ -11,6 +11,7 @@ import { EventBus } from "./events";
 import { Jobs } from "./jobs";
 import { RateLimiter } from "./limits";
 import { createLogger, type Logger } from "./log";
+import { Metrics } from "./metrics";
 import { RealtimeHub } from "./realtime";
 import { ephemeralSecrets, loadSecrets, type Secrets } from "./secrets";
 import { mkdirSync } from "node:fs";
@@ -29,6 +30,8 @@ export interface Ctx {
   secrets: Secrets;
   log: Logger;
   mail: Mailer;
+  /** This context's Prometheus registry (GET /metrics). */
+  metrics: Metrics;
 }
 
 export interface ContextOptions {
@@ -63,7 +66,7 @@ export function createContext(opts: ContextOptions): Ctx {
     }
   }
   const secrets = opts.secrets ?? (dbPath === ":memory:" ? ephemeralSecrets() : loadSecrets(config.dataDir));
-  return {
+  const ctx: Omit<Ctx, "metrics"> = {
     db,
     reads: inlineReads(db),
     clock,
@@ -76,4 +79,5 @@ export function createContext(opts: ContextOptions): Ctx {
     limits: new RateLimiter(clock, config.rateLimitMultiplier),
     realtime: new RealtimeHub(clock),
   };
+  return Object.assign(ctx, { metrics: new Metrics(ctx, dbPath === ":memory:" ? null : `${dbPath}-wal`) });
 }

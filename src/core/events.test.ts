@@ -10,7 +10,7 @@ import { events } from "./tables";
 function captureLog() {
   const lines: { level: string; msg: string; fields?: Record<string, unknown> }[] = [];
   const at = (level: string) => (msg: string, fields?: Record<string, unknown>) => void lines.push({ level, msg, fields });
-  const log: Logger = { debug: at("debug"), info: at("info"), warn: at("warn"), error: at("error") };
+  const log: Logger = { debug: at("debug"), info: at("info"), warn: at("warn"), error: at("error"), access: (fields) => at("info")("request", fields), flush() {} };
   return { log, lines };
 }
 

@@ -86,6 +86,22 @@ export class EventBus {
     });
   }
 
+  /**
+   * Events not yet handed to their subscribers, counted up to `cap` when given (a range of
+   * events_pending_idx, so its cost is bounded by the cap).
+   */
+  pendingCount(cap?: number): number {
+    const sql = cap === undefined ? "select count(*) as n from events where processed_at is null" : "select count(*) as n from (select 1 from events where processed_at is null limit ?)";
+    const row = this.db.$client.query(sql).get(...(cap === undefined ? [] : [cap])) as { n: number };
+    return row.n;
+  }
+
+  /** When the oldest event not yet handed out was written (the first entry of events_pending_idx), or null. */
+  oldestPendingAt(): number | null {
+    const row = this.db.$client.query("select created_at from events where processed_at is null order by id limit 1").get() as { created_at: number } | null;
+    return row?.created_at ?? null;
+  }
+
   /** Subscribes to one event type, or "*" for every type. */
   on(type: string, handler: EventHandler): void {
     const list = this.handlers.get(type) ?? [];

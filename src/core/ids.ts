@@ -73,3 +73,10 @@ export function safeEqual(a: string, b: string): boolean {
   }
   return timingSafeEqual(ab, bb);
 }
+
+/**
+ * A request's id: a UUIDv7 on the given instant with random bits (Bun's native generator, about
+ * 0.1 µs; uuidv7 above keeps ids of one millisecond in order, which request ids do not need, at
+ * about 0.8 µs).
+ */
+export const requestId = (nowMs: number): string => Bun.randomUUIDv7("hex", nowMs);

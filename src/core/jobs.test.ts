@@ -7,7 +7,7 @@ import { Jobs } from "./jobs";
 import type { Logger } from "./log";
 import { jobs as jobsTable } from "./tables";
 
-const silent: Logger = { debug() {}, info() {}, warn() {}, error() {} };
+const silent: Logger = { debug() {}, info() {}, warn() {}, error() {}, access() {}, flush() {} };
 
 let ctx: Ctx;
 let clock: TestClock;

@@ -12,6 +12,14 @@ import { jobs } from "./tables";
 export type JobHandler = (payload: Record<string, unknown>, job: { id: string; attempts: number }) => void | Promise<void>;
 export type RecurringTask = () => void | Promise<unknown>;
 
+/** Outcomes of a recurring task or a one-shot job kind since the process started. */
+export interface JobStats {
+  ok: number;
+  failed: number;
+  /** Failed runs since the last successful one. */
+  consecutiveFailures: number;
+}
+
 /** Retry backoff for a failed one-shot job: 30 s, 2 min, 10 min, then hourly, up to 10 attempts. */
 const BACKOFF_MS = [30_000, 120_000, 600_000, 3_600_000];
 const MAX_ATTEMPTS = 10;
@@ -22,6 +30,7 @@ export class Jobs {
   private recurring = new Map<string, { pattern: string; task: RecurringTask }>();
   private crons: Cron[] = [];
   private running = new Set<Promise<void>>();
+  private runs = new Map<string, JobStats>();
 
   constructor(
     private db: Db,
@@ -64,7 +73,34 @@ export class Jobs {
   async runRecurring(name: string): Promise<void> {
     const r = this.recurring.get(name);
     if (!r) throw new Error(`no recurring task ${name}`);
-    await r.task();
+    await this.tracked(name, r.task);
+  }
+
+  /** Outcomes per recurring task name and one-shot job kind (metrics and /health read them). */
+  stats(): ReadonlyMap<string, JobStats> {
+    return this.runs;
+  }
+
+  private record(name: string, failed: boolean): void {
+    let s = this.runs.get(name);
+    if (!s) this.runs.set(name, (s = { ok: 0, failed: 0, consecutiveFailures: 0 }));
+    if (failed) {
+      s.failed++;
+      s.consecutiveFailures++;
+    } else {
+      s.ok++;
+      s.consecutiveFailures = 0;
+    }
+  }
+
+  private async tracked(name: string, fn: () => unknown): Promise<void> {
+    try {
+      await fn();
+    } catch (err) {
+      this.record(name, true);
+      throw err;
+    }
+    this.record(name, false);
   }
 
   /** Runs every one-shot job that is due now. Returns how many ran (successfully or not). */
@@ -84,7 +120,9 @@ export class Jobs {
       try {
         await handler(job.payload, { id: job.id, attempts: job.attempts + 1 });
         this.db.update(jobs).set({ doneAt: this.clock.now(), lockedUntil: null }).where(eq(jobs.id, job.id)).run();
+        this.record(job.kind, false);
       } catch (err) {
+        this.record(job.kind, true);
         const attempts = job.attempts + 1;
         const giveUp = attempts >= MAX_ATTEMPTS;
         this.log.warn("job failed", { kind: job.kind, id: job.id, attempts, error: String(err) });
@@ -108,7 +146,7 @@ export class Jobs {
     const guard = (name: string, fn: () => unknown) => async () => {
       const run = (async () => {
         try {
-          await fn();
+          await this.tracked(name, fn);
         } catch (err) {
           this.log.error("scheduled task failed", { task: name, error: String(err) });
         }

@@ -90,4 +90,11 @@ export class RealtimeHub {
   subscribers(userId: string): number {
     return this.listeners.get(userId)?.size ?? 0;
   }
+
+  /** Open subscriptions of every user. */
+  total(): number {
+    let n = 0;
+    for (const set of this.listeners.values()) n += set.size;
+    return n;
+  }
 }

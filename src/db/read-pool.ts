@@ -27,6 +27,8 @@ export interface Reads {
   all(batch: readonly ReadStatement[]): Promise<ReadRows[]>;
   /** How many reader threads serve reads (0: inline on the main connection). */
   readonly threads: number;
+  /** Reads sent to reader threads and not answered yet (the pool's queue; 0 inline). */
+  readonly queued: number;
   stop(): Promise<void>;
 }
 
@@ -36,6 +38,7 @@ export function inlineReads(db: Db): Reads {
   const runBatch = (batch: readonly ReadStatement[]) => batch.map((s) => client.query(s.sql).all(...s.params) as ReadRows);
   return {
     threads: 0,
+    queued: 0,
     all: async (batch) => runBatch(batch),
     stop: async () => {},
   };
@@ -110,6 +113,11 @@ export function startReadPool(db: Db, path: string, size: number, log: Logger): 
   return {
     get threads() {
       return readers.filter((r) => r.ready).length;
+    },
+    get queued() {
+      let n = 0;
+      for (const r of readers) n += r.pending.size;
+      return n;
     },
     all(batch) {
       // The ready reader with the fewest reads in flight.

@@ -14,6 +14,7 @@ export const EXPOSED_HEADERS = [
   "X-Colony-Deprecated-Params",
   "X-Colony-Deprecated-Values",
   "X-Colony-Deprecated-Body-Fields",
+  "X-Request-Id",
 ];
 
 /** Sent on every response. */

@@ -4,11 +4,12 @@ import { setup } from "../../test/harness";
 import { ApiError, FieldError, notFound } from "../core/errors";
 import type { Logger } from "../core/log";
 import { apiErrorResponse, errorHandling, errorResponse, validationResponse } from "./errors";
+import { observabilityPlugin } from "./observability";
 
 const h = setup({ maxBodyBytes: 4096 });
 
 const logged: { msg: string; fields?: Record<string, unknown> }[] = [];
-const log: Logger = { debug() {}, info() {}, warn() {}, error: (msg, fields) => void logged.push({ msg, fields }) };
+const log: Logger = { debug() {}, info() {}, warn() {}, error: (msg, fields) => void logged.push({ msg, fields }), access() {}, flush() {} };
 h.ctx.log = log;
 
 class TeapotError extends Error {
@@ -19,6 +20,7 @@ class PayloadError extends Error {
 }
 
 const app = new Elysia()
+  .use(observabilityPlugin(h.ctx, () => null))
   .use(errorHandling(h.ctx))
   .get("/api-error", () => {
     throw new ApiError(429, "RATE_LIMIT_THING", "Too many things", { retry_after: 42, action: "thing" }, { "Retry-After": "42", "X-Extra": "yes" });
@@ -144,7 +146,8 @@ describe("unexpected errors", () => {
     // The details go to the server log instead.
     expect(logged).toHaveLength(1);
     expect(logged[0].msg).toBe("unhandled error");
-    expect(logged[0].fields).toMatchObject({ method: "GET", url: `http://localhost${path}` });
+    expect(logged[0].fields).toMatchObject({ method: "GET", url: `http://localhost${path}`, request_id: r.headers.get("x-request-id") });
+    expect(r.headers.get("x-request-id")).toBeTruthy();
     expect(String(logged[0].fields?.error)).toMatch(/hunter2|secret/);
   });
 });

@@ -3,6 +3,7 @@
 import { Elysia } from "elysia";
 import { ApiError, FieldError } from "../core/errors";
 import type { Ctx } from "../core/context";
+import { requestIdOf } from "./observability";
 
 export interface ValidationItem {
   loc: (string | number)[];
@@ -227,6 +228,6 @@ export const errorHandling = (ctx: Ctx) =>
       if (typeof status === "number" && status >= 400 && status < 500) {
         return errorResponse(status, status === 413 ? "PAYLOAD_TOO_LARGE" : "INVALID_INPUT", String((error as Error).message ?? "Bad request"));
       }
-      ctx.log.error("unhandled error", { method: request.method, url: request.url, error: String((error as any)?.stack ?? error) });
+      ctx.log.error("unhandled error", { method: request.method, url: request.url, request_id: requestIdOf(request), error: String((error as any)?.stack ?? error) });
       return errorResponse(500, "INTERNAL_ERROR", "Internal server error");
     });

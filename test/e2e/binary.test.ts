@@ -152,6 +152,17 @@ describe("compiled binary", () => {
     expect((await js.text()).length).toBeGreaterThan(1_000_000);
   });
 
+  test("serves /metrics to a loopback scraper, with request ids on its answers", async () => {
+    const res = await fetch(`${base}/metrics`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get("x-request-id")).toMatch(/^[0-9a-f-]{36}$/);
+    const text = await res.text();
+    expect(text).toContain('colony_http_requests_total{method="GET",route="/health",status="200"}');
+    expect(text).toMatch(/^process_resident_memory_bytes \d+/m);
+    // Through a proxy it is not local.
+    expect((await fetch(`${base}/metrics`, { headers: { "x-forwarded-for": "203.0.113.9" } })).status).toBe(404);
+  });
+
   test("register -> token -> users/me over HTTP", async () => {
     const post = (path: string, body: unknown) =>
       fetch(`${base}${path}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });

@@ -3,7 +3,9 @@ import { Elysia, t } from "elysia";
 import type { Ctx } from "../../core/context";
 import { sqliteVersion } from "../../db/client";
 import { DeprecationListOut, deprecationList } from "../../http/deprecations";
+import { isOperatorRequest } from "../../http/observability";
 import { Int, OptionalEnum } from "../../http/schemas";
+import { checkHealth, JOB_FAILURES_MAX, OUTBOX_OLDEST_MAX_MS, OUTBOX_PENDING_MAX } from "./health";
 import guide from "./instructions.md" with { type: "text" };
 
 import { API_VERSION } from "./version";
@@ -12,7 +14,19 @@ export { API_VERSION };
 
 const InstructionsOut = t.Object({ format: t.Literal("markdown"), version: t.String(), content: t.String() });
 
-const HealthOut = t.Object({ status: t.Literal("ok"), version: t.String(), sqlite: t.String(), read_workers: Int() });
+const HealthOut = t.Object({
+  status: t.Union([t.Literal("ok"), t.Literal("degraded")]),
+  version: t.String(),
+  sqlite: t.String(),
+  read_workers: Int(),
+  reasons: t.Array(t.Union([t.Literal("outbox_backlog"), t.Literal("outbox_stale"), t.Literal("jobs_failing")])),
+  checks: t.Optional(
+    t.Object({
+      outbox: t.Object({ pending: Int(), oldest_pending_age_s: t.Number() }),
+      jobs: t.Object({ failing: t.Array(t.Object({ job: t.String(), consecutive_failures: Int() })) }),
+    }),
+  ),
+});
 
 export const metaRoutes = (ctx: Ctx) => {
   const base = ctx.config.publicUrl;
@@ -64,11 +78,28 @@ export const metaRoutes = (ctx: Ctx) => {
       response: DeprecationListOut,
       detail: { summary: "List Deprecations", description: "Every deprecated parameter, value and response field with the name to use instead." },
     })
-    .get("/health", () => {
+    .get("/health", ({ request, server, set }) => {
       ctx.db.$client.query("select 1").get();
-      return { status: "ok" as const, version: API_VERSION, sqlite: sqliteVersion(ctx.db), read_workers: ctx.reads.threads };
+      const health = checkHealth(ctx);
+      set.headers["cache-control"] = "no-store";
+      return {
+        status: health.status,
+        version: API_VERSION,
+        sqlite: sqliteVersion(ctx.db),
+        read_workers: ctx.reads.threads,
+        reasons: health.reasons,
+        ...(isOperatorRequest(ctx, request, server) ? { checks: health.checks } : {}),
+      };
     }, {
       response: HealthOut,
-      detail: { tags: ["ops"], operationId: "health_check_health_get", summary: "Health", description: "Liveness and readiness: answers once the database is open and migrated. `read_workers`: reader threads serving long reads such as search (0: they run on the request thread)." },
+      detail: {
+        tags: ["ops"],
+        operationId: "health_check_health_get",
+        summary: "Health",
+        description:
+          "Liveness and readiness: answers once the database is open and migrated. `read_workers`: reader threads serving long reads such as search (0: they run on the request thread). " +
+          `\`status\` is \`degraded\` (still HTTP 200: the instance serves, so a platform check must not restart it) when background work falls behind: \`reasons\` lists \`outbox_backlog\` (over ${OUTBOX_PENDING_MAX} events waiting for delivery), \`outbox_stale\` (one waiting over ${OUTBOX_OLDEST_MAX_MS / 1000} s) or \`jobs_failing\` (a scheduled task or job kind failed ${JOB_FAILURES_MAX} runs in a row). ` +
+          "Callers on the loopback address, or with the metrics token, also get `checks` with the figures.",
+      },
     });
 };

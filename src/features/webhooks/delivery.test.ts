@@ -149,6 +149,30 @@ describe("retries", () => {
     expect(webhookRow(w.id).failure_count).toBe(1);
   });
 
+  test("every attempt is counted in colony_webhook_deliveries_total: retrying, then succeeded or failed", async () => {
+    // Whatever earlier tests left queued is settled first, so only this test's attempts count.
+    for (let i = 0; i < 6 && pendingCount(h.ctx); i++) {
+      h.clock.advance(60 * MINUTE);
+      await runDueDeliveries(h.ctx);
+    }
+    const counts = async () => {
+      const text = await h.ctx.metrics.text();
+      const n = (outcome: string) => Number(new RegExp(`^colony_webhook_deliveries_total\\{outcome="${outcome}"\\} (\\d+)$`, "m").exec(text)?.[1]);
+      return { succeeded: n("succeeded"), retrying: n("retrying"), failed: n("failed") };
+    };
+    const before = await counts();
+    for (const n of Object.values(before)) expect(n).toBeGreaterThanOrEqual(0);
+    const a = await h.user();
+    await hook(a);
+    rx.respond(500, "down");
+    await emit("security_2fa_disabled", { recipient_ids: [a.id] });
+    await runDueDeliveries(h.ctx);
+    rx.respond(204, "");
+    h.clock.advance(5_000);
+    await runDueDeliveries(h.ctx);
+    expect(await counts()).toEqual({ succeeded: before.succeeded + 1, retrying: before.retrying + 1, failed: before.failed });
+  });
+
   test("a 3xx counts as a failure and is not followed; a later success resets failure_count", async () => {
     const a = await h.user();
     const w = await hook(a);

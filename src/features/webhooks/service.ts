@@ -322,6 +322,7 @@ async function attemptDelivery(ctx: Ctx, d: DeliveryRow): Promise<void> {
       .where(eq(webhooks.id, hook.id))
       .run();
   });
+  ctx.metrics.webhookDelivery(result.ok ? "succeeded" : attempt < MAX_ATTEMPTS ? "retrying" : "failed");
   if (!result.ok) ctx.log.debug("webhook attempt failed", { webhook_id: hook.id, delivery_id: d.id, attempt, status: result.status, error: result.error });
 }
 

@@ -1,0 +1,223 @@
+// Prometheus metrics of one context, served at GET /metrics (src/http/observability.ts).
+//
+// Each context owns its registry (prom-client's global one is never used), so the many apps a
+// test process builds do not share counters. prom-client's default metrics are not collected:
+// several read Node internals Bun does not have (event-loop delay monitoring, handle lists), and
+// resident memory, the one an operator needs, is a gauge here.
+//
+// Request counts and latencies are recorded on every request, so they are kept in a map of plain
+// counters (about 0.1 µs a request) and handed to the registry at scrape time, instead of through
+// prom-client's Counter and Histogram (about 0.5 µs a request: label validation and hashing on
+// each call). Everything else is either rare (job runs, webhook deliveries) or read when scraped
+// (backlog, WAL size, reader threads, subscribers, memory).
+import { statSync } from "node:fs";
+import { Counter, Gauge, Registry, type Metric } from "prom-client";
+import type { Ctx } from "./context";
+
+/** Upper bounds of the request-latency buckets, in seconds. */
+export const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10] as const;
+
+/** Method labels: the methods the API serves, anything else as OTHER (labels must stay few). */
+const METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "OTHER"] as const;
+
+function methodIndex(method: string): number {
+  switch (method) {
+    case "GET":
+      return 0;
+    case "HEAD":
+      return 1;
+    case "POST":
+      return 2;
+    case "PUT":
+      return 3;
+    case "PATCH":
+      return 4;
+    case "DELETE":
+      return 5;
+    case "OPTIONS":
+      return 6;
+    default:
+      return 7;
+  }
+}
+
+interface Series {
+  labels: { method: string; route: string; status: string };
+  count: number;
+  sum: number;
+  /** Observations per bucket (not cumulative); the last slot counts those over every bound. */
+  buckets: Float64Array;
+}
+
+/** Request counts and latencies per method, route pattern and status. */
+export class RequestStats {
+  /** Per route pattern (a string Elysia compiled in, so its hash is computed once), per method and status. */
+  private byRoute = new Map<string, Map<number, Series>>();
+
+  /** One finished request; `route` is the matched route pattern (never the raw path). */
+  record(method: string, route: string, status: number, seconds: number): void {
+    let byKey = this.byRoute.get(route);
+    if (!byKey) this.byRoute.set(route, (byKey = new Map()));
+    const m = methodIndex(method);
+    const key = status * 8 + m;
+    let s = byKey.get(key);
+    if (!s) byKey.set(key, (s = { labels: { method: METHODS[m], route, status: String(status) }, count: 0, sum: 0, buckets: new Float64Array(LATENCY_BUCKETS.length + 1) }));
+    s.count++;
+    s.sum += seconds;
+    let i = 0;
+    while (i < LATENCY_BUCKETS.length && seconds > LATENCY_BUCKETS[i]) i++;
+    s.buckets[i]++;
+  }
+
+  private *all(): Iterable<Series> {
+    for (const byKey of this.byRoute.values()) yield* byKey.values();
+  }
+
+  /** prom-client's metric interface (what Registry reads when scraped) for the counter. */
+  counter(name: string, help: string) {
+    return {
+      name,
+      help,
+      type: "counter",
+      aggregator: "sum",
+      get: async () => ({ name, help, type: "counter", aggregator: "sum", values: [...this.all()].map((s) => ({ labels: s.labels, value: s.count })) }),
+    };
+  }
+
+  /** …and for the latency histogram (cumulative buckets, `_sum`, `_count`). */
+  histogram(name: string, help: string) {
+    const values = () => {
+      const out: { metricName: string; labels: Record<string, string | number>; value: number }[] = [];
+      for (const s of this.all()) {
+        let acc = 0;
+        LATENCY_BUCKETS.forEach((le, i) => {
+          acc += s.buckets[i];
+          out.push({ metricName: `${name}_bucket`, labels: { ...s.labels, le }, value: acc });
+        });
+        out.push({ metricName: `${name}_bucket`, labels: { ...s.labels, le: "+Inf" }, value: s.count });
+        out.push({ metricName: `${name}_sum`, labels: s.labels, value: s.sum });
+        out.push({ metricName: `${name}_count`, labels: s.labels, value: s.count });
+      }
+      return out;
+    };
+    return { name, help, type: "histogram", aggregator: "sum", get: async () => ({ name, help, type: "histogram", aggregator: "sum", values: values() }) };
+  }
+}
+
+export type WebhookOutcome = "succeeded" | "retrying" | "failed";
+
+export class Metrics {
+  readonly registry = new Registry();
+  readonly requests = new RequestStats();
+  private webhookDeliveries: Counter<"outcome">;
+
+  /**
+   * `ctx` is read at scrape time (the server swaps in its reader pool after the context is made);
+   * `walPath` is the database's write-ahead log, null for an in-memory database.
+   */
+  constructor(ctx: Omit<Ctx, "metrics">, walPath: string | null) {
+    const registers = [this.registry];
+    // prom-client's types list its own metric classes; these two follow the same interface.
+    this.registry.registerMetric(this.requests.counter("colony_http_requests_total", "HTTP requests answered, by method, route pattern and status.") as unknown as Metric);
+    this.registry.registerMetric(this.requests.histogram("colony_http_request_duration_seconds", "Time from a request's arrival to its response (a stream: to its headers), by method, route pattern and status.") as unknown as Metric);
+    new Gauge({
+      name: "colony_outbox_pending",
+      help: "Events of the outbox not yet handed to their subscribers.",
+      registers,
+      collect() {
+        this.set(ctx.events.pendingCount());
+      },
+    });
+    new Gauge({
+      name: "colony_outbox_oldest_pending_age_seconds",
+      help: "Age of the oldest event not yet handed to its subscribers (0 when none is pending).",
+      registers,
+      collect() {
+        const oldestAt = ctx.events.oldestPendingAt();
+        this.set(oldestAt === null ? 0 : Math.max(0, ctx.clock.now() - oldestAt) / 1000);
+      },
+    });
+    new Counter({
+      name: "colony_job_runs_total",
+      help: "Runs of scheduled tasks and one-shot jobs since start, by job and outcome (ok or failed).",
+      labelNames: ["job", "outcome"] as const,
+      registers,
+      collect() {
+        this.reset();
+        for (const [job, s] of ctx.jobs.stats()) {
+          this.inc({ job, outcome: "ok" }, s.ok);
+          this.inc({ job, outcome: "failed" }, s.failed);
+        }
+      },
+    });
+    this.webhookDeliveries = new Counter({
+      name: "colony_webhook_deliveries_total",
+      help: "Webhook delivery attempts by outcome: succeeded, retrying (failed, another attempt is scheduled) or failed (the last attempt failed).",
+      labelNames: ["outcome"] as const,
+      registers,
+    });
+    for (const outcome of ["succeeded", "retrying", "failed"] as const) this.webhookDeliveries.inc({ outcome }, 0);
+    new Gauge({
+      name: "colony_sqlite_wal_bytes",
+      help: "Size of the SQLite write-ahead log file.",
+      registers,
+      collect() {
+        this.set(walPath ? walSize(walPath) : 0);
+      },
+    });
+    new Gauge({
+      name: "colony_read_pool_threads",
+      help: "Reader threads serving long reads (0: they run on the request thread).",
+      registers,
+      collect() {
+        this.set(ctx.reads.threads);
+      },
+    });
+    new Gauge({
+      name: "colony_read_pool_queue",
+      help: "Reads sent to the reader threads and not yet answered.",
+      registers,
+      collect() {
+        this.set(ctx.reads.queued);
+      },
+    });
+    new Gauge({
+      name: "colony_realtime_subscribers",
+      help: "Open realtime streams (GET /api/v1/stream).",
+      registers,
+      collect() {
+        this.set(ctx.realtime.total());
+      },
+    });
+    new Gauge({
+      name: "process_resident_memory_bytes",
+      help: "Resident memory size in bytes.",
+      registers,
+      collect() {
+        this.set(process.memoryUsage.rss());
+      },
+    });
+  }
+
+  /** Counts one webhook delivery attempt. */
+  webhookDelivery(outcome: WebhookOutcome): void {
+    this.webhookDeliveries.inc({ outcome });
+  }
+
+  get contentType(): string {
+    return this.registry.contentType;
+  }
+
+  /** The exposition text. */
+  text(): Promise<string> {
+    return this.registry.metrics();
+  }
+}
+
+function walSize(path: string): number {
+  try {
+    return statSync(path).size;
+  } catch {
+    return 0;
+  }
+}

@@ -1,0 +1,84 @@
+// GET /health: ok, or degraded (still 200) when the outbox falls behind or a job keeps failing.
+import { beforeEach, describe, expect, test } from "bun:test";
+import { setup } from "../../../test/harness";
+import { JOB_FAILURES_MAX, OUTBOX_OLDEST_MAX_MS, OUTBOX_PENDING_MAX } from "./health";
+
+const h = setup();
+const emit = (n = 1) =>
+  h.ctx.db.transaction((tx) => {
+    for (let i = 0; i < n; i++) h.ctx.events.emit(tx, { type: "test_event", payload: {} });
+  });
+const health = () => h.req("GET", "/health");
+/** Requests seen as from the loopback address (operators get the figures). */
+const asOperator = async <T,>(fn: () => Promise<T>) => {
+  (h.app as { server: unknown }).server = { requestIP: () => ({ address: "127.0.0.1", family: "IPv4", port: 40000 }) };
+  try {
+    return await fn();
+  } finally {
+    (h.app as { server: unknown }).server = null;
+  }
+};
+
+beforeEach(async () => {
+  await h.ctx.events.drain();
+});
+
+describe("GET /health", () => {
+  test("ok on a quiet instance, not cached by anyone", async () => {
+    const r = await health();
+    expect(r.status).toBe(200);
+    expect(r.body).toMatchObject({ status: "ok", reasons: [] });
+    expect(r.body.checks).toBeUndefined();
+    expect(r.headers.get("cache-control")).toBe("no-store");
+  });
+
+  test("degraded, still 200, once the oldest undelivered event is older than the limit; ok again after delivery", async () => {
+    emit();
+    h.clock.advance(OUTBOX_OLDEST_MAX_MS);
+    expect((await health()).body.status).toBe("ok");
+    h.clock.advance(1);
+    const r = await health();
+    expect(r.status).toBe(200);
+    expect(r.body).toMatchObject({ status: "degraded", reasons: ["outbox_stale"] });
+    await h.ctx.events.drain();
+    expect((await health()).body).toMatchObject({ status: "ok", reasons: [] });
+  });
+
+  test("degraded while more events wait than the limit", async () => {
+    emit(OUTBOX_PENDING_MAX);
+    expect((await health()).body.status).toBe("ok");
+    emit();
+    expect((await health()).body).toMatchObject({ status: "degraded", reasons: ["outbox_backlog"] });
+    await h.ctx.events.drain();
+    expect((await health()).body.status).toBe("ok");
+  });
+
+  test("degraded while a task's last runs all failed; ok after it succeeds once", async () => {
+    let fail = true;
+    h.ctx.jobs.every("health-flaky", "0 0 * * *", () => {
+      if (fail) throw new Error("boom");
+    });
+    const run = () => h.ctx.jobs.runRecurring("health-flaky").catch(() => {});
+    for (let i = 1; i < JOB_FAILURES_MAX; i++) await run();
+    expect((await health()).body.status).toBe("ok");
+    await run();
+    expect((await health()).body).toMatchObject({ status: "degraded", reasons: ["jobs_failing"] });
+    fail = false;
+    await run();
+    expect((await health()).body.status).toBe("ok");
+  });
+
+  test("operators (loopback) get the figures behind the status; others only the reasons", async () => {
+    emit(2);
+    h.clock.advance(90_000);
+    const local = await asOperator(health);
+    expect(local.body).toMatchObject({
+      status: "degraded",
+      reasons: ["outbox_stale"],
+      checks: { outbox: { pending: 2, oldest_pending_age_s: 90 }, jobs: { failing: [] } },
+    });
+    const remote = await health();
+    expect(remote.body.reasons).toEqual(["outbox_stale"]);
+    expect(remote.body.checks).toBeUndefined();
+  });
+});
