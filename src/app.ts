@@ -122,14 +122,14 @@ export function createApp(ctx: Ctx) {
 
 /** Recurring housekeeping of the features in this app. */
 function registerMaintenance(ctx: Ctx): void {
-  ctx.jobs.every("purge-registrations", "*/1 * * * *", () => void purgeExpiredRegistrations(ctx));
-  ctx.jobs.every("purge-idempotency", "7 * * * *", () => void purgeExpiredIdempotencyKeys(ctx));
+  ctx.jobs.every("purge-registrations", "*/1 * * * *", () => purgeExpiredRegistrations(ctx));
+  ctx.jobs.every("purge-idempotency", "7 * * * *", () => purgeExpiredIdempotencyKeys(ctx));
   // Events are drained right after each write; this sweep catches any written by another process.
-  ctx.jobs.every("drain-events", "*/10 * * * * *", () => void ctx.events.drain());
-  ctx.jobs.every("purge-feed", "23 * * * *", () => void purgeFeedState(ctx));
-  ctx.jobs.every("prune-events", "17 3 * * *", () => void ctx.events.prune(ctx.clock.now() - 30 * 24 * 3600_000));
+  ctx.jobs.every("drain-events", "*/10 * * * * *", () => ctx.events.drain());
+  ctx.jobs.every("purge-feed", "23 * * * *", () => purgeFeedState(ctx));
+  ctx.jobs.every("prune-events", "17 3 * * *", () => ctx.events.prune(ctx.clock.now() - 30 * 24 * 3600_000));
   // Expired answers leave the read cache even when nobody asks for them again.
-  ctx.jobs.every("read-cache-sweep", "*/15 * * * * *", () => void readCacheOf(ctx).sweep(ctx.events.writes));
+  ctx.jobs.every("read-cache-sweep", "*/15 * * * * *", () => readCacheOf(ctx).sweep(ctx.events.writes));
   // The full-text indexes gather small segments as posts, accounts and messages are written.
   ctx.jobs.every("compact-search-indexes", "47 4 * * *", () => compactFtsIndexes(ctx.db));
 }

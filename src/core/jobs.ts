@@ -10,7 +10,7 @@ import type { Logger } from "./log";
 import { jobs } from "./tables";
 
 export type JobHandler = (payload: Record<string, unknown>, job: { id: string; attempts: number }) => void | Promise<void>;
-export type RecurringTask = () => void | Promise<unknown>;
+export type RecurringTask = () => unknown;
 
 /** Outcomes of a recurring task or a one-shot job kind since the process started. */
 export interface JobStats {

@@ -119,5 +119,5 @@ export function registerMessageHandlers(ctx: Ctx): void {
     purgeUserDrafts(ctx, userId);
     await purgeUserUploads(ctx, userId);
   });
-  ctx.jobs.every("purge-orphan-attachments", "41 * * * *", () => void purgeOrphans(ctx));
+  ctx.jobs.every("purge-orphan-attachments", "41 * * * *", () => purgeOrphans(ctx));
 }

@@ -3,5 +3,5 @@ import type { Ctx } from "../../core/context";
 import { purgeExpiredAccessTokens } from "./exchange";
 
 export function registerOauthMaintenance(ctx: Ctx): void {
-  ctx.jobs.every("purge-oauth-tokens", "43 * * * *", () => void purgeExpiredAccessTokens(ctx));
+  ctx.jobs.every("purge-oauth-tokens", "43 * * * *", () => purgeExpiredAccessTokens(ctx));
 }

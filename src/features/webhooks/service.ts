@@ -555,5 +555,5 @@ export function registerWebhookHandlers(ctx: Ctx): void {
     ctx.db.transaction((tx) => purgeWebhooks(tx, ids));
   });
   ctx.jobs.every("webhook-deliveries", "* * * * * *", () => runDueDeliveries(ctx));
-  ctx.jobs.every("prune-webhook-deliveries", "41 3 * * *", () => void pruneDeliveries(ctx, ctx.clock.now() - DELIVERY_LOG_RETENTION_MS));
+  ctx.jobs.every("prune-webhook-deliveries", "41 3 * * *", () => pruneDeliveries(ctx, ctx.clock.now() - DELIVERY_LOG_RETENTION_MS));
 }
