@@ -3,6 +3,8 @@
 // recorded. Redoc must render the operations from this server's files alone, with no request
 // leaving loopback, no Content-Security-Policy violation and no console error.
 // Skipped only where /usr/bin/chromium is not installed (`apt-get install -y chromium`).
+// With DOCS_BASE_URL set (e.g. http://127.0.0.1:8080) it checks that running server instead,
+// such as the compiled binary inside a network namespace with no route out.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync } from "node:fs";
 import { chromium, type Browser } from "playwright-core";
@@ -19,8 +21,11 @@ describe("API reference page in headless Chromium", () => {
 
   beforeAll(async () => {
     if (!hasChromium) return;
-    server = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: (request) => h.app.handle(request) });
-    base = `http://127.0.0.1:${server.port}`;
+    if (process.env.DOCS_BASE_URL) base = process.env.DOCS_BASE_URL.replace(/\/+$/, "");
+    else {
+      server = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: (request) => h.app.handle(request) });
+      base = `http://127.0.0.1:${server.port}`;
+    }
     browser = await chromium.launch({
       executablePath: CHROMIUM,
       args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
