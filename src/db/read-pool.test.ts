@@ -99,11 +99,17 @@ test("size 0, or before a reader is ready, reads run inline on the main connecti
 
 /** Each thread of this process with its name and niceness (Linux: /proc/self/task). */
 function threads(): { tid: number; name: string; nice: number }[] {
-  return readdirSync("/proc/self/task").map((tid) => {
-    const stat = readFileSync(`/proc/self/task/${tid}/stat`, "utf8");
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    return { tid: Number(tid), name: readFileSync(`/proc/self/task/${tid}/comm`, "utf8").trim(), nice: Number(fields[16]) };
-  });
+  const out: { tid: number; name: string; nice: number }[] = [];
+  for (const tid of readdirSync("/proc/self/task")) {
+    try {
+      const stat = readFileSync(`/proc/self/task/${tid}/stat`, "utf8");
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      out.push({ tid: Number(tid), name: readFileSync(`/proc/self/task/${tid}/comm`, "utf8").trim(), nice: Number(fields[16]) });
+    } catch {
+      // The thread ended between the listing and the read (an earlier test's worker stopping).
+    }
+  }
+  return out;
 }
 
 test.skipIf(!existsSync("/proc/self/task"))("reader threads run at a lower priority than the request thread", async () => {
