@@ -28,12 +28,8 @@ BASELINE_TREE="${BASELINE_TREE:-}"
 HOST=127.0.0.1
 OUT_DIR="${OUT_DIR:-$(mktemp -d /tmp/colony-access-log.XXXXXX)}"
 
-for tool in wrk bun curl timeout; do
-  command -v "$tool" >/dev/null 2>&1 || { echo "missing $tool (Debian: apt-get install -y wrk curl)" >&2; exit 1; }
-done
-for p in "$OFF_PORT" "$ON_PORT"; do
-  if port_busy "$p"; then echo "port $p on $HOST is already in use (set OFF_PORT / ON_PORT)" >&2; exit 1; fi
-done
+require_tools wrk bun curl timeout
+require_free_ports "$OFF_PORT" "$ON_PORT"
 if [[ -n "$BASELINE_TREE" && ! -f "$BASELINE_TREE/src/main.ts" ]]; then
   echo "BASELINE_TREE=$BASELINE_TREE holds no src/main.ts" >&2
   exit 1

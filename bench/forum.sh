@@ -24,12 +24,7 @@ CONTEXT_IDS="${CONTEXT_IDS:-200}"
 HOST=127.0.0.1
 OUT_DIR="${OUT_DIR:-$(mktemp -d /tmp/colony-forum.XXXXXX)}"
 
-for tool in wrk bun curl timeout; do
-  if ! command -v "$tool" >/dev/null 2>&1; then
-    echo "missing $tool (Debian: apt-get install -y wrk curl; Bun 1.4.5 or newer)" >&2
-    exit 1
-  fi
-done
+require_tools wrk bun curl timeout
 
 
 if port_busy "$COLONY_PORT"; then

@@ -63,6 +63,22 @@ start_colony() { # tries
 
 port_busy() { (exec 3<>"/dev/tcp/$HOST/$1") 2>/dev/null; }
 
+# Exits unless the load generator and the tools the scripts use are installed.
+require_tools() { # tool...
+  local tool
+  for tool in "$@"; do
+    command -v "$tool" >/dev/null 2>&1 || { echo "missing $tool (Debian: apt-get install -y wrk curl; Bun 1.4.5 or newer)" >&2; exit 1; }
+  done
+}
+
+# Exits if one of the ports is already taken on $HOST.
+require_free_ports() { # port...
+  local p
+  for p in "$@"; do
+    if port_busy "$p"; then echo "port $p on $HOST is already in use (set the script's *_PORT variables)" >&2; exit 1; fi
+  done
+}
+
 # Stops a server started by a script: TERM, up to 5 s for a clean exit, then KILL.
 stop_pid() {
   local pid="$1"

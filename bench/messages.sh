@@ -22,9 +22,7 @@ COLONY_PORT="${COLONY_PORT:-18094}"
 HOST=127.0.0.1
 OUT_DIR="${OUT_DIR:-$(mktemp -d /tmp/colony-messages.XXXXXX)}"
 
-for tool in wrk bun curl timeout; do
-  command -v "$tool" >/dev/null 2>&1 || { echo "missing $tool" >&2; exit 1; }
-done
+require_tools wrk bun curl timeout
 if (exec 3<>"/dev/tcp/$HOST/$COLONY_PORT") 2>/dev/null; then echo "port $COLONY_PORT on $HOST is already in use" >&2; exit 1; fi
 
 with_data_dir messages

@@ -22,20 +22,8 @@ COLONY_PORT="${COLONY_PORT:-18091}"
 HOST=127.0.0.1
 OUT_DIR="${OUT_DIR:-$(mktemp -d /tmp/colony-bench.XXXXXX)}"
 
-for tool in wrk bun curl; do
-  if ! command -v "$tool" >/dev/null 2>&1; then
-    echo "missing $tool (Debian: apt-get install -y wrk curl; Bun 1.4.5 or newer)" >&2
-    exit 1
-  fi
-done
-
-
-for p in "$RAW_PORT" "$COLONY_PORT"; do
-  if port_busy "$p"; then
-    echo "port $p on $HOST is already in use (set RAW_PORT / COLONY_PORT)" >&2
-    exit 1
-  fi
-done
+require_tools wrk bun curl
+require_free_ports "$RAW_PORT" "$COLONY_PORT"
 
 with_data_dir bench
 mkdir -p "$OUT_DIR"

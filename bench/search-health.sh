@@ -31,9 +31,7 @@ QUERY="${QUERY:-}"                 # search this (sort=relevance) instead of the
 HOST=127.0.0.1
 OUT_DIR="${OUT_DIR:-$(mktemp -d /tmp/colony-search-health.XXXXXX)}"
 
-for tool in wrk bun curl timeout; do
-  command -v "$tool" >/dev/null 2>&1 || { echo "missing $tool (Debian: apt-get install -y wrk curl)" >&2; exit 1; }
-done
+require_tools wrk bun curl timeout
 if port_busy "$COLONY_PORT"; then echo "port $COLONY_PORT on $HOST is already in use" >&2; exit 1; fi
 if [[ ! -f "$FORUM_DATA/colony.db" ]]; then
   echo "FORUM_DATA=$FORUM_DATA holds no colony.db (seed one with: bun bench/seed-forum.ts <dir>)" >&2

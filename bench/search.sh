@@ -26,12 +26,8 @@ BROAD_SHARE="${BROAD_SHARE:-0.10}"   # share of posts the broad term should matc
 HOST=127.0.0.1
 OUT_DIR="${OUT_DIR:-$(mktemp -d /tmp/colony-search.XXXXXX)}"
 
-for tool in wrk bun curl timeout; do
-  command -v "$tool" >/dev/null 2>&1 || { echo "missing $tool" >&2; exit 1; }
-done
-for p in "$COLONY_PORT" "$FTS_PORT"; do
-  if port_busy "$p"; then echo "port $p on $HOST is already in use" >&2; exit 1; fi
-done
+require_tools wrk bun curl timeout
+require_free_ports "$COLONY_PORT" "$FTS_PORT"
 if [[ ! -f "$FORUM_DATA/colony.db" ]]; then
   echo "FORUM_DATA=$FORUM_DATA holds no colony.db (seed one with: bun bench/seed-forum.ts <dir>)" >&2
   exit 1

@@ -90,6 +90,14 @@ async function rawConnection(url: string): Promise<{ socket: Socket; received: (
   return { socket, received: () => received, closed };
 }
 
+/** A request whose body never completes: 6 of its 100 declared bytes sent, then nothing. */
+async function stalledUpload(url: string) {
+  const c = await rawConnection(url);
+  c.socket.write(`POST /api/v1/auth/register HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"user`);
+  await Bun.sleep(100);
+  return c;
+}
+
 describe("one server per data folder", () => {
   test("a second serve and a restore are refused while the first serves, and its writes stay", async () => {
     const dir = freshDir();
@@ -176,9 +184,7 @@ describe("graceful shutdown", () => {
   test("a request still open at the deadline is cut, and the server exits 0 right after the deadline", async () => {
     const dir = freshDir();
     const s = await start(dir, "--shutdown-timeout-ms", "700");
-    const c = await rawConnection(s.url);
-    c.socket.write(`POST /api/v1/auth/register HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"user`);
-    await Bun.sleep(100);
+    const c = await stalledUpload(s.url);
     const since = performance.now();
     s.proc.kill("SIGTERM");
     await c.closed;
@@ -193,9 +199,7 @@ describe("graceful shutdown", () => {
   test("a second signal exits at once", async () => {
     const dir = freshDir();
     const s = await start(dir, "--shutdown-timeout-ms", "60000");
-    const c = await rawConnection(s.url);
-    c.socket.write(`POST /api/v1/auth/register HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"user`);
-    await Bun.sleep(100);
+    const c = await stalledUpload(s.url);
     s.proc.kill("SIGTERM");
     while (!s.log().includes("shutting down")) await Bun.sleep(10);
     const since = performance.now();
