@@ -4,7 +4,7 @@
 import { existsSync, statSync } from "node:fs";
 import { asUsageError, commandHelp, globalHelp, parseCommandLine, UsageError } from "./cli/args";
 import { COMMANDS, configFor } from "./cli/commands";
-import { API_VERSION } from "./features/meta/version";
+import { API_VERSION } from "./core/version";
 
 /** Exit status of a usage error (as BSD's sysexits EX_USAGE is to shells: 2 by convention). */
 export const USAGE_EXIT = 2;

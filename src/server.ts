@@ -19,7 +19,7 @@ import { startCheckpointer, type Checkpointer } from "./db/checkpointer";
 import { sqliteVersion } from "./db/client";
 import { startReadPool } from "./db/read-pool";
 import { serverOptions } from "./http/serve-options";
-import { API_VERSION } from "./features/meta/version";
+import { API_VERSION } from "./core/version";
 import { scheduleBackups } from "./ops/scheduled-backup";
 
 export interface RunningServer {

@@ -124,7 +124,7 @@ export const COMMANDS: Command[] = [
     positionals: [],
     options: {},
     settings: [],
-    run: async ({ print }) => print((await import("../features/meta/version")).API_VERSION),
+    run: async ({ print }) => print((await import("../core/version")).API_VERSION),
   },
 ];
 

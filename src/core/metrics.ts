@@ -12,7 +12,20 @@
 // (backlog, WAL size, reader threads, subscribers, memory).
 import { statSync } from "node:fs";
 import { Counter, Gauge, Registry, type Metric } from "prom-client";
-import type { Ctx } from "./context";
+import type { Clock } from "./clock";
+import type { EventBus } from "./events";
+import type { Jobs } from "./jobs";
+import type { RealtimeHub } from "./realtime";
+import type { Reads } from "../db/read-pool";
+
+/** What the gauges read at scrape time. */
+export interface MetricsSources {
+  clock: Clock;
+  events: Pick<EventBus, "pendingCount" | "oldestPendingAt">;
+  jobs: Pick<Jobs, "stats">;
+  reads: Pick<Reads, "threads" | "queued">;
+  realtime: Pick<RealtimeHub, "total">;
+}
 
 /** Upper bounds of the request-latency buckets, in seconds. */
 export const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10] as const;
@@ -115,7 +128,7 @@ export class Metrics {
    * `ctx` is read at scrape time (the server swaps in its reader pool after the context is made);
    * `walPath` is the database's write-ahead log, null for an in-memory database.
    */
-  constructor(ctx: Omit<Ctx, "metrics">, walPath: string | null) {
+  constructor(ctx: MetricsSources, walPath: string | null) {
     const registers = [this.registry];
     // prom-client's types list its own metric classes; these two follow the same interface.
     this.registry.registerMetric(this.requests.counter("colony_http_requests_total", "HTTP requests answered, by method, route pattern and status.") as unknown as Metric);

@@ -6,6 +6,9 @@ import * as schema from "./schema";
 
 export type Db = BunSQLiteDatabase<typeof schema> & { $client: Database };
 
+/** What a write inside a transaction uses: the database or a drizzle transaction of it. */
+export type Tx = Pick<Db, "insert" | "select" | "update" | "delete">;
+
 /** SQLite 3.51.3 fixed a WAL-reset bug that can corrupt a database under concurrent checkpoints. */
 export const MIN_SQLITE = "3.51.3";
 

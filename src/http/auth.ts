@@ -5,7 +5,11 @@
 import { Elysia } from "elysia";
 import type { Ctx } from "../core/context";
 import { authenticate, type Caller } from "../features/auth/service";
-import { stateOf } from "./request-state";
+
+export type { Caller };
+
+/** Each request's caller, resolved once (null: anonymous). */
+const callers = new WeakMap<Request, Caller | null>();
 
 export type AuthMode = "required" | "optional";
 
@@ -20,13 +24,19 @@ export const securityOf = (mode: AuthMode): Record<string, string[]>[] => (mode 
  * none. Synchronous when the token was seen before; throws (or rejects) the 401/403 otherwise.
  */
 export function callerOf(ctx: Ctx, request: Request): Caller | null | Promise<Caller | null> {
-  const state = stateOf(request);
-  if (state.caller !== undefined) return state.caller;
+  const known = callers.get(request);
+  if (known !== undefined) return known;
   const header = request.headers.get("authorization");
-  if (!header) return (state.caller = null);
+  if (!header) {
+    callers.set(request, null);
+    return null;
+  }
   const result = authenticate(ctx, header);
-  if (result instanceof Promise) return result.then((c) => (state.caller = c));
-  return (state.caller = result);
+  const keep = (c: Caller | null) => {
+    callers.set(request, c);
+    return c;
+  };
+  return result instanceof Promise ? result.then(keep) : keep(result);
 }
 
 /** The caller, or null for anonymous requests and bad credentials (for cross-cutting plugins). */

@@ -3,7 +3,7 @@
 import { Elysia } from "elysia";
 import { ApiError, FieldError } from "../core/errors";
 import type { Ctx } from "../core/context";
-import { requestIdOf } from "./observability";
+import { requestIdOf } from "./trace";
 
 export interface ValidationItem {
   loc: (string | number)[];

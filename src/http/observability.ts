@@ -10,6 +10,9 @@ import type { Ctx } from "../core/context";
 import { requestId, safeEqual } from "../core/ids";
 import { clientIp } from "./client-ip";
 import { errorResponse } from "./errors";
+import { requestIdOf, traces, type Trace } from "./trace";
+
+export { requestIdOf };
 
 export const REQUEST_ID_HEADER = "x-request-id";
 /** Route label of requests that matched no route (or were answered before routing). */
@@ -18,17 +21,6 @@ export const UNMATCHED = "unmatched";
 /** A client's X-Request-Id is kept when it is 1 to 128 of these characters; otherwise replaced. */
 const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
-interface Trace {
-  id: string;
-  route: string;
-  /** Elysia's per-request `set`, once the app has seen the request. */
-  set?: { headers: Record<string, unknown> };
-}
-
-const traces = new WeakMap<Request, Trace>();
-
-/** The id of a request being answered (for log lines about it), if it came through the app. */
-export const requestIdOf = (request: Request): string | undefined => traces.get(request)?.id;
 
 /** What the app knows of its server: the socket peer of a request. */
 export type Server = { requestIP(req: Request): { address: string } | null } | null | undefined;

@@ -19,7 +19,7 @@ import { toOpenAPISchema } from "@elysiajs/openapi";
 import { Elysia, type AnyElysia } from "elysia";
 import { FormatRegistry } from "elysia/type-system";
 import { fullFormats } from "elysia/type-system/format";
-import { API_VERSION } from "../features/meta/version";
+import { API_VERSION } from "../core/version";
 import { BEARER_SCHEME } from "./auth";
 
 // Importing @elysiajs/openapi replaces TypeBox's string formats (uuid, email, url, ipv4, ipv6)

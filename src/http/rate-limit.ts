@@ -4,9 +4,8 @@
 import { Elysia } from "elysia";
 import type { Ctx } from "../core/context";
 import type { LimitSubject } from "../core/limits";
-import type { Caller } from "../features/auth/service";
 import { clientIp } from "./client-ip";
-import { callerOrNull } from "./auth";
+import { callerOrNull, type Caller } from "./auth";
 import { isErrorContext, peekState, responseStatus, stateOf, type RequestState } from "./request-state";
 
 export function subjectOf(caller: Caller | null | undefined, ip: string): LimitSubject {

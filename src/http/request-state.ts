@@ -1,10 +1,8 @@
 // Per-request facts shared between the cross-cutting plugins (auth, rate limits, idempotency).
 import { ElysiaCustomStatusResponse, StatusMap } from "elysia";
 import type { Charge } from "../core/limits";
-import type { Caller } from "../features/auth/service";
 
 export interface RequestState {
-  caller?: Caller | null;
   charges?: Charge[];
   idempotency?: { userId: string; key: string };
   /** Set by the read cache for a cacheable GET: where its answer is stored. */

@@ -39,7 +39,7 @@ import { Header, Parser, Pax, type ReadEntry } from "tar";
 import { DATA_FOLDER_NAMES } from "../core/data-folders";
 import { migrationStatus } from "../db/migrate";
 import { publishFile, snapshotDatabase } from "../db/snapshot";
-import { API_VERSION } from "../features/meta/version";
+import { API_VERSION } from "../core/version";
 
 export const ARCHIVE_FORMAT = "colony-backup";
 export const ARCHIVE_FORMAT_VERSION = 1;

@@ -9,7 +9,10 @@ import { API_KEY_PREFIX, fingerprintOf, hashSecret, newApiKey, newClaimToken, sa
 import * as usersService from "../users/service";
 import type { UserRow } from "../users/service";
 import { registrationClaims } from "./tables";
+import { callerOf, type Caller } from "./caller";
 import * as twoFactor from "./two-factor";
+
+export { callerOf, type Caller };
 
 export const ACCESS_TOKEN_TTL_MS = 24 * HOUR;
 export const PENDING_TTL_MS = 15 * MINUTE;
@@ -31,20 +34,6 @@ export interface RegisterInput {
 }
 
 /** The authenticated principal of a request. */
-export interface Caller {
-  id: string;
-  username: string;
-  userType: "agent" | "human";
-  isAdmin: boolean;
-  karma: number;
-  createdAt: number;
-  user: UserRow;
-}
-
-export function callerOf(user: UserRow): Caller {
-  return { id: user.id, username: user.username, userType: user.userType, isAdmin: user.isAdmin, karma: user.karma, createdAt: user.createdAt, user };
-}
-
 function displayNameOf(input: RegisterInput): string {
   const name = input.display_name.trim();
   if (!name) throw new ApiError(400, "INVALID_INPUT", "display_name must not be empty");

@@ -14,7 +14,7 @@ import { keyedHash, seal, unseal } from "../../core/secrets";
 import { changes, isUniqueViolation, type Db } from "../../db/client";
 import { prepared } from "../../db/statements";
 import { twoFactor, twoFactorRecoveryCodes } from "./security-tables";
-import type { Caller } from "./service";
+import type { Caller } from "./caller";
 
 const TICKET_TTL_MS = 10 * MINUTE;
 const RECOVERY_CODE_COUNT = 10;

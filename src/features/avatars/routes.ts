@@ -6,7 +6,7 @@ import { ApiError } from "../../core/errors";
 import { authPlugin } from "../../http/auth";
 import { rateLimitPlugin } from "../../http/rate-limit";
 import { ErrorOut } from "../../http/schemas";
-import { UserOut } from "../users/routes";
+import { UserOut } from "../users/schemas";
 import { userOut } from "../users/views";
 import * as avatars from "./service";
 import { uploadOut } from "./views";

@@ -5,7 +5,7 @@ import type { Ctx } from "../../core/context";
 import { authPlugin } from "../../http/auth";
 import { bareList, pagingQuery, resolvePage } from "../../http/paging";
 import { ErrorOut } from "../../http/schemas";
-import { UserOut } from "../users/routes";
+import { UserOut } from "../users/schemas";
 import { userOut } from "../users/views";
 import * as blocks from "./service";
 

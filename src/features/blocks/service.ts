@@ -10,7 +10,7 @@ import { and, count, desc, eq, or } from "drizzle-orm";
 import type { Ctx } from "../../core/context";
 import { ApiError } from "../../core/errors";
 import { prepared } from "../../db/statements";
-import type { Page } from "../../http/paging";
+import type { Page } from "../../core/paging";
 import type { Caller } from "../auth/service";
 import * as users from "../users/service";
 import type { UserRow } from "../users/service";

@@ -8,8 +8,8 @@ import type { Ctx } from "../../core/context";
 import { prepared, rowsByIds } from "../../db/statements";
 import { ApiError, conflict, forbidden, invalid, notFound } from "../../core/errors";
 import { isUuid, uuidv7 } from "../../core/ids";
-import type { Db } from "../../db/client";
-import type { Page } from "../../http/paging";
+import type { Db, Tx } from "../../db/client";
+import type { Page } from "../../core/paging";
 import type { Caller } from "../auth/service";
 import * as users from "../users/service";
 import type { UserRow } from "../users/service";
@@ -37,7 +37,6 @@ export interface Actor {
   isAdmin: boolean;
 }
 
-type Tx = Pick<Db, "insert" | "select" | "update" | "delete">;
 
 /** Roles that moderate (the last-moderator guard counts all of them). */
 export const MODERATOR_ROLES: readonly ColonyRole[] = ["moderator", "founder_moderator", "admin"];

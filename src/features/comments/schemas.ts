@@ -2,7 +2,7 @@
 import { t } from "elysia";
 import { MAX_OFFSET } from "../../http/paging";
 import { OptionalEnum, Int, Nullable } from "../../http/schemas";
-import { UserOut } from "../users/routes";
+import { UserOut } from "../users/schemas";
 import { COMMENT_SORTS } from "./service";
 
 const Instant = t.String({ format: "date-time" });

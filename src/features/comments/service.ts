@@ -19,9 +19,9 @@ import type { Ctx } from "../../core/context";
 import { ApiError, FieldError, conflict, forbidden, invalid, notFound } from "../../core/errors";
 import type { EventBus } from "../../core/events";
 import { isUuid, uuidv7 } from "../../core/ids";
-import { changes, type Db } from "../../db/client";
+import { changes, type Db, type Tx } from "../../db/client";
 import { oldestAfter, type Window } from "../../db/window";
-import type { Page } from "../../http/paging";
+import type { Page } from "../../core/paging";
 import type { Caller } from "../auth/service";
 import * as colonies from "../colonies/service";
 import type { ColonyRow } from "../colonies/service";
@@ -37,7 +37,6 @@ import { comments } from "./tables";
 const replies = alias(comments, "replies");
 
 export type CommentRow = typeof comments.$inferSelect;
-type Tx = Pick<Db, "insert" | "select" | "update" | "delete">;
 
 export const EDIT_WINDOW_MS = 15 * MINUTE;
 export const DELETE_WINDOW_MS = 15 * MINUTE;

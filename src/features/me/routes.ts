@@ -4,7 +4,7 @@ import { Elysia, t } from "elysia";
 import type { Ctx } from "../../core/context";
 import { authPlugin } from "../../http/auth";
 import { Int, Nullable } from "../../http/schemas";
-import { UserOut } from "../users/routes";
+import { UserOut } from "../users/schemas";
 import { userOut } from "../users/views";
 import * as me from "./service";
 

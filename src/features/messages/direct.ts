@@ -8,7 +8,7 @@ import { ApiError } from "../../core/errors";
 import { uuidv7 } from "../../core/ids";
 import { inTransaction } from "../../db/client";
 import { prepared, rowsByIds } from "../../db/statements";
-import type { Page } from "../../http/paging";
+import type { Page } from "../../core/paging";
 import type { Caller } from "../auth/service";
 import * as users from "../users/service";
 import type { UserRow } from "../users/service";

@@ -6,7 +6,7 @@ import { MINUTE, iso } from "../../core/clock";
 import type { Ctx } from "../../core/context";
 import { ApiError, FieldError } from "../../core/errors";
 import { uuidv7 } from "../../core/ids";
-import type { Page } from "../../http/paging";
+import type { Page } from "../../core/paging";
 import type { Caller } from "../auth/service";
 import * as users from "../users/service";
 import { send } from "./direct";

@@ -2,7 +2,7 @@
 import { t } from "elysia";
 import type { PagingSpec } from "../../http/paging";
 import { Int, Nullable } from "../../http/schemas";
-import { UserOut } from "../users/routes";
+import { UserOut } from "../users/schemas";
 
 export const DateTime = t.String({ format: "date-time" });
 export const Uuid = t.String({ format: "uuid" });

@@ -7,7 +7,7 @@ import { and, eq, inArray, isNull, ne } from "drizzle-orm";
 import type { Ctx } from "../../core/context";
 import { ApiError, FieldError } from "../../core/errors";
 import { isUuid, uuidv7 } from "../../core/ids";
-import type { Db } from "../../db/client";
+import type { Db, Tx } from "../../db/client";
 import { prepared, rowMapper } from "../../db/statements";
 import { oldestAfter, type Window } from "../../db/window";
 import type { Caller } from "../auth/service";
@@ -23,7 +23,7 @@ import {
   messages,
 } from "./tables";
 
-export type Tx = Pick<Db, "insert" | "select" | "update" | "delete">;
+export type { Tx };
 export type ConversationRow = typeof conversations.$inferSelect;
 export type MemberRow = typeof conversationMembers.$inferSelect;
 export type MessageRow = typeof messages.$inferSelect;

@@ -8,7 +8,7 @@ import { Int, OptionalEnum } from "../../http/schemas";
 import { checkHealth, JOB_FAILURES_MAX, OUTBOX_OLDEST_MAX_MS, OUTBOX_PENDING_MAX } from "./health";
 import guide from "./instructions.md" with { type: "text" };
 
-import { API_VERSION } from "./version";
+import { API_VERSION } from "../../core/version";
 
 export { API_VERSION };
 

@@ -8,7 +8,7 @@ import { ApiError } from "../../core/errors";
 import { uuidv7 } from "../../core/ids";
 import { changes } from "../../db/client";
 import { prepared, rowMapper } from "../../db/statements";
-import type { Page } from "../../http/paging";
+import type { Page } from "../../core/paging";
 import * as blocks from "../blocks/service";
 import * as users from "../users/service";
 import { notifications, threadMutes } from "./tables";

@@ -6,15 +6,15 @@ import type { Ctx } from "../../core/context";
 import { FieldError } from "../../core/errors";
 import { authPlugin } from "../../http/auth";
 import { Int } from "../../http/schemas";
-import { NotificationOut } from "../notifications/routes";
+import { NotificationOut } from "../notifications/schemas";
 import { notificationsOut } from "../notifications/views";
 import { PostOut } from "../posts/schemas";
 import { postsOut } from "../posts/views";
 import { MessageOut } from "../messages/schemas";
 import { messageViews } from "../messages/views";
-import { deltaRoutes } from "./delta";
+import { deltaRoutes } from "./delta-routes";
 import { sinceFor } from "./service";
-import { waitingRoutes } from "./waiting";
+import { waitingRoutes } from "./waiting-routes";
 
 const SinceResponse = t.Object({
   cursor: t.String({ format: "date-time", description: "The effective since (after clamping)" }),

@@ -2,7 +2,7 @@
 import { t } from "elysia";
 import { MAX_OFFSET } from "../../http/paging";
 import { OptionalEnum, Int, Nullable } from "../../http/schemas";
-import { UserOut } from "../users/routes";
+import { UserOut } from "../users/schemas";
 import { LIST_SORTS } from "./service";
 import { POST_STATUSES, POST_TYPES } from "./tables";
 

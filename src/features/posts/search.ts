@@ -9,7 +9,7 @@ import type { Ctx } from "../../core/context";
 import { ApiError } from "../../core/errors";
 import type { ReadStatement } from "../../db/read-pool";
 import { keptWhile, preparedSql, readStatement, rowsByRowids } from "../../db/statements";
-import type { PostRow } from "./service";
+import type { PostRow } from "./tables";
 import { posts, type PostType } from "./tables";
 
 /** One part of a search query as typed: a "quoted phrase", or a bare word (`word*` a prefix). */

@@ -16,8 +16,8 @@ import type { Ctx } from "../../core/context";
 import { oldestAfter, type Window } from "../../db/window";
 import { ApiError, FieldError, conflict, forbidden, invalid } from "../../core/errors";
 import { isUuid, uuidv7 } from "../../core/ids";
-import { changes, type Db } from "../../db/client";
-import type { Page } from "../../http/paging";
+import { changes, type Db, type Tx } from "../../db/client";
+import type { Page } from "../../core/paging";
 import type { Caller } from "../auth/service";
 import * as colonies from "../colonies/service";
 import type { ColonyRow } from "../colonies/service";
@@ -27,10 +27,9 @@ import type { UserRow } from "../users/service";
 import { normaliseLanguage, normaliseTags, renderMarkdown, scanMarkdown, validateMetadata } from "./content";
 import { prepared, rowsByIds } from "../../db/statements";
 import { textMatch, toFtsQuery } from "./search";
-import { postTags, posts, type PostStatus, type PostType } from "./tables";
+import { postTags, posts, type PostStatus, type PostType, type PostRow } from "./tables";
 
-export type PostRow = typeof posts.$inferSelect;
-type Tx = Pick<Db, "insert" | "select" | "update" | "delete">;
+export type { PostRow };
 
 export const EDIT_WINDOW_MS = 15 * MINUTE;
 export const DELETE_WINDOW_MS = 15 * MINUTE;

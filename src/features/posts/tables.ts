@@ -92,3 +92,5 @@ export const postTags = sqliteTable(
   },
   (t) => [primaryKey({ columns: [t.tag, t.postId] }), index("post_tags_post_idx").on(t.postId)],
 );
+
+export type PostRow = typeof posts.$inferSelect;

@@ -7,7 +7,7 @@ import { ErrorOut, Nullable } from "../../http/schemas";
 
 // Required enums carry `default: undefined`: a bare t.UnionEnum would fill in its first value for
 // a missing field instead of answering 422.
-import { UserOut } from "../users/routes";
+import { UserOut } from "../users/schemas";
 import { createReport } from "./service";
 import { REPORT_REASONS, REPORT_TARGETS } from "./tables";
 import { reportOut } from "./views";

@@ -10,7 +10,7 @@ import { ErrorOut, Int, OptionalEnum } from "../../http/schemas";
 import { PostOut } from "../posts/schemas";
 import { POST_TYPES } from "../posts/tables";
 import { postsOut } from "../posts/views";
-import { UserOut } from "../users/routes";
+import { UserOut } from "../users/schemas";
 import { userOut } from "../users/views";
 import * as search from "./service";
 

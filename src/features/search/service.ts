@@ -7,7 +7,7 @@ import type { Ctx } from "../../core/context";
 import { ApiError } from "../../core/errors";
 import type { ReadStatement } from "../../db/read-pool";
 import { rowMapper } from "../../db/statements";
-import type { Page } from "../../http/paging";
+import type { Page } from "../../core/paging";
 import type { Caller } from "../auth/service";
 import * as colonies from "../colonies/service";
 import * as postSearch from "../posts/search";

@@ -5,7 +5,7 @@ import { authPlugin } from "../../http/auth";
 import { paged, pagedSchema, pagingQuery, resolvePage } from "../../http/paging";
 import { Int } from "../../http/schemas";
 import { publishedPostCount } from "../posts/service";
-import { UserOut } from "./routes";
+import { UserOut } from "./schemas";
 import { userOut } from "./views";
 import { DIRECTORY_SORTS, DIRECTORY_USER_TYPES, listDirectory } from "./directory";
 

@@ -4,7 +4,7 @@ import { and, asc, desc, eq, gte, or, sql, type SQL } from "drizzle-orm";
 import { DAY } from "../../core/clock";
 import type { Ctx } from "../../core/context";
 import { FieldError } from "../../core/errors";
-import type { Page } from "../../http/paging";
+import type { Page } from "../../core/paging";
 import type { UserRow } from "./service";
 import { users } from "./tables";
 

@@ -4,7 +4,7 @@ import { and, eq, lte, or, sql } from "drizzle-orm";
 import type { Ctx } from "../../core/context";
 import { ApiError, FieldError } from "../../core/errors";
 import { isUuid, uuidv7 } from "../../core/ids";
-import type { Db } from "../../db/client";
+import type { Db, Tx } from "../../db/client";
 import type { ReadStatement } from "../../db/read-pool";
 import { readStatement, rowMapper, rowsByIds } from "../../db/statements";
 import { retiredHandles, users, type AvatarSettings } from "./tables";
@@ -12,7 +12,6 @@ import { retiredHandles, users, type AvatarSettings } from "./tables";
 export type { AvatarSettings } from "./tables";
 
 export type UserRow = typeof users.$inferSelect;
-type Tx = Pick<Db, "insert" | "select" | "update" | "delete">;
 
 /** 3-32 chars of letters, digits, hyphen, underscore; starts and ends with a letter or digit. */
 const USERNAME_RE = /^[a-z0-9](?:[a-z0-9_-]{1,30})[a-z0-9]$/;

@@ -29,7 +29,7 @@ import { DAY } from "../../core/clock";
 import type { Ctx } from "../../core/context";
 import { ApiError } from "../../core/errors";
 import { uuidv7 } from "../../core/ids";
-import type { Db } from "../../db/client";
+import type { Db, Tx } from "../../db/client";
 import type { Caller } from "../auth/service";
 import * as colonies from "../colonies/service";
 import type { ColonyRow } from "../colonies/service";
@@ -40,7 +40,6 @@ import * as users from "../users/service";
 import { prepared } from "../../db/statements";
 import { karmaLedger, votes, type VoteTarget } from "./tables";
 
-type Tx = Pick<Db, "insert" | "select" | "update" | "delete">;
 export type VoteRow = typeof votes.$inferSelect;
 export type KarmaReason = "account_age" | "budget_exhausted" | "no_op" | "author_new_voter_limit";
 

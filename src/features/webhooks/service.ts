@@ -14,7 +14,7 @@ import { ApiError, conflict, invalid, notFound } from "../../core/errors";
 import type { DomainEvent } from "../../core/events";
 import { isUuid, uuidv7 } from "../../core/ids";
 import { keptWhile, preparedSql } from "../../db/statements";
-import type { Page } from "../../http/paging";
+import type { Page } from "../../core/paging";
 import type { Caller } from "../auth/service";
 import * as blocks from "../blocks/service";
 import { eventBody, planWebhookEvents } from "./mapping";

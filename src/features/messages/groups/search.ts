@@ -5,7 +5,7 @@
 // is a single FTS5 count and the page is the index's own bm25 order.
 import type { Ctx } from "../../../core/context";
 import { prepared } from "../../../db/statements";
-import type { Page } from "../../../http/paging";
+import type { Page } from "../../../core/paging";
 import type { Caller } from "../../auth/service";
 import { toFtsQuery } from "../../posts/search";
 import { mapMessage } from "../service";

@@ -13,7 +13,7 @@ import type { Ctx } from "../../../core/context";
 import { ApiError, FieldError } from "../../../core/errors";
 import { isUuid, uuidv7 } from "../../../core/ids";
 import { inTransaction } from "../../../db/client";
-import type { Page } from "../../../http/paging";
+import type { Page } from "../../../core/paging";
 import type { Caller } from "../../auth/service";
 import * as users from "../../users/service";
 import type { UserRow } from "../../users/service";
