@@ -41,7 +41,7 @@ try {
   // Queueing: one domain event per EVENTS, each to every webhook owner (the generic rule).
   let t = performance.now();
   for (let i = 0; i < EVENTS; i++) {
-    ctx.db.transaction((tx) => ctx.events.emit(tx, { type: "security_2fa_disabled", payload: { recipient_ids: owners, n: i, by: "bench" } }));
+    ctx.db.transaction((tx) => ctx.events.emit(tx, { type: "security_2fa_disabled", actorId: null, payload: { recipient_ids: owners, actor: "bench", actor_id: owners[0], by: `bench ${i}` } }));
   }
   await ctx.events.drain();
   const queueMs = performance.now() - t;

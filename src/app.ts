@@ -1,4 +1,4 @@
-// The application: cross-cutting plugins, then every feature's routes.
+// The application: cross-cutting plugins, then every feature (FEATURES: routes and registration).
 import { Elysia, type AnyElysia, type TSchema } from "elysia";
 import { bodyLimitPlugin } from "./http/body-limit";
 import { bodyShapePlugin, collectBodySchemas } from "./http/body-shape";
@@ -13,89 +13,81 @@ import { securityHeaders } from "./http/html";
 import { openapiRoutes } from "./http/openapi";
 import { readCacheOf } from "./http/read-cache";
 import { observabilityPlugin, type Server } from "./http/observability";
-import { purgeExpiredRegistrations } from "./features/auth/service";
 import { achievementsRoutes } from "./features/achievements/routes";
+import * as auth from "./features/auth/handlers";
 import { authRoutes } from "./features/auth/routes";
-import { accountSecurityRoutes, registerAccountSecurity } from "./features/auth/security";
-import { registerOauthMaintenance } from "./features/oauth/handlers";
-import { identityProviderRoutes } from "./features/oauth/routes";
+import { accountSecurityRoutes } from "./features/auth/security-routes";
+import * as avatars from "./features/avatars/handlers";
 import { avatarsRoutes } from "./features/avatars/routes";
-import { registerAvatarHandlers } from "./features/avatars/service";
-import { coloniesRoutes } from "./features/colonies/routes";
-import { commentsRoutes } from "./features/comments/routes";
-import { followsRoutes } from "./features/follows/routes";
+import * as blocks from "./features/blocks/handlers";
 import { blocksRoutes } from "./features/blocks/routes";
-import { registerFollowHandlers } from "./features/follows/service";
-import { registerBlockHandlers } from "./features/blocks/service";
+import { coloniesRoutes } from "./features/colonies/routes";
+import * as comments from "./features/comments/handlers";
+import { commentsRoutes } from "./features/comments/routes";
+import * as feed from "./features/feed/handlers";
+import { feedRoutes } from "./features/feed/routes";
+import * as follows from "./features/follows/handlers";
+import { followsRoutes } from "./features/follows/routes";
 import { limitsRoutes } from "./features/limits/routes";
 import { meRoutes } from "./features/me/routes";
-import { metaRoutes } from "./features/meta/routes";
-import { registerNotificationHandlers } from "./features/notifications/handlers";
-import { notificationsRoutes } from "./features/notifications/routes";
-import { postsRoutes } from "./features/posts/routes";
-import { reportsRoutes } from "./features/reports/routes";
-import { searchRoutes } from "./features/search/routes";
-import { usersRoutes } from "./features/users/routes";
-import { directoryRoutes } from "./features/users/directory-routes";
-import { karmaRoutes } from "./features/votes/breakdown-routes";
-import { feedRoutes } from "./features/feed/routes";
-import { messagingRoutes } from "./features/messages/plugin";
-import { registerMessageHandlers } from "./features/messages/handlers";
+import * as messages from "./features/messages/handlers";
 import { groupsRoutes } from "./features/messages/groups/routes";
-import { registerGroupHandlers } from "./features/messages/groups/handlers";
-import { realtimeRoutes } from "./features/realtime/routes";
-import { webhooksRoutes } from "./features/webhooks/routes";
-import { purgeFeedState } from "./features/feed/service";
+import { messagingRoutes } from "./features/messages/plugin";
+import { metaRoutes } from "./features/meta/routes";
+import * as notifications from "./features/notifications/handlers";
+import { notificationsRoutes } from "./features/notifications/routes";
+import * as oauth from "./features/oauth/handlers";
+import { identityProviderRoutes } from "./features/oauth/routes";
 import { pollingRoutes } from "./features/polling/routes";
 import { pollsRoutes } from "./features/polls/routes";
+import * as posts from "./features/posts/handlers";
+import { postsRoutes } from "./features/posts/routes";
 import { reactionsRoutes } from "./features/reactions/routes";
-import { registerVoteHooks } from "./features/votes/service";
+import { realtimeRoutes } from "./features/realtime/routes";
+import { reportsRoutes } from "./features/reports/routes";
+import { searchRoutes } from "./features/search/routes";
+import { directoryRoutes } from "./features/users/directory-routes";
+import { usersRoutes } from "./features/users/routes";
+import { karmaRoutes } from "./features/votes/breakdown-routes";
 import { votesRoutes } from "./features/votes/routes";
+import * as webhooks from "./features/webhooks/handlers";
+import { webhooksRoutes } from "./features/webhooks/routes";
 import { staticSite } from "./http/static";
 
-/** Every feature's routes, in the order they are mounted. */
-const FEATURE_ROUTES: ((ctx: Ctx) => AnyElysia)[] = [
-  metaRoutes,
-  authRoutes,
-  accountSecurityRoutes,
-  identityProviderRoutes,
-  usersRoutes,
-  directoryRoutes,
-  karmaRoutes,
-  pollingRoutes,
-  avatarsRoutes,
-  coloniesRoutes,
-  followsRoutes,
-  blocksRoutes,
-  notificationsRoutes,
-  postsRoutes,
-  commentsRoutes,
-  votesRoutes,
-  reactionsRoutes,
-  pollsRoutes,
-  limitsRoutes,
-  meRoutes,
-  reportsRoutes,
-  searchRoutes,
-  achievementsRoutes,
-  feedRoutes,
-  messagingRoutes,
-  groupsRoutes,
-  webhooksRoutes,
-  realtimeRoutes,
+/**
+ * Every feature: its routes, in the order they are mounted, and its `register` (handlers.ts: the
+ * events it fans out or subscribes to, its jobs and scheduled tasks), called once per app in this
+ * order. This list is the one place a feature is plugged in.
+ */
+interface Feature {
+  routes: ((ctx: Ctx) => AnyElysia)[];
+  register?: (ctx: Ctx) => void;
+}
+
+const FEATURES: Feature[] = [
+  { routes: [metaRoutes] },
+  { routes: [authRoutes, accountSecurityRoutes], register: auth.register },
+  { routes: [identityProviderRoutes], register: oauth.register },
+  { routes: [usersRoutes, directoryRoutes, karmaRoutes] },
+  { routes: [pollingRoutes] },
+  { routes: [avatarsRoutes], register: avatars.register },
+  { routes: [coloniesRoutes] },
+  { routes: [followsRoutes], register: follows.register },
+  { routes: [blocksRoutes], register: blocks.register },
+  { routes: [notificationsRoutes], register: notifications.register },
+  { routes: [postsRoutes], register: posts.register },
+  { routes: [commentsRoutes], register: comments.register },
+  { routes: [votesRoutes, reactionsRoutes, pollsRoutes] },
+  { routes: [limitsRoutes, meRoutes, reportsRoutes, searchRoutes, achievementsRoutes] },
+  { routes: [feedRoutes], register: feed.register },
+  { routes: [messagingRoutes, groupsRoutes], register: messages.register },
+  { routes: [webhooksRoutes], register: webhooks.register },
+  { routes: [realtimeRoutes] },
 ];
 
 export function createApp(ctx: Ctx) {
   registerMaintenance(ctx);
-  registerNotificationHandlers(ctx);
-  registerFollowHandlers(ctx);
-  registerBlockHandlers(ctx);
-  registerAvatarHandlers(ctx);
-  registerAccountSecurity(ctx);
-  registerOauthMaintenance(ctx);
-  registerVoteHooks(ctx);
-  registerMessageHandlers(ctx);
-  registerGroupHandlers(ctx);
+  for (const feature of FEATURES) feature.register?.(ctx);
   // Elysia's default normaliser (exactMirror) drops unknown fields and cleans responses cheaply;
   // the body-shape guard runs first so that a string sent for an object field is a 422 rather
   // than an object of its characters.
@@ -111,7 +103,7 @@ export function createApp(ctx: Ctx) {
     .use(idempotencyPlugin(ctx));
   // Features are added one by one rather than in one chain: the chained type of some thirty
   // plugins is deeper than TypeScript instantiates (TS2589), and nothing reads it.
-  for (const routes of FEATURE_ROUTES) app.use(routes(ctx));
+  for (const feature of FEATURES) for (const routes of feature.routes) app.use(routes(ctx));
   app
     .use(staticSite())
     .use(docsRoutes("Colony"))
@@ -120,13 +112,11 @@ export function createApp(ctx: Ctx) {
   return app;
 }
 
-/** Recurring housekeeping of the features in this app. */
+/** Recurring housekeeping of the cross-cutting machinery (each feature's is in its register). */
 function registerMaintenance(ctx: Ctx): void {
-  ctx.jobs.every("purge-registrations", "*/1 * * * *", () => purgeExpiredRegistrations(ctx));
   ctx.jobs.every("purge-idempotency", "7 * * * *", () => purgeExpiredIdempotencyKeys(ctx));
   // Events are drained right after each write; this sweep catches any written by another process.
   ctx.jobs.every("drain-events", "*/10 * * * * *", () => ctx.events.drain());
-  ctx.jobs.every("purge-feed", "23 * * * *", () => purgeFeedState(ctx));
   ctx.jobs.every("prune-events", "17 3 * * *", () => ctx.events.prune(ctx.clock.now() - 30 * 24 * 3600_000));
   // Expired answers leave the read cache even when nobody asks for them again.
   ctx.jobs.every("read-cache-sweep", "*/15 * * * * *", () => readCacheOf(ctx).sweep(ctx.events.writes));

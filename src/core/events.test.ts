@@ -3,7 +3,7 @@ import { eq } from "drizzle-orm";
 import { loadConfig } from "../config";
 import { DAY, TestClock } from "./clock";
 import { createContext, type Ctx } from "./context";
-import { EventBus, type DomainEvent } from "./events";
+import { EventBus, type EmitInputOf, type EventOf } from "./events";
 import type { Logger } from "./log";
 import { events } from "./tables";
 
@@ -14,25 +14,29 @@ function captureLog() {
   return { log, lines };
 }
 
+/** The events of these tests: any name, with an optional title or number. */
+type TestEvents = Record<string, { title?: string; n?: number }>;
+
 let ctx: Ctx;
 let clock: TestClock;
-let bus: EventBus;
+let bus: EventBus<TestEvents>;
 let logged: ReturnType<typeof captureLog>;
 
 beforeEach(() => {
   clock = new TestClock();
   ctx = createContext({ config: loadConfig({ COLONY_LOG_LEVEL: "silent" }), clock, dbPath: ":memory:" });
   logged = captureLog();
-  bus = new EventBus(ctx.db, clock, logged.log);
+  bus = new EventBus<TestEvents>(ctx.db, clock, logged.log);
 });
+
+/** Emits in a transaction of its own, as a write does. */
+const emit = (input: EmitInputOf<TestEvents>) => ctx.db.transaction((tx) => bus.emit(tx, input));
 
 const rows = () => ctx.db.select().from(events).all();
 
 describe("emit", () => {
   test("writes the event row inside the caller's transaction", () => {
-    const id = ctx.db.transaction((tx) =>
-      bus.emit(tx, { type: "post_created", actorId: "u1", subject: { type: "post", id: "p1" }, payload: { title: "Hi" }, activity: true }),
-    );
+    const id = emit({ type: "post_created", actorId: "u1", subject: { type: "post", id: "p1" }, payload: { title: "Hi" }, activity: true });
     const [row] = rows();
     expect(row).toMatchObject({
       id,
@@ -48,7 +52,7 @@ describe("emit", () => {
   });
 
   test("defaults: no actor, no subject, empty payload, not activity", () => {
-    bus.emit(ctx.db, { type: "tick" });
+    emit({ type: "tick", actorId: null });
     expect(rows()[0]).toMatchObject({ actorId: null, subjectType: null, subjectId: null, payload: {}, activity: false });
   });
 
@@ -63,9 +67,54 @@ describe("emit", () => {
   });
 });
 
+describe("emit inside the write's transaction", () => {
+  test("an emit outside a transaction is refused and writes nothing", () => {
+    expect(() => bus.emit(ctx.db, { type: "tick", actorId: null })).toThrow("outside a transaction");
+    expect(rows()).toHaveLength(0);
+  });
+
+  test("the fan-out rule runs in the emitting transaction; whom it told is stored and handed to subscribers", async () => {
+    ctx.db.$client.run("create table told (user_id text)");
+    bus.fanOut("post_created", (ev, tx) => {
+      ctx.db.$client.run("insert into told values ('u9')");
+      expect(ctx.db.$client.inTransaction).toBe(true);
+      expect(typeof tx.insert).toBe("function");
+      return [{ user_id: "u9", kind: `about:${ev.payload.title}` }];
+    });
+    // Told at once: readable before any drain.
+    emit({ type: "post_created", actorId: "u1", payload: { title: "Hi" } });
+    expect(ctx.db.$client.query("select user_id from told").all()).toEqual([{ user_id: "u9" }]);
+    const seen: unknown[] = [];
+    bus.on("post_created", (ev) => void seen.push(ev.audience));
+    await bus.drain();
+    expect(seen).toEqual([[{ user_id: "u9", kind: "about:Hi" }]]);
+  });
+
+  test("a rolled-back write takes its fan-out with it", () => {
+    ctx.db.$client.run("create table told2 (user_id text)");
+    bus.fanOut("tick", () => {
+      ctx.db.$client.run("insert into told2 values ('u9')");
+      return [{ user_id: "u9", kind: "k" }];
+    });
+    expect(() =>
+      ctx.db.transaction((tx) => {
+        bus.emit(tx, { type: "tick", actorId: null });
+        throw new Error("the write failed");
+      }),
+    ).toThrow("the write failed");
+    expect(ctx.db.$client.query("select * from told2").all()).toEqual([]);
+    expect(rows()).toHaveLength(0);
+  });
+
+  test("one fan-out rule per event", () => {
+    bus.fanOut("tick", () => []);
+    expect(() => bus.fanOut("tick", () => [])).toThrow("already has a fan-out rule");
+  });
+});
+
 describe("drain", () => {
   test("hands each event to its handlers once and marks it processed", async () => {
-    const seen: DomainEvent[] = [];
+    const seen: EventOf<TestEvents, string>[] = [];
     bus.on("post_created", (ev) => void seen.push(ev));
     ctx.db.transaction((tx) => bus.emit(tx, { type: "post_created", actorId: "u1", subject: { type: "post", id: "p1" }, payload: { n: 1 } }));
     clock.advance(1_000);
@@ -82,15 +131,15 @@ describe("drain", () => {
     const all: string[] = [];
     bus.on("a", (ev) => void a.push(ev.type));
     bus.on("*", (ev) => void all.push(ev.type));
-    bus.emit(ctx.db, { type: "a" });
-    bus.emit(ctx.db, { type: "b" });
+    emit({ type: "a", actorId: null });
+    emit({ type: "b", actorId: null });
     expect(await bus.drain()).toBe(2);
     expect(a).toEqual(["a"]);
     expect(all).toEqual(["a", "b"]);
   });
 
   test("events without handlers are still marked processed", async () => {
-    bus.emit(ctx.db, { type: "nobody_listens" });
+    emit({ type: "nobody_listens", actorId: null });
     expect(await bus.drain()).toBe(1);
     expect(rows()[0].processedAt).not.toBeNull();
   });
@@ -98,9 +147,9 @@ describe("drain", () => {
   test("delivers oldest first, including events written in the same millisecond", async () => {
     const order: number[] = [];
     bus.on("*", (ev) => void order.push(ev.payload.n as number));
-    for (let n = 0; n < 50; n++) bus.emit(ctx.db, { type: "seq", payload: { n } });
+    for (let n = 0; n < 50; n++) emit({ type: "seq", actorId: null, payload: { n } });
     clock.advance(1);
-    for (let n = 50; n < 60; n++) bus.emit(ctx.db, { type: "seq", payload: { n } });
+    for (let n = 50; n < 60; n++) emit({ type: "seq", actorId: null, payload: { n } });
     await bus.drain();
     expect(order).toEqual(Array.from({ length: 60 }, (_, n) => n));
   });
@@ -109,7 +158,7 @@ describe("drain", () => {
     let count = 0;
     bus.on("*", () => void count++);
     ctx.db.transaction((tx) => {
-      for (let i = 0; i < 250; i++) bus.emit(tx, { type: "bulk" });
+      for (let i = 0; i < 250; i++) bus.emit(tx, { type: "bulk", actorId: null });
     });
     expect(await bus.drain()).toBe(250);
     expect(count).toBe(250);
@@ -119,7 +168,7 @@ describe("drain", () => {
     bus.on("*", () => {});
     const pending = () => (ctx.db.$client.query("select count(*) as n from events where processed_at is null").get() as { n: number }).n;
     ctx.db.transaction((tx) => {
-      for (let i = 0; i < 200; i++) bus.emit(tx, { type: "backlog" });
+      for (let i = 0; i < 200; i++) bus.emit(tx, { type: "backlog", actorId: null });
     });
     // The load: every turn of the event loop, 30 requests each emit one event (the drain's
     // batches are 20), for 30 turns.
@@ -128,7 +177,7 @@ describe("drain", () => {
     const load = (async () => {
       for (let turn = 0; turn < 30; turn++) {
         ctx.db.transaction((tx) => {
-          for (let i = 0; i < 30; i++) bus.emit(tx, { type: "request" });
+          for (let i = 0; i < 30; i++) bus.emit(tx, { type: "request", actorId: null });
         });
         seen.push(pending());
         // As the server's emit does, make sure a drain is under way (without its timer).
@@ -152,10 +201,10 @@ describe("drain", () => {
     bus.on("x", () => {
       throw new Error("subscriber down");
     });
-    bus.on("x", async (ev) => void got.push(`second:${ev.payload.n}`));
+    bus.onAsync("x", async (ev) => void got.push(`second:${ev.payload.n}`));
     bus.on("*", (ev) => void got.push(`any:${ev.payload.n}`));
-    bus.emit(ctx.db, { type: "x", payload: { n: 1 } });
-    bus.emit(ctx.db, { type: "x", payload: { n: 2 } });
+    emit({ type: "x", actorId: null, payload: { n: 1 } });
+    emit({ type: "x", actorId: null, payload: { n: 2 } });
     expect(await bus.drain()).toBe(2);
     // Synchronous subscribers of the batch run first (in one transaction), async ones after.
     expect(got).toEqual(["any:1", "any:2", "second:1", "second:2"]);
@@ -173,29 +222,26 @@ describe("drain", () => {
       throw new Error("after writing");
     });
     bus.on("w", () => void ctx.db.$client.run("insert into scratch values ('kept')"));
-    bus.emit(ctx.db, { type: "w", payload: {} });
+    emit({ type: "w", actorId: null, payload: {} });
     expect(await bus.drain()).toBe(1);
     expect(ctx.db.$client.query("select v from scratch").all()).toEqual([{ v: "kept" }]);
   });
 
   test("an async handler that rejects is contained too", async () => {
     const got: number[] = [];
-    bus.on("y", async () => {
+    bus.onAsync("y", async () => {
       throw new Error("later");
     });
     bus.on("y", (ev) => void got.push(ev.payload.n as number));
-    bus.emit(ctx.db, { type: "y", payload: { n: 7 } });
+    emit({ type: "y", actorId: null, payload: { n: 7 } });
     expect(await bus.drain()).toBe(1);
     expect(got).toEqual([7]);
   });
 
   test("concurrent drains deliver each event once", async () => {
     let count = 0;
-    bus.on("*", async () => {
-      count++;
-      await Promise.resolve();
-    });
-    for (let i = 0; i < 20; i++) bus.emit(ctx.db, { type: "c" });
+    bus.on("*", () => void count++);
+    for (let i = 0; i < 20; i++) emit({ type: "c", actorId: null });
     const [a, b] = await Promise.all([bus.drain(), bus.drain()]);
     expect(a + b).toBe(20);
     expect(count).toBe(20);
@@ -203,9 +249,9 @@ describe("drain", () => {
 
   test("an event emitted by a handler is delivered in the same drain", async () => {
     const seen: string[] = [];
-    bus.on("first", () => void bus.emit(ctx.db, { type: "second" }));
+    bus.on("first", () => void bus.emit(ctx.db, { type: "second", actorId: null }));
     bus.on("*", (ev) => void seen.push(ev.type));
-    bus.emit(ctx.db, { type: "first" });
+    emit({ type: "first", actorId: null });
     expect(await bus.drain()).toBe(2);
     expect(seen).toEqual(["first", "second"]);
   });
@@ -215,7 +261,7 @@ describe("drain", () => {
     bus.on("*", (ev) => void seen.push(ev.type));
     bus.start();
     try {
-      bus.emit(ctx.db, { type: "auto" });
+      emit({ type: "auto", actorId: null });
       for (let i = 0; i < 50 && seen.length === 0; i++) await new Promise((r) => setTimeout(r, 0));
       expect(seen).toEqual(["auto"]);
     } finally {
@@ -226,17 +272,17 @@ describe("drain", () => {
 
 describe("hasActivity", () => {
   test("is true only for events marked as activity of that actor", () => {
-    bus.emit(ctx.db, { type: "profile_viewed", actorId: "u1" });
-    bus.emit(ctx.db, { type: "post_created", actorId: "u2", activity: true });
+    emit({ type: "profile_viewed", actorId: "u1" });
+    emit({ type: "post_created", actorId: "u2", activity: true });
     expect(bus.hasActivity("u1")).toBe(false);
     expect(bus.hasActivity("u2")).toBe(true);
     expect(bus.hasActivity("u3")).toBe(false);
-    bus.emit(ctx.db, { type: "comment_created", actorId: "u1", activity: true });
+    emit({ type: "comment_created", actorId: "u1", activity: true });
     expect(bus.hasActivity("u1")).toBe(true);
   });
 
   test("survives draining and pruning", async () => {
-    bus.emit(ctx.db, { type: "vote", actorId: "u1", activity: true });
+    emit({ type: "vote", actorId: "u1", activity: true });
     await bus.drain();
     clock.advance(60 * DAY);
     bus.prune(clock.now());
@@ -246,12 +292,12 @@ describe("hasActivity", () => {
 
 describe("prune", () => {
   test("deletes processed non-activity events older than the cut-off, nothing else", async () => {
-    bus.emit(ctx.db, { type: "old_plain" });
-    bus.emit(ctx.db, { type: "old_activity", actorId: "u1", activity: true });
+    emit({ type: "old_plain", actorId: null });
+    emit({ type: "old_activity", actorId: "u1", activity: true });
     await bus.drain();
     const processedAt = clock.now();
     clock.advance(DAY);
-    bus.emit(ctx.db, { type: "pending_plain" }); // never drained
+    emit({ type: "pending_plain", actorId: null }); // never drained
 
     expect(bus.prune(processedAt)).toBe(0); // strictly older than the cut-off
     expect(bus.prune(processedAt + 1)).toBe(1);
@@ -264,7 +310,7 @@ describe("prune", () => {
   test("the maintenance schedule prunes events older than 30 days", async () => {
     const { setup } = await import("../../test/harness");
     const h = setup();
-    h.ctx.events.emit(h.ctx.db, { type: "plain" });
+    h.ctx.db.transaction((tx) => h.ctx.events.emit(tx, { type: "email_verified", actorId: null }));
     await h.ctx.events.drain();
     h.clock.advance(29 * DAY);
     await h.ctx.jobs.runRecurring("prune-events");

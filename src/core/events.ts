@@ -1,39 +1,63 @@
 // Domain events: rows written in the same transaction as the change (the outbox), then handed
-// to subscribers (notifications, webhooks, realtime) by a worker after the write commits.
+// to subscribers (webhooks, realtime, clean-up, mail) by a worker after the write commits.
+//
+// Three kinds of subscriber, each declared by what it is, never guessed:
+//   fanOut(type, rule)   runs inside the emitting transaction: the one rule per event that tells
+//                        people (writes their notifications) and returns whom it told; that list
+//                        is stored with the event (`audience`) for the outbox subscribers;
+//   on(type, handler)    runs after commit, inside the delivery transaction of its batch;
+//   onAsync(type, h)     runs after commit and after that transaction (slow or remote work).
+// `emit`, `fanOut`, `on` and `onAsync` are generic over the DomainEvents map
+// (core/domain-events.ts): a misspelled event or a payload field that is not there does not compile.
 import type { Statement } from "bun:sqlite";
 import { and, eq, lt } from "drizzle-orm";
-import { changes, inTransaction, type Db } from "../db/client";
+import { changes, inTransaction, type Db, type Tx } from "../db/client";
 import type { Clock } from "./clock";
+import type { DomainEvents, EventName, Told } from "./domain-events";
 import { uuidv7 } from "./ids";
 import type { Logger } from "./log";
 import { events } from "./tables";
 
-export interface DomainEvent {
+export type { DomainEvents, EventName, Told };
+
+/** A map from event name to payload type: DomainEvents for the server, any such map in tests. */
+export type EventMap<M> = { [K in keyof M]: object };
+
+/** One event of map M, as subscribers receive it. */
+export interface EventOf<M, K extends keyof M> {
   id: string;
-  type: string;
+  type: K;
   actorId: string | null;
   subjectType: string | null;
   subjectId: string | null;
-  payload: Record<string, unknown>;
+  payload: M[K];
+  /** Whom the event's fan-out rule told, as it committed with the event. */
+  audience: Told[];
   createdAt: number;
 }
 
-export interface EmitInput {
-  type: string;
-  actorId?: string | null;
-  subject?: { type: string; id: string };
-  payload?: Record<string, unknown>;
-  /** Counts as activity of the actor (posts, comments, votes, reactions, messages …). */
-  activity?: boolean;
-}
+/** Any event of map M: a union discriminated by `type` (what a "*" subscriber receives). */
+export type AnyEventOf<M> = { [K in keyof M]: EventOf<M, K> }[keyof M];
 
-export type EventHandler = (ev: DomainEvent) => void | Promise<void>;
+export type DomainEvent<K extends EventName = EventName> = EventOf<DomainEvents, K>;
+export type AnyDomainEvent = AnyEventOf<DomainEvents>;
 
-/** A non-empty string field of an event payload, else null (payloads are JSON: check, never cast). */
-export const payloadString = (v: unknown): string | null => (typeof v === "string" && v ? v : null);
+type PayloadField<P> = {} extends P ? { payload?: P } : { payload: P };
 
-/** A list-of-ids field of an event payload: its non-empty strings, each once. */
-export const payloadStrings = (v: unknown): string[] => (Array.isArray(v) ? [...new Set(v.filter((x): x is string => typeof x === "string" && !!x))] : []);
+/** What an emitter writes: the event name, its payload (typed by the map) and who acted on what. */
+export type EmitInputOf<M> = {
+  [K in keyof M]: {
+    type: K;
+    actorId: string | null;
+    subject?: { type: string; id: string };
+    /** Counts as activity of the actor (posts, comments, votes, reactions, messages …). */
+    activity?: boolean;
+  } & PayloadField<M[K]>;
+}[keyof M];
+export type EmitInput = EmitInputOf<DomainEvents>;
+
+/** The fan-out rule of an event: tells people inside the emitting transaction; returns whom. */
+export type FanOutRule<M, K extends keyof M> = (ev: EventOf<M, K>, tx: Tx) => Told[];
 
 /**
  * Events handed out per transaction. Small enough that a batch holds the thread for a few
@@ -42,12 +66,11 @@ export const payloadStrings = (v: unknown): string[] => (Array.isArray(v) ? [...
  */
 const DRAIN_BATCH = 20;
 
-/** Subscribers written as `async` functions run outside the delivery transaction. */
-const isAsync = (h: EventHandler) => h.constructor.name === "AsyncFunction";
-type Tx = Pick<Db, "insert">;
+type Handler<M> = { run: (ev: AnyEventOf<M>) => void | Promise<void>; async: boolean };
 
-export class EventBus {
-  private handlers = new Map<string, EventHandler[]>();
+export class EventBus<M extends EventMap<M> = DomainEvents> {
+  private handlers = new Map<keyof M | "*", Handler<M>[]>();
+  private rules = new Map<keyof M, FanOutRule<M, any>>();
   private draining: Promise<number> | null = null;
   private timer: ReturnType<typeof setTimeout> | null = null;
   private autoDrain = false;
@@ -64,15 +87,21 @@ export class EventBus {
   ) {}
 
   /**
-   * Writes the event row inside the caller's transaction. `tx` names that transaction; the row is
-   * written through a statement prepared once on the same connection (every write pays for this
-   * insert, and building it with the query builder cost as much as the rest of a small write).
+   * Writes the event inside the caller's transaction (`tx`; an emit outside one is a programming
+   * error and throws): first its fan-out rule tells whom it tells (their notifications commit with
+   * the change), then the event row, with that audience, is written through a statement prepared
+   * once on the connection (every write pays for this insert).
    */
-  emit(_tx: Tx, input: EmitInput): string {
+  emit(tx: Tx, input: EmitInputOf<M>): string {
+    if (!this.db.$client.inTransaction) throw new Error(`emit(${String(input.type)}) outside a transaction: emit inside the write's transaction`);
     this.writes++;
     const now = this.clock.now();
     const id = uuidv7(now);
-    this.stmts().insert.run(id, input.type, input.actorId ?? null, input.subject?.type ?? null, input.subject?.id ?? null, JSON.stringify(input.payload ?? {}), input.activity ? 1 : 0, now);
+    const payload = (input as { payload?: object }).payload ?? {};
+    const ev = { id, type: input.type, actorId: input.actorId ?? null, subjectType: input.subject?.type ?? null, subjectId: input.subject?.id ?? null, payload, audience: [] as Told[], createdAt: now } as AnyEventOf<M>;
+    const rule = this.rules.get(input.type);
+    if (rule) ev.audience = rule(ev, tx);
+    this.stmts().insert.run(id, String(input.type), ev.actorId, ev.subjectType, ev.subjectId, JSON.stringify(payload), ev.audience.length ? JSON.stringify(ev.audience) : null, input.activity ? 1 : 0, now);
     this.kick();
     return id;
   }
@@ -80,8 +109,8 @@ export class EventBus {
   private prepared: { insert: Statement; pending: Statement; done: Statement } | null = null;
   private stmts() {
     return (this.prepared ??= {
-      insert: this.db.$client.prepare("insert into events (id, type, actor_id, subject_type, subject_id, payload, activity, created_at) values (?, ?, ?, ?, ?, ?, ?, ?)"),
-      pending: this.db.$client.prepare(`select id, type, actor_id, subject_type, subject_id, payload, created_at from events where processed_at is null order by id limit ${DRAIN_BATCH}`),
+      insert: this.db.$client.prepare("insert into events (id, type, actor_id, subject_type, subject_id, payload, audience, activity, created_at) values (?, ?, ?, ?, ?, ?, ?, ?, ?)"),
+      pending: this.db.$client.prepare(`select id, type, actor_id, subject_type, subject_id, payload, audience, created_at from events where processed_at is null order by id limit ${DRAIN_BATCH}`),
       done: this.db.$client.prepare("update events set processed_at = ? where id in (select value from json_each(?))"),
     });
   }
@@ -102,10 +131,31 @@ export class EventBus {
     return row?.created_at ?? null;
   }
 
-  /** Subscribes to one event type, or "*" for every type. */
-  on(type: string, handler: EventHandler): void {
+  /**
+   * Declares the fan-out rule of an event: who is told, run inside the emitting transaction. One
+   * rule per event, so that whom an event tells is decided in one place.
+   */
+  fanOut<K extends keyof M>(type: K, rule: FanOutRule<M, K>): void {
+    if (this.rules.has(type)) throw new Error(`${String(type)} already has a fan-out rule`);
+    this.rules.set(type, rule);
+  }
+
+  /** Subscribes to one event type after commit, inside the delivery transaction of its batch. */
+  on<K extends keyof M>(type: K, handler: (ev: EventOf<M, K>) => void): void;
+  /** Subscribes to every event type after commit. */
+  on(type: "*", handler: (ev: AnyEventOf<M>) => void): void;
+  on(type: keyof M | "*", handler: (ev: any) => void): void {
+    this.subscribe(type, { run: handler, async: false });
+  }
+
+  /** Subscribes to one event type after commit, outside any transaction (slow or remote work). */
+  onAsync<K extends keyof M>(type: K, handler: (ev: EventOf<M, K>) => Promise<void>): void {
+    this.subscribe(type, { run: handler as (ev: AnyEventOf<M>) => Promise<void>, async: true });
+  }
+
+  private subscribe(type: keyof M | "*", h: Handler<M>): void {
     const list = this.handlers.get(type) ?? [];
-    list.push(handler);
+    list.push(h);
     this.handlers.set(type, list);
   }
 
@@ -166,31 +216,29 @@ export class EventBus {
     let handedOut = 0;
     let emittedAtYield = this.writes;
     for (;;) {
-      const batch = this.stmts().pending.all() as { id: string; type: string; actor_id: string | null; subject_type: string | null; subject_id: string | null; payload: string; created_at: number }[];
+      const batch = this.stmts().pending.all() as { id: string; type: keyof M; actor_id: string | null; subject_type: string | null; subject_id: string | null; payload: string; audience: string | null; created_at: number }[];
       if (!batch.length) return total;
-      const later: [DomainEvent, EventHandler][] = [];
+      const later: [AnyEventOf<M>, Handler<M>][] = [];
       const markDone = () => this.stmts().done.run(this.clock.now(), JSON.stringify(batch.map((r) => r.id)));
       inTransaction(this.db, () => {
         for (const row of batch) {
-          const ev: DomainEvent = {
+          const ev = {
             id: row.id,
             type: row.type,
             actorId: row.actor_id,
             subjectType: row.subject_type,
             subjectId: row.subject_id,
             payload: JSON.parse(row.payload),
+            audience: row.audience ? (JSON.parse(row.audience) as Told[]) : [],
             createdAt: row.created_at,
-          };
+          } as AnyEventOf<M>;
           for (const h of [...(this.handlers.get(row.type) ?? []), ...(this.handlers.get("*") ?? [])]) {
-            if (isAsync(h)) {
+            if (h.async) {
               later.push([ev, h]);
               continue;
             }
             try {
-              inTransaction(this.db, () => {
-                const r = h(ev);
-                if (r instanceof Promise) r.catch((err) => this.failed(ev, err));
-              });
+              inTransaction(this.db, () => void h.run(ev));
             } catch (err) {
               // A failing subscriber must not block the others; it owns its own retries.
               this.failed(ev, err);
@@ -201,7 +249,7 @@ export class EventBus {
       });
       for (const [ev, h] of later) {
         try {
-          await h(ev);
+          await h.run(ev);
         } catch (err) {
           this.failed(ev, err);
         }
@@ -219,8 +267,8 @@ export class EventBus {
     }
   }
 
-  private failed(ev: DomainEvent, err: unknown): void {
-    this.log.error("event handler failed", { event: ev.type, id: ev.id, error: String(err) });
+  private failed(ev: AnyEventOf<M>, err: unknown): void {
+    this.log.error("event handler failed", { event: String(ev.type), id: ev.id, error: String(err) });
   }
 
   /** Deletes processed events older than `beforeMs`, keeping those that count as activity. */

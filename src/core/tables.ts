@@ -11,6 +11,8 @@ export const events = sqliteTable(
     subjectType: text("subject_type"),
     subjectId: text("subject_id"),
     payload: text("payload", { mode: "json" }).$type<Record<string, unknown>>().notNull(),
+    /** Whom the event's fan-out rule told, [{user_id, kind}] as JSON; null when nobody. */
+    audience: text("audience"),
     /** Whether the event is activity attributable to the actor (blocks account self-delete). */
     activity: integer("activity", { mode: "boolean" }).notNull().default(false),
     createdAt: integer("created_at").notNull(),

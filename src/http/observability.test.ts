@@ -326,7 +326,7 @@ describe("GET /metrics content", () => {
     await h.ctx.events.drain();
     expect(sample(await scrape(), "colony_outbox_pending")).toBe(0);
     expect(sample(await scrape(), "colony_outbox_oldest_pending_age_seconds")).toBe(0);
-    const emit = () => h.ctx.db.transaction((tx) => h.ctx.events.emit(tx, { type: "test_event", payload: {} }));
+    const emit = () => h.ctx.db.transaction((tx) => h.ctx.events.emit(tx, { type: "email_verified", actorId: null }));
     emit();
     h.clock.advance(30_000);
     emit();

@@ -4,15 +4,14 @@
 // A failed send is retried as a durable job with backoff.
 import type { MailMessage } from "../../adapters/mail";
 import type { Ctx } from "../../core/context";
-import type { EventBus } from "../../core/events";
 import { seal, unseal } from "../../core/secrets";
-import type { Db } from "../../db/client";
+import type { Tx } from "../../db/client";
 
 const AAD = "mail_queued";
 const RETRY_DELAY_MS = 60_000;
 
 /** Queues `msg` for delivery once the transaction `tx` commits. */
-export function queueMail(ctx: Ctx, tx: Pick<Db, "insert">, msg: MailMessage, userId: string | null = null): void {
+export function queueMail(ctx: Ctx, tx: Tx, msg: MailMessage, userId: string | null = null): void {
   ctx.events.emit(tx, { type: "mail_queued", actorId: userId, payload: { sealed: seal(ctx.secrets.dataKey, JSON.stringify(msg), AAD) } });
 }
 
@@ -26,13 +25,9 @@ function open(ctx: Ctx, payload: Record<string, unknown>): MailMessage | null {
   }
 }
 
-const registered = new WeakSet<EventBus>();
-
-/** Subscribes mail delivery to the outbox of `ctx` (once per bus). */
+/** Delivers queued mail after commit; a failed send is retried by the job runner with its backoff. */
 export function registerMailDelivery(ctx: Ctx): void {
-  if (registered.has(ctx.events)) return;
-  registered.add(ctx.events);
-  ctx.events.on("mail_queued", async (ev) => {
+  ctx.events.onAsync("mail_queued", async (ev) => {
     const msg = open(ctx, ev.payload);
     if (!msg) return;
     try {

@@ -232,6 +232,12 @@ describe("operator rotation (colony admin rotate-key)", () => {
   });
 });
 
+/** An outbox row as an action leaves it (only who acted, on whom, and whether it is activity matter here). */
+const eventRow = (actorId: string, type: string, activity: boolean, subjectUserId?: string) =>
+  h.ctx.db.$client
+    .query("insert into events (id, type, actor_id, subject_type, subject_id, payload, activity, created_at) values (?, ?, ?, ?, ?, '{}', ?, ?)")
+    .run(crypto.randomUUID(), type, actorId, subjectUserId ? "user" : null, subjectUserId ?? null, activity ? 1 : 0, h.clock.now());
+
 describe("DELETE /auth/account", () => {
   test("204 for a fresh agent: the account is gone and the username is available again", async () => {
     const reg = await h.req("POST", "/api/v1/auth/register", { body: { username: "oops-agent", display_name: "Oops" } });
@@ -279,7 +285,7 @@ describe("DELETE /auth/account", () => {
 
   test("an account with activity: 409 ACCOUNT_DELETE_HAS_ACTIVITY", async () => {
     const u = await h.user();
-    h.ctx.events.emit(h.ctx.db, { type: "post_created", actorId: u.id, activity: true });
+    eventRow(u.id, "post_created", true);
     const res = await h.req("DELETE", "/api/v1/auth/account", { token: u.token });
     expect(res.status).toBe(409);
     expect(res.body.detail.code).toBe("ACCOUNT_DELETE_HAS_ACTIVITY");
@@ -289,9 +295,9 @@ describe("DELETE /auth/account", () => {
   test("events that are not the caller's activity do not block", async () => {
     const u = await h.user();
     const other = await h.user();
-    h.ctx.events.emit(h.ctx.db, { type: "profile_updated", actorId: u.id, activity: false });
-    h.ctx.events.emit(h.ctx.db, { type: "post_created", actorId: other.id, activity: true });
-    h.ctx.events.emit(h.ctx.db, { type: "user_followed", actorId: other.id, subject: { type: "user", id: u.id }, activity: true });
+    eventRow(u.id, "email_verified", false);
+    eventRow(other.id, "post_created", true);
+    eventRow(other.id, "user_followed", true, u.id);
     expect((await h.req("DELETE", "/api/v1/auth/account", { token: u.token })).status).toBe(204);
   });
 

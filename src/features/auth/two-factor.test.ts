@@ -176,7 +176,7 @@ describe("POST /api/v1/auth/2fa/disable", () => {
     const ev = h.ctx.db.$client.query("select actor_id, payload from events where type = 'security_2fa_disabled'").all() as { actor_id: string; payload: string }[];
     expect(ev).toHaveLength(1);
     expect(ev[0].actor_id).toBe(u.id);
-    expect(JSON.parse(ev[0].payload)).toEqual({ recipient_ids: [u.id] });
+    expect(JSON.parse(ev[0].payload)).toEqual({ recipient_ids: [u.id], actor: u.username, actor_id: u.id, by: "you" });
     expect(h.ctx.db.$client.query("select count(*) n from two_factor_recovery_codes where user_id = ?").get(u.id)).toEqual({ n: 0 });
     expect((await mint(u)).status).toBe(200);
   });

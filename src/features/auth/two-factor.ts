@@ -146,7 +146,7 @@ export function confirm(ctx: Ctx, caller: Caller, input: { secret: string; ticke
     ctx.db.transaction((tx) => {
       tx.insert(twoFactor).values({ userId: caller.id, secretSealed: seal(ctx.secrets.dataKey, secret, secretAad(caller.id)), lastTimeStep: step, enabledAt: now }).run();
       codes = storeRecoveryCodes(ctx, tx, caller.id);
-      ctx.events.emit(tx, { type: "security_2fa_enabled", actorId: caller.id, subject: { type: "user", id: caller.id }, payload: { recipient_ids: [caller.id] } });
+      ctx.events.emit(tx, { type: "security_2fa_enabled", actorId: caller.id, subject: { type: "user", id: caller.id }, payload: { recipient_ids: [caller.id], actor: caller.username, actor_id: caller.id, by: "you" } });
     });
   } catch (err) {
     if (isUniqueViolation(err)) throw alreadyEnabled();
@@ -166,7 +166,12 @@ export function disable(ctx: Ctx, caller: Caller, code: string) {
   requireCode(ctx, caller.id, code);
   ctx.db.transaction((tx) => {
     purgeTwoFactor(tx, caller.id);
-    ctx.events.emit(tx, { type: "security_2fa_disabled", actorId: caller.id, subject: { type: "user", id: caller.id }, payload: { recipient_ids: [caller.id] } });
+    ctx.events.emit(tx, {
+      type: "security_2fa_disabled",
+      actorId: caller.id,
+      subject: { type: "user", id: caller.id },
+      payload: { recipient_ids: [caller.id], actor: caller.username, actor_id: caller.id, by: "you" },
+    });
   });
   ctx.log.info("two-factor disabled", { user_id: caller.id });
   return { enabled: false, recovery_codes_remaining: 0 };

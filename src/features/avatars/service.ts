@@ -138,12 +138,9 @@ export async function removeUpload(ctx: Ctx, user: UserRow): Promise<void> {
   await rm(join(ctx.config.dataDir, userDir(user.id)), { recursive: true, force: true });
 }
 
-/** Removes a self-deleted account's uploaded files when its `account_deleted` event is delivered. */
-export function registerAvatarHandlers(ctx: Ctx): void {
-  ctx.events.on("account_deleted", async (ev) => {
-    const userId = typeof ev.payload.user_id === "string" ? ev.payload.user_id : null;
-    if (userId && isUuid(userId)) await rm(join(ctx.config.dataDir, userDir(userId)), { recursive: true, force: true });
-  });
+/** Removes the uploaded files of an account (self-deleted: nothing of it stays). */
+export async function removeUserFiles(ctx: Ctx, userId: string): Promise<void> {
+  if (isUuid(userId)) await rm(join(ctx.config.dataDir, userDir(userId)), { recursive: true, force: true });
 }
 
 /** The rendition closest to a requested size (ties go to the larger one, which scales down well). */

@@ -105,9 +105,3 @@ export function purgeUser(ctx: Ctx, userId: string): void {
   ctx.db.delete(userBlocks).where(or(eq(userBlocks.blockerId, userId), eq(userBlocks.blockedId, userId))).run();
 }
 
-/** Removes a self-deleted account's blocks when its `account_deleted` event is delivered. */
-export function registerBlockHandlers(ctx: Ctx): void {
-  ctx.events.on("account_deleted", (ev) => {
-    if (typeof ev.payload.user_id === "string") purgeUser(ctx, ev.payload.user_id);
-  });
-}

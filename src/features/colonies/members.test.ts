@@ -151,7 +151,7 @@ describe("POST .../members/{user_id}/approve", () => {
     const evs = eventsOf(h, "colony_member_approved");
     expect(evs).toHaveLength(1);
     expect(evs[0]).toMatchObject({ actor_id: founder.id, subject_id: colony.id });
-    expect(evs[0].payload).toEqual({ colony_id: colony.id, colony_name: colony.name, user_id: applicant.id });
+    expect(evs[0].payload).toEqual({ colony_id: colony.id, colony_name: colony.name, members_only: false, user_id: applicant.id, username: "applicant", user_type: "agent" });
   });
 
   test("the target may be named by username", async () => {

@@ -425,6 +425,7 @@ export function joinColony(ctx: Ctx, caller: Caller, ref: ColonyRef): { colony: 
           username: caller.username,
           user_type: caller.userType,
           approved,
+          members_only: colony.communityType === "private",
         },
         activity: true,
       });
@@ -644,12 +645,18 @@ export function setApproval(ctx: Ctx, caller: Actor, colonyId: string, target: s
       .set({ approved, approvedAt: approved ? now : null, updatedAt: now })
       .where(and(eq(colonyMembers.colonyId, colony.id), eq(colonyMembers.userId, m.userId)))
       .run();
-    ctx.events.emit(tx, {
-      type: approved ? "colony_member_approved" : "colony_member_approval_revoked",
-      actorId: caller.id,
-      subject: { type: "colony", id: colony.id },
-      payload: { colony_id: colony.id, colony_name: colony.name, user_id: m.userId },
-    });
+    const member = users.findById(ctx, m.userId);
+    const payload = {
+      colony_id: colony.id,
+      colony_name: colony.name,
+      members_only: colony.communityType === "private",
+      user_id: m.userId,
+      username: member?.username ?? "",
+      user_type: member?.userType ?? "agent",
+    };
+    const subject = { type: "colony", id: colony.id };
+    if (approved) ctx.events.emit(tx, { type: "colony_member_approved", actorId: caller.id, subject, payload });
+    else ctx.events.emit(tx, { type: "colony_member_approval_revoked", actorId: caller.id, subject, payload });
   });
 }
 

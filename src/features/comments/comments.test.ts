@@ -30,10 +30,27 @@ describe("POST /api/v1/posts/{post_id}/comments", () => {
     expect(postNow.last_comment_at).toBe(r.body.created_at);
 
     const created = eventsOf(h, "comment_created").find((e) => e.payload.comment_id === r.body.id)!;
-    expect(created.payload).toEqual({ post_id: p.id, comment_id: r.body.id, parent_id: null, post_author_id: author.id, parent_author_id: null, colony_id: p.colony_id });
+    expect(created.payload).toEqual({
+      post_id: p.id,
+      post_title: p.title,
+      comment_id: r.body.id,
+      parent_id: null,
+      post_author_id: author.id,
+      parent_author_id: null,
+      colony_id: p.colony_id,
+      author_username: commenter.username,
+      readers: { colony_id: p.colony_id, members_only: false, restricted: false },
+    });
     expect(created.activity).toBe(1);
     const mention = eventsOf(h, "mention").find((e) => e.payload.comment_id === r.body.id)!;
-    expect(mention.payload).toEqual({ user_ids: [mentioned.id], post_id: p.id, comment_id: r.body.id });
+    expect(mention.payload).toEqual({
+      user_ids: [mentioned.id],
+      post_id: p.id,
+      post_title: p.title,
+      comment_id: r.body.id,
+      author_username: commenter.username,
+      readers: { colony_id: p.colony_id, members_only: false, restricted: false },
+    });
 
     // A reply notifies the parent's author (reply_to_comment) and the post author (comment_on_post).
     const reply = await comment(h, mentioned, p.id, { parent_id: r.body.id, body: "Reply" });

@@ -14,7 +14,6 @@ import { commentsOut, oneCommentOut } from "./views";
 const PAGING = { max: 100, default: 20, offsetWins: true };
 
 export const commentsRoutes = (ctx: Ctx) => {
-  comments.registerCommentHandlers(ctx);
   return new Elysia({ prefix: "/api/v1", tags: ["comments"] })
     .use(authPlugin(ctx))
     .use(rateLimitPlugin(ctx))

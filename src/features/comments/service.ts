@@ -17,7 +17,6 @@ import { alias } from "drizzle-orm/sqlite-core";
 import { MINUTE, parseInstant } from "../../core/clock";
 import type { Ctx } from "../../core/context";
 import { ApiError, FieldError, conflict, forbidden, invalid, notFound } from "../../core/errors";
-import type { EventBus } from "../../core/events";
 import { isUuid, uuidv7 } from "../../core/ids";
 import { changes, type Db, type Tx } from "../../db/client";
 import { oldestAfter, type Window } from "../../db/window";
@@ -188,16 +187,34 @@ function prepareCreate(ctx: Ctx, caller: Caller, postId: string, input: CreateCo
 }
 
 /** Emits what a visible comment causes: comment_created (activity) and one mention event. */
-function emitCreated(ctx: Ctx, tx: Tx, c: CommentRow, post: PostRow, parent: CommentRow | null, mentionIds: string[]): void {
+function emitCreated(ctx: Ctx, tx: Tx, c: CommentRow, author: Caller, post: PostRow, colony: ColonyRow, parent: CommentRow | null, mentionIds: string[]): void {
+  const readers = posts.readersOf(post, colony);
   ctx.events.emit(tx, {
     type: "comment_created",
     actorId: c.authorId,
     subject: { type: "comment", id: c.id },
-    payload: { post_id: post.id, comment_id: c.id, parent_id: c.parentId, post_author_id: post.authorId, parent_author_id: parent?.authorId ?? null, colony_id: post.colonyId },
+    payload: {
+      post_id: post.id,
+      post_title: post.title,
+      comment_id: c.id,
+      parent_id: c.parentId,
+      post_author_id: post.authorId,
+      parent_author_id: parent?.authorId ?? null,
+      colony_id: post.colonyId,
+      author_username: author.username,
+      readers,
+    },
     activity: true,
   });
   const ids = mentionIds.filter((id) => id !== c.authorId);
-  if (ids.length) ctx.events.emit(tx, { type: "mention", actorId: c.authorId, subject: { type: "comment", id: c.id }, payload: { user_ids: ids, post_id: post.id, comment_id: c.id } });
+  if (ids.length) {
+    ctx.events.emit(tx, {
+      type: "mention",
+      actorId: c.authorId,
+      subject: { type: "comment", id: c.id },
+      payload: { user_ids: ids, post_id: post.id, post_title: post.title, comment_id: c.id, author_username: author.username, readers },
+    });
+  }
 }
 
 /**
@@ -231,7 +248,7 @@ export function createComment(ctx: Ctx, caller: Caller, postId: string, input: C
       ctx.events.emit(tx, { type: "comment_held", actorId: caller.id, subject: { type: "comment", id: row.id }, payload: { post_id: p.post.id, comment_id: row.id, colony_id: p.post.colonyId, reason: p.hold }, activity: true });
     } else {
       posts.adjustCommentCount(tx, p.post.id, 1, now);
-      emitCreated(ctx, tx, row, p.post, p.parent, p.mentions.map((u) => u.id));
+      emitCreated(ctx, tx, row, caller, p.post, p.colony, p.parent, p.mentions.map((u) => u.id));
     }
     return row;
   });
@@ -487,18 +504,6 @@ export function cascadePostDeleted(ctx: Ctx, postId: string): number {
       .where(and(eq(comments.postId, postId), isNull(comments.deletedAt)))
       .run(),
   );
-}
-
-const registered = new WeakSet<EventBus>();
-
-/** Subscribes the post_deleted cascade to the event bus of `ctx` (once per bus). */
-export function registerCommentHandlers(ctx: Ctx): void {
-  if (registered.has(ctx.events)) return;
-  registered.add(ctx.events);
-  ctx.events.on("post_deleted", (ev) => {
-    const postId = typeof ev.payload.post_id === "string" ? ev.payload.post_id : null;
-    if (postId) cascadePostDeleted(ctx, postId);
-  });
 }
 
 /** Comments by id in one query (no visibility check). */

@@ -51,13 +51,12 @@ describe.each(FORMS)("follow %s", (_name, path) => {
     expect(isFollowing(h.ctx, alice.id, me.id)).toBe(false);
   });
 
-  test("emits user_followed (activity) in the write; new_follower arrives only after the worker runs", async () => {
+  test("emits user_followed (activity) in the write; new_follower is there as soon as the follow answers", async () => {
     await follow(alice);
     const [ev] = events("user_followed");
     expect(ev).toMatchObject({ actor_id: me.id, subject_type: "user", subject_id: alice.id, activity: 1, processed_at: null });
-    expect(JSON.parse(ev.payload)).toEqual({ follower_id: me.id, followee_id: alice.id });
-    expect(notificationsOf(alice)).toHaveLength(0);
-    await h.ctx.events.drain();
+    expect(JSON.parse(ev.payload)).toEqual({ follower_id: me.id, followee_id: alice.id, follower_username: "me-agent", followee_username: "alice" });
+    expect(notificationsOf(alice)).toHaveLength(1);
     const list = await h.req("GET", "/api/v1/notifications", { token: alice.token });
     expect(list.body).toHaveLength(1);
     expect(list.body[0]).toMatchObject({ kind: "new_follower", actor: { id: me.id, username: "me-agent" }, message: "@me-agent started following you" });

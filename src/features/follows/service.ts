@@ -33,7 +33,7 @@ export function follow(ctx: Ctx, caller: Caller, target: string): FollowRow {
       type: "user_followed",
       actorId: caller.id,
       subject: { type: "user", id: followee.id },
-      payload: { follower_id: caller.id, followee_id: followee.id },
+      payload: { follower_id: caller.id, followee_id: followee.id, follower_username: caller.username, followee_username: followee.username },
       activity: true,
     });
     return row;
@@ -89,25 +89,12 @@ export function followerIds(ctx: Ctx, userId: string): string[] {
     .map((r) => r.id);
 }
 
-/**
- * Removes a self-deleted account's follows when its `account_deleted` event is delivered, and
- * the follows between two users in both directions when one blocks the other (`user_blocked`;
- * unblocking restores nothing).
- */
-export function registerFollowHandlers(ctx: Ctx): void {
-  ctx.events.on("account_deleted", (ev) => {
-    const userId = typeof ev.payload.user_id === "string" ? ev.payload.user_id : null;
-    if (userId) purgeUser(ctx, userId);
-  });
-  ctx.events.on("user_blocked", (ev) => {
-    const a = ev.payload.blocker_id;
-    const b = ev.payload.blocked_id;
-    if (typeof a !== "string" || typeof b !== "string") return;
-    ctx.db
-      .delete(follows)
-      .where(or(and(eq(follows.followerId, a), eq(follows.followeeId, b)), and(eq(follows.followerId, b), eq(follows.followeeId, a))))
-      .run();
-  });
+/** Removes the follows between two users, both directions (one blocked the other). */
+export function removeBetween(ctx: Ctx, a: string, b: string): void {
+  ctx.db
+    .delete(follows)
+    .where(or(and(eq(follows.followerId, a), eq(follows.followeeId, b)), and(eq(follows.followerId, b), eq(follows.followeeId, a))))
+    .run();
 }
 
 export function purgeUser(ctx: Ctx, userId: string): void {

@@ -1,51 +1,12 @@
 // GET /api/v1/limits/me: the caller's standing against the rate-limit table and karma budgets.
-import { DAY, HOUR, iso } from "../../core/clock";
+import { DAY, iso } from "../../core/clock";
 import type { Ctx } from "../../core/context";
 import { LIMITS, trustLevelFor } from "../../core/limits";
 import type { Caller } from "../auth/service";
+import { KARMA_WARMUP_MS, karmaDeductBudget, karmaGrantBudget, karmaUsage } from "../votes/service";
 
 /** Vault quota of spec Part 3 §8 (10 MB total, MB = MiB per DECISIONS 12). */
 export const CONTENT_QUOTA_BYTES = 10 * 1024 * 1024;
-/** During the first hour after registration votes rank but move no karma (Part 1 §4.6). */
-export const KARMA_WARMUP_MS = HOUR;
-
-/** Daily karma a voter may confer by upvoting: 5 at karma <= 5 up to 50 above 1000; admins 900. */
-export function karmaGrantBudget(karma: number, isAdmin: boolean): number {
-  if (isAdmin) return 900;
-  if (karma <= 5) return 5;
-  if (karma <= 50) return 10;
-  if (karma <= 200) return 20;
-  if (karma <= 1000) return 30;
-  return 50;
-}
-
-/** Daily karma a voter may remove by downvoting (enforced hard). */
-export function karmaDeductBudget(karma: number, isAdmin: boolean): number {
-  if (isAdmin) return 100;
-  if (karma <= 5) return 3;
-  if (karma <= 50) return 5;
-  if (karma <= 200) return 10;
-  if (karma <= 1000) return 20;
-  return 30;
-}
-
-/** Karma conferred / removed by the caller in the last 24 hours; provided by the votes feature. */
-export interface KarmaUsage {
-  granted: number;
-  deducted: number;
-  /** Instant the oldest counted grant/deduction leaves the window (for retry_after). */
-  oldestGrantAt?: number | null;
-  oldestDeductAt?: number | null;
-}
-
-type UsageProvider = (ctx: Ctx, userId: string, since: number) => KarmaUsage;
-let usageProvider: UsageProvider = () => ({ granted: 0, deducted: 0 });
-
-/** The votes feature registers how karma usage is counted from its ledger. */
-export function setKarmaUsageProvider(fn: UsageProvider): void {
-  usageProvider = fn;
-}
-
 /** Vault usage in bytes; provided by the vault feature. */
 let quotaProvider: (ctx: Ctx, userId: string) => number = () => 0;
 export function setContentUsageProvider(fn: (ctx: Ctx, userId: string) => number): void {
@@ -59,7 +20,7 @@ export function myLimits(ctx: Ctx, caller: Caller, ip: string) {
 
   const effectiveAt = caller.createdAt + KARMA_WARMUP_MS;
   const warming = now < effectiveAt;
-  const usage = warming ? { granted: 0, deducted: 0 } : usageProvider(ctx, caller.id, now - DAY);
+  const usage = warming ? { granted: 0, deducted: 0 } : karmaUsage(ctx, caller.id, now - DAY);
   const budget = (action: string, description: string, enforcement: string, max: number, current: number, oldest?: number | null) => {
     const remaining = Math.max(0, max - current);
     const exhausted = remaining === 0;

@@ -19,10 +19,8 @@ beforeEach(async () => {
 
 
 describe("direct_message notification", () => {
-  test("the recipient is notified after the worker runs, with message and conversation ids", async () => {
+  test("the recipient is notified as the message is sent, with message and conversation ids", async () => {
     const m = await sent(h, alice, bob, "hello there");
-    expect(notificationsOf(h, bob)).toHaveLength(0);
-    await h.ctx.events.drain();
     const [n] = notificationsOf(h, bob);
     expect(n).toMatchObject({ kind: "direct_message", actor_id: alice.id, message_id: m.id, conversation_id: m.conversation_id, is_read: 0 });
     expect(notificationsOf(h, alice)).toHaveLength(0);
@@ -125,7 +123,24 @@ describe("realtime on user:{id}:dm", () => {
     const l = listen(h, alice, bob, carol);
     const m = h.ctx.db.transaction((tx) => {
       const row = insertMessage(tx, h.ctx, { conversationId: g, senderId: alice.id, body: "hey all" }, "group");
-      h.ctx.events.emit(tx, { type: "group_message", actorId: alice.id, payload: { recipient_ids: [bob.id, carol.id], message_id: row.id, conversation_id: g } });
+      h.ctx.events.emit(tx, {
+        type: "group_message",
+        actorId: alice.id,
+        payload: {
+          recipient_ids: [bob.id, carol.id],
+          message_id: row.id,
+          conversation_id: g,
+          conversation_title: "G",
+          sender_id: alice.id,
+          sender_username: alice.username,
+          sender: alice.username,
+          sender_display_name: alice.username,
+          body_excerpt: "hey all",
+          preview: "hey all",
+          mentioned_user_ids: [],
+          everyone: false,
+        },
+      });
       return row;
     });
     await h.ctx.events.drain();

@@ -164,21 +164,14 @@ function ownMessage(ctx: Ctx, caller: Caller, messageId: string, verb: string) {
   return v;
 }
 
-function changeEvent(ctx: Ctx, conv: ConversationRow, caller: Caller, action: "edited" | "deleted", message: MessageRow, extra: Record<string, unknown>) {
-  const group = conv.kind === "group";
+function changeFacts(ctx: Ctx, conv: ConversationRow, caller: Caller, message: MessageRow) {
   return {
-    type: `${group ? "group" : "direct"}_message_${action}`,
-    actorId: caller.id,
-    subject: { type: "message", id: message.id },
-    payload: {
-      conversation_id: conv.id,
-      message_id: message.id,
-      sender_id: caller.id,
-      sender_username: caller.username,
-      // Groups: every accepted member (spec §6.2); 1:1: the other participant.
-      recipient_ids: audience(ctx, conv, caller.id, group),
-      ...extra,
-    },
+    conversation_id: conv.id,
+    message_id: message.id,
+    sender_id: caller.id,
+    sender_username: caller.username,
+    // Groups: every accepted member (spec §6.2); 1:1: the other participant.
+    recipient_ids: audience(ctx, conv, caller.id, conv.kind === "group"),
   };
 }
 
@@ -199,7 +192,10 @@ export function edit(ctx: Ctx, caller: Caller, messageId: string, body: string) 
     ctx.db.transaction((tx) => {
       tx.insert(messageEdits).values({ id: uuidv7(now), messageId: message.id, bodyBefore: message.body, createdAt: now }).run();
       tx.update(messages).set({ body, editedAt: now }).where(eq(messages.id, message.id)).run();
-      ctx.events.emit(tx, changeEvent(ctx, conversation, caller, "edited", message, { body, edited_at: iso(now) }));
+      const payload = { ...changeFacts(ctx, conversation, caller, message), body, edited_at: iso(now) };
+      const subject = { type: "message", id: message.id };
+      if (conversation.kind === "group") ctx.events.emit(tx, { type: "group_message_edited", actorId: caller.id, subject, payload });
+      else ctx.events.emit(tx, { type: "direct_message_edited", actorId: caller.id, subject, payload });
     });
   }
   const current = body !== message.body ? { ...message, body, editedAt: now } : message;
@@ -243,7 +239,10 @@ export function remove(ctx: Ctx, caller: Caller, messageId: string): { deleted: 
       .where(and(eq(messageAttachments.messageId, message.id), isNull(messageAttachments.deletedAt)))
       .returning({ path: messageAttachments.storagePath })
       .all();
-    ctx.events.emit(tx, changeEvent(ctx, conversation, caller, "deleted", message, { deleted_at: iso(now) }));
+    const payload = { ...changeFacts(ctx, conversation, caller, message), deleted_at: iso(now) };
+    const subject = { type: "message", id: message.id };
+    if (conversation.kind === "group") ctx.events.emit(tx, { type: "group_message_deleted", actorId: caller.id, subject, payload });
+    else ctx.events.emit(tx, { type: "direct_message_deleted", actorId: caller.id, subject, payload });
     return { deleted: true as const, storagePaths: gone.map((g) => g.path) };
   });
 }

@@ -6,7 +6,7 @@ import { JOB_FAILURES_MAX, OUTBOX_OLDEST_MAX_MS, OUTBOX_PENDING_MAX } from "./he
 const h = setup();
 const emit = (n = 1) =>
   h.ctx.db.transaction((tx) => {
-    for (let i = 0; i < n; i++) h.ctx.events.emit(tx, { type: "test_event", payload: {} });
+    for (let i = 0; i < n; i++) h.ctx.events.emit(tx, { type: "email_verified", actorId: null });
   });
 const health = () => h.req("GET", "/health");
 /** Requests seen as from the loopback address (operators get the figures). */

@@ -1,11 +1,13 @@
-// Domain events to notifications (spec Part 1 §6, Part 2 §6.2; ARCHITECTURE rule 6): written by
-// the outbox worker after commit, never inline; nobody is told about their own act; muted threads
-// silence comment and reply notifications but not mentions.
+// Domain events to notifications (spec Part 1 §6, Part 2 §6.2; ARCHITECTURE rule 6): each event's
+// fan-out rule writes them in the transaction of the action, so they are readable the moment the
+// action answers; nobody is told about their own act; muted threads silence comment and reply
+// notifications but not mentions.
 import { beforeEach, describe, expect, test } from "bun:test";
 import { setup, type Harness, type TestUser } from "../../../test/harness";
 import type { EmitInput } from "../../core/events";
 import { uuidv7 } from "../../core/ids";
-import { registerNotificationHandlers } from "./handlers";
+import type { Readers } from "../../core/domain-events";
+import { register } from "./handlers";
 import { isThreadMuted, muteThread, notify, purgeUser, unmuteThread, unreadCount } from "./service";
 
 let h: Harness;
@@ -19,6 +21,7 @@ const OTHER_POST = "0190a0b0-0000-7000-8000-00000000a002";
 const PARENT = "0190a0b0-0000-7000-8000-00000000c001";
 const COMMENT = "0190a0b0-0000-7000-8000-00000000c002";
 const COLONY = "0190a0b0-0000-7000-8000-00000000f001";
+const READERS: Readers = { colony_id: COLONY, members_only: false, restricted: false };
 
 beforeEach(async () => {
   h = setup();
@@ -49,26 +52,39 @@ function commentCreated(actor: TestUser, over: Record<string, unknown> = {}) {
     type: "comment_created",
     actorId: actor.id,
     subject: { type: "comment", id: COMMENT },
-    payload: { post_id: POST, comment_id: COMMENT, parent_id: null, post_author_id: author.id, parent_author_id: null, colony_id: COLONY, ...over },
+    payload: {
+      post_id: POST,
+      post_title: "A post",
+      comment_id: COMMENT,
+      parent_id: null,
+      post_author_id: author.id,
+      parent_author_id: null,
+      colony_id: COLONY,
+      author_username: actor.username,
+      readers: READERS,
+      ...over,
+    },
     activity: true,
   });
 }
 const reply = (actor: TestUser, parentAuthor: TestUser, over: Record<string, unknown> = {}) =>
   commentCreated(actor, { parent_id: PARENT, parent_author_id: parentAuthor.id, ...over });
 
-describe("delivery happens after commit, through the event worker", () => {
-  test("no notification exists until the events are drained", async () => {
+describe("told in the transaction of the action", () => {
+  test("the notification exists as soon as the event is written, before any drain", async () => {
     commentCreated(commenter);
-    expect(rows()).toHaveLength(0);
-    expect((await inbox(author)).body).toEqual([]);
-    expect(await h.ctx.events.drain()).toBe(1);
     expect(kindsFor(author)).toEqual(["comment_on_post"]);
+    expect((await inbox(author)).body.map((n: { kind: string }) => n.kind)).toEqual(["comment_on_post"]);
   });
 
   test("an event rolled back with its write notifies nobody", async () => {
     expect(() =>
       h.ctx.db.transaction((tx) => {
-        h.ctx.events.emit(tx, { type: "user_followed", actorId: commenter.id, payload: { follower_id: commenter.id, followee_id: author.id } });
+        h.ctx.events.emit(tx, {
+          type: "user_followed",
+          actorId: commenter.id,
+          payload: { follower_id: commenter.id, followee_id: author.id, follower_username: commenter.username, followee_username: author.username },
+        });
         throw new Error("the write failed");
       }),
     ).toThrow("the write failed");
@@ -76,12 +92,21 @@ describe("delivery happens after commit, through the event worker", () => {
     expect(rows()).toHaveLength(0);
   });
 
-  test("draining again, or registering the handlers twice, never duplicates a notification", async () => {
-    registerNotificationHandlers(h.ctx);
+  test("draining never adds a notification; an event has one fan-out rule", async () => {
     commentCreated(commenter);
     await h.ctx.events.drain();
     await h.ctx.events.drain();
     expect(kindsFor(author)).toEqual(["comment_on_post"]);
+    expect(() => register(h.ctx)).toThrow("already has a fan-out rule");
+  });
+
+  test("whom the event told is stored with it (its audience)", async () => {
+    const id = reply(commenter, replied);
+    const audience = JSON.parse((h.ctx.db.$client.query("select audience from events where id = ?").get(id) as { audience: string }).audience);
+    expect(audience).toEqual([
+      { user_id: replied.id, kind: "reply_to_comment" },
+      { user_id: author.id, kind: "comment_on_post" },
+    ]);
   });
 
   test("a redelivered event (same event id) is written once per recipient", () => {
@@ -211,7 +236,7 @@ describe("muted threads", () => {
   test("mentions still arrive in a muted thread", async () => {
     muteThread(h.ctx, author.id, POST);
     commentCreated(commenter);
-    emit({ type: "mention", actorId: commenter.id, payload: { user_ids: [author.id], post_id: POST, comment_id: COMMENT } });
+    emit({ type: "mention", actorId: commenter.id, payload: { user_ids: [author.id], post_id: POST, post_title: "A post", comment_id: COMMENT, author_username: commenter.username, readers: READERS } });
     await h.ctx.events.drain();
     expect(kindsFor(author)).toEqual(["mention"]);
   });
@@ -230,7 +255,14 @@ describe("mention", () => {
     emit({
       type: "mention",
       actorId: commenter.id,
-      payload: { user_ids: [author.id, replied.id, author.id, commenter.id, uuidv7(h.clock.now())], post_id: POST, comment_id: COMMENT },
+      payload: {
+        user_ids: [author.id, replied.id, author.id, commenter.id, uuidv7(h.clock.now())],
+        post_id: POST,
+        post_title: "A post",
+        comment_id: COMMENT,
+        author_username: commenter.username,
+        readers: READERS,
+      },
     });
     await h.ctx.events.drain();
     expect(kindsFor(author)).toEqual(["mention"]);
@@ -242,7 +274,7 @@ describe("mention", () => {
   });
 
   test("a mention in a post targets the post", async () => {
-    emit({ type: "mention", actorId: commenter.id, payload: { user_ids: [author.id], post_id: POST } });
+    emit({ type: "mention", actorId: commenter.id, payload: { user_ids: [author.id], post_id: POST, post_title: "A post", author_username: commenter.username, readers: READERS } });
     await h.ctx.events.drain();
     const [n] = (await inbox(author)).body;
     expect(n).toMatchObject({ target_type: "post", target_id: POST, post_id: POST, comment_id: null, message: "@commenter mentioned you in a post" });
@@ -251,8 +283,8 @@ describe("mention", () => {
 
 describe("reaction_added", () => {
   test("post_reaction to the content's author, carrying the emoji", async () => {
-    emit({ type: "reaction_added", actorId: commenter.id, payload: { emoji: "🔥", post_id: POST, author_id: author.id } });
-    emit({ type: "reaction_added", actorId: bystander.id, payload: { emoji: "👍", post_id: POST, comment_id: COMMENT, author_id: replied.id } });
+    emit({ type: "reaction_added", actorId: commenter.id, payload: { emoji: "🔥", post_id: POST, author_id: author.id, reactor_username: commenter.username, readers: READERS } });
+    emit({ type: "reaction_added", actorId: bystander.id, payload: { emoji: "👍", post_id: POST, comment_id: COMMENT, author_id: replied.id, reactor_username: bystander.username, readers: READERS } });
     await h.ctx.events.drain();
     const [onPost] = (await inbox(author)).body;
     expect(onPost).toMatchObject({ kind: "post_reaction", target_type: "post", target_id: POST, post_id: POST, comment_id: null, meta: { emoji: "🔥", is_comment: false } });
@@ -262,14 +294,14 @@ describe("reaction_added", () => {
   });
 
   test("reacting to one's own content notifies nobody", async () => {
-    emit({ type: "reaction_added", actorId: author.id, payload: { emoji: "🔥", post_id: POST, author_id: author.id } });
+    emit({ type: "reaction_added", actorId: author.id, payload: { emoji: "🔥", post_id: POST, author_id: author.id, reactor_username: author.username, readers: READERS } });
     await h.ctx.events.drain();
     expect(rows()).toHaveLength(0);
   });
 
   test("reactions still arrive in a muted thread", async () => {
     muteThread(h.ctx, author.id, POST);
-    emit({ type: "reaction_added", actorId: commenter.id, payload: { emoji: "🔥", post_id: POST, author_id: author.id } });
+    emit({ type: "reaction_added", actorId: commenter.id, payload: { emoji: "🔥", post_id: POST, author_id: author.id, reactor_username: commenter.username, readers: READERS } });
     await h.ctx.events.drain();
     expect(kindsFor(author)).toEqual(["post_reaction"]);
   });
@@ -277,7 +309,11 @@ describe("reaction_added", () => {
 
 describe("colony_member_approved", () => {
   test("the approved member is told, with the approving moderator as actor", async () => {
-    emit({ type: "colony_member_approved", actorId: author.id, payload: { colony_id: COLONY, user_id: replied.id } });
+    emit({
+      type: "colony_member_approved",
+      actorId: author.id,
+      payload: { colony_id: COLONY, colony_name: "general", members_only: false, user_id: replied.id, username: replied.username, user_type: "agent" },
+    });
     await h.ctx.events.drain();
     const [n] = (await inbox(replied)).body;
     expect(n).toMatchObject({ kind: "colony_member_approved", target_type: "colony", target_id: COLONY, actor: { id: author.id }, meta: { colony_id: COLONY } });
@@ -287,7 +323,12 @@ describe("colony_member_approved", () => {
 
 describe("user_followed", () => {
   test("new_follower to the followed user", async () => {
-    emit({ type: "user_followed", actorId: commenter.id, payload: { follower_id: commenter.id, followee_id: author.id }, activity: true });
+    emit({
+      type: "user_followed",
+      actorId: commenter.id,
+      payload: { follower_id: commenter.id, followee_id: author.id, follower_username: commenter.username, followee_username: author.username },
+      activity: true,
+    });
     await h.ctx.events.drain();
     const [n] = (await inbox(author)).body;
     expect(n).toMatchObject({ kind: "new_follower", target_type: "user", target_id: commenter.id, actor: { id: commenter.id } });
@@ -295,7 +336,11 @@ describe("user_followed", () => {
 });
 
 test("events of other types notify nobody", async () => {
-  emit({ type: "post_created", actorId: commenter.id, payload: { post_id: POST, author_id: commenter.id } });
+  emit({
+    type: "post_created",
+    actorId: commenter.id,
+    payload: { post_id: POST, colony_id: COLONY, colony_name: "general", author_id: commenter.id, author_username: commenter.username, post_type: "discussion", title: "A post", readers: READERS },
+  });
   await h.ctx.events.drain();
   expect(rows()).toHaveLength(0);
 });

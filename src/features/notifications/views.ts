@@ -3,9 +3,11 @@
 // target and meta its example shows.
 import { iso } from "../../core/clock";
 import type { Ctx } from "../../core/context";
-import { payloadString } from "../../core/events";
 import * as users from "../users/service";
 import type { NotificationRow } from "./service";
+
+/** A non-empty string of a notification's meta (JSON: checked, never cast). */
+const metaString = (v: unknown): string | null => (typeof v === "string" && v ? v : null);
 
 export interface ActorOut {
   id: string;
@@ -41,11 +43,11 @@ export function messageFor(row: NotificationRow, actor: ActorOut | null): string
     case "mention":
       return `${who} mentioned you in ${on}`;
     case "post_reaction": {
-      const emoji = payloadString(meta.emoji);
+      const emoji = metaString(meta.emoji);
       return `${who} reacted${emoji ? ` ${emoji}` : ""} to your ${meta.is_comment ? "comment" : "post"}`;
     }
     case "colony_member_approved": {
-      const name = payloadString(meta.colony_name);
+      const name = metaString(meta.colony_name);
       return `Your membership of ${name ? `c/${name}` : "a colony"} was approved`;
     }
     default:

@@ -2,6 +2,6 @@
 import type { Ctx } from "../../core/context";
 import { purgeExpiredAccessTokens } from "./exchange";
 
-export function registerOauthMaintenance(ctx: Ctx): void {
+export function register(ctx: Ctx): void {
   ctx.jobs.every("purge-oauth-tokens", "43 * * * *", () => purgeExpiredAccessTokens(ctx));
 }

@@ -46,8 +46,9 @@ describe("GET /api/v1/delta", async () => {
     expect(r.body.posts.items[0]).toMatchObject({ colony_name: pub.name, author_username: "delta-other", short_code: null, comment_count: 1, post_type: "discussion" });
     expect(r.body.comments.items.map((c: any) => c.id)).toEqual([c1.id]);
     expect(r.body.comments.items[0]).toMatchObject({ post_id: mine.id, parent_id: null, author_username: "delta-other", body_preview: "Hello there, see docs" });
-    expect(r.body.notifications.items.length).toBe(1);
-    expect(r.body.counts).toEqual({ posts: 1, comments: 1, notifications: 1 });
+    // The comment on my post told me at once (comment_on_post), and someone followed me.
+    expect(r.body.notifications.items.map((n: any) => n.kind).sort()).toEqual(["comment_on_post", "new_follower"]);
+    expect(r.body.counts).toEqual({ posts: 1, comments: 1, notifications: 2 });
     expect(r.body.posts.truncated).toBe(false);
     expect(r.body.next_since).toBe(iso(h.clock.now() - 1));
     const again = await delta({ since: r.body.next_since });

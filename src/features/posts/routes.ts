@@ -22,7 +22,6 @@ function dropEmptyQueryValues({ query }: { query: Record<string, unknown> }) {
 }
 
 export const postsRoutes = (ctx: Ctx) => {
-  posts.registerPostJobs(ctx);
   return new Elysia({ prefix: "/api/v1/posts", tags: ["posts"] })
     .use(authPlugin(ctx))
     .use(rateLimitPlugin(ctx))

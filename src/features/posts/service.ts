@@ -13,6 +13,7 @@
 import { and, asc, count, desc, eq, gte, inArray, isNotNull, isNull, lt, lte, ne, notInArray, or, sql, type SQL } from "drizzle-orm";
 import { DAY, HOUR, MINUTE, parseInstant } from "../../core/clock";
 import type { Ctx } from "../../core/context";
+import type { Readers } from "../../core/domain-events";
 import { oldestAfter, type Window } from "../../db/window";
 import { ApiError, FieldError, conflict, forbidden, invalid } from "../../core/errors";
 import { isUuid, uuidv7 } from "../../core/ids";
@@ -295,22 +296,33 @@ function replaceTags(tx: Tx, postId: string, tags: string[]): void {
   if (tags.length) tx.insert(postTags).values(tags.map((tag) => ({ tag, postId }))).run();
 }
 
+/** Who may read a post, as its events tell webhooks (core/domain-events.ts Readers). */
+export function readersOf(post: PostRow, colony: Pick<ColonyRow, "id" | "communityType">): Readers {
+  return { colony_id: colony.id, members_only: colony.communityType === "private", restricted: post.held || post.state !== "published" || post.deletedAt !== null };
+}
+
 /**
  * Emits what publication causes: post_created for subscribers (activity of the author) and one
  * mention event for the resolved @mentions. Held posts emit post_held instead; their fan-out
  * happens when a moderator releases them (releaseHeldPost).
  */
-function emitPublication(ctx: Ctx, tx: Tx, post: PostRow, mentionIds: string[]): void {
+function emitPublication(ctx: Ctx, tx: Tx, post: PostRow, colony: ColonyRow, authorUsername: string, mentionIds: string[]): void {
+  const readers = readersOf(post, colony);
   ctx.events.emit(tx, {
     type: "post_created",
     actorId: post.authorId,
     subject: { type: "post", id: post.id },
-    payload: { post_id: post.id, colony_id: post.colonyId, author_id: post.authorId, post_type: post.postType, title: post.title },
+    payload: { post_id: post.id, colony_id: post.colonyId, colony_name: colony.name, author_id: post.authorId, author_username: authorUsername, post_type: post.postType, title: post.title, readers },
     activity: true,
   });
   const ids = mentionIds.filter((id) => id !== post.authorId);
   if (ids.length) {
-    ctx.events.emit(tx, { type: "mention", actorId: post.authorId, subject: { type: "post", id: post.id }, payload: { user_ids: ids, post_id: post.id } });
+    ctx.events.emit(tx, {
+      type: "mention",
+      actorId: post.authorId,
+      subject: { type: "post", id: post.id },
+      payload: { user_ids: ids, post_id: post.id, post_title: post.title, author_username: authorUsername, readers },
+    });
   }
 }
 
@@ -360,12 +372,12 @@ export function createPost(ctx: Ctx, caller: Caller, input: CreatePostInput): Po
     replaceTags(tx, row.id, p.tags);
     if (scheduled) {
       ctx.jobs.schedule(PUBLISH_JOB, p.scheduledFor!, { post_id: row.id }, tx);
-      ctx.events.emit(tx, { type: "post_scheduled", actorId: caller.id, subject: { type: "post", id: row.id }, payload: { post_id: row.id, scheduled_for: p.scheduledFor }, activity: true });
+      ctx.events.emit(tx, { type: "post_scheduled", actorId: caller.id, subject: { type: "post", id: row.id }, payload: { post_id: row.id, scheduled_for: p.scheduledFor! }, activity: true });
     } else if (held) {
       emitHeld(ctx, tx, row);
     } else {
       colonies.adjustPostCount(tx, row.colonyId, 1);
-      emitPublication(ctx, tx, row, p.mentions.map((u) => u.id));
+      emitPublication(ctx, tx, row, p.colony, caller.username, p.mentions.map((u) => u.id));
     }
     return row;
   });
@@ -480,16 +492,9 @@ export function publishScheduled(ctx: Ctx, postId: string): PostRow | null {
     if (held) emitHeld(ctx, tx, row);
     else {
       colonies.adjustPostCount(tx, row.colonyId, 1);
-      emitPublication(ctx, tx, row, mentionIds);
+      emitPublication(ctx, tx, row, colony!, author!.username, mentionIds);
     }
     return row;
-  });
-}
-
-/** Registers the publish_post job handler (once per context). */
-export function registerPostJobs(ctx: Ctx): void {
-  ctx.jobs.handle(PUBLISH_JOB, (payload) => {
-    if (typeof payload.post_id === "string") publishScheduled(ctx, payload.post_id);
   });
 }
 
@@ -659,10 +664,13 @@ export function releaseHeldPost(ctx: Ctx, postId: string): PostRow | null {
   const post = findPost(ctx, postId);
   if (!post || !post.held || post.deletedAt !== null || post.state !== "published") return null;
   const found = users.resolveMentions(ctx, post.authorId, scanMarkdown(post.body).mentionCandidates).found;
+  const colony = colonies.findColony(ctx, post.colonyId);
+  const author = users.findById(ctx, post.authorId);
+  if (!colony || !author) return null;
   return ctx.db.transaction((tx) => {
     const row = tx.update(posts).set({ held: false, heldExplanation: null, listed: 1, updatedAt: ctx.clock.now() }).where(eq(posts.id, post.id)).returning().get();
     colonies.adjustPostCount(tx, row.colonyId, 1);
-    emitPublication(ctx, tx, row, found.map((u) => u.id));
+    emitPublication(ctx, tx, row, colony, author.username, found.map((u) => u.id));
     return row;
   });
 }

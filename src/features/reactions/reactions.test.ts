@@ -47,7 +47,14 @@ describe("POST /reactions/toggle", () => {
     const r = await toggle(author, { emoji: "clap", comment_id: c.id });
     expect(r.status).toBe(200);
     expect(r.body.reactions[0]).toMatchObject({ emoji: "clap", count: 1, user_reacted: true });
-    expect(eventsOf(h, "reaction_added")[0].payload).toEqual({ emoji: "clap", post_id: p.id, comment_id: c.id, author_id: author.id });
+    expect(eventsOf(h, "reaction_added")[0].payload).toEqual({
+      emoji: "clap",
+      post_id: p.id,
+      comment_id: c.id,
+      author_id: author.id,
+      reactor_username: author.username,
+      readers: { colony_id: p.colony_id, members_only: false, restricted: false },
+    });
     await h.ctx.events.drain();
     expect(notificationsOf(author.id).filter((n) => n.kind === "post_reaction")).toHaveLength(0);
   });

@@ -3,6 +3,7 @@
 // (the notifications feature turns it into post_reaction for the author, skipping self-reactions).
 import { and, count, desc, eq } from "drizzle-orm";
 import type { Ctx } from "../../core/context";
+import type { Readers } from "../../core/domain-events";
 import { invalid } from "../../core/errors";
 import { uuidv7 } from "../../core/ids";
 import type { Caller } from "../auth/service";
@@ -26,6 +27,8 @@ interface Target {
   postId: string;
   authorId: string;
   colony: ColonyRow;
+  /** Who may read the reacted-to content (the post's readers). */
+  readers: Readers;
 }
 
 export interface ReactionCount {
@@ -47,10 +50,10 @@ function resolveTarget(ctx: Ctx, caller: Caller | null, input: ReactionTargetInp
   if (!postId === !commentId) throw invalid("Send exactly one of post_id or comment_id");
   if (commentId) {
     const { comment, post, colony } = commentsService.getVisibleComment(ctx, caller, commentId);
-    return { type: "comment", id: comment.id, postId: post.id, authorId: comment.authorId, colony };
+    return { type: "comment", id: comment.id, postId: post.id, authorId: comment.authorId, colony, readers: postsService.readersOf(post, colony) };
   }
   const { post, colony } = postsService.getVisiblePost(ctx, caller, postId!);
-  return { type: "post", id: post.id, postId: post.id, authorId: post.authorId, colony };
+  return { type: "post", id: post.id, postId: post.id, authorId: post.authorId, colony, readers: postsService.readersOf(post, colony) };
 }
 
 /** Counts per emoji of one target (emoji with at least one reaction, in the catalogue's order). */
@@ -93,7 +96,14 @@ export function toggleReaction(ctx: Ctx, caller: Caller, input: ReactionTargetIn
       type: "reaction_added",
       actorId: caller.id,
       subject: { type: target.type, id: target.id },
-      payload: { emoji, post_id: target.postId, ...(target.type === "comment" ? { comment_id: target.id } : {}), author_id: target.authorId },
+      payload: {
+        emoji,
+        post_id: target.postId,
+        ...(target.type === "comment" ? { comment_id: target.id } : {}),
+        author_id: target.authorId,
+        reactor_username: caller.username,
+        readers: target.readers,
+      },
       activity: true,
     });
   });

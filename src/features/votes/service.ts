@@ -25,7 +25,7 @@
 //      1 point (ledger reason `downvote_cost`).
 // A withheld change leaves the author's karma and the vote's recorded karma as they were.
 import { and, eq, gt, sql, sum } from "drizzle-orm";
-import { DAY } from "../../core/clock";
+import { DAY, HOUR } from "../../core/clock";
 import type { Ctx } from "../../core/context";
 import { ApiError } from "../../core/errors";
 import { uuidv7 } from "../../core/ids";
@@ -34,7 +34,6 @@ import type { Caller } from "../auth/service";
 import * as colonies from "../colonies/service";
 import type { ColonyRow } from "../colonies/service";
 import * as commentsService from "../comments/service";
-import { KARMA_WARMUP_MS, karmaDeductBudget, karmaGrantBudget, setKarmaUsageProvider, type KarmaUsage } from "../limits/service";
 import * as postsService from "../posts/service";
 import * as users from "../users/service";
 import { prepared } from "../../db/statements";
@@ -97,6 +96,41 @@ export function grantKarma(ctx: Ctx, userId: string, delta: number, reason = "ad
 /** The sum of a user's ledger rows (equal to users.karma for accounts whose karma only the ledger moved). */
 export function ledgerSum(ctx: Ctx, userId: string): number {
   return Number(ctx.db.select({ s: sum(karmaLedger.delta) }).from(karmaLedger).where(eq(karmaLedger.userId, userId)).get()?.s ?? 0);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Karma budgets (shown by GET /limits/me)
+
+/** During the first hour after registration votes rank but move no karma (Part 1 §4.6). */
+export const KARMA_WARMUP_MS = HOUR;
+
+/** Daily karma a voter may confer by upvoting: 5 at karma <= 5 up to 50 above 1000; admins 900. */
+export function karmaGrantBudget(karma: number, isAdmin: boolean): number {
+  if (isAdmin) return 900;
+  if (karma <= 5) return 5;
+  if (karma <= 50) return 10;
+  if (karma <= 200) return 20;
+  if (karma <= 1000) return 30;
+  return 50;
+}
+
+/** Daily karma a voter may remove by downvoting (enforced hard). */
+export function karmaDeductBudget(karma: number, isAdmin: boolean): number {
+  if (isAdmin) return 100;
+  if (karma <= 5) return 3;
+  if (karma <= 50) return 5;
+  if (karma <= 200) return 10;
+  if (karma <= 1000) return 20;
+  return 30;
+}
+
+/** Karma conferred / removed by the caller in the last 24 hours; provided by the votes feature. */
+export interface KarmaUsage {
+  granted: number;
+  deducted: number;
+  /** Instant the oldest counted grant/deduction leaves the window (for retry_after). */
+  oldestGrantAt?: number | null;
+  oldestDeductAt?: number | null;
 }
 
 /** Karma points `actorId` moved on others by voting since `since`: granted (up) and deducted (down). */
@@ -288,14 +322,6 @@ export function castVote(ctx: Ctx, caller: Caller, targetType: VoteTarget, targe
     });
     return { new_score: newScore, karma_conferred: conferred, karma_reason: reason };
   });
-}
-
-// ---------------------------------------------------------------------------------------------
-// Hooks
-
-/** Lets GET /limits/me read karma budget usage from the ledger. */
-export function registerVoteHooks(_ctx: Ctx): void {
-  setKarmaUsageProvider((ctx, userId, since) => karmaUsage(ctx, userId, since));
 }
 
 /** Whether the user has a current vote on any post or comment (achievements, onboarding). */

@@ -22,8 +22,9 @@ const hooks = receiverHooks(h, rx, "d");
 const hook = (u: TestUser) => hooks.hook(u, ["security_2fa_disabled"]);
 
 /** A domain event through the outbox, the way features emit them (generic recipient rule). */
-async function emit(type: string, payload: Record<string, unknown>, actorId: string | null = null) {
-  h.ctx.db.transaction((tx) => h.ctx.events.emit(tx, { type, actorId, payload }));
+async function emit(recipients: string[], facts: { actor?: string; actor_id?: string; by?: string } = {}) {
+  const payload = { recipient_ids: recipients, actor: "someone", actor_id: UNKNOWN, by: "you", ...facts };
+  h.ctx.db.transaction((tx) => h.ctx.events.emit(tx, { type: "security_2fa_disabled", actorId: null, payload }));
   await h.ctx.events.drain();
 }
 
@@ -45,20 +46,20 @@ describe("queueing follows subscription changes", () => {
   test("an event nobody subscribes to queues nothing; a new subscription hears the next one; changed or deleted ones stop", async () => {
     const a = await h.user();
     const before = pendingCount(h.ctx);
-    await emit("security_2fa_disabled", { recipient_ids: [a.id] });
+    await emit([a.id]);
     expect(pendingCount(h.ctx)).toBe(before);
     const w = await hook(a);
-    await emit("security_2fa_disabled", { recipient_ids: [a.id] });
+    await emit([a.id]);
     expect(pendingCount(h.ctx)).toBe(before + 1);
     expect((await h.req("PUT", `/api/v1/webhooks/${w.id}`, { token: a.token, body: { events: ["post_created"] } })).status).toBe(200);
-    await emit("security_2fa_disabled", { recipient_ids: [a.id] });
+    await emit([a.id]);
     expect(pendingCount(h.ctx)).toBe(before + 1);
     expect((await h.req("PUT", `/api/v1/webhooks/${w.id}`, { token: a.token, body: { events: ["security_2fa_disabled"] } })).status).toBe(200);
-    await emit("security_2fa_disabled", { recipient_ids: [a.id] });
+    await emit([a.id]);
     expect(pendingCount(h.ctx)).toBe(before + 2);
     expect((await h.req("DELETE", `/api/v1/webhooks/${w.id}`, { token: a.token })).status).toBe(204);
     const left = pendingCount(h.ctx);
-    await emit("security_2fa_disabled", { recipient_ids: [a.id] });
+    await emit([a.id]);
     expect(pendingCount(h.ctx)).toBe(left);
   });
 });
@@ -67,7 +68,7 @@ describe("signed delivery", () => {
   test("every header of §6.1 and the X-Colony equivalents; signatures over the raw body bytes", async () => {
     const a = await h.user();
     const w = await hook(a);
-    await emit("security_2fa_disabled", { recipient_ids: [a.id], actor: "op", actor_id: UNKNOWN, by: "your claiming human" });
+    await emit([a.id], { actor: "op", actor_id: UNKNOWN, by: "your claiming human" });
     expect(await runDueDeliveries(h.ctx)).toBe(1);
     const [r] = rx.to(w.path);
     expect(r.method).toBe("POST");
@@ -94,7 +95,7 @@ describe("signed delivery", () => {
   test("nothing is sent inside the outbox handler: deliveries wait for the worker", async () => {
     const a = await h.user();
     const w = await hook(a);
-    await emit("security_2fa_disabled", { recipient_ids: [a.id] });
+    await emit([a.id]);
     expect(rx.to(w.path)).toHaveLength(0);
     expect(pendingCount(h.ctx)).toBeGreaterThanOrEqual(1);
     await runDueDeliveries(h.ctx);
@@ -104,10 +105,10 @@ describe("signed delivery", () => {
   test("the outbox handing an event over twice queues it once", async () => {
     const a = await h.user();
     const w = await hook(a);
-    h.ctx.db.transaction((tx) => h.ctx.events.emit(tx, { type: "security_2fa_disabled", payload: { recipient_ids: [a.id] } }));
+    h.ctx.db.transaction((tx) => h.ctx.events.emit(tx, { type: "security_2fa_disabled", actorId: null, payload: { recipient_ids: [a.id], actor: "someone", actor_id: UNKNOWN, by: "you" } }));
     await h.ctx.events.drain();
     const ev = h.ctx.db.$client.query("select * from events where type = 'security_2fa_disabled' order by id desc limit 1").get() as any;
-    const again = enqueueForEvent(h.ctx, { id: ev.id, type: ev.type, actorId: null, subjectType: null, subjectId: null, payload: JSON.parse(ev.payload), createdAt: ev.created_at });
+    const again = enqueueForEvent(h.ctx, { id: ev.id, type: ev.type, actorId: null, subjectType: null, subjectId: null, payload: JSON.parse(ev.payload), audience: [], createdAt: ev.created_at });
     expect(again).toBe(0);
     await runDueDeliveries(h.ctx);
     expect(rx.to(w.path)).toHaveLength(1);
@@ -119,7 +120,7 @@ describe("retries", () => {
     const a = await h.user();
     const w = await hook(a);
     rx.respond(500, "down");
-    await emit("security_2fa_disabled", { recipient_ids: [a.id] });
+    await emit([a.id]);
     const run = () => runDueDeliveries(h.ctx);
     await run();
     expect(rx.to(w.path)).toHaveLength(1);
@@ -165,7 +166,7 @@ describe("retries", () => {
     const a = await h.user();
     await hook(a);
     rx.respond(500, "down");
-    await emit("security_2fa_disabled", { recipient_ids: [a.id] });
+    await emit([a.id]);
     await runDueDeliveries(h.ctx);
     rx.respond(204, "");
     h.clock.advance(5_000);
@@ -178,7 +179,7 @@ describe("retries", () => {
     const w = await hook(a);
     h.ctx.db.$client.query("update webhooks set failure_count = 4 where id = ?").run(w.id);
     rx.respond(302);
-    await emit("security_2fa_disabled", { recipient_ids: [a.id] });
+    await emit([a.id]);
     await runDueDeliveries(h.ctx);
     expect(rx.received.filter((r) => r.path === "/elsewhere")).toHaveLength(0);
     let [d] = await deliveries(a, w.id);
@@ -197,7 +198,7 @@ describe("retries", () => {
     const w = await hook(a);
     rx.respond(500);
     for (let i = 0; i < DISABLE_AFTER_FAILURES; i++) {
-      await emit("security_2fa_disabled", { recipient_ids: [a.id], n: i });
+      await emit([a.id], { by: String(i) });
       await runDueDeliveries(h.ctx);
       for (const delay of [5_000, 30_000, 2 * MINUTE, 10 * MINUTE]) {
         h.clock.advance(delay);
@@ -210,24 +211,24 @@ describe("retries", () => {
     expect(got).toMatchObject({ is_active: false, failure_count: 10 });
     // Disabled: nothing is queued or sent, and no notification is written for the owner.
     rx.respond(200);
-    await emit("security_2fa_disabled", { recipient_ids: [a.id], n: "while disabled" });
+    await emit([a.id], { by: String("while disabled") });
     await runDueDeliveries(h.ctx);
     expect(rx.to(w.path)).toHaveLength(50);
     expect((await h.req("GET", "/api/v1/notifications", { token: a.token })).text).not.toContain("webhook");
     // Re-enabled: clean slate, deliveries resume.
     const on = await h.req("PUT", `/api/v1/webhooks/${w.id}`, { token: a.token, body: { is_active: true } });
     expect(on.body).toMatchObject({ is_active: true, failure_count: 0 });
-    await emit("security_2fa_disabled", { recipient_ids: [a.id], n: "after" });
+    await emit([a.id], { by: String("after") });
     await runDueDeliveries(h.ctx);
     expect(rx.to(w.path)).toHaveLength(51);
-    expect(JSON.parse(rx.to(w.path)[50].body).n).toBe("after");
+    expect(JSON.parse(rx.to(w.path)[50].body).by).toBe("after");
   });
 
   test("a webhook disabled while a retry is pending gets nothing more, without counting", async () => {
     const a = await h.user();
     const w = await hook(a);
     rx.respond(500);
-    await emit("security_2fa_disabled", { recipient_ids: [a.id] });
+    await emit([a.id]);
     await runDueDeliveries(h.ctx);
     await h.req("PUT", `/api/v1/webhooks/${w.id}`, { token: a.token, body: { is_active: false } });
     h.clock.advance(5_000);
@@ -241,7 +242,7 @@ describe("retries", () => {
   test("the SSRF check runs again at delivery time", async () => {
     const a = await h.user();
     const w = await hook(a);
-    await emit("security_2fa_disabled", { recipient_ids: [a.id] });
+    await emit([a.id]);
     h.ctx.config.allowPrivateWebhooks = false;
     try {
       await runDueDeliveries(h.ctx);
@@ -296,7 +297,7 @@ describe("POST /webhooks/{id}/deliveries/{delivery_id}/replay", () => {
   test("202; a new delivery flagged is_replay with the same event id, sent to the current URL with the current secret", async () => {
     const a = await h.user();
     const w = await hook(a);
-    await emit("security_2fa_disabled", { recipient_ids: [a.id], marker: "replayed" });
+    await emit([a.id], { by: String("replayed") });
     await runDueDeliveries(h.ctx);
     const [original] = await deliveries(a, w.id);
     const first = rx.to(w.path)[0];
@@ -322,7 +323,7 @@ describe("POST /webhooks/{id}/deliveries/{delivery_id}/replay", () => {
   test("idempotent with an Idempotency-Key", async () => {
     const a = await h.user();
     const w = await hook(a);
-    await emit("security_2fa_disabled", { recipient_ids: [a.id] });
+    await emit([a.id]);
     await runDueDeliveries(h.ctx);
     const [original] = await deliveries(a, w.id);
     const path = `/api/v1/webhooks/${w.id}/deliveries/${original.id}/replay`;
@@ -340,7 +341,7 @@ describe("POST /webhooks/{id}/deliveries/{delivery_id}/replay", () => {
     const b = await h.user();
     const w = await hook(a);
     const other = await hook(a);
-    await emit("security_2fa_disabled", { recipient_ids: [a.id] });
+    await emit([a.id]);
     await runDueDeliveries(h.ctx);
     const [d] = await deliveries(a, w.id);
     expect((await h.req("POST", `/api/v1/webhooks/${w.id}/deliveries/${d.id}/replay`, { token: b.token })).status).toBe(404);
@@ -358,7 +359,7 @@ describe("replay and retention", () => {
   test("replaying to a disabled webhook is 409 CONFLICT and queues nothing", async () => {
     const a = await h.user();
     const w = await hook(a);
-    await emit("security_2fa_disabled", { recipient_ids: [a.id] });
+    await emit([a.id]);
     await runDueDeliveries(h.ctx);
     const [d] = await deliveries(a, w.id);
     await h.req("PUT", `/api/v1/webhooks/${w.id}`, { token: a.token, body: { is_active: false } });
@@ -371,17 +372,17 @@ describe("replay and retention", () => {
   test("finished deliveries older than 30 days are pruned by the daily task; pending ones stay", async () => {
     const a = await h.user();
     const w = await hook(a);
-    await emit("security_2fa_disabled", { recipient_ids: [a.id], n: "old" });
+    await emit([a.id], { by: String("old") });
     await runDueDeliveries(h.ctx);
     rx.respond(500);
     h.clock.advance(31 * 24 * 60 * MINUTE);
-    await emit("security_2fa_disabled", { recipient_ids: [a.id], n: "retrying" });
+    await emit([a.id], { by: String("retrying") });
     await runDueDeliveries(h.ctx);
     await h.ctx.jobs.runRecurring("prune-webhook-deliveries");
     const left = h.ctx.db.$client.query("select status, body from webhook_deliveries where webhook_id = ?").all(w.id) as { status: string; body: string }[];
     expect(left).toHaveLength(1);
     expect(left[0].status).toBe("pending");
-    expect(JSON.parse(left[0].body).n).toBe("retrying");
+    expect(JSON.parse(left[0].body).by).toBe("retrying");
     expect(h.ctx.db.$client.query("select count(*) as n from webhook_attempts where webhook_id = ?").get(w.id)).toEqual({ n: 1 });
   });
 });
@@ -392,17 +393,17 @@ describe("GET /webhooks/{id}/deliveries", () => {
     const b = await h.user();
     const w = await hook(a);
     for (let i = 0; i < 3; i++) {
-      await emit("security_2fa_disabled", { recipient_ids: [a.id], i });
+      await emit([a.id], { by: String(i) });
       h.clock.advance(1000);
     }
     await runDueDeliveries(h.ctx);
     const page = await h.req("GET", `/api/v1/webhooks/${w.id}/deliveries`, { token: a.token, query: { limit: 2 } });
     expect(page.status).toBe(200);
-    expect(page.body.map((d: any) => d.payload.i)).toEqual([2, 1]);
+    expect(page.body.map((d: any) => d.payload.by)).toEqual(["2", "1"]);
     expect(page.headers.get("x-total-count")).toBe("3");
     expect(page.headers.get("x-has-more")).toBe("true");
     const rest = await h.req("GET", `/api/v1/webhooks/${w.id}/deliveries`, { token: a.token, query: { limit: 2, page: 2 } });
-    expect(rest.body.map((d: any) => d.payload.i)).toEqual([0]);
+    expect(rest.body.map((d: any) => d.payload.by)).toEqual(["0"]);
     expect(rest.headers.get("x-has-more")).toBe("false");
     expect((await h.req("GET", `/api/v1/webhooks/${w.id}/deliveries`, { token: a.token, query: { limit: 101 } })).status).toBe(422);
     expect((await h.req("GET", `/api/v1/webhooks/${w.id}/deliveries`, { token: b.token })).status).toBe(404);

@@ -1,32 +1,31 @@
 // Which webhook events a committed domain event becomes, for whom, and with what body (spec
-// Part 2 §6.2, DECISIONS 5; payload shapes from the reference event catalogue). No HTTP and no
-// writes here: the service turns the plan into delivery rows.
+// Part 2 §6.2, docs/decisions.md 5; payload shapes from the reference event catalogue). No HTTP
+// and no writes here: the service turns the plan into delivery rows. The event's payload carries
+// the names, titles and readers the bodies need (core/domain-events.ts), so nothing is read again
+// but who may read private or held content.
 //
 // Three kinds of targets:
 // - "broadcast" (post_created, comment_created, reaction_added, member_joined, user_followed):
 //   every active webhook subscribed to the name whose owner may read the content — never content
 //   in a private colony the owner is not an approved member of. The actor's own webhooks are
 //   included: the reference describes these as "no per-user targeting".
-// - personal events derived like the notifications (comment_on_post, reply_to_comment, mention,
-//   new_follower, post_reaction): the affected users, never the actor, and only while they can
-//   still read the content.
+// - personal events (comment_on_post, reply_to_comment, mention, new_follower, post_reaction):
+//   exactly the people the event's fan-out rule told (its `audience`, notifications/handlers.ts),
+//   while they can still read the content. Who is told is decided once, there.
 // - the generic rule: a domain event whose type is a §6.2 name and whose payload carries
 //   `recipient_ids: string[]` goes to those users (messaging, two-factor and later features).
 import type { Ctx } from "../../core/context";
-import { payloadString, payloadStrings, type DomainEvent } from "../../core/events";
+import type { Readers } from "../../core/domain-events";
+import type { AnyDomainEvent, DomainEvent, EventName } from "../../core/events";
 import { callerOf } from "../auth/service";
 import * as colonies from "../colonies/service";
-import { isThreadMuted } from "../notifications/service";
 import * as posts from "../posts/service";
 import * as users from "../users/service";
 import catalog from "./catalog.json";
 
-/** Every name a subscription may list (§6.2 without the synthetic test.ping; DECISIONS 5). */
+/** Every name a subscription may list (§6.2 without the synthetic test.ping; decisions 5). */
 export const EVENT_NAMES: readonly string[] = catalog.events.map((e) => e.name);
 const NAMES = new Set(EVENT_NAMES);
-
-/** Payload fields that steer delivery and are never sent. */
-const INTERNAL_FIELDS = new Set(["recipient_ids"]);
 
 export type Audience = { kind: "broadcast" } | { kind: "users"; userIds: string[] };
 
@@ -40,206 +39,168 @@ export interface PlannedEvent {
   visibleTo: (userId: string) => boolean;
 }
 
-
 function memo<V>(cache: Map<string, V>, key: string, make: () => V): V {
   if (!cache.has(key)) cache.set(key, make());
   return cache.get(key) as V;
 }
 
-/**
- * Memoised lookups for one event: users, posts and colonies (read once however many subscribers
- * are checked), who may read what, and user names.
- */
-class Lookups {
+/** Who may read what, for one event: each webhook owner is looked up once however many plans ask. */
+class Readability {
   private userById = new Map<string, ReturnType<typeof users.findById>>();
-  private postById = new Map<string, ReturnType<typeof posts.findPost>>();
-  private colonyById = new Map<string, ReturnType<typeof colonies.findColony>>();
-  private postSeen = new Map<string, boolean>();
-  private colonySeen = new Map<string, boolean>();
+  private answers = new Map<string, boolean>();
 
   constructor(readonly ctx: Ctx) {}
 
-  user(id: string | null) {
-    return id ? memo(this.userById, id, () => users.findById(this.ctx, id)) : null;
+  private user(id: string) {
+    return memo(this.userById, id, () => users.findById(this.ctx, id));
   }
 
-  username(id: string | null): string | null {
-    return this.user(id)?.username ?? null;
-  }
-
-  post(id: string) {
-    return memo(this.postById, id, () => posts.findPost(this.ctx, id));
-  }
-
-  colony(id: string) {
-    return memo(this.colonyById, id, () => colonies.findColony(this.ctx, id));
-  }
-
-  /** Whether the user (an active account) may see the post now. */
-  canSeePost(userId: string, postId: string): boolean {
-    return memo(this.postSeen, `${userId}:${postId}`, () => {
+  /** Whether the (active) user may read content with these readers; `postId` for restricted content. */
+  canRead(userId: string, readers: Readers, postId?: string): boolean {
+    return memo(this.answers, `${userId}:${readers.colony_id}:${postId ?? ""}`, () => {
       const user = this.user(userId);
-      const post = this.post(postId);
-      return users.isActive(user) && !!post && posts.canSee(this.ctx, callerOf(user), post, this.colony(post.colonyId));
-    });
-  }
-
-  canReadColony(userId: string, colonyId: string): boolean {
-    return memo(this.colonySeen, `${userId}:${colonyId}`, () => {
-      const user = this.user(userId);
-      const colony = this.colony(colonyId);
-      return users.isActive(user) && !!colony && colonies.canRead(this.ctx, colony, callerOf(user));
+      if (!users.isActive(user)) return false;
+      if (readers.restricted && postId) {
+        // Held or otherwise narrowed content: ask the post itself, as it is now.
+        const post = posts.findPost(this.ctx, postId);
+        return !!post && posts.canSee(this.ctx, callerOf(user), post, colonies.findColony(this.ctx, post.colonyId));
+      }
+      if (!readers.members_only) return true;
+      return user.isAdmin || !!colonies.membershipOf(this.ctx, readers.colony_id, userId)?.approved;
     });
   }
 }
 
-type Mapper = (ev: DomainEvent, look: Lookups) => PlannedEvent[];
+type Mapper<K extends EventName> = (ev: DomainEvent<K>, look: Readability) => PlannedEvent[];
 
 const broadcast: Audience = { kind: "broadcast" };
 const toUsers = (ids: Iterable<string>): Audience => ({ kind: "users", userIds: [...new Set(ids)] });
+/** The people the event's fan-out told with `kind`. */
+const told = (ev: AnyDomainEvent, kind: string): string[] => ev.audience.filter((t) => t.kind === kind).map((t) => t.user_id);
 
-const onPostCreated: Mapper = (ev, look) => {
-  const postId = payloadString(ev.payload.post_id);
-  if (!postId) return [];
-  const post = look.post(postId);
-  if (!post) return [];
-  const colony = look.colony(post.colonyId);
+const onPostCreated: Mapper<"post_created"> = (ev, look) => {
+  const p = ev.payload;
   return [
     {
       name: "post_created",
-      data: { post_id: post.id, author: look.username(post.authorId), title: post.title, colony: colony?.name ?? null, post_type: post.postType },
+      data: { post_id: p.post_id, author: p.author_username, title: p.title, colony: p.colony_name, post_type: p.post_type },
       audience: broadcast,
-      visibleTo: (u) => look.canSeePost(u, post.id),
+      visibleTo: (u) => look.canRead(u, p.readers, p.post_id),
     },
   ];
 };
 
-const onCommentCreated: Mapper = (ev, look) => {
-  const postId = payloadString(ev.payload.post_id);
-  const commentId = payloadString(ev.payload.comment_id);
-  if (!postId || !commentId) return [];
-  const post = look.post(postId);
-  if (!post) return [];
-  const actor = ev.actorId;
-  const actorName = look.username(actor);
-  const visibleTo = (u: string) => look.canSeePost(u, post.id);
+const onCommentCreated: Mapper<"comment_created"> = (ev, look) => {
+  const p = ev.payload;
+  const visibleTo = (u: string) => look.canRead(u, p.readers, p.post_id);
   const out: PlannedEvent[] = [
-    {
-      name: "comment_created",
-      data: { comment_id: commentId, post_id: post.id, author: actorName, post_title: post.title },
-      audience: broadcast,
-      visibleTo,
-    },
+    { name: "comment_created", data: { comment_id: p.comment_id, post_id: p.post_id, author: p.author_username, post_title: p.post_title }, audience: broadcast, visibleTo },
   ];
-  // The personal twins follow the notification rules: never the actor, each user once (a post
-  // author whose own comment was answered gets the reply), and a muted thread silences both.
-  const told = new Set<string>();
-  const personal = (userId: string | null, name: "reply_to_comment" | "comment_on_post", data: Record<string, unknown>) => {
-    if (!userId || userId === actor || told.has(userId)) return;
-    told.add(userId);
-    if (isThreadMuted(look.ctx, userId, post.id)) return;
-    out.push({ name, data, audience: toUsers([userId]), visibleTo });
-  };
-  const parentAuthor = payloadString(ev.payload.parent_id) ? payloadString(ev.payload.parent_author_id) : null;
-  personal(parentAuthor, "reply_to_comment", { post_id: post.id, post_title: post.title, comment_id: commentId, replier: actorName, replier_id: actor });
-  personal(payloadString(ev.payload.post_author_id), "comment_on_post", { post_id: post.id, post_title: post.title, comment_id: commentId, commenter: actorName, commenter_id: actor });
-  return out;
-};
-
-const onMention: Mapper = (ev, look) => {
-  const postId = payloadString(ev.payload.post_id);
-  if (!postId) return [];
-  const post = look.post(postId);
-  if (!post) return [];
-  const recipients = payloadStrings(ev.payload.user_ids).filter((u) => u !== ev.actorId);
-  if (!recipients.length) return [];
-  const data: Record<string, unknown> = { actor: look.username(ev.actorId), post_id: post.id, post_title: post.title };
-  const commentId = payloadString(ev.payload.comment_id);
-  if (commentId) data.comment_id = commentId;
-  return [{ name: "mention", data, audience: toUsers(recipients), visibleTo: (u) => look.canSeePost(u, post.id) }];
-};
-
-const onReactionAdded: Mapper = (ev, look) => {
-  const postId = payloadString(ev.payload.post_id);
-  if (!postId) return [];
-  const commentId = payloadString(ev.payload.comment_id);
-  const emoji = payloadString(ev.payload.emoji);
-  const reactor = look.username(ev.actorId);
-  const visibleTo = (u: string) => look.canSeePost(u, postId);
-  const out: PlannedEvent[] = [
-    {
-      name: "reaction_added",
-      // Exactly one of post_id / comment_id is set (reference ReactionAddedPayload).
-      data: { reactor, emoji, post_id: commentId ? null : postId, comment_id: commentId },
-      audience: broadcast,
-      visibleTo,
-    },
-  ];
-  const author = payloadString(ev.payload.author_id);
-  if (author && author !== ev.actorId) {
+  const replied = told(ev, "reply_to_comment");
+  if (replied.length) {
     out.push({
-      name: "post_reaction",
-      data: { post_id: postId, comment_id: commentId, emoji, reactor, reactor_id: ev.actorId, is_comment: !!commentId },
-      audience: toUsers([author]),
+      name: "reply_to_comment",
+      data: { post_id: p.post_id, post_title: p.post_title, comment_id: p.comment_id, replier: p.author_username, replier_id: ev.actorId },
+      audience: toUsers(replied),
+      visibleTo,
+    });
+  }
+  const commented = told(ev, "comment_on_post");
+  if (commented.length) {
+    out.push({
+      name: "comment_on_post",
+      data: { post_id: p.post_id, post_title: p.post_title, comment_id: p.comment_id, commenter: p.author_username, commenter_id: ev.actorId },
+      audience: toUsers(commented),
       visibleTo,
     });
   }
   return out;
 };
 
-const onUserFollowed: Mapper = (ev, look) => {
-  const follower = payloadString(ev.payload.follower_id) ?? ev.actorId;
-  const followee = payloadString(ev.payload.followee_id);
-  if (!follower || !followee) return [];
-  const everyone = () => true;
-  return [
-    { name: "user_followed", data: { follower: look.username(follower), followed: look.username(followee), followed_id: followee }, audience: broadcast, visibleTo: everyone },
-    ...(follower !== followee
-      ? [{ name: "new_follower", data: { follower: look.username(follower), follower_id: follower }, audience: toUsers([followee]), visibleTo: everyone }]
-      : []),
+const onMention: Mapper<"mention"> = (ev, look) => {
+  const p = ev.payload;
+  const recipients = told(ev, "mention");
+  if (!recipients.length) return [];
+  const data: Record<string, unknown> = { actor: p.author_username, post_id: p.post_id, post_title: p.post_title };
+  if (p.comment_id) data.comment_id = p.comment_id;
+  return [{ name: "mention", data, audience: toUsers(recipients), visibleTo: (u) => look.canRead(u, p.readers, p.post_id) }];
+};
+
+const onReactionAdded: Mapper<"reaction_added"> = (ev, look) => {
+  const p = ev.payload;
+  const commentId = p.comment_id ?? null;
+  const visibleTo = (u: string) => look.canRead(u, p.readers, p.post_id);
+  const out: PlannedEvent[] = [
+    {
+      name: "reaction_added",
+      // Exactly one of post_id / comment_id is set (reference ReactionAddedPayload).
+      data: { reactor: p.reactor_username, emoji: p.emoji, post_id: commentId ? null : p.post_id, comment_id: commentId },
+      audience: broadcast,
+      visibleTo,
+    },
   ];
+  const authors = told(ev, "post_reaction");
+  if (authors.length) {
+    out.push({
+      name: "post_reaction",
+      data: { post_id: p.post_id, comment_id: commentId, emoji: p.emoji, reactor: p.reactor_username, reactor_id: ev.actorId, is_comment: !!commentId },
+      audience: toUsers(authors),
+      visibleTo,
+    });
+  }
+  return out;
+};
+
+const onUserFollowed: Mapper<"user_followed"> = (ev) => {
+  const p = ev.payload;
+  // Who follows whom is public.
+  const active = () => true;
+  const out: PlannedEvent[] = [
+    { name: "user_followed", data: { follower: p.follower_username, followed: p.followee_username, followed_id: p.followee_id }, audience: broadcast, visibleTo: active },
+  ];
+  const followed = told(ev, "new_follower");
+  if (followed.length) out.push({ name: "new_follower", data: { follower: p.follower_username, follower_id: p.follower_id }, audience: toUsers(followed), visibleTo: active });
+  return out;
 };
 
 /** A membership that counts: an approved join, or the approval of a pending one. */
-const memberJoined = (colonyId: string | null, userId: string | null, look: Lookups): PlannedEvent[] => {
-  if (!colonyId || !userId) return [];
-  const user = look.user(userId);
-  if (!user) return [];
-  const colony = look.colony(colonyId);
+function memberJoined(p: { colony_id: string; colony_name: string; members_only: boolean; user_id: string; username: string; user_type: string }, look: Readability): PlannedEvent[] {
+  const readers: Readers = { colony_id: p.colony_id, members_only: p.members_only, restricted: false };
   return [
     {
       name: "member_joined",
-      data: { user_id: user.id, username: user.username, user_type: user.userType, colony: colony?.name ?? null, colony_id: colonyId },
+      data: { user_id: p.user_id, username: p.username, user_type: p.user_type, colony: p.colony_name, colony_id: p.colony_id },
       audience: broadcast,
-      visibleTo: (u) => look.canReadColony(u, colonyId),
+      visibleTo: (u) => look.canRead(u, readers),
     },
   ];
-};
+}
 
-const MAPPERS: Record<string, Mapper> = {
+const MAPPERS: { [K in EventName]?: Mapper<K> } = {
   post_created: onPostCreated,
   comment_created: onCommentCreated,
   mention: onMention,
   reaction_added: onReactionAdded,
   user_followed: onUserFollowed,
-  member_joined: (ev, look) => (ev.payload.approved === false ? [] : memberJoined(payloadString(ev.payload.colony_id), payloadString(ev.payload.user_id), look)),
-  colony_member_approved: (ev, look) => memberJoined(payloadString(ev.payload.colony_id), payloadString(ev.payload.user_id), look),
+  member_joined: (ev, look) => (ev.payload.approved ? memberJoined(ev.payload, look) : []),
+  colony_member_approved: (ev, look) => memberJoined(ev.payload, look),
 };
 
 /** The generic rule: a §6.2 name with explicit `recipient_ids`; internal fields stripped. */
-const generic: Mapper = (ev) => {
-  const recipients = payloadStrings(ev.payload.recipient_ids);
+function generic(ev: AnyDomainEvent): PlannedEvent[] {
+  const payload = ev.payload as Record<string, unknown>;
+  const recipients = Array.isArray(payload.recipient_ids) ? (payload.recipient_ids as string[]) : [];
   if (!recipients.length) return [];
   const data: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(ev.payload)) if (!INTERNAL_FIELDS.has(k) && k !== "event") data[k] = v;
+  for (const [k, v] of Object.entries(payload)) if (k !== "recipient_ids" && k !== "event") data[k] = v;
   return [{ name: ev.type, data, audience: toUsers(recipients), visibleTo: () => true }];
-};
+}
 
 /** The webhook events a domain event turns into (empty for events no webhook hears about). */
-export function planWebhookEvents(ctx: Ctx, ev: DomainEvent): PlannedEvent[] {
-  const mapper = MAPPERS[ev.type] ?? (NAMES.has(ev.type) ? generic : null);
-  if (!mapper) return [];
-  return mapper(ev, new Lookups(ctx));
+export function planWebhookEvents(ctx: Ctx, ev: AnyDomainEvent): PlannedEvent[] {
+  const mapper = MAPPERS[ev.type] as Mapper<EventName> | undefined;
+  if (mapper) return mapper(ev, new Readability(ctx));
+  return NAMES.has(ev.type) ? generic(ev) : [];
 }
 
 /** The body sent for an event: `event` first, then its data (reference catalogue shape). */

@@ -178,17 +178,46 @@ describe("the generic recipient_ids rule", () => {
     const wNotTo = await hook(notTo, ["direct_message"]);
     const wUnsubscribed = await hook(to, ["mention"]);
     h.ctx.db.transaction((tx) => {
-      h.ctx.events.emit(tx, { type: "direct_message", actorId: sender.id, payload: { recipient_ids: [to.id], sender_display_name: "Alice Ayers", sender: "Alice Ayers" } });
-      h.ctx.events.emit(tx, { type: "group_message", actorId: sender.id, payload: { recipient_ids: [to.id, notTo.id], sender: sender.username, conversation_id: "c1", body_excerpt: "hi" } });
+      const dm = { recipient_ids: [to.id], message_id: "m1", conversation_id: "c0", sender_id: sender.id, sender_username: sender.username, sender_display_name: "Alice Ayers", sender: "Alice Ayers", preview: "hello" };
+      h.ctx.events.emit(tx, { type: "direct_message", actorId: sender.id, payload: dm });
+      const group = {
+        recipient_ids: [to.id, notTo.id],
+        message_id: "m2",
+        conversation_id: "c1",
+        conversation_title: null,
+        sender_id: sender.id,
+        sender_username: sender.username,
+        sender: sender.username,
+        sender_display_name: sender.username,
+        body_excerpt: "hi",
+        preview: "hi",
+        mentioned_user_ids: [],
+        everyone: false,
+      };
+      h.ctx.events.emit(tx, { type: "group_message", actorId: sender.id, payload: group });
       // Not a §6.2 name: nobody hears about it, recipient_ids or not.
-      h.ctx.events.emit(tx, { type: "message_internal", actorId: sender.id, payload: { recipient_ids: [to.id] } });
+      h.ctx.events.emit(tx, { type: "group_settings_changed", actorId: sender.id, payload: { conversation_id: "c1", user_id: to.id, changed: ["muted_until"] } });
     });
+
     await flush();
     // Two deliveries to one webhook go out side by side and may arrive in either order (delivery
     // is at-least-once, unordered; receivers order by the payload, not by arrival).
     expect(got(wTo).sort((x, y) => x.event.localeCompare(y.event))).toEqual([
-      { event: "direct_message", sender_display_name: "Alice Ayers", sender: "Alice Ayers" },
-      { event: "group_message", sender: sender.username, conversation_id: "c1", body_excerpt: "hi" },
+      { event: "direct_message", message_id: "m1", conversation_id: "c0", sender_id: sender.id, sender_username: sender.username, sender_display_name: "Alice Ayers", sender: "Alice Ayers", preview: "hello" },
+      {
+        event: "group_message",
+        message_id: "m2",
+        conversation_id: "c1",
+        conversation_title: null,
+        sender_id: sender.id,
+        sender_username: sender.username,
+        sender: sender.username,
+        sender_display_name: sender.username,
+        body_excerpt: "hi",
+        preview: "hi",
+        mentioned_user_ids: [],
+        everyone: false,
+      },
     ]);
     expect(got(wNotTo)).toEqual([]); // group_message went to notTo, but that webhook does not subscribe to it
     expect(got(wUnsubscribed)).toEqual([]);
@@ -198,7 +227,7 @@ describe("the generic recipient_ids rule", () => {
     const a = await h.user();
     const w = await hook(a, ["security_2fa_disabled"]);
     await h.req("PUT", `/api/v1/webhooks/${w.id}`, { token: a.token, body: { is_active: false } });
-    h.ctx.db.transaction((tx) => h.ctx.events.emit(tx, { type: "security_2fa_disabled", payload: { recipient_ids: [a.id] } }));
+    h.ctx.db.transaction((tx) => h.ctx.events.emit(tx, { type: "security_2fa_disabled", actorId: null, payload: { recipient_ids: [a.id], actor: a.username, actor_id: a.id, by: "you" } }));
     await flush();
     expect(got(w)).toEqual([]);
     expect(h.ctx.db.$client.query("select count(*) as n from webhook_deliveries where webhook_id = ?").get(w.id)).toEqual({ n: 0 });

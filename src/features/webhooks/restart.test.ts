@@ -32,7 +32,7 @@ test("pending deliveries survive a restart and are delivered by the next process
   createApp(first);
   const user = first.db.transaction((tx) => users.createAccount(first, tx, { username: "restart-owner", displayName: "Restart Owner", apiKeyHash: hashSecret(newApiKey()) }));
   const w = await createWebhook(first, callerOf(user), { url: rx.url("/after-restart"), secret, events: ["security_2fa_disabled"] });
-  first.db.transaction((tx) => first.events.emit(tx, { type: "security_2fa_disabled", payload: { recipient_ids: [user.id], by: "your claiming human" } }));
+  first.db.transaction((tx) => first.events.emit(tx, { type: "security_2fa_disabled", actorId: null, payload: { recipient_ids: [user.id], actor: "restart-owner", actor_id: user.id, by: "your claiming human" } }));
   await first.events.drain();
   expect(pendingCount(first)).toBe(1);
   expect(rx.received).toHaveLength(0);
@@ -45,7 +45,7 @@ test("pending deliveries survive a restart and are delivered by the next process
   expect(await runDueDeliveries(second)).toBe(1);
   expect(rx.to("/after-restart")).toHaveLength(1);
   const [r] = rx.to("/after-restart");
-  expect(JSON.parse(r.body)).toEqual({ event: "security_2fa_disabled", by: "your claiming human" });
+  expect(JSON.parse(r.body)).toEqual({ event: "security_2fa_disabled", actor: "restart-owner", actor_id: user.id, by: "your claiming human" });
   expect(r.headers["x-service-signature"]).toBe(`sha256=${createHmac("sha256", secret).update(r.body).digest("hex")}`);
   expect(pendingCount(second)).toBe(0);
   const row = second.db.$client.query("select status, attempt from webhook_deliveries where webhook_id = ?").get(w.id);

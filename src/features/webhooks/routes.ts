@@ -105,7 +105,6 @@ const CATALOG = {
  * route type into it makes TypeScript give up (TS2589); nothing reads these route types.
  */
 export const webhooksRoutes = (ctx: Ctx): Elysia => {
-  service.registerWebhookHandlers(ctx);
   const plugin = new Elysia({ prefix: "/api/v1/webhooks", tags: ["webhooks"] })
     .use(authPlugin(ctx))
     .use(rateLimitPlugin(ctx))

@@ -11,7 +11,7 @@ import { guardedPost, checkOutboundUrl, OutboundUrlError, type OutboundResult } 
 import { iso } from "../../core/clock";
 import type { Ctx } from "../../core/context";
 import { ApiError, conflict, invalid, notFound } from "../../core/errors";
-import type { DomainEvent } from "../../core/events";
+import type { AnyDomainEvent } from "../../core/events";
 import { isUuid, uuidv7 } from "../../core/ids";
 import { keptWhile, preparedSql } from "../../db/statements";
 import type { Page } from "../../core/paging";
@@ -481,7 +481,7 @@ function subscribers(ctx: Ctx, event: string, userIds: readonly string[] | null)
  * to. Idempotent: the event id is derived from the domain event, and a (webhook, event id) pair
  * is queued once.
  */
-export function enqueueForEvent(ctx: Ctx, ev: DomainEvent): number {
+export function enqueueForEvent(ctx: Ctx, ev: AnyDomainEvent): number {
   const subscribed = subscribedEvents(ctx);
   if (!subscribed.size) return 0;
   const planned = planWebhookEvents(ctx, ev);
@@ -513,7 +513,7 @@ export function enqueueForEvent(ctx: Ctx, ev: DomainEvent): number {
 }
 
 /** How long finished deliveries (and their attempts) stay in the log. */
-const DELIVERY_LOG_RETENTION_MS = 30 * 24 * 3600_000;
+export const DELIVERY_LOG_RETENTION_MS = 30 * 24 * 3600_000;
 
 /** Deletes finished deliveries completed before `beforeMs`, with their attempts; pending ones stay. */
 export function pruneDeliveries(ctx: Ctx, beforeMs: number): number {
@@ -538,22 +538,8 @@ export function pendingCount(ctx: Ctx): number {
   return ctx.db.select({ n: count() }).from(webhookDeliveries).where(eq(webhookDeliveries.status, "pending")).get()?.n ?? 0;
 }
 
-const registered = new WeakSet<Ctx["events"]>();
-
-/** Subscribes the queueing handler to the outbox and schedules the delivery worker (once per bus). */
-export function registerWebhookHandlers(ctx: Ctx): void {
-  if (registered.has(ctx.events)) return;
-  registered.add(ctx.events);
-  ctx.events.on("*", (ev) => {
-    enqueueForEvent(ctx, ev);
-  });
-  // A self-deleted account leaves no webhooks behind.
-  ctx.events.on("account_deleted", (ev) => {
-    const userId = typeof ev.payload.user_id === "string" ? ev.payload.user_id : null;
-    if (!userId) return;
-    const ids = ctx.db.select({ id: webhooks.id }).from(webhooks).where(eq(webhooks.userId, userId)).all().map((r) => r.id);
-    ctx.db.transaction((tx) => purgeWebhooks(tx, ids));
-  });
-  ctx.jobs.every("webhook-deliveries", "* * * * * *", () => runDueDeliveries(ctx));
-  ctx.jobs.every("prune-webhook-deliveries", "41 3 * * *", () => pruneDeliveries(ctx, ctx.clock.now() - DELIVERY_LOG_RETENTION_MS));
+/** Deletes every webhook of an account (self-deleted), with its deliveries. */
+export function purgeUserWebhooks(ctx: Ctx, userId: string): void {
+  const ids = ctx.db.select({ id: webhooks.id }).from(webhooks).where(eq(webhooks.userId, userId)).all().map((r) => r.id);
+  ctx.db.transaction((tx) => purgeWebhooks(tx, ids));
 }

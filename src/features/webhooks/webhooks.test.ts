@@ -271,7 +271,7 @@ describe("rate limits", () => {
     const limited = setup({ allowPrivateWebhooks: true, webhookTimeoutMs: 2000 });
     const a = await limited.user();
     const w = await limited.req("POST", "/api/v1/webhooks", { token: a.token, body: { url: rx.url("/replays"), secret: SECRET, events: ["security_2fa_disabled"] } });
-    limited.ctx.db.transaction((tx) => limited.ctx.events.emit(tx, { type: "security_2fa_disabled", payload: { recipient_ids: [a.id] } }));
+    limited.ctx.db.transaction((tx) => limited.ctx.events.emit(tx, { type: "security_2fa_disabled", actorId: null, payload: { recipient_ids: [a.id], actor: a.username, actor_id: a.id, by: "you" } }));
     await limited.ctx.events.drain();
     const { id } = limited.ctx.db.$client.query("select id from webhook_deliveries where webhook_id = ?").get(w.body.id) as { id: string };
     const path = `/api/v1/webhooks/${w.body.id}/deliveries/${id}/replay`;

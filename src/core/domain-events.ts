@@ -1,0 +1,174 @@
+// Every domain event the server emits, by name, with the payload it carries. The emitter writes
+// the facts its subscribers need (ids, names, titles, who may read the content), so that no
+// subscriber reads again what the emitter already had; core/events.ts makes `emit` and `on`
+// generic over this map, so an emitter and a subscriber that disagree do not compile.
+//
+// Payloads are stored as JSON in the outbox (the events table) until they are delivered: plain
+// data only. Adding a field is backward compatible for subscribers that do not read it; events
+// still waiting in the outbox at an upgrade are delivered at shutdown (server.ts), so a new
+// version does not meet the old shapes.
+
+/** Who may read the content an event is about, as the emitter saw it (webhook visibility). */
+export interface Readers {
+  colony_id: string;
+  /** A private colony: its approved members (and site admins) read it, nobody else. */
+  members_only: boolean;
+  /** Narrower than the colony's readers (a held post, an unpublished one): check the content itself. */
+  restricted: boolean;
+}
+
+/** Someone the event's fan-out told (a notification written in the event's transaction). */
+export interface Told {
+  user_id: string;
+  /** The notification kind they were told with. */
+  kind: string;
+}
+
+type Empty = Record<string, never>;
+
+interface GroupMessageFacts {
+  message_id: string;
+  conversation_id: string;
+  conversation_title: string | null;
+  sender_id: string;
+  sender_username: string;
+  sender: string;
+  sender_display_name: string;
+  body_excerpt: string;
+  preview: string;
+}
+
+interface MessageChange {
+  conversation_id: string;
+  message_id: string;
+  sender_id: string;
+  sender_username: string;
+  /** Groups: every accepted member; 1:1: the other participant. */
+  recipient_ids: string[];
+}
+
+export interface DomainEvents {
+  // Accounts and security
+  account_deleted: { user_id: string; username: string };
+  api_key_recovered: Empty;
+  email_verified: Empty;
+  mail_queued: { sealed: string };
+  /** To the account; `actor` turned it on or off (the account itself, or later its claiming human), `by` says who in words. */
+  security_2fa_enabled: { recipient_ids: string[]; actor: string; actor_id: string; by: string };
+  security_2fa_disabled: { recipient_ids: string[]; actor: string; actor_id: string; by: string };
+  oauth_client_created: Empty;
+  oauth_client_updated: Empty;
+  oauth_client_deleted: Empty;
+
+  // People
+  user_followed: { follower_id: string; followee_id: string; follower_username: string; followee_username: string };
+  user_blocked: { blocker_id: string; blocked_id: string };
+  user_unblocked: { blocker_id: string; blocked_id: string };
+
+  // Posts
+  post_created: { post_id: string; colony_id: string; colony_name: string; author_id: string; author_username: string; post_type: string; title: string; readers: Readers };
+  post_held: { post_id: string; colony_id: string; author_id: string; reason: string | null };
+  post_scheduled: { post_id: string; scheduled_for: number };
+  post_publish_failed: { post_id: string; author_id: string; reason: string };
+  post_updated: { post_id: string; colony_id: string; fields: string[] };
+  post_deleted: { post_id: string; colony_id: string; author_id: string; by_moderator: boolean };
+  mention: { user_ids: string[]; post_id: string; post_title: string; comment_id?: string; author_username: string; readers: Readers };
+
+  // Comments
+  comment_created: {
+    post_id: string;
+    post_title: string;
+    comment_id: string;
+    parent_id: string | null;
+    post_author_id: string;
+    parent_author_id: string | null;
+    colony_id: string;
+    author_username: string;
+    readers: Readers;
+  };
+  comment_held: { post_id: string; comment_id: string; colony_id: string; reason: string | null };
+  comment_updated: { post_id: string; comment_id: string };
+  comment_deleted: { post_id: string; comment_id: string; author_id: string; by_moderator: boolean };
+  comment_reparented: { post_id: string; comment_id: string; from_parent_id: string | null; to_parent_id: string | null };
+
+  // Reactions, votes, polls
+  reaction_added: { emoji: string; post_id: string; comment_id?: string; author_id: string; reactor_username: string; readers: Readers };
+  vote_cast: {
+    target_type: "post" | "comment";
+    target_id: string;
+    post_id: string;
+    comment_id?: string;
+    author_id: string;
+    value: number;
+    previous_value: number | null;
+    score: number;
+    karma_conferred: boolean;
+    karma_reason: string | null;
+  };
+  poll_voted: { post_id: string; option_ids: string[]; author_id: string };
+
+  // Colonies
+  colony_created: { colony_id: string; colony_name: string; community_type: string; founder_id: string };
+  member_joined: { colony_id: string; colony_name: string; members_only: boolean; user_id: string; username: string; user_type: string; approved: boolean };
+  member_left: { colony_id: string; colony_name: string; user_id: string };
+  colony_settings_updated: { colony_id: string; colony_name: string; fields: string[] };
+  colony_member_approved: { colony_id: string; colony_name: string; members_only: boolean; user_id: string; username: string; user_type: string };
+  colony_member_approval_revoked: { colony_id: string; colony_name: string; members_only: boolean; user_id: string; username: string; user_type: string };
+
+  // Messages
+  direct_message: {
+    recipient_ids: string[];
+    message_id: string;
+    conversation_id: string;
+    sender_id: string;
+    sender_username: string;
+    sender_display_name: string;
+    sender: string;
+    preview: string;
+  };
+  messages_read: {
+    conversation_id: string;
+    message_id: string | null;
+    reader_id: string;
+    count: number;
+    read_count: number;
+    is_group: boolean;
+    recipient_ids: string[];
+  };
+  message_reaction: { conversation_id: string; message_id: string; emoji: string; action: "add" | "remove"; total: number; user_id: string; recipient_ids: string[] };
+  direct_message_edited: MessageChange & { body: string; edited_at: string };
+  group_message_edited: MessageChange & { body: string; edited_at: string };
+  direct_message_deleted: MessageChange & { deleted_at: string };
+  group_message_deleted: MessageChange & { deleted_at: string };
+  group_avatar_changed: { conversation_id: string; uploaded_at: number | null };
+  group_settings_changed: { conversation_id: string; user_id: string; changed: string[] };
+  group_created: { conversation_id: string; title: string | null; invitee_ids: string[]; template: string | null };
+  group_updated: { conversation_id: string; title: string | null; description: string | null; changed: string[] };
+  group_message: GroupMessageFacts & { recipient_ids: string[]; mentioned_user_ids: string[]; everyone: boolean };
+  group_mention: GroupMessageFacts & { recipient_ids: string[]; everyone: boolean };
+  group_member_added: { recipient_ids: string[]; conversation_id: string; actor: string; actor_id: string; added: string; added_user_id: string };
+  group_invite_declined: { conversation_id: string; user: string; user_id: string };
+  group_invite_accepted: { recipient_ids: string[]; conversation_id: string; user: string; user_id: string };
+  group_member_left: { recipient_ids: string[]; conversation_id: string; leaver: string; leaver_id: string; promoted_user_id: string | null; creator_id: string | null };
+  group_member_removed: {
+    recipient_ids: string[];
+    conversation_id: string;
+    actor: string;
+    actor_id: string;
+    removed: string | null;
+    removed_user_id: string;
+    was_pending: boolean;
+  };
+  group_admin_changed: { conversation_id: string; user_id: string; is_admin: boolean };
+  group_creator_transferred: { conversation_id: string; from_user_id: string; to_user_id: string };
+  group_message_pinned: { conversation_id: string; message_id: string; pinned: boolean };
+
+  // Webhooks
+  webhook_created: { webhook_id: string };
+  webhook_updated: { webhook_id: string };
+  webhook_deleted: { webhook_id: string };
+  webhook_secret_rotated: { webhook_id: string };
+  webhook_delivery_replayed: { webhook_id: string; delivery_id: string; replay_id: string };
+}
+
+export type EventName = keyof DomainEvents;
