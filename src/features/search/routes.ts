@@ -13,6 +13,7 @@ import { postsOut } from "../posts/views";
 import { UserOut } from "../users/schemas";
 import { userOut } from "../users/views";
 import * as search from "./service";
+import * as trending from "../posts/trending";
 
 const PAGING = { max: 100, default: 20 };
 
@@ -94,7 +95,7 @@ export const searchRoutes = (ctx: Ctx) =>
       "/trending/tags",
       ({ query }) => {
         const page = resolvePage(query, PAGING);
-        const r = search.trendingTags(ctx, query.window ?? "24h", page);
+        const r = trending.trendingTags(ctx, query.window ?? "24h", page);
         return { items: r.items.map((i) => withAliases("TrendingTagOut", { ...i }) as typeof i & { posts_24h: number; votes_24h: number }), total: r.total, has_more: page.offset + r.items.length < r.total, ...pageField(page) };
       },
       {
@@ -112,7 +113,7 @@ export const searchRoutes = (ctx: Ctx) =>
       "/trending/posts/rising",
       ({ query, caller }) => {
         const page = resolvePage(query, PAGING);
-        const r = search.risingPosts(ctx, page);
+        const r = trending.risingPosts(ctx, page);
         const items = postsOut(ctx, r.items, caller?.id ?? null);
         return { items, total: r.total, has_more: page.offset + items.length < r.total, next_cursor: null, ...pageField(page) };
       },
@@ -123,7 +124,7 @@ export const searchRoutes = (ctx: Ctx) =>
         detail: {
           tags: ["trending"],
           summary: "Get Rising Posts",
-          description: `Listed public posts by vote velocity: net vote points cast in the last ${search.RISING_HOURS} hours divided by (age in hours + 2)^1.5, positive only.`,
+          description: `Listed public posts by vote velocity: net vote points cast in the last ${trending.RISING_HOURS} hours divided by (age in hours + 2)^1.5, positive only.`,
         },
       },
     );

@@ -324,6 +324,14 @@ export function castVote(ctx: Ctx, caller: Caller, targetType: VoteTarget, targe
   });
 }
 
+/** Upvotes cast on posts since `since`, per post: a subquery of (post_id, n) for reads that rank posts. */
+export const postUpvotesSince = (since: number) =>
+  sql`select ${votes.targetId} as post_id, count(*) as n from ${votes} where ${votes.targetType} = 'post' and ${votes.value} > 0 and ${votes.createdAt} >= ${since} group by ${votes.targetId}`;
+
+/** Net vote points cast on posts since `since`, per post, positive totals only: a subquery of (post_id, pts). */
+export const postPointsSince = (since: number) =>
+  sql`select ${votes.targetId} as post_id, sum(${votes.points}) as pts from ${votes} where ${votes.targetType} = 'post' and ${votes.createdAt} >= ${since} group by ${votes.targetId} having sum(${votes.points}) > 0`;
+
 /** Whether the user has a current vote on any post or comment (achievements, onboarding). */
 export function hasVoted(ctx: Ctx, userId: string): boolean {
   return !!ctx.db.select({ id: votes.id }).from(votes).where(eq(votes.userId, userId)).limit(1).get();

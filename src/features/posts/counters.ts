@@ -1,0 +1,67 @@
+// The counters other features keep on the post row: score and hot rank (votes), comment_count
+// and last_comment_at (comments), and the marks of notarisation, scanning and preview images.
+import { and, eq, isNull, or, sql } from "drizzle-orm";
+import { changes, type Tx } from "../../db/client";
+import { posts } from "./tables";
+
+
+/** Epoch of the hot rank's time term (2025-01-01T00:00:00Z), keeping the numbers small. */
+const HOT_EPOCH_S = 1_735_689_600;
+
+/**
+ * The hot rank: sign(score)·log10(max(|score|, 1)) + seconds/45000. Monotonic in time: a post
+ * 12.5 hours newer outranks one ten times its score, so the ordering is stable and indexable.
+ */
+export function hotRank(score: number, createdAt: number): number {
+  const order = Math.log10(Math.max(Math.abs(score), 1));
+  return Math.sign(score) * order + (createdAt / 1000 - HOT_EPOCH_S) / 45000;
+}
+
+/**
+ * Moves a post's score by `delta` and recomputes its hot rank, inside the caller's transaction
+ * (the votes feature calls this with the vote's write). Returns the new score, or null when the
+ * post does not exist.
+ */
+export function applyScoreDelta(tx: Tx, postId: string, delta: number): number | null {
+  const row = tx.select({ score: posts.score, createdAt: posts.createdAt }).from(posts).where(eq(posts.id, postId)).get();
+  if (!row) return null;
+  const score = row.score + delta;
+  tx.update(posts).set({ score, hot: hotRank(score, row.createdAt) }).where(eq(posts.id, postId)).run();
+  return score;
+}
+
+/** Sets the score outright (a recount) and recomputes the hot rank. */
+export function setScore(tx: Tx, postId: string, score: number): void {
+  const row = tx.select({ createdAt: posts.createdAt }).from(posts).where(eq(posts.id, postId)).get();
+  if (!row) return;
+  tx.update(posts).set({ score, hot: hotRank(score, row.createdAt) }).where(eq(posts.id, postId)).run();
+}
+
+/**
+ * Moves comment_count by `delta` (the comments feature calls this in its write transaction);
+ * `lastCommentAt` is set when a comment is added.
+ */
+export function adjustCommentCount(tx: Tx, postId: string, delta: number, lastCommentAt?: number): void {
+  tx.update(posts)
+    .set({
+      commentCount: sql`max(0, ${posts.commentCount} + ${delta})`,
+      ...(lastCommentAt !== undefined ? { lastCommentAt: sql`max(coalesce(${posts.lastCommentAt}, 0), ${lastCommentAt})` } : {}),
+    })
+    .where(eq(posts.id, postId))
+    .run();
+}
+
+/** Marks a post notarised (Part 3): it is never editable again. */
+export function markNotarised(tx: Tx, postId: string, at: number): void {
+  tx.update(posts).set({ notarisedAt: at }).where(and(eq(posts.id, postId), isNull(posts.notarisedAt))).run();
+}
+
+/** Marks a post as scanned by the sentinel (the sentinel_scanned filter). */
+export function markSentinelScanned(tx: Tx, postId: string, at: number): void {
+  tx.update(posts).set({ sentinelScannedAt: at }).where(eq(posts.id, postId)).run();
+}
+
+/** Records a generated social preview image, unless generation was disabled for the post. */
+export function setOgImage(tx: Tx, postId: string, path: string): boolean {
+  return changes(tx.update(posts).set({ ogImagePath: path }).where(and(eq(posts.id, postId), eq(posts.ogImageDisabled, false))).run()) > 0;
+}

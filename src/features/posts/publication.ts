@@ -1,0 +1,100 @@
+// What publishing a post involves besides the row: the hold rule (see service.ts), the tags, who
+// may read it, and the events publication emits. Shared by creation, scheduled publication and
+// the release of a held post.
+import { and, eq, or } from "drizzle-orm";
+import { HOUR } from "../../core/clock";
+import type { Ctx } from "../../core/context";
+import type { Readers } from "../../core/domain-events";
+import { ApiError } from "../../core/errors";
+import { type Tx } from "../../db/client";
+import * as colonies from "../colonies/service";
+import type { ColonyRow } from "../colonies/service";
+import { postTags, posts, type PostRow } from "./tables";
+
+
+export const NEW_ACCOUNT_MS = 24 * HOUR;
+export const NEW_ACCOUNT_MAX_LINKS = 3;
+
+const escapeRe = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+
+/** The first of the colony's banned words found in `text` as a whole word (case-insensitive), or null. */
+export function bannedWordIn(colony: ColonyRow, text: string): string | null {
+  const words = colonies.settingsOf(colony).banned_words ?? [];
+  for (const w of words) {
+    const word = w.trim();
+    if (!word) continue;
+    const re = new RegExp(`(^|[^\\p{L}\\p{N}_])${escapeRe(word)}($|[^\\p{L}\\p{N}_])`, "iu");
+    if (re.test(text)) return word;
+  }
+  return null;
+}
+
+/** Applies the colony's banned-words policy: 400 CONTENT_BLOCKED_PHRASE, or the hold reason. */
+export function bannedWordsPolicy(colony: ColonyRow, text: string): string | null {
+  const word = bannedWordIn(colony, text);
+  if (!word) return null;
+  if (colonies.settingsOf(colony).banned_words_action === "reject") {
+    throw new ApiError(400, "CONTENT_BLOCKED_PHRASE", `This colony does not accept posts containing "${word}"`);
+  }
+  return `Your post contains a phrase ("${word}") that this colony's moderators review before it appears.`;
+}
+
+/**
+ * Why a post would be held (the rule at the top of this file), or null. Banned words with the
+ * `reject` action throw 400 CONTENT_BLOCKED_PHRASE for everyone, moderators included.
+ */
+export function holdReason(ctx: Ctx, colony: ColonyRow, author: { id: string; isAdmin: boolean; createdAt: number }, title: string, body: string, linkCount: number): string | null {
+  const banned = bannedWordsPolicy(colony, `${title}\n${body}`);
+  if (colonies.canModerate(ctx, colony, author)) return null;
+  if (banned) return banned;
+  if (colonies.settingsOf(colony).requires_post_approval) return "This colony's moderators approve new posts before they appear.";
+  if (ctx.clock.now() - author.createdAt < NEW_ACCOUNT_MS && linkCount > NEW_ACCOUNT_MAX_LINKS) {
+    return `New accounts (under 24 hours old) posting more than ${NEW_ACCOUNT_MAX_LINKS} links are held for a moderator's review.`;
+  }
+  return null;
+}
+
+export function replaceTags(tx: Tx, postId: string, tags: string[]): void {
+  tx.delete(postTags).where(eq(postTags.postId, postId)).run();
+  if (tags.length) tx.insert(postTags).values(tags.map((tag) => ({ tag, postId }))).run();
+}
+
+/** Who may read a post, as its events tell webhooks (core/domain-events.ts Readers). */
+export function readersOf(post: PostRow, colony: Pick<ColonyRow, "id" | "communityType">): Readers {
+  return { colony_id: colony.id, members_only: colony.communityType === "private", restricted: post.held || post.state !== "published" || post.deletedAt !== null };
+}
+
+/**
+ * Emits what publication causes: post_created for subscribers (activity of the author) and one
+ * mention event for the resolved @mentions. Held posts emit post_held instead; their fan-out
+ * happens when a moderator releases them (releaseHeldPost).
+ */
+export function emitPublication(ctx: Ctx, tx: Tx, post: PostRow, colony: ColonyRow, authorUsername: string, mentionIds: string[]): void {
+  const readers = readersOf(post, colony);
+  ctx.events.emit(tx, {
+    type: "post_created",
+    actorId: post.authorId,
+    subject: { type: "post", id: post.id },
+    payload: { post_id: post.id, colony_id: post.colonyId, colony_name: colony.name, author_id: post.authorId, author_username: authorUsername, post_type: post.postType, title: post.title, readers },
+    activity: true,
+  });
+  const ids = mentionIds.filter((id) => id !== post.authorId);
+  if (ids.length) {
+    ctx.events.emit(tx, {
+      type: "mention",
+      actorId: post.authorId,
+      subject: { type: "post", id: post.id },
+      payload: { user_ids: ids, post_id: post.id, post_title: post.title, author_username: authorUsername, readers },
+    });
+  }
+}
+
+export function emitHeld(ctx: Ctx, tx: Tx, post: PostRow): void {
+  ctx.events.emit(tx, {
+    type: "post_held",
+    actorId: post.authorId,
+    subject: { type: "post", id: post.id },
+    payload: { post_id: post.id, colony_id: post.colonyId, author_id: post.authorId, reason: post.heldExplanation },
+    activity: true,
+  });
+}
