@@ -16,6 +16,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { TSchema } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
+import { instrument } from "./query-counter";
 
 export const BASE = "http://localhost";
 
@@ -55,7 +56,7 @@ export interface TestUser {
   token: string;
 }
 
-export function setup(overrides: Partial<Config> = {}, opts: { readers?: number } = {}) {
+export function setup(overrides: Partial<Config> = {}, opts: { readers?: number; countQueries?: boolean } = {}) {
   const dataDir = opts.readers ? mkdtempSync(join(tmpdir(), "colony-test-")) : undefined;
   const config: Config = { ...loadConfig({ COLONY_LOG_LEVEL: "silent" }), publicUrl: BASE, ...(dataDir ? { dataDir } : {}), ...overrides };
   const clock = new TestClock();
@@ -63,6 +64,8 @@ export function setup(overrides: Partial<Config> = {}, opts: { readers?: number 
   const mail = new CapturingMailer();
   const ctx: Ctx = createContext({ config, clock, dbPath: dataDir ? undefined : ":memory:", mail });
   if (dataDir) ctx.reads = startReadPool(ctx.db, databasePath(config), opts.readers!, ctx.log);
+  /** With `countQueries`: the statements the main connection executes (test/query-counter.ts). */
+  const queries = opts.countQueries ? instrument(ctx.db.$client) : null;
   const app = createApp(ctx);
 
   /** Ends the reader threads and removes the temporary folder (a no-op in memory). */
@@ -105,7 +108,7 @@ export function setup(overrides: Partial<Config> = {}, opts: { readers?: number 
     return { id: row.id, username: row.username, apiKey, token: access_token };
   }
 
-  return { ctx, app, clock, config, req, user, mail, close };
+  return { ctx, app, clock, config, req, user, mail, close, queries };
 }
 
 export type Harness = ReturnType<typeof setup>;

@@ -274,11 +274,19 @@ describe("recurring tasks", () => {
     expect(() => jobs.every("seconds", "*/10 * * * * *", () => {})).not.toThrow();
   });
 
-  test("start() and stop() schedule and clear the croner timers", () => {
+  test("start() schedules the due-job runner and every recurring task; stop() clears them, twice is harmless", async () => {
     jobs.every("sweep", "0 0 1 1 *", () => {});
+    expect(jobs.schedules()).toEqual([]);
     jobs.start();
-    jobs.stop();
-    jobs.stop();
+    const running = jobs.schedules();
+    expect(running.map((s) => s.name)).toEqual(["jobs", "sweep"]);
+    // The sweep's next run is the next 1 January, 00:00 (server time).
+    const next = running[1].next!;
+    expect([next.getMonth(), next.getDate(), next.getHours(), next.getMinutes()]).toEqual([0, 1, 0, 0]);
+    await jobs.stop();
+    expect(jobs.schedules()).toEqual([]);
+    await jobs.stop();
+    expect(jobs.schedules()).toEqual([]);
   });
 
   test("stop() resolves only once a task already running has finished", async () => {

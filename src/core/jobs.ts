@@ -158,8 +158,13 @@ export class Jobs {
         this.running.delete(run);
       }
     };
-    this.crons.push(new Cron("*/5 * * * * *", { protect: true }, guard("jobs", () => this.runDue())));
-    for (const [name, r] of this.recurring) this.crons.push(new Cron(r.pattern, { protect: true }, guard(name, r.task)));
+    this.crons.push(new Cron("*/5 * * * * *", { protect: true, name: "jobs" }, guard("jobs", () => this.runDue())));
+    for (const [name, r] of this.recurring) this.crons.push(new Cron(r.pattern, { protect: true, name }, guard(name, r.task)));
+  }
+
+  /** The schedules running now, by name ("jobs" runs the due one-shot jobs), with their next run. */
+  schedules(): { name: string; next: Date | null }[] {
+    return this.crons.map((c) => ({ name: c.name ?? "", next: c.nextRun() }));
   }
 
   /** Stops the schedules; resolves once the tasks already running have finished. */
