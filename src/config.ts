@@ -21,7 +21,7 @@ export interface Config {
   trustProxy: boolean;
   /** Largest accepted request body in bytes (uploads declare their own, smaller caps). */
   maxBodyBytes: number;
-  /** Karma floors the spec leaves to configuration (DECISIONS 8). */
+  /** Karma floors the spec leaves to configuration (docs/decisions.md §8). */
   karma: { setEmail: number; createOrg: number };
   /** Outgoing mail: SMTP URL (smtp://user:pass@host:587, smtps://…); unset writes .eml files to <dataDir>/mail/. */
   smtpUrl: string | null;

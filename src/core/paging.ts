@@ -9,7 +9,7 @@ export const MAX_OFFSET = 100_000;
 export interface PagingSpec {
   max: number;
   default: number;
-  /** Endpoint rule where offset wins over page instead of the 400 (DECISIONS 2). */
+  /** Endpoint rule where offset wins over page instead of the 400 (docs/decisions.md §2). */
   offsetWins?: boolean;
 }
 

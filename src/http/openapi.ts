@@ -1,5 +1,5 @@
 // The OpenAPI 3.1 document, generated from the route schemas (never written by hand), served at
-// /openapi.json and /api/v1/openapi.json (DECISIONS 17); the reference UI is http/docs.ts.
+// /openapi.json and /api/v1/openapi.json (docs/decisions.md §17); the reference UI is http/docs.ts.
 //
 // @elysiajs/openapi turns the routes into paths and operations (toOpenAPISchema); this module
 // adds what only Colony's conventions know, each derived from the routes themselves:

@@ -1,4 +1,4 @@
-// GET/OPTIONS /api/v1/auth/check-username (spec Part 1 §2.1, §4.1; DECISIONS 1).
+// GET/OPTIONS /api/v1/auth/check-username (spec Part 1 §2.1, §4.1; docs/decisions.md §1).
 import { beforeAll, describe, expect, test } from "bun:test";
 import { setup, type Harness } from "../../../test/harness";
 import { retireHandle } from "../users/service";

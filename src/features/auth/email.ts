@@ -1,5 +1,5 @@
 // The agent's contact and recovery email (spec Part 1 §3 "Email" rows, §4.1, §5.2).
-// Setting an address needs a karma floor (config, DECISIONS 8), marks it unverified and mails a
+// Setting an address needs a karma floor (config, docs/decisions.md §8), marks it unverified and mails a
 // one-time verification token; only a verified address backs key recovery. An address can be
 // verified on one account at a time, and over its lifetime by at most `emailMaxHolders` distinct
 // accounts (the cycle cap: clearing an address never gives a holder slot back). Whether an address

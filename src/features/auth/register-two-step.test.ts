@@ -1,5 +1,5 @@
 // Two-step registration: POST /api/v1/auth/register/begin and /register/confirm
-// (spec Part 1 §2.2, §3 registration rows, §4.1, §5.1.3; DECISIONS 1).
+// (spec Part 1 §2.2, §3 registration rows, §4.1, §5.1.3; docs/decisions.md §1).
 import { beforeEach, describe, expect, test } from "bun:test";
 import { setup, type Harness } from "../../../test/harness";
 import { MINUTE } from "../../core/clock";

@@ -11,7 +11,7 @@ import * as users from "../users/service";
 import type { AvatarSettings, UserRow } from "../users/service";
 import { resolve, renderSvg, type AvatarUserType } from "./svg";
 
-/** 2 MB, where MB means MiB (DECISIONS 12). */
+/** 2 MB, where MB means MiB (docs/decisions.md §12). */
 export const MAX_UPLOAD_BYTES = 2 * 1024 * 1024;
 export const MIN_DIMENSION = 64;
 export const MAX_DIMENSION = 1024;

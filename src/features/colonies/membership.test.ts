@@ -1,5 +1,5 @@
 // Joining and leaving, by id and by name (spec Part 2 §3 membership rows, §4.1, §7, §8;
-// DECISIONS 14 and 19).
+// docs/decisions.md §14 and §19).
 import { beforeEach, describe, expect, test } from "bun:test";
 import { setup, type Harness, type TestUser } from "../../../test/harness";
 import { DAY, HOUR } from "../../core/clock";
@@ -149,7 +149,7 @@ describe.each(["id", "name"] as const)("join and leave by %s", (via) => {
   });
 });
 
-describe("private colonies (DECISIONS 19)", () => {
+describe("private colonies (docs/decisions.md §19)", () => {
   test("by id, a stranger gets 404 for join and leave; nothing changes", async () => {
     const c = makeColony(h, founder, { type: "private" });
     expectError(await join("id", c, stranger.token), 404, "NOT_FOUND");

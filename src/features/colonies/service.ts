@@ -1,4 +1,4 @@
-// Colonies and their membership (spec Part 2 §2.1-2.4, §3, §4.1; DECISIONS 14, 19): names,
+// Colonies and their membership (spec Part 2 §2.1-2.4, §3, §4.1; docs/decisions.md §14, §19): names,
 // visibility, joining and leaving, settings, the roster and member approval. Other features ask
 // the questions of this file (membershipOf, canRead, assertCanParticipate …) instead of reading
 // the colony tables.
@@ -78,7 +78,7 @@ export function nameUnavailableReason(ctx: Ctx, name: string): string | null {
   return taken ? "Colony name is already taken" : null;
 }
 
-/** Whether a handle is held by a colony (for features that share the handle space, DECISIONS 1). */
+/** Whether a handle is held by a colony (for features that share the handle space, docs/decisions.md §1). */
 export const colonyNameTaken = (ctx: Ctx, handle: string) => !!ctx.db.select({ id: colonies.id }).from(colonies).where(eq(colonies.name, normaliseName(handle))).get();
 
 export function checkName(ctx: Ctx, raw: string) {
@@ -197,7 +197,7 @@ export function activeBan(ctx: Ctx, colonyId: string, userId: string) {
 /**
  * The write check for posting, commenting and voting in a colony. Deleted or unreadable colonies
  * are 404; a banned caller is 403 FORBIDDEN; public colonies need no membership; restricted and
- * private ones need an approved membership, else 403 FORBIDDEN (DECISIONS 14). Site admins pass.
+ * private ones need an approved membership, else 403 FORBIDDEN (docs/decisions.md §14). Site admins pass.
  */
 export function assertCanParticipate(ctx: Ctx, colony: ColonyRow, caller: Actor): void {
   if (!canRead(ctx, colony, caller)) throw colonyNotFound();
@@ -288,7 +288,7 @@ export function listColoniesQueries(ctx: Ctx, caller: Actor | null, input: ListC
     throw new ApiError(401, "AUTH_INVALID_TOKEN", "member_colonies filters by your memberships: send Authorization: Bearer <access_token>");
   }
   const conds: (SQL | undefined)[] = [isNull(colonies.deletedAt)];
-  // An empty filter does not bind (DECISIONS 13).
+  // An empty filter does not bind (docs/decisions.md §13).
   const name = input.name !== undefined ? normaliseName(input.name) : "";
   if (name) conds.push(eq(colonies.name, name));
   if (!caller) conds.push(ne(colonies.communityType, "private"));
@@ -371,7 +371,7 @@ const isUniqueViolation = (err: unknown) =>
 // ---------------------------------------------------------------------------------------------
 // Joining and leaving
 
-/** How a membership route names its colony: by id (private stays invisible) or by name (DECISIONS 19). */
+/** How a membership route names its colony: by id (private stays invisible) or by name (docs/decisions.md §19). */
 export type ColonyRef = { id: string } | { name: string };
 
 /**

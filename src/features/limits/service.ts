@@ -5,7 +5,7 @@ import { LIMITS, trustLevelFor } from "../../core/limits";
 import type { Caller } from "../auth/service";
 import { KARMA_WARMUP_MS, karmaDeductBudget, karmaGrantBudget, karmaUsage } from "../votes/service";
 
-/** Vault quota of spec Part 3 §8 (10 MB total, MB = MiB per DECISIONS 12). */
+/** Vault quota of spec Part 3 §8 (10 MB total, MB = MiB per docs/decisions.md §12). */
 export const CONTENT_QUOTA_BYTES = 10 * 1024 * 1024;
 /** Vault usage in bytes; provided by the vault feature. */
 let quotaProvider: (ctx: Ctx, userId: string) => number = () => 0;

@@ -46,7 +46,7 @@ interface CapabilityRule {
 
 /**
  * Gated features and their karma floors. Posting, commenting and voting need no karma
- * (DECISIONS 8); the email and organisation floors are configuration; the rest are the floors
+ * (docs/decisions.md §8); the email and organisation floors are configuration; the rest are the floors
  * the spec gives each feature.
  */
 const CAPABILITIES: readonly CapabilityRule[] = [

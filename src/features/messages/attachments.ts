@@ -14,7 +14,7 @@ import type { Caller } from "../auth/service";
 import { participant, type AttachmentRow } from "./service";
 import { messageAttachments, messages } from "./tables";
 
-/** 10 MB, where MB means MiB (DECISIONS 12). */
+/** 10 MB, where MB means MiB (docs/decisions.md §12). */
 export const MAX_ATTACHMENT_BYTES = 10 * 1024 * 1024;
 export const THUMB_SIZE = 320;
 /** The full variant is scaled down to fit this many pixels on a side. */

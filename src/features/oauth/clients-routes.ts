@@ -1,5 +1,5 @@
 // /api/v1/oauth-clients: relying-party clients managed by their owner (the reference document's
-// shape, DECISIONS 9). Another owner's client is 404.
+// shape, docs/decisions.md §9). Another owner's client is 404.
 import { Elysia, t } from "elysia";
 import type { Ctx } from "../../core/context";
 import { authPlugin } from "../../http/auth";

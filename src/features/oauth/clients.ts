@@ -1,6 +1,6 @@
 // Relying-party clients of the identity provider: created by their owner at
 // POST /api/v1/oauth-clients (the reference document's shape) or by dynamic registration at
-// POST /oauth/register (RFC 7591 plus audience_policy and allowed_scopes, DECISIONS 9).
+// POST /oauth/register (RFC 7591 plus audience_policy and allowed_scopes, docs/decisions.md §9).
 import { and, count, desc, eq, or, sum } from "drizzle-orm";
 import { iso } from "../../core/clock";
 import type { Ctx } from "../../core/context";

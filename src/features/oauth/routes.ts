@@ -1,5 +1,5 @@
 // The identity provider's public surface (spec Part 1 §4.2, §5.3): discovery, the key set, the
-// token exchange, userinfo and dynamic client registration (RFC 7591, DECISIONS 9).
+// token exchange, userinfo and dynamic client registration (RFC 7591, docs/decisions.md §9).
 import { Elysia, t } from "elysia";
 import type { Ctx } from "../../core/context";
 import { callerOrNull, securityOf } from "../../http/auth";

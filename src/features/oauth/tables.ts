@@ -1,5 +1,5 @@
 // The identity provider: relying-party clients, exchanged access tokens (for /oauth/userinfo)
-// and the per user and client connected-apps grants (spec Part 1 §4.2, §5.3; DECISIONS 9).
+// and the per user and client connected-apps grants (spec Part 1 §4.2, §5.3; docs/decisions.md §9).
 import { index, integer, primaryKey, sqliteTable, text } from "drizzle-orm/sqlite-core";
 
 export const AUDIENCE_POLICIES = ["both", "agents_only", "humans_only"] as const;

@@ -1,4 +1,4 @@
-// Polls (spec Part 1 §2.3, §2.8, §3, §4.6; DECISIONS 18). A poll is a post of type `poll`
+// Polls (spec Part 1 §2.3, §2.8, §3, §4.6; docs/decisions.md §18). A poll is a post of type `poll`
 // whose metadata holds {poll_options:[{id,text}], multiple_choice, show_results_before_voting,
 // closes_at?}; ballots are rows of poll_votes. Closure is derived from the clock at read time:
 // once closes_at has passed the poll is closed and votes are refused (409 POLL_CLOSED).

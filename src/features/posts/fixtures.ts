@@ -21,7 +21,7 @@ export function ageAccount(h: Harness, user: TestUser, hours: number): void {
 
 /** `user` joins (pending in a gated colony); with `approvedBy`, a moderator approves the join. */
 export async function join(h: Harness, colony: ColonyRow, user: TestUser, approvedBy?: TestUser): Promise<void> {
-  // By name: joining a private colony by id is 404 to non-members (DECISIONS 19).
+  // By name: joining a private colony by id is 404 to non-members (docs/decisions.md §19).
   const r = await h.req("POST", `/api/v1/colonies/by-name/${colony.name}/join`, { token: user.token });
   const colonyId = colony.id;
   if (r.status >= 300) throw new Error(`join failed: ${r.status} ${r.text}`);

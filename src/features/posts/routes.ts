@@ -16,7 +16,7 @@ import { onePostOut, postsOut } from "./views";
 
 const PAGING = { max: 100, default: 20 };
 
-/** DECISIONS 13: a filter sent with an empty value does not bind (and must not fail validation). */
+/** docs/decisions.md §13: a filter sent with an empty value does not bind (and must not fail validation). */
 function dropEmptyQueryValues({ query }: { query: Record<string, unknown> }) {
   for (const [k, v] of Object.entries(query)) if (v === "") delete query[k];
 }

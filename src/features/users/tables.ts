@@ -54,7 +54,7 @@ export const users = sqliteTable(
   (t) => [index("users_pending_idx").on(t.status, t.pendingExpiresAt), index("users_karma_idx").on(t.karma)],
 );
 
-/** Handles that may never be registered again (DECISIONS 1). */
+/** Handles that may never be registered again (docs/decisions.md §1). */
 export const retiredHandles = sqliteTable("retired_handles", {
   handle: text("handle").primaryKey(),
   reason: text("reason").notNull(),

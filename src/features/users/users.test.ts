@@ -1,5 +1,5 @@
 // Profiles: GET/PUT /api/v1/users/me, GET /api/v1/users/{user_id}, GET /api/v1/users/by-username/{username}
-// (spec Part 1 §2.1, §4.3; DECISIONS 7; ARCHITECTURE rule 5: anonymous, stranger, owner).
+// (spec Part 1 §2.1, §4.3; docs/decisions.md §7; ARCHITECTURE rule 5: anonymous, stranger, owner).
 import { beforeEach, describe, expect, test } from "bun:test";
 import { setup, type Harness, type TestUser } from "../../../test/harness";
 import { DAY } from "../../core/clock";

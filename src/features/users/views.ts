@@ -25,7 +25,7 @@ export function lastActiveBucket(ctx: Ctx, at: number | null): "recently" | "thi
 }
 
 /**
- * The public profile. `self` adds what only the owner sees (DECISIONS 7: lightning_address is
+ * The public profile. `self` adds what only the owner sees (docs/decisions.md §7: lightning_address is
  * returned on the caller's own profile).
  */
 export function userOut(ctx: Ctx, u: UserRow, opts: { self?: boolean } = {}) {

@@ -88,7 +88,7 @@ export function recordKarma(ctx: Ctx, tx: Tx, e: LedgerEntry): void {
   users.adjustKarma(tx, e.userId, e.delta);
 }
 
-/** An operator's karma grant (DECISIONS 8): a ledger entry with reason `admin_grant`. */
+/** An operator's karma grant (docs/decisions.md §8): a ledger entry with reason `admin_grant`. */
 export function grantKarma(ctx: Ctx, userId: string, delta: number, reason = "admin_grant"): void {
   ctx.db.transaction((tx) => recordKarma(ctx, tx, { userId, delta, reason }));
 }

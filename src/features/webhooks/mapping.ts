@@ -1,5 +1,5 @@
 // Which webhook events a committed domain event becomes, for whom, and with what body (spec
-// Part 2 §6.2, docs/decisions.md 5; payload shapes from the reference event catalogue). No HTTP
+// Part 2 §6.2, docs/decisions.md §5; payload shapes from the reference event catalogue). No HTTP
 // and no writes here: the service turns the plan into delivery rows. The event's payload carries
 // the names, titles and readers the bodies need (core/domain-events.ts), so nothing is read again
 // but who may read private or held content.
@@ -23,7 +23,7 @@ import * as posts from "../posts/service";
 import * as users from "../users/service";
 import catalog from "./catalog.json";
 
-/** Every name a subscription may list (§6.2 without the synthetic test.ping; decisions 5). */
+/** Every name a subscription may list (§6.2 without the synthetic test.ping; docs/decisions.md §5). */
 export const EVENT_NAMES: readonly string[] = catalog.events.map((e) => e.name);
 const NAMES = new Set(EVENT_NAMES);
 

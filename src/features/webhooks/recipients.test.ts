@@ -1,4 +1,4 @@
-// Who receives what (spec Part 2 §6.2, DECISIONS 5): broadcast events to every subscribed webhook
+// Who receives what (spec Part 2 §6.2, docs/decisions.md §5): broadcast events to every subscribed webhook
 // whose owner can read the content (never private-colony content to non-members), personal events
 // derived like the notifications, and the generic `recipient_ids` rule.
 import { afterAll, beforeEach, describe, expect, test } from "bun:test";

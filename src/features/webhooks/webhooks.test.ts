@@ -47,7 +47,7 @@ describe("POST /api/v1/webhooks", () => {
     expect((await h.req("GET", "/api/v1/webhooks")).status).toBe(401);
   });
 
-  test("accepts every §6.2 event name (DECISIONS 5)", async () => {
+  test("accepts every §6.2 event name (docs/decisions.md §5)", async () => {
     const a = await h.user();
     const r = await create(a, { events: [...EVENT_NAMES] });
     expect(r.status).toBe(201);

@@ -1,4 +1,4 @@
-// Group avatars (spec Part 2 §4.6, §8; DECISIONS 12): admins upload a square PNG/JPEG/WebP of at
+// Group avatars (spec Part 2 §4.6, §8; docs/decisions.md §12): admins upload a square PNG/JPEG/WebP of at
 // most 2 MB; members fetch it (or a generated letter avatar); everyone else gets 404.
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";

@@ -1,5 +1,5 @@
 // Group avatars (POST/GET /messages/groups/{id}/avatar): an admin uploads a square PNG, JPEG or
-// WebP of at most 2 MB (2,097,152 bytes, DECISIONS 12); it is stored as one 256 px WebP without
+// WebP of at most 2 MB (2,097,152 bytes, docs/decisions.md §12); it is stored as one 256 px WebP without
 // metadata in <dataDir>/group-avatars/<conv id>/. Members fetch it through the API (the group is
 // private, so there is no public URL); without an upload they get a letter avatar (SVG).
 import { mkdir, rename, writeFile } from "node:fs/promises";
@@ -16,7 +16,7 @@ import { eq } from "drizzle-orm";
 import { requireAdmin, requireMember } from "./service";
 import { groupAvatarUrl } from "./views";
 
-/** 2 MB, where MB means MiB (DECISIONS 12). */
+/** 2 MB, where MB means MiB (docs/decisions.md §12). */
 export const MAX_GROUP_AVATAR_BYTES = 2 * 1024 * 1024;
 /** Side of the stored rendition, in pixels. */
 export const GROUP_AVATAR_SIZE = 256;
