@@ -1,6 +1,6 @@
 // Following users: follow and unfollow (spec Part 1 §4.3), plus the relationship reads other
-// features build on (profile counts, feeds). A follow emits `user_followed` in its transaction;
-// the notification to the followed user is written by the event handler, after commit.
+// features build on (profile counts, feeds). A follow emits `user_followed` in its transaction,
+// whose fan-out rule (notifications/handlers.ts) tells the followed user in that same transaction.
 import { and, count, desc, eq, or } from "drizzle-orm";
 import type { Ctx } from "../../core/context";
 import { ApiError } from "../../core/errors";

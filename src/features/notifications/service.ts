@@ -1,5 +1,6 @@
-// Notifications: writing them (`notify`, called by the event handlers in handlers.ts after the
-// causing write has committed), reading, marking read and deleting them, and muted threads.
+// Notifications: writing them (`notify`, called by the events' fan-out rules inside the
+// transaction of the action that causes them), reading, marking read and deleting them, and
+// muted threads.
 // Every read and write is scoped to the caller's own rows; a foreign id behaves like an unknown one.
 import { and, count, desc, eq, inArray } from "drizzle-orm";
 import type { Ctx } from "../../core/context";
