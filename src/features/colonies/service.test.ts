@@ -147,18 +147,18 @@ describe("assertCanParticipate", () => {
 
 describe("adjustPostCount", () => {
   test("moves the counter inside the caller's transaction and never below zero", async () => {
-    h.ctx.db.transaction((tx) => adjustPostCount(tx, pub.id, 2));
+    h.ctx.db.transaction(() => adjustPostCount(h.ctx, pub.id, 2));
     expect(fresh(pub).postCount).toBe(2);
-    adjustPostCount(h.ctx.db, pub.id, -1);
+    adjustPostCount(h.ctx, pub.id, -1);
     expect((await h.req("GET", "/api/v1/colonies/by-name/pub")).body.post_count).toBe(1);
-    adjustPostCount(h.ctx.db, pub.id, -5);
+    adjustPostCount(h.ctx, pub.id, -5);
     expect(fresh(pub).postCount).toBe(0);
   });
 
   test("rolls back with the transaction", () => {
     expect(() =>
-      h.ctx.db.transaction((tx) => {
-        adjustPostCount(tx, pub.id, 1);
+      h.ctx.db.transaction(() => {
+        adjustPostCount(h.ctx, pub.id, 1);
         throw new Error("post insert failed");
       }),
     ).toThrow();

@@ -5,7 +5,7 @@
 import { and, asc, count, desc, eq, inArray, isNull, ne, notInArray, or, sql, type SQL } from "drizzle-orm";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import type { Ctx } from "../../core/context";
-import { prepared, rowsByIds } from "../../db/statements";
+import { prepared, rowMapper, rowsByIds } from "../../db/statements";
 import { ApiError, conflict, forbidden, invalid, notFound } from "../../core/errors";
 import { isUuid, uuidv7 } from "../../core/ids";
 import type { Db, Tx } from "../../db/client";
@@ -127,14 +127,14 @@ export function colonyLabels(ctx: Ctx, ids: readonly string[]): Map<string, Colo
   return new Map(stmt.all(JSON.stringify(unique)).map((r) => [r.id, { name: r.name, displayName: r.display_name }]));
 }
 
-function memberRow(ctx: Ctx | { db: Tx }, colonyId: string, userId: string): MemberRow | null {
-  return (
-    ctx.db
-      .select()
-      .from(colonyMembers)
-      .where(and(eq(colonyMembers.colonyId, colonyId), eq(colonyMembers.userId, userId)))
-      .get() ?? null
-  );
+const mapMember = rowMapper<MemberRow>(colonyMembers);
+const mapBan = rowMapper<typeof colonyBans.$inferSelect>(colonyBans);
+
+/** One membership row, through a statement prepared once (every post, comment and vote asks). */
+function memberRow(ctx: Ctx, colonyId: string, userId: string): MemberRow | null {
+  const stmt = prepared(ctx.db, "colonies.member", () => ctx.db.$client.prepare<Record<string, unknown>, [string, string]>("select * from colony_members where colony_id = ? and user_id = ?"));
+  const raw = stmt.get(colonyId, userId);
+  return raw ? mapMember(raw) : null;
 }
 
 export function membershipOf(ctx: Ctx, colonyId: string, userId: string): Membership | null {
@@ -184,12 +184,10 @@ const colonyNotFound = () => notFound("Colony not found");
 
 /** The caller's colony ban if one is in force (a ban past its expiry no longer applies). */
 export function activeBan(ctx: Ctx, colonyId: string, userId: string) {
-  const ban = ctx.db
-    .select()
-    .from(colonyBans)
-    .where(and(eq(colonyBans.colonyId, colonyId), eq(colonyBans.userId, userId)))
-    .get();
-  if (!ban) return null;
+  const stmt = prepared(ctx.db, "colonies.ban", () => ctx.db.$client.prepare<Record<string, unknown>, [string, string]>("select * from colony_bans where colony_id = ? and user_id = ?"));
+  const raw = stmt.get(colonyId, userId);
+  if (!raw) return null;
+  const ban = mapBan(raw);
   if (ban.expiresAt !== null && ban.expiresAt <= ctx.clock.now()) return null;
   return ban;
 }
@@ -210,12 +208,10 @@ export function assertCanParticipate(ctx: Ctx, colony: ColonyRow, caller: Actor)
 }
 
 /** Moves the public post counter (the posts feature calls this inside its write transaction). */
-export function adjustPostCount(tx: Pick<Db, "update">, colonyId: string, delta: number): void {
+/** Moves a colony's post count (never below zero); on the connection of the caller's transaction. */
+export function adjustPostCount(ctx: Ctx, colonyId: string, delta: number): void {
   if (!delta) return;
-  tx.update(colonies)
-    .set({ postCount: sql`max(0, ${colonies.postCount} + ${delta})` })
-    .where(eq(colonies.id, colonyId))
-    .run();
+  prepared(ctx.db, "colonies.adjustPostCount", () => ctx.db.$client.prepare<unknown, [number, string]>("update colonies set post_count = max(0, post_count + ?) where id = ?")).run(delta, colonyId);
 }
 
 /** Colonies the user is an approved member of (pending joins excluded), deleted ones included. */

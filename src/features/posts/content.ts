@@ -27,11 +27,10 @@ interface RenderEnv extends Record<string, unknown> {
   profileBase?: string;
 }
 
-/** Core rule: turns resolved @mentions in plain text (not code, not link text) into profile links. */
-md.core.ruler.push("colony_mentions", (state) => {
-  const env = state.env as RenderEnv;
+/** Turns resolved @mentions in plain text (not code, not link text) into profile links. */
+function linkMentions(tokens: Token[], env: RenderEnv, factory: TokenFactory): void {
   if (!env?.mentions?.size) return;
-  for (const block of state.tokens) {
+  for (const block of tokens) {
     if (block.type !== "inline" || !block.children) continue;
     const out: Token[] = [];
     let linkDepth = 0;
@@ -48,18 +47,24 @@ md.core.ruler.push("colony_mentions", (state) => {
         const name = m[2].toLowerCase();
         if (!env.mentions.has(name)) continue;
         const start = m.index! + m[1].length;
-        if (start > last) out.push(textToken(state, text.slice(last, start)));
-        const open = new state.Token("link_open", "a", 1);
+        if (start > last) out.push(textToken(factory, text.slice(last, start)));
+        const open = new factory.Token("link_open", "a", 1);
         open.attrs = [["href", `${env.profileBase ?? ""}/u/${encodeURIComponent(name)}`], ["class", "mention"]];
-        out.push(open, textToken(state, `@${m[2]}`), new state.Token("link_close", "a", -1));
+        out.push(open, textToken(factory, `@${m[2]}`), new factory.Token("link_close", "a", -1));
         last = start + 1 + m[2].length;
       }
       if (last === 0) out.push(tok);
-      else if (last < text.length) out.push(textToken(state, text.slice(last)));
+      else if (last < text.length) out.push(textToken(factory, text.slice(last)));
     }
     block.children = out;
   }
-});
+}
+
+/** markdown-it's Token class, as a core rule's state hands it out. */
+const tokenFactory: TokenFactory = new (md.core as unknown as { State: new (src: string, md: unknown, env: object) => TokenFactory }).State("", md, {});
+
+/** Core rule: mentions resolved before parsing (renderMarkdown) are linked as the body is parsed. */
+md.core.ruler.push("colony_mentions", (state) => linkMentions(state.tokens, state.env as RenderEnv, state));
 
 function textToken(state: TokenFactory, content: string): Token {
   const t = new state.Token("text", "", 0);
@@ -96,8 +101,16 @@ export interface Rendered {
   linkCount: number;
 }
 
-/** Parses `body` once for mentions and links (no HTML produced). */
-export function scanMarkdown(body: string): { mentionCandidates: string[]; linkCount: number } {
+/** A parsed body: its tokens, the @mentions written outside code and its number of links. */
+export interface ParsedMarkdown {
+  tokens: Token[];
+  mentionCandidates: string[];
+  /** Links in the body (explicit and auto-linked). */
+  linkCount: number;
+}
+
+/** Parses `body` once for mentions and links; renderParsed turns the same tokens into HTML. */
+export function parseMarkdown(body: string): ParsedMarkdown {
   const tokens = md.parse(body, {});
   const seen = new Set<string>();
   let linkCount = 0;
@@ -109,13 +122,33 @@ export function scanMarkdown(body: string): { mentionCandidates: string[]; linkC
       for (const m of tok.content.matchAll(MENTION_RE)) seen.add(m[2].toLowerCase());
     }
   }
-  return { mentionCandidates: [...seen].slice(0, MAX_MENTIONS), linkCount };
+  return { tokens, mentionCandidates: [...seen].slice(0, MAX_MENTIONS), linkCount };
+}
+
+/** Parses `body` once for mentions and links (no HTML produced). */
+export function scanMarkdown(body: string): { mentionCandidates: string[]; linkCount: number } {
+  const { mentionCandidates, linkCount } = parseMarkdown(body);
+  return { mentionCandidates, linkCount };
+}
+
+/**
+ * Renders the tokens of parseMarkdown to sanitised HTML, linking the resolved mentions: the same
+ * HTML as renderMarkdown gives for the body, without parsing it a second time. Consumes `parsed`.
+ */
+export function renderParsed(parsed: ParsedMarkdown, resolvedMentions: Iterable<string> = [], profileBase = ""): string {
+  const env: RenderEnv = { mentions: new Set([...resolvedMentions].map((m) => m.toLowerCase())), profileBase };
+  linkMentions(parsed.tokens, env, tokenFactory);
+  return sanitize(md.renderer.render(parsed.tokens, md.options, env as Record<string, unknown>), profileBase);
 }
 
 /** Renders markdown to sanitised HTML, linking the given resolved mentions. */
 export function renderMarkdown(body: string, resolvedMentions: Iterable<string> = [], profileBase = ""): string {
   const env: RenderEnv = { mentions: new Set([...resolvedMentions].map((m) => m.toLowerCase())), profileBase };
-  return sanitizeHtml(md.render(body, env as Record<string, unknown>), {
+  return sanitize(md.render(body, env as Record<string, unknown>), profileBase);
+}
+
+function sanitize(html: string, profileBase: string): string {
+  return sanitizeHtml(html, {
     ...SANITIZE,
     // Mention links point at this instance's profile pages (absolute when a public URL is set);
     // every other link is the author's, never endorsed and never given the opener.

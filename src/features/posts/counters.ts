@@ -4,7 +4,6 @@ import { and, eq, isNull, or, sql } from "drizzle-orm";
 import { changes, type Tx } from "../../db/client";
 import { posts } from "./tables";
 
-
 /** Epoch of the hot rank's time term (2025-01-01T00:00:00Z), keeping the numbers small. */
 const HOT_EPOCH_S = 1_735_689_600;
 

@@ -13,7 +13,6 @@ import { prepared } from "../../db/statements";
 import { textMatch, toFtsQuery } from "./search";
 import { postTags, posts, type PostStatus, type PostType, type PostRow } from "./tables";
 
-
 export const LIST_SORTS = ["newest", "top", "hot", "discussed"] as const;
 export type ListSort = (typeof LIST_SORTS)[number];
 

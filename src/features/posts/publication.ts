@@ -1,16 +1,16 @@
 // What publishing a post involves besides the row: the hold rule (see service.ts), the tags, who
 // may read it, and the events publication emits. Shared by creation, scheduled publication and
 // the release of a held post.
-import { and, eq, or } from "drizzle-orm";
+import { and, or } from "drizzle-orm";
 import { HOUR } from "../../core/clock";
 import type { Ctx } from "../../core/context";
 import type { Readers } from "../../core/domain-events";
 import { ApiError } from "../../core/errors";
 import { type Tx } from "../../db/client";
+import { prepared, rowMapper } from "../../db/statements";
 import * as colonies from "../colonies/service";
 import type { ColonyRow } from "../colonies/service";
-import { postTags, posts, type PostRow } from "./tables";
-
+import { posts, type PostRow } from "./tables";
 
 export const NEW_ACCOUNT_MS = 24 * HOUR;
 export const NEW_ACCOUNT_MAX_LINKS = 3;
@@ -54,9 +54,54 @@ export function holdReason(ctx: Ctx, colony: ColonyRow, author: { id: string; is
   return null;
 }
 
-export function replaceTags(tx: Tx, postId: string, tags: string[]): void {
-  tx.delete(postTags).where(eq(postTags.postId, postId)).run();
-  if (tags.length) tx.insert(postTags).values(tags.map((tag) => ({ tag, postId }))).run();
+/** Sets a post's rows in post_tags (the tag filter's index) to `tags`, in the caller's transaction. */
+export function replaceTags(ctx: Ctx, postId: string, tags: string[]): void {
+  const s = prepared(ctx.db, "posts.tags", () => ({
+    clear: ctx.db.$client.prepare<unknown, [string]>("delete from post_tags where post_id = ?"),
+    add: ctx.db.$client.prepare<unknown, [string, string]>("insert into post_tags (tag, post_id) select value, ? from json_each(?)"),
+  }));
+  s.clear.run(postId);
+  if (tags.length) s.add.run(postId, JSON.stringify(tags));
+}
+
+export interface NewPost {
+  id: string;
+  authorId: string;
+  authorType: string;
+  colonyId: string;
+  postType: PostRow["postType"];
+  title: string;
+  body: string;
+  bodyHtml: string;
+  metadata: Record<string, unknown> | null;
+  tags: string[];
+  language: string;
+  state: PostRow["state"];
+  listed: 0 | 1;
+  held: boolean;
+  heldExplanation: string | null;
+  hot: number;
+  scheduledFor: number | null;
+  client: string | null;
+  createdAt: number;
+}
+
+const mapPost = rowMapper<PostRow>(posts);
+
+/** Inserts a new post through a statement prepared once (the columns not given keep their defaults). */
+export function insertPost(ctx: Ctx, p: NewPost): PostRow {
+  const stmt = prepared(ctx.db, "posts.insert", () =>
+    ctx.db.$client.prepare<Record<string, unknown>, (string | number | null)[]>(
+      `insert into posts (id, author_id, author_type, colony_id, post_type, title, body, body_html, metadata, tags, language, state, listed, held, held_explanation, hot, scheduled_for, client, created_at, updated_at)
+       values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) returning *`,
+    ),
+  );
+  const raw = stmt.get(
+    p.id, p.authorId, p.authorType, p.colonyId, p.postType, p.title, p.body, p.bodyHtml,
+    p.metadata === null ? null : JSON.stringify(p.metadata), JSON.stringify(p.tags), p.language,
+    p.state, p.listed, p.held ? 1 : 0, p.heldExplanation, p.hot, p.scheduledFor, p.client, p.createdAt, p.createdAt,
+  );
+  return mapPost(raw!);
 }
 
 /** Who may read a post, as its events tell webhooks (core/domain-events.ts Readers). */

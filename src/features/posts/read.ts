@@ -10,7 +10,6 @@ import type { ColonyRow } from "../colonies/service";
 import { prepared, rowsByIds } from "../../db/statements";
 import { posts, type PostRow } from "./tables";
 
-
 export const postNotFound = (code = "NOT_FOUND") => new ApiError(404, code, "Post not found");
 
 export function findPost(ctx: Ctx | { db: Tx }, id: string): PostRow | null {

@@ -14,7 +14,6 @@ import { hotRank } from "./counters";
 import { emitHeld, emitPublication, holdReason } from "./publication";
 import { canSee, findPost, postNotFound } from "./read";
 
-
 export const PUBLISH_JOB = "publish_post";
 
 /** The instant of `scheduled_for`, checked against the 5 minutes to 30 days window. */
@@ -75,7 +74,7 @@ export function publishScheduled(ctx: Ctx, postId: string): PostRow | null {
       .get();
     if (held) emitHeld(ctx, tx, row);
     else {
-      colonies.adjustPostCount(tx, row.colonyId, 1);
+      colonies.adjustPostCount(ctx, row.colonyId, 1);
       emitPublication(ctx, tx, row, colony!, author!.username, mentionIds);
     }
     return row;

@@ -13,6 +13,7 @@
 import { and, eq, or } from "drizzle-orm";
 import { HOUR, MINUTE } from "../../core/clock";
 import type { Ctx } from "../../core/context";
+import { inTransaction } from "../../db/client";
 import { ApiError, FieldError, conflict, forbidden, invalid } from "../../core/errors";
 import { uuidv7 } from "../../core/ids";
 import type { Caller } from "../auth/service";
@@ -21,9 +22,9 @@ import type { ColonyRow } from "../colonies/service";
 import * as notificationsService from "../notifications/service";
 import * as users from "../users/service";
 import type { UserRow } from "../users/service";
-import { normaliseLanguage, normaliseTags, renderMarkdown, scanMarkdown, validateMetadata } from "./content";
+import { normaliseLanguage, normaliseTags, parseMarkdown, renderMarkdown, renderParsed, scanMarkdown, validateMetadata } from "./content";
 import { hotRank } from "./counters";
-import { bannedWordsPolicy, emitHeld, emitPublication, holdReason, replaceTags } from "./publication";
+import { bannedWordsPolicy, emitHeld, emitPublication, holdReason, insertPost, replaceTags } from "./publication";
 import { canModerate, findPost, getVisiblePost, postNotFound } from "./read";
 import { parseScheduledFor, PUBLISH_JOB } from "./scheduling";
 import { posts, type PostType, type PostRow } from "./tables";
@@ -42,7 +43,6 @@ export const EDIT_WINDOW_MS = 15 * MINUTE;
 export const DELETE_WINDOW_MS = 15 * MINUTE;
 /** Adding the first tags to an untagged post, and nothing else, is allowed this long. */
 export const FIRST_TAGS_WINDOW_MS = 24 * HOUR;
-
 
 // ---------------------------------------------------------------------------------------------
 // Create and preview
@@ -87,11 +87,6 @@ function resolveTargetColony(ctx: Ctx, caller: Caller, input: { colony_id?: stri
   return (a ?? b)!;
 }
 
-
-
-
-
-
 /** Every check of POST /posts, in order, without writing anything; throws the first refusal. */
 function prepareCreate(ctx: Ctx, caller: Caller, input: CreatePostInput): Prepared {
   const now = ctx.clock.now();
@@ -115,9 +110,9 @@ function prepareCreate(ctx: Ctx, caller: Caller, input: CreatePostInput): Prepar
   const language = normaliseLanguage(input.language);
   const scheduledFor = input.scheduled_for ? parseScheduledFor(ctx, input.scheduled_for) : null;
 
-  const scan = scanMarkdown(body);
+  const scan = parseMarkdown(body);
   const { found, missing } = users.resolveMentions(ctx, caller.id, scan.mentionCandidates);
-  const bodyHtml = renderMarkdown(body, found.map((u) => u.username), ctx.config.publicUrl);
+  const bodyHtml = renderParsed(scan, found.map((u) => u.username), ctx.config.publicUrl);
 
   const warnings: { code: string; message: string }[] = [];
   const hold = holdReason(ctx, colony, caller, title, body, scan.linkCount);
@@ -144,51 +139,42 @@ function prepareCreate(ctx: Ctx, caller: Caller, input: CreatePostInput): Prepar
   };
 }
 
-
-
-
-
 /** POST /posts: creates the post, published now (or held) or scheduled for later. */
 export function createPost(ctx: Ctx, caller: Caller, input: CreatePostInput): PostRow {
   const p = prepareCreate(ctx, caller, input);
   const now = ctx.clock.now();
   const scheduled = p.scheduledFor !== null;
   const held = !scheduled && p.hold !== null;
-  return ctx.db.transaction((tx) => {
-    const row = tx
-      .insert(posts)
-      .values({
-        id: uuidv7(now),
-        authorId: caller.id,
-        authorType: caller.userType,
-        colonyId: p.colony.id,
-        postType: p.postType,
-        title: p.title,
-        body: p.body,
-        bodyHtml: p.bodyHtml,
-        metadata: p.metadata,
-        tags: p.tags,
-        language: p.language,
-        state: scheduled ? "scheduled" : "published",
-        listed: scheduled || held ? 0 : 1,
-        held,
-        heldExplanation: held ? p.hold : null,
-        hot: hotRank(0, now),
-        scheduledFor: p.scheduledFor,
-        client: p.client,
-        createdAt: now,
-        updatedAt: now,
-      })
-      .returning()
-      .get();
-    replaceTags(tx, row.id, p.tags);
+  return inTransaction(ctx.db, (tx) => {
+    const row = insertPost(ctx, {
+      id: uuidv7(now),
+      authorId: caller.id,
+      authorType: caller.userType,
+      colonyId: p.colony.id,
+      postType: p.postType,
+      title: p.title,
+      body: p.body,
+      bodyHtml: p.bodyHtml,
+      metadata: p.metadata ?? null,
+      tags: p.tags,
+      language: p.language,
+      state: scheduled ? "scheduled" : "published",
+      listed: scheduled || held ? 0 : 1,
+      held,
+      heldExplanation: held ? p.hold : null,
+      hot: hotRank(0, now),
+      scheduledFor: p.scheduledFor,
+      client: p.client,
+      createdAt: now,
+    });
+    replaceTags(ctx, row.id, p.tags);
     if (scheduled) {
       ctx.jobs.schedule(PUBLISH_JOB, p.scheduledFor!, { post_id: row.id }, tx);
       ctx.events.emit(tx, { type: "post_scheduled", actorId: caller.id, subject: { type: "post", id: row.id }, payload: { post_id: row.id, scheduled_for: p.scheduledFor! }, activity: true });
     } else if (held) {
       emitHeld(ctx, tx, row);
     } else {
-      colonies.adjustPostCount(tx, row.colonyId, 1);
+      colonies.adjustPostCount(ctx, row.colonyId, 1);
       emitPublication(ctx, tx, row, p.colony, caller.username, p.mentions.map((u) => u.id));
     }
     return row;
@@ -324,9 +310,9 @@ export function updatePost(ctx: Ctx, caller: Caller, postId: string, input: Upda
       .where(eq(posts.id, post.id))
       .returning()
       .get();
-    if (changed.tags) replaceTags(tx, post.id, tags);
+    if (changed.tags) replaceTags(ctx, post.id, tags);
     if (holdNow) {
-      if (post.listed) colonies.adjustPostCount(tx, post.colonyId, -1);
+      if (post.listed) colonies.adjustPostCount(ctx, post.colonyId, -1);
       emitHeld(ctx, tx, row);
     }
     ctx.events.emit(tx, {
@@ -356,7 +342,7 @@ export function deletePost(ctx: Ctx, caller: Caller, postId: string): void {
   const now = ctx.clock.now();
   ctx.db.transaction((tx) => {
     tx.update(posts).set({ deletedAt: now, listed: 0, updatedAt: now }).where(eq(posts.id, post.id)).run();
-    if (post.listed) colonies.adjustPostCount(tx, post.colonyId, -1);
+    if (post.listed) colonies.adjustPostCount(ctx, post.colonyId, -1);
     if (post.state === "scheduled") ctx.jobs.cancel(PUBLISH_JOB, { post_id: post.id });
     ctx.events.emit(tx, {
       type: "post_deleted",
@@ -380,7 +366,7 @@ export function releaseHeldPost(ctx: Ctx, postId: string): PostRow | null {
   if (!colony || !author) return null;
   return ctx.db.transaction((tx) => {
     const row = tx.update(posts).set({ held: false, heldExplanation: null, listed: 1, updatedAt: ctx.clock.now() }).where(eq(posts.id, post.id)).returning().get();
-    colonies.adjustPostCount(tx, row.colonyId, 1);
+    colonies.adjustPostCount(ctx, row.colonyId, 1);
     emitPublication(ctx, tx, row, colony, author.username, found.map((u) => u.id));
     return row;
   });

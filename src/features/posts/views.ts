@@ -21,7 +21,6 @@ export function loadRefs(ctx: Ctx, rows: readonly PostRow[], viewerId: string | 
   return { authors, colonies: colonies.colonyLabels(ctx, rows.map((r) => r.colonyId)), viewerId };
 }
 
-
 export function postOut(ctx: Ctx, p: PostRow, refs: PostOutContext) {
   const author = refs.authors.get(p.authorId);
   const colony = refs.colonies.get(p.colonyId) ?? null;
