@@ -11,7 +11,7 @@ import { idempotencyPlugin, purgeExpiredIdempotencyKeys } from "./http/idempoten
 import { docsRoutes } from "./http/docs";
 import { securityHeaders } from "./http/html";
 import { openapiRoutes } from "./http/openapi";
-import { readCacheOf } from "./http/read-cache";
+import { readCacheOf, stampOf } from "./http/read-cache";
 import { observabilityPlugin, type Server } from "./http/observability";
 import { achievementsRoutes } from "./features/achievements/routes";
 import * as auth from "./features/auth/handlers";
@@ -119,7 +119,7 @@ function registerMaintenance(ctx: Ctx): void {
   ctx.jobs.every("drain-events", "*/10 * * * * *", () => ctx.events.drain());
   ctx.jobs.every("prune-events", "17 3 * * *", () => ctx.events.prune(ctx.clock.now() - 30 * 24 * 3600_000));
   // Expired answers leave the read cache even when nobody asks for them again.
-  ctx.jobs.every("read-cache-sweep", "*/15 * * * * *", () => readCacheOf(ctx).sweep(ctx.events.writes));
+  ctx.jobs.every("read-cache-sweep", "*/15 * * * * *", () => readCacheOf(ctx).sweep(stampOf(ctx)));
   // The full-text indexes gather small segments as posts, accounts and messages are written.
   ctx.jobs.every("compact-search-indexes", "47 4 * * *", () => compactFtsIndexes(ctx.db));
 }

@@ -7,6 +7,7 @@ import { migrate } from "../db/migrate";
 import { migrateGuarded } from "../db/upgrade";
 import { inlineReads, type Reads } from "../db/read-pool";
 import { systemClock, type Clock } from "./clock";
+import { READ_SCOPES } from "./domain-events";
 import { EventBus } from "./events";
 import { Jobs } from "./jobs";
 import { RateLimiter } from "./limits";
@@ -74,7 +75,7 @@ export function createContext(opts: ContextOptions): Ctx {
     log,
     secrets,
     mail: opts.mail ?? (dbPath === ":memory:" ? new CapturingMailer() : createMailer(config, log, () => clock.now())),
-    events: new EventBus(db, clock, log),
+    events: new EventBus(db, clock, log, (type, payload) => (READ_SCOPES[type] as (p: object) => readonly string[])(payload)),
     jobs: new Jobs(db, clock, log),
     limits: new RateLimiter(clock, config.rateLimitMultiplier),
     realtime: new RealtimeHub(clock),

@@ -172,3 +172,76 @@ export interface DomainEvents {
 }
 
 export type EventName = keyof DomainEvents;
+
+/**
+ * What forum reads each event can change, for the read cache (http/read-cache.ts): "forum" for
+ * anything a post list or a context pack shows, and `colony:<id>` for the colony whose posts it
+ * touches ("colony:*" when the event does not say which). Events outside the forum (messages,
+ * accounts, webhooks) change no cached read. Every event must answer: adding an event without
+ * its scopes does not compile.
+ */
+const FORUM: readonly string[] = ["forum", "colony:*"];
+const NONE: readonly string[] = [];
+const inColony = (colonyId: string): readonly string[] => ["forum", `colony:${colonyId}`];
+
+export const READ_SCOPES: { [K in EventName]: (payload: DomainEvents[K]) => readonly string[] } = {
+  account_deleted: () => FORUM,
+  api_key_recovered: () => NONE,
+  email_verified: () => NONE,
+  mail_queued: () => NONE,
+  security_2fa_enabled: () => NONE,
+  security_2fa_disabled: () => NONE,
+  oauth_client_created: () => NONE,
+  oauth_client_updated: () => NONE,
+  oauth_client_deleted: () => NONE,
+  user_followed: () => NONE,
+  user_blocked: () => FORUM,
+  user_unblocked: () => FORUM,
+  post_created: (p) => inColony(p.colony_id),
+  post_held: (p) => inColony(p.colony_id),
+  post_scheduled: () => NONE,
+  post_publish_failed: () => NONE,
+  post_updated: (p) => inColony(p.colony_id),
+  post_deleted: (p) => inColony(p.colony_id),
+  mention: () => NONE,
+  comment_created: (p) => inColony(p.colony_id),
+  comment_held: (p) => inColony(p.colony_id),
+  comment_updated: () => FORUM,
+  comment_deleted: () => FORUM,
+  comment_reparented: () => FORUM,
+  reaction_added: (p) => inColony(p.readers.colony_id),
+  vote_cast: () => FORUM,
+  poll_voted: () => FORUM,
+  colony_created: () => FORUM,
+  member_joined: (p) => inColony(p.colony_id),
+  member_left: (p) => inColony(p.colony_id),
+  colony_settings_updated: (p) => inColony(p.colony_id),
+  colony_member_approved: (p) => inColony(p.colony_id),
+  colony_member_approval_revoked: (p) => inColony(p.colony_id),
+  direct_message: () => NONE,
+  messages_read: () => NONE,
+  message_reaction: () => NONE,
+  direct_message_edited: () => NONE,
+  group_message_edited: () => NONE,
+  direct_message_deleted: () => NONE,
+  group_message_deleted: () => NONE,
+  group_avatar_changed: () => NONE,
+  group_settings_changed: () => NONE,
+  group_created: () => NONE,
+  group_updated: () => NONE,
+  group_message: () => NONE,
+  group_mention: () => NONE,
+  group_member_added: () => NONE,
+  group_invite_declined: () => NONE,
+  group_invite_accepted: () => NONE,
+  group_member_left: () => NONE,
+  group_member_removed: () => NONE,
+  group_admin_changed: () => NONE,
+  group_creator_transferred: () => NONE,
+  group_message_pinned: () => NONE,
+  webhook_created: () => NONE,
+  webhook_updated: () => NONE,
+  webhook_deleted: () => NONE,
+  webhook_secret_rotated: () => NONE,
+  webhook_delivery_replayed: () => NONE,
+};

@@ -79,12 +79,21 @@ export class EventBus<M extends EventMap<M> = DomainEvents> {
    * caches compare it to drop what a write may have changed.
    */
   writes = 0;
+  /** Per read scope ("forum", "colony:<id>"), how many writes touched it (see readScopes). */
+  private scopeWrites = new Map<string, number>();
 
   constructor(
     private db: Db,
     private clock: Clock,
     private log: Logger,
+    /** The read scopes an event changes (core/domain-events.ts READ_SCOPES for the server's map). */
+    private readScopes: (type: keyof M, payload: object) => readonly string[] = () => [],
   ) {}
+
+  /** How many writes have touched a read scope so far: a cached read of it is fresh while this stays. */
+  version(scope: string): number {
+    return this.scopeWrites.get(scope) ?? 0;
+  }
 
   /**
    * Writes the event inside the caller's transaction (`tx`; an emit outside one is a programming
@@ -98,6 +107,7 @@ export class EventBus<M extends EventMap<M> = DomainEvents> {
     const now = this.clock.now();
     const id = uuidv7(now);
     const payload = (input as { payload?: object }).payload ?? {};
+    for (const scope of this.readScopes(input.type, payload)) this.scopeWrites.set(scope, (this.scopeWrites.get(scope) ?? 0) + 1);
     const ev = { id, type: input.type, actorId: input.actorId ?? null, subjectType: input.subject?.type ?? null, subjectId: input.subject?.id ?? null, payload, audience: [] as Told[], createdAt: now } as AnyEventOf<M>;
     const rule = this.rules.get(input.type);
     if (rule) ev.audience = rule(ev, tx);

@@ -3,7 +3,7 @@
 import { describe, expect, test } from "bun:test";
 import { setup } from "../../test/harness";
 import { TestClock } from "../core/clock";
-import { GENERAL, post } from "../features/posts/fixtures";
+import { GENERAL, QUESTIONS, post } from "../features/posts/fixtures";
 import { ReadCache, readCacheOf, requestKey } from "./read-cache";
 
 describe("read cache", () => {
@@ -81,38 +81,38 @@ describe("read cache bounds", () => {
 
   test("holds no more than its budget: the least recently used answers leave first", () => {
     const cache = new ReadCache(10_000, new TestClock());
-    for (let i = 0; i < 100; i++) cache.set(`k${i}`, bytes(1000), 0);
+    for (let i = 0; i < 100; i++) cache.set(`k${i}`, bytes(1000), [], "0");
     expect(cache.bytes).toBeLessThanOrEqual(10_000);
     expect(cache.size).toBeGreaterThan(0);
-    expect(cache.get("k0", 0)).toBeUndefined();
-    expect(cache.get("k99", 0)).toBeDefined();
+    expect(cache.get("k0", () => "0")).toBeUndefined();
+    expect(cache.get("k99", () => "0")).toBeDefined();
     // A read refreshes an entry: k99 survives the next insertions, the older ones do not.
     for (let i = 100; i < 109; i++) {
-      cache.get("k99", 0);
-      cache.set(`k${i}`, bytes(1000), 0);
+      cache.get("k99", () => "0");
+      cache.set(`k${i}`, bytes(1000), [], "0");
     }
-    expect(cache.get("k99", 0)).toBeDefined();
-    expect(cache.get("k98", 0)).toBeUndefined();
+    expect(cache.get("k99", () => "0")).toBeDefined();
+    expect(cache.get("k98", () => "0")).toBeUndefined();
   });
 
   test("an answer over an eighth of the budget is not kept; a replaced entry is counted once", () => {
     const cache = new ReadCache(8_000, new TestClock());
-    cache.set("big", bytes(1_500), 0);
+    cache.set("big", bytes(1_500), [], "0");
     expect(cache.size).toBe(0);
-    cache.set("k", bytes(500), 0);
+    cache.set("k", bytes(500), [], "0");
     const used = cache.bytes;
-    cache.set("k", bytes(500), 0);
+    cache.set("k", bytes(500), [], "0");
     expect(cache.bytes).toBe(used);
   });
 
   test("expired and outdated entries are swept without being asked for", () => {
     const clock = new TestClock();
     const cache = new ReadCache(1_000_000, clock);
-    cache.set("a", bytes(100), 1);
-    cache.set("b", bytes(100), 2);
-    expect(cache.sweep(2)).toBe(1); // a was written before the last write
+    cache.set("a", bytes(100), [], "1");
+    cache.set("b", bytes(100), [], "2");
+    expect(cache.sweep(() => "2")).toBe(1); // a was written before the last write
     clock.advance(15_000);
-    expect(cache.sweep(2)).toBe(1);
+    expect(cache.sweep(() => "2")).toBe(1);
     expect(cache.size).toBe(0);
     expect(cache.bytes).toBe(0);
   });
@@ -147,5 +147,49 @@ describe("read cache bounds", () => {
     h.ctx.db.$client.query("update posts set title = 'changed behind the back' where id = ?").run(p1.id);
     expect((await h.req("GET", "/api/v1/posts")).body.items[0].title).toBe("changed behind the back");
     expect(readCacheOf(h.ctx).size).toBe(0);
+  });
+});
+
+describe("read cache scopes", () => {
+  test("a write outside the forum (a direct message) leaves cached post lists in place", async () => {
+    const h = setup({ rateLimitMultiplier: 0 });
+    const author = await h.user();
+    const other = await h.user();
+    const p1 = await post(h, author, { colony_id: GENERAL.id });
+    const first = await h.req("GET", "/api/v1/posts?sort=newest");
+    h.ctx.db.$client.query("update posts set title = 'changed behind the back' where id = ?").run(p1.id);
+    expect((await h.req("POST", `/api/v1/messages/send/${other.username}`, { token: author.token, body: { body: "hello" } })).status).toBe(201);
+    expect((await h.req("GET", "/api/v1/posts?sort=newest")).text).toBe(first.text);
+    // A forum write does drop it.
+    await post(h, author, { colony_id: GENERAL.id });
+    expect((await h.req("GET", "/api/v1/posts?sort=newest")).body.items[1].title).toBe("changed behind the back");
+  });
+
+  test("a colony's list keeps its entry through writes in other colonies, not through its own", async () => {
+    const h = setup({ rateLimitMultiplier: 0 });
+    const author = await h.user();
+    const inGeneral = await post(h, author, { colony_id: GENERAL.id });
+    const path = `/api/v1/posts?colony_id=${GENERAL.id}&sort=newest`;
+    const first = await h.req("GET", path);
+    h.ctx.db.$client.query("update posts set title = 'changed behind the back' where id = ?").run(inGeneral.id);
+    await post(h, author, { colony_id: QUESTIONS.id });
+    expect((await h.req("GET", path)).text).toBe(first.text);
+    // The unfiltered list is not narrowed: the post elsewhere refreshes it.
+    expect((await h.req("GET", "/api/v1/posts?sort=newest")).body.items.map((x: any) => x.title)).toContain("changed behind the back");
+    // A vote does not say its colony: every colony's list is refreshed.
+    const voter = await h.user();
+    expect((await h.req("POST", `/api/v1/posts/${inGeneral.id}/vote`, { token: voter.token, body: { value: 1 } })).status).toBe(200);
+    expect((await h.req("GET", path)).body.items[0].title).toBe("changed behind the back");
+  });
+
+  test("write counts per scope: a post in general moves forum and general, not questions", async () => {
+    const h = setup({ rateLimitMultiplier: 0 });
+    const author = await h.user();
+    await post(h, author, { colony_id: GENERAL.id });
+    const before = h.ctx.events.version("forum");
+    await post(h, author, { colony_id: GENERAL.id });
+    expect(h.ctx.events.version("forum")).toBe(before + 1);
+    expect(h.ctx.events.version(`colony:${GENERAL.id}`)).toBeGreaterThan(0);
+    expect(h.ctx.events.version(`colony:${QUESTIONS.id}`)).toBe(0);
   });
 });

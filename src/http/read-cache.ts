@@ -1,7 +1,10 @@
 // A short-lived cache of reads, as the reference service keeps for its post lists:
-// `readCache: true` on a GET route answers the JSON it last answered for the same request and the
-// same caller (anonymous, or one account), for at most 15 seconds and only while nothing has been
-// written in between (every write emits a domain event, which moves `ctx.events.writes`).
+// `readCache` on a GET route answers the JSON it last answered for the same request and the same
+// caller (anonymous, or one account), for at most 15 seconds and only while nothing it shows has
+// been written since. What a read shows is named by read scopes: every cached read depends on
+// "forum" unless its route names narrower ones (a colony's post list: `colony:<id>`); every write
+// emits a domain event, and core/domain-events.ts READ_SCOPES says which scopes each event
+// touches (a direct message touches none, a comment touches "forum" and its colony).
 //
 // The cache is bounded in bytes (COLONY_READ_CACHE_BYTES, one budget per server shared by every
 // cached route), least recently used entries go first, and no single answer may take more than an
@@ -22,14 +25,19 @@ const ENTRY_OVERHEAD = 96;
 interface Entry {
   body: Uint8Array;
   bytes: number;
-  writes: number;
+  /** The read scopes the answer depends on, and their write counts when it was computed. */
+  deps: readonly string[];
+  stamp: string;
   at: number;
 }
+
+/** The current write counts of some read scopes, as one comparable string. */
+export type StampOf = (deps: readonly string[]) => string;
 
 const JSON_HEADERS = { "content-type": "application/json" };
 const encoder = new TextEncoder();
 
-/** A byte-bounded least-recently-used map of answers, each valid while `writes` has not moved. */
+/** A byte-bounded least-recently-used map of answers, each valid while its scopes see no write. */
 export class ReadCache {
   private entries = new Map<string, Entry>();
   private used = 0;
@@ -49,11 +57,11 @@ export class ReadCache {
     return this.entries.size;
   }
 
-  get(key: string, writes: number): Uint8Array | undefined {
+  get(key: string, stampOf: StampOf): Uint8Array | undefined {
     const e = this.entries.get(key);
     if (!e) return undefined;
     this.entries.delete(key);
-    if (e.writes !== writes || this.clock.now() - e.at >= this.ttlMs) {
+    if (e.stamp !== stampOf(e.deps) || this.clock.now() - e.at >= this.ttlMs) {
       this.used -= e.bytes;
       return undefined;
     }
@@ -62,7 +70,7 @@ export class ReadCache {
   }
 
   /** Stores an answer unless it alone would take more than an eighth of the budget. */
-  set(key: string, body: Uint8Array, writes: number): void {
+  set(key: string, body: Uint8Array, deps: readonly string[], stamp: string): void {
     const bytes = body.byteLength + key.length * 2 + ENTRY_OVERHEAD;
     if (bytes > this.budget / 8) return;
     const old = this.entries.get(key);
@@ -75,16 +83,16 @@ export class ReadCache {
       this.entries.delete(k);
       this.used -= e.bytes;
     }
-    this.entries.set(key, { body, bytes, writes, at: this.clock.now() });
+    this.entries.set(key, { body, bytes, deps, stamp, at: this.clock.now() });
     this.used += bytes;
   }
 
   /** Drops every expired or outdated entry; returns how many. */
-  sweep(writes: number): number {
+  sweep(stampOf: StampOf): number {
     const now = this.clock.now();
     let n = 0;
     for (const [k, e] of this.entries) {
-      if (e.writes === writes && now - e.at < this.ttlMs) continue;
+      if (e.stamp === stampOf(e.deps) && now - e.at < this.ttlMs) continue;
       this.entries.delete(k);
       this.used -= e.bytes;
       n++;
@@ -111,26 +119,46 @@ export function requestKey(route: string, params: Record<string, unknown> | unde
   return key;
 }
 
+/** The stamp function of a server: the write counts of the scopes, joined. */
+export const stampOf =
+  (ctx: Ctx): StampOf =>
+  (deps) => {
+    let stamp = "";
+    for (const d of deps) stamp += `${ctx.events.version(d)},`;
+    return stamp;
+  };
+
+/** What a route's cached answers depend on: every forum write, unless the route says less. */
+export type ReadScopes = true | ((request: { params: Record<string, unknown>; query: Record<string, unknown> }) => readonly string[]);
+const FORUM_ONLY: readonly string[] = ["forum"];
+
 export const readCachePlugin = (ctx: Ctx) => {
   const cache = readCacheOf(ctx);
+  const stamp = stampOf(ctx);
   return new Elysia({ name: "colony.read-cache" }).macro({
-    readCache: (enabled: boolean) => ({
+    readCache: (scopes: ReadScopes | false) => ({
       async beforeHandle({ request, route, params, query }) {
-        if (!enabled || cache.budget <= 0 || request.method !== "GET") return;
+        if (!scopes || cache.budget <= 0 || request.method !== "GET") return;
         // The caller is part of the key: answers differ per account (own votes, private colonies).
         const caller = await callerOf(ctx, request);
         const key = `${caller?.id ?? "-"} ${requestKey(route, params as Record<string, unknown>, query as Record<string, unknown>)}`;
-        stateOf(request).cacheKey = key;
-        const body = cache.get(key, ctx.events.writes);
+        const deps = scopes === true ? FORUM_ONLY : scopes({ params: params as Record<string, unknown>, query: query as Record<string, unknown> });
+        const state = stateOf(request);
+        state.cacheKey = key;
+        // Taken before the handler reads: a write landing while it runs makes this answer stale at once.
+        state.cacheDeps = deps;
+        state.cacheStamp = stamp(deps);
+        const body = cache.get(key, stamp);
         if (body) return new Response(body, { headers: JSON_HEADERS });
       },
       mapResponse({ request, responseValue, set }) {
-        const key = peekState(request)?.cacheKey;
+        const state = peekState(request);
+        const key = state?.cacheKey;
         if (!key || responseValue instanceof Response) return;
         if (set.status !== undefined && set.status !== 200) return;
         if (responseValue === null || typeof responseValue !== "object") return;
         const body = encoder.encode(JSON.stringify(responseValue));
-        cache.set(key, body, ctx.events.writes);
+        cache.set(key, body, state.cacheDeps!, state.cacheStamp!);
         return new Response(body, { headers: JSON_HEADERS });
       },
     }),

@@ -7,6 +7,9 @@ export interface RequestState {
   idempotency?: { userId: string; key: string };
   /** Set by the read cache for a cacheable GET: where its answer is stored. */
   cacheKey?: string;
+  /** The read scopes of that answer and their write counts before the handler ran. */
+  cacheDeps?: readonly string[];
+  cacheStamp?: string;
 }
 
 const states = new WeakMap<Request, RequestState>();

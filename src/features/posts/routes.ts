@@ -16,6 +16,19 @@ import { onePostOut, postsOut } from "./views";
 
 const PAGING = { max: 100, default: 20 };
 
+/** Query parameters that page or order a list without narrowing what it may hold. */
+const PAGING_KEYS = new Set(["limit", "offset", "page", "sort", "cursor"]);
+
+/**
+ * What a cached page of the list depends on: a list narrowed to one colony by id changes only with
+ * that colony's writes (and the writes that do not say their colony); any other list with every
+ * forum write (core/domain-events.ts READ_SCOPES).
+ */
+function listScopes({ query }: { query: Record<string, unknown> }): readonly string[] {
+  const narrowing = Object.keys(query).filter((k) => query[k] !== undefined && !PAGING_KEYS.has(k));
+  return narrowing.length === 1 && narrowing[0] === "colony_id" ? [`colony:${String(query.colony_id).toLowerCase()}`, "colony:*"] : ["forum"];
+}
+
 /** docs/decisions.md §13: a filter sent with an empty value does not bind (and must not fail validation). */
 function dropEmptyQueryValues({ query }: { query: Record<string, unknown> }) {
   for (const [k, v] of Object.entries(query)) if (v === "") delete query[k];
@@ -38,7 +51,7 @@ export const postsRoutes = (ctx: Ctx) => {
       },
       {
         auth: "optional",
-        readCache: true,
+        readCache: listScopes,
         transform: dropEmptyQueryValues,
         query: ListQuery,
         response: { 200: PostList, 400: ErrorOut, 401: ErrorOut, 404: ErrorOut },
