@@ -11,13 +11,25 @@ import type { CommentRow } from "./service";
 /** An all-zero id, so a tombstone does not reveal its author. */
 const NO_ID = "00000000-0000-0000-0000-000000000000";
 
-export function commentOut(ctx: Ctx, c: CommentRow, authors: Map<string, UserRow>, viewerId: string | null) {
+/** Each author's UserOut once per page (a thread repeats its authors; npub and the avatar URL cost). */
+type AuthorOuts = Map<string, ReturnType<typeof userOut>>;
+
+function authorOut(ctx: Ctx, author: UserRow, viewerId: string | null, outs?: AuthorOuts) {
+  let out = outs?.get(author.id);
+  if (!out) {
+    out = userOut(ctx, author, { self: viewerId === author.id });
+    outs?.set(author.id, out);
+  }
+  return out;
+}
+
+export function commentOut(ctx: Ctx, c: CommentRow, authors: Map<string, UserRow>, viewerId: string | null, outs?: AuthorOuts) {
   const deleted = c.deletedAt !== null;
   const author = deleted ? undefined : authors.get(c.authorId);
   return {
     id: c.id,
     post_id: c.postId,
-    author: author ? userOut(ctx, author, { self: viewerId === author.id }) : deletedUserOut(ctx, deleted ? NO_ID : c.authorId),
+    author: author ? authorOut(ctx, author, viewerId, outs) : deletedUserOut(ctx, deleted ? NO_ID : c.authorId),
     parent_id: c.parentId,
     body: c.body,
     body_html: c.bodyHtml,
@@ -40,7 +52,8 @@ export type CommentOutT = ReturnType<typeof commentOut>;
 
 export function commentsOut(ctx: Ctx, rows: readonly CommentRow[], viewerId: string | null = null) {
   const authors = users.findManyByIds(ctx, rows.filter((r) => r.deletedAt === null).map((r) => r.authorId));
-  return rows.map((r) => commentOut(ctx, r, authors, viewerId));
+  const outs: AuthorOuts = new Map();
+  return rows.map((r) => commentOut(ctx, r, authors, viewerId, outs));
 }
 
 export const oneCommentOut = (ctx: Ctx, row: CommentRow, viewerId: string | null = null) => commentsOut(ctx, [row], viewerId)[0];

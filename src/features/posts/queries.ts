@@ -5,11 +5,11 @@ import { and, count, desc, eq, gte, inArray, isNull, ne, or, sql, type SQL } fro
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import type { Ctx } from "../../core/context";
 import type { Db } from "../../db/client";
-import { prepared } from "../../db/statements";
+import { prepared, preparedSql } from "../../db/statements";
 import { oldestAfter, type Window } from "../../db/window";
 import type { Caller } from "../auth/service";
 import * as colonies from "../colonies/service";
-import { postTags, posts, type PostRow, type PostType } from "./tables";
+import { posts, type PostRow, type PostType } from "./tables";
 
 /**
  * A WHERE condition: the post named by `postIdColumn` is listed (published, not held, not
@@ -38,7 +38,7 @@ type Viewer = "anonymous" | "admin" | "member";
 /** The candidates' listed, readable posts, most shared tags first, then newest: one cached statement per kind of viewer. */
 function relatedStatement(ctx: Ctx, viewer: Viewer) {
   const db = ctx.db;
-  return prepared(db, `posts.related.${viewer}`, () => {
+  return preparedSql(db, `posts.related.${viewer}`, () => {
     // readableColonyFilter with the viewer's id as a placeholder, so the statement is shared by every member.
     const actor = viewer === "anonymous" ? null : { id: sql.placeholder("viewer") as unknown as string, isAdmin: viewer === "admin" };
     const shared = sql<number>`cast(c.value as integer)`;
@@ -57,9 +57,20 @@ function relatedStatement(ctx: Ctx, viewer: Viewer) {
       .where(and(eq(posts.listed, 1), colonies.readableColonyFilter(ctx, actor, posts.colonyId)))
       .orderBy(desc(shared), desc(posts.createdAt), desc(posts.id))
       .limit(sql.placeholder("max"))
-      .prepare();
+      .getSQL();
   });
 }
+
+/** A related post from its raw row (the statement's columns). */
+const relatedOf = (r: Record<string, unknown>): RelatedPost => ({
+  id: r.id as string,
+  title: r.title as string,
+  postType: r.post_type as RelatedPost["postType"],
+  colonyId: r.colony_id as string,
+  score: r.score as number,
+  commentCount: r.comment_count as number,
+  createdAt: r.created_at as number,
+});
 
 /**
  * Listed posts the caller may read sharing tags with `post`, most shared tags first, then newest.
@@ -72,17 +83,12 @@ export function relatedPosts(ctx: Ctx, caller: Caller | null, post: PostRow, max
   if (!post.tags.length) return [];
   const db = ctx.db;
   const byTag = prepared(db, "posts.related.byTag", () =>
-    db
-      .select({ id: postTags.postId })
-      .from(postTags)
-      .where(and(eq(postTags.tag, sql.placeholder("tag")), ne(postTags.postId, sql.placeholder("post"))))
-      .orderBy(desc(postTags.postId))
-      .limit(RELATED_TAG_SCAN)
-      .prepare(),
+    db.$client.prepare<[string], [string, string]>(`select post_id from post_tags where tag = ? and post_id <> ? order by post_id desc limit ${RELATED_TAG_SCAN}`),
   );
   const shared = new Map<string, string[]>();
   for (const tag of post.tags) {
-    for (const { id } of byTag.all({ tag, post: post.id })) {
+    for (const row of byTag.values(tag, post.id)) {
+      const id = row[0] as string;
       const tags = shared.get(id);
       if (tags) tags.push(tag);
       else shared.set(id, [tag]);
@@ -92,7 +98,7 @@ export function relatedPosts(ctx: Ctx, caller: Caller | null, post: PostRow, max
   const candidates: Record<string, number> = {};
   for (const [id, tags] of shared) candidates[id] = tags.length;
   const viewer: Viewer = !caller ? "anonymous" : caller.isAdmin ? "admin" : "member";
-  const rows = relatedStatement(ctx, viewer).all({ candidates: JSON.stringify(candidates), max, viewer: caller?.id ?? null });
+  const rows = relatedStatement(ctx, viewer).all({ candidates: JSON.stringify(candidates), max, viewer: caller?.id ?? null }).map(relatedOf);
   return rows.map((p) => ({ post: p, shared: shared.get(p.id)! }));
 }
 
