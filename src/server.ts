@@ -15,6 +15,7 @@ import type { Config } from "./config";
 import { createApp } from "./app";
 import { createContext, databasePath, type Ctx } from "./core/context";
 import { acquireDataLock, type DataLock } from "./core/lock";
+import { OIDC_KEY_FILE, prepareSigningKey } from "./core/secrets";
 import { startCheckpointer, type Checkpointer } from "./db/checkpointer";
 import { sqliteVersion } from "./db/client";
 import { startReadPool } from "./db/read-pool";
@@ -69,6 +70,11 @@ export async function startServer(config: Config): Promise<RunningServer> {
   ctx.events.start();
   scheduleBackups(ctx);
   ctx.jobs.start();
+  // A new data folder's identity-provider signing key is generated on a pool thread meanwhile.
+  prepareSigningKey(config.dataDir).then(
+    (made) => made && ctx.log.info("generated the identity provider's signing key", { file: `secrets/${OIDC_KEY_FILE}` }),
+    (err) => ctx.log.warn("could not generate the identity provider's signing key in the background; it is made on first use", { error: String(err) }),
+  );
   ctx.log.info("colony listening", { url, public_url: config.publicUrl, data_dir: config.dataDir, sqlite: sqliteVersion(ctx.db), version: API_VERSION });
 
   let shutting: Promise<ShutdownReport> | null = null;

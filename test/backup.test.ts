@@ -183,6 +183,9 @@ let attachmentId = "";
 
 beforeAll(async () => {
   src = live(srcDir);
+  // The identity provider's key is made on first use (or by a server once it listens), as it is
+  // in a folder that has issued id_tokens.
+  expect(src.ctx.secrets.oidcSigningKeyPem).toContain("PRIVATE KEY");
   alice = await src.user("alice-backup");
   await src.user("bob-backup");
   const png = await sharp({ create: { width: 100, height: 100, channels: 3, background: { r: 10, g: 140, b: 90 } } }).png().toBuffer();
