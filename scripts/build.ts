@@ -24,6 +24,9 @@
 //      `sharp.versions` (and `colony doctor`) tell which build is running.
 //
 // Running from source (`bun src/main.ts`) is untouched and keeps using native sharp.
+//
+// Start-up (bench/README.md, "Cold start"): the code is split into chunks, so a command loads
+// only the modules it imports (`colony version` does not load the server).
 import type { BunPlugin } from "bun";
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync } from "node:fs";
@@ -219,6 +222,9 @@ export async function build(opts: { outfile?: string; target?: string; log?: (ms
     // Parse at build time rather than at every start. ESM keeps top-level await available.
     bytecode: true,
     format: "esm",
+    // Chunks shared by the entry points and by dynamic imports: a command evaluates only what it
+    // imports (the CLI imports every command's module lazily).
+    splitting: true,
     plugins: [sharpWasmPlugin(wasm, ROOT)],
   });
   if (!result.success) {
