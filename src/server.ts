@@ -19,6 +19,7 @@ import { OIDC_KEY_FILE, prepareSigningKey } from "./core/secrets";
 import { startCheckpointer, type Checkpointer } from "./db/checkpointer";
 import { sqliteVersion } from "./db/client";
 import { startReadPool } from "./db/read-pool";
+import { normalJitPolicy } from "./db/workers";
 import { serverOptions } from "./http/serve-options";
 import { API_VERSION } from "./features/meta/version";
 import { scheduleBackups } from "./ops/scheduled-backup";
@@ -75,6 +76,8 @@ export async function startServer(config: Config): Promise<RunningServer> {
     lock.release();
     throw err;
   }
+  // Started: from here on, code that runs often should be compiled as usual.
+  normalJitPolicy();
   const url = `http://${server.hostname}:${server.port}`;
   lock.update({ url });
   ctx.events.start();

@@ -3,8 +3,11 @@
 // read transaction, so its statements see the same snapshot.
 import { Database, type SQLQueryBindings } from "bun:sqlite";
 import { setPriority } from "node:os";
+import { normalJitPolicy } from "./workers";
 
 declare const self: Worker;
+
+normalJitPolicy();
 
 export type ReadRequest = { id: number; batch: { sql: string; params: SQLQueryBindings[] }[] };
 export type ReadReply = { id: number; rows?: Record<string, unknown>[][]; error?: { message: string; code?: string } };
