@@ -15,6 +15,7 @@ import type { Config } from "./config";
 import { createApp } from "./app";
 import { createContext, databasePath, type Ctx } from "./core/context";
 import { acquireDataLock, type DataLock } from "./core/lock";
+import { startReclaimer } from "./core/reclaim";
 import { OIDC_KEY_FILE, prepareSigningKey } from "./core/secrets";
 import { startCheckpointer, type Checkpointer } from "./db/checkpointer";
 import { sqliteVersion } from "./db/client";
@@ -61,6 +62,7 @@ export const BACKGROUND_START_MS = 50;
 interface Background {
   timer: ReturnType<typeof setTimeout>;
   checkpointer?: Checkpointer;
+  reclaimer?: { stop(): void };
 }
 
 export async function startServer(config: Config): Promise<RunningServer> {
@@ -85,14 +87,16 @@ export async function startServer(config: Config): Promise<RunningServer> {
   // requests waiting for it to come up are answered first (bench/README.md, "Cold start"):
   // the reader threads (until they are up, reads run on the main connection), the WAL checkpointer
   // (until then SQLite's own automatic checkpoint applies), the schedules (creating them costs
-  // 10-15 ms, most of it croner's first next-run computations and loading the time-zone data)
-  // and, in a new data folder, the identity provider's signing key (generated on a pool thread).
+  // 10-15 ms, most of it croner's first next-run computations and loading the time-zone data),
+  // the memory reclaimer (core/reclaim.ts) and, in a new data folder, the identity provider's
+  // signing key (generated on a pool thread).
   const background: Background = {
     timer: setTimeout(() => {
       background.checkpointer = startCheckpointer(ctx.db, databasePath(config), ctx.log);
       ctx.reads = startReadPool(ctx.db, databasePath(config), config.readWorkers, ctx.log);
       scheduleBackups(ctx);
       ctx.jobs.start();
+      background.reclaimer = startReclaimer(ctx);
       prepareSigningKey(config.dataDir).then(
         (made) => made && ctx.log.info("generated the identity provider's signing key", { file: `secrets/${OIDC_KEY_FILE}` }),
         (err) => ctx.log.warn("could not generate the identity provider's signing key in the background; it is made on first use", { error: String(err) }),
@@ -109,6 +113,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
 
 async function stop(ctx: Ctx, server: Server<unknown>, background: Background, lock: DataLock, reason: string): Promise<ShutdownReport> {
   clearTimeout(background.timer);
+  background.reclaimer?.stop();
   const started = performance.now();
   const deadline = started + ctx.config.shutdownTimeoutMs;
   const left = () => deadline - performance.now();
