@@ -8,6 +8,7 @@
 //   RUNS=50 CASES=migrated bun bench/cold-start.ts
 //   BINARY=/tmp/other/colony bun bench/cold-start.ts
 //   BINARY=dist/colony,/tmp/before/colony bun bench/cold-start.ts   # A/B, runs interleaved
+//   BINARY=dist/colony,source bun bench/cold-start.ts               # the executable and the source
 //
 // Cases (CASES, comma-separated; all three by default):
 //   migrated  one data folder, migrated and given its secrets by a first start that is not
@@ -38,9 +39,11 @@ interface Target {
   label: string;
   command: string[];
 }
+const SOURCE_TARGET: Target = { label: "bun src/main.ts", command: [process.execPath, join(ROOT, "src/main.ts")] };
 const TARGETS: Target[] = SOURCE
-  ? [{ label: "bun src/main.ts", command: [process.execPath, join(ROOT, "src/main.ts")] }]
+  ? [SOURCE_TARGET]
   : (env.BINARY ?? "dist/colony").split(",").map((b) => {
+      if (b.trim() === "source") return SOURCE_TARGET;
       const path = resolve(ROOT, b.trim());
       if (!existsSync(path)) {
         console.error(`${path} does not exist: run \`bun run build\` first, or SOURCE=1`);
