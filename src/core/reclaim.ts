@@ -10,9 +10,9 @@
 // those pages again from the operating system's cache, at no measurable cost. If it then stays
 // idle for SHRINK_AFTER_IDLE_MS, it also drops its compiled code (Bun.shrink(), JavaScriptCore's
 // shrinkFootprintWhenIdle) on every thread: 10-15 MB more, for which the first second of the next
-// burst runs at about half its usual throughput while the code is compiled again. Nothing happens
-// while the server is busy, nor in one that stays idle or lightly used. Measured in bench/README.md
-// ("Resident memory").
+// burst answers 20-30% fewer requests, with a p99 several times the usual, while the code is
+// compiled again. Nothing happens while the server is busy, nor in one that stays idle or lightly
+// used. Measured in bench/README.md ("Resident memory").
 import type { Ctx } from "./context";
 
 export const RECLAIM_INTERVAL_MS = 500;
