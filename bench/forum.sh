@@ -97,7 +97,7 @@ measure_targets
 {
   echo "### Colony forum benchmark — $(date -u '+%Y-%m-%d %H:%M UTC')"
   echo
-  echo "- Bun $(bun --version), Elysia $ELYSIA_VERSION, SQLite $SQLITE_VERSION, Colony @ $GIT_REV"
+  echo "- Bun $(bun --version), Elysia $ELYSIA_VERSION, SQLite $SQLITE_VERSION, Colony @ $GIT_REV, run as $(colony_kind), read cache ${COLONY_READ_CACHE_BYTES:-default}"
   echo "- CPU: ${CPU_MODEL:-unknown}, $(nproc) cores (wrk and the server share them)"
   echo "- data: $(sed -n 's/^seeded: //p' "$OUT_DIR/seed.log" 2>/dev/null | tail -n1) ($SEED_NOTE${SEED_TIME:+, seed took $SEED_TIME})"
   echo "- context runs rotate through $(wc -l <"$IDS_FILE") posts with 20-100 comments"

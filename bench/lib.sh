@@ -45,20 +45,62 @@ wait_ready() { # url, pid, name, tries
   exit 1
 }
 
-# Starts Colony from source on DATA_DIR at HOST:COLONY_PORT with rate limits off (under
-# `bun --cpu-prof` into OUT_DIR/profile when PROFILE=1), logging to OUT_DIR/colony.log, and waits
-# up to $1 tenths of a second for /health: sets COLONY_PID and COLONY.
+# Starts Colony on DATA_DIR at HOST:COLONY_PORT with rate limits off, logging to
+# OUT_DIR/colony.log, and waits up to $1 tenths of a second for /health: sets COLONY_PID and
+# COLONY. From source (`bun src/main.ts serve`), or the executable BINARY when set (e.g.
+# BINARY=dist/colony, relative to the repository). PROFILE=1 runs it under the CPU profiler, the
+# profile going to OUT_DIR/profile when the server stops (from source `bun --cpu-prof`; the
+# executable reads the same flags from BUN_OPTIONS). The caller's environment reaches the server,
+# so e.g. COLONY_READ_CACHE_BYTES=0 turns its read cache off.
 start_colony() { # tries
-  local flags=()
-  if [[ "${PROFILE:-0}" == 1 ]]; then flags=(--cpu-prof --cpu-prof-md --cpu-prof-dir="$OUT_DIR/profile" --cpu-prof-interval=250); fi
+  local cmd=(bun src/main.ts serve) prof=() bin
+  if [[ "${PROFILE:-0}" == 1 ]]; then prof=(--cpu-prof --cpu-prof-md --cpu-prof-dir="$OUT_DIR/profile" --cpu-prof-interval=250); fi
+  if [[ -n "${BINARY:-}" ]]; then
+    bin="$(colony_binary)" || exit 1
+    cmd=("$bin" serve)
+  elif [[ ${#prof[@]} -gt 0 ]]; then
+    cmd=(bun "${prof[@]}" src/main.ts serve)
+  fi
   (
     cd "$ROOT"
+    if [[ -n "${BINARY:-}" && ${#prof[@]} -gt 0 ]]; then export BUN_OPTIONS="${prof[*]}"; fi
     exec env COLONY_DATA_DIR="$DATA_DIR" COLONY_HOST="$HOST" COLONY_PORT="$COLONY_PORT" \
-      COLONY_RATE_LIMIT_MULTIPLIER=0 COLONY_LOG_LEVEL=warn bun "${flags[@]}" src/main.ts serve
+      COLONY_RATE_LIMIT_MULTIPLIER=0 COLONY_LOG_LEVEL=warn "${cmd[@]}"
   ) >"$OUT_DIR/colony.log" 2>&1 &
   COLONY_PID=$!
   COLONY="http://$HOST:$COLONY_PORT"
   wait_ready "$COLONY/health" "$COLONY_PID" colony "${1:-300}"
+}
+
+# The executable named by BINARY (absolute, or relative to the repository); exits if missing.
+colony_binary() {
+  local bin="$BINARY"
+  [[ "$bin" == /* ]] || bin="$ROOT/$bin"
+  if [[ ! -x "$bin" ]]; then echo "BINARY=$BINARY: no executable at $bin (bun run build)" >&2; exit 1; fi
+  echo "$bin"
+}
+
+# What runs as Colony, for reports: "dist/colony (executable)" or "bun src/main.ts (source)".
+colony_kind() {
+  if [[ -n "${BINARY:-}" ]]; then echo "$BINARY (executable)"; else echo "bun src/main.ts (source)"; fi
+}
+
+# Resident memory of a process in MiB, tab-separated: VmRSS (now) and VmHWM (its peak so far).
+rss_mib() { # pid
+  awk '/^VmRSS:/ { r = $2 } /^VmHWM:/ { h = $2 } END { printf "%.1f\t%.1f\n", r / 1024, h / 1024 }' "/proc/$1/status" 2>/dev/null || printf '\t\n'
+}
+
+# Samples a process's VmRSS every 0.2 s into a file (KiB, one a line) until stop_rss_sampler.
+start_rss_sampler() { # pid, file
+  (while kill -0 "$1" 2>/dev/null; do awk '/^VmRSS:/ { print $2 }' "/proc/$1/status" 2>/dev/null; sleep 0.2; done) >"$2" &
+  RSS_SAMPLER_PID=$!
+}
+
+# Stops the sampler started last; prints its largest sample in MiB.
+stop_rss_sampler() { # file
+  kill "$RSS_SAMPLER_PID" 2>/dev/null || true
+  wait "$RSS_SAMPLER_PID" 2>/dev/null || true
+  sort -n "$1" | tail -n1 | awk '{ printf "%.1f\n", $1 / 1024 }'
 }
 
 port_busy() { (exec 3<>"/dev/tcp/$HOST/$1") 2>/dev/null; }
@@ -172,9 +214,14 @@ measure_pairs() { # out.tsv, target A, target B
 # Measures every "name|url|wrk script|token" of TARGETS, ROUNDS times (a warm-up whose numbers
 # are dropped, then the measured run), and writes one row per run to $RESULTS. With ONLY set,
 # only the matching targets run, plus the first (the baseline) when KEEP_BASELINE=1.
+# For targets on Colony ($COLONY), Colony's resident memory goes to rss.tsv beside $RESULTS: before
+# the measured run, its peak during the run (sampled every 0.2 s), at its end, RSS_SETTLE seconds
+# (2) later with nothing running, and VmHWM (the peak since the server started).
 measure_targets() {
   local warm_limit=$(( $(secs "$WARMUP") + 15 )) limit=$(( $(secs "$DURATION") + 15 ))
-  local round i target name url script token log fields
+  local round i target name url script token log fields rss_tsv rss_before rss_peak rss_end rss_after
+  rss_tsv="$(dirname "$RESULTS")/rss.tsv"
+  printf 'round\tname\trss_before_mib\trss_peak_mib\trss_end_mib\trss_after_mib\thwm_mib\n' >"$rss_tsv"
   printf 'round\tname\trps\tp50_us\tp99_us\trequests\tnon2xx\terrors\n' >"$RESULTS"
   for round in $(seq 1 "${ROUNDS:-1}"); do
     i=0
@@ -185,7 +232,20 @@ measure_targets() {
       echo "round $round/${ROUNDS:-1}: $name (warm-up $WARMUP, run $DURATION)" >&2
       run_wrk "$warm_limit" "$WARMUP" "$url" "$script" "$token" "$OUT_DIR/r$round-$i-warmup.txt"
       log="$OUT_DIR/r$round-$i.txt"
+      local on_colony=0
+      if [[ -n "${COLONY_PID:-}" && "$url" == "$COLONY"* ]]; then on_colony=1; fi
+      if [[ $on_colony == 1 ]]; then
+        rss_before="$(rss_mib "$COLONY_PID" | cut -f1)"
+        start_rss_sampler "$COLONY_PID" "$OUT_DIR/r$round-$i-rss.txt"
+      fi
       run_wrk "$limit" "$DURATION" "$url" "$script" "$token" "$log"
+      if [[ $on_colony == 1 ]]; then
+        rss_peak="$(stop_rss_sampler "$OUT_DIR/r$round-$i-rss.txt")"
+        rss_end="$(rss_mib "$COLONY_PID" | cut -f1)"
+        sleep "${RSS_SETTLE:-2}"
+        rss_after="$(rss_mib "$COLONY_PID")"
+        printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$round" "$name" "$rss_before" "$rss_peak" "$rss_end" "$rss_after" >>"$rss_tsv"
+      fi
       # A benchmark may define after_run (e.g. to read a backlog the run left); its line is kept.
       if declare -F after_run >/dev/null; then after_run >"$OUT_DIR/r$round-$i-after.txt" 2>&1 || true; fi
       fields="$(result_fields "$log" "$name" rps p50_us p99_us requests non2xx errors)" || exit 1

@@ -8,6 +8,7 @@
 #
 #   bash bench/messages.sh
 #   DURATION=10s CONNECTIONS=32 bash bench/messages.sh
+#   BINARY=dist/colony WEBHOOKS=0 bash bench/messages.sh   # the executable, without the webhook run
 #
 # Only 127.0.0.1 is ever targeted; every wrk run is bounded by -d and by `timeout`; the server is
 # stopped and its data folder removed on exit.
@@ -57,12 +58,14 @@ after_run() {
 measure_targets
 MESSAGES="$(bun -e 'const { Database } = require("bun:sqlite"); const db = new Database(process.argv[1], { readonly: true }); db.exec("pragma busy_timeout = 5000"); console.log(db.query("select count(*) as n from messages").get().n)' "$DATA_DIR/colony.db")"
 
-WEBHOOKS_OUT="$(cd "$ROOT" && timeout 300 bun bench/webhooks.ts 2>&1 | tail -n 12)"
+# In process, from source whatever BINARY says; WEBHOOKS=0 skips it (bench/all.sh runs it once).
+WEBHOOKS_OUT="(not run: WEBHOOKS=0)"
+if [[ "${WEBHOOKS:-1}" != 0 ]]; then WEBHOOKS_OUT="$(cd "$ROOT" && timeout 300 bun bench/webhooks.ts 2>&1 | tail -n 12)"; fi
 
 {
   echo "### Colony messaging benchmark — $(date -u '+%Y-%m-%d %H:%M UTC')"
   echo
-  echo "- Bun $(bun --version), Elysia $ELYSIA_VERSION, SQLite $SQLITE_VERSION, Colony @ $GIT_REV"
+  echo "- Bun $(bun --version), Elysia $ELYSIA_VERSION, SQLite $SQLITE_VERSION, Colony @ $GIT_REV, run as $(colony_kind), read cache ${COLONY_READ_CACHE_BYTES:-default}"
   echo "- CPU: ${CPU_MODEL:-unknown}, $(nproc) cores (wrk and Colony share them); load average before / after: $LOAD_BEFORE / $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo unknown)"
   echo "- wrk: $THREADS threads, $CONNECTIONS connections, $WARMUP warm-up + $DURATION per endpoint; messages stored at the end: $MESSAGES"
   echo

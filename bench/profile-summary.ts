@@ -20,6 +20,8 @@ for (const n of prof.nodes) for (const c of n.children ?? []) parent.set(c, n.id
 
 function origin(url: string): string | null {
   if (!url) return null;
+  // A compiled executable's source map names files relative to the build root (src/…, node_modules/…).
+  if (!url.startsWith("/") && !url.includes(":")) url = `/${url}`;
   const nm = url.lastIndexOf("/node_modules/");
   if (nm >= 0) {
     const rest = url.slice(nm + "/node_modules/".length).split("/");

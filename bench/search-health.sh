@@ -132,7 +132,7 @@ done
 {
   echo "### /health while searching — $(date -u '+%Y-%m-%d %H:%M UTC')"
   echo
-  echo "- Bun $(bun --version), Elysia $ELYSIA_VERSION, SQLite $SQLITE_VERSION, wrk $(wrk -v 2>&1 | head -n1 | grep -o '[0-9][0-9.]*' | head -n1), Colony @ $GIT_REV"
+  echo "- Bun $(bun --version), Elysia $ELYSIA_VERSION, SQLite $SQLITE_VERSION, wrk $(wrk -v 2>&1 | head -n1 | grep -o '[0-9][0-9.]*' | head -n1), Colony @ $GIT_REV, run as $(colony_kind), read cache ${COLONY_READ_CACHE_BYTES:-default}"
   echo "- CPU: ${CPU_MODEL:-unknown}, $(nproc) cores (wrk and the server share them); load average before / during the last loaded run / after: $LOAD_BEFORE / $LOAD_DURING / $(cut -d' ' -f1-3 /proc/loadavg)"
   echo "- data: copy of $FORUM_DATA, $POSTS posts; read workers: $(curl -fsS "$COLONY/health" | json_field read_workers)"
   echo "- worst case the caps allow on this data: \`$WORST_Q\`, limit=$SEARCH_LIMIT, total $WORST_TOTAL, ${WORST_MS} ms alone (candidates: $OUT_DIR/candidates.tsv)"

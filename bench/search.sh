@@ -47,45 +47,7 @@ START_S=$(( ($(date +%s%N) - START_NS) / 1000000 ))
 echo "colony up after ${START_S} ms (migrations included)" >&2
 
 # Terms: from the FTS vocabulary, verified with the MATCH the service runs ----------------------
-TERMS_JSON="$(timeout 120 bun -e '
-  const { Database } = require("bun:sqlite");
-  const db = new Database(process.argv[1], { readonly: true });
-  db.exec("pragma busy_timeout = 5000");
-  const target = Number(process.argv[2]), share = Number(process.argv[3]);
-  const posts = db.query("select count(*) as n from posts").get().n;
-  const listed = db.query("select count(*) as n from posts where listed = 1").get().n;
-  const indexed = db.query("select count(*) as n from posts_fts").get().n;
-  // Words of titles and bodies only (the index also holds filter tokens in its scope column).
-  db.exec("create virtual table temp.vocab_col using fts5vocab(main, posts_fts, col)");
-  db.query("create temp table vocab as select term, max(doc) as doc from temp.vocab_col where col = ?1 or col = ?2 group by term").run("title", "body");
-  const count = db.query("select count(*) as n from posts_fts where posts_fts match ?");
-  const pick = (want) => {
-    const cands = db.query("select term, doc from temp.vocab where term glob ?2 order by abs(doc - ?1) limit 300").all(want, "[a-z][a-z][a-z]*");
-    let best = null;
-    for (const c of cands) {
-      if (/[0-9_]/.test(c.term)) continue;
-      const n = count.get(`"${c.term}"`).n; // porter: the query is stemmed again, so check the real count
-      if (n > 0 && (!best || Math.abs(n - want) < Math.abs(best.n - want))) best = { term: c.term, n };
-    }
-    return best;
-  };
-  // Should no single word match about TERM_TARGET posts (a small vocabulary), fall back to two
-  // words ANDed, which is how the service treats "a b".
-  const pickPair = (want) => {
-    const terms = db.query("select term from temp.vocab where doc between ?1 and ?2 and term glob \"[a-z][a-z][a-z]*\" order by doc limit 80").all(want, Math.max(want * 15, 20000)).map((r) => r.term);
-    let best = null;
-    for (let i = 0; i < terms.length; i++)
-      for (let j = i + 1; j < terms.length; j++) {
-        const n = count.get(`"${terms[i]}" "${terms[j]}"`).n;
-        if (n > 0 && (!best || Math.abs(n - want) < Math.abs(best.n - want))) best = { term: `${terms[i]} ${terms[j]}`, n };
-      }
-    return best;
-  };
-  let narrow = pick(target);
-  if (!narrow || Math.abs(narrow.n - target) > target / 2) narrow = pickPair(target) ?? narrow;
-  const broad = pick(Math.round(posts * share));
-  console.log(JSON.stringify({ posts, listed, indexed, narrow, broad }));
-' "$DATA_DIR/colony.db" "$TERM_TARGET" "$BROAD_SHARE")"
+TERMS_JSON="$(timeout 120 bun "$BENCH_DIR/pick-terms.ts" "$DATA_DIR/colony.db" "$TERM_TARGET" "$BROAD_SHARE")"
 jf() { bun -e 'let v = JSON.parse(process.argv[2]); for (const k of process.argv[1].split(".")) v = v[k]; console.log(v)' "$1" "$TERMS_JSON"; }
 TERM="$(jf narrow.term)"; TERM_N="$(jf narrow.n)"; TERM_Q="${TERM// /%20}"
 BROAD="$(jf broad.term)"; BROAD_N="$(jf broad.n)"
@@ -142,7 +104,7 @@ FEED_LAST="$(curl -fsS -H "Authorization: Bearer $TOKEN" "$COLONY/api/v1/feed/fo
 {
   echo "### Colony search and for-you benchmark — $(date -u '+%Y-%m-%d %H:%M UTC')"
   echo
-  echo "- Bun $(bun --version), Elysia $ELYSIA_VERSION, SQLite $SQLITE_VERSION, Colony @ $GIT_REV"
+  echo "- Bun $(bun --version), Elysia $ELYSIA_VERSION, SQLite $SQLITE_VERSION, Colony @ $GIT_REV, run as $(colony_kind), read cache ${COLONY_READ_CACHE_BYTES:-default}"
   echo "- CPU: ${CPU_MODEL:-unknown}, $(nproc) cores (wrk and the servers share them); load average before / after: $LOAD_BEFORE / $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo unknown)"
   echo "- data: copy of $FORUM_DATA, $(jf posts) posts ($(jf listed) listed, $(jf indexed) rows in posts_fts); Colony start-up with migrations ${START_S} ms"
   echo "- term \"$TERM\": $TERM_N matching posts; broad term \"$BROAD\": $BROAD_N matching posts"

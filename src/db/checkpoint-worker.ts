@@ -3,8 +3,11 @@
 // or block the writer) on a timer, so the fsync of the database file happens off the thread that
 // serves requests.
 import { Database } from "bun:sqlite";
+import { normalJitPolicy } from "./workers";
 
 declare const self: Worker;
+
+normalJitPolicy();
 
 let db: Database | null = null;
 let timer: ReturnType<typeof setInterval> | null = null;

@@ -2,9 +2,12 @@
 import { Database, type Statement } from "bun:sqlite";
 import { chmodSync } from "node:fs";
 import { drizzle, type BunSQLiteDatabase } from "drizzle-orm/bun-sqlite";
-import * as schema from "./schema";
 
-export type Db = BunSQLiteDatabase<typeof schema> & { $client: Database };
+/**
+ * drizzle without its relational query API (`db.query.<table>`), which nothing uses: given the
+ * schema, drizzle walks every table's relations when the connection opens (2-3 ms of each start).
+ */
+export type Db = BunSQLiteDatabase & { $client: Database };
 
 /** What a write inside a transaction uses: the database or a drizzle transaction of it. */
 export type Tx = Pick<Db, "insert" | "select" | "update" | "delete">;
@@ -38,7 +41,7 @@ export function openDatabase(path: string): Db {
   sqlite.run("PRAGMA foreign_keys = ON");
   sqlite.run("PRAGMA temp_store = MEMORY");
   sqlite.run("PRAGMA cache_size = -32000");
-  return drizzle({ client: sqlite, schema }) as Db;
+  return drizzle({ client: sqlite }) as Db;
 }
 
 const txStatements = new WeakMap<Database, Record<"begin" | "commit" | "rollback" | "savepoint" | "release" | "rollbackTo", Statement>>();

@@ -131,3 +131,21 @@ test("stop ends the readers; later reads run inline", async () => {
   expect(reads.threads).toBe(0);
   expect(await reads.all([count])).toEqual([[{ n: 3 }]]);
 });
+
+test("release: each reader gives memory back when asked (caches, then code) and answers reads after", async () => {
+  const { reads } = await pool(2);
+  expect(await until(() => reads.threads === 2)).toBe(true);
+  await reads.release("caches");
+  expect(await reads.all([count])).toEqual([[{ n: 3 }]]);
+  await reads.release("code");
+  expect(await reads.all([list])).toEqual([[{ id: 2, v: "b" }, { id: 3, v: "c" }]]);
+  await inlineReads(openDatabase(":memory:")).release("code");
+});
+
+test("stop while a release is awaited resolves it", async () => {
+  const { reads } = await pool(1);
+  expect(await until(() => reads.threads === 1)).toBe(true);
+  const released = reads.release("caches");
+  await reads.stop();
+  await released;
+});

@@ -12,8 +12,8 @@
 import type { SQLQueryBindings } from "bun:sqlite";
 import type { Logger } from "../core/log";
 import type { Db } from "./client";
-import type { ReadReply, ReadRequest } from "./read-worker";
-import { stopWorker, workerScript } from "./workers";
+import type { ReadReply, ReadRequest, ReleaseRequest } from "./read-worker";
+import { stopWorker, workerScript, type ReleaseLevel } from "./workers";
 
 export interface ReadStatement {
   sql: string;
@@ -29,6 +29,12 @@ export interface Reads {
   readonly threads: number;
   /** Reads sent to reader threads and not answered yet (the pool's queue; 0 inline). */
   readonly queued: number;
+  /**
+   * Has each reader thread collect its heap and release the pages of its SQLite cache it is not
+   * using, and at level "code" drop its compiled code too (core/reclaim.ts); resolves once every
+   * reader has done so. Inline: nothing to do (the caller releases the main connection's).
+   */
+  release(level: ReleaseLevel): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -40,6 +46,7 @@ export function inlineReads(db: Db): Reads {
     threads: 0,
     queued: 0,
     all: async (batch) => runBatch(batch),
+    release: async () => {},
     stop: async () => {},
   };
 }
@@ -47,6 +54,8 @@ export function inlineReads(db: Db): Reads {
 interface Reader {
   worker: Worker;
   ready: boolean;
+  /** Answers to "release" still awaited. */
+  releasing: (() => void)[];
   pending: Map<number, { batch: readonly ReadStatement[]; resolve: (rows: ReadRows[]) => void; reject: (err: Error) => void }>;
 }
 
@@ -80,6 +89,7 @@ export function startReadPool(db: Db, path: string, size: number, log: Logger): 
     r.worker.terminate();
     for (const p of r.pending.values()) inline.all(p.batch).then(p.resolve, p.reject);
     r.pending.clear();
+    for (const done of r.releasing.splice(0)) done();
   };
 
   for (let i = 0; i < size; i++) {
@@ -90,12 +100,16 @@ export function startReadPool(db: Db, path: string, size: number, log: Logger): 
       log.warn("read worker not started; reads run on the main connection", { error: String(err) });
       break;
     }
-    const r: Reader = { worker, ready: false, pending: new Map() };
+    const r: Reader = { worker, ready: false, releasing: [], pending: new Map() };
     worker.addEventListener("error", (e) => fail(r, String((e as ErrorEvent).message ?? e)));
-    worker.addEventListener("message", (e: MessageEvent<ReadReply | "ready" | "stopped">) => {
+    worker.addEventListener("message", (e: MessageEvent<ReadReply | "ready" | "released" | "stopped">) => {
       const msg = e.data;
       if (msg === "ready") {
         r.ready = true;
+        return;
+      }
+      if (msg === "released") {
+        r.releasing.shift()?.();
         return;
       }
       if (msg === "stopped") return;
@@ -131,8 +145,21 @@ export function startReadPool(db: Db, path: string, size: number, log: Logger): 
         reader.worker.postMessage({ id, batch: batch as ReadRequest["batch"] } satisfies ReadRequest);
       });
     },
+    async release(level) {
+      await Promise.all(
+        readers.map(
+          (r) =>
+            new Promise<void>((resolve) => {
+              r.releasing.push(resolve);
+              r.worker.postMessage({ release: level } satisfies ReleaseRequest);
+            }),
+        ),
+      );
+    },
     async stop() {
-      await Promise.all(readers.splice(0).map((r) => stopWorker(r.worker)));
+      const stopping = readers.splice(0);
+      for (const r of stopping) for (const done of r.releasing.splice(0)) done();
+      await Promise.all(stopping.map((r) => stopWorker(r.worker)));
     },
   };
 }

@@ -3,10 +3,14 @@
 // read transaction, so its statements see the same snapshot.
 import { Database, type SQLQueryBindings } from "bun:sqlite";
 import { setPriority } from "node:os";
+import { normalJitPolicy, type ReleaseLevel } from "./workers";
 
 declare const self: Worker;
 
+normalJitPolicy();
+
 export type ReadRequest = { id: number; batch: { sql: string; params: SQLQueryBindings[] }[] };
+export type ReleaseRequest = { release: ReleaseLevel };
 export type ReadReply = { id: number; rows?: Record<string, unknown>[][]; error?: { message: string; code?: string } };
 
 let db: Database | null = null;
@@ -22,12 +26,21 @@ function run(batch: ReadRequest["batch"]): Record<string, unknown>[][] {
   }
 }
 
-self.onmessage = (e: MessageEvent<{ open: string; cacheKiB: number; niceness: number } | ReadRequest | "stop">) => {
+self.onmessage = (e: MessageEvent<{ open: string; cacheKiB: number; niceness: number } | ReadRequest | ReleaseRequest | "stop">) => {
   const msg = e.data;
   if (msg === "stop") {
     db?.close();
     db = null;
     postMessage("stopped");
+    return;
+  }
+  if ("release" in msg) {
+    // A burst of work is over (core/reclaim.ts): this thread's heap (and at "code" its compiled
+    // code), and the cache pages SQLite holds but is not using.
+    if (msg.release === "code") Bun.shrink();
+    else Bun.gc(true);
+    db?.run("PRAGMA shrink_memory");
+    postMessage("released");
     return;
   }
   if ("open" in msg) {

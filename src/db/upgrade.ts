@@ -59,8 +59,10 @@ export interface GuardedMigrateResult {
 export function migrateGuarded(db: Db, opts: GuardedMigrateOptions): GuardedMigrateResult {
   const status = migrationStatus(db.$client);
   if (status.unknown.length) throw new NewerDatabaseError(opts.label, status.unknown);
+  // Up to date (every start but the first after an upgrade): nothing for drizzle's migrator to do.
+  if (!status.pending.length) return { applied: 0, copy: null };
   let copy: string | null = null;
-  if (status.pending.length && status.applied > 0) {
+  if (status.applied > 0) {
     mkdirSync(opts.backupDir, { recursive: true, mode: 0o700 });
     const to = status.applied + status.pending.length;
     copy = join(opts.backupDir, `pre-migrate-${status.applied}-to-${to}-${fileStamp(opts.now)}.db`);

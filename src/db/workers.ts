@@ -27,3 +27,17 @@ export function stopWorker(worker: Worker, graceMs = 1000): Promise<void> {
     setTimeout(done, graceMs);
   });
 }
+
+/**
+ * Gives this thread JavaScriptCore's normal JIT policy. The executable starts with a reluctant JIT
+ * (STARTUP_JIT_POLICY in scripts/build.ts), so that code which runs once while it starts is
+ * interpreted rather than compiled; the server calls this once it listens and each worker thread
+ * when it starts, so that request handling gets the usual tiers. Run from source, the policy is
+ * already the normal one.
+ */
+export function normalJitPolicy(): void {
+  Bun.unsafe.setJITPolicy(1);
+}
+
+/** What a thread gives back when a burst of work is over (core/reclaim.ts): its caches, or its caches and its compiled code. */
+export type ReleaseLevel = "caches" | "code";

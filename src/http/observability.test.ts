@@ -4,6 +4,8 @@ import { setup } from "../../test/harness";
 import { createLogger } from "../core/log";
 import { isUuid } from "../core/ids";
 import { UNMATCHED } from "./observability";
+import { Registry } from "prom-client";
+import { PROMETHEUS_CONTENT_TYPE } from "../core/metrics";
 
 type Line = Record<string, any>;
 
@@ -210,7 +212,8 @@ describe("GET /metrics: who may read it", () => {
     setPeer(h.app, address);
     const r = await scrape();
     expect(r.status).toBe(200);
-    expect(r.headers.get("content-type")).toContain("text/plain");
+    expect(r.headers.get("content-type")).toBe(Registry.PROMETHEUS_CONTENT_TYPE);
+    expect(PROMETHEUS_CONTENT_TYPE).toBe(Registry.PROMETHEUS_CONTENT_TYPE);
     expect(r.text).toContain("# TYPE colony_http_requests_total counter");
   });
 

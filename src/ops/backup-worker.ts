@@ -1,9 +1,12 @@
 // The thread a scheduled backup runs on (ops/scheduled-backup.ts): VACUUM INTO and compression
 // are long synchronous work, which on the request thread would hold every request up. It writes
 // one archive, reports progress lines, then its result or its error, and is ended.
+import { normalJitPolicy } from "../db/workers";
 import { writeArchive, type WriteArchiveOptions } from "./archive";
 
 declare const self: Worker;
+
+normalJitPolicy();
 
 export type BackupWorkerRequest = Omit<WriteArchiveOptions, "print">;
 export type BackupWorkerMessage =
