@@ -18,3 +18,4 @@ export * from "../features/webhooks/tables";
 export * from "../features/auth/security-tables";
 export * from "../features/oauth/tables";
 export * from "../features/blocks/tables";
+export * from "../features/moderation/tables";

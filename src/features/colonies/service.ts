@@ -131,7 +131,7 @@ const mapMember = rowMapper<MemberRow>(colonyMembers);
 const mapBan = rowMapper<typeof colonyBans.$inferSelect>(colonyBans);
 
 /** One membership row, through a statement prepared once (every post, comment and vote asks). */
-function memberRow(ctx: Ctx, colonyId: string, userId: string): MemberRow | null {
+export function memberRow(ctx: Ctx, colonyId: string, userId: string): MemberRow | null {
   const stmt = prepared(ctx.db, "colonies.member", () => ctx.db.$client.prepare<Record<string, unknown>, [string, string]>("select * from colony_members where colony_id = ? and user_id = ?"));
   const raw = stmt.get(colonyId, userId);
   return raw ? mapMember(raw) : null;
@@ -616,7 +616,7 @@ export function listMembers(ctx: Ctx, caller: Actor | null, colonyId: string, in
 }
 
 /** A member of the colony by user id or username, else 404 NOT_FOUND. */
-function targetMember(ctx: Ctx, colonyId: string, idOrUsername: string): MemberRow {
+export function targetMember(ctx: Ctx, colonyId: string, idOrUsername: string): MemberRow {
   const user = isUuid(idOrUsername) ? users.findById(ctx, idOrUsername.toLowerCase()) : users.findByUsername(ctx, idOrUsername);
   const m = user ? memberRow(ctx, colonyId, user.id) : null;
   if (!m) throw notFound("That user is not a member of this colony");

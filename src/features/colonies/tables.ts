@@ -1,6 +1,6 @@
 // Colonies, their memberships and their bans (spec Part 2 §2.1-2.4).
 import { sql } from "drizzle-orm";
-import { index, integer, primaryKey, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 
 export const COMMUNITY_TYPES = ["public", "restricted", "private"] as const;
 export type CommunityType = (typeof COMMUNITY_TYPES)[number];
@@ -126,4 +126,113 @@ export const colonyBans = sqliteTable(
     createdAt: integer("created_at").notNull(),
   },
   (t) => [primaryKey({ columns: [t.colonyId, t.userId] }), index("colony_bans_user_idx").on(t.userId)],
+);
+
+/**
+ * Moderator permission keys (spec Part 2 §2.2). A member row's `permissions` null means its
+ * role's defaults (colonies/permissions.ts).
+ */
+export const MOD_PERMISSIONS = ["can_manage_settings", "can_remove", "can_ban", "can_manage_mods"] as const;
+export type ModPermission = (typeof MOD_PERMISSIONS)[number];
+
+/**
+ * The moderation audit trail of a colony: one row per moderation action (approve, remove_member,
+ * ban, unban, strike, queue actions, automod, invites, transfers …). Mod activity reads it.
+ * `actor_id` is null for actions the service takes itself (automod, a timed ban lifting).
+ */
+export const colonyModLog = sqliteTable(
+  "colony_mod_log",
+  {
+    id: text("id").primaryKey(),
+    colonyId: text("colony_id")
+      .notNull()
+      .references(() => colonies.id, { onDelete: "cascade" }),
+    actorId: text("actor_id"),
+    /** What was done: approve_member, remove_member, promote, demote, ban, unban, strike, … */
+    action: text("action").notNull(),
+    /** What it was done to: user, post, comment, report, appeal, rule, invite, transfer … */
+    targetType: text("target_type"),
+    targetId: text("target_id"),
+    /** The member the action concerns, when there is one (a post's author, a banned user). */
+    targetUserId: text("target_user_id"),
+    reason: text("reason"),
+    meta: text("meta", { mode: "json" }).$type<Record<string, unknown>>(),
+    /** For actions that resolve something (a queue row, an appeal): when it was opened, for resolution times. */
+    openedAt: integer("opened_at"),
+    createdAt: integer("created_at").notNull(),
+  },
+  (t) => [
+    index("colony_mod_log_colony_idx").on(t.colonyId, t.createdAt, t.id),
+    index("colony_mod_log_actor_idx").on(t.colonyId, t.actorId, t.createdAt),
+    index("colony_mod_log_target_user_idx").on(t.colonyId, t.targetUserId, t.createdAt),
+  ],
+);
+
+export const STRIKE_SEVERITIES = ["minor", "major"] as const;
+
+/** Strikes against a member of a colony (spec Part 2 §2.5); active while expires_at is null or ahead. */
+export const colonyStrikes = sqliteTable(
+  "colony_strikes",
+  {
+    id: text("id").primaryKey(),
+    colonyId: text("colony_id")
+      .notNull()
+      .references(() => colonies.id, { onDelete: "cascade" }),
+    userId: text("user_id").notNull(),
+    reason: text("reason").notNull(),
+    severity: text("severity", { enum: STRIKE_SEVERITIES }).notNull(),
+    issuedBy: text("issued_by"),
+    /** Null: never expires. */
+    expiresAt: integer("expires_at"),
+    createdAt: integer("created_at").notNull(),
+  },
+  (t) => [index("colony_strikes_member_idx").on(t.colonyId, t.userId, t.createdAt)],
+);
+
+export const APPEAL_STATUSES = ["pending", "accepted", "rejected"] as const;
+
+/** Ban appeals (spec Part 2 §2.5, §3): one pending appeal per colony per user. */
+export const colonyBanAppeals = sqliteTable(
+  "colony_ban_appeals",
+  {
+    id: text("id").primaryKey(),
+    colonyId: text("colony_id")
+      .notNull()
+      .references(() => colonies.id, { onDelete: "cascade" }),
+    userId: text("user_id").notNull(),
+    body: text("body").notNull(),
+    status: text("status", { enum: APPEAL_STATUSES }).notNull().default("pending"),
+    resolutionNote: text("resolution_note"),
+    resolvedBy: text("resolved_by"),
+    resolvedAt: integer("resolved_at"),
+    createdAt: integer("created_at").notNull(),
+  },
+  (t) => [
+    uniqueIndex("colony_ban_appeals_one_pending_idx").on(t.colonyId, t.userId).where(sql`${t.status} = 'pending'`),
+    index("colony_ban_appeals_colony_idx").on(t.colonyId, t.status, t.createdAt),
+    index("colony_ban_appeals_user_idx").on(t.colonyId, t.userId, t.createdAt),
+  ],
+);
+
+export const AUTOMOD_SCOPES = ["post", "comment", "both"] as const;
+
+/** Automod rules of a colony, applied in `order_index` order on create and edit (spec Part 2 §4.2). */
+export const colonyAutomodRules = sqliteTable(
+  "colony_automod_rules",
+  {
+    id: text("id").primaryKey(),
+    colonyId: text("colony_id")
+      .notNull()
+      .references(() => colonies.id, { onDelete: "cascade" }),
+    name: text("name").notNull(),
+    scope: text("scope", { enum: AUTOMOD_SCOPES }).notNull().default("both"),
+    enabled: integer("enabled", { mode: "boolean" }).notNull().default(true),
+    orderIndex: integer("order_index").notNull(),
+    triggers: text("triggers", { mode: "json" }).$type<Record<string, unknown>>().notNull(),
+    actions: text("actions", { mode: "json" }).$type<Record<string, unknown>>().notNull(),
+    createdBy: text("created_by"),
+    createdAt: integer("created_at").notNull(),
+    updatedAt: integer("updated_at").notNull(),
+  },
+  (t) => [index("colony_automod_rules_order_idx").on(t.colonyId, t.orderIndex)],
 );
