@@ -114,6 +114,10 @@ export interface DomainEvents {
   colony_settings_updated: { colony_id: string; colony_name: string; fields: string[] };
   colony_member_approved: { colony_id: string; colony_name: string; members_only: boolean; user_id: string; username: string; user_type: string };
   colony_member_approval_revoked: { colony_id: string; colony_name: string; members_only: boolean; user_id: string; username: string; user_type: string };
+  /** A user banned from a colony (`expires_at` ISO, null when permanent); their membership went with it. */
+  colony_banned: { colony_id: string; colony_name: string; user_id: string; username: string; reason: string | null; expires_at: string | null; was_member: boolean };
+  /** A ban lifted: by a moderator, an accepted appeal, or its expiry. */
+  colony_unbanned: { colony_id: string; colony_name: string; user_id: string; username: string; how: "moderator" | "appeal" | "expired" };
 
   // Messages
   direct_message: {
@@ -218,6 +222,8 @@ export const READ_SCOPES: { [K in EventName]: (payload: DomainEvents[K]) => read
   colony_settings_updated: (p) => inColony(p.colony_id),
   colony_member_approved: (p) => inColony(p.colony_id),
   colony_member_approval_revoked: (p) => inColony(p.colony_id),
+  colony_banned: (p) => inColony(p.colony_id),
+  colony_unbanned: () => NONE,
   direct_message: () => NONE,
   messages_read: () => NONE,
   message_reaction: () => NONE,

@@ -382,7 +382,7 @@ function colonyForMembership(ctx: Ctx, caller: Actor, ref: ColonyRef): ColonyRow
   return colony;
 }
 
-function recountMembers(tx: Tx, colonyId: string, now: number): void {
+export function recountMembers(tx: Tx, colonyId: string, now: number): void {
   tx.update(colonies)
     .set({
       memberCount: sql`(select count(*) from ${colonyMembers} where ${colonyMembers.colonyId} = ${colonyId})`,
