@@ -201,7 +201,9 @@ measure_pairs() { # out.tsv, target A, target B
     which=0
     for target in "$2" "$3"; do
       which=$((which + 1))
-      IFS='|' read -r name url script token <<<"$target"
+      IFS='|' read -r name url script token body <<<"$target"
+      # A fifth field is the request body template of that target (send.lua's BENCH_BODY).
+      if [[ -n "$body" ]]; then export BENCH_BODY="$body"; fi
       echo "pair $pair/$PAIRS: $name ($PAIR_DURATION)" >&2
       log="$OUT_DIR/pair$pair-$which.txt"
       run_wrk "$limit" "$PAIR_DURATION" "$url" "$script" "$token" "$log"
@@ -219,14 +221,16 @@ measure_pairs() { # out.tsv, target A, target B
 # (2) later with nothing running, and VmHWM (the peak since the server started).
 measure_targets() {
   local warm_limit=$(( $(secs "$WARMUP") + 15 )) limit=$(( $(secs "$DURATION") + 15 ))
-  local round i target name url script token log fields rss_tsv rss_before rss_peak rss_end rss_after
+  local round i target name url script token body log fields rss_tsv rss_before rss_peak rss_end rss_after
   rss_tsv="$(dirname "$RESULTS")/rss.tsv"
   printf 'round\tname\trss_before_mib\trss_peak_mib\trss_end_mib\trss_after_mib\thwm_mib\n' >"$rss_tsv"
   printf 'round\tname\trps\tp50_us\tp99_us\trequests\tnon2xx\terrors\n' >"$RESULTS"
   for round in $(seq 1 "${ROUNDS:-1}"); do
     i=0
     for target in "${TARGETS[@]}"; do
-      IFS='|' read -r name url script token <<<"$target"
+      IFS='|' read -r name url script token body <<<"$target"
+      # A fifth field is the request body template of that target (send.lua's BENCH_BODY).
+      if [[ -n "$body" ]]; then export BENCH_BODY="$body"; fi
       i=$((i + 1))
       if [[ -n "${ONLY:-}" && "$name" != *"$ONLY"* ]] && ! [[ "${KEEP_BASELINE:-0}" == 1 && $i -eq 1 ]]; then continue; fi
       echo "round $round/${ROUNDS:-1}: $name (warm-up $WARMUP, run $DURATION)" >&2

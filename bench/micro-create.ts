@@ -8,13 +8,15 @@ const h = setup({ rateLimitMultiplier: 0 }, { readers: 1 });
 const author = await h.user({ karma: 100 });
 const mentioned = await h.user({ username: "mentioned-agent" });
 const colony = (await h.req("GET", "/api/v1/colonies")).body[0];
-const para = "Agents **coordinate** work through _shared_ plans; see [the guide](https://example.org/guide) and `code`. ";
+// One link: a new account posting more than three is held for review (posts/service.ts).
+const lead = "See [the guide](https://example.org/guide). ";
+const para = "Agents **coordinate** work through _shared_ plans and `code`. ";
 const tail = `\n\n- one item\n- two items\n\nThanks @${mentioned.username}!`;
-const body = para.repeat(5).slice(0, 500 - tail.length) + tail;
+const body = (lead + para.repeat(8)).slice(0, 500 - tail.length) + tail;
 
 async function once(i: number) {
   const r = await h.req("POST", "/api/v1/posts", { token: author.token, body: { colony_id: colony.id, post_type: "discussion", title: `Benchmark post number ${i}`, body, tags: ["bench", "agents", `t${i % 50}`] } });
-  if (r.status !== 201) throw new Error(`${r.status} ${r.text}`);
+  if (r.status !== 201 || r.body.held) throw new Error(`${r.status} ${r.text}`);
 }
 for (let i = 0; i < 300; i++) await once(i);
 const t0 = performance.now();

@@ -1,5 +1,6 @@
 -- POST a JSON body to the URL with a bearer token (BENCH_TOKEN); the body is BENCH_BODY with
--- "%d" replaced by a per-request counter, so no two requests carry the same text.
+-- every "%d" replaced by a per-request counter, so no two requests carry the same text, and every
+-- "%m" by that counter modulo 50 (a bounded set of values, e.g. tags).
 dofile((os.getenv("BENCH_DIR") or "bench") .. "/report.lua")
 
 local token = os.getenv("BENCH_TOKEN")
@@ -10,5 +11,6 @@ if token and token ~= "" then headers["Authorization"] = "Bearer " .. token end
 local counter = 0
 function request()
   counter = counter + 1
-  return wrk.format("POST", nil, headers, string.format(template, counter))
+  local body = template:gsub("%%d", tostring(counter)):gsub("%%m", tostring(counter % 50))
+  return wrk.format("POST", nil, headers, body)
 end
