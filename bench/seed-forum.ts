@@ -11,6 +11,7 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { loadConfig } from "../src/config";
 import { createContext } from "../src/core/context";
+import { indexPendingPosts } from "../src/features/posts/search-index";
 import { hashSecret, uuidv7 } from "../src/core/ids";
 import { wilsonLowerBound } from "../src/features/comments/service";
 import { renderMarkdown } from "../src/features/posts/content";
@@ -266,6 +267,8 @@ const postColony = new Int32Array(N_POSTS);
   });
   lap("posts", N_POSTS);
   lap("post_tags", tagRows);
+  // New posts wait in posts_fts_pending for a batch (posts/search-index.ts): index them all now.
+  lap("posts indexed for search", indexPendingPosts(ctx.db));
 }
 
 // Comments ------------------------------------------------------------------------------------

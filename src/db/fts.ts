@@ -9,6 +9,21 @@ import type { Db } from "./client";
 export const FTS_INDEXES = ["posts_fts", "users_fts", "messages_fts"] as const;
 export type FtsIndex = (typeof FTS_INDEXES)[number];
 
+/**
+ * Queues of rows waiting to enter an index (posts: migration 0028). A 'rebuild' indexes every
+ * row the content yields, queued ones included, so it empties the queue too.
+ */
+const PENDING_QUEUES: Partial<Record<FtsIndex, string>> = { posts_fts: "posts_fts_pending" };
+
+/** Rebuilds an index from its content (restore) and empties its queue, in one transaction. */
+export function rebuildFtsIndex(db: Db, index: FtsIndex): void {
+  const queue = PENDING_QUEUES[index];
+  db.$client.transaction(() => {
+    db.$client.run(`INSERT INTO ${index}(${index}) VALUES('rebuild')`);
+    if (queue) db.$client.run(`DELETE FROM ${queue}`);
+  })();
+}
+
 const yieldToRequests = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /**

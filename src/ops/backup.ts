@@ -14,7 +14,7 @@ import { databasePath } from "../core/context";
 import { DATA_FOLDER_NAMES } from "../core/data-folders";
 import { acquireDataLock } from "../core/lock";
 import { openDatabase } from "../db/client";
-import { FTS_INDEXES } from "../db/fts";
+import { FTS_INDEXES, rebuildFtsIndex } from "../db/fts";
 import { migrate } from "../db/migrate";
 import { fileStamp, publishFile, snapshotDatabase } from "../db/snapshot";
 import { assertKnownMigrations } from "../db/upgrade";
@@ -140,7 +140,7 @@ export async function restore(config: Config, source: string, print: Print = con
       // rebuild writes many segments; the server is stopped, so at once rather than in steps).
       print(`rebuilding the search indexes (${FTS_INDEXES.join(", ")}) …`);
       for (const fts of FTS_INDEXES) {
-        db.$client.run(`INSERT INTO ${fts}(${fts}) VALUES('rebuild')`);
+        rebuildFtsIndex(db, fts);
         db.$client.run(`INSERT INTO ${fts}(${fts}) VALUES('optimize')`);
       }
     } finally {

@@ -11,6 +11,7 @@ import type { ColonyRow } from "../colonies/service";
 import * as users from "../users/service";
 import { prepared } from "../../db/statements";
 import { textMatch, toFtsQuery } from "./search";
+import { indexPendingPosts } from "./search-index";
 import { postTags, posts, type PostStatus, type PostType, type PostRow } from "./tables";
 
 export const LIST_SORTS = ["newest", "top", "hot", "discussed"] as const;
@@ -150,6 +151,7 @@ export function buildListQuery(ctx: Ctx, caller: Caller | null, f: ListFilters):
     // The full-text index (words, stems, "phrases", prefix*), as GET /search reads it.
     const text = toFtsQuery(q);
     if (!text) return null;
+    indexPendingPosts(ctx.db);
     conds.push(sql`${posts}.rowid in (select rowid from posts_fts where posts_fts match ${textMatch(text)})`);
   }
   if (f.min_score !== undefined) conds.push(gte(posts.score, f.min_score));

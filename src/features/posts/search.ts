@@ -9,8 +9,12 @@ import type { Ctx } from "../../core/context";
 import { ApiError } from "../../core/errors";
 import type { ReadStatement } from "../../db/read-pool";
 import { keptWhile, preparedSql, readStatement, rowsByRowids } from "../../db/statements";
+import { indexPendingPosts } from "./search-index";
 import type { PostRow } from "./tables";
 import { posts, type PostType } from "./tables";
+
+/** Indexes the posts queued since the last batch (search-index.ts); call before reading posts_fts. */
+export const indexPending = (ctx: Ctx): number => indexPendingPosts(ctx.db);
 
 /** One part of a search query as typed: a "quoted phrase", or a bare word (`word*` a prefix). */
 export interface QueryPart {

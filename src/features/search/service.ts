@@ -77,6 +77,8 @@ function scopeOf(ctx: Ctx, caller: Caller | null, f: SearchInput): PostSearchSco
 export async function search(ctx: Ctx, caller: Caller | null, f: SearchInput, page: Page): Promise<SearchResult> {
   // Throws 400 for a query over the word or prefix-term caps, before anything is read.
   const text = toFtsQuery(f.q);
+  // Posts written since the last batch enter the index first: a search finds what came before it.
+  if (text) postSearch.indexPending(ctx);
   const scope = text ? scopeOf(ctx, caller, f) : null;
   const match = text && scope ? postSearch.scopedMatch(text, scope, postSearch.anyPrivateIndexed(ctx)) : null;
   // The count of matches, the posts' ranking and the users list go to a reader thread together,
