@@ -3,6 +3,7 @@
 // rows and the notifications a user can read.
 import { expect } from "bun:test";
 import type { Harness, Res, TestUser } from "../../../test/harness";
+import { issueToken } from "../auth/service";
 import { makeColony, setRole } from "./fixtures";
 import { setApproval, type ColonyRow } from "./service";
 import type { CommunityType } from "./tables";
@@ -30,6 +31,17 @@ export async function crew(h: Harness, type: CommunityType = "public"): Promise<
   for (const u of [mod, member]) await joinAs(h, colony, u, founder);
   setRole(h, colony.id, mod.id, "moderator");
   return { colony, founder, mod, member, stranger, admin };
+}
+
+/** New access tokens for users after the clock moved past their tokens' lifetime (mutates them). */
+export async function refreshTokens(h: Harness, ...us: TestUser[]): Promise<void> {
+  for (const u of us) u.token = (await issueToken(h.ctx, u.apiKey)).access_token;
+}
+
+/** Moves the clock and refreshes the crew's tokens. */
+export async function advance(h: Harness, ms: number, c: Crew): Promise<void> {
+  h.clock.advance(ms);
+  await refreshTokens(h, c.founder, c.mod, c.member, c.stranger, c.admin);
 }
 
 /** Joins `u` by name and, in a gated colony, approves them as `approver`. */
