@@ -1,5 +1,6 @@
-// Colony bans (spec Part 2 §2.3, §3): banning removes the membership and keeps the user out
-// (join is 403, posting, commenting and voting are 403); lifting a ban does not re-add them.
+// Colony bans (spec Part 2 §2.3, §3; docs/decisions.md §32): banning removes the membership and
+// keeps the user out (join is 403, posting, commenting and voting are 403); lifting a ban does not
+// re-add them.
 // Timed bans (1, 7 or 30 days, or the mutes a strike fires) stop applying at expires_at
 // (activeBan reads the clock), and the job that lifts them emits colony_unbanned.
 import { and, asc, count, desc, eq, isNotNull, lte } from "drizzle-orm";
