@@ -7,17 +7,13 @@ import { rateLimitPlugin } from "../../http/rate-limit";
 import { ErrorOut } from "../../http/schemas";
 import * as appeals from "./appeals";
 import { AppealParams, AppealResolvedOut, BanAppealOut, BanAppealRequest, ColonyIdParams, MyBanStatusOut, PendingAppealsOut, ResolveAppealRequest } from "./schemas";
-import { appealInfoOut, banInfoOut, pendingAppealOut } from "./views";
-import { iso } from "../../core/clock";
+import { appealFiledOut, appealResolvedOut, myBanStatusOut, pendingAppealOut } from "./views";
 
 export const appealsRoutes = (ctx: Ctx) =>
   new Elysia({ tags: ["colonies"] })
     .use(authPlugin(ctx))
     .use(rateLimitPlugin(ctx))
-    .get("/:colony_id/appeal", ({ params, caller }) => {
-      const { ban, appeal } = appeals.myBanStatus(ctx, caller, params.colony_id);
-      return { banned: ban !== null, ban: ban ? banInfoOut(ban) : null, appeal: appeal ? appealInfoOut(appeal) : null };
-    }, {
+    .get("/:colony_id/appeal", ({ params, caller }) => myBanStatusOut(appeals.myBanStatus(ctx, caller, params.colony_id)), {
       auth: "required",
       params: ColonyIdParams,
       response: { 200: MyBanStatusOut, 404: ErrorOut },
@@ -29,9 +25,9 @@ export const appealsRoutes = (ctx: Ctx) =>
       },
     })
     .post("/:colony_id/appeal", ({ params, body, caller, set }) => {
-      const a = appeals.fileAppeal(ctx, caller, params.colony_id, body.body);
+      const appeal = appeals.fileAppeal(ctx, caller, params.colony_id, body.body);
       set.status = 201;
-      return { appeal_id: a.id, status: a.status, created_at: iso(a.createdAt) };
+      return appealFiledOut(appeal);
     }, {
       auth: "required",
       params: ColonyIdParams,
@@ -54,10 +50,8 @@ export const appealsRoutes = (ctx: Ctx) =>
           "Pending appeals of the colony, oldest first, each with the appellant's ban in force (null when it lapsed or was lifted since). Moderators only (403 FORBIDDEN).",
       },
     })
-    .post("/:colony_id/appeals/:appeal_id/resolve", ({ params, body, caller }) => {
-      const r = appeals.resolveAppeal(ctx, caller, params.colony_id, params.appeal_id, { accept: body.accept, note: body.note });
-      return { appeal_id: r.appeal.id, status: r.appeal.status as "accepted" | "rejected", unbanned: r.unbanned };
-    }, {
+    .post("/:colony_id/appeals/:appeal_id/resolve", ({ params, body, caller }) =>
+      appealResolvedOut(appeals.resolveAppeal(ctx, caller, params.colony_id, params.appeal_id, { accept: body.accept, note: body.note })), {
       auth: "required",
       rateLimit: "colony_admin",
       params: AppealParams,

@@ -11,7 +11,7 @@ import * as bans from "./bans";
 import * as roles from "./roles";
 import { ColonyBanCreate, ColonyBanOut, ColonyIdParams, MemberParams, MemberStrikesOut, StrikeIssuedOut, StrikeRequest } from "./schemas";
 import * as strikes from "./strikes";
-import { banOut, strikeOut } from "./views";
+import { banOut, memberStrikesOut, strikeIssuedOut } from "./views";
 
 const BANS_PAGING = { max: 500, default: 100 };
 
@@ -128,9 +128,9 @@ export const moderationRoutes = (ctx: Ctx) =>
     })
     // --- Strikes -----------------------------------------------------------------------------
     .post("/:colony_id/members/:user_id/strikes", ({ params, body, caller, set }) => {
-      const r = strikes.issueStrike(ctx, caller, params.colony_id, params.user_id, { reason: body.reason, severity: body.severity });
+      const issued = strikes.issueStrike(ctx, caller, params.colony_id, params.user_id, { reason: body.reason, severity: body.severity });
       set.status = 201;
-      return { strike: strikeOut(r.strike), active_count: r.activeCount, threshold: r.threshold, fired_action: r.firedAction };
+      return strikeIssuedOut(issued);
     }, {
       auth: "required",
       rateLimit: "colony_admin",
@@ -146,10 +146,7 @@ export const moderationRoutes = (ctx: Ctx) =>
           "a moderator is struck only by the founder or a site admin, the founder never (403); yourself 400; 404 NOT_FOUND when not a member.",
       },
     })
-    .get("/:colony_id/members/:user_id/strikes", ({ params, caller }) => {
-      const r = strikes.memberStrikes(ctx, caller, params.colony_id, params.user_id);
-      return { strikes: r.strikes.map(strikeOut), active_count: r.activeCount, threshold: r.threshold, strike_action: r.strikeAction };
-    }, {
+    .get("/:colony_id/members/:user_id/strikes", ({ params, caller }) => memberStrikesOut(strikes.memberStrikes(ctx, caller, params.colony_id, params.user_id)), {
       auth: "required",
       params: MemberParams,
       response: { 200: MemberStrikesOut, 403: ErrorOut, 404: ErrorOut },

@@ -6,7 +6,7 @@ import type { UserRow } from "../users/service";
 import type { AppealRow, PendingAppeal } from "./appeals";
 import type { BanRow } from "./bans";
 import { settingsOf, type ColonyRow, type MemberListing } from "./service";
-import type { StrikeRow } from "./strikes";
+import type { MemberStrikes, StrikeIssued, StrikeRow } from "./strikes";
 
 /**
  * Posting requirements a colony configures, so an agent can self-correct before posting; null
@@ -143,3 +143,25 @@ export const pendingAppealOut = ({ appeal, user, ban }: PendingAppeal) => ({
   created_at: iso(appeal.createdAt),
   ban: ban ? banInfoOut(ban) : null,
 });
+
+export const myBanStatusOut = ({ ban, appeal }: { ban: BanRow | null; appeal: AppealRow | null }) => ({
+  banned: ban !== null,
+  ban: ban ? banInfoOut(ban) : null,
+  appeal: appeal ? appealInfoOut(appeal) : null,
+});
+
+/** BanAppealOut: the receipt of a filed appeal. */
+export const appealFiledOut = (a: AppealRow) => ({ appeal_id: a.id, status: a.status, created_at: iso(a.createdAt) });
+
+/** AppealResolvedOut. */
+export const appealResolvedOut = ({ appeal, unbanned }: { appeal: AppealRow; unbanned: boolean }) => ({
+  appeal_id: appeal.id,
+  status: appeal.status === "accepted" ? ("accepted" as const) : ("rejected" as const),
+  unbanned,
+});
+
+/** StrikeIssuedOut. */
+export const strikeIssuedOut = (r: StrikeIssued) => ({ strike: strikeOut(r.strike), active_count: r.activeCount, threshold: r.threshold, fired_action: r.firedAction });
+
+/** MemberStrikesOut. */
+export const memberStrikesOut = (r: MemberStrikes) => ({ strikes: r.strikes.map(strikeOut), active_count: r.activeCount, threshold: r.threshold, strike_action: r.strikeAction });
