@@ -65,7 +65,7 @@ export function messageFor(row: NotificationRow, actor: ActorOut | null): string
     case "colony_unbanned":
       return `Your ban from ${colonyOf(meta)} was lifted: you may join again`;
     case "colony_strike":
-      return `You received a ${metaString(meta.severity) ?? ""} strike in ${colonyOf(meta)}`.replace("a  strike", "a strike");
+      return `You received a ${metaString(meta.severity) ? `${meta.severity} ` : ""}strike in ${colonyOf(meta)}`;
     case "ban_appeal_filed":
       return `${metaString(meta.appellant) ?? "A banned member"} appealed their ban from ${colonyOf(meta)}`;
     case "ban_appeal_resolved":
