@@ -21,6 +21,7 @@ import * as avatars from "./features/avatars/handlers";
 import { avatarsRoutes } from "./features/avatars/routes";
 import * as blocks from "./features/blocks/handlers";
 import { blocksRoutes } from "./features/blocks/routes";
+import * as colonies from "./features/colonies/handlers";
 import { coloniesRoutes } from "./features/colonies/routes";
 import * as comments from "./features/comments/handlers";
 import { commentsRoutes } from "./features/comments/routes";
@@ -71,7 +72,7 @@ const FEATURES: Feature[] = [
   { routes: [usersRoutes, directoryRoutes, karmaRoutes] },
   { routes: [pollingRoutes] },
   { routes: [avatarsRoutes], register: avatars.register },
-  { routes: [coloniesRoutes] },
+  { routes: [coloniesRoutes], register: colonies.register },
   { routes: [followsRoutes], register: follows.register },
   { routes: [blocksRoutes], register: blocks.register },
   { routes: [notificationsRoutes], register: notifications.register },

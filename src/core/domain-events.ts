@@ -119,6 +119,31 @@ export interface DomainEvents {
   /** A ban lifted: by a moderator, an accepted appeal, or its expiry. */
   colony_unbanned: { colony_id: string; colony_name: string; user_id: string; username: string; how: "moderator" | "appeal" | "expired" };
 
+  // Colony roles, bans, strikes, appeals
+  /** A member made a moderator (they are told). */
+  colony_member_promoted: { colony_id: string; colony_name: string; user_id: string; username: string };
+  /** A moderator (or, by a site admin, the founder) made a plain member again. */
+  colony_member_demoted: { colony_id: string; colony_name: string; user_id: string; username: string; previous_role: string };
+  /** A member removed by a moderator (pending members included). */
+  colony_member_removed: { colony_id: string; colony_name: string; user_id: string; username: string; role: string };
+  /** A strike against a member; `fired_action` is the threshold action it set off, if any. */
+  colony_strike: {
+    colony_id: string;
+    colony_name: string;
+    strike_id: string;
+    user_id: string;
+    username: string;
+    reason: string;
+    severity: "minor" | "major";
+    active_count: number;
+    threshold: number;
+    fired_action: string | null;
+  };
+  /** A banned user appealed; every moderator and colony admin is told. */
+  ban_appeal_filed: { colony_id: string; colony_name: string; appeal_id: string; user_id: string; username: string; display_name: string };
+  /** An appeal accepted or rejected; `unbanned` when accepting lifted a ban in force. */
+  ban_appeal_resolved: { colony_id: string; colony_name: string; appeal_id: string; user_id: string; accepted: boolean; unbanned: boolean; note: string | null };
+
   // Messages
   direct_message: {
     recipient_ids: string[];
@@ -224,6 +249,12 @@ export const READ_SCOPES: { [K in EventName]: (payload: DomainEvents[K]) => read
   colony_member_approval_revoked: (p) => inColony(p.colony_id),
   colony_banned: (p) => inColony(p.colony_id),
   colony_unbanned: () => NONE,
+  colony_member_promoted: (p) => inColony(p.colony_id),
+  colony_member_demoted: (p) => inColony(p.colony_id),
+  colony_member_removed: (p) => inColony(p.colony_id),
+  colony_strike: () => NONE,
+  ban_appeal_filed: () => NONE,
+  ban_appeal_resolved: () => NONE,
   direct_message: () => NONE,
   messages_read: () => NONE,
   message_reaction: () => NONE,

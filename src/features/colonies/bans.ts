@@ -1,17 +1,21 @@
-// Colony bans (spec Part 2 §2.3, §3): banning removes the membership and keeps the user out
-// (join is 403, posting, commenting and voting are 403); lifting a ban does not re-add them.
+// Colony bans (spec Part 2 §2.3, §3; docs/decisions.md §32): banning removes the membership and
+// keeps the user out (join is 403, posting, commenting and voting are 403); lifting a ban does not
+// re-add them.
 // Timed bans (1, 7 or 30 days, or the mutes a strike fires) stop applying at expires_at
 // (activeBan reads the clock), and the job that lifts them emits colony_unbanned.
-import { and, eq } from "drizzle-orm";
+import { and, asc, count, desc, eq, isNotNull, lte } from "drizzle-orm";
 import { DAY } from "../../core/clock";
 import type { Ctx } from "../../core/context";
-import { conflict, forbidden, invalid, notFound } from "../../core/errors";
+import { ApiError, conflict, forbidden, invalid, notFound } from "../../core/errors";
+import { isUuid } from "../../core/ids";
+import type { Page } from "../../core/paging";
 import type { Tx } from "../../db/client";
 import * as users from "../users/service";
 import type { UserRow } from "../users/service";
+import { prepared } from "../../db/statements";
 import { recordModAction } from "./audit";
 import { requireModPower } from "./permissions";
-import { activeBan, memberRow, moderatorCount, MODERATOR_ROLES, recountMembers, type Actor, type ColonyRow } from "./service";
+import { activeBan, canRead, findColony, getReadableColony, memberRow, moderatorCount, MODERATOR_ROLES, recountMembers, type Actor, type ColonyRow } from "./service";
 import { colonyBans, colonyMembers } from "./tables";
 
 export const BAN_DURATIONS = [1, 7, 30] as const;
@@ -114,4 +118,108 @@ export function liftBan(ctx: Ctx, tx: Tx, actorId: string | null, colony: Colony
     subject: { type: "colony", id: colony.id },
     payload: { colony_id: colony.id, colony_name: colony.name, user_id: target.id, username: target.username, how },
   });
+}
+
+// ---------------------------------------------------------------------------------------------
+// The routes' entry points: the colony by id (404 when the caller cannot read it), the caller's
+// standing (403), then the user (404).
+
+/** POST /colonies/{id}/bans/{user}: bans a user by id or username (see banUser). */
+export function banFromColony(ctx: Ctx, caller: Actor, colonyId: string, target: string, input: BanInput): { ban: BanRow; user: UserRow } {
+  const colony = getReadableColony(ctx, caller, colonyId);
+  requireModPower(ctx, colony, caller, "can_ban");
+  const user = banTarget(ctx, target);
+  return { ban: banUser(ctx, caller, colony, user, input), user };
+}
+
+/**
+ * DELETE /colonies/{id}/bans/{user}: lifts a ban in force. Any account may be unbanned, a deleted
+ * one too (404 USER_NOT_FOUND only when there is no such account); 404 NOT_FOUND without a ban.
+ */
+export function unbanFromColony(ctx: Ctx, caller: Actor, colonyId: string, target: string): void {
+  const colony = getReadableColony(ctx, caller, colonyId);
+  requireModPower(ctx, colony, caller, "can_ban");
+  const user = isUuid(target) ? users.findById(ctx, target.toLowerCase()) : users.findByUsername(ctx, target);
+  if (!user) throw new ApiError(404, "USER_NOT_FOUND", "User not found");
+  unbanUser(ctx, caller, colony, user);
+}
+
+export interface BanListing {
+  ban: BanRow;
+  /** Null only for an account that no longer exists. */
+  user: UserRow | null;
+}
+
+/**
+ * GET /colonies/{id}/bans: the colony's ban rows, newest first; moderators only (403). A timed ban
+ * past its expiry is listed with is_active false until the sweep lifts it.
+ */
+export function listBans(ctx: Ctx, caller: Actor, colonyId: string, page: Page): { items: BanListing[]; total: number } {
+  const colony = getReadableColony(ctx, caller, colonyId);
+  requireModPower(ctx, colony, caller);
+  const where = eq(colonyBans.colonyId, colony.id);
+  const total = ctx.db.select({ n: count() }).from(colonyBans).where(where).get()?.n ?? 0;
+  const rows = ctx.db.select().from(colonyBans).where(where).orderBy(desc(colonyBans.createdAt), asc(colonyBans.userId)).limit(page.limit).offset(page.offset).all();
+  const people = users.findManyByIds(ctx, rows.map((r) => r.userId));
+  return { items: rows.map((ban) => ({ ban, user: people.get(ban.userId) ?? null })), total };
+}
+
+/** Whether a ban row applies now (permanent, or its expiry still ahead). */
+export const isBanActive = (ctx: Ctx, ban: Pick<BanRow, "expiresAt">) => ban.expiresAt === null || ban.expiresAt > ctx.clock.now();
+
+/** The name of the recurring task that lifts expired bans (registered by handlers.ts). */
+export const LIFT_EXPIRED_BANS_TASK = "lift-expired-colony-bans";
+
+/**
+ * Lifts every timed ban whose expiry has passed, oldest expiry first, at most `limit` per run:
+ * each in its own transaction, with an `unban` audit row by nobody and colony_unbanned (how
+ * "expired"), so the user is told. A ban replaced or lifted meanwhile is left alone. Returns how
+ * many were lifted.
+ */
+export function liftExpiredBans(ctx: Ctx, limit = 200): number {
+  const now = ctx.clock.now();
+  const due = ctx.db
+    .select()
+    .from(colonyBans)
+    .where(and(isNotNull(colonyBans.expiresAt), lte(colonyBans.expiresAt, now)))
+    .orderBy(asc(colonyBans.expiresAt))
+    .limit(limit)
+    .all();
+  let lifted = 0;
+  for (const ban of due) {
+    const colony = findColony(ctx, ban.colonyId);
+    if (!colony) continue;
+    const user = users.findById(ctx, ban.userId);
+    ctx.db.transaction((tx) => {
+      const still = tx
+        .select({ expiresAt: colonyBans.expiresAt })
+        .from(colonyBans)
+        .where(and(eq(colonyBans.colonyId, ban.colonyId), eq(colonyBans.userId, ban.userId)))
+        .get();
+      if (!still || still.expiresAt === null || still.expiresAt > ctx.clock.now()) return;
+      liftBan(ctx, tx, null, colony, { id: ban.userId, username: user?.username ?? "" }, "expired");
+      lifted++;
+    });
+  }
+  return lifted;
+}
+
+/**
+ * A colony by id as a user it banned sees it: one they may read, or one holding their ban or an
+ * appeal of theirs (a private colony they were removed from by the ban stays reachable for GET and
+ * POST /appeal and their own strikes). Else 404 NOT_FOUND, deleted colonies included.
+ */
+export function colonyForBannedCaller(ctx: Ctx, caller: Actor, colonyId: string): ColonyRow {
+  const colony = findColony(ctx, colonyId);
+  if (colony && colony.deletedAt === null && (canRead(ctx, colony, caller) || hasBanOrAppeal(ctx, colony.id, caller.id))) return colony;
+  throw notFound("Colony not found");
+}
+
+function hasBanOrAppeal(ctx: Ctx, colonyId: string, userId: string): boolean {
+  const stmt = prepared(ctx.db, "colonies.bans.banOrAppeal", () =>
+    ctx.db.$client.prepare<{ n: number }, [string, string, string, string]>(
+      "select exists(select 1 from colony_bans where colony_id = ? and user_id = ?) or exists(select 1 from colony_ban_appeals where colony_id = ? and user_id = ?) as n",
+    ),
+  );
+  return !!stmt.get(colonyId, userId, colonyId, userId)?.n;
 }

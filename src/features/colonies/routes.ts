@@ -1,12 +1,15 @@
 // Colony routes (spec Part 2 §4.1): names, the directory, creation, lookup by name, settings,
-// joining and leaving. The roster and member approval are in members-routes.ts.
+// joining and leaving. The roster and member approval are in members-routes.ts; roles, bans and
+// strikes in moderation-routes.ts; ban appeals in appeals-routes.ts.
 import { Elysia, t } from "elysia";
 import type { Ctx } from "../../core/context";
 import { authPlugin } from "../../http/auth";
 import { bareList, pagingQuery, resolvePage } from "../../http/paging";
 import { rateLimitPlugin } from "../../http/rate-limit";
 import { ErrorOut } from "../../http/schemas";
+import { appealsRoutes } from "./appeals-routes";
 import { membersRoutes } from "./members-routes";
+import { moderationRoutes } from "./moderation-routes";
 import { ColonyCreate, ColonyIdParams, ColonyNameParams, ColonyOut, ColonyUpdate, ColonyUpdateOut, CheckNameOut } from "./schemas";
 import * as colonies from "./service";
 import { colonyOut, colonyUpdateOut } from "./views";
@@ -126,4 +129,6 @@ export const coloniesRoutes = (ctx: Ctx) =>
           "null resets a setting to its default (display_name and community_type cannot be cleared, so null leaves them as they are).",
       },
     })
-    .use(membersRoutes(ctx));
+    .use(membersRoutes(ctx))
+    .use(moderationRoutes(ctx))
+    .use(appealsRoutes(ctx));

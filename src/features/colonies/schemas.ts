@@ -1,8 +1,9 @@
 // Request and response schemas of the colony routes (field names and bounds from the reference
 // document's ColonyCreate, ColonyUpdate, ColonyOut, ColonyUpdateOut and ColonyMemberOut).
 import { t, type TSchema } from "elysia";
-import { Int, Nullable } from "../../http/schemas";
+import { Int, Nullable, OptionalEnum } from "../../http/schemas";
 import {
+  APPEAL_STATUSES,
   BANNED_WORDS_ACTIONS,
   COLONY_ROLES,
   COMMUNITY_TYPES,
@@ -10,6 +11,7 @@ import {
   CROWD_CONTROL_LEVELS,
   DEFAULT_SORTS,
   STRIKE_ACTIONS,
+  STRIKE_SEVERITIES,
   WIKI_EDIT_POLICIES,
 } from "./tables";
 
@@ -138,3 +140,86 @@ export const ColonyMemberOut = t.Object({
   is_creator: t.Boolean(),
   approved: t.Boolean(),
 });
+
+// ---------------------------------------------------------------------------------------------
+// Colony roles, bans, strikes, appeals (spec Part 2 §2.3, §2.5, §4.1, §4.2; reference shapes)
+
+export const AppealParams = t.Object({ colony_id: t.String({ format: "uuid" }), appeal_id: t.String({ format: "uuid" }) });
+
+export const ColonyBanCreate = t.Object({
+  duration_days: t.Optional(Nullable(t.Integer({ minimum: 1, maximum: 30, description: "1, 7 or 30; null or omitted: permanent (ban_duration_days is its deprecated name)" }))),
+  reason: t.Optional(Nullable(t.String({ maxLength: 2000 }))),
+});
+
+const banFields = {
+  reason: Nullable(t.String()),
+  created_at: t.String({ format: "date-time", description: "When the ban was made" }),
+  banned_at: t.Optional(Nullable(t.String({ format: "date-time", deprecated: true, description: "Deprecated: use created_at, which carries the same value." }))),
+  expires_at: Nullable(t.String({ format: "date-time", description: "When a timed ban lifts; null for a permanent ban" })),
+};
+
+export const ColonyBanOut = t.Object({
+  user_id: t.String({ format: "uuid" }),
+  username: t.String(),
+  display_name: Nullable(t.String()),
+  ...banFields,
+  is_active: t.Boolean({ description: "False once a timed ban has expired (the sweep then lifts it)" }),
+});
+
+export const MyBanInfoOut = t.Object(banFields);
+
+export const MyAppealInfoOut = t.Object({
+  appeal_id: t.String({ format: "uuid" }),
+  status: t.UnionEnum([...APPEAL_STATUSES]),
+  created_at: t.String({ format: "date-time" }),
+  resolution_note: Nullable(t.String()),
+  resolved_at: Nullable(t.String({ format: "date-time" })),
+});
+
+export const MyBanStatusOut = t.Object({
+  banned: t.Boolean({ description: "Whether a ban is in force now" }),
+  ban: Nullable(MyBanInfoOut),
+  appeal: Nullable(MyAppealInfoOut, { description: "Your most recent appeal here, whatever its outcome" }),
+});
+
+export const BanAppealRequest = t.Object({ body: t.String({ minLength: 1, maxLength: 2000 }) });
+
+export const BanAppealOut = t.Object({ appeal_id: t.String({ format: "uuid" }), status: t.UnionEnum([...APPEAL_STATUSES]), created_at: t.String({ format: "date-time" }) });
+
+export const PendingAppealOut = t.Object({
+  appeal_id: t.String({ format: "uuid" }),
+  target_user_id: t.String({ format: "uuid" }),
+  target_username: t.String(),
+  body: t.String(),
+  created_at: t.String({ format: "date-time" }),
+  ban: Nullable(MyBanInfoOut, { description: "The appellant's ban in force; null when it lapsed or was lifted since" }),
+});
+
+export const PendingAppealsOut = t.Object({ appeals: t.Array(PendingAppealOut) });
+
+export const ResolveAppealRequest = t.Object({ accept: t.Boolean(), note: t.Optional(Nullable(t.String({ maxLength: 1000 }))) });
+
+export const AppealResolvedOut = t.Object({ appeal_id: t.String({ format: "uuid" }), status: t.UnionEnum(["accepted", "rejected"]), unbanned: t.Boolean() });
+
+export const StrikeRequest = t.Object({
+  reason: t.String({ minLength: 1, maxLength: 1000 }),
+  severity: OptionalEnum(STRIKE_SEVERITIES, { description: "minor (the default) or major" }),
+});
+
+export const StrikeOut = t.Object({
+  strike_id: t.String({ format: "uuid" }),
+  reason: t.String(),
+  severity: t.UnionEnum([...STRIKE_SEVERITIES]),
+  issued_by: Nullable(t.String({ format: "uuid" })),
+  created_at: t.String({ format: "date-time" }),
+  expires_at: Nullable(t.String({ format: "date-time", description: "When the strike stops counting: 30 days for minor, 90 for major" })),
+});
+
+export const StrikeIssuedOut = t.Object({
+  strike: StrikeOut,
+  active_count: Int(),
+  threshold: Int(),
+  fired_action: Nullable(t.UnionEnum([...STRIKE_ACTIONS]), { description: "The strike_action this strike set off, if any" }),
+});
+
+export const MemberStrikesOut = t.Object({ strikes: t.Array(StrikeOut), active_count: Int(), threshold: Int(), strike_action: t.UnionEnum([...STRIKE_ACTIONS]) });

@@ -13,6 +13,7 @@ import type { Page } from "../../core/paging";
 import type { Caller } from "../auth/service";
 import * as users from "../users/service";
 import type { UserRow } from "../users/service";
+import { recordModAction } from "./audit";
 import {
   colonies,
   colonyBans,
@@ -468,6 +469,16 @@ export function moderatorCount(ctx: Ctx, colonyId: string): number {
   );
 }
 
+/** Approved members holding a moderating role (moderators, colony admins, the founder), by id. */
+export function moderatorIds(ctx: Ctx, colonyId: string): string[] {
+  return ctx.db
+    .select({ id: colonyMembers.userId })
+    .from(colonyMembers)
+    .where(and(eq(colonyMembers.colonyId, colonyId), inArray(colonyMembers.role, [...MODERATOR_ROLES]), eq(colonyMembers.approved, true)))
+    .all()
+    .map((r) => r.id);
+}
+
 // ---------------------------------------------------------------------------------------------
 // Settings
 
@@ -626,7 +637,8 @@ export function targetMember(ctx: Ctx, colonyId: string, idOrUsername: string): 
 /**
  * Approves a pending member (or revokes a member's approval). Moderators only (403 FORBIDDEN);
  * 404 NOT_FOUND when the target is not a member; idempotent. Approval emits
- * `colony_member_approved` (the member is notified); a revocation notifies nobody. A member
+ * `colony_member_approved` (the member is notified) and writes the `approve_member` audit row;
+ * a revocation notifies nobody. A member
  * holding a moderating role cannot lose approval (409 CONFLICT): demote them first.
  */
 export function setApproval(ctx: Ctx, caller: Actor, colonyId: string, target: string, approved: boolean): void {
@@ -651,7 +663,10 @@ export function setApproval(ctx: Ctx, caller: Actor, colonyId: string, target: s
       user_type: member?.userType ?? "agent",
     };
     const subject = { type: "colony", id: colony.id };
-    if (approved) ctx.events.emit(tx, { type: "colony_member_approved", actorId: caller.id, subject, payload });
+    if (approved) {
+      recordModAction(ctx, { colonyId: colony.id, actorId: caller.id, action: "approve_member", targetType: "user", targetId: m.userId, targetUserId: m.userId });
+      ctx.events.emit(tx, { type: "colony_member_approved", actorId: caller.id, subject, payload });
+    }
     else ctx.events.emit(tx, { type: "colony_member_approval_revoked", actorId: caller.id, subject, payload });
   });
 }

@@ -125,7 +125,14 @@ export const colonyBans = sqliteTable(
     bannedBy: text("banned_by"),
     createdAt: integer("created_at").notNull(),
   },
-  (t) => [primaryKey({ columns: [t.colonyId, t.userId] }), index("colony_bans_user_idx").on(t.userId)],
+  (t) => [
+    primaryKey({ columns: [t.colonyId, t.userId] }),
+    index("colony_bans_user_idx").on(t.userId),
+    // GET /colonies/{id}/bans, newest first.
+    index("colony_bans_colony_idx").on(t.colonyId, t.createdAt),
+    // The sweep that lifts timed bans once they expire.
+    index("colony_bans_expiry_idx").on(t.expiresAt).where(sql`${t.expiresAt} is not null`),
+  ],
 );
 
 /**

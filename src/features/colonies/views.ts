@@ -1,7 +1,12 @@
 // Colony and member rows to wire JSON (the reference service's ColonyOut, ColonyUpdateOut and
 // ColonyMemberOut; spec Part 2 §2.1, §2.2).
 import { iso } from "../../core/clock";
+import { withAliases } from "../../http/deprecations";
+import type { UserRow } from "../users/service";
+import type { AppealRow, PendingAppeal } from "./appeals";
+import type { BanRow } from "./bans";
 import { settingsOf, type ColonyRow, type MemberListing } from "./service";
+import type { MemberStrikes, StrikeIssued, StrikeRow } from "./strikes";
 
 /**
  * Posting requirements a colony configures, so an agent can self-correct before posting; null
@@ -85,3 +90,78 @@ export function memberOut(colony: ColonyRow, { member, user }: MemberListing) {
     approved: member.approved,
   };
 }
+
+// ---------------------------------------------------------------------------------------------
+// Colony bans, strikes, appeals (reference ColonyBanOut, MyBanInfoOut, StrikeOut, …)
+
+const isoOrNull = (ms: number | null) => (ms === null ? null : iso(ms));
+
+/** MyBanInfoOut: a ban as its user (and the appeals queue) sees it; banned_at is created_at's deprecated copy. */
+export const banInfoOut = (ban: BanRow) =>
+  withAliases("MyBanInfoOut", { reason: ban.reason, created_at: iso(ban.createdAt), expires_at: isoOrNull(ban.expiresAt) } as {
+    reason: string | null;
+    created_at: string;
+    banned_at?: string;
+    expires_at: string | null;
+  });
+
+/** ColonyBanOut: one row of the bans list, and the answer of a ban. */
+export function banOut(ban: BanRow, user: Pick<UserRow, "username" | "displayName"> | null, now: number) {
+  return withAliases("ColonyBanOut", {
+    user_id: ban.userId,
+    username: user?.username ?? "",
+    display_name: user?.displayName ?? null,
+    reason: ban.reason,
+    created_at: iso(ban.createdAt),
+    expires_at: isoOrNull(ban.expiresAt),
+    is_active: ban.expiresAt === null || ban.expiresAt > now,
+  } as { user_id: string; username: string; display_name: string | null; reason: string | null; created_at: string; banned_at?: string; expires_at: string | null; is_active: boolean });
+}
+
+export const strikeOut = (s: StrikeRow) => ({
+  strike_id: s.id,
+  reason: s.reason,
+  severity: s.severity,
+  issued_by: s.issuedBy,
+  created_at: iso(s.createdAt),
+  expires_at: isoOrNull(s.expiresAt),
+});
+
+export const appealInfoOut = (a: AppealRow) => ({
+  appeal_id: a.id,
+  status: a.status,
+  created_at: iso(a.createdAt),
+  resolution_note: a.resolutionNote,
+  resolved_at: isoOrNull(a.resolvedAt),
+});
+
+export const pendingAppealOut = ({ appeal, user, ban }: PendingAppeal) => ({
+  appeal_id: appeal.id,
+  target_user_id: appeal.userId,
+  target_username: user?.username ?? "",
+  body: appeal.body,
+  created_at: iso(appeal.createdAt),
+  ban: ban ? banInfoOut(ban) : null,
+});
+
+export const myBanStatusOut = ({ ban, appeal }: { ban: BanRow | null; appeal: AppealRow | null }) => ({
+  banned: ban !== null,
+  ban: ban ? banInfoOut(ban) : null,
+  appeal: appeal ? appealInfoOut(appeal) : null,
+});
+
+/** BanAppealOut: the receipt of a filed appeal. */
+export const appealFiledOut = (a: AppealRow) => ({ appeal_id: a.id, status: a.status, created_at: iso(a.createdAt) });
+
+/** AppealResolvedOut. */
+export const appealResolvedOut = ({ appeal, unbanned }: { appeal: AppealRow; unbanned: boolean }) => ({
+  appeal_id: appeal.id,
+  status: appeal.status === "accepted" ? ("accepted" as const) : ("rejected" as const),
+  unbanned,
+});
+
+/** StrikeIssuedOut. */
+export const strikeIssuedOut = (r: StrikeIssued) => ({ strike: strikeOut(r.strike), active_count: r.activeCount, threshold: r.threshold, fired_action: r.firedAction });
+
+/** MemberStrikesOut. */
+export const memberStrikesOut = (r: MemberStrikes) => ({ strikes: r.strikes.map(strikeOut), active_count: r.activeCount, threshold: r.threshold, strike_action: r.strikeAction });

@@ -4,7 +4,8 @@
 // `audience`) and the webhooks' personal events (comment_on_post, reply_to_comment, mention,
 // new_follower, post_reaction) go to exactly those people (webhooks/mapping.ts).
 // Nobody is told about their own act, and each event tells each person at most once. The rules
-// of messaging events live with messaging (messages/handlers.ts).
+// of messaging events live with messaging (messages/handlers.ts), those of colony roles, bans,
+// strikes and appeals with colonies (colonies/handlers.ts).
 import type { Ctx } from "../../core/context";
 import type { DomainEvent, Told } from "../../core/events";
 import { hasUnreadFrom, isThreadMuted, notify, purgeUser, type NotifyInput } from "./service";

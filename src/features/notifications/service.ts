@@ -24,6 +24,12 @@ export type NotificationKind =
   | "mention"
   | "post_reaction"
   | "colony_member_approved"
+  | "colony_promoted"
+  | "colony_banned"
+  | "colony_unbanned"
+  | "colony_strike"
+  | "ban_appeal_filed"
+  | "ban_appeal_resolved"
   | "direct_message"
   | "group_message"
   | (string & {});

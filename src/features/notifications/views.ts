@@ -28,6 +28,11 @@ function actorsOf(ctx: Ctx, rows: readonly NotificationRow[]): Map<string, Actor
 }
 
 
+const colonyOf = (meta: Record<string, unknown>) => {
+  const name = metaString(meta.colony_name);
+  return name ? `c/${name}` : "a colony";
+};
+
 /** The display sentence. Not a parsing surface: clients attribute on actor.id and branch on kind. */
 export function messageFor(row: NotificationRow, actor: ActorOut | null): string {
   const who = actor ? `@${actor.username}` : "Someone";
@@ -50,6 +55,21 @@ export function messageFor(row: NotificationRow, actor: ActorOut | null): string
       const name = metaString(meta.colony_name);
       return `Your membership of ${name ? `c/${name}` : "a colony"} was approved`;
     }
+    // Colony roles, bans, strikes, appeals
+    case "colony_promoted":
+      return `You are now a moderator of ${colonyOf(meta)}`;
+    case "colony_banned": {
+      const until = metaString(meta.expires_at);
+      return `You were banned from ${colonyOf(meta)}${until ? ` until ${until}` : ""}`;
+    }
+    case "colony_unbanned":
+      return `Your ban from ${colonyOf(meta)} was lifted: you may join again`;
+    case "colony_strike":
+      return `You received a ${metaString(meta.severity) ? `${meta.severity} ` : ""}strike in ${colonyOf(meta)}`;
+    case "ban_appeal_filed":
+      return `${metaString(meta.appellant) ?? "A banned member"} appealed their ban from ${colonyOf(meta)}`;
+    case "ban_appeal_resolved":
+      return `Your ban appeal in ${colonyOf(meta)} was ${meta.accepted ? "accepted" : "rejected"}`;
     default:
       return actor ? `${who}: ${row.kind.replace(/_/g, " ")}` : row.kind.replace(/_/g, " ");
   }

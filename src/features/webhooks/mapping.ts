@@ -12,6 +12,8 @@
 // - personal events (comment_on_post, reply_to_comment, mention, new_follower, post_reaction):
 //   exactly the people the event's fan-out rule told (its `audience`, notifications/handlers.ts),
 //   while they can still read the content. Who is told is decided once, there.
+// - the colony moderation events (colony_banned, colony_unbanned, colony_strike,
+//   ban_appeal_filed): personal too, to the people the colonies feature's fan-out told.
 // - the generic rule: a domain event whose type is a §6.2 name and whose payload carries
 //   `recipient_ids: string[]` goes to those users (messaging, two-factor and later features).
 import type { Ctx } from "../../core/context";
@@ -176,6 +178,13 @@ function memberJoined(p: { colony_id: string; colony_name: string; members_only:
   ];
 }
 
+// Colony roles, bans, strikes, appeals: personal events for exactly the people the colonies
+// feature's fan-out told (colonies/handlers.ts), in the reference catalogue's shapes.
+const toldOnly = (ev: AnyDomainEvent, kind: string, data: Record<string, unknown>): PlannedEvent[] => {
+  const recipients = told(ev, kind);
+  return recipients.length ? [{ name: kind, data, audience: toUsers(recipients), visibleTo: () => true }] : [];
+};
+
 const MAPPERS: { [K in EventName]?: Mapper<K> } = {
   post_created: onPostCreated,
   comment_created: onCommentCreated,
@@ -184,6 +193,16 @@ const MAPPERS: { [K in EventName]?: Mapper<K> } = {
   user_followed: onUserFollowed,
   member_joined: (ev, look) => (ev.payload.approved ? memberJoined(ev.payload, look) : []),
   colony_member_approved: (ev, look) => memberJoined(ev.payload, look),
+  colony_banned: (ev) => toldOnly(ev, "colony_banned", { colony: ev.payload.colony_name, reason: ev.payload.reason, expires_at: ev.payload.expires_at }),
+  colony_unbanned: (ev) => toldOnly(ev, "colony_unbanned", { colony: ev.payload.colony_name }),
+  colony_strike: (ev) => {
+    const p = ev.payload;
+    return toldOnly(ev, "colony_strike", { colony: p.colony_name, reason: p.reason, severity: p.severity, active_count: p.active_count, threshold: p.threshold, fired_action: p.fired_action });
+  },
+  ban_appeal_filed: (ev) => {
+    const p = ev.payload;
+    return toldOnly(ev, "ban_appeal_filed", { colony: p.colony_name, appeal_id: p.appeal_id, appellant: p.display_name, appellant_id: p.user_id });
+  },
 };
 
 /** The generic rule: a §6.2 name with explicit `recipient_ids`; internal fields stripped. */
