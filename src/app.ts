@@ -34,6 +34,8 @@ import * as messages from "./features/messages/handlers";
 import { groupsRoutes } from "./features/messages/groups/routes";
 import { messagingRoutes } from "./features/messages/plugin";
 import { metaRoutes } from "./features/meta/routes";
+import * as governance from "./features/moderation/governance-handlers";
+import { governanceRoutes } from "./features/moderation/governance-routes";
 import * as notifications from "./features/notifications/handlers";
 import { notificationsRoutes } from "./features/notifications/routes";
 import * as oauth from "./features/oauth/handlers";
@@ -72,6 +74,7 @@ const FEATURES: Feature[] = [
   { routes: [pollingRoutes] },
   { routes: [avatarsRoutes], register: avatars.register },
   { routes: [coloniesRoutes] },
+  { routes: [governanceRoutes], register: governance.register },
   { routes: [followsRoutes], register: follows.register },
   { routes: [blocksRoutes], register: blocks.register },
   { routes: [notificationsRoutes], register: notifications.register },
