@@ -66,7 +66,7 @@ export function expectError(res: { status: number; body: any }, status: number, 
 }
 
 /** The caller's notifications, newest first. */
-export async function notificationsOf(h: Harness, u: TestUser): Promise<{ kind: string; meta: Record<string, unknown>; actor_id: string | null; target_id: string | null }[]> {
+export async function notificationsOf(h: Harness, u: TestUser): Promise<{ kind: string; message: string; meta: Record<string, unknown>; actor_id: string | null; target_id: string | null }[]> {
   const res = await h.req("GET", "/api/v1/notifications", { token: u.token });
   return res.body;
 }

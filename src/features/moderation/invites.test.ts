@@ -55,6 +55,7 @@ describe("POST /colonies/{id}/mod-invites", () => {
     const inv = await invite(c.founder, c.stranger);
     const [n] = await notificationsOf(h, c.stranger);
     expect(n.kind).toBe("mod_invite");
+    expect(n.message).toBe(`@${c.founder.username} invited you to be a moderator of c/${c.colony.name}`);
     expect(n.meta).toMatchObject({ colony_id: c.colony.id, invitation_id: inv.invitation_id, role_offered: "moderator" });
   });
 

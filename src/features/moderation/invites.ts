@@ -4,6 +4,7 @@
 // nothing until they accept, within 7 days. Accepting grants the role and the permissions and
 // joins the colony when needed. Expiry is derived at read time (a pending invite past expires_at
 // answers `expired`); a one-shot job queued at expires_at writes the state and its event.
+// The choices the specification leaves open: docs/decisions.md §34.
 import { and, desc, eq } from "drizzle-orm";
 import { DAY, iso } from "../../core/clock";
 import type { Ctx } from "../../core/context";

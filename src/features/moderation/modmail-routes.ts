@@ -1,5 +1,5 @@
 // Modmail routes (spec Part 2 §4.2, §5). The reference types these bodies as bare objects; the
-// shapes here are ours and documented on each route.
+// shapes here are ours (docs/decisions.md §35) and documented on each route.
 import { Elysia, t } from "elysia";
 import type { Ctx } from "../../core/context";
 import { authPlugin } from "../../http/auth";

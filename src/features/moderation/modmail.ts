@@ -2,7 +2,8 @@
 // the colony's moderators privately. Each user has one thread per colony: a group conversation
 // (messages/groups/managed.ts) holding the user and the moderators of the moment, continued
 // through the group messages API with its conversation_id. Moderators promoted later (and site
-// admins) enter a thread with POST .../modmail/{conversation_id}/join.
+// admins) enter a thread with POST .../modmail/{conversation_id}/join. Bodies and membership:
+// docs/decisions.md §35.
 import { and, count, desc, eq } from "drizzle-orm";
 import { iso } from "../../core/clock";
 import type { Ctx } from "../../core/context";

@@ -36,6 +36,7 @@ describe("POST /colonies/{id}/posts/{post_id}/move-out", () => {
     expect(auditOf(h, c.colony.id).filter((a) => a.action === "move_out")).toEqual([{ action: "move_out", actor_id: c.mod.id, target_id: p.id, target_user_id: c.member.id }]);
     const [n] = await notificationsOf(h, c.member);
     expect(n.kind).toBe("post_moved");
+    expect(n.message).toBe(`@${c.mod.username} moved your post from c/${c.colony.name} to c/general`);
     expect(n.meta).toMatchObject({ from_colony_name: c.colony.name, to_colony_name: "general" });
     expect(eventsOf(h, "post_moved")).toHaveLength(1);
     // Moving it again from here: it is no longer in this colony.

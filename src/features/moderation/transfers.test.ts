@@ -51,6 +51,7 @@ describe("POST /colonies/{id}/ownership-transfers", () => {
     });
     const [n] = await notificationsOf(h, c.mod);
     expect(n.kind).toBe("ownership_transfer_proposed");
+    expect(n.message).toBe(`@${c.founder.username} proposed to hand c/${c.colony.name} over to you`);
     expect(n.meta).toMatchObject({ colony_name: c.colony.name, transfer_id: res.body.transfer_id, initiator: c.founder.username });
     expect(webhooksOf("ownership_transfer_proposed")).toEqual([
       { name: "ownership_transfer_proposed", data: { colony: c.colony.name, transfer_id: res.body.transfer_id, initiator: c.founder.username }, to: [c.mod.id] },
