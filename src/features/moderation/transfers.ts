@@ -4,7 +4,7 @@
 // time; a one-shot job at expires_at writes the state and tells both parties). One pending
 // transfer per colony. Accepting makes the recipient founder_moderator and the colony's
 // created_by, and the previous founder a colony admin (docs/decisions.md §31).
-import { and, eq } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import { DAY, iso } from "../../core/clock";
 import type { Ctx } from "../../core/context";
 import { conflict, forbidden, invalid, notFound } from "../../core/errors";
@@ -53,7 +53,8 @@ function findTransfer(ctx: Ctx, id: string): TransferRow | null {
 }
 
 function pendingOf(ctx: Ctx, colonyId: string): TransferRow | null {
-  return ctx.db.select().from(colonyOwnershipTransfers).where(and(eq(colonyOwnershipTransfers.colonyId, colonyId), eq(colonyOwnershipTransfers.status, "pending"))).get() ?? null;
+  // The literal (not a bound value) lets the planner use the partial one-pending index.
+  return ctx.db.select().from(colonyOwnershipTransfers).where(and(eq(colonyOwnershipTransfers.colonyId, colonyId), sql`${colonyOwnershipTransfers.status} = 'pending'`)).get() ?? null;
 }
 
 const holdsModRole = (ctx: Ctx, colonyId: string, userId: string) => {
