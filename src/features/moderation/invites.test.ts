@@ -4,7 +4,7 @@
 import { beforeEach, describe, expect, test } from "bun:test";
 import { setup, type Harness, type TestUser } from "../../../test/harness";
 import { DAY, HOUR } from "../../core/clock";
-import { ban } from "../colonies/fixtures";
+import { archive, ban } from "../colonies/fixtures";
 import { advance, auditOf, cast, eventsOf, expectError, memberOf, notificationsOf, setPermissions, type Cast } from "./governance-fixtures";
 
 let h: Harness;
@@ -180,6 +180,14 @@ describe("accept and decline", () => {
     expect((await notificationsOf(h, c.founder))[0].kind).toBe("mod_invite_declined");
     expectError(await accept(c.stranger.token, inv.invitation_id), 409, "CONFLICT");
     expect(memberOf(h, c.colony.id, c.stranger.id)).toBeNull();
+  });
+
+  test("an archived colony takes no new members: a non-member cannot accept (409), a member can", async () => {
+    const a = await invite(c.founder, c.stranger);
+    const b = await invite(c.founder, c.member);
+    archive(h, c.colony.id);
+    expectError(await accept(c.stranger.token, a.invitation_id), 409, "CONFLICT");
+    expect((await accept(c.member.token, b.invitation_id)).status).toBe(200);
   });
 
   test("a ban after the invitation blocks accepting (409)", async () => {

@@ -175,7 +175,8 @@ function ownInvite(ctx: Ctx, caller: Caller, inviteId: string): { row: InviteRow
 /**
  * POST /colonies/mod-invites/{id}/accept (the invitee): the role and permissions are granted and
  * a non-member joins, approved, in one transaction. 409 CONFLICT when it is no longer pending
- * (expired included), when the invitee meanwhile holds the role or a higher one, or is banned.
+ * (expired included), when the invitee meanwhile holds the role or a higher one, is banned, or
+ * is not a member of a colony since archived.
  */
 export function acceptInvite(ctx: Ctx, caller: Caller, inviteId: string): InviteRow {
   const { row, colony } = ownInvite(ctx, caller, inviteId);
@@ -183,6 +184,7 @@ export function acceptInvite(ctx: Ctx, caller: Caller, inviteId: string): Invite
   if (colonies.activeBan(ctx, colony.id, caller.id)) throw conflict("You are banned from this colony");
   const m = colonies.memberRow(ctx, colony.id, caller.id);
   if (m && m.approved && ROLE_RANK[m.role] >= ROLE_RANK[row.roleOffered]) throw conflict(`You already hold the ${m.role} role here`);
+  if (!m && colony.archivedAt !== null) throw conflict("This colony is archived and closed to new members");
   const now = ctx.clock.now();
   return ctx.db.transaction((tx) => {
     const updated = tx.update(colonyModInvites).set({ status: "accepted", respondedAt: now }).where(eq(colonyModInvites.id, row.id)).returning().get();
