@@ -8,8 +8,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import sharp from "sharp";
 import { setup, type Harness, type TestUser } from "../../../test/harness";
+import { HOUR } from "../../core/clock";
 import { DATA_FOLDER_NAMES } from "../../core/data-folders";
-import { cast, eventsOf, expectError, setPermissions, type Cast } from "./governance-fixtures";
+import { advance, cast, eventsOf, expectError, setPermissions, type Cast } from "./governance-fixtures";
 import { HEADER_MAX_BYTES } from "./media";
 
 const dataDir = mkdtempSync(join(tmpdir(), "colony-media-"));
@@ -17,7 +18,7 @@ afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
 const solid = (w: number, hgt: number) => sharp({ create: { width: w, height: hgt, channels: 3, background: { r: 200, g: 90, b: 30 } } });
 let iconJpeg: Buffer, iconPng: Buffer, wideIcon: Buffer, tinyIcon: Buffer, hugeIcon: Buffer, gif: Buffer;
-let headerJpeg: Buffer, headerPng: Buffer, tallHeader: Buffer, smallHeader: Buffer, bigHeader: Buffer;
+let headerJpeg: Buffer, headerPng: Buffer, tallHeader: Buffer, smallHeader: Buffer, bigHeader: Buffer, hugeHeader: Buffer, animatedHeader: Buffer, animatedIcon: Buffer;
 
 beforeAll(async () => {
   iconJpeg = await solid(400, 400).jpeg().withExif({ IFD0: { Artist: "secret person", Copyright: "someone" } }).toBuffer();
@@ -32,6 +33,10 @@ beforeAll(async () => {
   smallHeader = await solid(500, 100).png().toBuffer();
   // A valid PNG padded past 5 MB.
   bigHeader = Buffer.concat([headerPng, Buffer.alloc(HEADER_MAX_BYTES)]);
+  hugeHeader = await solid(8100, 200).png().toBuffer();
+  const frames = (w: number, hgt: number) => Promise.all(["#336699", "#993366"].map((bg) => sharp({ create: { width: w, height: hgt, channels: 3, background: bg } }).png().toBuffer()));
+  animatedHeader = await sharp(await frames(800, 400), { join: { animated: true } }).webp({ loop: 0 }).toBuffer();
+  animatedIcon = await sharp(await frames(128, 128), { join: { animated: true } }).webp({ loop: 0 }).toBuffer();
 });
 
 let h: Harness;
@@ -101,11 +106,12 @@ describe("POST /colonies/{id}/icon", () => {
     expectError(await upload("icon", c.stranger, iconPng, p.colony.id), 404, "NOT_FOUND");
   });
 
-  test("errors: not an image, GIF, too small, too large in pixels, over 2 MB; nothing changes", async () => {
+  test("errors: not an image, GIF, too small, too large in pixels, animated, over 2 MB; nothing changes", async () => {
     expectError(await upload("icon", c.mod, new TextEncoder().encode("not an image at all")), 400, "AVATAR_INVALID_FORMAT");
     expectError(await upload("icon", c.mod, gif), 400, "AVATAR_INVALID_FORMAT");
     expectError(await upload("icon", c.mod, tinyIcon), 400, "AVATAR_TOO_SMALL");
     expectError(await upload("icon", c.mod, hugeIcon), 400, "AVATAR_TOO_LARGE_DIMENSIONS");
+    expectError(await upload("icon", c.mod, animatedIcon), 400, "AVATAR_ANIMATED");
     expectError(await upload("icon", c.mod, Buffer.concat([iconPng, Buffer.alloc(2 * 1024 * 1024)])), 413, "AVATAR_TOO_LARGE");
     expect((await h.req("POST", `/api/v1/colonies/${c.colony.id}/icon`, { token: c.mod.token, raw: new FormData() })).status).toBe(422);
     expect((await h.req("GET", `/api/v1/colonies/by-name/${c.colony.name}`)).body.icon_url).toBeNull();
@@ -165,12 +171,14 @@ describe("POST /colonies/{id}/header", () => {
     expect((await upload("header", c.founder, headerPng)).status).toBe(201);
   });
 
-  test("errors: HEADER_INVALID_FORMAT (text, GIF), HEADER_TOO_SMALL, HEADER_BAD_ASPECT_RATIO, 413 over 5 MB", async () => {
+  test("errors: HEADER_INVALID_FORMAT (text, GIF), HEADER_TOO_SMALL, HEADER_BAD_ASPECT_RATIO, HEADER_TOO_LARGE_DIMENSIONS, HEADER_ANIMATED, 413 over 5 MB", async () => {
     expectError(await upload("header", c.mod, new TextEncoder().encode("GIF89a nope")), 400, "HEADER_INVALID_FORMAT");
     expectError(await upload("header", c.mod, gif), 400, "HEADER_INVALID_FORMAT");
     expectError(await upload("header", c.mod, smallHeader), 400, "HEADER_TOO_SMALL");
     expectError(await upload("header", c.mod, tallHeader), 400, "HEADER_BAD_ASPECT_RATIO");
     expectError(await upload("header", c.mod, bigHeader), 413, "HEADER_TOO_LARGE");
+    expectError(await upload("header", c.mod, hugeHeader), 400, "HEADER_TOO_LARGE_DIMENSIONS");
+    expectError(await upload("header", c.mod, animatedHeader), 400, "HEADER_ANIMATED");
     expect((await h.req("GET", `/api/v1/colonies/by-name/${c.colony.name}`)).body.header_url).toBeNull();
   });
 
@@ -181,6 +189,18 @@ describe("POST /colonies/{id}/header", () => {
     const go = () => limited.req("POST", `/api/v1/colonies/${lc.colony.id}/header`, { token: lc.founder.token, raw: form(headerPng) });
     for (let i = 0; i < 5; i++) expect((await go()).status).toBe(201);
     expectError(await go(), 429, "RATE_LIMIT_COLONY_HEADER_UPLOAD");
+  });
+
+  test("limits: 15 a day per account (429 RATE_LIMIT_COLONY_HEADER_UPLOAD_DAILY)", async () => {
+    const limited = setup({ dataDir });
+    const lc = await cast(limited);
+    limited.ctx.db.$client.query("update users set karma = 150 where id = ?").run(lc.founder.id);
+    const go = () => limited.req("POST", `/api/v1/colonies/${lc.colony.id}/header`, { token: lc.founder.token, raw: form(headerPng) });
+    for (let hour = 0; hour < 3; hour++) {
+      for (let i = 0; i < 5; i++) expect((await go()).status).toBe(201);
+      await advance(limited, HOUR + 1000, lc.founder);
+    }
+    expectError(await go(), 429, "RATE_LIMIT_COLONY_HEADER_UPLOAD_DAILY");
   });
 });
 
