@@ -191,6 +191,15 @@ describe("POST /colonies/{id}/header", () => {
     expectError(await go(), 429, "RATE_LIMIT_COLONY_HEADER_UPLOAD");
   });
 
+  test("limits: 30 an hour per IP, whoever uploads (429 RATE_LIMIT_COLONY_HEADER_UPLOAD_IP)", async () => {
+    const limited = setup({ dataDir });
+    const lc = await cast(limited);
+    limited.ctx.db.$client.query("update users set karma = 150 where id = ?").run(lc.founder.id);
+    for (let i = 0; i < 30; i++) limited.ctx.limits.consume(["colony_header_upload_ip"], { ip: "local" });
+    const res = await limited.req("POST", `/api/v1/colonies/${lc.colony.id}/header`, { token: lc.founder.token, raw: form(headerPng) });
+    expectError(res, 429, "RATE_LIMIT_COLONY_HEADER_UPLOAD_IP");
+  });
+
   test("limits: 15 a day per account (429 RATE_LIMIT_COLONY_HEADER_UPLOAD_DAILY)", async () => {
     const limited = setup({ dataDir });
     const lc = await cast(limited);
