@@ -10,10 +10,12 @@
 //   included (the spec names both), with the status. Their webhooks (the personal events of the
 //   same names) follow `recipient_ids` (webhooks/mapping.ts, the generic rule).
 // - post_moved → post_moved to the post's author, naming where it went.
+// After commit, every group message in a modmail thread marks the thread active.
 import type { Ctx } from "../../core/context";
 import type { DomainEvent, Told } from "../../core/events";
 import { notify, type NotifyInput } from "../notifications/service";
 import { EXPIRE_INVITE_JOB, expireInvite } from "./invites";
+import { touchThread } from "./modmail";
 import { EXPIRE_TRANSFER_JOB, expireTransfer } from "./transfers";
 
 function tell(ctx: Ctx, inputs: NotifyInput[]): Told[] {
@@ -101,6 +103,8 @@ export function register(ctx: Ctx): void {
   ctx.events.fanOut("ownership_transfer_proposed", (ev) => onTransferProposed(ctx, ev));
   ctx.events.fanOut("ownership_transfer_resolved", (ev) => onTransferResolved(ctx, ev));
   ctx.events.fanOut("post_moved", (ev) => onPostMoved(ctx, ev));
+  // A message in a modmail thread (from either side) moves it up the moderators' list.
+  ctx.events.on("group_message", (ev) => touchThread(ctx, ev.payload.conversation_id, ev.createdAt));
   // Queued at expires_at by the write that opened them; a no-op once answered.
   ctx.jobs.handle(EXPIRE_INVITE_JOB, (payload) => void expireInvite(ctx, String(payload.invite_id)));
   ctx.jobs.handle(EXPIRE_TRANSFER_JOB, (payload) => void expireTransfer(ctx, String(payload.transfer_id)));

@@ -22,7 +22,7 @@ const ModmailThreadOut = t.Object({
   user: Nullable(t.Object({ id: t.String({ format: "uuid" }), username: t.String(), display_name: t.String() }), { description: "Who opened the thread" }),
   is_participant: t.Boolean({ description: "Whether you are in the thread already (else join it first)" }),
   created_at: t.String({ format: "date-time" }),
-  updated_at: t.String({ format: "date-time", description: "When the user last wrote through POST .../modmail" }),
+  updated_at: t.String({ format: "date-time", description: "The thread's latest activity (a message from either side); the list's order" }),
   last_message_at: Nullable(t.String({ format: "date-time" })),
 });
 

@@ -108,6 +108,11 @@ describe("GET /colonies/{id}/modmail", () => {
       updated_at: expect.stringMatching(/Z$/),
       last_message_at: expect.stringMatching(/Z$/),
     });
+    // A moderator's answer in the older thread moves it to the top (once delivered).
+    h.clock.advance(1000);
+    expect((await h.req("POST", `${G}/${a.conversation_id}/send`, { token: c.mod.token, body: { body: "We are on it" } })).status).toBe(201);
+    await h.ctx.events.drain();
+    expect((await list(c.mod.token)).body.items.map((i: any) => i.conversation_id)).toEqual([a.conversation_id, b.conversation_id]);
     const admin = await list(c.siteAdmin.token, c.colony.id, { limit: 1 });
     expect(admin.body).toMatchObject({ total: 2, has_more: true });
     expect(admin.body.items[0].is_participant).toBe(false);

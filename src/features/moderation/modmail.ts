@@ -4,7 +4,7 @@
 // through the group messages API with its conversation_id. Moderators promoted later (and site
 // admins) enter a thread with POST .../modmail/{conversation_id}/join. Bodies and membership:
 // docs/decisions.md §35.
-import { and, count, desc, eq } from "drizzle-orm";
+import { and, count, desc, eq, lt } from "drizzle-orm";
 import { iso } from "../../core/clock";
 import type { Ctx } from "../../core/context";
 import { invalid, notFound } from "../../core/errors";
@@ -89,6 +89,15 @@ export function openModmail(ctx: Ctx, caller: Caller, colonyId: string, rawBody:
     });
     return { conversation_id: thread.id, colony_id: colony.id, message_id: msg.id, created };
   });
+}
+
+/** Marks a modmail thread active at `at` (every message in it, after commit); a no-op for other conversations. */
+export function touchThread(ctx: Ctx, conversationId: string, at: number): void {
+  ctx.db
+    .update(colonyModmailThreads)
+    .set({ updatedAt: at })
+    .where(and(eq(colonyModmailThreads.conversationId, conversationId), lt(colonyModmailThreads.updatedAt, at)))
+    .run();
 }
 
 export interface ModmailThreadListing {
