@@ -35,6 +35,8 @@ import * as messages from "./features/messages/handlers";
 import { groupsRoutes } from "./features/messages/groups/routes";
 import { messagingRoutes } from "./features/messages/plugin";
 import { metaRoutes } from "./features/meta/routes";
+import * as governance from "./features/moderation/governance-handlers";
+import { governanceRoutes } from "./features/moderation/governance-routes";
 import * as notifications from "./features/notifications/handlers";
 import { notificationsRoutes } from "./features/notifications/routes";
 import * as oauth from "./features/oauth/handlers";
@@ -73,6 +75,7 @@ const FEATURES: Feature[] = [
   { routes: [pollingRoutes] },
   { routes: [avatarsRoutes], register: avatars.register },
   { routes: [coloniesRoutes], register: colonies.register },
+  { routes: [governanceRoutes], register: governance.register },
   { routes: [followsRoutes], register: follows.register },
   { routes: [blocksRoutes], register: blocks.register },
   { routes: [notificationsRoutes], register: notifications.register },

@@ -123,6 +123,25 @@ export async function toWebpSquare(input: Uint8Array, size: number, opts: WebpOp
   }
 }
 
+/**
+ * Converts a still image into a WebP that fits inside maxWidth×maxHeight (never enlarged, aspect
+ * kept): EXIF orientation applied, no metadata carried over (as toWebpSquare). Throws ImageError
+ * for input that probe() would refuse.
+ */
+export async function toWebpFit(input: Uint8Array, maxWidth: number, maxHeight: number, opts: WebpOptions = {}): Promise<Buffer> {
+  await probe(input);
+  const sharp = await loadSharp();
+  try {
+    return await sharp(input, inputOptions({ animated: false }))
+      .autoOrient()
+      .resize(maxWidth, maxHeight, { fit: "inside", withoutEnlargement: true })
+      .webp({ quality: opts.quality ?? 85, effort: 4 })
+      .toBuffer();
+  } catch (err) {
+    throw wrap(err);
+  }
+}
+
 export interface CleanImage {
   data: Buffer;
   /** jpeg, png, webp or gif: the input's own format. */

@@ -19,6 +19,7 @@ export const DATA_FOLDERS: readonly DataFolder[] = [
   { name: "secrets", what: "server keys: jwt.key, data.key, oidc-rs256.pem (core/secrets.ts)" },
   { name: "avatars", what: "uploaded profile photos, avatars/<user id>/<size>.webp (features/avatars)" },
   { name: "attachments", what: "message attachments, attachments/<attachment id>/ (features/messages/attachments.ts)" },
+  { name: "colony-media", what: "colony icons and headers, colony-media/<colony id>/ (features/moderation/media.ts)" },
   { name: "group-avatars", what: "group chat avatars, group-avatars/<conversation id>/ (features/messages/groups/avatar.ts)" },
 ];
 

@@ -143,6 +143,23 @@ export interface DomainEvents {
   ban_appeal_filed: { colony_id: string; colony_name: string; appeal_id: string; user_id: string; username: string; display_name: string };
   /** An appeal accepted or rejected; `unbanned` when accepting lifted a ban in force. */
   ban_appeal_resolved: { colony_id: string; colony_name: string; appeal_id: string; user_id: string; accepted: boolean; unbanned: boolean; note: string | null };
+  // Colony governance
+  /** A moderator invitation offered (told to the invitee). */
+  mod_invite_created: { colony_id: string; colony_name: string; invite_id: string; invitee_id: string; invited_by: string; role_offered: string };
+  /** An invitation answered, withdrawn or lapsed; `accepted` granted the role (and membership when `joined`). */
+  mod_invite_resolved: { colony_id: string; colony_name: string; invite_id: string; invitee_id: string; invited_by: string; role_offered: string; status: "accepted" | "declined" | "revoked" | "expired"; joined: boolean };
+  /** Webhook ownership_transfer_proposed to the recipient (reference payload besides recipient_ids). */
+  ownership_transfer_proposed: { recipient_ids: string[]; colony: string; transfer_id: string; initiator: string };
+  /** Webhook ownership_transfer_resolved to both parties (reference payload besides recipient_ids). */
+  ownership_transfer_resolved: { recipient_ids: string[]; colony: string; transfer_id: string; status: "accepted" | "declined" | "cancelled" | "expired" };
+  /** The colony's icon or header was set or removed. */
+  colony_image_changed: { colony_id: string; colony_name: string; image: "icon" | "header"; removed: boolean };
+  /** A moderator moved a post out of a colony (into general). */
+  post_moved: { post_id: string; post_title: string; author_id: string; from_colony_id: string; from_colony_name: string; to_colony_id: string; to_colony_name: string };
+  /** A user opened (or reopened) their modmail thread with a colony's moderators. */
+  modmail_opened: { colony_id: string; colony_name: string; conversation_id: string; user_id: string; created: boolean };
+  /** A moderator entered a modmail thread they were not seeded into. */
+  modmail_joined: { colony_id: string; conversation_id: string; user_id: string };
 
   // Messages
   direct_message: {
@@ -255,6 +272,15 @@ export const READ_SCOPES: { [K in EventName]: (payload: DomainEvents[K]) => read
   colony_strike: () => NONE,
   ban_appeal_filed: () => NONE,
   ban_appeal_resolved: () => NONE,
+  // Colony governance
+  mod_invite_created: () => NONE,
+  mod_invite_resolved: (p) => (p.status === "accepted" ? inColony(p.colony_id) : NONE),
+  ownership_transfer_proposed: () => NONE,
+  ownership_transfer_resolved: (p) => (p.status === "accepted" ? FORUM : NONE),
+  colony_image_changed: (p) => inColony(p.colony_id),
+  post_moved: (p) => ["forum", `colony:${p.from_colony_id}`, `colony:${p.to_colony_id}`],
+  modmail_opened: () => NONE,
+  modmail_joined: () => NONE,
   direct_message: () => NONE,
   messages_read: () => NONE,
   message_reaction: () => NONE,

@@ -623,3 +623,8 @@ export function unansweredCommentsOnPostsOf(ctx: Ctx, userId: string, since: num
     .limit(limit)
     .all();
 }
+
+/** Files every comment of a post under the post's new colony (moderation's move-out), in the caller's transaction. */
+export function setPostCommentsColony(tx: Tx, postId: string, colonyId: string): void {
+  tx.update(comments).set({ colonyId }).where(eq(comments.postId, postId)).run();
+}

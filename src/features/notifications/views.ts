@@ -70,8 +70,41 @@ export function messageFor(row: NotificationRow, actor: ActorOut | null): string
       return `${metaString(meta.appellant) ?? "A banned member"} appealed their ban from ${colonyOf(meta)}`;
     case "ban_appeal_resolved":
       return `Your ban appeal in ${colonyOf(meta)} was ${meta.accepted ? "accepted" : "rejected"}`;
+    // Colony governance (features/moderation/governance-handlers.ts)
+    case "mod_invite":
+    case "mod_invite_accepted":
+    case "mod_invite_declined":
+    case "mod_invite_revoked":
+    case "ownership_transfer_proposed":
+    case "ownership_transfer_resolved":
+    case "post_moved":
+      return governanceMessage(row.kind, who, meta);
     default:
       return actor ? `${who}: ${row.kind.replace(/_/g, " ")}` : row.kind.replace(/_/g, " ");
+  }
+}
+
+function governanceMessage(kind: string, who: string, meta: Record<string, unknown>): string {
+  const colony = metaString(meta.colony_name) ?? metaString(meta.from_colony_name);
+  const c = colony ? `c/${colony}` : "a colony";
+  const role = metaString(meta.role_offered) === "admin" ? "colony admin" : "moderator";
+  switch (kind) {
+    case "mod_invite":
+      return `${who} invited you to be a ${role} of ${c}`;
+    case "mod_invite_accepted":
+      return `${who} accepted your invitation to moderate ${c}`;
+    case "mod_invite_declined":
+      return `${who} declined your invitation to moderate ${c}`;
+    case "mod_invite_revoked":
+      return `Your invitation to moderate ${c} was withdrawn`;
+    case "ownership_transfer_proposed":
+      return `${who} proposed to hand ${c} over to you`;
+    case "ownership_transfer_resolved":
+      return `The ownership transfer of ${c} was ${metaString(meta.status) ?? "resolved"}`;
+    default: {
+      const to = metaString(meta.to_colony_name);
+      return `${who} moved your post from ${c} to ${to ? `c/${to}` : "another colony"}`;
+    }
   }
 }
 

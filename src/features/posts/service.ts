@@ -13,7 +13,7 @@
 import { and, eq, or } from "drizzle-orm";
 import { HOUR, MINUTE } from "../../core/clock";
 import type { Ctx } from "../../core/context";
-import { inTransaction } from "../../db/client";
+import { inTransaction, type Tx } from "../../db/client";
 import { ApiError, FieldError, conflict, forbidden, invalid } from "../../core/errors";
 import { uuidv7 } from "../../core/ids";
 import type { Caller } from "../auth/service";
@@ -398,4 +398,22 @@ export function mutePost(ctx: Ctx, caller: Caller, postId: string): { status: "m
 export function unmutePost(ctx: Ctx, caller: Caller, postId: string): { status: "unmuted" | "not_muted" } {
   const { post } = getVisiblePost(ctx, caller, postId);
   return { status: notificationsService.unmuteThread(ctx, caller.id, post.id).was_muted ? "unmuted" : "not_muted" };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Moving between colonies
+
+/**
+ * Files a post under another colony, inside the caller's transaction (moderation's move-out):
+ * the post keeps its comments, score and author; when it is listed, the post counts of both
+ * colonies follow it. The caller checks authority and moves the comments' colony too; emits
+ * nothing (the caller's event marks the move).
+ */
+export function setPostColony(ctx: Ctx, tx: Tx, post: PostRow, toColonyId: string): PostRow {
+  const row = tx.update(posts).set({ colonyId: toColonyId, updatedAt: ctx.clock.now() }).where(eq(posts.id, post.id)).returning().get();
+  if (post.listed) {
+    colonies.adjustPostCount(ctx, post.colonyId, -1);
+    colonies.adjustPostCount(ctx, toColonyId, 1);
+  }
+  return row;
 }

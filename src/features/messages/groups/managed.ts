@@ -1,0 +1,91 @@
+// Groups another feature opens and fills on its members' behalf (modmail threads: a user and a
+// colony's moderators). They are ordinary group conversations afterwards — the group messages API
+// reads and sends in them — but their members are added accepted, without an invite to answer,
+// and the first message goes out with the group. Call these inside the caller's transaction.
+import { and, eq } from "drizzle-orm";
+import type { Ctx } from "../../../core/context";
+import { uuidv7 } from "../../../core/ids";
+import * as users from "../../users/service";
+import { insertMessage, memberRow, participantIds, preview, type ConversationRow, type MessageRow, type Tx } from "../service";
+import { conversationMembers, conversations } from "../tables";
+import { MAX_DESCRIPTION, MAX_TITLE } from "./service";
+
+export interface ManagedGroupInput {
+  /** The member the group is for (its creator); a plain member, not an admin. */
+  ownerId: string;
+  /** Added accepted, as group admins (they may add further members). */
+  adminIds: readonly string[];
+  title: string;
+  description?: string | null;
+}
+
+/** Creates the group with every member accepted; no event (the caller's own event marks the write). */
+export function createManagedGroup(tx: Tx, ctx: Ctx, input: ManagedGroupInput): ConversationRow {
+  const now = ctx.clock.now();
+  const conv: ConversationRow = {
+    id: uuidv7(now),
+    kind: "group",
+    pairKey: null,
+    title: input.title.slice(0, MAX_TITLE),
+    description: input.description ? input.description.slice(0, MAX_DESCRIPTION) : null,
+    avatarPath: null,
+    avatarUploadedAt: null,
+    creatorId: input.ownerId,
+    createdAt: now,
+    lastMessageAt: null,
+    lastMessageId: null,
+    messageCount: 0,
+  };
+  tx.insert(conversations).values(conv).run();
+  tx.insert(conversationMembers).values({ conversationId: conv.id, userId: input.ownerId, role: "member", inviteStatus: "accepted", joinedAt: now, lastMessageAt: now, createdAt: now }).run();
+  for (const id of new Set(input.adminIds)) {
+    if (id === input.ownerId) continue;
+    tx.insert(conversationMembers).values({ conversationId: conv.id, userId: id, role: "admin", inviteStatus: "accepted", joinedAt: now, lastMessageAt: now, createdAt: now }).run();
+  }
+  return conv;
+}
+
+/**
+ * Makes `userId` an accepted participant (a new row, or a former member or decliner back in);
+ * returns false when they already participate.
+ */
+export function addAcceptedMember(tx: Tx, ctx: Ctx, conv: Pick<ConversationRow, "id" | "lastMessageAt">, userId: string, role: "admin" | "member"): boolean {
+  const now = ctx.clock.now();
+  const existing = memberRow(ctx, conv.id, userId);
+  if (existing && existing.inviteStatus === "accepted" && existing.leftAt === null) return false;
+  const values = { role, inviteStatus: "accepted" as const, joinedAt: now, leftAt: null, hiddenAt: null, lastMessageAt: conv.lastMessageAt ?? now };
+  if (existing) tx.update(conversationMembers).set(values).where(and(eq(conversationMembers.conversationId, conv.id), eq(conversationMembers.userId, userId))).run();
+  else tx.insert(conversationMembers).values({ conversationId: conv.id, userId, createdAt: now, ...values }).run();
+  return true;
+}
+
+/**
+ * Sends `body` from `senderId` into the group and emits group_message to every other participant,
+ * as POST /messages/groups/{id}/send does (no mentions are parsed: a managed group's first
+ * message addresses everyone in it).
+ */
+export function sendManaged(tx: Tx, ctx: Ctx, conv: Pick<ConversationRow, "id" | "title">, sender: { id: string; username: string; displayName: string }, body: string): MessageRow {
+  const msg = insertMessage(tx, ctx, { conversationId: conv.id, senderId: sender.id, body }, "group");
+  const recipients = participantIds(ctx, conv.id).filter((id) => id !== sender.id && users.isActive(users.findById(ctx, id)));
+  ctx.events.emit(tx, {
+    type: "group_message",
+    actorId: sender.id,
+    subject: { type: "message", id: msg.id },
+    payload: {
+      recipient_ids: recipients,
+      message_id: msg.id,
+      conversation_id: conv.id,
+      conversation_title: conv.title,
+      sender_id: sender.id,
+      sender_username: sender.username,
+      sender: sender.username,
+      sender_display_name: sender.displayName,
+      body_excerpt: preview(msg.body),
+      preview: preview(msg.body),
+      mentioned_user_ids: [],
+      everyone: false,
+    },
+    activity: true,
+  });
+  return msg;
+}
