@@ -24,6 +24,7 @@ import m21 from "./0021_feed_snapshot_drop_params.sql" with { type: "text" };
 import m22 from "./0022_optimize_fts.sql" with { type: "text" };
 import m23 from "./0023_events_audience.sql" with { type: "text" };
 import m24 from "./0024_moderation.sql" with { type: "text" };
+import m25 from "./0026_moderation_queue.sql" with { type: "text" };
 
 export interface EmbeddedMigration { tag: string; when: number; breakpoints: boolean; sql: string }
 
@@ -53,4 +54,5 @@ export const migrations: EmbeddedMigration[] = [
   { tag: "0022_optimize_fts", when: 1795333369857, breakpoints: true, sql: m22 },
   { tag: "0023_events_audience", when: 1795628727009, breakpoints: true, sql: m23 },
   { tag: "0024_moderation", when: 1795643943637, breakpoints: true, sql: m24 },
+  { tag: "0026_moderation_queue", when: 1795660000000, breakpoints: true, sql: m25 },
 ];
