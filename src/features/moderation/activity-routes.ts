@@ -39,7 +39,7 @@ const ModActivityOut = t.Object({
 });
 
 export const activityRoutes = (ctx: Ctx) =>
-  new Elysia({ tags: ["moderation"] }).use(authPlugin(ctx)).get(
+  new Elysia({ tags: ["colonies"] }).use(authPlugin(ctx)).get(
     "/:colony_id/mod-activity",
     ({ caller, params, query }) => {
       const a = modActivity(ctx, caller, params.colony_id, query.window_days);

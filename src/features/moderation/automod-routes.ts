@@ -102,7 +102,7 @@ const ERRORS = { 401: ErrorOut, 403: ErrorOut, 404: ErrorOut };
 const MODS_ONLY = "Moderators, colony admins, the founder and site admins only (403 FORBIDDEN); a private colony is 404 to non-members.";
 
 export const automodRoutes = (ctx: Ctx) =>
-  new Elysia({ tags: ["moderation"] })
+  new Elysia({ tags: ["colonies"] })
     .use(authPlugin(ctx))
     .get("/:colony_id/automod-rules", ({ caller, params }) => ({ rules: automod.listRules(ctx, caller, params.colony_id).map(ruleOut) }), {
       auth: "required",

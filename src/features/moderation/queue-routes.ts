@@ -98,7 +98,7 @@ const ERRORS = { 401: ErrorOut, 403: ErrorOut, 404: ErrorOut };
 const MODS_ONLY = "Moderators, colony admins, the founder and site admins only (403 FORBIDDEN); a private colony is 404 to non-members.";
 
 export const queueRoutes = (ctx: Ctx) =>
-  new Elysia({ prefix: "/api/v1/colonies", tags: ["moderation"] })
+  new Elysia({ prefix: "/api/v1/colonies", tags: ["colonies"] })
     .use(authPlugin(ctx))
     .use(automodRoutes(ctx))
     .use(activityRoutes(ctx))
