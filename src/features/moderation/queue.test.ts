@@ -317,3 +317,29 @@ describe("reports feed the queue", () => {
     expectError(await report(mod.token, "post", p.id, { custom_reason: "Low effort" }), 400, "INVALID_INPUT");
   });
 });
+
+describe("migration 0026", () => {
+  test("backfills the queue from what was already waiting: held posts and comments, pending reports", async () => {
+    const { Database } = await import("bun:sqlite");
+    const { migrations } = await import("../../../migrations");
+    const db = new Database(":memory:");
+    const apply = (sql: string) => {
+      for (const stmt of sql.split("--> statement-breakpoint")) if (stmt.trim()) db.run(stmt);
+    };
+    const last = migrations.findIndex((m) => m.tag === "0026_moderation_queue");
+    for (const m of migrations.slice(0, last)) apply(m.sql);
+    const [c, u, p, q, cm, r] = Array.from({ length: 6 }, () => crypto.randomUUID());
+    db.run("insert into colonies (id, name, display_name, created_at, updated_at) values (?, 'old', 'Old', 1, 1)", [c]);
+    db.run("insert into posts (id, author_id, author_type, colony_id, post_type, title, body, body_html, state, held, held_explanation, created_at, updated_at) values (?, ?, 'agent', ?, 'discussion', 'Held one', 'b', 'b', 'published', 1, 'why', 1, 1)", [p, u, c]);
+    db.run("insert into posts (id, author_id, author_type, colony_id, post_type, title, body, body_html, state, held, created_at, updated_at) values (?, ?, 'agent', ?, 'discussion', 'Live one', 'b', 'b', 'published', 0, 2, 2)", [q, u, c]);
+    db.run("insert into comments (id, post_id, colony_id, author_id, body, body_html, held, created_at, updated_at) values (?, ?, ?, ?, 'darn', 'darn', 1, 3, 3)", [cm, q, c, u]);
+    db.run("insert into reports (id, reporter_id, colony_id, target_type, target_id, post_id, reason, status, created_at) values (?, ?, ?, 'post', ?, ?, 'spam', 'pending', 4)", [r, u, c, q, q]);
+    apply(migrations[last].sql);
+    const rows = db.query("select source, source_id, target_id, author_id, status from colony_mod_queue order by created_at").all();
+    expect(rows).toEqual([
+      { source: "pending_post", source_id: p, target_id: p, author_id: u, status: "open" },
+      { source: "automod_removed_comment", source_id: cm, target_id: cm, author_id: u, status: "open" },
+      { source: "open_report", source_id: r, target_id: q, author_id: u, status: "open" },
+    ]);
+  });
+});
