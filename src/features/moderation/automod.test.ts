@@ -246,3 +246,20 @@ describe("automod acting on posts and comments", () => {
     expect(performance.now() - started).toBeLessThan(2000);
   });
 });
+
+describe("scheduled posts", () => {
+  test("automod and the hold rules run when a scheduled post is published; a held one lands in the queue", async () => {
+    await newRule();
+    const at = new Date(h.clock.now() + 3600_000).toISOString();
+    const s = await createPost(h, member, { colony_id: colony.id, body: "casino later", scheduled_for: at });
+    expect(s.status).toBe(201);
+    expect((await queue()).total).toBe(0);
+    h.clock.advance(3600_000 + 1000);
+    const { publishScheduled } = await import("../posts/scheduling");
+    const row = publishScheduled(h.ctx, s.body.id);
+    expect(row?.held).toBe(true);
+    const mod2 = await h.user({ admin: true });
+    const q = (await h.req("GET", `/api/v1/colonies/${colony.id}/queue`, { token: mod2.token })).body;
+    expect(q.items.map((i: any) => [i.source_kind, i.source_id])).toEqual([["automod_removed_post", s.body.id]]);
+  });
+});

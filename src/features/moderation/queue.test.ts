@@ -112,6 +112,9 @@ describe("GET /colonies/{colony_id}/queue", () => {
     expect(old.headers.get("X-Service-Deprecated-Params")).toContain("page_size=limit");
     expect(old.body).toMatchObject({ total: 5, limit: 2, offset: 4, page: 3 });
     expect(old.body.items).toHaveLength(1);
+    const bySourceKind = await list({ source_kind: "open_report" });
+    expect(bySourceKind.body).toMatchObject({ total: 0, items: [] });
+    expect(bySourceKind.headers.get("X-Service-Deprecated-Params")).toContain("source_kind=source");
     expectError(await list({ limit: 2, page_size: 3 }), 400, "INVALID_INPUT");
     expectError(await list({ status: "open", queue_status: "resolved" }), 400, "INVALID_INPUT");
     expectError(await list({ page: 2, offset: 7 }), 400, "INVALID_INPUT");
