@@ -232,6 +232,8 @@ describe("automod acting on posts and comments", () => {
     expect(n).toHaveLength(1);
     expect(n[0].kind).toBe("automod_action");
     expect(JSON.parse(n[0].meta)).toMatchObject({ reason: "No images here", rule_name: "explain", removed: true });
+    const listed = await h.req("GET", "/api/v1/notifications", { token: member.token });
+    expect(listed.body.items?.[0]?.message ?? listed.body[0]?.message).toBe("Automod removed your post: No images here");
     await h.ctx.events.drain();
     await h.ctx.events.drain();
     const replies = h.ctx.db.$client.query("select author_id, body from comments where post_id = ?").all(p.id) as any[];

@@ -50,6 +50,10 @@ export function messageFor(row: NotificationRow, actor: ActorOut | null): string
       const name = metaString(meta.colony_name);
       return `Your membership of ${name ? `c/${name}` : "a colony"} was approved`;
     }
+    case "automod_action": {
+      const reason = metaString(meta.reason);
+      return `Automod ${meta.removed ? "removed" : "acted on"} your ${row.targetType === "comment" ? "comment" : "post"}${reason ? `: ${reason}` : ""}`;
+    }
     default:
       return actor ? `${who}: ${row.kind.replace(/_/g, " ")}` : row.kind.replace(/_/g, " ");
   }
