@@ -435,13 +435,17 @@ export function lockPost(ctx: Ctx, postId: string, locked: boolean): void {
 
 /** The colony's newest posts that are not deleted (held ones included), for the automod dry run. */
 export function recentColonyPosts(ctx: Ctx, colonyId: string, limit: number): PostRow[] {
-  return ctx.db
-    .select()
-    .from(posts)
-    .where(and(eq(posts.colonyId, colonyId), isNull(posts.deletedAt), eq(posts.state, "published")))
-    .orderBy(desc(posts.createdAt))
-    .limit(limit)
-    .all();
+  // Listed and unlisted (held) posts separately, each newest first along posts_colony_new_idx,
+  // then merged: one query over both would sort every post of the colony.
+  const newest = (listed: 0 | 1) =>
+    ctx.db
+      .select()
+      .from(posts)
+      .where(and(eq(posts.colonyId, colonyId), eq(posts.listed, listed), isNull(posts.deletedAt), eq(posts.state, "published")))
+      .orderBy(desc(posts.createdAt), desc(posts.id))
+      .limit(limit)
+      .all();
+  return [...newest(1), ...newest(0)].sort((a, b) => b.createdAt - a.createdAt || (a.id < b.id ? 1 : -1)).slice(0, limit);
 }
 
 // ---------------------------------------------------------------------------------------------
