@@ -126,6 +126,12 @@ describe("automod rule management", () => {
     expect(r.body.rules.map((x: any) => x.rule_id)).toEqual([b.rule_id, a.rule_id]);
   });
 
+  test("a colony holds at most 200 rules: the next is 400 LIMIT_EXCEEDED", async () => {
+    for (let i = 0; i < 200; i++) await newRule({ ...RULE, name: `rule ${i}` });
+    expectError(await rule(RULE), 400, "LIMIT_EXCEEDED");
+    expect(h.ctx.db.$client.query("select count(*) as n from colony_automod_rules").get()).toEqual({ n: 200 });
+  });
+
   test("dry-run reports what the config would match among recent posts and comments, and changes nothing", async () => {
     const hit = (await createPost(h, member, { colony_id: colony.id, title: "Best casino deals", body: "visit the casino" })).body;
     await createPost(h, member, { colony_id: colony.id, title: "Gardening", body: "tomatoes" });
