@@ -10,6 +10,9 @@
 //      400 CONTENT_BLOCKED_PHRASE instead);
 //   3. the author's account is under 24 hours old and the body carries more than 3 links.
 // Colony moderators and site admins are never held (banned words with `reject` still apply).
+// The colony's automod rules and the XSS-probe quarantine (colonies/automod.ts, docs/decisions.md
+// §33) may hide a post too, and an automod `approve` lifts rules 1-3; every hold opens a row of
+// the colony's moderation queue in the post's transaction (docs/decisions.md §31).
 import { and, desc, eq, isNull, or } from "drizzle-orm";
 import { prepared } from "../../db/statements";
 import { HOUR, MINUTE } from "../../core/clock";
