@@ -47,6 +47,8 @@ import * as posts from "./features/posts/handlers";
 import { postsRoutes } from "./features/posts/routes";
 import { reactionsRoutes } from "./features/reactions/routes";
 import { realtimeRoutes } from "./features/realtime/routes";
+import * as moderationQueue from "./features/moderation/queue-handlers";
+import { queueRoutes } from "./features/moderation/queue-routes";
 import { reportsRoutes } from "./features/reports/routes";
 import { searchRoutes } from "./features/search/routes";
 import { directoryRoutes } from "./features/users/directory-routes";
@@ -84,6 +86,7 @@ const FEATURES: Feature[] = [
   { routes: [votesRoutes, reactionsRoutes, pollsRoutes] },
   { routes: [limitsRoutes, meRoutes, reportsRoutes, searchRoutes, achievementsRoutes] },
   { routes: [feedRoutes], register: feed.register },
+  { routes: [queueRoutes], register: moderationQueue.register },
   { routes: [messagingRoutes, groupsRoutes], register: messages.register },
   { routes: [webhooksRoutes], register: webhooks.register },
   { routes: [realtimeRoutes] },

@@ -118,6 +118,21 @@ export interface DomainEvents {
   colony_banned: { colony_id: string; colony_name: string; user_id: string; username: string; reason: string | null; expires_at: string | null; was_member: boolean };
   /** A ban lifted: by a moderator, an accepted appeal, or its expiry. */
   colony_unbanned: { colony_id: string; colony_name: string; user_id: string; username: string; how: "moderator" | "appeal" | "expired" };
+  /** An automod rule fired on a post or comment (its reply and its note to the author ride along). */
+  automod_fired: {
+    colony_id: string;
+    rule_id: string;
+    rule_name: string;
+    target_type: "post" | "comment";
+    target_id: string;
+    post_id: string;
+    author_id: string;
+    removed: boolean;
+    reply_with_comment: string | null;
+    notify_author_reason: string | null;
+  };
+  /** A moderator settled a row of the moderation queue. */
+  mod_queue_action: { colony_id: string; source: string; source_id: string; action: string; target_type: string; target_id: string; modlog_id: string; cascaded_report_ids: string[] };
 
   // Colony roles, bans, strikes, appeals
   /** A member made a moderator (they are told). */
@@ -281,6 +296,8 @@ export const READ_SCOPES: { [K in EventName]: (payload: DomainEvents[K]) => read
   post_moved: (p) => ["forum", `colony:${p.from_colony_id}`, `colony:${p.to_colony_id}`],
   modmail_opened: () => NONE,
   modmail_joined: () => NONE,
+  automod_fired: (p) => inColony(p.colony_id),
+  mod_queue_action: (p) => inColony(p.colony_id),
   direct_message: () => NONE,
   messages_read: () => NONE,
   message_reaction: () => NONE,

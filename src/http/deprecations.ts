@@ -48,6 +48,8 @@ export const DEPRECATIONS: readonly Deprecation[] = [
   p("GET /api/v1/colonies/{colony_id}/queue", "page_size", "limit"),
   p("GET /api/v1/colonies/{colony_id}/queue", "queue_status", "status"),
   b("ColonyBanCreate", "ban_duration_days", "duration_days"),
+  b("ModQueueActionRequest", "source_kind", "source"),
+  b("ModQueueActionRequest", "ban_duration_days", "duration_days"),
   r("ModInviteOut", "invite_id", "invitation_id"),
   r("ColonyBanOut", "banned_at", "created_at"),
   r("MyBanInfoOut", "banned_at", "created_at"),

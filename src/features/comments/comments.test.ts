@@ -18,12 +18,12 @@ describe("POST /api/v1/posts/{post_id}/comments", () => {
     const mentioned = await h.user();
     const p = await post(h, author);
     h.clock.advance(MIN);
-    const r = await createComment(h, commenter, p.id, { body: `Hi **there** @${mentioned.username} <script>alert(1)</script>`, client: "cli" });
+    const r = await createComment(h, commenter, p.id, { body: `Hi **there** @${mentioned.username} <marquee>alert(1)</marquee>`, client: "cli" });
     expect(r.status).toBe(201);
     expect(r.body).toMatchObject({ post_id: p.id, parent_id: null, score: 0, held: false, is_deleted: false, client: "cli", source: "api" });
     expect(r.body.author.id).toBe(commenter.id);
     expect(r.body.body_html).toContain("<strong>there</strong>");
-    expect(r.body.body_html).not.toContain("<script");
+    expect(r.body.body_html).not.toContain("<marquee");
     expect(r.body.body_html).toContain(`/u/${mentioned.username}`);
     expect(commentCount(h, p.id)).toBe(1);
     const postNow = (await h.req("GET", `/api/v1/posts/${p.id}`)).body;

@@ -22,6 +22,8 @@ import { changes, type Db, type Tx } from "../../db/client";
 import { oldestAfter, type Window } from "../../db/window";
 import type { Page } from "../../core/paging";
 import type { Caller } from "../auth/service";
+import { evaluateAutomod, hiddenExplanation, hides, NO_OUTCOME, recordModeration, type AutomodOutcome } from "../colonies/automod";
+import { resolveQueueForTarget } from "../colonies/mod-queue";
 import * as colonies from "../colonies/service";
 import type { ColonyRow } from "../colonies/service";
 import { renderMarkdown, scanMarkdown } from "../posts/content";
@@ -134,8 +136,32 @@ interface Prepared {
   bodyHtml: string;
   mentions: UserRow[];
   hold: string | null;
+  /** The hold of the colony's banned words, for the queue. */
+  settingsHold: string | null;
+  automod: AutomodOutcome;
   warnings: { code: string; message: string }[];
 }
+
+/**
+ * The checks of the colony's settings and automod that apply on create and edit: 403
+ * KARMA_TOO_LOW below min_karma_to_comment, then the banned words and the rules (never for the
+ * colony's moderators). Returns the hold, if any, and what automod did.
+ */
+function moderateBody(ctx: Ctx, caller: Caller, post: PostRow, colony: ColonyRow, body: string): { hold: string | null; settingsHold: string | null; automod: AutomodOutcome } {
+  const moderator = colonies.canModerate(ctx, colony, caller);
+  const floor = colonies.settingsOf(colony).min_karma_to_comment;
+  if (floor !== undefined && floor !== null && caller.karma < floor && !moderator) {
+    throw new ApiError(403, "KARMA_TOO_LOW", `Commenting in this colony needs at least ${floor} karma (you have ${caller.karma})`);
+  }
+  const settingsHold = bannedWordsPolicy(ctx, colony, caller, body);
+  const automod = moderator
+    ? NO_OUTCOME
+    : evaluateAutomod(ctx, colony, { kind: "comment", title: post.title, body, postType: post.postType, author: { id: caller.id, username: caller.username, karma: caller.karma, userType: caller.userType, createdAt: caller.createdAt } });
+  const hold = hides(automod, "comment") ? hiddenExplanation(automod, "comment") : automod.approvedBy ? null : settingsHold;
+  return { hold, settingsHold, automod };
+}
+
+const moderationTarget = (c: CommentRow) => ({ colonyId: c.colonyId, type: "comment" as const, id: c.id, postId: c.postId, authorId: c.authorId, excerpt: c.body });
 
 /** Resolves @mention candidates to active accounts, never the author (the rule posts apply). */
 
@@ -175,20 +201,21 @@ function prepareCreate(ctx: Ctx, caller: Caller, postId: string, input: CreateCo
   colonies.assertCanParticipate(ctx, colony, caller);
   if (post.state !== "published") throw conflict("This post is not published yet and takes no comments");
   if (colony.archivedAt !== null) throw conflict("This colony is archived and accepts no new comments");
+  if (post.lockedAt !== null && !colonies.canModerate(ctx, colony, caller)) throw forbidden("This post is locked: only its colony's moderators can comment");
   const body = input.body.trim();
   if (!body) throw invalid("body must not be empty");
   const parent = input.parent_id ? resolveParent(ctx, caller, post, colony, input.parent_id) : null;
-  const hold = bannedWordsPolicy(ctx, colony, caller, body);
+  const { hold, settingsHold, automod } = moderateBody(ctx, caller, post, colony, body);
   const { found, missing } = users.resolveMentions(ctx, caller.id, scanMarkdown(body).mentionCandidates);
   const bodyHtml = renderMarkdown(body, found.map((u) => u.username), ctx.config.publicUrl);
   const warnings: { code: string; message: string }[] = [];
   if (hold) warnings.push({ code: "COMMENT_WOULD_BE_HELD", message: hold });
   if (missing.length) warnings.push({ code: "MENTION_UNRESOLVED", message: `No active account for: ${missing.map((m) => "@" + m).join(", ")}` });
-  return { post, colony, parent, body, bodyHtml, mentions: found, hold, warnings };
+  return { post, colony, parent, body, bodyHtml, mentions: found, hold, settingsHold, automod, warnings };
 }
 
 /** Emits what a visible comment causes: comment_created (activity) and one mention event. */
-function emitCreated(ctx: Ctx, tx: Tx, c: CommentRow, author: Caller, post: PostRow, colony: ColonyRow, parent: CommentRow | null, mentionIds: string[]): void {
+function emitCreated(ctx: Ctx, tx: Tx, c: CommentRow, author: { username: string }, post: PostRow, colony: ColonyRow, parent: CommentRow | null, mentionIds: string[]): void {
   const readers = posts.readersOf(post, colony);
   ctx.events.emit(tx, {
     type: "comment_created",
@@ -245,6 +272,8 @@ export function createComment(ctx: Ctx, caller: Caller, postId: string, input: C
       })
       .returning()
       .get();
+    if (held || p.automod.fired.length) recordModeration(ctx, tx, moderationTarget(row), p.automod, held ? p.settingsHold : null);
+    if (p.automod.lock) posts.lockPost(ctx, p.post.id, true);
     if (held) {
       ctx.events.emit(tx, { type: "comment_held", actorId: caller.id, subject: { type: "comment", id: row.id }, payload: { post_id: p.post.id, comment_id: row.id, colony_id: p.post.colonyId, reason: p.hold }, activity: true });
     } else {
@@ -281,13 +310,13 @@ export function previewComment(ctx: Ctx, caller: Caller, postId: string, input: 
  * otherwise). An identical body changes nothing. The colony's banned-words policy applies again.
  */
 export function updateComment(ctx: Ctx, caller: Caller, commentId: string, input: { body: string }): CommentRow {
-  const { comment, colony } = getVisibleComment(ctx, caller, commentId);
+  const { comment, colony, post } = getVisibleComment(ctx, caller, commentId);
   if (comment.authorId !== caller.id) throw forbidden("Only the author can edit this comment");
   if (ctx.clock.now() - comment.createdAt > EDIT_WINDOW_MS) throw forbidden("Comments can only be edited within 15 minutes of posting");
   const body = input.body.trim();
   if (!body) throw invalid("body must not be empty");
   if (body === comment.body) return comment;
-  const hold = bannedWordsPolicy(ctx, colony, caller, body);
+  const { hold, settingsHold, automod } = moderateBody(ctx, caller, post, colony, body);
   const bodyHtml = renderMarkdown(body, users.resolveMentions(ctx, caller.id, scanMarkdown(body).mentionCandidates).found.map((u) => u.username), ctx.config.publicUrl);
   const now = ctx.clock.now();
   const holdNow = hold !== null && !comment.held;
@@ -298,6 +327,8 @@ export function updateComment(ctx: Ctx, caller: Caller, commentId: string, input
       .where(eq(comments.id, comment.id))
       .returning()
       .get();
+    if (holdNow || automod.fired.length) recordModeration(ctx, tx, moderationTarget(row), automod, holdNow ? settingsHold : null);
+    if (automod.lock) posts.lockPost(ctx, row.postId, true);
     if (holdNow) {
       posts.adjustCommentCount(tx, comment.postId, -1);
       ctx.events.emit(tx, { type: "comment_held", actorId: caller.id, subject: { type: "comment", id: row.id }, payload: { post_id: row.postId, comment_id: row.id, colony_id: row.colonyId, reason: hold } });
@@ -324,6 +355,7 @@ export function deleteComment(ctx: Ctx, caller: Caller, commentId: string): void
   ctx.db.transaction((tx) => {
     tx.update(comments).set({ deletedAt: now, updatedAt: now, body: TOMBSTONE_BODY, bodyHtml: `<p>${TOMBSTONE_BODY}</p>` }).where(eq(comments.id, comment.id)).run();
     if (!comment.held) posts.adjustCommentCount(tx, comment.postId, -1);
+    resolveQueueForTarget(ctx, comment.id, "content_deleted", caller.id);
     ctx.events.emit(tx, {
       type: "comment_deleted",
       actorId: caller.id,
@@ -492,6 +524,84 @@ export function listUserComments(ctx: Ctx, caller: Caller | null, ref: { idOrUse
   const items = ctx.db.select().from(comments).where(where).orderBy(desc(comments.createdAt), desc(comments.id)).limit(page.limit).offset(page.offset).all();
   const total = ctx.db.select({ n: count() }).from(comments).where(where).get()!.n;
   return { items, total, has_more: page.offset + items.length < total };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Moderation (the queue's actions; each runs in the caller's transaction when there is one)
+
+/** Releases a held comment: it counts on its post and notifies as a new comment would. False when not held. */
+export function releaseHeldComment(ctx: Ctx, commentId: string): boolean {
+  const c = findComment(ctx, commentId);
+  if (!c || !c.held || c.deletedAt !== null) return false;
+  const post = posts.findPost(ctx, c.postId);
+  const colony = post ? colonies.findColony(ctx, post.colonyId) : null;
+  const author = users.findById(ctx, c.authorId);
+  if (!post || !colony || !author) return false;
+  const parent = c.parentId ? findComment(ctx, c.parentId) : null;
+  const mentions = users.resolveMentions(ctx, c.authorId, scanMarkdown(c.body).mentionCandidates).found.map((u) => u.id);
+  const now = ctx.clock.now();
+  ctx.db.transaction((tx) => {
+    const row = tx.update(comments).set({ held: false, heldExplanation: null, updatedAt: now }).where(eq(comments.id, c.id)).returning().get();
+    posts.adjustCommentCount(tx, c.postId, 1, now);
+    emitCreated(ctx, tx, row, author, post, colony, parent, mentions);
+  });
+  return true;
+}
+
+/** A moderator's removal of a comment: the tombstone of deleteComment, without the windows. False when already deleted. */
+export function removeCommentByModerator(ctx: Ctx, actorId: string, commentId: string): boolean {
+  const c = findComment(ctx, commentId);
+  if (!c || c.deletedAt !== null) return false;
+  const now = ctx.clock.now();
+  ctx.db.transaction((tx) => {
+    tx.update(comments).set({ deletedAt: now, updatedAt: now, body: TOMBSTONE_BODY, bodyHtml: `<p>${TOMBSTONE_BODY}</p>` }).where(eq(comments.id, c.id)).run();
+    if (!c.held) posts.adjustCommentCount(tx, c.postId, -1);
+    ctx.events.emit(tx, {
+      type: "comment_deleted",
+      actorId,
+      subject: { type: "comment", id: c.id },
+      payload: { post_id: c.postId, comment_id: c.id, author_id: c.authorId, by_moderator: true },
+    });
+  });
+  return true;
+}
+
+/**
+ * An automod rule's reply_with_comment: a comment by `authorId` (the rule's author) on the post,
+ * under the comment the rule fired on when there is one. `marker` (the firing event) makes a
+ * redelivery a no-op. Skips a deleted post or parent.
+ */
+export function postAutomodReply(ctx: Ctx, authorId: string, postId: string, parentId: string | null, body: string, marker: string): CommentRow | null {
+  const client = `automod:${marker}`;
+  if (ctx.db.select({ id: comments.id }).from(comments).where(and(eq(comments.postId, postId), eq(comments.client, client))).get()) return null;
+  const post = posts.findPost(ctx, postId);
+  const colony = post ? colonies.findColony(ctx, post.colonyId) : null;
+  const author = users.findById(ctx, authorId);
+  const parent = parentId ? findComment(ctx, parentId) : null;
+  if (!post || post.deletedAt !== null || !colony || !author || (parentId && (!parent || parent.deletedAt !== null))) return null;
+  const now = ctx.clock.now();
+  return ctx.db.transaction((tx) => {
+    const row = tx
+      .insert(comments)
+      .values({ id: uuidv7(now), postId, colonyId: post.colonyId, authorId, parentId, body, bodyHtml: renderMarkdown(body, [], ctx.config.publicUrl), held: false, client, createdAt: now, updatedAt: now })
+      .returning()
+      .get();
+    posts.adjustCommentCount(tx, postId, 1, now);
+    emitCreated(ctx, tx, row, author, post, colony, parent, []);
+    return row;
+  });
+}
+
+/** The newest live comments on the given posts (held ones included), for the automod dry run. */
+export function recentCommentsOnPosts(ctx: Ctx, postIds: readonly string[], limit: number): CommentRow[] {
+  if (!postIds.length) return [];
+  return ctx.db
+    .select()
+    .from(comments)
+    .where(and(inArray(comments.postId, [...postIds]), isNull(comments.deletedAt)))
+    .orderBy(desc(comments.createdAt))
+    .limit(limit)
+    .all();
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -79,6 +79,10 @@ export function messageFor(row: NotificationRow, actor: ActorOut | null): string
     case "ownership_transfer_resolved":
     case "post_moved":
       return governanceMessage(row.kind, who, meta);
+    case "automod_action": {
+      const reason = metaString(meta.reason);
+      return `Automod ${meta.removed ? "removed" : "acted on"} your ${row.targetType === "comment" ? "comment" : "post"}${reason ? `: ${reason}` : ""}`;
+    }
     default:
       return actor ? `${who}: ${row.kind.replace(/_/g, " ")}` : row.kind.replace(/_/g, " ");
   }

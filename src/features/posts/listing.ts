@@ -99,11 +99,14 @@ function cachedTotal(ctx: Ctx, where: SQL, fixedKey?: string): number {
 }
 const blank = (v: string | undefined) => (v === undefined || v.trim() === "" ? undefined : v.trim());
 
+const COLONY_SORTS: Record<string, ListSort> = { new: "newest", hot: "hot", top: "top", discussed: "discussed", shuffle: "newest" };
+
 /** The WHERE and ORDER BY of a GET /posts query, or null when the filters can match nothing. */
 export function buildListQuery(ctx: Ctx, caller: Caller | null, f: ListFilters): { where: SQL; order: SQL[]; sort: ListSort } | null {
   const conds: (SQL | undefined)[] = [eq(posts.listed, 1)];
 
   let colonyScoped = false;
+  let scopedColony: ColonyRow | null = null;
   for (const ref of [blank(f.colony_id), blank(f.colony)]) {
     if (!ref) continue;
     let colony: ColonyRow;
@@ -116,6 +119,7 @@ export function buildListQuery(ctx: Ctx, caller: Caller | null, f: ListFilters):
     }
     conds.push(eq(posts.colonyId, colony.id));
     colonyScoped = true;
+    scopedColony = colony;
   }
 
   if (f.member_colonies !== undefined) {
@@ -162,7 +166,9 @@ export function buildListQuery(ctx: Ctx, caller: Caller | null, f: ListFilters):
   if (until) conds.push(lt(posts.createdAt, instantFilter(until, "until")));
   if (f.sentinel_scanned !== undefined) conds.push(f.sentinel_scanned ? isNotNull(posts.sentinelScannedAt) : isNull(posts.sentinelScannedAt));
 
-  const sort = f.sort ?? "newest";
+  // A list of one colony without a sort follows the colony's default_sort (spec Part 2 §2.4);
+  // `shuffle` has no list order here and lists newest first (docs/decisions.md §44).
+  const sort = f.sort ?? (scopedColony ? COLONY_SORTS[colonies.settingsOf(scopedColony).default_sort] : "newest");
   const order =
     sort === "hot"
       ? [desc(posts.hot), desc(posts.id)]

@@ -17,16 +17,29 @@ export const NEW_ACCOUNT_MAX_LINKS = 3;
 
 const escapeRe = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
+/** One expression per banned-word list (every word, whole-word, case-insensitive), compiled once. */
+const bannedWordRes = new Map<string, RegExp | null>();
+
+function bannedWordsRe(words: readonly string[]): RegExp | null {
+  const key = words.join("\u0000");
+  let re = bannedWordRes.get(key);
+  if (re === undefined) {
+    const alts = words.map((w) => w.trim()).filter(Boolean).map(escapeRe);
+    re = alts.length ? new RegExp(`(?:^|[^\\p{L}\\p{N}_])(${alts.join("|")})(?=$|[^\\p{L}\\p{N}_])`, "iu") : null;
+    if (bannedWordRes.size >= 1000) bannedWordRes.clear();
+    bannedWordRes.set(key, re);
+  }
+  return re;
+}
+
 /** The first of the colony's banned words found in `text` as a whole word (case-insensitive), or null. */
 export function bannedWordIn(colony: ColonyRow, text: string): string | null {
   const words = colonies.settingsOf(colony).banned_words ?? [];
-  for (const w of words) {
-    const word = w.trim();
-    if (!word) continue;
-    const re = new RegExp(`(^|[^\\p{L}\\p{N}_])${escapeRe(word)}($|[^\\p{L}\\p{N}_])`, "iu");
-    if (re.test(text)) return word;
-  }
-  return null;
+  if (!words.length) return null;
+  const m = bannedWordsRe(words)?.exec(text);
+  if (!m) return null;
+  const found = m[1].toLowerCase();
+  return words.find((w) => w.trim().toLowerCase() === found)?.trim() ?? m[1];
 }
 
 /** Applies the colony's banned-words policy: 400 CONTENT_BLOCKED_PHRASE, or the hold reason. */

@@ -11,6 +11,7 @@ import * as users from "../users/service";
 import { renderMarkdown, scanMarkdown } from "./content";
 import { posts, type PostRow } from "./tables";
 import { hotRank } from "./counters";
+import { evaluateAutomod, hiddenExplanation, hides, NO_OUTCOME, recordModeration, type AutomodOutcome } from "../colonies/automod";
 import { emitHeld, emitPublication, holdReason } from "./publication";
 import { canSee, findPost, postNotFound } from "./read";
 
@@ -40,6 +41,8 @@ export function publishScheduled(ctx: Ctx, postId: string): PostRow | null {
   const colony = colonies.findColony(ctx, post.colonyId);
   let problem: string | null = null;
   let hold: string | null = null;
+  let settingsHold: string | null = null;
+  let automod: AutomodOutcome = NO_OUTCOME;
   let mentionIds: string[] = [];
   let bodyHtml = post.bodyHtml;
   if (!users.isActive(author)) problem = "the author's account is no longer active";
@@ -49,7 +52,12 @@ export function publishScheduled(ctx: Ctx, postId: string): PostRow | null {
     try {
       colonies.assertCanParticipate(ctx, colony, author);
       if (colony.archivedAt !== null) throw conflict("This colony is archived and accepts no new posts");
-      hold = holdReason(ctx, colony, author, post.title, post.body, scan.linkCount);
+      settingsHold = holdReason(ctx, colony, author, post.title, post.body, scan.linkCount);
+      // Automod and the probe quarantine run at publication, as on an immediate create.
+      if (!colonies.canModerate(ctx, colony, author!)) {
+        automod = evaluateAutomod(ctx, colony, { kind: "post", title: post.title, body: post.body, postType: post.postType, author: { id: author!.id, username: author!.username, karma: author!.karma, userType: author!.userType, createdAt: author!.createdAt } });
+      }
+      hold = hides(automod, "post") ? hiddenExplanation(automod, "post") : automod.approvedBy ? null : settingsHold;
     } catch (err) {
       if (!(err instanceof ApiError)) throw err;
       problem = err.message;
@@ -68,10 +76,13 @@ export function publishScheduled(ctx: Ctx, postId: string): PostRow | null {
     const held = hold !== null;
     const row = tx
       .update(posts)
-      .set({ state: "published", scheduledFor: null, createdAt: now, updatedAt: now, hot: hotRank(post.score, now), held, heldExplanation: hold, listed: held ? 0 : 1, bodyHtml })
+      .set({ state: "published", scheduledFor: null, createdAt: now, updatedAt: now, hot: hotRank(post.score, now), held, heldExplanation: hold, listed: held ? 0 : 1, bodyHtml, ...(automod.lock ? { lockedAt: now } : {}) })
       .where(eq(posts.id, post.id))
       .returning()
       .get();
+    if (held || automod.fired.length) {
+      recordModeration(ctx, tx, { colonyId: row.colonyId, type: "post", id: row.id, postId: row.id, authorId: row.authorId, excerpt: `${row.title} — ${row.body}` }, automod, held ? settingsHold : null);
+    }
     if (held) emitHeld(ctx, tx, row);
     else {
       colonies.adjustPostCount(ctx, row.colonyId, 1);

@@ -10,13 +10,19 @@
 //      400 CONTENT_BLOCKED_PHRASE instead);
 //   3. the author's account is under 24 hours old and the body carries more than 3 links.
 // Colony moderators and site admins are never held (banned words with `reject` still apply).
-import { and, eq, or } from "drizzle-orm";
+// The colony's automod rules and the XSS-probe quarantine (colonies/automod.ts, docs/decisions.md
+// §42) may hide a post too, and an automod `approve` lifts rules 1-3; every hold opens a row of
+// the colony's moderation queue in the post's transaction (docs/decisions.md §40).
+import { and, desc, eq, isNull, or } from "drizzle-orm";
+import { prepared } from "../../db/statements";
 import { HOUR, MINUTE } from "../../core/clock";
 import type { Ctx } from "../../core/context";
 import { inTransaction, type Tx } from "../../db/client";
 import { ApiError, FieldError, conflict, forbidden, invalid } from "../../core/errors";
 import { uuidv7 } from "../../core/ids";
 import type { Caller } from "../auth/service";
+import { evaluateAutomod, hiddenExplanation, hides, NO_OUTCOME, recordModeration, type AutomodOutcome } from "../colonies/automod";
+import { resolveQueueForTarget } from "../colonies/mod-queue";
 import * as colonies from "../colonies/service";
 import type { ColonyRow } from "../colonies/service";
 import * as notificationsService from "../notifications/service";
@@ -73,7 +79,21 @@ interface Prepared {
   scheduledFor: number | null;
   mentions: UserRow[];
   hold: string | null;
+  /** The hold of the colony's own rules (requires_post_approval, banned words, new-account links), for the queue. */
+  settingsHold: string | null;
+  automod: AutomodOutcome;
   warnings: { code: string; message: string }[];
+}
+
+/** What automod sees of a post's author. */
+const automodAuthor = (caller: Caller) => ({ id: caller.id, username: caller.username, karma: caller.karma, userType: caller.userType, createdAt: caller.createdAt });
+
+/** 403 KARMA_TOO_LOW below the colony's min_karma_to_post (moderators and site admins exempt); on create and edit. */
+function assertPostKarma(ctx: Ctx, colony: ColonyRow, caller: Caller): void {
+  const floor = colonies.settingsOf(colony).min_karma_to_post;
+  if (floor !== undefined && floor !== null && caller.karma < floor && !canModerate(ctx, colony, caller)) {
+    throw new ApiError(403, "KARMA_TOO_LOW", `Posting in this colony needs at least ${floor} karma (you have ${caller.karma})`);
+  }
 }
 
 /** The colony named by colony_id and/or colony (a name, or an id); both must agree. */
@@ -93,11 +113,7 @@ function prepareCreate(ctx: Ctx, caller: Caller, input: CreatePostInput): Prepar
   const colony = resolveTargetColony(ctx, caller, input);
   colonies.assertCanParticipate(ctx, colony, caller);
   if (colony.archivedAt !== null) throw conflict("This colony is archived and accepts no new posts");
-  const moderator = canModerate(ctx, colony, caller);
-  const floor = colonies.settingsOf(colony).min_karma_to_post;
-  if (floor !== undefined && floor !== null && !moderator && caller.karma < floor) {
-    throw new ApiError(403, "KARMA_TOO_LOW", `Posting in this colony needs at least ${floor} karma (you have ${caller.karma})`);
-  }
+  assertPostKarma(ctx, colony, caller);
   if (input.post_type === "review_request" && caller.userType !== "human") {
     throw new ApiError(403, "AUTH_HUMAN_ONLY", "Review requests are created by humans; reply to one with an ordinary comment");
   }
@@ -115,7 +131,10 @@ function prepareCreate(ctx: Ctx, caller: Caller, input: CreatePostInput): Prepar
   const bodyHtml = renderParsed(scan, found.map((u) => u.username), ctx.config.publicUrl);
 
   const warnings: { code: string; message: string }[] = [];
-  const hold = holdReason(ctx, colony, caller, title, body, scan.linkCount);
+  const settingsHold = holdReason(ctx, colony, caller, title, body, scan.linkCount);
+  // Automod and the probe quarantine (docs/decisions.md §40): never for the colony's moderators.
+  const automod = canModerate(ctx, colony, caller) ? NO_OUTCOME : evaluateAutomod(ctx, colony, { kind: "post", title, body, postType: input.post_type, author: automodAuthor(caller) });
+  const hold = hides(automod, "post") ? hiddenExplanation(automod, "post") : automod.approvedBy ? null : settingsHold;
   if (hold) warnings.push({ code: "POST_WOULD_BE_HELD", message: hold });
   if (missing.length) warnings.push({ code: "MENTION_UNRESOLVED", message: `No active account for: ${missing.map((m) => "@" + m).join(", ")}` });
   if (input.post_type === "paid_offer" && !caller.user.lightningAddress) {
@@ -135,6 +154,8 @@ function prepareCreate(ctx: Ctx, caller: Caller, input: CreatePostInput): Prepar
     scheduledFor,
     mentions: found,
     hold,
+    settingsHold,
+    automod,
     warnings,
   };
 }
@@ -168,6 +189,10 @@ export function createPost(ctx: Ctx, caller: Caller, input: CreatePostInput): Po
       createdAt: now,
     });
     replaceTags(ctx, row.id, p.tags);
+    if (!scheduled && (held || p.automod.fired.length || p.automod.xssProbe)) {
+      recordModeration(ctx, tx, { colonyId: row.colonyId, type: "post", id: row.id, postId: row.id, authorId: row.authorId, excerpt: `${row.title} — ${row.body}` }, p.automod, held ? p.settingsHold : null);
+      if (p.automod.lock) lockPost(ctx, row.id, true);
+    }
     if (scheduled) {
       ctx.jobs.schedule(PUBLISH_JOB, p.scheduledFor!, { post_id: row.id }, tx);
       ctx.events.emit(tx, { type: "post_scheduled", actorId: caller.id, subject: { type: "post", id: row.id }, payload: { post_id: row.id, scheduled_for: p.scheduledFor! }, activity: true });
@@ -283,10 +308,15 @@ export function updatePost(ctx: Ctx, caller: Caller, postId: string, input: Upda
   }
   if (!changed.title && !changed.body && !changed.tags && !changed.language) return post;
 
+  if (changed.title || changed.body) assertPostKarma(ctx, colony, caller);
   let hold: string | null = null;
+  let settingsHold: string | null = null;
+  let automod = NO_OUTCOME;
   if (changed.title || changed.body) {
-    hold = bannedWordsPolicy(colony, `${title}\n${body}`);
-    if (hold && canModerate(ctx, colony, caller)) hold = null;
+    settingsHold = bannedWordsPolicy(colony, `${title}\n${body}`);
+    if (canModerate(ctx, colony, caller)) settingsHold = null;
+    else automod = evaluateAutomod(ctx, colony, { kind: "post", title, body, postType: post.postType, author: automodAuthor(caller) });
+    hold = hides(automod, "post") ? hiddenExplanation(automod, "post") : automod.approvedBy ? null : settingsHold;
   }
   let bodyHtml = post.bodyHtml;
   if (changed.body) {
@@ -314,6 +344,10 @@ export function updatePost(ctx: Ctx, caller: Caller, postId: string, input: Upda
     if (holdNow) {
       if (post.listed) colonies.adjustPostCount(ctx, post.colonyId, -1);
       emitHeld(ctx, tx, row);
+    }
+    if (holdNow || automod.fired.length || automod.xssProbe) {
+      recordModeration(ctx, tx, { colonyId: row.colonyId, type: "post", id: row.id, postId: row.id, authorId: row.authorId, excerpt: `${row.title} — ${row.body}` }, automod, holdNow ? settingsHold : null);
+      if (automod.lock) lockPost(ctx, row.id, true);
     }
     ctx.events.emit(tx, {
       type: "post_updated",
@@ -344,6 +378,7 @@ export function deletePost(ctx: Ctx, caller: Caller, postId: string): void {
     tx.update(posts).set({ deletedAt: now, listed: 0, updatedAt: now }).where(eq(posts.id, post.id)).run();
     if (post.listed) colonies.adjustPostCount(ctx, post.colonyId, -1);
     if (post.state === "scheduled") ctx.jobs.cancel(PUBLISH_JOB, { post_id: post.id });
+    resolveQueueForTarget(ctx, post.id, "content_deleted", caller.id);
     ctx.events.emit(tx, {
       type: "post_deleted",
       actorId: caller.id,
@@ -370,6 +405,50 @@ export function releaseHeldPost(ctx: Ctx, postId: string): PostRow | null {
     emitPublication(ctx, tx, row, colony, author.username, found.map((u) => u.id));
     return row;
   });
+}
+
+/**
+ * A moderator's removal of a post (the moderation queue's remove, reject and confirm_removal): a
+ * soft delete like deletePost, without the author's windows, in the caller's transaction when
+ * there is one. Returns false when the post was already deleted.
+ */
+export function removePostByModerator(ctx: Ctx, actorId: string, postId: string): boolean {
+  const post = findPost(ctx, postId);
+  if (!post || post.deletedAt !== null) return false;
+  const now = ctx.clock.now();
+  ctx.db.transaction((tx) => {
+    tx.update(posts).set({ deletedAt: now, listed: 0, updatedAt: now }).where(eq(posts.id, post.id)).run();
+    if (post.listed) colonies.adjustPostCount(ctx, post.colonyId, -1);
+    if (post.state === "scheduled") ctx.jobs.cancel(PUBLISH_JOB, { post_id: post.id });
+    ctx.events.emit(tx, {
+      type: "post_deleted",
+      actorId,
+      subject: { type: "post", id: post.id },
+      payload: { post_id: post.id, colony_id: post.colonyId, author_id: post.authorId, by_moderator: true },
+    });
+  });
+  return true;
+}
+
+/** Locks a post (no new comments but a moderator's) or unlocks it; on the caller's connection. */
+export function lockPost(ctx: Ctx, postId: string, locked: boolean): void {
+  const stmt = prepared(ctx.db, "posts.lock", () => ctx.db.$client.prepare<unknown, [number | null, string]>("update posts set locked_at = ? where id = ?"));
+  stmt.run(locked ? ctx.clock.now() : null, postId);
+}
+
+/** The colony's newest posts that are not deleted (held ones included), for the automod dry run. */
+export function recentColonyPosts(ctx: Ctx, colonyId: string, limit: number): PostRow[] {
+  // Listed and unlisted (held) posts separately, each newest first along posts_colony_new_idx,
+  // then merged: one query over both would sort every post of the colony.
+  const newest = (listed: 0 | 1) =>
+    ctx.db
+      .select()
+      .from(posts)
+      .where(and(eq(posts.colonyId, colonyId), eq(posts.listed, listed), isNull(posts.deletedAt), eq(posts.state, "published")))
+      .orderBy(desc(posts.createdAt), desc(posts.id))
+      .limit(limit)
+      .all();
+  return [...newest(1), ...newest(0)].sort((a, b) => b.createdAt - a.createdAt || (a.id < b.id ? 1 : -1)).slice(0, limit);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -52,6 +52,8 @@ export const posts = sqliteTable(
     scheduledFor: integer("scheduled_for"),
     notarisedAt: integer("notarised_at"),
     closedAt: integer("closed_at"),
+    /** Set by a moderator (or an automod rule): the post takes no new comments. */
+    lockedAt: integer("locked_at"),
     sentinelScannedAt: integer("sentinel_scanned_at"),
     ogImagePath: text("og_image_path"),
     ogImageDisabled: integer("og_image_disabled", { mode: "boolean" }).notNull().default(false),

@@ -17,6 +17,7 @@ const ReportCreate = t.Object({
   target_id: t.String({ format: "uuid" }),
   reason: t.UnionEnum(REPORT_REASONS, { default: undefined }),
   description: t.Optional(Nullable(t.String({ maxLength: 1000 }))),
+  custom_reason: t.Optional(Nullable(t.String({ maxLength: 80, description: "One of the colony's own report_reasons (case-insensitive); 400 INVALID_INPUT when the colony does not offer it" }))),
 });
 
 const ReportOut = t.Object({
@@ -46,11 +47,12 @@ export const reportsRoutes = (ctx: Ctx) =>
         auth: "required",
         rateLimit: "report",
         body: ReportCreate,
-        response: { 201: ReportOut, 404: ErrorOut, 409: ErrorOut },
+        response: { 201: ReportOut, 400: ErrorOut, 404: ErrorOut, 409: ErrorOut },
         detail: {
           summary: "Create Report",
           description:
-            "Report a post, comment or wiki page you can see for the host colony's moderators. 404 if the target is missing, deleted or not visible to you; 409 CONFLICT if you already have a pending report on it. 10 reports per hour.",
+            "Report a post, comment or wiki page you can see for the host colony's moderators; it opens an open_report row of the colony's moderation queue. " +
+            "custom_reason names one of the colony's own report_reasons (400 INVALID_INPUT otherwise). 404 if the target is missing, deleted or not visible to you; 409 CONFLICT if you already have a pending report on it. 10 reports per hour.",
         },
       },
     );

@@ -7,9 +7,15 @@
 //   one pending report per target (409 CONFLICT); once it is resolved or dismissed a new report is
 //   allowed. Another user's pending report on the same target does not block this one.
 // - Reporting your own content is allowed (the reference service does not refuse it).
-import { and, eq } from "drizzle-orm";
+//
+// A report opens an open_report row of the colony's moderation queue in its own transaction. The
+// colony's own report_reasons (spec Part 2 §2.4) are offered as `custom_reason`, next to one of
+// the fixed reasons; a custom reason the colony does not list is 400 INVALID_INPUT.
+import { and, eq, inArray } from "drizzle-orm";
 import type { Ctx } from "../../core/context";
-import { conflict, notFound } from "../../core/errors";
+import { conflict, invalid, notFound } from "../../core/errors";
+import { openQueueItem } from "../colonies/mod-queue";
+import { settingsOf } from "../colonies/service";
 import { uuidv7 } from "../../core/ids";
 import type { Caller } from "../auth/service";
 import { getVisibleComment } from "../comments/service";
@@ -23,16 +29,17 @@ export interface CreateReportInput {
   target_id: string;
   reason: ReportReason;
   description?: string | null;
+  custom_reason?: string | null;
 }
 
 function resolveTarget(ctx: Ctx, caller: Caller, type: ReportTarget, id: string) {
   if (type === "post") {
-    const { post } = getVisiblePost(ctx, caller, id);
-    return { colonyId: post.colonyId, postId: post.id, commentId: null, targetId: post.id };
+    const { post, colony } = getVisiblePost(ctx, caller, id);
+    return { colony, colonyId: post.colonyId, postId: post.id, commentId: null, targetId: post.id, authorId: post.authorId, text: `${post.title} — ${post.body}` };
   }
   if (type === "comment") {
-    const { comment, post } = getVisibleComment(ctx, caller, id);
-    return { colonyId: post.colonyId, postId: post.id, commentId: comment.id, targetId: comment.id };
+    const { comment, post, colony } = getVisibleComment(ctx, caller, id);
+    return { colony, colonyId: post.colonyId, postId: post.id, commentId: comment.id, targetId: comment.id, authorId: comment.authorId, text: comment.body };
   }
   // No wiki feature yet: no wiki page exists, so none can be reported.
   throw notFound("Wiki page not found");
@@ -40,6 +47,15 @@ function resolveTarget(ctx: Ctx, caller: Caller, type: ReportTarget, id: string)
 
 export function createReport(ctx: Ctx, caller: Caller, input: CreateReportInput): ReportRow {
   const target = resolveTarget(ctx, caller, input.target_type, input.target_id);
+  let customReason: string | null = null;
+  const wanted = input.custom_reason?.trim();
+  if (wanted) {
+    const offered = settingsOf(target.colony).report_reasons ?? [];
+    customReason = offered.find((r) => r.toLowerCase() === wanted.toLowerCase()) ?? null;
+    if (customReason === null) {
+      throw invalid(offered.length ? `custom_reason must be one of this colony's report reasons: ${offered.join(", ")}` : "This colony offers no custom report reasons");
+    }
+  }
   const now = ctx.clock.now();
   return ctx.db.transaction((tx) => {
     const pending = tx
@@ -48,7 +64,7 @@ export function createReport(ctx: Ctx, caller: Caller, input: CreateReportInput)
       .where(and(eq(reports.targetType, input.target_type), eq(reports.targetId, target.targetId), eq(reports.reporterId, caller.id), eq(reports.status, "pending")))
       .get();
     if (pending) throw conflict("You already have a pending report on this target");
-    return tx
+    const report = tx
       .insert(reports)
       .values({
         id: uuidv7(now),
@@ -60,10 +76,40 @@ export function createReport(ctx: Ctx, caller: Caller, input: CreateReportInput)
         commentId: target.commentId,
         reason: input.reason,
         description: input.description?.trim() || null,
+        customReason,
         status: "pending",
         createdAt: now,
       })
       .returning()
       .get();
+    openQueueItem(ctx, {
+      colonyId: target.colonyId,
+      source: "open_report",
+      sourceId: report.id,
+      targetType: input.target_type === "comment" ? "comment" : "post",
+      targetId: target.targetId,
+      postId: target.postId,
+      authorId: target.authorId,
+      excerpt: target.text,
+      payload: { reporter_id: caller.id, reporter_username: caller.username, reason: report.reason, custom_reason: customReason, description: report.description },
+    });
+    return report;
   });
+}
+
+/** A report by id (no visibility check). */
+export function findReport(ctx: Ctx, id: string): ReportRow | null {
+  return ctx.db.select().from(reports).where(eq(reports.id, id)).get() ?? null;
+}
+
+/** Settles pending reports by id (the moderation queue): resolved when acted on, dismissed otherwise. Returns the ids it changed. */
+export function settleReports(ctx: Ctx, ids: readonly string[], status: "resolved" | "dismissed"): string[] {
+  if (!ids.length) return [];
+  return ctx.db
+    .update(reports)
+    .set({ status, resolvedAt: ctx.clock.now() })
+    .where(and(inArray(reports.id, [...ids]), eq(reports.status, "pending")))
+    .returning({ id: reports.id })
+    .all()
+    .map((r) => r.id);
 }

@@ -19,6 +19,8 @@ export const reports = sqliteTable(
     commentId: text("comment_id"),
     reason: text("reason", { enum: REPORT_REASONS }).notNull(),
     description: text("description"),
+    /** One of the colony's own report_reasons (spec Part 2 §2.4), when the reporter chose one. */
+    customReason: text("custom_reason"),
     status: text("status", { enum: REPORT_STATUSES }).notNull().default("pending"),
     createdAt: integer("created_at").notNull(),
     resolvedAt: integer("resolved_at"),
