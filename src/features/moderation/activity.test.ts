@@ -2,9 +2,9 @@
 import { beforeEach, describe, expect, test } from "bun:test";
 import { setup, type Harness, type TestUser } from "../../../test/harness";
 import { HOUR } from "../../core/clock";
-import { setRole } from "../colonies/fixtures";
+import { crew } from "../colonies/mod-fixtures";
 import type { ColonyRow } from "../colonies/service";
-import { createPost, join, makeColony, setColonySettings } from "../posts/fixtures";
+import { createPost, makeColony, setColonySettings } from "../posts/fixtures";
 
 let h: Harness;
 let founder: TestUser;
@@ -15,14 +15,7 @@ let colony: ColonyRow;
 
 beforeEach(async () => {
   h = setup();
-  founder = await h.user();
-  mod = await h.user();
-  member = await h.user();
-  admin = await h.user({ admin: true });
-  colony = makeColony(h, founder);
-  await join(h, colony, mod);
-  await join(h, colony, member);
-  setRole(h, colony.id, mod.id, "moderator");
+  ({ founder, mod, member, admin, colony } = await crew(h));
 });
 
 const activity = (query: Record<string, string | number> = {}, token: string | null = mod.token) => h.req("GET", `/api/v1/colonies/${colony.id}/mod-activity`, { token, query });

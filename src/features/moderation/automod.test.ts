@@ -4,9 +4,9 @@
 // rule's reply).
 import { beforeEach, describe, expect, test } from "bun:test";
 import { setup, type Harness, type TestUser } from "../../../test/harness";
-import { setRole } from "../colonies/fixtures";
+import { crew } from "../colonies/mod-fixtures";
 import type { ColonyRow } from "../colonies/service";
-import { createPost, join, makeColony, setColonySettings } from "../posts/fixtures";
+import { createPost, makeColony, setColonySettings } from "../posts/fixtures";
 
 let h: Harness;
 let founder: TestUser;
@@ -18,15 +18,7 @@ let colony: ColonyRow;
 
 beforeEach(async () => {
   h = setup();
-  founder = await h.user();
-  mod = await h.user();
-  member = await h.user();
-  stranger = await h.user();
-  admin = await h.user({ admin: true });
-  colony = makeColony(h, founder);
-  await join(h, colony, mod);
-  await join(h, colony, member);
-  setRole(h, colony.id, mod.id, "moderator");
+  ({ founder, mod, member, stranger, admin, colony } = await crew(h));
 });
 
 const base = () => `/api/v1/colonies/${colony.id}/automod-rules`;

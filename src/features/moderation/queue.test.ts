@@ -3,7 +3,7 @@
 // variant, roles, and the statement count of the list.
 import { beforeEach, describe, expect, test } from "bun:test";
 import { setup, type Harness, type TestUser } from "../../../test/harness";
-import { setRole } from "../colonies/fixtures";
+import { crew } from "../colonies/mod-fixtures";
 import type { ColonyRow } from "../colonies/service";
 import { createPost, join, makeColony, setColonySettings } from "../posts/fixtures";
 
@@ -17,15 +17,7 @@ let colony: ColonyRow;
 
 async function init(countQueries = false) {
   h = setup({}, { countQueries });
-  founder = await h.user();
-  mod = await h.user();
-  member = await h.user();
-  stranger = await h.user();
-  admin = await h.user({ admin: true });
-  colony = makeColony(h, founder);
-  await join(h, colony, mod);
-  await join(h, colony, member);
-  setRole(h, colony.id, mod.id, "moderator");
+  ({ founder, mod, member, stranger, admin, colony } = await crew(h));
 }
 
 beforeEach(() => init());

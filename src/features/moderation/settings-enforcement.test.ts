@@ -3,9 +3,9 @@
 // queue, and default_sort ordering the colony's post list.
 import { beforeEach, describe, expect, test } from "bun:test";
 import { setup, type Harness, type TestUser } from "../../../test/harness";
-import { setRole } from "../colonies/fixtures";
+import { crew } from "../colonies/mod-fixtures";
 import type { ColonyRow } from "../colonies/service";
-import { createPost, join, makeColony, post, setColonySettings } from "../posts/fixtures";
+import { createPost, post, setColonySettings } from "../posts/fixtures";
 
 let h: Harness;
 let founder: TestUser;
@@ -15,13 +15,7 @@ let colony: ColonyRow;
 
 beforeEach(async () => {
   h = setup();
-  founder = await h.user();
-  mod = await h.user();
-  member = await h.user();
-  colony = makeColony(h, founder);
-  await join(h, colony, mod);
-  await join(h, colony, member);
-  setRole(h, colony.id, mod.id, "moderator");
+  ({ founder, mod, member, colony } = await crew(h));
 });
 
 function expectError(res: { status: number; body: any }, status: number, code: string) {
