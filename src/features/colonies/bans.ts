@@ -14,6 +14,7 @@ import * as users from "../users/service";
 import type { UserRow } from "../users/service";
 import { prepared } from "../../db/statements";
 import { recordModAction } from "./audit";
+import { moderatorExited } from "./moderator-exits";
 import { requireModPower } from "./permissions";
 import { activeBan, canRead, findColony, getReadableColony, memberRow, moderatorCount, MODERATOR_ROLES, recountMembers, type Actor, type ColonyRow } from "./service";
 import { colonyBans, colonyMembers } from "./tables";
@@ -35,7 +36,8 @@ export const banTarget = (ctx: Ctx, idOrUsername: string): UserRow => users.getA
  * themselves (400 INVALID_INPUT); the founder cannot be banned, and a colony admin or moderator
  * only by the founder or a site admin (403 FORBIDDEN); banning the last moderator is 409
  * CONFLICT. A second ban replaces the first (its reason and expiry). Writes the ban, removes the
- * membership, records `ban` in the audit trail and emits colony_banned, in one transaction.
+ * membership (a moderator's is a moderator exit), records `ban` in the audit trail and emits
+ * colony_banned, in one transaction.
  * `action` names the audit row (ban, or the strike or queue action that fired it).
  */
 export function banUser(ctx: Ctx, caller: Actor, colony: ColonyRow, target: UserRow, input: BanInput, action = "ban"): BanRow {
@@ -70,6 +72,7 @@ export function applyBan(ctx: Ctx, tx: Tx, caller: Actor, colony: ColonyRow, tar
   if (m) {
     tx.delete(colonyMembers).where(and(eq(colonyMembers.colonyId, colony.id), eq(colonyMembers.userId, target.id))).run();
     recountMembers(tx, colony.id, now);
+    if (MODERATOR_ROLES.includes(m.role)) moderatorExited(ctx, tx, { colonyId: colony.id, userId: target.id, how: "banned" });
   }
   recordModAction(ctx, {
     colonyId: colony.id,

@@ -11,12 +11,15 @@
 //   demoted nor removed (409 CONFLICT).
 // - Promoting a moderator (or the founder) and demoting a member change nothing (204); a pending
 //   member is approved before being promoted (409 CONFLICT).
+// - Demoting or removing someone who moderated is a moderator exit (moderator-exits.ts), in the
+//   same transaction.
 import { and, eq } from "drizzle-orm";
 import type { Ctx } from "../../core/context";
 import { conflict, forbidden } from "../../core/errors";
 import type { Tx } from "../../db/client";
 import * as users from "../users/service";
 import { recordModAction } from "./audit";
+import { moderatorExited } from "./moderator-exits";
 import { isFounder, requireModPower } from "./permissions";
 import { getReadableColony, MODERATOR_ROLES, moderatorCount, recountMembers, targetMember, type Actor, type ColonyRow, type MemberRow } from "./service";
 import { colonyMembers, type ColonyRole } from "./tables";
@@ -71,6 +74,7 @@ export function demoteMember(ctx: Ctx, caller: Actor, colonyId: string, target: 
   const now = ctx.clock.now();
   ctx.db.transaction((tx) => {
     setRole(ctx, colony.id, m.userId, "member", now, tx);
+    moderatorExited(ctx, tx, { colonyId: colony.id, userId: m.userId, how: "demoted" });
     recordModAction(ctx, { colonyId: colony.id, actorId: caller.id, action: "demote", targetType: "user", targetId: m.userId, targetUserId: m.userId, meta: { previous_role: m.role } });
     ctx.events.emit(tx, {
       type: "colony_member_demoted",
@@ -93,6 +97,7 @@ export function removeMember(ctx: Ctx, caller: Actor, colonyId: string, target: 
       .where(and(eq(colonyMembers.colonyId, colony.id), eq(colonyMembers.userId, m.userId)))
       .run();
     recountMembers(tx, colony.id, now);
+    if (MODERATOR_ROLES.includes(m.role)) moderatorExited(ctx, tx, { colonyId: colony.id, userId: m.userId, how: "removed" });
     recordModAction(ctx, { colonyId: colony.id, actorId: caller.id, action: "remove_member", targetType: "user", targetId: m.userId, targetUserId: m.userId, meta: { role: m.role, approved: m.approved } });
     ctx.events.emit(tx, {
       type: "colony_member_removed",

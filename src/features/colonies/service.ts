@@ -14,6 +14,7 @@ import type { Caller } from "../auth/service";
 import * as users from "../users/service";
 import type { UserRow } from "../users/service";
 import { recordModAction } from "./audit";
+import { moderatorExited } from "./moderator-exits";
 import {
   colonies,
   colonyBans,
@@ -434,7 +435,10 @@ export function joinColony(ctx: Ctx, caller: Caller, ref: ColonyRef): { colony: 
   return { colony, approved };
 }
 
-/** Removes the caller's membership. 404 when not a member; 409 CONFLICT for the last moderator. */
+/**
+ * Removes the caller's membership (a moderator's is a moderator exit). 404 when not a member; 409
+ * CONFLICT for the last moderator.
+ */
 export function leaveColony(ctx: Ctx, caller: Actor, ref: ColonyRef): ColonyRow {
   const colony = colonyForMembership(ctx, caller, ref);
   const m = memberRow(ctx, colony.id, caller.id);
@@ -448,6 +452,7 @@ export function leaveColony(ctx: Ctx, caller: Actor, ref: ColonyRef): ColonyRow 
       .where(and(eq(colonyMembers.colonyId, colony.id), eq(colonyMembers.userId, caller.id)))
       .run();
     recountMembers(tx, colony.id, now);
+    if (isModeratorRole(m.role)) moderatorExited(ctx, tx, { colonyId: colony.id, userId: caller.id, how: "left" });
     ctx.events.emit(tx, {
       type: "member_left",
       actorId: caller.id,

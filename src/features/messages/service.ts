@@ -293,6 +293,7 @@ export function getOrCreateDirect(tx: Tx, ctx: Ctx, senderId: string, recipientI
     lastMessageAt: null,
     lastMessageId: null,
     messageCount: 0,
+    managedBy: null,
   };
   tx.insert(conversations).values(conversation).run();
   const member = (userId: string) => ({

@@ -3,10 +3,15 @@
 // and the cold-DM ledger. See MODEL.md beside this file for the invariants.
 import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 
+/** Features that may govern a group conversation (conversations.managed_by). */
+export const MANAGED_BY = ["modmail"] as const;
+export type ManagedBy = (typeof MANAGED_BY)[number];
+
 /**
  * A conversation. `direct`: exactly two members and a unique `pair_key` ("{lowId}:{highId}", the
  * two user ids sorted); `group`: 2..50 members, a title and a creator. `last_message_at` is null
- * until the first message and is bumped by every send (the inbox order).
+ * until the first message and is bumped by every send (the inbox order). `managed_by` names the
+ * feature that governs a group's membership and identity (groups/managed.ts); null for the rest.
  */
 export const conversations = sqliteTable(
   "conversations",
@@ -28,6 +33,12 @@ export const conversations = sqliteTable(
     lastMessageId: text("last_message_id"),
     /** Messages ever sent here, tombstones included (the tail's `total` without counting rows). */
     messageCount: integer("message_count").notNull().default(0),
+    /**
+     * Group only: the feature that governs this group's members, title, description and avatar
+     * ("modmail": a colony's modmail thread); the group API refuses to change them (403). Null
+     * for ordinary groups and direct conversations.
+     */
+    managedBy: text("managed_by", { enum: MANAGED_BY }),
   },
   (t) => [
     uniqueIndex("conversations_pair_key_idx").on(t.pairKey),

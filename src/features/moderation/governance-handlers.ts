@@ -11,11 +11,14 @@
 //   same names) follow `recipient_ids` (webhooks/mapping.ts, the generic rule).
 // - post_moved → post_moved to the post's author, naming where it went.
 // After commit, every group message in a modmail thread marks the thread active.
+// In the transaction of a moderator exit (colonies/moderator-exits.ts: demoted, removed, banned,
+// left the colony), the former moderator leaves the colony's modmail threads.
 import type { Ctx } from "../../core/context";
 import type { DomainEvent, Told } from "../../core/events";
+import { onModeratorExit } from "../colonies/moderator-exits";
 import { notify, type NotifyInput } from "../notifications/service";
 import { EXPIRE_INVITE_JOB, expireInvite } from "./invites";
-import { touchThread } from "./modmail";
+import { leaveThreadsOnExit, touchThread } from "./modmail";
 import { EXPIRE_TRANSFER_JOB, expireTransfer } from "./transfers";
 
 function tell(ctx: Ctx, inputs: NotifyInput[]): Told[] {
@@ -105,6 +108,8 @@ export function register(ctx: Ctx): void {
   ctx.events.fanOut("post_moved", (ev) => onPostMoved(ctx, ev));
   // A message in a modmail thread (from either side) moves it up the moderators' list.
   ctx.events.on("group_message", (ev) => touchThread(ctx, ev.payload.conversation_id, ev.createdAt));
+  // Someone who stops moderating a colony stops reading its modmail.
+  onModeratorExit(ctx, (tx, exit) => void leaveThreadsOnExit(ctx, tx, exit.colonyId, exit.userId));
   // Queued at expires_at by the write that opened them; a no-op once answered.
   ctx.jobs.handle(EXPIRE_INVITE_JOB, (payload) => void expireInvite(ctx, String(payload.invite_id)));
   ctx.jobs.handle(EXPIRE_TRANSFER_JOB, (payload) => void expireTransfer(ctx, String(payload.transfer_id)));

@@ -3,19 +3,22 @@
 // (messages/groups/managed.ts) holding the user and the moderators of the moment, continued
 // through the group messages API with its conversation_id. Moderators promoted later (and site
 // admins) enter a thread with POST .../modmail/{conversation_id}/join. Bodies and membership:
-// docs/decisions.md §39.
-import { and, count, desc, eq, lt } from "drizzle-orm";
+// docs/decisions.md §39. Threads are managed groups (conversations.managed_by = 'modmail'): the
+// group API refuses to change their members or identity, and whoever stops moderating the colony
+// leaves its threads in the same transaction (leaveThreadsOnExit; §45).
+import { and, count, desc, eq, inArray, lt, ne } from "drizzle-orm";
 import { iso } from "../../core/clock";
 import type { Ctx } from "../../core/context";
 import { invalid, notFound } from "../../core/errors";
 import { isUuid } from "../../core/ids";
 import type { Page } from "../../core/paging";
+import type { Tx } from "../../db/client";
 import type { Caller } from "../auth/service";
 import { moderatorIds } from "../colonies/governance";
 import { requireModPower } from "../colonies/permissions";
 import * as colonies from "../colonies/service";
 import type { ColonyRow } from "../colonies/service";
-import { addAcceptedMember, createManagedGroup, sendManaged } from "../messages/groups/managed";
+import { addAcceptedMember, createManagedGroup, managedGroupsOf, removeFromManaged, sendManaged } from "../messages/groups/managed";
 import { groupById } from "../messages/groups/service";
 import { participant } from "../messages/service";
 import { MAX_BODY } from "../messages/service";
@@ -68,6 +71,7 @@ export function openModmail(ctx: Ctx, caller: Caller, colonyId: string, rawBody:
     if (!thread) {
       const mods = moderatorIds(ctx, colony.id).filter((id) => id !== caller.id && users.isActive(users.findById(ctx, id)));
       thread = createManagedGroup(tx, ctx, {
+        managedBy: "modmail",
         ownerId: caller.id,
         adminIds: mods,
         title: `Modmail: c/${colony.name} · @${caller.username}`,
@@ -169,4 +173,24 @@ export function joinModmail(ctx: Ctx, caller: Caller, colonyId: string, conversa
     });
   });
   return { conversation_id: conv.id, colony_id: colony.id, joined: true };
+}
+
+/**
+ * A moderator exit (colonies/moderator-exits.ts, registered by governance-handlers.ts): whoever
+ * stopped moderating the colony leaves every modmail thread of it they are in, inside the exit's
+ * transaction and without group events (the exit's own event marks the write). Their own thread,
+ * as its user, stays theirs; a site admin stays until they leave (site admins act as moderators
+ * everywhere). Returns the threads they left.
+ */
+export function leaveThreadsOnExit(ctx: Ctx, tx: Tx, colonyId: string, userId: string): string[] {
+  if (users.findById(ctx, userId)?.isAdmin) return [];
+  const mine = managedGroupsOf(ctx, userId, "modmail");
+  if (!mine.length) return [];
+  const threads = tx
+    .select({ id: colonyModmailThreads.conversationId })
+    .from(colonyModmailThreads)
+    .where(and(inArray(colonyModmailThreads.conversationId, mine), eq(colonyModmailThreads.colonyId, colonyId), ne(colonyModmailThreads.userId, userId)))
+    .all()
+    .map((r) => r.id);
+  return removeFromManaged(tx, ctx, threads, userId);
 }

@@ -13,7 +13,7 @@ import { escapeXml } from "../../avatars/svg";
 import type { ConversationRow } from "../service";
 import { conversations } from "../tables";
 import { eq } from "drizzle-orm";
-import { requireAdmin, requireMember } from "./service";
+import { requireChangeable, requireMember } from "./service";
 import { groupAvatarUrl } from "./views";
 
 /** 2 MB, where MB means MiB (docs/decisions.md §12). */
@@ -31,7 +31,7 @@ const badImage = (why: string) => new ApiError(400, "INVALID_INPUT", `Group avat
  * records it on the conversation. Returns the URL members fetch it from.
  */
 export async function uploadGroupAvatar(ctx: Ctx, caller: Caller, convId: string, file: Blob): Promise<{ avatar_url: string }> {
-  const { conv } = requireAdmin(ctx, caller, convId);
+  const { conv } = requireChangeable(ctx, caller, convId, "admin");
   if (file.size > MAX_GROUP_AVATAR_BYTES) throw new ApiError(413, "AVATAR_TOO_LARGE", `Group avatars are limited to ${MAX_GROUP_AVATAR_BYTES} bytes (2 MB)`);
   const bytes = new Uint8Array(await file.arrayBuffer());
   if (bytes.length > MAX_GROUP_AVATAR_BYTES) throw new ApiError(413, "AVATAR_TOO_LARGE", `Group avatars are limited to ${MAX_GROUP_AVATAR_BYTES} bytes (2 MB)`);
@@ -61,7 +61,7 @@ export async function uploadGroupAvatar(ctx: Ctx, caller: Caller, convId: string
   await rename(tmp, join(dir, FILE));
   const uploadedAt = ctx.clock.now();
   // Still an admin of a live group after the (slow) image work?
-  requireAdmin(ctx, caller, conv.id);
+  requireChangeable(ctx, caller, conv.id, "admin");
   ctx.db.transaction((tx) => {
     tx.update(conversations).set({ avatarPath: folderOf(conv.id), avatarUploadedAt: uploadedAt }).where(eq(conversations.id, conv.id)).run();
     ctx.events.emit(tx, {

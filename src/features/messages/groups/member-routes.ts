@@ -19,6 +19,7 @@ import {
   GroupSetAdminOut,
   GroupTransferCreatorIn,
   GroupTransferCreatorOut,
+  MANAGED,
   MuteStateOut,
   NOT_MEMBER,
   ReadReceiptsOverrideOut,
@@ -60,7 +61,7 @@ export const groupMemberRoutes = (ctx: Ctx) =>
       detail: {
         operationId: "addGroupMember",
         summary: "Add Group Member",
-        description: `Admins invite \`{username}\` (body or query; a user id works too): 201 with invite_status pending. Someone already a member or already invited: 200 with added false, already_member true. A former member or one who declined is invited again. At most 50 members counting pending invites (400 LIMIT_EXCEEDED). An invite to a stranger counts against the cold-contact budget. 404 USER_NOT_FOUND; 403 FORBIDDEN for members who are not admins; 403 KARMA_TOO_LOW below -5 karma; 429 RATE_LIMIT_GROUP_INVITE past 60 invites an hour. ${NOT_MEMBER}`,
+        description: `Admins invite \`{username}\` (body or query; a user id works too): 201 with invite_status pending. Someone already a member or already invited: 200 with added false, already_member true. A former member or one who declined is invited again. At most 50 members counting pending invites (400 LIMIT_EXCEEDED). An invite to a stranger counts against the cold-contact budget. 404 USER_NOT_FOUND; 403 FORBIDDEN for members who are not admins; 403 KARMA_TOO_LOW below -5 karma; 429 RATE_LIMIT_GROUP_INVITE past 60 invites an hour. ${MANAGED} ${NOT_MEMBER}`,
       },
     })
     .delete("/:conv_id/members/:user_id", ({ caller, params }) => groups.removeMember(ctx, caller, params.conv_id, params.user_id), {
@@ -70,7 +71,7 @@ export const groupMemberRoutes = (ctx: Ctx) =>
       detail: {
         operationId: "removeGroupMember",
         summary: "Remove Group Member",
-        description: `Your own id: leave the group. Another member (or a pending invitee): admins only (403 FORBIDDEN otherwise); nobody removes the creator but the creator. When the last admin leaves, the longest-tenured remaining member becomes admin; when the creator leaves, the creator role passes to the longest-tenured remaining admin. 404 NOT_FOUND for someone not in the group. ${NOT_MEMBER}`,
+        description: `Your own id: leave the group. Another member (or a pending invitee): admins only (403 FORBIDDEN otherwise); nobody removes the creator but the creator. When the last admin leaves, the longest-tenured remaining member becomes admin; when the creator leaves, the creator role passes to the longest-tenured remaining admin. 404 NOT_FOUND for someone not in the group. ${MANAGED} ${NOT_MEMBER}`,
       },
     })
     .put("/:conv_id/members/:user_id/admin", ({ caller, params, query, body }) =>
@@ -83,7 +84,7 @@ export const groupMemberRoutes = (ctx: Ctx) =>
       detail: {
         operationId: "setGroupAdmin",
         summary: "Set Group Admin",
-        description: `Admins promote or demote an accepted member with \`{is_admin}\` (body or query). The creator is always an admin: 403 FORBIDDEN when others try to demote them, 409 CONFLICT when the creator tries (transfer the creator role first). 409 CONFLICT for demoting the last admin or promoting a pending invitee; 404 NOT_FOUND for someone not in the group. ${NOT_MEMBER}`,
+        description: `Admins promote or demote an accepted member with \`{is_admin}\` (body or query). The creator is always an admin: 403 FORBIDDEN when others try to demote them, 409 CONFLICT when the creator tries (transfer the creator role first). 409 CONFLICT for demoting the last admin or promoting a pending invitee; 404 NOT_FOUND for someone not in the group. ${MANAGED} ${NOT_MEMBER}`,
       },
     })
     .post("/:conv_id/transfer-creator", ({ caller, params, query, body }) => {
@@ -99,7 +100,7 @@ export const groupMemberRoutes = (ctx: Ctx) =>
       detail: {
         operationId: "transferGroupCreator",
         summary: "Transfer Group Creator",
-        description: `The creator hands the role to an accepted member: \`{new_creator_id}\` (or new_creator_username, body or query). The new creator becomes an admin; the old creator stays one. 403 FORBIDDEN for anyone but the creator; 404 NOT_FOUND for someone not in the group; 409 CONFLICT for a pending invitee; 400 INVALID_INPUT for yourself. ${NOT_MEMBER}`,
+        description: `The creator hands the role to an accepted member: \`{new_creator_id}\` (or new_creator_username, body or query). The new creator becomes an admin; the old creator stays one. 403 FORBIDDEN for anyone but the creator; 404 NOT_FOUND for someone not in the group; 409 CONFLICT for a pending invitee; 400 INVALID_INPUT for yourself. ${MANAGED} ${NOT_MEMBER}`,
       },
     })
     .post("/:conv_id/invite/respond", ({ caller, params, query, body }) => groups.respond(ctx, caller, params.conv_id, required("accept", body?.accept, query.accept)), {

@@ -21,6 +21,7 @@ import {
   GroupPatchIn,
   GroupSearchOut,
   GroupTemplatesListOut,
+  MANAGED,
   MarkAllReadOut,
   NOT_MEMBER,
   PinResultOut,
@@ -132,7 +133,7 @@ const groupRoutes = (ctx: Ctx) =>
       detail: {
         operationId: "renameGroup",
         summary: "Rename Group",
-        description: `Admins: \`{title?, description?}\` (or the same names in the query). Title 1-100 characters after trimming (400 INVALID_INPUT when blank), description at most 500 (an empty string or null clears it). 403 FORBIDDEN for members who are not admins. ${NOT_MEMBER}`,
+        description: `Admins: \`{title?, description?}\` (or the same names in the query). Title 1-100 characters after trimming (400 INVALID_INPUT when blank), description at most 500 (an empty string or null clears it). 403 FORBIDDEN for members who are not admins. ${MANAGED} ${NOT_MEMBER}`,
       },
     })
     .post("/:conv_id/send", ({ caller, params, body, set }) => {
@@ -196,7 +197,7 @@ const groupRoutes = (ctx: Ctx) =>
       detail: {
         operationId: "uploadGroupAvatar",
         summary: "Upload Group Avatar",
-        description: `Admins: multipart \`file\`, a square, still PNG, JPEG or WebP image (detected from the bytes) of at most 2 MB (2,097,152 bytes; 413 AVATAR_TOO_LARGE over). Stored as a 256 px WebP without metadata. 400 INVALID_INPUT for any other file or a non-square image; 403 FORBIDDEN for members who are not admins; 429 RATE_LIMIT_GROUP_AVATAR_UPLOAD past 10 an hour. ${NOT_MEMBER}`,
+        description: `Admins: multipart \`file\`, a square, still PNG, JPEG or WebP image (detected from the bytes) of at most 2 MB (2,097,152 bytes; 413 AVATAR_TOO_LARGE over). Stored as a 256 px WebP without metadata. 400 INVALID_INPUT for any other file or a non-square image; 403 FORBIDDEN for members who are not admins; 429 RATE_LIMIT_GROUP_AVATAR_UPLOAD past 10 an hour. ${MANAGED} ${NOT_MEMBER}`,
       },
     })
     .get("/:conv_id/avatar", async ({ caller, params }) => {

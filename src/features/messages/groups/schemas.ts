@@ -8,6 +8,8 @@ import { DateTime, MessageOut, PageMeta, Uuid } from "../schemas";
 export const ConvParams = t.Object({ conv_id: t.String({ maxLength: 64, description: "The group's conversation id" }) });
 /** The 404 every group route documents. */
 export const NOT_MEMBER = "404 NOT_FOUND unless the caller is an accepted member (strangers, former members and pending invitees alike).";
+/** The 403 every membership or identity change documents (managed groups: modmail threads). */
+export const MANAGED = "403 FORBIDDEN on a modmail thread, whose members, title, description and avatar the colony's moderators manage (its participants may still leave).";
 
 export const GroupMemberSummary = t.Object({
   id: Uuid,

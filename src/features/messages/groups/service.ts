@@ -6,6 +6,11 @@
 // Visibility: a group is visible only to its participants (accepted, not left). Everyone else —
 // strangers, former members, invitees who declined and pending invitees — gets 404 NOT_FOUND on
 // every group route; a pending invitee may only answer the invite (invite/respond).
+//
+// Managed groups (conversations.managed_by; modmail threads, docs/decisions.md §45): another
+// feature governs their members and identity, so every membership or identity change here goes
+// through requireChangeable, which refuses them with 403 FORBIDDEN. Leaving stays open to every
+// participant; reading, sending, pins and the per-member settings work as in any group.
 import * as blocks from "../../blocks/service";
 import { and, asc, count, desc, eq, inArray, isNull } from "drizzle-orm";
 import { DAY, HOUR, iso } from "../../../core/clock";
@@ -34,7 +39,7 @@ import {
   type SendInput,
   type Tx,
 } from "../service";
-import { conversationMembers, conversations, groupPins, messageDrafts, messages } from "../tables";
+import { conversationMembers, conversations, groupPins, messageDrafts, messages, type ManagedBy } from "../tables";
 import { readConversation } from "../direct";
 import { templateBySlug } from "./templates";
 
@@ -82,12 +87,35 @@ export function requireMember(ctx: Ctx, caller: Pick<Caller, "id">, convId: stri
   return { conv, member };
 }
 
-export const isAdmin = (conv: ConversationRow, m: Pick<MemberRow, "role" | "userId">) => m.role === "admin" || conv.creatorId === m.userId;
+/**
+ * Admins, and the creator (an implicit admin) — except in a managed group, whose creator is the
+ * member it exists for (a modmail thread's user) and holds no admin rights there.
+ */
+export const isAdmin = (conv: Pick<ConversationRow, "creatorId" | "managedBy">, m: Pick<MemberRow, "role" | "userId">) =>
+  m.role === "admin" || (conv.managedBy === null && conv.creatorId === m.userId);
 
 /** As requireMember, and the caller must be an admin (403 FORBIDDEN otherwise). */
 export function requireAdmin(ctx: Ctx, caller: Pick<Caller, "id">, convId: string): GroupAccess {
   const access = requireMember(ctx, caller, convId);
   if (!isAdmin(access.conv, access.member)) throw new ApiError(403, "FORBIDDEN", "Only group admins can do that");
+  return access;
+}
+
+/** What a managed group answers to a change of its members or identity through the group API. */
+const MANAGED_REFUSAL: Record<ManagedBy, string> = {
+  modmail: "This is a modmail thread: its members, title, description and avatar are managed by the colony's moderators, not through the group API",
+};
+
+/**
+ * The gate of every change to a group's membership or identity — invites, removing someone else,
+ * admin flags, the creator role, title, description, avatar: the caller participates (404
+ * NOT_FOUND otherwise), the group is not managed by another feature (403 FORBIDDEN, the one
+ * refusal of such changes), and with `need: "admin"` the caller is an admin (403 FORBIDDEN).
+ */
+export function requireChangeable(ctx: Ctx, caller: Pick<Caller, "id">, convId: string, need: "admin" | "member"): GroupAccess {
+  const access = requireMember(ctx, caller, convId);
+  if (access.conv.managedBy !== null) throw new ApiError(403, "FORBIDDEN", MANAGED_REFUSAL[access.conv.managedBy]);
+  if (need === "admin" && !isAdmin(access.conv, access.member)) throw new ApiError(403, "FORBIDDEN", "Only group admins can do that");
   return access;
 }
 
@@ -231,6 +259,7 @@ export function create(ctx: Ctx, caller: Caller, input: CreateInput): Created {
       lastMessageAt: null,
       lastMessageId: null,
       messageCount: 0,
+      managedBy: null,
     };
     tx.insert(conversations).values(conv).run();
     tx.insert(conversationMembers)
@@ -324,7 +353,7 @@ export function pinnedMessages(ctx: Ctx, convId: string): MessageRow[] {
 
 /** PATCH /messages/groups/{id}: title (1-100 after trimming) and description (max 500; "" or null clears). */
 export function updateMetadata(ctx: Ctx, caller: Caller, convId: string, input: { title?: string; description?: string | null }) {
-  const { conv } = requireAdmin(ctx, caller, convId);
+  const { conv } = requireChangeable(ctx, caller, convId, "admin");
   const set: Partial<ConversationRow> = {};
   if (input.title !== undefined) set.title = cleanTitle(input.title);
   if (input.description !== undefined) {
@@ -446,7 +475,7 @@ export function listMembers(ctx: Ctx, caller: Caller, convId: string) {
  * (400 LIMIT_EXCEEDED). Emits `group_member_added` to every accepted member.
  */
 export function invite(ctx: Ctx, caller: Caller, convId: string, username: string) {
-  const { conv } = requireAdmin(ctx, caller, convId);
+  const { conv } = requireChangeable(ctx, caller, convId, "admin");
   assertCanSend(caller);
   const target = findUser(ctx, username);
   if (!target) throw new ApiError(404, "USER_NOT_FOUND", "User not found");
@@ -527,10 +556,13 @@ function targetMember(ctx: Ctx, conv: ConversationRow, ref: string): { user: Use
  * creator (403). When no admin is left, the longest-tenured remaining member is promoted; when
  * the creator leaves, the creator role passes to the longest-tenured remaining admin (the newly
  * promoted one when there was no other). When the last member leaves, pending invites lapse.
- * Emits `group_member_left` or `group_member_removed` to the remaining members.
+ * Emits `group_member_left` or `group_member_removed` to the remaining members. A managed group
+ * only lets its participants leave (requireChangeable refuses removing anyone else), and nobody is
+ * promoted and the creator role stays where it is when they do: the managing feature decides.
  */
 export function removeMember(ctx: Ctx, caller: Caller, convId: string, ref: string) {
-  const { conv, member: me } = requireMember(ctx, caller, convId);
+  const leaving = userByRef(ctx, ref)?.id === caller.id;
+  const { conv, member: me } = leaving ? requireMember(ctx, caller, convId) : requireChangeable(ctx, caller, convId, "member");
   const { member: target } = targetMember(ctx, conv, ref);
   const self = target.userId === caller.id;
   if (!self) {
@@ -548,7 +580,7 @@ export function removeMember(ctx: Ctx, caller: Caller, convId: string, ref: stri
     if (accepted.length === 0) {
       // Nobody is left to answer to: withdraw the open invites.
       for (const p of remaining) setMember(tx, conv.id, p.userId, { leftAt: now });
-    } else if (target.inviteStatus === "accepted") {
+    } else if (target.inviteStatus === "accepted" && conv.managedBy === null) {
       let admins = accepted.filter((m) => m.role === "admin");
       if (!admins.length) {
         promoted = accepted[0].userId;
@@ -595,7 +627,7 @@ export function removeMember(ctx: Ctx, caller: Caller, convId: string, ref: stri
  * themself is 409 CONFLICT (transfer the creator role first). Demoting the last admin is 409.
  */
 export function setAdmin(ctx: Ctx, caller: Caller, convId: string, ref: string, makeAdmin: boolean) {
-  const { conv } = requireAdmin(ctx, caller, convId);
+  const { conv } = requireChangeable(ctx, caller, convId, "admin");
   const { member: target } = targetMember(ctx, conv, ref);
   if (target.inviteStatus !== "accepted") throw new ApiError(409, "CONFLICT", "Only members who accepted their invite can be admins");
   if (!makeAdmin && target.userId === conv.creatorId) {
@@ -627,7 +659,7 @@ export function setAdmin(ctx: Ctx, caller: Caller, convId: string, ref: string, 
  * 404 for someone not in the group, 409 for a pending invitee, 400 for the creator themself.
  */
 export function transferCreator(ctx: Ctx, caller: Caller, convId: string, ref: string) {
-  const { conv } = requireMember(ctx, caller, convId);
+  const { conv } = requireChangeable(ctx, caller, convId, "member");
   if (conv.creatorId !== caller.id) throw new ApiError(403, "FORBIDDEN", "Only the group's creator can transfer the creator role");
   const { user, member: target } = targetMember(ctx, conv, ref);
   if (target.userId === caller.id) throw new ApiError(400, "INVALID_INPUT", "You are already the creator");
