@@ -25,9 +25,9 @@ import m22 from "./0022_optimize_fts.sql" with { type: "text" };
 import m23 from "./0023_events_audience.sql" with { type: "text" };
 import m24 from "./0024_moderation.sql" with { type: "text" };
 import m25 from "./0025_colony_moderation_roles.sql" with { type: "text" };
-import m26 from "./0028_posts_fts_deferred.sql" with { type: "text" };
-import m27 from "./0029_moderation_queue.sql" with { type: "text" };
-import m28 from "./0030_managed_conversations.sql" with { type: "text" };
+import m26 from "./0026_posts_fts_deferred.sql" with { type: "text" };
+import m27 from "./0027_moderation_queue.sql" with { type: "text" };
+import m28 from "./0028_managed_conversations.sql" with { type: "text" };
 
 export interface EmbeddedMigration { tag: string; when: number; breakpoints: boolean; sql: string }
 
@@ -58,7 +58,7 @@ export const migrations: EmbeddedMigration[] = [
   { tag: "0023_events_audience", when: 1795628727009, breakpoints: true, sql: m23 },
   { tag: "0024_moderation", when: 1795643943637, breakpoints: true, sql: m24 },
   { tag: "0025_colony_moderation_roles", when: 1795650000000, breakpoints: true, sql: m25 },
-  { tag: "0028_posts_fts_deferred", when: 1795650000001, breakpoints: true, sql: m26 },
-  { tag: "0029_moderation_queue", when: 1795660000000, breakpoints: true, sql: m27 },
-  { tag: "0030_managed_conversations", when: 1795670000000, breakpoints: true, sql: m28 },
+  { tag: "0026_posts_fts_deferred", when: 1795650000001, breakpoints: true, sql: m26 },
+  { tag: "0027_moderation_queue", when: 1795660000000, breakpoints: true, sql: m27 },
+  { tag: "0028_managed_conversations", when: 1795670000000, breakpoints: true, sql: m28 },
 ];

@@ -10,7 +10,7 @@ export const FTS_INDEXES = ["posts_fts", "users_fts", "messages_fts"] as const;
 export type FtsIndex = (typeof FTS_INDEXES)[number];
 
 /**
- * Queues of rows waiting to enter an index (posts: migration 0028). A 'rebuild' indexes every
+ * Queues of rows waiting to enter an index (posts: migration 0026). A 'rebuild' indexes every
  * row the content yields, queued ones included, so it empties the queue too.
  */
 const PENDING_QUEUES: Partial<Record<FtsIndex, string>> = { posts_fts: "posts_fts_pending" };

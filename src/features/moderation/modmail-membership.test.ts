@@ -2,7 +2,7 @@
 // their members or identity (403 FORBIDDEN, nothing changes) while the same calls keep working on
 // ordinary groups; leaving, reading, sending and the per-member settings stay open; whoever stops
 // moderating the colony (demoted, removed, banned, leaving it) leaves its threads in the same
-// write, while the thread's user, the other moderators and site admins stay; migration 0030 marks
+// write, while the thread's user, the other moderators and site admins stay; migration 0028 marks
 // the existing threads and puts their membership back in line with the colony.
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -245,7 +245,7 @@ describe("moderators who stop moderating leave the colony's threads", () => {
   });
 });
 
-describe("migration 0030", () => {
+describe("migration 0028", () => {
   test("marks the existing modmail threads and puts their members back in line with the colony", async () => {
     const { Database } = await import("bun:sqlite");
     const { migrations } = await import("../../../migrations");
@@ -253,7 +253,7 @@ describe("migration 0030", () => {
     const apply = (sql: string) => {
       for (const stmt of sql.split("--> statement-breakpoint")) if (stmt.trim()) db.run(stmt);
     };
-    const at = migrations.findIndex((m) => m.tag === "0030_managed_conversations");
+    const at = migrations.findIndex((m) => m.tag === "0028_managed_conversations");
     expect(at).toBeGreaterThan(0);
     for (const m of migrations.slice(0, at)) apply(m.sql);
     const [colony, user, mod, exMod, siteAdmin, invited, insider, thread, group] = Array.from({ length: 9 }, () => crypto.randomUUID());

@@ -313,7 +313,7 @@ describe("reports feed the queue", () => {
   });
 });
 
-describe("migration 0029", () => {
+describe("migration 0027", () => {
   test("backfills the queue from what was already waiting: held posts and comments, pending reports", async () => {
     const { Database } = await import("bun:sqlite");
     const { migrations } = await import("../../../migrations");
@@ -321,7 +321,7 @@ describe("migration 0029", () => {
     const apply = (sql: string) => {
       for (const stmt of sql.split("--> statement-breakpoint")) if (stmt.trim()) db.run(stmt);
     };
-    const last = migrations.findIndex((m) => m.tag === "0029_moderation_queue");
+    const last = migrations.findIndex((m) => m.tag === "0027_moderation_queue");
     for (const m of migrations.slice(0, last)) apply(m.sql);
     const [c, u, p, q, cm, r] = Array.from({ length: 6 }, () => crypto.randomUUID());
     db.run("insert into colonies (id, name, display_name, created_at, updated_at) values (?, 'old', 'Old', 1, 1)", [c]);

@@ -1,4 +1,4 @@
-// The batched full-text indexing of new posts (search-index.ts, migration 0028): a post waits in
+// The batched full-text indexing of new posts (search-index.ts, migration 0026): a post waits in
 // posts_fts_pending until a batch indexes it; edits, deletes and colony changes of a waiting post
 // must leave the external-content index exactly equal to its content (FTS5's integrity-check
 // with rank 1 compares the two).

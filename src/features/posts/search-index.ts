@@ -1,4 +1,4 @@
-// New posts reach the full-text index (posts_fts) in batches (migration 0028): inserting a listed
+// New posts reach the full-text index (posts_fts) in batches (migration 0026): inserting a listed
 // post queues its rowid in posts_fts_pending, and indexPendingPosts indexes the whole queue in one
 // statement. It runs after commit once per batch of events (handlers.ts), before anything reads
 // the index (search and the `q` filter of post lists, so a search always finds what was posted
