@@ -126,7 +126,7 @@ export const coloniesRoutes = (ctx: Ctx) =>
       detail: {
         summary: "Update Colony",
         description:
-          "Change a colony's settings: moderators, colony admins and the founder (403 FORBIDDEN otherwise). Omitted fields are unchanged; " +
+          "Change a colony's settings: moderators holding can_manage_settings (a moderator default), colony admins, the founder and site admins (403 FORBIDDEN otherwise). Omitted fields are unchanged; " +
           "null resets a setting to its default (display_name and community_type cannot be cleared, so null leaves them as they are).",
       },
     })

@@ -1,10 +1,11 @@
-// Colony settings (spec Part 2 §2.4, §4.1): the PATCH of a colony's name, description, type and
-// settings. What the settings mean and their defaults are in service.ts (settingsOf), where the
-// features that enforce them read them.
+// Colony settings (spec Part 2 §2.2, §2.4, §4.1): the PATCH of a colony's name, description,
+// type and settings. What the settings mean and their defaults are in service.ts (settingsOf),
+// where the features that enforce them read them.
 import { eq } from "drizzle-orm";
 import type { Ctx } from "../../core/context";
-import { forbidden, invalid } from "../../core/errors";
-import { canModerate, getReadableColony, SETTING_KEYS, type Actor, type ColonyRow } from "./service";
+import { invalid } from "../../core/errors";
+import { requireModPower } from "./permissions";
+import { getReadableColony, SETTING_KEYS, type Actor, type ColonyRow } from "./service";
 import { colonies, type ColonySettings, type CommunityType } from "./tables";
 
 export type ColonyPatch = {
@@ -27,14 +28,14 @@ function cleanList(list: string[]): string[] {
 }
 
 /**
- * Applies a settings PATCH (spec Part 2 §2.4): moderators, colony admins, the founder and site
- * admins only (403 FORBIDDEN), private colonies unseen are 404. Omitted fields are unchanged;
- * null clears a field back to its default. display_name and community_type cannot be cleared, so
- * null leaves them unchanged.
+ * Applies a settings PATCH (spec Part 2 §2.4): moderators holding can_manage_settings (a moderator
+ * default), colony admins, the founder and site admins only (403 FORBIDDEN; docs/decisions.md
+ * §45), private colonies unseen are 404. Omitted fields are unchanged; null clears a field back to
+ * its default. display_name and community_type cannot be cleared, so null leaves them unchanged.
  */
 export function updateColony(ctx: Ctx, caller: Actor, colonyId: string, patch: ColonyPatch): ColonyRow {
   const colony = getReadableColony(ctx, caller, colonyId);
-  if (!canModerate(ctx, colony, caller)) throw forbidden("Only moderators of this colony can change its settings");
+  requireModPower(ctx, colony, caller, "can_manage_settings");
   const set: Partial<typeof colonies.$inferInsert> = {};
   const changed: string[] = [];
   if (patch.display_name != null) {
