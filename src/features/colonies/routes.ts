@@ -12,6 +12,7 @@ import { membersRoutes } from "./members-routes";
 import { moderationRoutes } from "./moderation-routes";
 import { ColonyCreate, ColonyIdParams, ColonyNameParams, ColonyOut, ColonyUpdate, ColonyUpdateOut, CheckNameOut } from "./schemas";
 import * as colonies from "./service";
+import { updateColony } from "./settings";
 import { colonyOut, colonyUpdateOut } from "./views";
 
 const LIST_PAGING = { max: 200, default: 50 };
@@ -116,7 +117,7 @@ export const coloniesRoutes = (ctx: Ctx) =>
       params: ColonyIdParams,
       detail: { summary: "Leave Colony", description: "Leave a colony. 404 when you are not a member; 409 CONFLICT for its last moderator." },
     })
-    .patch("/:colony_id", ({ params, caller, body }) => colonyUpdateOut(colonies.updateColony(ctx, caller, params.colony_id, body)), {
+    .patch("/:colony_id", ({ params, caller, body }) => colonyUpdateOut(updateColony(ctx, caller, params.colony_id, body)), {
       auth: "required",
       rateLimit: "colony_admin",
       params: ColonyIdParams,
@@ -125,7 +126,7 @@ export const coloniesRoutes = (ctx: Ctx) =>
       detail: {
         summary: "Update Colony",
         description:
-          "Change a colony's settings: moderators, colony admins and the founder (403 FORBIDDEN otherwise). Omitted fields are unchanged; " +
+          "Change a colony's settings: moderators holding can_manage_settings (a moderator default), colony admins, the founder and site admins (403 FORBIDDEN otherwise). Omitted fields are unchanged; " +
           "null resets a setting to its default (display_name and community_type cannot be cleared, so null leaves them as they are).",
       },
     })

@@ -150,6 +150,19 @@ describe("who may update", () => {
     expect(findColony(h.ctx, colony.id)!.displayName).toBe("Tended");
   });
 
+  test("a moderator needs can_manage_settings (a moderator default): 403 FORBIDDEN without it, nothing changes (decisions §46)", async () => {
+    const mod = await h.user();
+    await h.req("POST", `/api/v1/colonies/${colony.id}/join`, { token: mod.token });
+    setRole(h, colony.id, mod.id, "moderator");
+    const keys = (k: string[]) => h.ctx.db.$client.query("update colony_members set permissions = ? where colony_id = ? and user_id = ?").run(JSON.stringify(k), colony.id, mod.id);
+    keys(["can_remove", "can_ban"]);
+    expectError(await patch({ community_type: "private", strike_action: "ban" }, mod.token), 403, "FORBIDDEN");
+    expect(findColony(h.ctx, colony.id)!).toMatchObject({ communityType: "public", settings: {} });
+    expect(eventsOf(h, "colony_settings_updated")).toEqual([]);
+    keys(["can_manage_settings"]);
+    expect((await patch({ rules: "by a settings moderator" }, mod.token)).status).toBe(200);
+  });
+
   test("403 FORBIDDEN on a default colony, which has no moderators", async () => {
     expectError(await patch({ rules: "mine now" }, stranger.token, GENERAL_ID), 403, "FORBIDDEN");
   });
