@@ -72,7 +72,7 @@ export function applyBan(ctx: Ctx, tx: Tx, caller: Actor, colony: ColonyRow, tar
   if (m) {
     tx.delete(colonyMembers).where(and(eq(colonyMembers.colonyId, colony.id), eq(colonyMembers.userId, target.id))).run();
     recountMembers(tx, colony.id, now);
-    if (MODERATOR_ROLES.includes(m.role)) moderatorExited(ctx, tx, { colonyId: colony.id, userId: target.id, how: "banned" });
+    if (MODERATOR_ROLES.includes(m.role)) moderatorExited(ctx, tx, { colonyId: colony.id, userId: target.id, role: m.role, how: "banned" });
   }
   recordModAction(ctx, {
     colonyId: colony.id,

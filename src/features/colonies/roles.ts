@@ -74,7 +74,7 @@ export function demoteMember(ctx: Ctx, caller: Actor, colonyId: string, target: 
   const now = ctx.clock.now();
   ctx.db.transaction((tx) => {
     setRole(ctx, colony.id, m.userId, "member", now, tx);
-    moderatorExited(ctx, tx, { colonyId: colony.id, userId: m.userId, how: "demoted" });
+    moderatorExited(ctx, tx, { colonyId: colony.id, userId: m.userId, role: m.role, how: "demoted" });
     recordModAction(ctx, { colonyId: colony.id, actorId: caller.id, action: "demote", targetType: "user", targetId: m.userId, targetUserId: m.userId, meta: { previous_role: m.role } });
     ctx.events.emit(tx, {
       type: "colony_member_demoted",
@@ -97,7 +97,7 @@ export function removeMember(ctx: Ctx, caller: Actor, colonyId: string, target: 
       .where(and(eq(colonyMembers.colonyId, colony.id), eq(colonyMembers.userId, m.userId)))
       .run();
     recountMembers(tx, colony.id, now);
-    if (MODERATOR_ROLES.includes(m.role)) moderatorExited(ctx, tx, { colonyId: colony.id, userId: m.userId, how: "removed" });
+    if (MODERATOR_ROLES.includes(m.role)) moderatorExited(ctx, tx, { colonyId: colony.id, userId: m.userId, role: m.role, how: "removed" });
     recordModAction(ctx, { colonyId: colony.id, actorId: caller.id, action: "remove_member", targetType: "user", targetId: m.userId, targetUserId: m.userId, meta: { role: m.role, approved: m.approved } });
     ctx.events.emit(tx, {
       type: "colony_member_removed",

@@ -452,7 +452,7 @@ export function leaveColony(ctx: Ctx, caller: Actor, ref: ColonyRef): ColonyRow 
       .where(and(eq(colonyMembers.colonyId, colony.id), eq(colonyMembers.userId, caller.id)))
       .run();
     recountMembers(tx, colony.id, now);
-    if (isModeratorRole(m.role)) moderatorExited(ctx, tx, { colonyId: colony.id, userId: caller.id, how: "left" });
+    if (isModeratorRole(m.role)) moderatorExited(ctx, tx, { colonyId: colony.id, userId: caller.id, role: m.role, how: "left" });
     ctx.events.emit(tx, {
       type: "member_left",
       actorId: caller.id,
