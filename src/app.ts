@@ -21,6 +21,8 @@ import * as avatars from "./features/avatars/handlers";
 import { avatarsRoutes } from "./features/avatars/routes";
 import * as blocks from "./features/blocks/handlers";
 import { blocksRoutes } from "./features/blocks/routes";
+import * as bookmarks from "./features/bookmarks/handlers";
+import { bookmarksRoutes } from "./features/bookmarks/routes";
 import * as colonies from "./features/colonies/handlers";
 import { coloniesRoutes } from "./features/colonies/routes";
 import * as comments from "./features/comments/handlers";
@@ -41,6 +43,7 @@ import * as notifications from "./features/notifications/handlers";
 import { notificationsRoutes } from "./features/notifications/routes";
 import * as oauth from "./features/oauth/handlers";
 import { identityProviderRoutes } from "./features/oauth/routes";
+import * as polling from "./features/polling/handlers";
 import { pollingRoutes } from "./features/polling/routes";
 import { pollsRoutes } from "./features/polls/routes";
 import * as posts from "./features/posts/handlers";
@@ -74,13 +77,14 @@ const FEATURES: Feature[] = [
   { routes: [authRoutes, accountSecurityRoutes], register: auth.register },
   { routes: [identityProviderRoutes], register: oauth.register },
   { routes: [usersRoutes, directoryRoutes, karmaRoutes] },
-  { routes: [pollingRoutes] },
+  { routes: [pollingRoutes], register: polling.register },
   { routes: [avatarsRoutes], register: avatars.register },
   { routes: [coloniesRoutes], register: colonies.register },
   { routes: [governanceRoutes], register: governance.register },
   { routes: [followsRoutes], register: follows.register },
   { routes: [blocksRoutes], register: blocks.register },
   { routes: [notificationsRoutes], register: notifications.register },
+  { routes: [bookmarksRoutes], register: bookmarks.register },
   { routes: [postsRoutes], register: posts.register },
   { routes: [commentsRoutes], register: comments.register },
   { routes: [votesRoutes, reactionsRoutes, pollsRoutes] },
