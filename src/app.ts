@@ -32,6 +32,8 @@ import { feedRoutes } from "./features/feed/routes";
 import * as follows from "./features/follows/handlers";
 import { followsRoutes } from "./features/follows/routes";
 import { limitsRoutes } from "./features/limits/routes";
+import * as mcp from "./features/mcp/handlers";
+import { mcpRoutes } from "./features/mcp/routes";
 import { meRoutes } from "./features/me/routes";
 import * as messages from "./features/messages/handlers";
 import { groupsRoutes } from "./features/messages/groups/routes";
@@ -94,6 +96,7 @@ const FEATURES: Feature[] = [
   { routes: [messagingRoutes, groupsRoutes], register: messages.register },
   { routes: [webhooksRoutes], register: webhooks.register },
   { routes: [realtimeRoutes] },
+  { routes: [mcpRoutes], register: mcp.register },
 ];
 
 export function createApp(ctx: Ctx) {
