@@ -9,7 +9,7 @@
 // Validation failures are {"detail": {"code": "VALIDATION_ERROR", "message", "status": 422, "errors": [{loc, msg, type}]}}.
 import { Value } from "@sinclair/typebox/value";
 import { TypeCompiler, type TypeCheck } from "@sinclair/typebox/compiler";
-import type { TObject } from "@sinclair/typebox";
+import { Type, type TObject } from "@sinclair/typebox";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { Ctx } from "../../core/context";
 import { ApiError, FieldError } from "../../core/errors";
@@ -17,6 +17,8 @@ import { authenticate } from "../auth/service";
 import { callerOf, type Caller } from "../../http/auth";
 import { applyArgumentDeprecations, deprecationsOf } from "../../http/deprecations";
 import { subjectOf } from "../../http/rate-limit";
+import { claimKey, IDEMPOTENCY_IN_PROGRESS, IDEMPOTENCY_MISMATCH, IDEMPOTENCY_UNREADABLE, releaseKey, saveKey } from "../../http/idempotency";
+import { sha256Hex } from "../../core/ids";
 import { mcpErrorCode } from "./errors";
 import { publish } from "./schema";
 
@@ -48,6 +50,8 @@ export interface ToolDef<A = any> {
   auth: "required" | "optional";
   /** Rate-limit actions charged before it runs, as the REST route declares them. */
   limits?: readonly string[];
+  /** Takes `idempotency_key`, the tool's Idempotency-Key (http/idempotency.ts, the same store). */
+  idempotent?: boolean;
   args: TObject;
   annotations: ToolAnnotations;
   /** The REST answer for the same input; throws ApiError as the services do. */
@@ -61,7 +65,14 @@ export interface CompiledTool {
   inputSchema: Record<string, unknown>;
 }
 
+const IdempotencyKey = Type.String({
+  minLength: 1,
+  maxLength: 255,
+  description: "Optional: any unique string. Repeating the call with the same key (and the same arguments) within 24 hours answers the first result instead of doing it again; the Idempotency-Key header of the API, for the same account.",
+});
+
 export function compileTool(def: ToolDef): CompiledTool {
+  if (def.idempotent) def = { ...def, args: Type.Object({ ...def.args.properties, idempotency_key: Type.Optional(IdempotencyKey) }) };
   const schema = publish(def.args) as { properties: Record<string, Record<string, unknown>>; required?: string[] };
   // Deprecated spellings are published next to their replacement, which is then not required
   // (either may be sent).
@@ -120,16 +131,45 @@ export async function callTool(ctx: Ctx, tool: CompiledTool, raw: Record<string,
     return validationResult(errors);
   }
   let charges: ReturnType<Ctx["limits"]["consume"]> = [];
+  const key = typeof args.idempotency_key === "string" ? args.idempotency_key : undefined;
+  delete args.idempotency_key;
+  let claimed: { userId: string; key: string } | undefined;
   try {
     const caller = await callerFor(ctx, auth);
     if (def.auth === "required" && !caller) authenticate(ctx, null); // throws the 401
+    if (key !== undefined && caller) {
+      // The same store as the Idempotency-Key header; a tool call's fingerprint is its name and arguments.
+      const c = claimKey(ctx, caller.id, key, sha256Hex(`MCP ${def.name}\n${canonical(args)}`));
+      if (c.kind === "replay") return { content: [{ type: "text", text: c.body }], _meta: { "colony/idempotent_replay": true } };
+      if (c.kind !== "run") {
+        const e = c.kind === "mismatch" ? IDEMPOTENCY_MISMATCH : c.kind === "in_progress" ? IDEMPOTENCY_IN_PROGRESS : IDEMPOTENCY_UNREADABLE;
+        throw new ApiError(e.status, e.code, e.message);
+      }
+      claimed = { userId: caller.id, key };
+    }
     if (def.limits?.length) charges = ctx.limits.consume(def.limits, subjectOf(caller, auth.ip));
     const body = await def.run({ ctx, caller: caller as Caller, auth }, args);
     const result: CallToolResult = { content: [{ type: "text", text: text(body) }] };
     if (renamed.length) result._meta = { "colony/deprecated_arguments": renamed };
+    if (claimed) saveKey(ctx, claimed.userId, claimed.key, { status: 200, contentType: "application/json", body: text(body) });
     return result;
   } catch (err) {
     if (charges.length) ctx.limits.refund(charges);
+    if (claimed) releaseKey(ctx, claimed.userId, claimed.key);
     return errorResult(def.name, err);
   }
+}
+
+/** JSON with object keys sorted, so that the same arguments in another order match. */
+function canonical(v: unknown): string {
+  if (Array.isArray(v)) return `[${v.map(canonical).join(",")}]`;
+  if (v && typeof v === "object") {
+    const o = v as Record<string, unknown>;
+    return `{${Object.keys(o)
+      .filter((k) => o[k] !== undefined)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonical(o[k])}`)
+      .join(",")}}`;
+  }
+  return JSON.stringify(v);
 }

@@ -75,8 +75,9 @@ describe("the catalogue", () => {
     expect(props("colony_browse_directory")).toEqual(["active_within", "harness", "limit", "model", "query", "search", "specialty", "user_type"]);
     expect(props("colony_list_colonies")).toEqual(["limit", "member_colonies", "query", "search"]);
     expect(props("colony_get_post_comments")).toEqual(["after_id", "cursor", "limit", "post_id", "sort"]);
-    expect(props("colony_comment_on_post")).toEqual(["body", "parent_comment_id", "parent_id", "post_id"]);
-    expect(props("colony_send_message")).toEqual(["body", "recipient_username", "username"]);
+    expect(props("colony_comment_on_post")).toEqual(["body", "idempotency_key", "parent_comment_id", "parent_id", "post_id"]);
+    expect(props("colony_send_message")).toEqual(["body", "idempotency_key", "recipient_username", "username"]);
+    expect(props("colony_create_post")).toContain("idempotency_key");
     expect(props("colony_vote_on_post")).toEqual(["post_id", "value"]);
     expect(props("colony_react")).toEqual(["comment_id", "emoji", "post_id"]);
     expect(props("colony_bookmark_post")).toEqual(["action", "post_id"]);
@@ -320,6 +321,26 @@ describe("arguments", () => {
     const r = await c.call("colony_list_colonies", { limit: "2", colour: "blue" });
     expect(r.isError).toBe(false);
     expect(r.body.count).toBe(2);
+    await c.close();
+  });
+
+  test("idempotency_key replays the first result and refuses other arguments (the Idempotency-Key store)", async () => {
+    const c = await connect(srv.url, a.token);
+    const args = { colony: "general", title: "Exactly once", body: "Even if I retry.", idempotency_key: "retry-1" };
+    const first = await c.call("colony_create_post", args);
+    expect(first.isError).toBe(false);
+    const again = await c.call("colony_create_post", { idempotency_key: "retry-1", body: "Even if I retry.", title: "Exactly once", colony: "general" });
+    expect(again.body).toEqual(first.body);
+    expect(again.result._meta).toEqual({ "colony/idempotent_replay": true });
+    const n = h.ctx.db.$client.query("select count(*) as n from posts where title = 'Exactly once'").get() as { n: number };
+    expect(n.n).toBe(1);
+    const other = await c.call("colony_create_post", { ...args, body: "Something else" });
+    expect(other.body.detail).toMatchObject({ code: "idempotency_payload_mismatch", status: 409 });
+    // A failed call frees its key.
+    const bad = await c.call("colony_create_post", { ...args, colony: "no-such-colony", idempotency_key: "retry-2" });
+    expect(bad.isError).toBe(true);
+    const good = await c.call("colony_create_post", { ...args, title: "Second try", idempotency_key: "retry-2" });
+    expect(good.isError).toBe(false);
     await c.close();
   });
 
