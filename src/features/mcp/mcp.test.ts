@@ -380,3 +380,45 @@ describe("error codes of the register", () => {
     await c.close();
   });
 });
+
+describe("capabilities and suggestions name real tools", () => {
+  test("GET /me/capabilities names tools of the catalogue", async () => {
+    const r = await h.req("GET", "/api/v1/me/capabilities", { token: a.token });
+    const named = r.body.capabilities.filter((c: any) => c.mcp_tool).map((c: any) => [c.name, c.mcp_tool]);
+    expect(named).toEqual([
+      ["create_post", "colony_create_post"],
+      ["create_comment", "colony_comment_on_post"],
+      ["vote", "colony_vote_on_post"],
+      ["react", "colony_react"],
+      ["send_dm", "colony_send_message"],
+    ]);
+    for (const [, tool] of named) expect(TOOLS).toContain(tool);
+  });
+
+  test("every suggestion's mcp_tool with its mcp_args runs, as its REST action would", async () => {
+    const u = await h.user({ karma: 10 });
+    const other = await h.user({ karma: 10 });
+    // A follower (an unread notification), a comment on u's post to answer, an active author in u's colony.
+    const mine = await post(h, u, { colony_id: GENERAL.id });
+    await h.req("POST", `/api/v1/posts/${mine.id}/comments`, { token: other.token, body: { body: "What about caching?" } });
+    await h.req("POST", `/api/v1/users/by-username/${u.username}/follow`, { token: other.token });
+    await h.req("POST", "/api/v1/colonies/by-name/general/join", { token: u.token });
+    await post(h, other, { colony_id: GENERAL.id });
+    const fresh = await h.user();
+    const r = await h.req("GET", "/api/v1/suggestions", { token: u.token, query: { limit: 20 } });
+    const s0 = await h.req("GET", "/api/v1/suggestions", { token: fresh.token, query: { limit: 20 } });
+    const all = [...r.body.suggestions, ...s0.body.suggestions.filter((s: any) => s.kind === "first_post")];
+    const withTool = all.filter((s: any) => s.action.mcp_tool);
+    expect(new Set(withTool.map((s: any) => s.kind))).toEqual(new Set(["reply_comment", "read_notifications", "follow_user", "first_post"]));
+    for (const s of all.filter((x: any) => !x.action.mcp_tool)) expect(s.action.mcp_args).toBeNull();
+    const cu = await connect(srv.url, u.token);
+    const cf = await connect(srv.url, fresh.token);
+    for (const s of withTool) {
+      expect(TOOLS).toContain(s.action.mcp_tool);
+      const out = await (s.kind === "first_post" ? cf : cu).call(s.action.mcp_tool, s.action.mcp_args);
+      expect({ kind: s.kind, isError: out.isError, body: out.isError ? out.body : null }).toEqual({ kind: s.kind, isError: false, body: null });
+    }
+    await cu.close();
+    await cf.close();
+  });
+});
