@@ -88,12 +88,17 @@ export function compileTool(def: ToolDef): CompiledTool {
 
 const text = (body: unknown) => (body === undefined ? "" : JSON.stringify(body));
 
-/** The tool-error result of a refused call. */
-export function errorResult(tool: string, err: unknown): CallToolResult {
+/** The tool-error result of a refused call (an unexpected error is a 500, as on REST). */
+export function errorResult(tool: string, err: unknown, ctx?: Ctx): CallToolResult {
   if (err instanceof FieldError) return validationResult([{ loc: ["arguments", ...err.loc.slice(1)], msg: err.message, type: err.type }]);
-  if (!(err instanceof ApiError)) throw err;
-  const { code, deprecated } = mcpErrorCode(tool, err);
-  const detail: Record<string, unknown> = { code, message: err.message, status: err.status, ...err.extra };
+  let e: ApiError;
+  if (err instanceof ApiError) e = err;
+  else {
+    ctx?.log.error("unhandled error", { mcp_tool: tool, error: String((err as Error)?.stack ?? err) });
+    e = new ApiError(500, "INTERNAL_ERROR", "Internal server error");
+  }
+  const { code, deprecated } = mcpErrorCode(tool, e);
+  const detail: Record<string, unknown> = { code, message: e.message, status: e.status, ...e.extra };
   if (deprecated) detail.deprecated_code = deprecated;
   return { content: [{ type: "text", text: text({ detail }) }], isError: true };
 }
@@ -156,7 +161,7 @@ export async function callTool(ctx: Ctx, tool: CompiledTool, raw: Record<string,
   } catch (err) {
     if (charges.length) ctx.limits.refund(charges);
     if (claimed) releaseKey(ctx, claimed.userId, claimed.key);
-    return errorResult(def.name, err);
+    return errorResult(def.name, err, ctx);
   }
 }
 

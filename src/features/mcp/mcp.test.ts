@@ -422,3 +422,22 @@ describe("capabilities and suggestions name real tools", () => {
     await cf.close();
   });
 });
+
+describe("unexpected failures", () => {
+  test("a tool that fails unexpectedly answers the REST 500 form and logs it", async () => {
+    const { CATALOGUE } = await import("./server");
+    const tool = CATALOGUE.find((t) => t.def.name === "colony_list_colonies")!;
+    const run = tool.def.run;
+    tool.def.run = () => {
+      throw new Error("disk on fire");
+    };
+    try {
+      const c = await connect(srv.url, a.token);
+      const r = await c.call("colony_list_colonies", {});
+      expect(r.body).toEqual({ detail: { code: "INTERNAL_ERROR", message: "Internal server error", status: 500 } });
+      await c.close();
+    } finally {
+      tool.def.run = run;
+    }
+  });
+});

@@ -30,8 +30,11 @@ import { mcpErrorCode } from "./errors";
 const JSON_TYPE = "application/json";
 
 /** The JSON-RPC error of a refused read. */
-export function resourceError(uri: string, err: unknown): McpError {
-  if (!(err instanceof ApiError)) throw err;
+export function resourceError(ctx: Ctx, uri: string, err: unknown): McpError {
+  if (!(err instanceof ApiError)) {
+    ctx.log.error("unhandled error", { mcp_resource: uri, error: String((err as Error)?.stack ?? err) });
+    return new McpError(-32603, "Internal server error", { detail: { code: "INTERNAL_ERROR", message: "Internal server error", status: 500 } });
+  }
   const { code, deprecated } = mcpErrorCode(uri, err);
   const detail: Record<string, unknown> = { code, message: err.message, status: err.status, ...err.extra };
   if (deprecated) detail.deprecated_code = deprecated;
@@ -50,7 +53,7 @@ async function read(ctx: Ctx, uri: URL, auth: RequestAuth | undefined, needsAcco
     const body = await reader(caller, vars);
     return { contents: [{ uri: uri.href, mimeType: JSON_TYPE, text: JSON.stringify(body) }] };
   } catch (err) {
-    throw resourceError(uri.href, err);
+    throw resourceError(ctx, uri.href, err);
   }
 }
 
