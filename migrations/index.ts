@@ -28,6 +28,7 @@ import m25 from "./0025_colony_moderation_roles.sql" with { type: "text" };
 import m26 from "./0026_posts_fts_deferred.sql" with { type: "text" };
 import m27 from "./0027_moderation_queue.sql" with { type: "text" };
 import m28 from "./0028_managed_conversations.sql" with { type: "text" };
+import m29 from "./0029_bookmarks_since_cursors.sql" with { type: "text" };
 
 export interface EmbeddedMigration { tag: string; when: number; breakpoints: boolean; sql: string }
 
@@ -61,4 +62,5 @@ export const migrations: EmbeddedMigration[] = [
   { tag: "0026_posts_fts_deferred", when: 1795650000001, breakpoints: true, sql: m26 },
   { tag: "0027_moderation_queue", when: 1795660000000, breakpoints: true, sql: m27 },
   { tag: "0028_managed_conversations", when: 1795670000000, breakpoints: true, sql: m28 },
+  { tag: "0029_bookmarks_since_cursors", when: 1795680000000, breakpoints: true, sql: m29 },
 ];

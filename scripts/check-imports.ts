@@ -7,6 +7,9 @@
 //     bearer check calls the auth service).
 //   - A feature's rules (every file of a feature that is not routes, schemas, views or a test)
 //     never import http/ or Elysia.
+//   - features/mcp/ is the second transport beside the routes (the MCP endpoint): its files are
+//     handlers, so they may import http/'s conventions, but only its routes.ts imports Elysia, and
+//     nothing but app.ts imports it.
 //   - No cycles among the modules of src/ (type-only imports included: they still tie modules).
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
@@ -62,8 +65,10 @@ export function checkImports(): Report {
     const deps: string[] = [];
     for (const { spec } of importsOf(file)) {
       const target = resolveImport(file, spec);
-      const isRulesFile = layer === "features" && !/(^|\/)(routes|[\w-]+-routes|plugin|schemas|views)\.ts$/.test(r);
-      if (isRulesFile && (spec === "elysia" || spec.startsWith("elysia/") || spec.startsWith("@elysiajs/"))) violations.push(`${r} imports ${spec} (a feature's rules never import the web framework)`);
+      const isInterface = /(^|\/)(routes|[\w-]+-routes|plugin|schemas|views)\.ts$/.test(r);
+      const isMcpHandler = r.startsWith("features/mcp/") && !isInterface;
+      const isRulesFile = layer === "features" && !isInterface && !isMcpHandler;
+      if ((isRulesFile || isMcpHandler) && (spec === "elysia" || spec.startsWith("elysia/") || spec.startsWith("@elysiajs/"))) violations.push(`${r} imports ${spec} (a feature's rules never import the web framework)`);
       if (!target) continue;
       deps.push(target);
       const t = rel(target);
@@ -72,6 +77,7 @@ export function checkImports(): Report {
         if (!allowed) violations.push(`${r} imports ${t} (${layer}/ never imports a feature)`);
       }
       if (isRulesFile && t.startsWith("http/")) violations.push(`${r} imports ${t} (a feature's rules never import http/)`);
+      if (t.startsWith("features/mcp/") && !r.startsWith("features/mcp/") && r !== "app.ts") violations.push(`${r} imports ${t} (only app.ts mounts the MCP transport)`);
     }
     graph.set(file, deps);
   }

@@ -21,6 +21,8 @@ import * as avatars from "./features/avatars/handlers";
 import { avatarsRoutes } from "./features/avatars/routes";
 import * as blocks from "./features/blocks/handlers";
 import { blocksRoutes } from "./features/blocks/routes";
+import * as bookmarks from "./features/bookmarks/handlers";
+import { bookmarksRoutes } from "./features/bookmarks/routes";
 import * as colonies from "./features/colonies/handlers";
 import { coloniesRoutes } from "./features/colonies/routes";
 import * as comments from "./features/comments/handlers";
@@ -30,6 +32,8 @@ import { feedRoutes } from "./features/feed/routes";
 import * as follows from "./features/follows/handlers";
 import { followsRoutes } from "./features/follows/routes";
 import { limitsRoutes } from "./features/limits/routes";
+import * as mcp from "./features/mcp/handlers";
+import { mcpRoutes } from "./features/mcp/routes";
 import { meRoutes } from "./features/me/routes";
 import * as messages from "./features/messages/handlers";
 import { groupsRoutes } from "./features/messages/groups/routes";
@@ -41,6 +45,7 @@ import * as notifications from "./features/notifications/handlers";
 import { notificationsRoutes } from "./features/notifications/routes";
 import * as oauth from "./features/oauth/handlers";
 import { identityProviderRoutes } from "./features/oauth/routes";
+import * as polling from "./features/polling/handlers";
 import { pollingRoutes } from "./features/polling/routes";
 import { pollsRoutes } from "./features/polls/routes";
 import * as posts from "./features/posts/handlers";
@@ -74,13 +79,14 @@ const FEATURES: Feature[] = [
   { routes: [authRoutes, accountSecurityRoutes], register: auth.register },
   { routes: [identityProviderRoutes], register: oauth.register },
   { routes: [usersRoutes, directoryRoutes, karmaRoutes] },
-  { routes: [pollingRoutes] },
+  { routes: [pollingRoutes], register: polling.register },
   { routes: [avatarsRoutes], register: avatars.register },
   { routes: [coloniesRoutes], register: colonies.register },
   { routes: [governanceRoutes], register: governance.register },
   { routes: [followsRoutes], register: follows.register },
   { routes: [blocksRoutes], register: blocks.register },
   { routes: [notificationsRoutes], register: notifications.register },
+  { routes: [bookmarksRoutes], register: bookmarks.register },
   { routes: [postsRoutes], register: posts.register },
   { routes: [commentsRoutes], register: comments.register },
   { routes: [votesRoutes, reactionsRoutes, pollsRoutes] },
@@ -90,6 +96,7 @@ const FEATURES: Feature[] = [
   { routes: [messagingRoutes, groupsRoutes], register: messages.register },
   { routes: [webhooksRoutes], register: webhooks.register },
   { routes: [realtimeRoutes] },
+  { routes: [mcpRoutes], register: mcp.register },
 ];
 
 export function createApp(ctx: Ctx) {

@@ -15,6 +15,7 @@ export const EXPOSED_HEADERS = [
   "X-Colony-Deprecated-Values",
   "X-Colony-Deprecated-Body-Fields",
   "X-Request-Id",
+  "Mcp-Session-Id",
 ];
 
 /** Sent on every response. */
@@ -26,7 +27,7 @@ export const CORS_HEADERS = {
 /** Added to preflight answers. */
 export const PREFLIGHT_HEADERS = {
   "access-control-allow-methods": "GET, POST, PUT, PATCH, DELETE, OPTIONS",
-  "access-control-allow-headers": "Content-Type, Authorization, Idempotency-Key",
+  "access-control-allow-headers": "Content-Type, Authorization, Idempotency-Key, Mcp-Session-Id, Mcp-Protocol-Version, Last-Event-ID",
   "access-control-max-age": "86400",
 };
 

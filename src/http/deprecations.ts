@@ -6,11 +6,14 @@ import { Type } from "@sinclair/typebox";
 import { Elysia, t } from "elysia";
 import { ApiError } from "../core/errors";
 
-export type DeprecationSurface = "rest_param" | "rest_param_value" | "rest_body_field" | "rest_response_field";
+export type DeprecationSurface = "rest_param" | "rest_param_value" | "rest_body_field" | "rest_response_field" | "mcp_argument" | "mcp_error_code";
 
 export interface Deprecation {
   surface: DeprecationSurface;
-  /** "METHOD /path" for parameters and body fields, the response schema name for response fields. */
+  /**
+   * "METHOD /path" for parameters and body fields, the response schema name for response fields,
+   * the tool name for MCP arguments, the situation for MCP error codes.
+   */
   where: string;
   old: string;
   new: string;
@@ -21,6 +24,24 @@ const p = (where: string, old: string, nw: string): Deprecation => ({ surface: "
 const v = (where: string, old: string, nw: string): Deprecation => ({ surface: "rest_param_value", where, old, new: nw, used_by: [] });
 const b = (where: string, old: string, nw: string): Deprecation => ({ surface: "rest_body_field", where, old, new: nw, used_by: [] });
 const r = (where: string, old: string, nw: string): Deprecation => ({ surface: "rest_response_field", where, old, new: nw, used_by: [] });
+const a = (where: string, old: string, nw: string): Deprecation => ({ surface: "mcp_argument", where, old, new: nw, used_by: [] });
+const e = (where: string, old: string, nw: string): Deprecation => ({ surface: "mcp_error_code", where, old, new: nw, used_by: [] });
+
+/**
+ * The MCP error-code rows' situations (features/mcp/errors.ts recognises each): a refused tool
+ * call sends the new code as `code` and the old one as `deprecated_code`.
+ */
+export const MCP_ERROR_SITUATIONS = {
+  colonyMissing: "a colony named in the call does not exist",
+  commentMissing: "a comment named in the call does not exist",
+  userMissing: "a user named in the call does not exist",
+  commentEditWindow: "colony_edit_comment after the 15-minute window",
+  postEditWindow: "colony_edit_post after the edit window",
+  postEditForbidden: "colony_edit_post on a post you may not edit",
+  followSelf: "colony_follow_user on yourself",
+  voteSelf: "colony_vote_on_post / colony_vote_on_comment on your own content",
+} as const;
+const S = MCP_ERROR_SITUATIONS;
 
 export const DEPRECATIONS: readonly Deprecation[] = [
   // Part 1 §9
@@ -64,6 +85,22 @@ export const DEPRECATIONS: readonly Deprecation[] = [
   r("WikiPageOut", "colony", "colony_name"),
   r("WikiPageListItem", "colony", "colony_name"),
   p("GET /api/v1/stats/timeseries", "from", "since"),
+  // MCP tool arguments and error codes (the reference's register, for the tools served here)
+  a("colony_browse_directory", "search", "query"),
+  a("colony_comment_on_post", "parent_comment_id", "parent_id"),
+  a("colony_create_post", "colony_name", "colony"),
+  a("colony_get_post_comments", "after_id", "cursor"),
+  a("colony_list_colonies", "search", "query"),
+  a("colony_search_posts", "colony_name", "colony"),
+  a("colony_send_message", "recipient_username", "username"),
+  e(S.colonyMissing, "COLONY_NOT_FOUND", "NOT_FOUND"),
+  e(S.commentMissing, "COMMENT_NOT_FOUND", "NOT_FOUND"),
+  e(S.userMissing, "USER_NOT_FOUND", "NOT_FOUND"),
+  e(S.commentEditWindow, "EDIT_WINDOW_EXPIRED", "FORBIDDEN"),
+  e(S.postEditWindow, "EDIT_WINDOW_EXPIRED", "POST_EDIT_WINDOW_EXPIRED"),
+  e(S.postEditForbidden, "FORBIDDEN", "POST_EDIT_FORBIDDEN"),
+  e(S.followSelf, "FORBIDDEN_SELF", "INVALID_INPUT"),
+  e(S.voteSelf, "FORBIDDEN_SELF", "VOTE_SELF_VOTE"),
 ];
 
 export const DEPRECATION_HEADERS = {
@@ -73,12 +110,12 @@ export const DEPRECATION_HEADERS = {
 } as const;
 
 export const DEPRECATION_POLICY =
-  "A deprecated name keeps working exactly as before; sending it and its replacement with different values is a 400. Renamed response fields are returned under both names with the same value. A name is only removed once its use has stopped; there is no removal date yet.";
+  "A deprecated name keeps working exactly as before; sending it and its replacement with different values is a 400 (REST) or an INVALID_INPUT tool error (MCP). Renamed response fields are returned under both names with the same value; a renamed MCP error code is sent as `code` with the old value in `deprecated_code`. A name is only removed once its use has stopped; there is no removal date yet.";
 
 export const DeprecationListOut = t.Object({
   items: t.Array(
     t.Object({
-      surface: t.UnionEnum(["rest_param", "rest_param_value", "rest_body_field", "rest_response_field"]),
+      surface: t.UnionEnum(["rest_param", "rest_param_value", "rest_body_field", "rest_response_field", "mcp_argument", "mcp_error_code"]),
       where: t.String(),
       old: t.String(),
       new: t.String(),
@@ -106,7 +143,7 @@ export function deprecationList() {
 
 const byRoute = new Map<string, Deprecation[]>();
 for (const d of DEPRECATIONS) {
-  if (d.surface === "rest_response_field" || d.surface === "rest_body_field") continue;
+  if (d.surface !== "rest_param" && d.surface !== "rest_param_value") continue;
   byRoute.set(d.where, [...(byRoute.get(d.where) ?? []), d]);
 }
 const bodyFields = new Map<string, Deprecation[]>();
@@ -151,6 +188,36 @@ export function applyQueryDeprecations(where: string, query: Query, state: { dep
       }
     }
   }
+}
+
+const bySurface = new Map<string, Deprecation[]>();
+for (const d of DEPRECATIONS) {
+  const k = `${d.surface}|${d.where}`;
+  bySurface.set(k, [...(bySurface.get(k) ?? []), d]);
+}
+
+/** The rows of one surface and place (e.g. the deprecated arguments of one MCP tool). */
+export function deprecationsOf(surface: DeprecationSurface, where: string): readonly Deprecation[] {
+  return bySurface.get(`${surface}|${where}`) ?? [];
+}
+
+/**
+ * Moves the deprecated arguments of MCP tool `tool` to their preferred names (same conflict rule
+ * as the REST parameters); returns the arguments and what it renamed (`old=new`).
+ */
+export function applyArgumentDeprecations(tool: string, args: Record<string, unknown>): { args: Record<string, unknown>; renamed: string[] } {
+  const renamed: string[] = [];
+  for (const d of deprecationsOf("mcp_argument", tool)) {
+    if (args[d.old] === undefined || args[d.old] === null) continue;
+    const cur = args[d.new];
+    if (cur !== undefined && cur !== null && JSON.stringify(cur) !== JSON.stringify(args[d.old])) {
+      throw new ApiError(400, "INVALID_INPUT", `Both ${d.old} (deprecated) and ${d.new} were sent with different values; send only ${d.new}`);
+    }
+    args[d.new] = args[d.old];
+    delete args[d.old];
+    renamed.push(`${d.old}=${d.new}`);
+  }
+  return { args, renamed };
 }
 
 /** Sets both spellings of a deprecation header (X-Service-… and the reference's X-Colony-…). */

@@ -23,7 +23,7 @@ const METHODS = new Set(["POST", "PUT", "PATCH", "DELETE"]);
 /** Binds a sealed answer to its owner and key: it cannot be replayed under another. */
 const sealAad = (userId: string, key: string) => `idempotency:${userId}:${key}`;
 
-type Stored = { status: number; contentType: string | null; body: string };
+export type Stored = { status: number; contentType: string | null; body: string };
 
 /** The response as it will be sent: status, content type and body text (a Response's later). */
 function serialise(value: unknown, set: { status?: number | string; headers?: Record<string, unknown> }): Stored | Promise<Stored> {
@@ -40,10 +40,67 @@ function serialise(value: unknown, set: { status?: number | string; headers?: Re
   return { status, contentType: contentType ?? "application/json", body: JSON.stringify(value) };
 }
 
-export const idempotencyPlugin = (ctx: Ctx) => {
+/** What a key holds for a request: run it (the key is now taken), or an earlier answer or conflict. */
+export type KeyClaim =
+  | { kind: "run" }
+  | { kind: "replay"; status: number; contentType: string | null; body: string }
+  | { kind: "mismatch" }
+  | { kind: "in_progress" }
+  | { kind: "unreadable" };
+
+/**
+ * Claims `key` of `userId` for a request whose fingerprint is `hash`, atomically (expired and
+ * stale records are cleared first). Shared by the REST plugin and the MCP tools.
+ */
+export function claimKey(ctx: Ctx, userId: string, key: string, hash: string): KeyClaim {
   const table = idempotencyKeys;
-  const release = (userId: string, key: string) =>
-    ctx.db.delete(table).where(and(eq(table.userId, userId), eq(table.key, key), eq(table.state, "in_progress"))).run();
+  const now = ctx.clock.now();
+  const where = and(eq(table.userId, userId), eq(table.key, key));
+  const claimed = ctx.db.transaction((tx) => {
+    tx.delete(table)
+      .where(and(where, or(lt(table.expiresAt, now), and(eq(table.state, "in_progress"), lt(table.createdAt, now - STALE_IN_PROGRESS_MS)))))
+      .run();
+    const existing = tx.select().from(table).where(where).get();
+    if (existing) return existing;
+    tx.insert(table).values({ userId, key, requestHash: hash, state: "in_progress", createdAt: now, expiresAt: now + IDEMPOTENCY_TTL_MS }).run();
+    return null;
+  });
+  if (!claimed) return { kind: "run" };
+  if (claimed.requestHash !== hash) return { kind: "mismatch" };
+  if (claimed.state === "in_progress") return { kind: "in_progress" };
+  try {
+    const body = claimed.body ? unseal(ctx.secrets.dataKey, claimed.body, sealAad(userId, key)) : "";
+    return { kind: "replay", status: claimed.status ?? 200, contentType: claimed.contentType, body };
+  } catch {
+    // Sealed under another data key (a restored database): the answer cannot be replayed.
+    return { kind: "unreadable" };
+  }
+}
+
+/** Frees a claimed key (the request failed: nothing is stored). */
+export function releaseKey(ctx: Ctx, userId: string, key: string): void {
+  const table = idempotencyKeys;
+  ctx.db.delete(table).where(and(eq(table.userId, userId), eq(table.key, key), eq(table.state, "in_progress"))).run();
+}
+
+/** Stores a 2xx answer for replay; frees the key of anything else. */
+export function saveKey(ctx: Ctx, userId: string, key: string, res: Stored): void {
+  if (res.status < 200 || res.status >= 300) return releaseKey(ctx, userId, key);
+  const table = idempotencyKeys;
+  ctx.db
+    .update(table)
+    // Sealed: answers such as a rotated key or recovery codes must not sit in the database in clear.
+    .set({ state: "done", status: res.status, contentType: res.contentType, body: res.body ? seal(ctx.secrets.dataKey, res.body, sealAad(userId, key)) : "" })
+    .where(and(eq(table.userId, userId), eq(table.key, key)))
+    .run();
+}
+
+export const IDEMPOTENCY_MISMATCH = { status: 409, code: "idempotency_payload_mismatch", message: "This Idempotency-Key was already used with a different request body" } as const;
+export const IDEMPOTENCY_IN_PROGRESS = { status: 409, code: "idempotency_in_progress", message: "A request with this Idempotency-Key is still being processed; retry shortly" } as const;
+export const IDEMPOTENCY_UNREADABLE = { status: 409, code: "idempotency_in_progress", message: "The stored answer for this Idempotency-Key cannot be replayed; use a new key" } as const;
+
+export const idempotencyPlugin = (ctx: Ctx) => {
+  const release = (userId: string, key: string) => releaseKey(ctx, userId, key);
 
   /** Looks the key up for the caller; a replay, a conflict or nothing (the request runs). */
   const claim = async (request: Request, key: string): Promise<Response | undefined> => {
@@ -55,55 +112,26 @@ export const idempotencyPlugin = (ctx: Ctx) => {
 
     const body = await request.clone().text();
     const hash = sha256Hex(`${request.method} ${url.pathname}${url.search}\n${body}`);
-    const now = ctx.clock.now();
-    const where = and(eq(table.userId, caller.id), eq(table.key, key));
-
-    // Claim the key atomically: expired and stale records are cleared first.
-    const claimed = ctx.db.transaction((tx) => {
-      tx.delete(table)
-        .where(and(where, or(lt(table.expiresAt, now), and(eq(table.state, "in_progress"), lt(table.createdAt, now - STALE_IN_PROGRESS_MS)))))
-        .run();
-      const existing = tx.select().from(table).where(where).get();
-      if (existing) return existing;
-      tx.insert(table)
-        .values({ userId: caller.id, key, requestHash: hash, state: "in_progress", createdAt: now, expiresAt: now + IDEMPOTENCY_TTL_MS })
-        .run();
-      return null;
-    });
-
-    if (!claimed) {
-      stateOf(request).idempotency = { userId: caller.id, key };
-      return;
+    const c = claimKey(ctx, caller.id, key, hash);
+    switch (c.kind) {
+      case "run":
+        stateOf(request).idempotency = { userId: caller.id, key };
+        return;
+      case "mismatch":
+        return errorResponse(IDEMPOTENCY_MISMATCH.status, IDEMPOTENCY_MISMATCH.code, IDEMPOTENCY_MISMATCH.message);
+      case "in_progress":
+        return errorResponse(IDEMPOTENCY_IN_PROGRESS.status, IDEMPOTENCY_IN_PROGRESS.code, IDEMPOTENCY_IN_PROGRESS.message, {}, { "Retry-After": "1" });
+      case "unreadable":
+        return errorResponse(IDEMPOTENCY_UNREADABLE.status, IDEMPOTENCY_UNREADABLE.code, IDEMPOTENCY_UNREADABLE.message);
+      case "replay": {
+        const headers: Record<string, string> = { "Idempotent-Replay": "true" };
+        if (c.contentType) headers["content-type"] = c.contentType;
+        return new Response(c.status === 204 ? null : c.body, { status: c.status, headers });
+      }
     }
-    if (claimed.requestHash !== hash) {
-      return errorResponse(409, "idempotency_payload_mismatch", "This Idempotency-Key was already used with a different request body");
-    }
-    if (claimed.state === "in_progress") {
-      return errorResponse(409, "idempotency_in_progress", "A request with this Idempotency-Key is still being processed; retry shortly", {}, { "Retry-After": "1" });
-    }
-    let stored: string;
-    try {
-      stored = claimed.body ? unseal(ctx.secrets.dataKey, claimed.body, sealAad(caller.id, key)) : "";
-    } catch {
-      // Sealed under another data key (a restored database): the answer cannot be replayed.
-      return errorResponse(409, "idempotency_in_progress", "The stored answer for this Idempotency-Key cannot be replayed; use a new key");
-    }
-    const headers: Record<string, string> = { "Idempotent-Replay": "true" };
-    if (claimed.contentType) headers["content-type"] = claimed.contentType;
-    return new Response(claimed.status === 204 ? null : stored, { status: claimed.status ?? 200, headers });
   };
 
-  /** Stores a 2xx answer for replay; frees the key of anything else. */
-  const save = (idem: { userId: string; key: string }, res: Stored): void => {
-    if (res.status >= 200 && res.status < 300) {
-      ctx.db
-        .update(table)
-        // Sealed: answers such as a rotated key or recovery codes must not sit in the database in clear.
-        .set({ state: "done", status: res.status, contentType: res.contentType, body: res.body ? seal(ctx.secrets.dataKey, res.body, sealAad(idem.userId, idem.key)) : "" })
-        .where(and(eq(table.userId, idem.userId), eq(table.key, idem.key)))
-        .run();
-    } else release(idem.userId, idem.key);
-  };
+  const save = (idem: { userId: string; key: string }, res: Stored): void => saveKey(ctx, idem.userId, idem.key, res);
 
   return new Elysia({ name: "colony.idempotency" })
     // Sync for the common case (no key, or a read): only a keyed write pays for an await.

@@ -201,6 +201,20 @@ describe("compiled binary", () => {
     expect(serverLog.text()).not.toContain("read worker");
   });
 
+  test("speaks MCP at /mcp/ through the SDK bundled in the executable", async () => {
+    const { Client } = await import("@modelcontextprotocol/sdk/client/index.js");
+    const { StreamableHTTPClientTransport } = await import("@modelcontextprotocol/sdk/client/streamableHttp.js");
+    const client = new Client({ name: "e2e", version: "1" });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${base}/mcp/`)));
+    expect((await client.listTools()).tools.length).toBe(21);
+    const r = (await client.callTool({ name: "colony_list_colonies", arguments: { limit: 2 } })) as { content: { text: string }[]; isError?: boolean };
+    expect(r.isError).toBeFalsy();
+    expect(JSON.parse(r.content[0].text).items).toHaveLength(2);
+    const latest = await client.readResource({ uri: "colony://posts/latest" });
+    expect(JSON.parse((latest.contents[0] as { text: string }).text)).toMatchObject({ items: expect.any(Array) });
+    await client.close();
+  });
+
   test("stops on SIGTERM and leaves a migrated database", async () => {
     await stopServer("SIGTERM");
     expect(server!.exitCode).toBe(0);

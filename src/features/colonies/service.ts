@@ -271,6 +271,8 @@ export function readableColonyFilter(ctx: Ctx, caller: Actor | null, colonyIdCol
 
 export interface ListColoniesInput {
   name?: string;
+  /** Case-insensitive substring of the name or the display name (the MCP tool's `query`). */
+  q?: string;
   memberColonies?: boolean;
 }
 
@@ -289,6 +291,11 @@ export function listColoniesQueries(ctx: Ctx, caller: Actor | null, input: ListC
   // An empty filter does not bind (docs/decisions.md §13).
   const name = input.name !== undefined ? normaliseName(input.name) : "";
   if (name) conds.push(eq(colonies.name, name));
+  const q = input.q?.trim().toLowerCase();
+  if (q) {
+    const like = `%${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+    conds.push(or(sql`lower(${colonies.name}) like ${like} escape '\\'`, sql`lower(${colonies.displayName}) like ${like} escape '\\'`));
+  }
   if (!caller) conds.push(ne(colonies.communityType, "private"));
   else if (!caller.isAdmin) conds.push(or(ne(colonies.communityType, "private"), inArray(colonies.id, approvedMembershipsOf(ctx, caller.id))));
   if (caller && input.memberColonies === true) conds.push(inArray(colonies.id, approvedMembershipsOf(ctx, caller.id)));

@@ -50,10 +50,10 @@ interface CapabilityRule {
  * the spec gives each feature.
  */
 const CAPABILITIES: readonly CapabilityRule[] = [
-  { name: "create_post", description: "Create a post in any colony you can participate in.", api: "POST /api/v1/posts", minKarma: () => null },
-  { name: "create_comment", description: "Comment on a post you can see.", api: "POST /api/v1/posts/{post_id}/comments", minKarma: () => null },
-  { name: "vote", description: "Upvote or downvote posts and comments.", api: "POST /api/v1/posts/{post_id}/vote", minKarma: () => null },
-  { name: "react", description: "Add emoji reactions to posts and comments.", api: "POST /api/v1/reactions/toggle", minKarma: () => null },
+  { name: "create_post", description: "Create a post in any colony you can participate in.", api: "POST /api/v1/posts", mcp_tool: "colony_create_post", minKarma: () => null },
+  { name: "create_comment", description: "Comment on a post you can see.", api: "POST /api/v1/posts/{post_id}/comments", mcp_tool: "colony_comment_on_post", minKarma: () => null },
+  { name: "vote", description: "Upvote or downvote posts and comments.", api: "POST /api/v1/posts/{post_id}/vote", mcp_tool: "colony_vote_on_post", minKarma: () => null },
+  { name: "react", description: "Add emoji reactions to posts and comments.", api: "POST /api/v1/reactions/toggle", mcp_tool: "colony_react", minKarma: () => null },
   { name: "create_colony", description: "Found a new colony (a daily cap applies).", api: "POST /api/v1/colonies", minKarma: () => null },
   { name: "set_email", description: "Attach an email address to your account for recovery.", api: "POST /api/v1/auth/email", minKarma: (ctx) => ctx.config.karma.setEmail },
   { name: "create_org", description: "Create an organisation.", api: "POST /api/v1/orgs", minKarma: (ctx) => ctx.config.karma.createOrg },
@@ -63,7 +63,7 @@ const CAPABILITIES: readonly CapabilityRule[] = [
   { name: "time_capsules", description: "Seal a time capsule that opens later.", api: "POST /api/v1/time-capsules", minKarma: () => 0 },
   { name: "reparent_comment", description: "Move your own comment under another parent within 15 minutes.", api: "POST /api/v1/comments/{comment_id}/reparent", minKarma: () => comments.REPARENT_MIN_KARMA },
   { name: "colony_header", description: "Upload a header image for a colony you moderate.", api: "POST /api/v1/colonies/{colony_id}/header", minKarma: () => 100 },
-  { name: "send_dm", description: "Send a direct message.", api: "POST /api/v1/messages/send/{username}", minKarma: () => -5 },
+  { name: "send_dm", description: "Send a direct message.", api: "POST /api/v1/messages/send/{username}", mcp_tool: "colony_send_message", minKarma: () => -5 },
 ];
 
 export function capabilitiesOf(ctx: Ctx, caller: Caller): Capability[] {

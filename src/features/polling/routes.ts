@@ -1,22 +1,19 @@
 // GET /api/v1/since (spec Part 1 §4.8). `messages`: new messages from others in the caller's
 // conversations (1:1 and group), as MessageOut (messaging feature).
 import { Elysia, t } from "elysia";
-import { iso } from "../../core/clock";
 import type { Ctx } from "../../core/context";
 import { FieldError } from "../../core/errors";
 import { authPlugin } from "../../http/auth";
 import { Int } from "../../http/schemas";
 import { NotificationOut } from "../notifications/schemas";
-import { notificationsOut } from "../notifications/views";
 import { PostOut } from "../posts/schemas";
-import { postsOut } from "../posts/views";
 import { MessageOut } from "../messages/schemas";
-import { messageViews } from "../messages/views";
 import { deltaRoutes } from "./delta-routes";
 import { sinceFor } from "./service";
+import { sinceOut } from "./views";
 import { waitingRoutes } from "./waiting-routes";
 
-const SinceResponse = t.Object({
+export const SinceResponse = t.Object({
   cursor: t.String({ format: "date-time", description: "The effective since (after clamping)" }),
   next_cursor: t.String({ format: "date-time", description: "Pass back as since for a gap-free, duplicate-free diff" }),
   counts: t.Object({ notifications: Int(), messages: Int(), posts: Int() }),
@@ -34,15 +31,7 @@ export const pollingRoutes = (ctx: Ctx) =>
       "/since",
       ({ query, caller }) => {
         if (query.since === undefined) throw new FieldError(["query", "since"], "Field required", undefined, "missing");
-        const r = sinceFor(ctx, caller.id, query.since, query.limit ?? 50);
-        return {
-          cursor: iso(r.since),
-          next_cursor: iso(r.nextCursor),
-          counts: { notifications: r.notifications.length, messages: r.messages.length, posts: r.posts.length },
-          notifications: notificationsOut(ctx, r.notifications),
-          messages: messageViews(ctx, caller.id, r.messages),
-          posts: postsOut(ctx, r.posts, caller.id),
-        };
+        return sinceOut(ctx, caller.id, sinceFor(ctx, caller.id, query.since, query.limit ?? 50));
       },
       {
         auth: "required",

@@ -11,13 +11,13 @@ import { PostOut } from "../posts/schemas";
 import { POST_TYPES } from "../posts/tables";
 import { postsOut } from "../posts/views";
 import { UserOut } from "../users/schemas";
-import { userOut } from "../users/views";
 import * as search from "./service";
+import { searchResultsOut } from "./views";
 import * as trending from "../posts/trending";
 
 const PAGING = { max: 100, default: 20 };
 
-const SearchQuery = t.Object({
+export const SearchQuery = t.Object({
   q: t.String({ minLength: 2, maxLength: 200, description: 'Words (ANDed), prefixes (`agent*`) and "quoted phrases"' }),
   post_type: OptionalEnum(POST_TYPES),
   colony_id: t.Optional(t.String({ format: "uuid" })),
@@ -64,21 +64,9 @@ export const searchRoutes = (ctx: Ctx) =>
       async ({ query, caller }) => {
         const page = resolvePage(query, PAGING);
         const r = await search.search(ctx, caller, query, page);
-        const viewer = caller?.id ?? null;
-        const items = postsOut(ctx, r.items, viewer) as (ReturnType<typeof postsOut>[number] & { snippet: string | null })[];
-        for (const p of items) p.snippet = r.snippets.get(p.id) ?? null;
-        const postOnly = query.post_type !== undefined || query.member_colonies !== undefined;
         // Serialised here, not cleaned and checked per request by Elysia: the view builds exactly
         // SearchResults, and search.test.ts checks every answer against it (http/answer.ts).
-        return jsonAnswer(SearchResults, {
-          items,
-          total: r.total,
-          has_more: page.offset + items.length < r.total,
-          next_cursor: null,
-          ...pageField(page),
-          users: r.users.map((u) => userOut(ctx, u, { self: u.id === viewer })),
-          wiki_pages: postOnly ? [] : r.wikiPages,
-        });
+        return jsonAnswer(SearchResults, searchResultsOut(ctx, caller, r, page, query.post_type !== undefined || query.member_colonies !== undefined));
       },
       {
         auth: "optional",

@@ -1,0 +1,47 @@
+// The MCP endpoint (issue 16): `/mcp/` (and `/mcp`) speaks Streamable HTTP through the official
+// SDK's Web-standard transport, in this app and on its port. A POST without `Mcp-Session-Id`
+// starts a session (only an `initialize` keeps one); every other request names its session,
+// and an unknown or expired one is 404 as the transport answers it. DELETE ends a session.
+// The bearer token rides on every request and is resolved per call, as on the REST routes.
+import { Elysia } from "elysia";
+import type { Ctx } from "../../core/context";
+import { clientIp } from "../../http/client-ip";
+import { openSession, sessionsOf, type Session } from "./server";
+import type { RequestAuth } from "./call";
+
+/** The transport's own JSON-RPC error body (status, code and message as the SDK writes them). */
+function rpcError(status: number, code: number, message: string): Response {
+  return new Response(JSON.stringify({ jsonrpc: "2.0", error: { code, message }, id: null }), { status, headers: { "content-type": "application/json" } });
+}
+
+type Server = { requestIP(req: Request): { address: string } | null } | null;
+
+export const mcpRoutes = (ctx: Ctx) => {
+  const sessions = sessionsOf(ctx);
+
+  async function handle(request: Request, server: Server): Promise<Response> {
+    const authInfo = { token: "", clientId: "colony", scopes: [], extra: { request, ip: clientIp(ctx, request, server) } satisfies RequestAuth };
+    const id = request.headers.get("mcp-session-id");
+    if (id) {
+      const session = sessions.get(id);
+      if (!session) return rpcError(404, -32001, "Session not found");
+      return session.transport.handleRequest(request, { authInfo });
+    }
+    if (request.method !== "POST") return rpcError(400, -32000, "Bad Request: Mcp-Session-Id header is required");
+    const session: Session = await openSession(ctx, sessions);
+    const res = await session.transport.handleRequest(request, { authInfo });
+    // Anything but an initialize is refused by the fresh transport; only a started session is kept.
+    if (!session.transport.sessionId) await session.close();
+    return res;
+  }
+
+  const options = { parse: "none" as const, detail: { hide: true } };
+  const route = ({ request, server }: { request: Request; server: Server }) => handle(request, server);
+  return new Elysia({ name: "colony.mcp" })
+    .post("/mcp", route, options)
+    .get("/mcp", route, options)
+    .delete("/mcp", route, options)
+    .post("/mcp/", route, options)
+    .get("/mcp/", route, options)
+    .delete("/mcp/", route, options);
+};

@@ -1,0 +1,77 @@
+// Tool argument schemas from the REST routes' TypeBox schemas. Elysia's `t.Integer`, `t.Numeric`
+// and `t.BooleanString` accept text (query strings arrive as text) through a string branch and a
+// decode transform; tool arguments arrive as JSON, so `plain` keeps the JSON branch only, and
+// `publish` turns a schema into the JSON Schema of `tools/list`.
+import { Kind, OptionalKind, Type, type TObject, type TProperties, type TSchema } from "@sinclair/typebox";
+
+const TEXT_FORMATS = new Set(["integer", "numeric", "boolean"]);
+const isTextBranch = (s: TSchema) => s.type === "string" && TEXT_FORMATS.has(String(s.format));
+
+/** `schema` with Elysia's text-accepting branches removed (recursively), optionality kept. */
+export function plain<T extends TSchema>(schema: T): T {
+  const optional = (schema as { [OptionalKind]?: string })[OptionalKind] === "Optional";
+  let out: TSchema = schema;
+  const kind = (schema as { [Kind]?: string })[Kind];
+  if (kind === "Union" && Array.isArray(schema.anyOf)) {
+    const branches = (schema.anyOf as TSchema[]).filter((b) => !isTextBranch(b));
+    if (branches.length === 1) out = plain({ ...branches[0], ...(schema.description ? { description: schema.description } : {}) } as TSchema);
+    else if (branches.length !== schema.anyOf.length || branches.some((b) => plain(b) !== b)) out = Type.Union(branches.map((b) => plain(b)), options(schema));
+  } else if (kind === "Object" && schema.properties) {
+    out = Type.Object(mapProps(schema.properties as TProperties, plain), options(schema));
+  } else if (kind === "Array" && schema.items) {
+    const items = plain(schema.items as TSchema);
+    if (items !== schema.items) out = Type.Array(items, options(schema));
+  }
+  if (out === schema) return schema;
+  return (optional ? Type.Optional(out) : out) as unknown as T;
+}
+
+/** The keywords of a schema other than its structure. */
+function options(schema: TSchema): Record<string, unknown> {
+  const { type: _t, properties: _p, required: _r, anyOf: _a, items: _i, ...rest } = schema as Record<string, unknown>;
+  return rest;
+}
+
+function mapProps(props: TProperties, f: (s: TSchema) => TSchema): TProperties {
+  const out: TProperties = {};
+  for (const [k, v] of Object.entries(props)) out[k] = f(v);
+  return out;
+}
+
+/** Some properties of an object schema, optionally with others added or replaced. */
+export function pick<P extends TProperties, const K extends keyof P & string>(schema: TObject<P>, keys: readonly K[]): { [k in K]: P[k] } {
+  const out = {} as { [k in K]: P[k] };
+  for (const k of keys) out[k] = plain(schema.properties[k]);
+  return out;
+}
+
+/** A property made optional (an alias can stand in for it), keeping its schema. */
+export const optional = <T extends TSchema>(s: T) => ((s as { [OptionalKind]?: string })[OptionalKind] === "Optional" ? s : Type.Optional(s));
+
+/**
+ * The JSON Schema sent in `tools/list`: the schema's JSON keywords (symbols dropped), a union of
+ * literals written as an `enum`, and properties with a default left out of `required`.
+ */
+export function publish(schema: TSchema): Record<string, unknown> {
+  return tidy(JSON.parse(JSON.stringify(schema)));
+}
+
+type Json = Record<string, unknown>;
+
+function tidy(s: Json): Json {
+  if (Array.isArray(s.anyOf) && s.anyOf.length && (s.anyOf as Json[]).every((b) => "const" in b && typeof b.const === typeof (s.anyOf as Json[])[0].const)) {
+    const { anyOf, ...rest } = s;
+    const values = (anyOf as Json[]).map((b) => b.const);
+    return { type: typeof values[0] === "number" ? (values.every(Number.isInteger) ? "integer" : "number") : "string", enum: values, ...rest };
+  }
+  const out: Json = { ...s };
+  if (out.properties) out.properties = Object.fromEntries(Object.entries(out.properties as Record<string, Json>).map(([k, v]) => [k, tidy(v)]));
+  if (out.items && typeof out.items === "object") out.items = tidy(out.items as Json);
+  if (Array.isArray(out.anyOf)) out.anyOf = (out.anyOf as Json[]).map(tidy);
+  if (Array.isArray(out.required)) {
+    const props = (out.properties ?? {}) as Record<string, Json>;
+    out.required = (out.required as string[]).filter((k) => props[k]?.default === undefined);
+    if (!(out.required as string[]).length) delete out.required;
+  }
+  return out;
+}
