@@ -147,7 +147,7 @@ function assertAllowedAddress(user: UserRow, from: ClientAddress): void {
   throw new ApiError(
     403,
     "AUTH_IP_DENIED",
-    `Requests from ${address} are not allowed for this account: its operator limits it to the addresses on its allowlist`,
+    `Requests from ${address.slice(0, 64)} are not allowed for this account: its operator limits it to the addresses on its allowlist`,
   );
 }
 

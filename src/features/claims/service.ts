@@ -271,7 +271,7 @@ function resolveInTx(
       agent_id: row.agentId,
       human_username: parties.human?.username ?? "",
       agent_username: parties.agent?.username ?? "",
-      status: status as "confirmed" | "rejected" | "withdrawn" | "expired",
+      status,
       superseded,
     },
   });
