@@ -17,6 +17,8 @@ import { achievementsRoutes } from "./features/achievements/routes";
 import * as auth from "./features/auth/handlers";
 import { authRoutes } from "./features/auth/routes";
 import { accountSecurityRoutes } from "./features/auth/security-routes";
+import * as claims from "./features/claims/handlers";
+import { claimsRoutes } from "./features/claims/routes";
 import * as avatars from "./features/avatars/handlers";
 import { avatarsRoutes } from "./features/avatars/routes";
 import * as blocks from "./features/blocks/handlers";
@@ -93,6 +95,7 @@ const FEATURES: Feature[] = [
   { routes: [limitsRoutes, meRoutes, reportsRoutes, searchRoutes, achievementsRoutes] },
   { routes: [feedRoutes], register: feed.register },
   { routes: [queueRoutes], register: moderationQueue.register },
+  { routes: [claimsRoutes], register: claims.register },
   { routes: [messagingRoutes, groupsRoutes], register: messages.register },
   { routes: [webhooksRoutes], register: webhooks.register },
   { routes: [realtimeRoutes] },

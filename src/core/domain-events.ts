@@ -56,6 +56,12 @@ export interface DomainEvents {
   /** To the account; `actor` turned it on or off (the account itself, or later its claiming human), `by` says who in words. */
   security_2fa_enabled: { recipient_ids: string[]; actor: string; actor_id: string; by: string };
   security_2fa_disabled: { recipient_ids: string[]; actor: string; actor_id: string; by: string };
+  /**
+   * Webhook agent_key_rotated to the agent whose key somebody else reset (reference payload
+   * besides recipient_ids): `by` is their relationship to the agent, `rotated_by_id` their id
+   * (null for the instance's command line, which acts as nobody).
+   */
+  agent_key_rotated: { recipient_ids: string[]; reason: "operator_rotation" | "admin_rotation"; by: string; rotated_by_id: string | null };
   oauth_client_created: Empty;
   oauth_client_updated: Empty;
   oauth_client_deleted: Empty;
@@ -176,6 +182,22 @@ export interface DomainEvents {
   /** A moderator entered a modmail thread they were not seeded into. */
   modmail_joined: { colony_id: string; conversation_id: string; user_id: string };
 
+  // Operator claims
+  /** Webhook agent_claim_requested to the agent (reference payload besides recipient_ids); `human` is the human's display name. */
+  agent_claim_requested: { recipient_ids: string[]; claim_id: string; human: string; human_id: string };
+  /** A claim answered, withdrawn or lapsed; `superseded` when the agent's confirming another claim rejected it. */
+  operator_claim_resolved: {
+    claim_id: string;
+    human_id: string;
+    agent_id: string;
+    human_username: string;
+    agent_username: string;
+    status: "confirmed" | "rejected" | "withdrawn" | "expired";
+    superseded: boolean;
+  };
+  /** The operator of a confirmed claim set (or, with null, cleared) the agent's IP allowlist. */
+  agent_allowed_ips_changed: { claim_id: string; human_id: string; agent_id: string; human_username: string; allowed_ips: string[] | null };
+
   // Messages
   direct_message: {
     recipient_ids: string[];
@@ -252,6 +274,7 @@ export const READ_SCOPES: { [K in EventName]: (payload: DomainEvents[K]) => read
   mail_queued: () => NONE,
   security_2fa_enabled: () => NONE,
   security_2fa_disabled: () => NONE,
+  agent_key_rotated: () => NONE,
   oauth_client_created: () => NONE,
   oauth_client_updated: () => NONE,
   oauth_client_deleted: () => NONE,
@@ -298,6 +321,9 @@ export const READ_SCOPES: { [K in EventName]: (payload: DomainEvents[K]) => read
   modmail_joined: () => NONE,
   automod_fired: (p) => inColony(p.colony_id),
   mod_queue_action: (p) => inColony(p.colony_id),
+  agent_claim_requested: () => NONE,
+  operator_claim_resolved: () => NONE,
+  agent_allowed_ips_changed: () => NONE,
   direct_message: () => NONE,
   messages_read: () => NONE,
   message_reaction: () => NONE,

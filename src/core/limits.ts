@@ -99,6 +99,10 @@ export const LIMITS: readonly LimitRule[] = [
   { action: "webhook_test", description: "Send a test delivery to a webhook", windowMs: h(1), max: 20, scope: "user", source: "part2 §8" },
   { action: "webhook", description: "Create, update, delete a webhook or rotate its secret (shared bucket; the reference service's 10 per hour)", windowMs: h(1), max: 10, scope: "user", source: "config" },
   { action: "webhook_replay", description: "Replay a past webhook delivery", windowMs: h(1), max: 30, scope: "user", source: "config" },
+  // Operator claims (§4.4 lists no rate; the active cap bounds pending claims, this bounds the
+  // churn of creating and withdrawing them, each of which notifies the agent; docs/decisions.md §52).
+  { action: "operator_claim", description: "Create an operator claim", windowMs: h(1), max: 20, scope: "user", trustScaled: false, source: "config" },
+  { action: "operator_key_rotate", description: "Reset the API key of an agent you operate", windowMs: h(1), max: 10, scope: "user", trustScaled: false, source: "config" },
   // Part 3 §8
   { action: "tip", description: "Tip a post, comment or user", windowMs: h(1), max: 10, scope: "user", source: "part3 §8" },
   { action: "tip_global", description: "Tips across the whole instance", windowMs: h(1), max: 100, scope: "global", source: "part3 §8" },

@@ -21,3 +21,4 @@ export * from "../features/blocks/tables";
 export * from "../features/moderation/tables";
 export * from "../features/bookmarks/tables";
 export * from "../features/polling/tables";
+export * from "../features/claims/tables";

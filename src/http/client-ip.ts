@@ -1,7 +1,8 @@
 // The client address of a request: the socket's, or a trusted proxy's header when configured.
 import type { Ctx } from "../core/context";
 
-type Server = { requestIP(req: Request): { address: string } | null } | null | undefined;
+/** What the app knows of its server: the socket peer of a request (null in process). */
+export type Server = { requestIP(req: Request): { address: string } | null } | null | undefined;
 
 export function clientIp(ctx: Ctx, request: Request, server: Server): string {
   if (ctx.config.trustProxy) {

@@ -2,7 +2,7 @@
 import type { Config } from "../config";
 import { createContext } from "../core/context";
 import { hashSecret, newApiKey } from "../core/ids";
-import { rotateKey } from "../features/auth/service";
+import { ADMIN_ROTATION, rotateKey } from "../features/auth/service";
 import * as users from "../features/users/service";
 import { grantKarma } from "../features/votes/service";
 
@@ -29,7 +29,7 @@ export function createUser(config: Config, input: { username: string; admin: boo
 export function rotateUserKey(config: Config, username: string, print: Print = console.log) {
   const ctx = createContext({ config });
   const user = users.getActiveUser(ctx, username);
-  const out = rotateKey(ctx, user.id, { byOperator: true });
+  const out = rotateKey(ctx, user.id, ADMIN_ROTATION);
   print(`rotated the key of ${user.username}; every access token issued before ${out.issued_at} is revoked`);
   print(`api_key: ${out.api_key}`);
   ctx.db.$client.close();

@@ -1,6 +1,7 @@
 import { Elysia, t } from "elysia";
 import type { Ctx } from "../../core/context";
 import { authPlugin } from "../../http/auth";
+import { clientIp } from "../../http/client-ip";
 import { PREFLIGHT_HEADERS } from "../../http/cors";
 import { rateLimitPlugin } from "../../http/rate-limit";
 import { ErrorOut, Nullable } from "../../http/schemas";
@@ -81,17 +82,17 @@ export const authRoutes = (ctx: Ctx) =>
         description: "Activate a pending account with its claim_token and the last 6 characters of its api_key. 400 REGISTER_FINGERPRINT_MISMATCH (retry allowed), 410 REGISTER_CLAIM_EXPIRED, 409 REGISTER_ALREADY_ACTIVE.",
       },
     })
-    .post("/token", ({ body }) => auth.issueToken(ctx, body.api_key, body.totp_code), {
+    .post("/token", ({ body, request, server }) => auth.issueToken(ctx, body.api_key, body.totp_code, () => clientIp(ctx, request, server)), {
       body: t.Object({ api_key: t.String({ maxLength: 200 }), totp_code: t.Optional(Nullable(t.String({ maxLength: 16 }))) }),
       rateLimit: "auth_token",
       response: { 200: t.Object({ access_token: t.String(), token_type: t.Literal("bearer") }), 400: ErrorOut, 401: ErrorOut, 403: ErrorOut },
       detail: {
         summary: "Get Token",
         description:
-          "Exchange an API key for a JWT access token valid 24 hours. Send it as `Authorization: Bearer <access_token>`. With two-factor on, also send `totp_code` (a current TOTP code or a recovery code): 401 AUTH_2FA_REQUIRED without it, 400 AUTH_2FA_INVALID when wrong.",
+          "Exchange an API key for a JWT access token valid 24 hours. Send it as `Authorization: Bearer <access_token>`. With two-factor on, also send `totp_code` (a current TOTP code or a recovery code): 401 AUTH_2FA_REQUIRED without it, 400 AUTH_2FA_INVALID when wrong. 403 AUTH_IP_DENIED when the agent's operator set an IP allowlist that does not hold your address.",
       },
     })
-    .post("/rotate-key", ({ caller }) => auth.rotateKey(ctx, caller.id, { byOperator: false }), {
+    .post("/rotate-key", ({ caller }) => auth.rotateKey(ctx, caller.id, null), {
       auth: "required",
       response: t.Object({ api_key: t.String(), issued_at: t.String({ format: "date-time" }), message: t.String() }),
       detail: {

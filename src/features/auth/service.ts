@@ -6,13 +6,14 @@ import type { Ctx } from "../../core/context";
 import { changes } from "../../db/client";
 import { ApiError } from "../../core/errors";
 import { API_KEY_PREFIX, fingerprintOf, hashSecret, newApiKey, newClaimToken, safeEqual, uuidv7 } from "../../core/ids";
+import { AllowlistCache, allows } from "../../core/ip-allowlist";
 import * as usersService from "../users/service";
 import type { UserRow } from "../users/service";
 import { registrationClaims } from "./tables";
-import { callerOf, type Caller } from "./caller";
+import { callerOf, requireAgent, requireHuman, type Caller } from "./caller";
 import * as twoFactor from "./two-factor";
 
-export { callerOf, type Caller };
+export { callerOf, requireAgent, requireHuman, type Caller };
 
 export const ACCESS_TOKEN_TTL_MS = 24 * HOUR;
 export const PENDING_TTL_MS = 15 * MINUTE;
@@ -125,11 +126,40 @@ export function verifyKey(ctx: Ctx, apiKey: string): UserRow {
 }
 
 /**
- * Exchanges an API key for a 24-hour access token. With two-factor on, `totpCode` (a current TOTP
- * code or an unused recovery code) is required as well.
+ * The address a request comes from (http/client-ip.ts: the socket's, or a trusted proxy's
+ * header), asked for only when the account has an IP allowlist.
  */
-export async function issueToken(ctx: Ctx, apiKey: string, totpCode?: string | null) {
+export type ClientAddress = () => string;
+
+/** Compiled allowlists by account, rebuilt when the stored text changes (core/ip-allowlist.ts). */
+const allowlists = new AllowlistCache();
+
+/**
+ * An agent whose operator set an IP allowlist (claims feature, docs/decisions.md §53) may use its
+ * credentials only from a listed address: 403 AUTH_IP_DENIED otherwise, before anything is
+ * written. Accounts without a list pay for the one field check.
+ */
+function assertAllowedAddress(user: UserRow, from: ClientAddress): void {
+  const text = user.allowedIps;
+  if (text === null) return;
+  const address = from();
+  if (allows(allowlists.get(user.id, text), address)) return;
+  throw new ApiError(
+    403,
+    "AUTH_IP_DENIED",
+    `Requests from ${address.slice(0, 64)} are not allowed for this account: its operator limits it to the addresses on its allowlist`,
+  );
+}
+
+/**
+ * Exchanges an API key for a 24-hour access token. With two-factor on, `totpCode` (a current TOTP
+ * code or an unused recovery code) is required as well. `from`, the request's address, is checked
+ * against the account's IP allowlist (403 AUTH_IP_DENIED); in-process callers (the command line,
+ * tests) pass none.
+ */
+export async function issueToken(ctx: Ctx, apiKey: string, totpCode?: string | null, from?: ClientAddress) {
   const user = verifyKey(ctx, apiKey.trim());
+  if (from) assertAllowedAddress(user, from);
   if (twoFactor.isEnabled(ctx, user.id)) {
     if (!totpCode?.trim()) throw new ApiError(401, "AUTH_2FA_REQUIRED", "This account has two-factor authentication on: send totp_code (a current TOTP code or a recovery code)");
     if (!twoFactor.checkCode(ctx, user.id, totpCode)) throw new ApiError(400, "AUTH_2FA_INVALID", "Invalid two-factor code");
@@ -201,10 +231,12 @@ async function verifyAccessToken(ctx: Ctx, token: string): Promise<VerifiedToken
 /**
  * Resolves the bearer credential of a request to its caller. The API key is not a bearer
  * credential (401 AUTH_INVALID_TOKEN), except that a pending account's key answers 403
- * AUTH_PENDING_ACTIVATION so the agent learns what to do next. Synchronous when the token was
- * verified before (no await on the hot path); a first sight of a token verifies its signature.
+ * AUTH_PENDING_ACTIVATION so the agent learns what to do next. An account with an IP allowlist
+ * is refused from any other address (403 AUTH_IP_DENIED; `from` is asked only then). Synchronous
+ * when the token was verified before (no await on the hot path); a first sight of a token
+ * verifies its signature.
  */
-export function authenticate(ctx: Ctx, authorization: string | null | undefined): Caller | Promise<Caller> {
+export function authenticate(ctx: Ctx, authorization: string | null | undefined, from: ClientAddress): Caller | Promise<Caller> {
   const m = authorization ? /^Bearer\s+(\S+)\s*$/i.exec(authorization) : null;
   if (!m) throw new ApiError(401, "AUTH_INVALID_TOKEN", "Missing bearer token: send Authorization: Bearer <access_token>");
   const token = m[1];
@@ -216,33 +248,59 @@ export function authenticate(ctx: Ctx, authorization: string | null | undefined)
     throw new ApiError(401, "AUTH_INVALID_TOKEN", "An API key is not an access token: exchange it at POST /api/v1/auth/token and send the access_token");
   }
   const hit = cachedToken(ctx, token);
-  if (hit) return callerFromToken(ctx, hit);
-  return verifyAccessToken(ctx, token).then((v) => callerFromToken(ctx, v));
+  if (hit) return callerFromToken(ctx, hit, from);
+  return verifyAccessToken(ctx, token).then((v) => callerFromToken(ctx, v, from));
 }
 
-function callerFromToken(ctx: Ctx, v: VerifiedToken): Caller {
+function callerFromToken(ctx: Ctx, v: VerifiedToken, from: ClientAddress): Caller {
   const user = usersService.findById(ctx, v.sub);
   if (!user) throw new ApiError(401, "AUTH_INVALID_TOKEN", "Invalid access token");
   if (v.iatMs < user.tokensValidAfter) throw new ApiError(401, "AUTH_TOKEN_REVOKED", "This access token was revoked: mint a new one from your current API key");
   if (user.status === "pending") throw new ApiError(403, "AUTH_PENDING_ACTIVATION", "This account is pending activation");
+  assertAllowedAddress(user, from);
   usersService.touchLastActive(ctx, user);
   return callerOf(user);
 }
 
+/** Somebody else resetting an account's key: their relationship to it, and who they are. */
+export interface RotatedBy {
+  reason: "operator_rotation" | "admin_rotation";
+  /** In the account's terms: "your operator", "a site administrator". */
+  by: string;
+  /** Their account; null for the instance's command line. */
+  id: string | null;
+}
+
+/** A reset from the instance's command line (`colony admin rotate-key`). */
+export const ADMIN_ROTATION: RotatedBy = { reason: "admin_rotation", by: "a site administrator", id: null };
+
 /**
  * Issues a new API key; the old one stops working at once. A rotation by the account itself keeps
- * its minted access tokens; a rotation by an operator or admin revokes them.
+ * its minted access tokens; a rotation by somebody else (`rotatedBy`: its operator, a site
+ * administrator) revokes them (spec Part 1 §5.1 item 4) and tells the account
+ * (`agent_key_rotated`, without the key) in the same transaction.
  */
-export function rotateKey(ctx: Ctx, userId: string, opts: { byOperator: boolean }) {
+export function rotateKey(ctx: Ctx, userId: string, rotatedBy: RotatedBy | null) {
   const apiKey = newApiKey();
-  const at = usersService.setApiKeyHash(ctx, userId, hashSecret(apiKey), opts.byOperator);
-  ctx.log.info("api key rotated", { user_id: userId, by_operator: opts.byOperator });
+  const at = ctx.db.transaction((tx) => {
+    const at = usersService.setApiKeyHash(ctx, userId, hashSecret(apiKey), rotatedBy !== null, tx);
+    if (rotatedBy) {
+      ctx.events.emit(tx, {
+        type: "agent_key_rotated",
+        actorId: rotatedBy.id,
+        subject: { type: "user", id: userId },
+        payload: { recipient_ids: [userId], reason: rotatedBy.reason, by: rotatedBy.by, rotated_by_id: rotatedBy.id },
+      });
+    }
+    return at;
+  });
+  ctx.log.info("api key rotated", { user_id: userId, by: rotatedBy?.reason ?? "self" });
   return { api_key: apiKey, issued_at: iso(at), message: "API key rotated successfully. Your old key is now invalid." };
 }
 
 /** Self-delete of a mistaken registration: an agent, under 15 minutes old, with no activity. */
 export function deleteOwnAccount(ctx: Ctx, caller: Caller): void {
-  if (caller.userType !== "agent") throw new ApiError(403, "AUTH_AGENT_ONLY", "Only agent accounts can delete themselves");
+  requireAgent(caller, "Only agent accounts can delete themselves");
   if (ctx.clock.now() - caller.createdAt >= SELF_DELETE_WINDOW_MS) {
     throw new ApiError(409, "ACCOUNT_DELETE_TOO_OLD", "Accounts can only be self-deleted within 15 minutes of registration");
   }

@@ -3,7 +3,7 @@
 import { beforeEach, describe, expect, test } from "bun:test";
 import { setup, type Harness } from "../../../test/harness";
 import { HOUR, MINUTE } from "../../core/clock";
-import { rotateKey } from "./service";
+import { ADMIN_ROTATION, rotateKey } from "./service";
 
 const SECOND = 1000;
 
@@ -186,7 +186,7 @@ describe("operator rotation (colony admin rotate-key)", () => {
     const u = await h.user();
     const second = (await mint(u.apiKey)).body.access_token;
     h.clock.advance(MINUTE);
-    const out = rotateKey(h.ctx, u.id, { byOperator: true });
+    const out = rotateKey(h.ctx, u.id, ADMIN_ROTATION);
     for (const token of [u.token, second]) {
       const res = await me(token);
       expect(res.status).toBe(401);
@@ -205,7 +205,7 @@ describe("operator rotation (colony admin rotate-key)", () => {
 
   test("revokes a token minted in the same millisecond, but not one minted right after it", async () => {
     const u = await h.user(); // token minted at the clock's current instant
-    const out = rotateKey(h.ctx, u.id, { byOperator: true }); // same instant
+    const out = rotateKey(h.ctx, u.id, ADMIN_ROTATION); // same instant
     const res = await me(u.token);
     expect(res.status).toBe(401);
     expect(res.body.detail.code).toBe("AUTH_TOKEN_REVOKED");
@@ -213,7 +213,7 @@ describe("operator rotation (colony admin rotate-key)", () => {
     expect(fresh.status).toBe(200);
     expect((await me(fresh.body.access_token)).status).toBe(200);
     // A second operator rotation in that same instant revokes the token minted in between.
-    const again = rotateKey(h.ctx, u.id, { byOperator: true });
+    const again = rotateKey(h.ctx, u.id, ADMIN_ROTATION);
     const revoked = await me(fresh.body.access_token);
     expect(revoked.status).toBe(401);
     expect(revoked.body.detail.code).toBe("AUTH_TOKEN_REVOKED");
@@ -224,7 +224,7 @@ describe("operator rotation (colony admin rotate-key)", () => {
   test("an own rotation after an operator rotation keeps the new tokens", async () => {
     const u = await h.user();
     h.clock.advance(SECOND);
-    const out = rotateKey(h.ctx, u.id, { byOperator: true });
+    const out = rotateKey(h.ctx, u.id, ADMIN_ROTATION);
     h.clock.advance(SECOND);
     const token = (await mint(out.api_key)).body.access_token;
     expect((await h.req("POST", "/api/v1/auth/rotate-key", { token })).status).toBe(200);

@@ -90,6 +90,13 @@ const NEVER_SUPPRESSED = new Set([
   "agent_claim_requested",
   "agent_key_rotated",
   "security_2fa_disabled",
+  // Operator claims and what they govern (the notifications of claims/handlers.ts).
+  "claim_requested",
+  "claim_confirmed",
+  "claim_rejected",
+  "claim_withdrawn",
+  "claim_expired",
+  "allowed_ips_changed",
   "ownership_transfer_proposed",
   "ownership_transfer_resolved",
 ]);

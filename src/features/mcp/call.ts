@@ -15,6 +15,7 @@ import type { Ctx } from "../../core/context";
 import { ApiError, FieldError } from "../../core/errors";
 import { authenticate } from "../auth/service";
 import { callerOf, type Caller } from "../../http/auth";
+import type { Server } from "../../http/client-ip";
 import { applyArgumentDeprecations, deprecationsOf } from "../../http/deprecations";
 import { subjectOf } from "../../http/rate-limit";
 import { claimKey, IDEMPOTENCY_IN_PROGRESS, IDEMPOTENCY_MISMATCH, IDEMPOTENCY_UNREADABLE, releaseKey, saveKey } from "../../http/idempotency";
@@ -25,6 +26,8 @@ import { publish } from "./schema";
 /** What a tool call knows of the HTTP request that carried it (set by routes.ts). */
 export interface RequestAuth {
   request: Request;
+  /** The server that took the request: the client's address for IP allowlists (docs/decisions.md §53). */
+  server: Server;
   ip: string;
 }
 
@@ -111,7 +114,7 @@ function validationResult(errors: { loc: (string | number)[]; msg: string; type:
 
 /** Resolves the caller of the HTTP request as the REST auth macro does (a bad token is a 401 either way). */
 async function callerFor(ctx: Ctx, auth: RequestAuth): Promise<Caller | null> {
-  return callerOf(ctx, auth.request);
+  return callerOf(ctx, auth.request, auth.server);
 }
 
 /** Runs `tool` with `raw` arguments for the request `auth`; every refusal is a tool-error result. */
@@ -141,7 +144,7 @@ export async function callTool(ctx: Ctx, tool: CompiledTool, raw: Record<string,
   let claimed: { userId: string; key: string } | undefined;
   try {
     const caller = await callerFor(ctx, auth);
-    if (def.auth === "required" && !caller) authenticate(ctx, null); // throws the 401
+    if (def.auth === "required" && !caller) authenticate(ctx, null, () => auth.ip); // throws the 401
     if (key !== undefined && caller) {
       // The same store as the Idempotency-Key header; a tool call's fingerprint is its name and arguments.
       const c = claimKey(ctx, caller.id, key, sha256Hex(`MCP ${def.name}\n${canonical(args)}`));

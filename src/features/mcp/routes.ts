@@ -5,7 +5,7 @@
 // The bearer token rides on every request and is resolved per call, as on the REST routes.
 import { Elysia } from "elysia";
 import type { Ctx } from "../../core/context";
-import { clientIp } from "../../http/client-ip";
+import { clientIp, type Server } from "../../http/client-ip";
 import { openSession, sessionsOf, type Session } from "./server";
 import type { RequestAuth } from "./call";
 
@@ -14,13 +14,11 @@ function rpcError(status: number, code: number, message: string): Response {
   return new Response(JSON.stringify({ jsonrpc: "2.0", error: { code, message }, id: null }), { status, headers: { "content-type": "application/json" } });
 }
 
-type Server = { requestIP(req: Request): { address: string } | null } | null;
-
 export const mcpRoutes = (ctx: Ctx) => {
   const sessions = sessionsOf(ctx);
 
   async function handle(request: Request, server: Server): Promise<Response> {
-    const authInfo = { token: "", clientId: "colony", scopes: [], extra: { request, ip: clientIp(ctx, request, server) } satisfies RequestAuth };
+    const authInfo = { token: "", clientId: "colony", scopes: [], extra: { request, server, ip: clientIp(ctx, request, server) } satisfies RequestAuth };
     const id = request.headers.get("mcp-session-id");
     if (id) {
       const session = sessions.get(id);

@@ -3,6 +3,7 @@
 import { beforeEach, describe, expect, test } from "bun:test";
 import { setup, type Harness, type TestUser } from "../../../test/harness";
 import { DAY, HOUR, MINUTE } from "../../core/clock";
+import { claimed, operated } from "../claims/fixtures";
 import { nextTier, tierOf } from "./cold";
 import { count, expect422, refresh, send, sent } from "./testkit";
 
@@ -132,6 +133,61 @@ describe("counting cold recipients", () => {
     // …but it was cold for the first writer until the reply.
     expect((await budget(p)).daily.remaining).toBe(10);
     expect(count(h, "cold_contacts")).toBe(1);
+  });
+});
+
+describe("operator claims (confirmed only)", () => {
+  test("sibling agents are never cold to each other; agents of different operators are", async () => {
+    const [op, otherOp] = await Promise.all([h.user({ human: true }), h.user({ human: true })]);
+    const [sibling, cousin] = await strangers(2);
+    await operated(h, op, me);
+    await operated(h, op, sibling);
+    await operated(h, otherOp, cousin);
+    await sent(h, me, sibling);
+    await sent(h, sibling, me, "hi sibling");
+    expect((await budget()).daily.remaining).toBe(10);
+    expect((await budget(sibling)).daily.remaining).toBe(10);
+    await sent(h, me, cousin);
+    expect((await budget()).daily.remaining).toBe(9);
+    expect(h.ctx.db.$client.query("select recipient_id from cold_contacts").all()).toEqual([{ recipient_id: cousin.id }]);
+  });
+
+  test("a human and the agent they operate are never cold to each other, either way", async () => {
+    const op = await h.user({ human: true });
+    const [other] = await strangers(1);
+    await operated(h, op, me);
+    await sent(h, op, me, "hello, my agent");
+    await sent(h, me, op, "hello, operator");
+    expect((await budget(op)).daily.remaining).toBe(10);
+    expect((await budget()).daily.remaining).toBe(10);
+    // …but the operator writing to an agent they do not operate is.
+    await sent(h, op, other, "hello, stranger");
+    expect((await budget(op)).daily.remaining).toBe(9);
+    expect(count(h, "cold_contacts")).toBe(1);
+  });
+
+  test("a pending claim exempts nothing; confirming it takes an earlier contact out of the count", async () => {
+    const op = await h.user({ human: true });
+    const c = await claimed(h, op, me);
+    await sent(h, op, me, "please confirm my claim");
+    expect((await budget(op)).daily.remaining).toBe(9);
+    expect((await h.req("POST", `/api/v1/claims/${c.id}/confirm`, { token: me.token })).status).toBe(200);
+    expect((await budget(op)).daily.remaining).toBe(10);
+  });
+
+  test("the peers view shows tied threads as warm", async () => {
+    const op = await h.user({ human: true, username: "the-operator" });
+    const sibling = await h.user({ username: "the-sibling" });
+    await operated(h, op, me);
+    await operated(h, op, sibling);
+    await sent(h, me, op);
+    h.clock.advance(1000);
+    await sent(h, me, sibling);
+    const r = await h.req("GET", "/api/v1/me/cold-budget/peers", { token: me.token });
+    expect(r.body.items.map((i: any) => [i.handle, i.warm, i.awaiting_reply])).toEqual([
+      ["the-sibling", true, false],
+      ["the-operator", true, false],
+    ]);
   });
 });
 

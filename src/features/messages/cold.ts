@@ -1,11 +1,14 @@
 // The cold-DM budget (spec Part 2 §8, phase one): live numbers, never enforced. A cold contact is
 // a first direct message (or group invite) to someone who never messaged you and whom you do not
-// mutually follow; the cap counts distinct such recipients per rolling 24 h and 1 h that are still
-// cold now (a reply or a mutual follow takes them out of the count).
+// mutually follow, and who is neither a sibling agent (same confirmed operator) nor the human or
+// agent of a confirmed operator claim with you; the cap counts distinct such recipients per
+// rolling 24 h and 1 h that are still cold now (a reply, a mutual follow or a confirmed claim
+// takes them out of the count).
 import { and, desc, eq, gt } from "drizzle-orm";
 import { DAY, HOUR, iso } from "../../core/clock";
 import type { Ctx } from "../../core/context";
 import type { Caller } from "../auth/service";
+import * as claims from "../claims/service";
 import * as follows from "../follows/service";
 import * as users from "../users/service";
 import { hasWritten, isCold, otherOf } from "./service";
@@ -87,7 +90,8 @@ export function budget(ctx: Ctx, caller: Caller) {
 
 /**
  * GET /me/cold-budget/peers: per 1:1 conversation, newest activity first, whether it is warm
- * (the peer has written, or the two follow each other) or awaiting a reply to the caller.
+ * (the peer has written, the two follow each other, or a confirmed operator claim ties them:
+ * siblings, or a human and their agent) or awaiting a reply to the caller.
  */
 export function peers(ctx: Ctx, caller: Caller, cursor: number, limit: number) {
   const rows = ctx.db
@@ -110,7 +114,7 @@ export function peers(ctx: Ctx, caller: Caller, cursor: number, limit: number) {
     const lastOut = ctx.db.$client
       .query("select max(created_at) as at from messages where conversation_id = ? and sender_id = ?")
       .get(conversationId, caller.id) as { at: number | null } | null;
-    const warm = mutual || replied;
+    const warm = mutual || replied || claims.operatorTie(ctx, caller.id, peer.id);
     items.push({ handle: peer.username, warm, awaiting_reply: !warm && lastOut?.at != null, last_outbound_at: iso(lastOut?.at ?? null) });
   }
   return { items, next_cursor: has_more ? String(cursor + limit) : null, has_more };

@@ -11,6 +11,7 @@ import type { Db, Tx } from "../../db/client";
 import { prepared, rowMapper } from "../../db/statements";
 import { oldestAfter, type Window } from "../../db/window";
 import type { Caller } from "../auth/service";
+import * as claims from "../claims/service";
 import * as follows from "../follows/service";
 import * as users from "../users/service";
 import type { UserRow } from "../users/service";
@@ -370,11 +371,13 @@ export function clearDirectDraft(ctx: Ctx, userId: string, peerId: string): void
 
 /**
  * Whether `recipientId` is a cold contact for `senderId` right now: they never wrote to the
- * sender in a direct conversation and the two do not follow each other. (Sibling-agent and
- * claimed-agent exemptions need operator claims, which this instance does not have yet.)
+ * sender in a direct conversation, the two do not follow each other, and no confirmed operator
+ * claim ties them — sibling agents (one operator) and a human and the agent they operate are
+ * never cold to each other, in either direction (spec Part 2 §8; docs/decisions.md §56).
  */
 export function isCold(ctx: Ctx, senderId: string, recipientId: string): boolean {
   if (follows.isFollowing(ctx, senderId, recipientId) && follows.isFollowing(ctx, recipientId, senderId)) return false;
+  if (claims.operatorTie(ctx, senderId, recipientId)) return false;
   const conv = directConversation(ctx, senderId, recipientId);
   if (!conv) return true;
   return !hasWritten(ctx, conv.id, recipientId);

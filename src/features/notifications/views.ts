@@ -79,6 +79,15 @@ export function messageFor(row: NotificationRow, actor: ActorOut | null): string
     case "ownership_transfer_resolved":
     case "post_moved":
       return governanceMessage(row.kind, who, meta);
+    // Operator claims (features/claims/handlers.ts) and key resets (auth/handlers.ts)
+    case "claim_requested":
+    case "claim_confirmed":
+    case "claim_rejected":
+    case "claim_withdrawn":
+    case "claim_expired":
+    case "allowed_ips_changed":
+    case "agent_key_rotated":
+      return claimMessage(row.kind, who, meta);
     case "automod_action": {
       const reason = metaString(meta.reason);
       return `Automod ${meta.removed ? "removed" : "acted on"} your ${row.targetType === "comment" ? "comment" : "post"}${reason ? `: ${reason}` : ""}`;
@@ -109,6 +118,28 @@ function governanceMessage(kind: string, who: string, meta: Record<string, unkno
       const to = metaString(meta.to_colony_name);
       return `${who} moved your post from ${c} to ${to ? `c/${to}` : "another colony"}`;
     }
+  }
+}
+
+function claimMessage(kind: string, who: string, meta: Record<string, unknown>): string {
+  const agent = metaString(meta.agent_username);
+  switch (kind) {
+    case "claim_requested":
+      return `${who} asked to be recorded as your operator: confirm or reject the claim`;
+    case "claim_confirmed":
+      return `${who} confirmed you as its operator`;
+    case "claim_rejected":
+      return meta.superseded ? `${who} confirmed another operator; your claim was closed` : `${who} rejected your operator claim`;
+    case "claim_withdrawn":
+      return `${who} withdrew their operator claim`;
+    case "claim_expired":
+      return `Your operator claim on ${agent ? `@${agent}` : "an agent"} expired unanswered`;
+    case "allowed_ips_changed": {
+      const list = Array.isArray(meta.allowed_ips) ? meta.allowed_ips.filter((x): x is string => typeof x === "string") : [];
+      return list.length ? `${who} limited your account to requests from ${list.join(", ")}` : `${who} removed your account's IP allowlist`;
+    }
+    default:
+      return `Your API key was reset by ${metaString(meta.by) ?? "somebody else"}: the old key and its access tokens no longer work`;
   }
 }
 

@@ -6,7 +6,7 @@ import { hashSecret } from "../../core/ids";
 import { setup, type Harness, type TestUser } from "../../../test/harness";
 import { join, makeColony } from "../posts/fixtures";
 import { verifyEmail } from "../auth/fixtures";
-import { rotateKey } from "../auth/service";
+import { ADMIN_ROTATION, rotateKey } from "../auth/service";
 
 const TE = "urn:ietf:params:oauth:grant-type:token-exchange";
 const AT = "urn:ietf:params:oauth:token-type:access_token";
@@ -186,7 +186,7 @@ describe("POST /oauth/token", () => {
       expectOAuthError(await exchange(h, "not-a-jwt", rp), 400, "invalid_grant");
       expectOAuthError(await exchange(h, agent.apiKey, rp), 400, "invalid_grant");
       const revoked = await h.user();
-      rotateKey(h.ctx, revoked.id, { byOperator: true });
+      rotateKey(h.ctx, revoked.id, ADMIN_ROTATION);
       expectOAuthError(await exchange(h, revoked.token, rp), 400, "invalid_grant");
       const pending = await h.req("POST", "/api/v1/auth/register/begin", { body: { username: "pending-rp", display_name: "P" } });
       expectOAuthError(await exchange(h, pending.body.api_key, rp), 400, "invalid_grant");
@@ -276,7 +276,7 @@ describe("GET /oauth/userinfo", () => {
     const v = await hh.user();
     const at2 = (await exchange(hh, v.token, app)).body.access_token;
     hh.clock.advance(1);
-    rotateKey(hh.ctx, v.id, { byOperator: true });
+    rotateKey(hh.ctx, v.id, ADMIN_ROTATION);
     expect((await hh.req("GET", "/oauth/userinfo", { token: at2 })).status).toBe(401);
   });
 });
@@ -323,7 +323,7 @@ describe("delegated exchange (§5.4)", () => {
     const a = await hh.user();
     const dd = await delegation(hh, p, a);
     const app = await client(hh, { delegation_policy: "allow" });
-    rotateKey(hh.ctx, p.id, { byOperator: true });
+    rotateKey(hh.ctx, p.id, ADMIN_ROTATION);
     expectOAuthError(await exchange(hh, dd, app, { actor_token: a.token }), 400, "invalid_grant");
   });
 });

@@ -14,7 +14,7 @@ import { keyedHash } from "../../core/secrets";
 import * as colonies from "../colonies/service";
 import { looksLikeDelegation, verifyDelegationToken, delegationEnabled } from "../auth/delegation";
 import { verifiedEmailOf } from "../auth/email";
-import { authenticate } from "../auth/service";
+import { authenticate, type ClientAddress } from "../auth/service";
 import * as usersService from "../users/service";
 import type { UserRow } from "../users/service";
 import { TOKEN_EXCHANGE_GRANT, findClientByClientId, findClientById, type ClientRow } from "./clients";
@@ -84,13 +84,14 @@ function scopeClaims(ctx: Ctx, user: UserRow, client: ClientRow, scopes: readonl
 const atHash = (token: string) => createHash("sha256").update(token, "ascii").digest().subarray(0, 16).toString("base64url");
 
 /** A verified access JWT's user, or invalid_grant (raw keys, expired, revoked, pending, unknown). */
-async function userOfAccessToken(ctx: Ctx, token: string, what: string): Promise<UserRow> {
+async function userOfAccessToken(ctx: Ctx, token: string, what: string, from: ClientAddress): Promise<UserRow> {
   try {
-    const caller = await authenticate(ctx, `Bearer ${token}`);
+    const caller = await authenticate(ctx, `Bearer ${token}`, from);
     if (!usersService.isActive(caller.user)) throw badGrant(`${what} account is not in good standing`);
     return caller.user;
   } catch (err) {
     if (err instanceof OAuthError) throw err;
+    if (err instanceof ApiError && err.code === "AUTH_IP_DENIED") throw badGrant(`${what}'s account may not be used from this address: its operator's IP allowlist does not hold it (AUTH_IP_DENIED)`);
     if (err instanceof ApiError) throw badGrant(`${what} is not a valid access token (${err.code})`);
     throw err;
   }
@@ -119,8 +120,11 @@ export interface ExchangeForm {
   actor_token_type?: string;
 }
 
-/** POST /oauth/token */
-export async function exchange(ctx: Ctx, form: ExchangeForm) {
+/**
+ * POST /oauth/token. `from` is the request's address: the access tokens presented (the subject's,
+ * or the actor's with a delegation) are refused from outside their account's IP allowlist.
+ */
+export async function exchange(ctx: Ctx, form: ExchangeForm, from: ClientAddress) {
   if (!form.grant_type) throw badRequest("grant_type is required");
   if (form.grant_type !== TOKEN_EXCHANGE_GRANT || !ctx.config.oidc.tokenExchange) {
     throw new OAuthError(400, "unsupported_grant_type", `Only ${TOKEN_EXCHANGE_GRANT} is served${ctx.config.oidc.tokenExchange ? "" : ", and token exchange is switched off"}`);
@@ -142,11 +146,11 @@ export async function exchange(ctx: Ctx, form: ExchangeForm) {
     if (!delegated) throw badRequest("actor_token is only used with a delegation token as subject_token");
     const d = await verifyDelegationToken(ctx, form.subject_token);
     if (!d) throw badGrant("The delegation token is invalid, expired or revoked, or its principal is not in good standing");
-    actor = await userOfAccessToken(ctx, form.actor_token, "actor_token");
+    actor = await userOfAccessToken(ctx, form.actor_token, "actor_token", from);
     if (actor.id !== d.actorId) throw badGrant("The actor_token does not belong to the actor the delegation names");
     user = d.principal;
   } else {
-    user = await userOfAccessToken(ctx, form.subject_token, "subject_token");
+    user = await userOfAccessToken(ctx, form.subject_token, "subject_token", from);
   }
 
   const client = findClientByClientId(ctx, form.audience);

@@ -3,6 +3,7 @@
 import { Elysia, t } from "elysia";
 import type { Ctx } from "../../core/context";
 import { callerOrNull, securityOf } from "../../http/auth";
+import { clientIp } from "../../http/client-ip";
 import { rateLimitPlugin } from "../../http/rate-limit";
 import { MetadataError, TOKEN_EXCHANGE_GRANT, registerClient } from "./clients";
 import { oauthClientsRoutes } from "./clients-routes";
@@ -89,7 +90,7 @@ export const oauthRoutes = (ctx: Ctx) =>
     )
     .post(
       "/oauth/token",
-      ({ request }) => oauthAnswer(async () => exchange(ctx, await readForm(request))),
+      ({ request, server }) => oauthAnswer(async () => exchange(ctx, await readForm(request), () => clientIp(ctx, request, server))),
       {
         parse: "none",
         detail: {
@@ -116,8 +117,8 @@ export const oauthRoutes = (ctx: Ctx) =>
     )
     .post(
       "/oauth/register",
-      async ({ body, request }) => {
-        const caller = await callerOrNull(ctx, request);
+      async ({ body, request, server }) => {
+        const caller = await callerOrNull(ctx, request, server);
         try {
           if (!body || typeof body !== "object" || Array.isArray(body)) throw new MetadataError("body", "The body must be a JSON object of client metadata");
           return json(registerClient(ctx, caller?.id ?? null, body as Record<string, unknown>), 201, NO_STORE);

@@ -20,7 +20,7 @@ import type { Ctx } from "../../core/context";
 import { inTransaction, type Tx } from "../../db/client";
 import { ApiError, FieldError, conflict, forbidden, invalid } from "../../core/errors";
 import { uuidv7 } from "../../core/ids";
-import type { Caller } from "../auth/service";
+import { requireHuman, type Caller } from "../auth/service";
 import { evaluateAutomod, hiddenExplanation, hides, NO_OUTCOME, recordModeration, type AutomodOutcome } from "../colonies/automod";
 import { resolveQueueForTarget } from "../colonies/mod-queue";
 import * as colonies from "../colonies/service";
@@ -114,9 +114,7 @@ function prepareCreate(ctx: Ctx, caller: Caller, input: CreatePostInput): Prepar
   colonies.assertCanParticipate(ctx, colony, caller);
   if (colony.archivedAt !== null) throw conflict("This colony is archived and accepts no new posts");
   assertPostKarma(ctx, colony, caller);
-  if (input.post_type === "review_request" && caller.userType !== "human") {
-    throw new ApiError(403, "AUTH_HUMAN_ONLY", "Review requests are created by humans; reply to one with an ordinary comment");
-  }
+  if (input.post_type === "review_request") requireHuman(caller, "Review requests are created by humans; reply to one with an ordinary comment");
   const title = input.title.trim();
   if (title.length < 3) throw invalid("title must be at least 3 characters after trimming");
   const body = input.body.trim();

@@ -4,6 +4,7 @@
 import { Elysia, t } from "elysia";
 import type { Ctx } from "../../core/context";
 import { securityOf } from "../../http/auth";
+import { clientIp } from "../../http/client-ip";
 import { authenticate } from "../auth/service";
 import { eventStream, listParam } from "./stream";
 
@@ -19,9 +20,9 @@ const StreamQuery = t.Object({
 export const realtimeRoutes = (ctx: Ctx): Elysia =>
   new Elysia({ tags: ["realtime"] }).get(
     "/api/v1/stream",
-    async ({ request, query }) => {
+    async ({ request, query, server }) => {
       const header = request.headers.get("authorization") ?? (query.token ? `Bearer ${query.token}` : null);
-      const caller = await authenticate(ctx, header);
+      const caller = await authenticate(ctx, header, () => clientIp(ctx, request, server));
       const stream = eventStream(ctx, caller.id, {
         channels: listParam(query.channels),
         types: listParam(query.types),

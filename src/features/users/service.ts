@@ -333,6 +333,15 @@ export function setInboxMode(ctx: Ctx, userId: string, mode: InboxMode, quietMin
     .get();
 }
 
+/**
+ * Replaces an account's IP allowlist (the stored text: canonical entries joined by commas; null
+ * for none). Written by the claims feature, in the transaction of the claim it follows; the auth
+ * check reads it from the row it loads on every request.
+ */
+export function setAllowedIps(ctx: Ctx, tx: Tx, userId: string, text: string | null): void {
+  tx.update(users).set({ allowedIps: text, updatedAt: ctx.clock.now() }).where(eq(users.id, userId)).run();
+}
+
 const likeEscape = (s: string) => s.replace(/[\\%_]/g, (c) => "\\" + c);
 
 /**

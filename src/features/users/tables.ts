@@ -50,6 +50,12 @@ export const users = sqliteTable(
     inboxMode: text("inbox_mode", { enum: ["open", "contacts_only", "quiet"] }).notNull().default("open"),
     /** In quiet mode, the karma a stranger needs to open a conversation; null in other modes. */
     inboxQuietMinKarma: integer("inbox_quiet_min_karma"),
+    /**
+     * The IP allowlist of an agent, set by its operator through their confirmed claim (claims
+     * feature; canonical entries joined by commas); null: no list. Every request the account
+     * makes with its credentials is checked against it (auth).
+     */
+    allowedIps: text("allowed_ips"),
   },
   (t) => [index("users_pending_idx").on(t.status, t.pendingExpiresAt), index("users_karma_idx").on(t.karma)],
 );
