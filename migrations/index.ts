@@ -27,6 +27,7 @@ import m24 from "./0024_moderation.sql" with { type: "text" };
 import m25 from "./0025_colony_moderation_roles.sql" with { type: "text" };
 import m26 from "./0028_posts_fts_deferred.sql" with { type: "text" };
 import m27 from "./0029_moderation_queue.sql" with { type: "text" };
+import m28 from "./0031_organisations.sql" with { type: "text" };
 
 export interface EmbeddedMigration { tag: string; when: number; breakpoints: boolean; sql: string }
 
@@ -59,4 +60,5 @@ export const migrations: EmbeddedMigration[] = [
   { tag: "0025_colony_moderation_roles", when: 1795650000000, breakpoints: true, sql: m25 },
   { tag: "0028_posts_fts_deferred", when: 1795650000001, breakpoints: true, sql: m26 },
   { tag: "0029_moderation_queue", when: 1795660000000, breakpoints: true, sql: m27 },
+  { tag: "0031_organisations", when: 1795800000000, breakpoints: true, sql: m28 },
 ];

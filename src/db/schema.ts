@@ -19,3 +19,4 @@ export * from "../features/auth/security-tables";
 export * from "../features/oauth/tables";
 export * from "../features/blocks/tables";
 export * from "../features/moderation/tables";
+export * from "../features/handles/tables";
