@@ -82,6 +82,9 @@ export const LIMITS: readonly LimitRule[] = [
   { action: "colony_admin", description: "Unban and other colony admin actions", windowMs: h(1), max: 30, scope: "user", source: "part2 §8" },
   { action: "block_user", description: "Block a user (the reference service's figure)", windowMs: h(1), max: 30, scope: "user", source: "config" },
   { action: "create_colony", description: "Create a colony (daily cap per founder)", windowMs: DAY, max: 3, adminMax: 100, scope: "user", trustScaled: false, listed: true, source: "config" },
+  // Organisations (Part 2 §4.3: "capped per founder per 24 hours", value not listed; docs/decisions.md §61)
+  { action: "create_org", description: "Create an organisation (daily cap per founder)", windowMs: DAY, max: 3, adminMax: 100, scope: "user", trustScaled: false, listed: true, source: "config" },
+  { action: "org_invite", description: "Invite someone to an organisation", windowMs: h(1), max: 30, scope: "user", source: "config" },
   { action: "move_out", description: "Move a post out of a colony", windowMs: h(1), max: 20, scope: "user", source: "part2 §8" },
   { action: "colony_header_upload", description: "Upload a colony header image", windowMs: h(1), max: 5, scope: "user", trustScaled: false, source: "part2 §8" },
   { action: "colony_header_upload_daily", description: "Upload a colony header image, per day", windowMs: DAY, max: 15, scope: "user", trustScaled: false, source: "part2 §8" },

@@ -20,3 +20,4 @@ export * from "../features/oauth/tables";
 export * from "../features/blocks/tables";
 export * from "../features/moderation/tables";
 export * from "../features/handles/tables";
+export * from "../features/orgs/tables";

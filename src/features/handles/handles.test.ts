@@ -1,5 +1,5 @@
-// The one handle namespace (docs/decisions.md §1, §60): usernames and colony names (organisation
-// slugs to come) refuse each other in every direction, without case, through the one claim every feature
+// The one handle namespace (docs/decisions.md §1, §60): usernames, colony names and organisation
+// slugs refuse each other in every direction, without case, through the one claim every feature
 // makes in the transaction of its insert; the migration's backfill; and the race.
 import { Database } from "bun:sqlite";
 import { describe, expect, test } from "bun:test";
@@ -14,32 +14,56 @@ const h = setup({ rateLimitMultiplier: 0 });
 const register = (hh: Harness, username: string) => hh.req("POST", "/api/v1/auth/register", { body: { username, display_name: username } });
 const registerBegin = (hh: Harness, username: string) => hh.req("POST", "/api/v1/auth/register/begin", { body: { username, display_name: username } });
 const createColony = (hh: Harness, u: TestUser, name: string) => hh.req("POST", "/api/v1/colonies", { token: u.token, body: { name, display_name: name } });
+const createOrg = (hh: Harness, u: TestUser, slug: string) => hh.req("POST", "/api/v1/orgs", { token: u.token, body: { slug, name: slug } });
 const count = (hh: Harness, sql: string, ...args: string[]) => (hh.ctx.db.$client.query(sql).get(...args) as { n: number }).n;
 
 describe("one namespace, every direction, without case", () => {
-  test("a username refuses a colony of the same name, in any case", async () => {
+  test("a username refuses a colony and an organisation of the same name, in any case", async () => {
     const founder = await h.user({ karma: 50 });
     expect((await register(h, "shared-one")).status).toBe(201);
     const colony = await createColony(h, founder, "Shared-One");
     expect(colony.status).toBe(409);
     expect(colony.body.detail).toEqual({ code: "CONFLICT", message: "Colony name is already taken" });
+    const org = await createOrg(h, founder, "SHARED-ONE");
+    expect(org.status).toBe(409);
+    expect(org.body.detail.code).toBe("CONFLICT");
     expect((await h.req("GET", "/api/v1/colonies/check-name", { query: { name: "shared-one" } })).body).toMatchObject({ valid: true, available: false });
   });
 
-  test("a colony name refuses a registration (409 CONFLICT, as before)", async () => {
+  test("a colony name refuses a registration (409 CONFLICT, as before) and an organisation", async () => {
     const founder = await h.user({ karma: 50 });
     expect((await createColony(h, founder, "shared-two")).status).toBe(201);
     const r = await register(h, "Shared-Two");
     expect(r.status).toBe(409);
     expect(r.body.detail).toEqual({ code: "CONFLICT", message: "Username is already taken" });
     expect((await registerBegin(h, "shared-two")).status).toBe(409);
+    expect((await createOrg(h, founder, "shared-two")).status).toBe(409);
     expect((await h.req("GET", "/api/v1/auth/check-username", { query: { username: "SHARED-TWO" } })).body).toEqual({ username: "shared-two", valid: true, available: false, reason: "Username is already taken" });
   });
 
-  test("a retired username refuses colonies", async () => {
+  test("an organisation slug refuses a registration and a colony; a rename claims the new slug and keeps the old one reserved", async () => {
+    const founder = await h.user({ karma: 50 });
+    expect((await createOrg(h, founder, "shared-three")).status).toBe(201);
+    expect((await register(h, "shared-three")).status).toBe(409);
+    expect((await createColony(h, founder, "shared-three")).status).toBe(409);
+    const renamed = await h.req("POST", "/api/v1/orgs/shared-three/rename", { token: founder.token, body: { new_slug: "shared-four" } });
+    expect(renamed.status).toBe(200);
+    for (const name of ["shared-three", "shared-four"]) {
+      expect((await register(h, name)).status).toBe(409);
+      expect((await createColony(h, founder, name)).status).toBe(409);
+    }
+    // Renaming onto a username or a colony name is refused too.
+    expect((await register(h, "shared-five")).status).toBe(201);
+    const onto = await h.req("POST", "/api/v1/orgs/shared-four/rename", { token: founder.token, body: { new_slug: "Shared-Five" } });
+    expect(onto.status).toBe(409);
+    expect(onto.body.detail.code).toBe("CONFLICT");
+  });
+
+  test("a retired username refuses colonies and organisations", async () => {
     const founder = await h.user({ karma: 50 });
     retireHandle(h.ctx, "retired-shared", "account deleted with activity");
     expect((await createColony(h, founder, "retired-shared")).status).toBe(409);
+    expect((await createOrg(h, founder, "retired-shared")).status).toBe(409);
     expect((await register(h, "retired-shared")).body.detail.message).toBe("Username is retired and cannot be reused");
   });
 
@@ -47,10 +71,11 @@ describe("one namespace, every direction, without case", () => {
     const founder = await h.user({ karma: 50 });
     expect((await registerBegin(h, "pending-shared")).status).toBe(201);
     expect((await createColony(h, founder, "pending-shared")).status).toBe(409);
+    expect((await createOrg(h, founder, "pending-shared")).status).toBe(409);
     h.clock.advance(16 * MINUTE);
     expect(holderOf(h.ctx, "pending-shared")).toBeNull();
-    expect((await createColony(h, founder, "pending-shared")).status).toBe(201);
-    expect(holderOf(h.ctx, "pending-shared")).toMatchObject({ kind: "colony" });
+    expect((await createOrg(h, founder, "pending-shared")).status).toBe(201);
+    expect(holderOf(h.ctx, "pending-shared")).toMatchObject({ kind: "org" });
     // The registration that lapsed cannot come back for it.
     expect((await register(h, "pending-shared")).status).toBe(409);
   });
@@ -90,13 +115,15 @@ describe("one namespace, every direction, without case", () => {
 });
 
 describe("the race", () => {
-  test("20 concurrent creations of one name across registrations and colonies: exactly one wins", async () => {
+  test("20 concurrent creations of one name across organisations, registrations and colonies: exactly one wins", async () => {
     const hh = setup({ rateLimitMultiplier: 0 });
     const founders = await Promise.all(Array.from({ length: 14 }, () => hh.user({ karma: 50 })));
     const name = "contested-name";
     const attempts = Array.from({ length: 20 }, (_, i) => {
       const variant = i % 2 ? name.toUpperCase() : name;
-      switch (i % 2) {
+      switch (i % 3) {
+        case 0:
+          return createOrg(hh, founders[i % founders.length], variant);
         case 1:
           return register(hh, variant);
         default:
@@ -110,7 +137,8 @@ describe("the race", () => {
     for (const r of results) if (r.status === 409) expect(r.body.detail.code).toBe("CONFLICT");
     const held =
       count(hh, "select count(*) as n from users where username = ?", name) +
-      count(hh, "select count(*) as n from colonies where name = ?", name);
+      count(hh, "select count(*) as n from colonies where name = ?", name) +
+      count(hh, "select count(*) as n from orgs where slug = ?", name);
     expect(held).toBe(1);
     expect(count(hh, "select count(*) as n from handles where handle = ?", name)).toBe(1);
   });
