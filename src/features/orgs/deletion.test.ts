@@ -84,6 +84,7 @@ describe("the cooling-off and the job", () => {
     const id = await idOf(c.slug, c.owner);
     const invitee = await h.user();
     await api.invite(c.slug, c.owner, invitee.username);
+    await api.req("POST", `/${c.slug}/resources`, c.owner.token, { identifier: `https://api.${c.slug}.example.com` });
     await api.req("POST", `/${c.slug}/domain`, c.owner.token, { domain: `${c.slug}.example.com`, method: "dns_txt" });
     await api.req("POST", `/${c.slug}/deletion`, c.owner.token, {});
     await advance(7 * DAY - MINUTE, c.owner, c.member);
@@ -93,7 +94,7 @@ describe("the cooling-off and the job", () => {
     expect(await h.ctx.jobs.runDue()).toBeGreaterThan(0);
     await refused(h, () => api.req("GET", `/${c.slug}`, c.member.token), 404, "NOT_FOUND");
     expect((await api.req("GET", "", c.member.token)).body).toEqual([]);
-    for (const table of ["org_members", "org_invitations", "org_domain_challenges"]) expect([table, count(table, id)]).toEqual([table, 0]);
+    for (const table of ["org_members", "org_invitations", "org_resources", "org_domain_challenges", "org_delegation_grants"]) expect([table, count(table, id)]).toEqual([table, 0]);
     expect(holderOf(h.ctx, c.slug)).toEqual({ kind: "retired", ownerId: id });
     const other = await h.user({ karma: 10 });
     await refused(h, () => api.create(other, { slug: c.slug, name: "Again" }), 409, "CONFLICT");

@@ -1,12 +1,28 @@
-// An organisation's identity routes (spec Part 2 §4.3): domain verification. Admins and owners
+// An organisation's identity routes (spec Part 2 §4.3): domain verification, resource servers
+// (RFC 8707 audiences) and delegation grants (RFC 8693 on-behalf-of policy). Admins and owners
 // act; site admins read.
 import { Elysia, t } from "elysia";
 import type { Ctx } from "../../core/context";
 import { authPlugin } from "../../http/auth";
 import { rateLimitPlugin } from "../../http/rate-limit";
 import { ErrorOut } from "../../http/schemas";
+import * as delegation from "./delegation";
 import * as domains from "./domains";
-import { OrgDomainChallengeOut, OrgDomainIn, OrgDomainStartOut, OrgDomainVerifyOut, SlugParams } from "./schemas";
+import {
+  GrantParams,
+  OrgDelegationGrantIn,
+  OrgDelegationGrantOut,
+  OrgDomainChallengeOut,
+  OrgDomainIn,
+  OrgDomainStartOut,
+  OrgDomainVerifyOut,
+  OrgGrantRevokedOut,
+  OrgResourceDeletedOut,
+  OrgResourceIn,
+  OrgResourceOut,
+  ResourceParams,
+  SlugParams,
+} from "./schemas";
 import * as orgs from "./service";
 
 const NOT_VISIBLE = "404 NOT_FOUND when there is no such organisation, or it is private and you are neither a member nor invited.";
@@ -55,4 +71,59 @@ export const identityRoutes = (ctx: Ctx) =>
       params: SlugParams,
       response: { 200: t.Array(OrgDomainChallengeOut), 401: ErrorOut, 403: ErrorOut, 404: ErrorOut },
       detail: { summary: "List Org Domain Challenges", description: `The 20 newest challenges with their status (verified, pending or expired), newest first (${READERS}). ${NOT_VISIBLE}` },
+    })
+    .get("/:slug/resources", ({ caller, params }) => delegation.listResources(ctx, caller, params.slug).map(delegation.resourceOut), {
+      auth: "required",
+      params: SlugParams,
+      response: { 200: t.Array(OrgResourceOut), 401: ErrorOut, 403: ErrorOut, 404: ErrorOut },
+      detail: { summary: "List Org Resources", description: `The organisation's registered resource-server audiences, oldest first (${READERS}). ${NOT_VISIBLE}` },
+    })
+    .post("/:slug/resources", ({ caller, params, body, set }) => {
+      set.status = 201;
+      return delegation.resourceOut(delegation.addResource(ctx, caller, params.slug, body));
+    }, {
+      auth: "required",
+      params: SlugParams,
+      body: OrgResourceIn,
+      response: { 201: OrgResourceOut, 400: ErrorOut, 401: ErrorOut, 403: ErrorOut, 404: ErrorOut, 409: ErrorOut },
+      detail: {
+        summary: "Add Org Resource",
+        description:
+          `Register an RFC 8707 resource-server audience: the \`aud\` of the on-behalf-of tokens the organisation's grants allow (${ADMINS}). ` +
+          `400 INVALID_INPUT unless an absolute URI without a fragment; 400 LIMIT_EXCEEDED past ${delegation.MAX_RESOURCES}; 409 CONFLICT when any organisation registered it. ` + NOT_VISIBLE,
+      },
+    })
+    .delete("/:slug/resources/:resource_id", ({ caller, params }) => delegation.removeResource(ctx, caller, params.slug, params.resource_id), {
+      auth: "required",
+      params: ResourceParams,
+      response: { 200: OrgResourceDeletedOut, 401: ErrorOut, 403: ErrorOut, 404: ErrorOut },
+      detail: { summary: "Remove Org Resource", description: `Delete a resource by id and revoke the grants for it (${ADMINS}); idempotent: \`deleted\` says whether this call removed it. ${NOT_VISIBLE}` },
+    })
+    .get("/:slug/delegation-grants", ({ caller, params }) => delegation.listGrants(ctx, caller, params.slug).map(delegation.grantOut), {
+      auth: "required",
+      params: SlugParams,
+      response: { 200: t.Array(OrgDelegationGrantOut), 401: ErrorOut, 403: ErrorOut, 404: ErrorOut },
+      detail: { summary: "List Org Delegation Grants", description: `The organisation's on-behalf-of policy, newest first, revoked grants included (${READERS}). ${NOT_VISIBLE}` },
+    })
+    .post("/:slug/delegation-grants", ({ caller, params, body, set }) => {
+      set.status = 201;
+      return delegation.grantOut(delegation.addGrant(ctx, caller, params.slug, body));
+    }, {
+      auth: "required",
+      params: SlugParams,
+      body: OrgDelegationGrantIn,
+      response: { 201: OrgDelegationGrantOut, 400: ErrorOut, 401: ErrorOut, 403: ErrorOut, 404: ErrorOut },
+      detail: {
+        summary: "Add Org Delegation Grant",
+        description:
+          `Authorise on-behalf-of tokens for one of the organisation's resources (${ADMINS}): the scopes they may carry, the minimum role that may have them minted (default admin) or one member, and their lifetime (default 900 s, clamped to ${delegation.DELEGATION_TTL_CEILING_S}). ` +
+          "A member then exchanges their access token at POST /oauth/token with resource=<identifier>. 400 INVALID_INPUT for a resource the organisation has not registered or a malformed scope; 400 LIMIT_EXCEEDED past 50 active grants; 404 when the member named is not one. " +
+          NOT_VISIBLE,
+      },
+    })
+    .delete("/:slug/delegation-grants/:grant_id", ({ caller, params }) => delegation.revokeGrant(ctx, caller, params.slug, params.grant_id), {
+      auth: "required",
+      params: GrantParams,
+      response: { 200: OrgGrantRevokedOut, 401: ErrorOut, 403: ErrorOut, 404: ErrorOut },
+      detail: { summary: "Remove Org Delegation Grant", description: `Revoke a grant by id (${ADMINS}); idempotent: \`revoked\` says whether this call revoked it. Stops new tokens; issued ones live out their lifetime. ${NOT_VISIBLE}` },
     });
