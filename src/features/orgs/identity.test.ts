@@ -8,7 +8,7 @@ import { describe, expect, test } from "bun:test";
 import { createLocalJWKSet, decodeProtectedHeader, jwtVerify } from "jose";
 import { setup, type Harness, type TestUser } from "../../../test/harness";
 import { MINUTE } from "../../core/clock";
-import { crew, orgApi, refused, ROLES, tokenOf, type Crew, type RoleName } from "./fixtures";
+import { crew, dbState, orgApi, refused, ROLES, tokenOf, type Crew, type RoleName } from "./fixtures";
 
 const TE = "urn:ietf:params:oauth:grant-type:token-exchange";
 const AT = "urn:ietf:params:oauth:token-type:access_token";
@@ -215,9 +215,11 @@ describe("on-behalf-of tokens for an organisation's resource (POST /oauth/token 
   test("refused without a matching grant: a stranger, a role below min_role, a scope outside the grant, a revoked grant, a removed resource", async () => {
     const { c, resource, grant } = await setupGrant({ minRole: "admin" });
     const expectError = async (u: TestUser, error: string, extra: Record<string, string> = {}) => {
+      const before = dbState(h);
       const r = await obo(u, resource, extra);
       expect({ status: r.status, error: r.body.error }).toEqual({ status: 400, error });
       expect(Object.keys(r.body).sort()).toEqual(["error", "error_description"]);
+      expect(dbState(h)).toEqual(before);
     };
     await expectError(c.stranger, "invalid_target");
     await expectError(c.siteAdmin, "invalid_target");
