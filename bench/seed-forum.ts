@@ -183,6 +183,8 @@ const userCreated: number[] = [];
   const ins = db.prepare(
     "insert into users (id, username, display_name, bio, user_type, status, karma, api_key_hash, key_issued_at, created_at, updated_at, last_active_at) values (?, ?, ?, ?, ?, 'active', 0, ?, ?, ?, ?, ?)",
   );
+  // Every name also holds its place in the one handle namespace (features/handles).
+  const handle = db.prepare("insert into handles (handle, kind, owner_id, created_at) values (?, 'user', ?, ?)");
   const times = Array.from({ length: N_USERS }, () => START - 30 * 86_400_000 + Math.floor(rnd() * 80 * 86_400_000)).sort((a, b) => a - b);
   tx(() => {
     for (let i = 0; i < N_USERS; i++) {
@@ -191,6 +193,7 @@ const userCreated: number[] = [];
       const human = rnd() < 0.1;
       const name = `${human ? "human" : "agent"}-${i.toString().padStart(5, "0")}`;
       ins.run(id, name, `${human ? "Human" : "Agent"} ${i}`, rnd() < 0.6 ? `I work on ${pick(SUBJECTS)} and ${pick(SUBJECTS)}.` : null, human ? "human" : "agent", hashSecret(`seed-key-${i}`), at, at, at, NOW - int(0, 7 * 86_400_000));
+      handle.run(name, id, at);
       userIds.push(id);
       userTypes.push(human ? "human" : "agent");
       userCreated.push(at);
@@ -203,6 +206,7 @@ const userCreated: number[] = [];
 const colonyIds: string[] = (db.query("select id from colonies where deleted_at is null order by created_at, name").all() as { id: string }[]).map((r) => r.id);
 {
   const ins = db.prepare("insert into colonies (id, name, display_name, description, community_type, is_default, created_by, settings, created_at, updated_at) values (?, ?, ?, ?, 'public', 0, ?, '{}', ?, ?)");
+  const handle = db.prepare("insert into handles (handle, kind, owner_id, created_at) values (?, 'colony', ?, ?)");
   const mem = db.prepare("insert or ignore into colony_members (colony_id, user_id, role, approved, joined_at, approved_at, updated_at) values (?, ?, ?, 1, ?, ?, ?)");
   let members = 0;
   tx(() => {
@@ -213,6 +217,7 @@ const colonyIds: string[] = (db.query("select id from colonies where deleted_at 
       const subject = SUBJECTS[i % SUBJECTS.length];
       const name = `${subject.replace(/[^a-z0-9]+/gi, "-").replace(/^-|-$/g, "").toLowerCase()}-${i}`;
       ins.run(id, name, subject[0].toUpperCase() + subject.slice(1), `Everything about ${subject}.`, userIds[founder], at, at);
+      handle.run(name, id, at);
       mem.run(id, userIds[founder], "founder_moderator", at, at, at);
       members++;
       colonyIds.push(id);

@@ -48,6 +48,8 @@ import { notificationsRoutes } from "./features/notifications/routes";
 import * as oauth from "./features/oauth/handlers";
 import { identityProviderRoutes } from "./features/oauth/routes";
 import * as polling from "./features/polling/handlers";
+import * as orgs from "./features/orgs/handlers";
+import { orgsRoutes } from "./features/orgs/routes";
 import { pollingRoutes } from "./features/polling/routes";
 import { pollsRoutes } from "./features/polls/routes";
 import * as posts from "./features/posts/handlers";
@@ -85,6 +87,7 @@ const FEATURES: Feature[] = [
   { routes: [avatarsRoutes], register: avatars.register },
   { routes: [coloniesRoutes], register: colonies.register },
   { routes: [governanceRoutes], register: governance.register },
+  { routes: [orgsRoutes], register: orgs.register },
   { routes: [followsRoutes], register: follows.register },
   { routes: [blocksRoutes], register: blocks.register },
   { routes: [notificationsRoutes], register: notifications.register },

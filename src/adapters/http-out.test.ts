@@ -2,15 +2,16 @@
 // resolver (DNS that changes), pinning, no redirects, timeout and the response cap, against a
 // real receiver on 127.0.0.1.
 import { afterAll, describe, expect, test } from "bun:test";
-import { checkOutboundUrl, guardedPost, isBlockedAddress, OutboundUrlError, type Resolver } from "./http-out";
+import { selfSignedCert } from "../../test/tls";
+import { checkOutboundUrl, guardedGet, guardedPost, isBlockedAddress, OutboundUrlError, type Resolver } from "./http-out";
 
-const received: { host: string | null; path: string; body: string }[] = [];
+const received: { host: string | null; path: string; body: string; method?: string }[] = [];
 const server = Bun.serve({
   hostname: "127.0.0.1",
   port: 0,
   async fetch(req) {
     const url = new URL(req.url);
-    received.push({ host: req.headers.get("host"), path: url.pathname, body: await req.text() });
+    received.push({ host: req.headers.get("host"), path: url.pathname, body: await req.text(), method: req.method });
     if (url.pathname === "/redirect") return new Response(null, { status: 302, headers: { location: `${url.origin}/target` } });
     if (url.pathname === "/slow") {
       await Bun.sleep(400);
@@ -123,5 +124,29 @@ describe("guardedPost", () => {
     const r = await post("http://127.0.0.1:1/x");
     expect(r).toMatchObject({ ok: false, status: null });
     expect(r.error).toBeTruthy();
+  });
+});
+
+describe("guardedGet", () => {
+  const tls = selfSignedCert("files.test");
+  const secure = Bun.serve({ hostname: "127.0.0.1", port: 0, tls, fetch: (req) => new Response(`secure ${new URL(req.url).pathname}`) });
+  afterAll(() => secure.stop(true));
+  const resolver: Resolver = async (host) => (host === "files.test" ? ["127.0.0.1"] : []);
+
+  test("gets through the same guard: pinned, capped, no redirect followed, refused without the allowance", async () => {
+    received.length = 0;
+    expect(await guardedGet(`${base}/ok`, { allowPrivate: true, timeoutMs: 2000 })).toMatchObject({ ok: true, status: 200, body: "fine" });
+    expect(received[0]).toMatchObject({ method: "GET", path: "/ok" });
+    expect(await guardedGet(`${base}/redirect`, { allowPrivate: true, timeoutMs: 2000 })).toMatchObject({ ok: false, status: 302 });
+    expect((await guardedGet(`${base}/big`, { allowPrivate: true, timeoutMs: 2000, maxResponseBytes: 100 })).body).toHaveLength(100);
+    expect((await guardedGet(`${base}/ok`, { allowPrivate: false, timeoutMs: 2000 })).error).toContain("refused");
+  });
+
+  test("https: the certificate is checked against the host name; an extra CA is trusted only when given", async () => {
+    const url = `https://files.test:${secure.port}/a`;
+    expect(await guardedGet(url, { allowPrivate: true, resolver, ca: tls.cert, timeoutMs: 2000 })).toMatchObject({ ok: true, body: "secure /a" });
+    expect((await guardedGet(url, { allowPrivate: true, resolver, timeoutMs: 2000 })).status).toBeNull();
+    const wrongName: Resolver = async () => ["127.0.0.1"];
+    expect((await guardedGet(`https://other.test:${secure.port}/a`, { allowPrivate: true, resolver: wrongName, ca: tls.cert, timeoutMs: 2000 })).status).toBeNull();
   });
 });

@@ -1,4 +1,5 @@
-// Outbound HTTP to addresses chosen by users (webhooks): a guarded POST. The URL must be http or
+// Outbound HTTP to addresses chosen by users (webhooks, domain verification): a guarded POST or
+// GET. The URL must be http or
 // https; its host is resolved and every address checked against the SSRF blocklist (loopback,
 // private, CGNAT, link-local incl. cloud metadata, unique-local IPv6, unspecified, multicast,
 // reserved), unless private targets are explicitly allowed (local development, tests). The request
@@ -31,12 +32,21 @@ export interface GuardOptions {
   resolver?: Resolver;
 }
 
-export interface PostOptions extends GuardOptions {
-  headers: Record<string, string>;
-  body: string;
+export interface RequestOptions extends GuardOptions {
+  headers?: Record<string, string>;
   timeoutMs: number;
   /** Bytes of the response body kept (default 4096). */
   maxResponseBytes?: number;
+  /**
+   * Extra certificate authorities (PEM) trusted for https, beside the system's. Tests only: a
+   * local server's self-signed certificate; the host name is still checked against it.
+   */
+  ca?: string;
+}
+
+export interface PostOptions extends RequestOptions {
+  headers: Record<string, string>;
+  body: string;
 }
 
 export interface OutboundResult {
@@ -201,7 +211,16 @@ async function readCapped(res: Response, max: number): Promise<string> {
 }
 
 /** POSTs `body` to `raw` through the guard; never throws (a refusal or failure is in `error`). */
-export async function guardedPost(raw: string, opts: PostOptions): Promise<OutboundResult> {
+export function guardedPost(raw: string, opts: PostOptions): Promise<OutboundResult> {
+  return guardedRequest("POST", raw, opts, opts.body);
+}
+
+/** GETs `raw` through the guard (no redirects followed); never throws (a refusal or failure is in `error`). */
+export function guardedGet(raw: string, opts: RequestOptions): Promise<OutboundResult> {
+  return guardedRequest("GET", raw, opts);
+}
+
+async function guardedRequest(method: "GET" | "POST", raw: string, opts: RequestOptions, body?: string): Promise<OutboundResult> {
   const started = performance.now();
   const done = (r: Omit<OutboundResult, "durationMs">): OutboundResult => ({ ...r, durationMs: Math.round(performance.now() - started) });
   let checked: CheckedUrl;
@@ -214,11 +233,12 @@ export async function guardedPost(raw: string, opts: PostOptions): Promise<Outbo
   const target = new URL(url.href);
   target.hostname = isIP(address) === 6 ? `[${address}]` : address;
   const headers: Record<string, string> = { ...opts.headers, Host: url.host };
-  const init: RequestInit & { tls?: Record<string, unknown> } = { method: "POST", headers, body: opts.body, redirect: "manual" };
+  const init: RequestInit & { tls?: Record<string, unknown> } = { method, headers, body, redirect: "manual" };
   if (url.protocol === "https:" && !isIP(host)) {
     // Connect to the checked address but verify the certificate against the host name.
     init.tls = { serverName: host, checkServerIdentity: (_name: string, cert: Parameters<typeof checkServerIdentity>[1]) => checkServerIdentity(host, cert) };
   }
+  if (url.protocol === "https:" && opts.ca) init.tls = { ...init.tls, ca: opts.ca };
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(), opts.timeoutMs);
   try {

@@ -1,6 +1,7 @@
 // The context every service receives: the database, the clock, configuration and the shared
 // machinery. Built once per process (or per test file) by createContext.
 import type { Config } from "../config";
+import { domainProbe, type DomainProbe } from "../adapters/domain-probe";
 import { CapturingMailer, createMailer, type Mailer } from "../adapters/mail";
 import { openDatabase, type Db } from "../db/client";
 import { migrate } from "../db/migrate";
@@ -31,6 +32,8 @@ export interface Ctx {
   secrets: Secrets;
   log: Logger;
   mail: Mailer;
+  /** DNS TXT lookups and well-known fetches for domain verification (a stub in tests). */
+  domains: DomainProbe;
   /** This context's Prometheus registry (GET /metrics). */
   metrics: Metrics;
 }
@@ -44,6 +47,8 @@ export interface ContextOptions {
   log?: Logger;
   /** Defaults to SMTP or the .eml folder per config; an in-memory database captures mail instead. */
   mail?: Mailer;
+  /** Defaults to the real, guarded probe. */
+  domainProbe?: DomainProbe;
 }
 
 export const databasePath = (config: Config) => join(config.dataDir, "colony.db");
@@ -75,6 +80,7 @@ export function createContext(opts: ContextOptions): Ctx {
     log,
     secrets,
     mail: opts.mail ?? (dbPath === ":memory:" ? new CapturingMailer() : createMailer(config, log, () => clock.now())),
+    domains: opts.domainProbe ?? domainProbe(),
     events: new EventBus(db, clock, log, (type, payload) => (READ_SCOPES[type] as (p: object) => readonly string[])(payload)),
     jobs: new Jobs(db, clock, log),
     limits: new RateLimiter(clock, config.rateLimitMultiplier),

@@ -197,6 +197,23 @@ export interface DomainEvents {
   };
   /** The operator of a confirmed claim set (or, with null, cleared) the agent's IP allowlist. */
   agent_allowed_ips_changed: { claim_id: string; human_id: string; agent_id: string; human_username: string; allowed_ips: string[] | null };
+  // Organisations (spec Part 2 §2.6, §4.3; org_invited, org_removed and org_role_changed are §6.2 webhook events)
+  org_created: { org_id: string; slug: string; owner_id: string };
+  /** An invitation offered; `actor` is the inviter's display name (the reference payload). */
+  org_invited: { org_id: string; org_slug: string; org_name: string; invitation_id: string; invitee_id: string; role: string; actor: string };
+  org_invitation_answered: { org_id: string; org_slug: string; invitation_id: string; invitee_id: string; invited_by: string; role: string; status: "accepted" | "declined" };
+  org_member_left: { org_id: string; slug: string; user_id: string };
+  /** A member removed by an admin or owner (told to them). */
+  org_removed: { org_id: string; org_slug: string; org_name: string; user_id: string; role: string; actor: string };
+  /** A member's role changed, by an owner or an ownership transfer (told to them). */
+  org_role_changed: { org_id: string; org_slug: string; org_name: string; user_id: string; new_role: string; previous_role: string; actor: string; transfer: boolean };
+  org_renamed: { org_id: string; slug: string; previous_slug: string };
+  org_disclosure_changed: { org_id: string; slug: string; mode: string; previous_mode: string };
+  org_deletion_scheduled: { org_id: string; slug: string; delete_at: string };
+  org_deletion_cancelled: { org_id: string; slug: string };
+  /** The organisation is gone with its members, invitations, challenges, resources and grants. */
+  org_deleted: { org_id: string; slug: string; member_ids: string[]; reason: string | null };
+  org_domain_verified: { org_id: string; slug: string; domain: string; method: string };
 
   // Messages
   direct_message: {
@@ -324,6 +341,18 @@ export const READ_SCOPES: { [K in EventName]: (payload: DomainEvents[K]) => read
   agent_claim_requested: () => NONE,
   operator_claim_resolved: () => NONE,
   agent_allowed_ips_changed: () => NONE,
+  org_created: () => NONE,
+  org_invited: () => NONE,
+  org_invitation_answered: () => NONE,
+  org_member_left: () => NONE,
+  org_removed: () => NONE,
+  org_role_changed: () => NONE,
+  org_renamed: () => NONE,
+  org_disclosure_changed: () => NONE,
+  org_deletion_scheduled: () => NONE,
+  org_deletion_cancelled: () => NONE,
+  org_deleted: () => NONE,
+  org_domain_verified: () => NONE,
   direct_message: () => NONE,
   messages_read: () => NONE,
   message_reaction: () => NONE,

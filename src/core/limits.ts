@@ -83,6 +83,11 @@ export const LIMITS: readonly LimitRule[] = [
   { action: "bookmark", description: "Bookmark or unbookmark a post (the reference service's figure)", windowMs: h(1), max: 120, scope: "user", source: "config" },
   { action: "block_user", description: "Block a user (the reference service's figure)", windowMs: h(1), max: 30, scope: "user", source: "config" },
   { action: "create_colony", description: "Create a colony (daily cap per founder)", windowMs: DAY, max: 3, adminMax: 100, scope: "user", trustScaled: false, listed: true, source: "config" },
+  // Organisations (Part 2 §4.3: "capped per founder per 24 hours", value not listed; docs/decisions.md §58)
+  { action: "create_org", description: "Create an organisation (daily cap per founder)", windowMs: DAY, max: 3, adminMax: 100, scope: "user", trustScaled: false, listed: true, source: "config" },
+  { action: "org_invite", description: "Invite someone to an organisation", windowMs: h(1), max: 30, scope: "user", source: "config" },
+  { action: "org_domain", description: "Start an organisation domain challenge", windowMs: h(1), max: 10, scope: "user", trustScaled: false, source: "config" },
+  { action: "org_domain_verify", description: "Check an organisation domain challenge (each looks the domain up)", windowMs: h(1), max: 20, scope: "user", trustScaled: false, source: "config" },
   { action: "move_out", description: "Move a post out of a colony", windowMs: h(1), max: 20, scope: "user", source: "part2 §8" },
   { action: "colony_header_upload", description: "Upload a colony header image", windowMs: h(1), max: 5, scope: "user", trustScaled: false, source: "part2 §8" },
   { action: "colony_header_upload_daily", description: "Upload a colony header image, per day", windowMs: DAY, max: 15, scope: "user", trustScaled: false, source: "part2 §8" },

@@ -22,3 +22,5 @@ export * from "../features/moderation/tables";
 export * from "../features/bookmarks/tables";
 export * from "../features/polling/tables";
 export * from "../features/claims/tables";
+export * from "../features/handles/tables";
+export * from "../features/orgs/tables";

@@ -54,6 +54,7 @@ export const TAGS: Record<string, string> = {
   avatars: "Avatar images: previews and the public image addresses.",
   agents: "Polling for what changed: deltas, waiting conversations and cold-message budgets.",
   colonies: "Colonies (sub-communities), their membership and moderation of who may join.",
+  organisations: "Organisations: identity groups with members, a verified domain, resource servers and delegation grants.",
   posts: "Posts: writing, editing, scheduling, listing and reading in context.",
   comments: "Threaded comments on posts.",
   votes: "Up- and downvotes on posts and comments, and the karma they move.",

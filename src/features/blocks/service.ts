@@ -99,6 +99,8 @@ const NEVER_SUPPRESSED = new Set([
   "allowed_ips_changed",
   "ownership_transfer_proposed",
   "ownership_transfer_resolved",
+  "org_removed",
+  "org_role_changed",
 ]);
 
 /** Whether a notification or webhook event `kind` by `actorId` to `recipientId` is silenced by a block. */

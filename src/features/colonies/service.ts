@@ -12,6 +12,7 @@ import type { Db, Tx } from "../../db/client";
 import type { Page } from "../../core/paging";
 import type { Caller } from "../auth/service";
 import * as users from "../users/service";
+import * as handles from "../handles/service";
 import type { UserRow } from "../users/service";
 import { recordModAction } from "./audit";
 import { moderatorExited } from "./moderator-exits";
@@ -73,11 +74,13 @@ export function nameProblem(name: string): string | null {
   return null;
 }
 
-/** Why a well-formed name cannot be taken, or null. A soft-deleted colony keeps its name. */
+/**
+ * Why a well-formed name cannot be taken, or null. A soft-deleted colony keeps its name; the
+ * handle space is shared with usernames and organisation slugs (docs/decisions.md §1, §57).
+ */
 export function nameUnavailableReason(ctx: Ctx, name: string): string | null {
   if (RESERVED_COLONY_NAMES.has(name)) return "Colony name is reserved";
-  const taken = ctx.db.select({ id: colonies.id }).from(colonies).where(eq(colonies.name, name)).get();
-  return taken ? "Colony name is already taken" : null;
+  return handles.holderOf(ctx, name) ? "Colony name is already taken" : null;
 }
 
 /** Whether a handle is held by a colony (for features that share the handle space, docs/decisions.md §1). */
@@ -336,10 +339,13 @@ export function createColony(ctx: Ctx, caller: Actor, input: CreateColonyInput):
   const communityType = input.community_type ?? "public";
   try {
     return ctx.db.transaction((tx) => {
+      const id = uuidv7(now);
+      // The claim in this transaction is what two concurrent creations of the name race for.
+      handles.claimHandle(ctx, tx, name, { kind: "colony", id });
       const colony = tx
         .insert(colonies)
         .values({
-          id: uuidv7(now),
+          id,
           name,
           displayName,
           description: input.description?.trim() || null,
@@ -364,7 +370,7 @@ export function createColony(ctx: Ctx, caller: Actor, input: CreateColonyInput):
       return colony;
     });
   } catch (err) {
-    if (isUniqueViolation(err)) throw conflict("Colony name is already taken");
+    if (err instanceof handles.HandleTaken || isUniqueViolation(err)) throw conflict("Colony name is already taken");
     throw err;
   }
 }

@@ -33,6 +33,11 @@ const colonyOf = (meta: Record<string, unknown>) => {
   return name ? `c/${name}` : "a colony";
 };
 
+const orgOf = (meta: Record<string, unknown>) => {
+  const name = metaString(meta.org_name) ?? metaString(meta.org_slug);
+  return name ?? "an organisation";
+};
+
 /** The display sentence. Not a parsing surface: clients attribute on actor.id and branch on kind. */
 export function messageFor(row: NotificationRow, actor: ActorOut | null): string {
   const who = actor ? `@${actor.username}` : "Someone";
@@ -88,6 +93,16 @@ export function messageFor(row: NotificationRow, actor: ActorOut | null): string
     case "allowed_ips_changed":
     case "agent_key_rotated":
       return claimMessage(row.kind, who, meta);
+    // Organisations (features/orgs/handlers.ts)
+    case "org_invited":
+      return `${who} invited you to join ${orgOf(meta)}${metaString(meta.role) && meta.role !== "member" ? ` as ${meta.role}` : ""}`;
+    case "org_removed":
+      return `${who} removed you from ${orgOf(meta)}`;
+    case "org_role_changed": {
+      if (meta.transfer) return `${who} handed ${orgOf(meta)} over to you: you are now an owner`;
+      const role = metaString(meta.new_role) ?? "member";
+      return `${who} made you ${role === "member" ? "a member" : `an ${role}`} of ${orgOf(meta)}`;
+    }
     case "automod_action": {
       const reason = metaString(meta.reason);
       return `Automod ${meta.removed ? "removed" : "acted on"} your ${row.targetType === "comment" ? "comment" : "post"}${reason ? `: ${reason}` : ""}`;

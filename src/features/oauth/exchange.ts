@@ -9,9 +9,11 @@ import { changes } from "../../db/client";
 import { SignJWT } from "jose";
 import type { Ctx } from "../../core/context";
 import { ApiError } from "../../core/errors";
-import { hashSecret, randomBase62 } from "../../core/ids";
+import { hashSecret, randomBase62, uuidv7 } from "../../core/ids";
 import { keyedHash } from "../../core/secrets";
 import * as colonies from "../colonies/service";
+import { disclosedOrgs } from "../orgs/claims";
+import { delegationFor } from "../orgs/delegation";
 import { looksLikeDelegation, verifyDelegationToken, delegationEnabled } from "../auth/delegation";
 import { verifiedEmailOf } from "../auth/email";
 import { authenticate, type ClientAddress } from "../auth/service";
@@ -76,6 +78,8 @@ function scopeClaims(ctx: Ctx, user: UserRow, client: ClientRow, scopes: readonl
   }
   if (scopes.includes("service:karma")) c.service_karma = user.karma;
   if (scopes.includes("service:memberships")) c.service_memberships = colonies.approvedMemberships(ctx, user.id).map((m) => ({ id: m.id, name: m.name, role: m.role }));
+  // Only organisations whose disclosure mode and the member's own visibility both allow it (Part 2 §2.6).
+  if (scopes.includes("service:orgs")) c.service_orgs = disclosedOrgs(ctx, user.id, client.clientId);
   if (actorId) c.act = { sub: subjectFor(ctx, client, actorId) };
   return c;
 }
@@ -114,6 +118,8 @@ export interface ExchangeForm {
   subject_token?: string;
   subject_token_type?: string;
   audience?: string;
+  /** RFC 8707: an organisation's registered resource, for an on-behalf-of token (docs/decisions.md §65). */
+  resource?: string;
   scope?: string;
   requested_token_type?: string;
   actor_token?: string;
@@ -130,6 +136,7 @@ export async function exchange(ctx: Ctx, form: ExchangeForm, from: ClientAddress
     throw new OAuthError(400, "unsupported_grant_type", `Only ${TOKEN_EXCHANGE_GRANT} is served${ctx.config.oidc.tokenExchange ? "" : ", and token exchange is switched off"}`);
   }
   if (!form.subject_token) throw badRequest("subject_token is required");
+  if (form.resource !== undefined) return exchangeForResource(ctx, form, form.subject_token, form.resource);
   if (!form.audience) throw badRequest("audience is required (the client_id of the application)");
   if (form.subject_token_type && form.subject_token_type !== ACCESS_TOKEN_TYPE && form.subject_token_type !== JWT_TOKEN_TYPE) {
     throw badRequest(`subject_token_type must be ${ACCESS_TOKEN_TYPE}`);
@@ -202,6 +209,48 @@ export async function exchange(ctx: Ctx, form: ExchangeForm, from: ClientAddress
     scope,
     id_token: idToken,
   };
+}
+
+/**
+ * The on-behalf-of exchange for an organisation's resource (RFC 8693 with an RFC 8707 resource;
+ * docs/decisions.md §65): a member presents their own access token and gets an RS256 access token
+ * for the resource with sub = the organisation and act = {sub: the member}, only under an active
+ * delegation grant of the organisation (orgs/delegation.ts decides) and for at most its lifetime.
+ */
+async function exchangeForResource(ctx: Ctx, form: ExchangeForm, subjectToken: string, resource: string) {
+  if (!delegationEnabled(ctx)) throw badRequest("Delegated token exchange is not available on this server");
+  if (form.actor_token || looksLikeDelegation(subjectToken)) throw badRequest("A resource exchange takes your own access token as subject_token, without actor_token");
+  if (form.audience && form.audience !== resource) throw badTarget("audience and resource name different targets; send resource alone");
+  if (form.subject_token_type && form.subject_token_type !== ACCESS_TOKEN_TYPE && form.subject_token_type !== JWT_TOKEN_TYPE) throw badRequest(`subject_token_type must be ${ACCESS_TOKEN_TYPE}`);
+  const member = await userOfAccessToken(ctx, subjectToken, "subject_token");
+  const requested = [...new Set((form.scope ?? "").split(/\s+/).filter(Boolean))];
+  const decision = delegationFor(ctx, member.id, resource, requested);
+  if (!decision.ok) throw new OAuthError(400, decision.error, decision.reason);
+  try {
+    ctx.limits.consume(["token_exchange_subject"], { userId: member.id });
+    ctx.limits.consume(["token_exchange_audience"], {}, resource);
+  } catch (err) {
+    if (err instanceof ApiError && err.status === 429) {
+      throw new OAuthError(429, "temporarily_unavailable", "Too many token exchanges; retry later", { "retry-after": err.headers["Retry-After"] ?? "60" });
+    }
+    throw err;
+  }
+  const { org, role, grant, scopes, ttlSeconds } = decision;
+  const now = ctx.clock.now();
+  const iat = Math.floor(now / 1000);
+  const key = await signingKey(ctx);
+  const scope = scopes.join(" ");
+  const accessToken = await new SignJWT({ scope, act: { sub: member.id }, org: { id: org.id, slug: org.slug, name: org.name, verified_domain: org.verifiedDomain, role }, grant_id: grant.id })
+    .setProtectedHeader({ alg: "RS256", kid: key.kid, typ: "at+jwt" })
+    .setIssuer(ctx.config.publicUrl)
+    .setSubject(org.id)
+    .setAudience(resource)
+    .setJti(uuidv7(now))
+    .setIssuedAt(iat)
+    .setExpirationTime(iat + ttlSeconds)
+    .sign(key.privateKey);
+  ctx.log.info("on-behalf-of token issued", { org_id: org.id, member_id: member.id, resource, grant_id: grant.id, scope });
+  return { access_token: accessToken, issued_token_type: ACCESS_TOKEN_TYPE, token_type: "Bearer" as const, expires_in: ttlSeconds, scope };
 }
 
 const invalidToken = (description: string) => new OAuthError(401, "invalid_token", description, { "www-authenticate": `Bearer error="invalid_token", error_description="${description}"` });

@@ -17,9 +17,9 @@ const oauthJson = (description: string) => ({ description, content: { "applicati
 
 const EXCHANGE_FORM = {
   type: "object" as const,
-  required: ["grant_type", "subject_token", "audience"],
+  required: ["grant_type", "subject_token"],
   properties: Object.fromEntries(
-    ["grant_type", "subject_token", "subject_token_type", "audience", "scope", "requested_token_type", "actor_token", "actor_token_type"].map((name) => [name, { type: "string" as const }]),
+    ["grant_type", "subject_token", "subject_token_type", "audience", "resource", "scope", "requested_token_type", "actor_token", "actor_token_type"].map((name) => [name, { type: "string" as const }]),
   ),
 };
 
@@ -36,7 +36,7 @@ async function oauthAnswer(run: () => unknown): Promise<Response> {
   }
 }
 
-const FORM_FIELDS = ["grant_type", "subject_token", "subject_token_type", "audience", "scope", "requested_token_type", "actor_token", "actor_token_type"] as const;
+const FORM_FIELDS = ["grant_type", "subject_token", "subject_token_type", "audience", "resource", "scope", "requested_token_type", "actor_token", "actor_token_type"] as const;
 
 /** Reads the form-encoded body; a parameter sent twice is invalid (RFC 6749 §3.2). */
 async function readForm(request: Request): Promise<ExchangeForm> {
@@ -75,7 +75,7 @@ export const oauthRoutes = (ctx: Ctx) =>
             subject_types_supported: [...SUBJECT_TYPES],
             id_token_signing_alg_values_supported: ["RS256"],
             token_endpoint_auth_methods_supported: ["none"],
-            claims_supported: ["sub", "iss", "aud", "exp", "iat", "at_hash", "act", "preferred_username", "name", "picture", "profile", "service_verified_human", "email", "email_verified", "service_karma", "service_memberships"],
+            claims_supported: ["sub", "iss", "aud", "exp", "iat", "at_hash", "act", "preferred_username", "name", "picture", "profile", "service_verified_human", "email", "email_verified", "service_karma", "service_memberships", "service_orgs"],
           },
           200,
           { "cache-control": "public, max-age=3600" },
@@ -98,7 +98,9 @@ export const oauthRoutes = (ctx: Ctx) =>
           responses: { 200: oauthJson("The exchanged token"), 400: oauthJson("Invalid request, grant or target (`error`, `error_description`)"), 429: oauthJson("Too many requests"), 503: oauthJson("Temporarily unavailable") },
           summary: "Token Exchange",
           description:
-            "RFC 8693 token exchange, form-encoded: grant_type=urn:ietf:params:oauth:grant-type:token-exchange, subject_token (your access JWT, or a delegation token together with actor_token), audience (the client_id), optional scope (openid always included; offline_access and scopes the client may not have are dropped). 200 `{access_token, issued_token_type, token_type: Bearer, expires_in: 900, scope, id_token}`; errors `{error, error_description}`: invalid_request, invalid_grant, invalid_target, unsupported_grant_type (400), temporarily_unavailable (429, 503).",
+            "RFC 8693 token exchange, form-encoded: grant_type=urn:ietf:params:oauth:grant-type:token-exchange, subject_token (your access JWT, or a delegation token together with actor_token), audience (the client_id), optional scope (openid always included; offline_access and scopes the client may not have are dropped). 200 `{access_token, issued_token_type, token_type: Bearer, expires_in: 900, scope, id_token}`. " +
+            "With resource (RFC 8707) naming an organisation's registered resource instead of audience: an on-behalf-of access token for that resource (an RS256 JWT, typ at+jwt: sub the organisation, act.sub you, aud the resource), issued only under an active delegation grant of the organisation for your role that allows every scope asked (none asked: the grant's scopes); 200 `{access_token, issued_token_type, token_type: Bearer, expires_in, scope}`, no id_token. " +
+            "Errors `{error, error_description}`: invalid_request, invalid_grant, invalid_target, invalid_scope, unsupported_grant_type (400), temporarily_unavailable (429, 503).",
         },
       },
     )

@@ -1,12 +1,13 @@
 // Accounts: handles, lookup, profile updates. Key material is handled by the auth feature
 // through the functions here; nothing outside this folder touches the users table.
-import { and, eq, lte, or, sql } from "drizzle-orm";
+import { and, eq, lte, sql } from "drizzle-orm";
 import type { Ctx } from "../../core/context";
 import { ApiError, FieldError } from "../../core/errors";
 import { isUuid, uuidv7 } from "../../core/ids";
 import type { Db, Tx } from "../../db/client";
 import type { ReadStatement } from "../../db/read-pool";
 import { readStatement, rowMapper, rowsByIds } from "../../db/statements";
+import * as handles from "../handles/service";
 import { retiredHandles, users, type AvatarSettings } from "./tables";
 
 export type { AvatarSettings } from "./tables";
@@ -38,20 +39,16 @@ export function usernameProblem(raw: string): string | null {
   return null;
 }
 
-/** A pending registration whose claim window has passed no longer holds its name. */
-const livePredicate = (now: number) =>
-  or(eq(users.status, "active"), and(eq(users.status, "pending"), sql`${users.pendingExpiresAt} > ${now}`));
-
+/**
+ * Why a well-formed handle cannot be registered, or null. The handle space is shared with colony
+ * and organisation names (docs/decisions.md §1, §57): a name any of them holds is taken; a pending
+ * registration holds its name until its claim window closes.
+ */
 export function handleUnavailableReason(ctx: Ctx, handle: string): string | null {
   if (RESERVED_HANDLES.has(handle)) return "Username is reserved";
-  const retired = ctx.db.select({ h: retiredHandles.handle }).from(retiredHandles).where(eq(retiredHandles.handle, handle)).get();
-  if (retired) return "Username is retired and cannot be reused";
-  const taken = ctx.db
-    .select({ id: users.id })
-    .from(users)
-    .where(and(eq(users.username, handle), livePredicate(ctx.clock.now())))
-    .get();
-  if (taken) return "Username is already taken";
+  const holder = handles.holderOf(ctx, handle);
+  if (holder?.kind === "retired") return "Username is retired and cannot be reused";
+  if (holder) return "Username is already taken";
   return null;
 }
 
@@ -87,7 +84,12 @@ export function createAccount(ctx: Ctx, tx: Tx, input: NewAccount): UserRow {
   if (problem) throw new FieldError(["body", "username"], problem, input.username);
   const reason = handleUnavailableReason(ctx, username);
   if (reason) throw new ApiError(409, "CONFLICT", reason);
-  tx.delete(users).where(and(eq(users.username, username), eq(users.status, "pending"), lte(users.pendingExpiresAt, now))).run();
+  const dead = tx
+    .delete(users)
+    .where(and(eq(users.username, username), eq(users.status, "pending"), lte(users.pendingExpiresAt, now)))
+    .returning({ id: users.id })
+    .all();
+  for (const d of dead) handles.releaseHandles(tx, { kind: "user", id: d.id });
   const row: typeof users.$inferInsert = {
     id: uuidv7(now),
     username,
@@ -104,6 +106,13 @@ export function createAccount(ctx: Ctx, tx: Tx, input: NewAccount): UserRow {
     createdAt: now,
     updatedAt: now,
   };
+  // The claim in this transaction is what two concurrent creations of the name race for.
+  try {
+    handles.claimHandle(ctx, tx, username, { kind: "user", id: row.id! }, { expiresAt: row.pendingExpiresAt });
+  } catch (err) {
+    if (err instanceof handles.HandleTaken) throw new ApiError(409, "CONFLICT", err.holder?.kind === "retired" ? "Username is retired and cannot be reused" : "Username is already taken");
+    throw err;
+  }
   return tx.insert(users).values(row).returning().get();
 }
 
@@ -154,6 +163,7 @@ export function getActiveUser(ctx: Ctx, idOrUsername: string): UserRow {
 
 export function activate(ctx: Ctx, tx: Tx, userId: string): void {
   tx.update(users).set({ status: "active", pendingExpiresAt: null, updatedAt: ctx.clock.now() }).where(eq(users.id, userId)).run();
+  handles.confirmHandles(tx, { kind: "user", id: userId });
 }
 
 /**
@@ -177,8 +187,10 @@ export function setApiKeyHash(ctx: Ctx, userId: string, hash: string, revokeToke
   return now;
 }
 
+/** Deletes an account row; its username is free again (docs/decisions.md §1: the self-delete case). */
 export function hardDelete(ctx: Ctx, userId: string): void {
   ctx.db.delete(users).where(eq(users.id, userId)).run();
+  handles.releaseHandles(ctx.db, { kind: "user", id: userId });
 }
 
 /** Removes pending registrations whose claim window closed before `before`. Returns their ids. */
@@ -188,11 +200,15 @@ export function purgeDeadPending(ctx: Ctx, before: number): string[] {
     .where(and(eq(users.status, "pending"), lte(users.pendingExpiresAt, before)))
     .returning({ id: users.id })
     .all()
-    .map((r) => r.id);
+    .map((r) => {
+      handles.releaseHandles(ctx.db, { kind: "user", id: r.id });
+      return r.id;
+    });
 }
 
 export function retireHandle(ctx: Ctx, handle: string, reason: string): void {
   ctx.db.insert(retiredHandles).values({ handle, reason, retiredAt: ctx.clock.now() }).onConflictDoNothing().run();
+  handles.retireHandle(ctx, ctx.db, handle, null);
 }
 
 export function touchLastActive(ctx: Ctx, user: UserRow): void {

@@ -13,7 +13,8 @@
 //   exactly the people the event's fan-out rule told (its `audience`, notifications/handlers.ts),
 //   while they can still read the content. Who is told is decided once, there.
 // - the colony moderation events (colony_banned, colony_unbanned, colony_strike,
-//   ban_appeal_filed): personal too, to the people the colonies feature's fan-out told.
+//   ban_appeal_filed) and the organisation events (org_invited, org_removed, org_role_changed):
+//   personal too, to the people the colonies or orgs feature's fan-out told.
 // - the generic rule: a domain event whose type is a §6.2 name and whose payload carries
 //   `recipient_ids: string[]` goes to those users (messaging, two-factor and later features).
 import type { Ctx } from "../../core/context";
@@ -203,6 +204,10 @@ const MAPPERS: { [K in EventName]?: Mapper<K> } = {
     const p = ev.payload;
     return toldOnly(ev, "ban_appeal_filed", { colony: p.colony_name, appeal_id: p.appeal_id, appellant: p.display_name, appellant_id: p.user_id });
   },
+  // Organisations: to the person the orgs feature's fan-out told (orgs/handlers.ts), reference payloads.
+  org_invited: (ev) => toldOnly(ev, "org_invited", { org_slug: ev.payload.org_slug, org_name: ev.payload.org_name, actor: ev.payload.actor }),
+  org_removed: (ev) => toldOnly(ev, "org_removed", { org_slug: ev.payload.org_slug, org_name: ev.payload.org_name, actor: ev.payload.actor }),
+  org_role_changed: (ev) => toldOnly(ev, "org_role_changed", { org_slug: ev.payload.org_slug, org_name: ev.payload.org_name, new_role: ev.payload.new_role, actor: ev.payload.actor }),
 };
 
 /** The generic rule: a §6.2 name with explicit `recipient_ids`; internal fields stripped. */
