@@ -136,7 +136,7 @@ export async function exchange(ctx: Ctx, form: ExchangeForm, from: ClientAddress
     throw new OAuthError(400, "unsupported_grant_type", `Only ${TOKEN_EXCHANGE_GRANT} is served${ctx.config.oidc.tokenExchange ? "" : ", and token exchange is switched off"}`);
   }
   if (!form.subject_token) throw badRequest("subject_token is required");
-  if (form.resource !== undefined) return exchangeForResource(ctx, form, form.subject_token, form.resource);
+  if (form.resource !== undefined) return exchangeForResource(ctx, form, form.subject_token, form.resource, from);
   if (!form.audience) throw badRequest("audience is required (the client_id of the application)");
   if (form.subject_token_type && form.subject_token_type !== ACCESS_TOKEN_TYPE && form.subject_token_type !== JWT_TOKEN_TYPE) {
     throw badRequest(`subject_token_type must be ${ACCESS_TOKEN_TYPE}`);
@@ -217,12 +217,12 @@ export async function exchange(ctx: Ctx, form: ExchangeForm, from: ClientAddress
  * for the resource with sub = the organisation and act = {sub: the member}, only under an active
  * delegation grant of the organisation (orgs/delegation.ts decides) and for at most its lifetime.
  */
-async function exchangeForResource(ctx: Ctx, form: ExchangeForm, subjectToken: string, resource: string) {
+async function exchangeForResource(ctx: Ctx, form: ExchangeForm, subjectToken: string, resource: string, from: ClientAddress) {
   if (!delegationEnabled(ctx)) throw badRequest("Delegated token exchange is not available on this server");
   if (form.actor_token || looksLikeDelegation(subjectToken)) throw badRequest("A resource exchange takes your own access token as subject_token, without actor_token");
   if (form.audience && form.audience !== resource) throw badTarget("audience and resource name different targets; send resource alone");
   if (form.subject_token_type && form.subject_token_type !== ACCESS_TOKEN_TYPE && form.subject_token_type !== JWT_TOKEN_TYPE) throw badRequest(`subject_token_type must be ${ACCESS_TOKEN_TYPE}`);
-  const member = await userOfAccessToken(ctx, subjectToken, "subject_token");
+  const member = await userOfAccessToken(ctx, subjectToken, "subject_token", from);
   const requested = [...new Set((form.scope ?? "").split(/\s+/).filter(Boolean))];
   const decision = delegationFor(ctx, member.id, resource, requested);
   if (!decision.ok) throw new OAuthError(400, decision.error, decision.reason);
