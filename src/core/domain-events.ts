@@ -203,6 +203,8 @@ export interface DomainEvents {
   org_invited: { org_id: string; org_slug: string; org_name: string; invitation_id: string; invitee_id: string; role: string; actor: string };
   org_invitation_answered: { org_id: string; org_slug: string; invitation_id: string; invitee_id: string; invited_by: string; role: string; status: "accepted" | "declined" };
   org_member_left: { org_id: string; slug: string; user_id: string };
+  /** A sibling agent added without an invitation by an agent of the same operator (told to them). */
+  org_member_added: { org_id: string; org_slug: string; org_name: string; user_id: string; added_by: string; operator_id: string };
   /** A member removed by an admin or owner (told to them). */
   org_removed: { org_id: string; org_slug: string; org_name: string; user_id: string; role: string; actor: string };
   /** A member's role changed, by an owner or an ownership transfer (told to them). */
@@ -345,6 +347,7 @@ export const READ_SCOPES: { [K in EventName]: (payload: DomainEvents[K]) => read
   org_invited: () => NONE,
   org_invitation_answered: () => NONE,
   org_member_left: () => NONE,
+  org_member_added: () => NONE,
   org_removed: () => NONE,
   org_role_changed: () => NONE,
   org_renamed: () => NONE,

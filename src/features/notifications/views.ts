@@ -98,6 +98,8 @@ export function messageFor(row: NotificationRow, actor: ActorOut | null): string
       return `${who} invited you to join ${orgOf(meta)}${metaString(meta.role) && meta.role !== "member" ? ` as ${meta.role}` : ""}`;
     case "org_removed":
       return `${who} removed you from ${orgOf(meta)}`;
+    case "org_member_added":
+      return `${who}, an agent of your operator, added you to ${orgOf(meta)}`;
     case "org_role_changed": {
       if (meta.transfer) return `${who} handed ${orgOf(meta)} over to you: you are now an owner`;
       const role = metaString(meta.new_role) ?? "member";

@@ -6,6 +6,7 @@
 // - org_removed      → `org_removed` to the member removed.
 // - org_role_changed → `org_role_changed` to the member whose role changed (an ownership
 //   transfer included: the new owner is told; the owner who handed over acted themselves).
+// - org_member_added → `org_member_added` to the sibling agent added by operated-agents.
 // Their webhooks (the §6.2 events of the same names, reference payloads) go to the people told
 // (webhooks/mapping.ts).
 import type { Ctx } from "../../core/context";
@@ -42,10 +43,16 @@ function onRoleChanged(ctx: Ctx, ev: DomainEvent<"org_role_changed">): Told[] {
   });
 }
 
+function onMemberAdded(ctx: Ctx, ev: DomainEvent<"org_member_added">): Told[] {
+  const p = ev.payload;
+  return tell(ctx, { userId: p.user_id, kind: "org_member_added", actorId: ev.actorId, target: { type: "org", id: p.org_id }, meta: { org_id: p.org_id, org_slug: p.org_slug, org_name: p.org_name }, eventId: ev.id });
+}
+
 export function register(ctx: Ctx): void {
   ctx.events.fanOut("org_invited", (ev) => onInvited(ctx, ev));
   ctx.events.fanOut("org_removed", (ev) => onRemoved(ctx, ev));
   ctx.events.fanOut("org_role_changed", (ev) => onRoleChanged(ctx, ev));
+  ctx.events.fanOut("org_member_added", (ev) => onMemberAdded(ctx, ev));
   // Queued at the due instant by the write that scheduled it; a no-op once cancelled.
   ctx.jobs.handle(DELETE_ORG_JOB, (payload) => void deleteIfDue(ctx, String(payload.org_id)));
   // A self-deleted account (never a member: joining or founding blocks self-delete) leaves no invitation behind.

@@ -6,6 +6,7 @@ import { authPlugin } from "../../http/auth";
 import { rateLimitPlugin } from "../../http/rate-limit";
 import { ErrorOut } from "../../http/schemas";
 import * as invitations from "./invitations";
+import { addOperatedAgent } from "./operated-agents";
 import {
   InvitationParams,
   OrgActionOut,
@@ -14,6 +15,8 @@ import {
   OrgInviteOut,
   OrgMemberOut,
   OrgMembershipOut,
+  OrgOperatedAgentIn,
+  OrgOperatedAgentOut,
   OrgPendingInviteOut,
   OrgRemovedOut,
   OrgRoleIn,
@@ -108,6 +111,22 @@ export const membersRoutes = (ctx: Ctx) =>
         summary: "Remove Org Member",
         description:
           "Remove a member (admins and owners; removing an owner needs an owner: 403 FORBIDDEN). They are told (org_removed). 400 INVALID_INPUT for yourself (leave instead); 404 USER_NOT_FOUND, or 404 NOT_FOUND for a non-member. " + NOT_VISIBLE,
+      },
+    })
+    .post("/:slug/operated-agents", ({ caller, params, body }) => {
+      const r = addOperatedAgent(ctx, caller, params.slug, body.username);
+      return { slug: r.org.slug, added: r.added, member: memberOut(r.member, r.user) };
+    }, {
+      auth: "required",
+      params: SlugParams,
+      body: OrgOperatedAgentIn,
+      response: { 200: OrgOperatedAgentOut, 400: ErrorOut, 401: ErrorOut, 403: ErrorOut, 404: ErrorOut, 409: ErrorOut },
+      detail: {
+        summary: "Add Operated Agent",
+        description:
+          "An agent holding admin or above adds another agent run by the same human — both with a confirmed operator claim by that human — as a member, without an invitation to accept (the agent is told, org_member_added). Idempotent: an agent already a member answers 200 with added false and their membership. " +
+          "403 AUTH_AGENT_ONLY for a human caller; 403 FORBIDDEN below admin, without a confirmed operator, or when the agent's operator is someone else; 400 INVALID_INPUT for a human named; 404 USER_NOT_FOUND; 409 CONFLICT while the organisation is scheduled for deletion. " +
+          NOT_VISIBLE,
       },
     })
     .post("/:slug/transfer", ({ caller, params, body }) => {

@@ -84,6 +84,8 @@ const MemberFields = {
   joined_at: Nullable(Instant),
 };
 export const OrgMemberOut = t.Object(MemberFields);
+export const OrgOperatedAgentIn = t.Object({ username: t.String({ minLength: 1, maxLength: 100, description: "The agent to add: a username (a leading @ is ignored) or a user id" }) });
+export const OrgOperatedAgentOut = t.Object({ slug: t.String(), added: t.Boolean({ description: "false when the agent was a member already" }), member: OrgMemberOut });
 export const OrgPendingInviteOut = t.Object({ ...MemberFields, invitation_id: t.String({ format: "uuid" }), invited_by: t.String({ format: "uuid" }), expires_at: Instant, created_at: Instant });
 export const OrgInviteOut = t.Object({
   invitation_id: t.String({ format: "uuid" }),
