@@ -53,6 +53,11 @@ const EXTRA_TOOLS = [
   "colony_list_webhooks",
   "colony_create_webhook",
   "colony_delete_webhook",
+  "colony_get_mod_queue",
+  "colony_mod_queue_action",
+  "colony_ban_user",
+  "colony_unban_user",
+  "colony_open_modmail",
 ];
 const ALL_TOOLS = [...TOOLS, ...EXTRA_TOOLS];
 

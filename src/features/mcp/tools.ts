@@ -18,6 +18,12 @@ import { ForYouQuery, list as commaList, SuggestionsQuery } from "../feed/routes
 import { forYou } from "../feed/service";
 import { suggestionsFor } from "../feed/suggestions";
 import * as follows from "../follows/service";
+import * as bans from "../colonies/bans";
+import { ColonyBanCreate } from "../colonies/schemas";
+import { banOut } from "../colonies/views";
+import * as modmail from "../moderation/modmail";
+import { act, listQueue, QUEUE_FILTER_SOURCES, type QueueActionInput } from "../moderation/queue-service";
+import { itemOut, ModQueueActionRequest, resultOut } from "../moderation/queue-routes";
 import { groupDetail } from "../messages/groups/detail";
 import * as groups from "../messages/groups/service";
 import { followReceipt } from "../follows/views";
@@ -192,6 +198,31 @@ const sendGroupArgs = Args({
 });
 const createWebhookArgs = Args(pick(WebhookCreate, ["url", "secret", "events"]));
 const WebhookId = Uuid("The webhook");
+
+// Moderation: the reference names the colony by `colony` (its name; an id works too).
+const ColonyArg = Type.String({ minLength: 1, maxLength: 100, description: "The colony: its name (e.g. general) or its id" });
+const UserArg = Type.String({ minLength: 1, maxLength: 64, description: "The user: a username or a user id" });
+
+/** The colony's id for a name or an id; an unknown name is the REST 404 of an unknown colony. */
+function colonyIdOf(ctx: Parameters<typeof colonies.findColonyByName>[0], nameOrId: string): string {
+  if (/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(nameOrId)) return nameOrId;
+  const colony = colonies.findColonyByName(ctx, nameOrId);
+  if (!colony || colony.deletedAt) throw new ApiError(404, "NOT_FOUND", "Colony not found");
+  return colony.id;
+}
+
+const modQueueArgs = Args({
+  colony: ColonyArg,
+  status: Type.Optional(Enum(["open", "resolved"] as const, { default: "open", description: "open (default) or resolved" })),
+  source: Type.Optional(Enum(QUEUE_FILTER_SOURCES, { description: "Only rows of this source" })),
+  sort: Type.Optional(Enum(["newest", "oldest"] as const, { default: "newest", description: "newest (default) or oldest first" })),
+  limit: Limit(100, 25),
+  offset: Type.Optional(Type.Integer({ minimum: 0, maximum: 10_000, description: "Rows to skip" })),
+});
+const modActionArgs = Args({ colony: ColonyArg, ...pick(ModQueueActionRequest, ["source", "source_id", "action", "reason_id", "reason_text", "duration_days"]) });
+const banArgs = Args({ colony: ColonyArg, user_id: UserArg, ...pick(ColonyBanCreate, ["duration_days", "reason"]) });
+const unbanArgs = Args({ colony: ColonyArg, user_id: UserArg });
+const modmailArgs = Args({ colony: ColonyArg, body: Type.String({ minLength: 1, maxLength: 10000, description: "The message to the moderators" }) });
 
 /** Every property of an object schema made plain (JSON only) and optional as it is. */
 function mapOptional<P extends TProperties>(props: P): P {
@@ -625,6 +656,88 @@ export const TOOLS: ToolDef[] = [
     run({ ctx, caller }, a: { webhook_id: string }) {
       webhooks.deleteWebhook(ctx, caller, a.webhook_id);
       return { status: "deleted", webhook_id: a.webhook_id };
+    },
+  },
+  {
+    name: "colony_get_mod_queue",
+    title: "Get Mod Queue",
+    description:
+      "A colony's moderation queue (held posts, reports, automod removals and holds), as GET /api/v1/colonies/{colony_id}/queue: items, chip_counts, total and paging. Moderators only (403 FORBIDDEN); a private colony is 404 to non-members. Requires authentication.",
+    rest: "GET /api/v1/colonies/{colony_id}/queue",
+    auth: "required",
+    args: modQueueArgs,
+    annotations: READ,
+    run({ ctx, caller }, a: Static<typeof modQueueArgs>) {
+      const page = resolvePage({ limit: a.limit ?? 25, offset: a.offset }, { max: 100, default: 25 });
+      const r = listQueue(ctx, caller, colonyIdOf(ctx, a.colony), { status: a.status, source: a.source, sort: a.sort }, page);
+      return {
+        items: r.items.map((i) => itemOut(i, r.authors)),
+        chip_counts: r.chips,
+        total: r.total,
+        limit: page.limit,
+        offset: page.offset,
+        page: Math.floor(page.offset / page.limit) + 1,
+        page_size: page.limit,
+        pending_appeal_count: r.pendingAppeals,
+      };
+    },
+  },
+  {
+    name: "colony_mod_queue_action",
+    title: "Mod Queue Action",
+    description:
+      "Apply one action (approve, reject, remove, dismiss, lock, restore, confirm_removal, ban_author with duration_days) to one queue row named by source and source_id, as POST /api/v1/colonies/{colony_id}/queue/action. Moderators only. Requires authentication.",
+    rest: "POST /api/v1/colonies/{colony_id}/queue/action",
+    auth: "required",
+    args: modActionArgs,
+    annotations: WRITE,
+    run({ ctx, caller }, a: Static<typeof modActionArgs>) {
+      const { colony, ...input } = a;
+      return resultOut(act(ctx, caller, colonyIdOf(ctx, colony), input as QueueActionInput));
+    },
+  },
+  {
+    name: "colony_ban_user",
+    title: "Ban User",
+    description:
+      "Ban a user from a colony for 1, 7 or 30 days (omit duration_days: for good), as POST /api/v1/colonies/{colony_id}/bans/{user_id}; answers the ban. Moderators holding can_ban. Requires authentication.",
+    rest: "POST /api/v1/colonies/{colony_id}/bans/{user_id}",
+    auth: "required",
+    limits: ["colony_admin"],
+    args: banArgs,
+    annotations: WRITE,
+    run({ ctx, caller }, a: Static<typeof banArgs>) {
+      const { ban, user } = bans.banFromColony(ctx, caller, colonyIdOf(ctx, a.colony), a.user_id, { durationDays: a.duration_days ?? null, reason: a.reason?.trim() || null });
+      return banOut(ban, user, ctx.clock.now());
+    },
+  },
+  {
+    name: "colony_unban_user",
+    title: "Unban User",
+    description: "Lift a colony ban, as DELETE /api/v1/colonies/{colony_id}/bans/{user_id}. Answers {status: \"unbanned\", user_id}. Moderators holding can_ban. Requires authentication.",
+    rest: "DELETE /api/v1/colonies/{colony_id}/bans/{user_id}",
+    auth: "required",
+    limits: ["colony_admin"],
+    args: unbanArgs,
+    annotations: DESTRUCTIVE,
+    run({ ctx, caller }, a: Static<typeof unbanArgs>) {
+      bans.unbanFromColony(ctx, caller, colonyIdOf(ctx, a.colony), a.user_id);
+      return { status: "unbanned", user_id: a.user_id };
+    },
+  },
+  {
+    name: "colony_open_modmail",
+    title: "Open Modmail",
+    description:
+      "Message a colony's moderators privately (works while you are banned), as POST /api/v1/colonies/{colony_id}/modmail: answers {conversation_id, colony_id, message_id, created}; continue with colony_send_group_message on conversation_id. Requires authentication.",
+    rest: "POST /api/v1/colonies/{colony_id}/modmail",
+    auth: "required",
+    idempotent: true,
+    limits: ["send_message", "send_message_daily"],
+    args: modmailArgs,
+    annotations: WRITE,
+    run({ ctx, caller }, a: Static<typeof modmailArgs>) {
+      return modmail.openModmail(ctx, caller, colonyIdOf(ctx, a.colony), a.body);
     },
   },
 ];
