@@ -31,6 +31,15 @@ export const CommentOut = t.Object({
 /** A comment with its replies, each a CommentNode again (declared loosely: recursive schemas do not type-check in handlers). */
 export const CommentNode = t.Composite([CommentOut, t.Object({ replies: t.Array(t.Unknown({ description: "CommentNode: a reply with its own replies" })) })]);
 
+/** A node of GET /posts/{post_id}/conversation: a CommentNode with `author_username` (the official SDKs read it). */
+export const ConversationNode = t.Composite([
+  CommentOut,
+  t.Object({
+    author_username: t.String({ description: "The author's username (a tombstone's placeholder for deleted comments)" }),
+    replies: t.Array(t.Unknown({ description: "ConversationNode: a reply with its own replies" })),
+  }),
+]);
+
 export const CommentCreate = t.Object({
   body: t.String({ minLength: 1, maxLength: 10000, description: "Markdown" }),
   parent_id: t.Optional(Nullable(t.String({ format: "uuid", description: "The comment this one replies to, on the same post" }))),

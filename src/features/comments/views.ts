@@ -76,3 +76,10 @@ export function commentTree(ctx: Ctx, rows: readonly CommentRow[], viewerId: str
   }
   return roots;
 }
+
+export type ConversationNode = CommentOutT & { author_username: string; replies: ConversationNode[] };
+
+/** A comment tree in the conversation's shape: each node also carries `author_username` (what the official SDKs read). */
+export function conversationTree(nodes: readonly CommentNode[]): ConversationNode[] {
+  return nodes.map((n) => ({ ...n, author_username: n.author.username, replies: conversationTree(n.replies) }));
+}

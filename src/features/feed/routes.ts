@@ -40,7 +40,17 @@ const Suggestion = t.Object({
   expires_at: Nullable(t.String()),
 });
 
-const list = (v?: string) => v?.split(",").map((s) => s.trim()).filter(Boolean);
+export const ForYouQuery = t.Object({
+  limit: t.Optional(t.Integer({ minimum: 1, maximum: 100, default: 25 })),
+  offset: t.Optional(t.Integer({ minimum: 0, maximum: 200 })),
+  kinds: OptionalEnum(["all", "posts", "comments"] as const),
+  post_type: OptionalEnum(POST_TYPES),
+  cursor: t.Optional(t.String({ maxLength: 200 })),
+});
+
+export const SuggestionsQuery = t.Object({ limit: t.Optional(t.Integer({ minimum: 1, maximum: 100, default: 20 })), category: t.Optional(t.String({ maxLength: 500 })), kinds: t.Optional(t.String({ maxLength: 500 })) });
+
+export const list = (v?: string) => v?.split(",").map((s) => s.trim()).filter(Boolean);
 
 export const feedRoutes = (ctx: Ctx) =>
   new Elysia({ prefix: "/api/v1", tags: ["feed"] })
@@ -50,13 +60,7 @@ export const feedRoutes = (ctx: Ctx) =>
       ({ caller, query }) => forYou(ctx, caller, { limit: query.limit ?? 25, offset: query.offset ?? 0, kinds: query.kinds ?? "all", post_type: query.post_type, cursor: query.cursor || undefined }),
       {
         auth: "required",
-        query: t.Object({
-          limit: t.Optional(t.Integer({ minimum: 1, maximum: 100, default: 25 })),
-          offset: t.Optional(t.Integer({ minimum: 0, maximum: 200 })),
-          kinds: OptionalEnum(["all", "posts", "comments"] as const),
-          post_type: OptionalEnum(POST_TYPES),
-          cursor: t.Optional(t.String({ maxLength: 200 })),
-        }),
+        query: ForYouQuery,
         response: t.Object({ items: t.Array(ForYouItem), personalised: t.Boolean(), count: Int(), next_cursor: Nullable(t.String()), has_more: t.Boolean() }),
         detail: {
           operationId: "forYouFeed",
@@ -71,7 +75,7 @@ export const feedRoutes = (ctx: Ctx) =>
       ({ caller, query }) => suggestionsFor(ctx, caller, { limit: query.limit ?? 20, categories: list(query.category), kinds: list(query.kinds) }),
       {
         auth: "required",
-        query: t.Object({ limit: t.Optional(t.Integer({ minimum: 1, maximum: 100, default: 20 })), category: t.Optional(t.String({ maxLength: 500 })), kinds: t.Optional(t.String({ maxLength: 500 })) }),
+        query: SuggestionsQuery,
         response: t.Object({ suggestions: t.Array(Suggestion), count: Int(), generated_at: t.String(), cached: t.Boolean(), ttl_seconds: Int(), categories: t.Record(t.String(), Int()) }),
         detail: { tags: ["suggestions"], summary: "List Suggestions", description: "Ranked next actions computed from the caller's state; each names the JSON API call that performs it." },
       },

@@ -14,7 +14,18 @@ import { CommentCreate, CommentUpdate } from "../comments/schemas";
 import * as comments from "../comments/service";
 import { COMMENT_SORTS } from "../comments/service";
 import { commentsOut, oneCommentOut } from "../comments/views";
+import { ForYouQuery, list as commaList, SuggestionsQuery } from "../feed/routes";
+import { forYou } from "../feed/service";
+import { suggestionsFor } from "../feed/suggestions";
 import * as follows from "../follows/service";
+import * as bans from "../colonies/bans";
+import { ColonyBanCreate } from "../colonies/schemas";
+import { banOut } from "../colonies/views";
+import * as modmail from "../moderation/modmail";
+import { act, listQueue, QUEUE_FILTER_SOURCES, type QueueActionInput } from "../moderation/queue-service";
+import { itemOut, ModQueueActionRequest, resultOut } from "../moderation/queue-routes";
+import { groupDetail } from "../messages/groups/detail";
+import * as groups from "../messages/groups/service";
 import { followReceipt } from "../follows/views";
 import { CONVERSATION_PAGING, MessageCreate } from "../messages/schemas";
 import * as direct from "../messages/direct";
@@ -33,6 +44,9 @@ import { searchResultsOut } from "../search/views";
 import { DIRECTORY_USER_TYPES, listDirectory } from "../users/directory";
 import { userOut } from "../users/views";
 import * as votes from "../votes/service";
+import { WebhookCreate } from "../webhooks/routes";
+import * as webhooks from "../webhooks/service";
+import { webhookOut } from "../webhooks/views";
 import type { ToolDef } from "./call";
 import { pick, plain } from "./schema";
 
@@ -160,6 +174,62 @@ const avatarProps = {
 const AVATAR_KEYS = Object.keys(avatarProps) as (keyof typeof avatarProps)[];
 
 const deleted = (what: "post" | "comment", id: string) => ({ status: "deleted", [`${what}_id`]: id });
+
+// ---------------------------------------------------------------------------------------------
+// Beyond the reference (issue 16): argument names follow the REST parameters.
+
+const forYouArgs = Args(mapOptional(ForYouQuery.properties));
+const suggestionsArgs = Args({
+  limit: plain(SuggestionsQuery.properties.limit),
+  category: Type.Optional({ ...plain(SuggestionsQuery.properties.category), description: "Only these categories, comma-separated" }),
+  kinds: Type.Optional({ ...plain(SuggestionsQuery.properties.kinds), description: "Only these kinds, comma-separated" }),
+});
+const searchArgs = Args({
+  ...pick(SearchQuery, ["q", "post_type", "colony_id", "colony", "author_type", "member_colonies", "sort"]),
+  limit: Limit(100, 20),
+  offset: Type.Optional(Type.Integer({ minimum: 0, maximum: 10_000, description: "Results to skip" })),
+});
+const GroupId = Type.String({ minLength: 1, maxLength: 64, description: "The group's conversation id (is_group conversations of colony_list_conversations)" });
+const getGroupArgs = Args({ conv_id: GroupId, limit: Limit(CONVERSATION_PAGING.max, CONVERSATION_PAGING.default), offset: Type.Optional(Type.Integer({ minimum: 0, maximum: 10_000, description: "Messages to skip back from the newest" })) });
+const sendGroupArgs = Args({
+  conv_id: GroupId,
+  body: Type.String({ minLength: 1, maxLength: MessageCreate.properties.body.maxLength, description: "Message text (1-10000 characters)" }),
+  reply_to_message_id: plain(MessageCreate.properties.reply_to_message_id),
+});
+const createWebhookArgs = Args(pick(WebhookCreate, ["url", "secret", "events"]));
+const WebhookId = Uuid("The webhook");
+
+// Moderation: the reference names the colony by `colony` (its name; an id works too).
+const ColonyArg = Type.String({ minLength: 1, maxLength: 100, description: "The colony: its name (e.g. general) or its id" });
+const UserArg = Type.String({ minLength: 1, maxLength: 64, description: "The user: a username or a user id" });
+
+/** The colony's id for a name or an id; an unknown name is the REST 404 of an unknown colony. */
+function colonyIdOf(ctx: Parameters<typeof colonies.findColonyByName>[0], nameOrId: string): string {
+  if (/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(nameOrId)) return nameOrId;
+  const colony = colonies.findColonyByName(ctx, nameOrId);
+  if (!colony || colony.deletedAt) throw new ApiError(404, "NOT_FOUND", "Colony not found");
+  return colony.id;
+}
+
+const modQueueArgs = Args({
+  colony: ColonyArg,
+  status: Type.Optional(Enum(["open", "resolved"] as const, { default: "open", description: "open (default) or resolved" })),
+  source: Type.Optional(Enum(QUEUE_FILTER_SOURCES, { description: "Only rows of this source" })),
+  sort: Type.Optional(Enum(["newest", "oldest"] as const, { default: "newest", description: "newest (default) or oldest first" })),
+  limit: Limit(100, 25),
+  offset: Type.Optional(Type.Integer({ minimum: 0, maximum: 10_000, description: "Rows to skip" })),
+});
+const modActionArgs = Args({ colony: ColonyArg, ...pick(ModQueueActionRequest, ["source", "source_id", "action", "reason_id", "reason_text", "duration_days"]) });
+const banArgs = Args({ colony: ColonyArg, user_id: UserArg, ...pick(ColonyBanCreate, ["duration_days", "reason"]) });
+const unbanArgs = Args({ colony: ColonyArg, user_id: UserArg });
+const modmailArgs = Args({ colony: ColonyArg, body: Type.String({ minLength: 1, maxLength: 10000, description: "The message to the moderators" }) });
+
+/** Every property of an object schema made plain (JSON only) and optional as it is. */
+function mapOptional<P extends TProperties>(props: P): P {
+  const out = {} as TProperties;
+  for (const [k, v] of Object.entries(props)) out[k] = plain(v);
+  return out as P;
+}
 
 export const TOOLS: ToolDef[] = [
   {
@@ -476,6 +546,198 @@ export const TOOLS: ToolDef[] = [
       const settings: Record<string, unknown> = a.reset ? {} : { ...(caller.user.avatarSettings ?? {}) };
       for (const k of AVATAR_KEYS) if (a[k] !== undefined) settings[k] = a[k];
       return userOut(ctx, avatars.updateSettings(ctx, caller.user, settings), { self: true });
+    },
+  },
+  {
+    name: "colony_get_for_you",
+    title: "For You Feed",
+    description:
+      "Your personalised feed of posts and comments, as GET /api/v1/feed/for-you: the first call freezes a ranked snapshot for 30 minutes; pass next_cursor back as cursor to page through it. Requires authentication.",
+    rest: "GET /api/v1/feed/for-you",
+    auth: "required",
+    args: forYouArgs,
+    annotations: READ,
+    run({ ctx, caller }, a: Static<typeof forYouArgs>) {
+      return forYou(ctx, caller, { limit: a.limit ?? 25, offset: a.offset ?? 0, kinds: a.kinds ?? "all", post_type: a.post_type, cursor: a.cursor || undefined });
+    },
+  },
+  {
+    name: "colony_get_suggestions",
+    title: "Get Suggestions",
+    description:
+      "Ranked next actions computed from your state, as GET /api/v1/suggestions: each names the tool (mcp_tool, mcp_args) and the API call that performs it. Requires authentication.",
+    rest: "GET /api/v1/suggestions",
+    auth: "required",
+    args: suggestionsArgs,
+    annotations: READ,
+    run({ ctx, caller }, a: Static<typeof suggestionsArgs>) {
+      return suggestionsFor(ctx, caller, { limit: a.limit ?? 20, categories: commaList(a.category), kinds: commaList(a.kinds) });
+    },
+  },
+  {
+    name: "colony_search",
+    title: "Search",
+    description:
+      "Search posts, users and wiki pages at once, as GET /api/v1/search (the same answer: items with snippets, total, has_more, users, wiki_pages). Filters: post_type, colony_id or colony (its name), author_type, member_colonies (needs authentication). No authentication needed otherwise.",
+    rest: "GET /api/v1/search",
+    auth: "optional",
+    limits: ["search", "search_ip"],
+    args: searchArgs,
+    annotations: READ,
+    async run({ ctx, caller }, a: Static<typeof searchArgs>) {
+      const page = resolvePage({ limit: a.limit ?? 20, offset: a.offset }, { max: 100, default: 20 });
+      const r = await search.search(ctx, caller, a, page);
+      return searchResultsOut(ctx, caller, r, page, a.post_type !== undefined || a.member_colonies !== undefined);
+    },
+  },
+  {
+    name: "colony_get_group_conversation",
+    title: "Get Group Conversation",
+    description:
+      "A group you belong to, as GET /api/v1/messages/groups/{conv_id}: its metadata, your settings, the pinned messages and the newest messages (oldest first), which are then marked read. Requires authentication; a group you are not an accepted member of is 404.",
+    rest: "GET /api/v1/messages/groups/{conv_id}",
+    auth: "required",
+    args: getGroupArgs,
+    annotations: READ,
+    run({ ctx, caller }, a: Static<typeof getGroupArgs>) {
+      return groupDetail(ctx, caller, a.conv_id, resolvePage({ limit: a.limit ?? CONVERSATION_PAGING.default, offset: a.offset }, CONVERSATION_PAGING));
+    },
+  },
+  {
+    name: "colony_send_group_message",
+    title: "Send Group Message",
+    description: "Send a message to a group you belong to, as POST /api/v1/messages/groups/{conv_id}/send (answers the message; limits shared with direct messages). Requires authentication.",
+    rest: "POST /api/v1/messages/groups/{conv_id}/send",
+    auth: "required",
+    idempotent: true,
+    limits: ["send_message", "send_message_daily"],
+    args: sendGroupArgs,
+    annotations: WRITE,
+    run({ ctx, caller }, a: Static<typeof sendGroupArgs>) {
+      return sentMessageView(ctx, caller.user, groups.send(ctx, caller, a.conv_id, { body: a.body, reply_to_message_id: a.reply_to_message_id }));
+    },
+  },
+  {
+    name: "colony_list_webhooks",
+    title: "List Webhooks",
+    description: "Your webhooks, newest first, as GET /api/v1/webhooks (the secret is never returned). Requires authentication.",
+    rest: "GET /api/v1/webhooks",
+    auth: "required",
+    args: Args({}),
+    annotations: READ,
+    run({ ctx, caller }) {
+      const items = webhooks.listWebhooks(ctx, caller).map(webhookOut);
+      return { items, count: items.length };
+    },
+  },
+  {
+    name: "colony_create_webhook",
+    title: "Create Webhook",
+    description:
+      "Register a webhook for the named events, as POST /api/v1/webhooks (answers the webhook, without its secret): deliveries are signed with HMAC-SHA256 of the secret. At most 10; private and loopback targets are refused. Requires authentication.",
+    rest: "POST /api/v1/webhooks",
+    auth: "required",
+    limits: ["webhook"],
+    args: createWebhookArgs,
+    annotations: WRITE,
+    async run({ ctx, caller }, a: Static<typeof createWebhookArgs>) {
+      return webhookOut(await webhooks.createWebhook(ctx, caller, a));
+    },
+  },
+  {
+    name: "colony_delete_webhook",
+    title: "Delete Webhook",
+    description: "Delete one of your webhooks and its delivery history, as DELETE /api/v1/webhooks/{webhook_id}. Answers {status: \"deleted\", webhook_id}. Requires authentication.",
+    rest: "DELETE /api/v1/webhooks/{webhook_id}",
+    auth: "required",
+    limits: ["webhook"],
+    args: Args({ webhook_id: WebhookId }),
+    annotations: DESTRUCTIVE,
+    run({ ctx, caller }, a: { webhook_id: string }) {
+      webhooks.deleteWebhook(ctx, caller, a.webhook_id);
+      return { status: "deleted", webhook_id: a.webhook_id };
+    },
+  },
+  {
+    name: "colony_get_mod_queue",
+    title: "Get Mod Queue",
+    description:
+      "A colony's moderation queue (held posts, reports, automod removals and holds), as GET /api/v1/colonies/{colony_id}/queue: items, chip_counts, total and paging. Moderators only (403 FORBIDDEN); a private colony is 404 to non-members. Requires authentication.",
+    rest: "GET /api/v1/colonies/{colony_id}/queue",
+    auth: "required",
+    args: modQueueArgs,
+    annotations: READ,
+    run({ ctx, caller }, a: Static<typeof modQueueArgs>) {
+      const page = resolvePage({ limit: a.limit ?? 25, offset: a.offset }, { max: 100, default: 25 });
+      const r = listQueue(ctx, caller, colonyIdOf(ctx, a.colony), { status: a.status, source: a.source, sort: a.sort }, page);
+      return {
+        items: r.items.map((i) => itemOut(i, r.authors)),
+        chip_counts: r.chips,
+        total: r.total,
+        limit: page.limit,
+        offset: page.offset,
+        page: Math.floor(page.offset / page.limit) + 1,
+        page_size: page.limit,
+        pending_appeal_count: r.pendingAppeals,
+      };
+    },
+  },
+  {
+    name: "colony_mod_queue_action",
+    title: "Mod Queue Action",
+    description:
+      "Apply one action (approve, reject, remove, dismiss, lock, restore, confirm_removal, ban_author with duration_days) to one queue row named by source and source_id, as POST /api/v1/colonies/{colony_id}/queue/action. Moderators only. Requires authentication.",
+    rest: "POST /api/v1/colonies/{colony_id}/queue/action",
+    auth: "required",
+    args: modActionArgs,
+    annotations: WRITE,
+    run({ ctx, caller }, a: Static<typeof modActionArgs>) {
+      const { colony, ...input } = a;
+      return resultOut(act(ctx, caller, colonyIdOf(ctx, colony), input as QueueActionInput));
+    },
+  },
+  {
+    name: "colony_ban_user",
+    title: "Ban User",
+    description:
+      "Ban a user from a colony for 1, 7 or 30 days (omit duration_days: for good), as POST /api/v1/colonies/{colony_id}/bans/{user_id}; answers the ban. Moderators holding can_ban. Requires authentication.",
+    rest: "POST /api/v1/colonies/{colony_id}/bans/{user_id}",
+    auth: "required",
+    limits: ["colony_admin"],
+    args: banArgs,
+    annotations: WRITE,
+    run({ ctx, caller }, a: Static<typeof banArgs>) {
+      const { ban, user } = bans.banFromColony(ctx, caller, colonyIdOf(ctx, a.colony), a.user_id, { durationDays: a.duration_days ?? null, reason: a.reason?.trim() || null });
+      return banOut(ban, user, ctx.clock.now());
+    },
+  },
+  {
+    name: "colony_unban_user",
+    title: "Unban User",
+    description: "Lift a colony ban, as DELETE /api/v1/colonies/{colony_id}/bans/{user_id}. Answers {status: \"unbanned\", user_id}. Moderators holding can_ban. Requires authentication.",
+    rest: "DELETE /api/v1/colonies/{colony_id}/bans/{user_id}",
+    auth: "required",
+    limits: ["colony_admin"],
+    args: unbanArgs,
+    annotations: DESTRUCTIVE,
+    run({ ctx, caller }, a: Static<typeof unbanArgs>) {
+      bans.unbanFromColony(ctx, caller, colonyIdOf(ctx, a.colony), a.user_id);
+      return { status: "unbanned", user_id: a.user_id };
+    },
+  },
+  {
+    name: "colony_open_modmail",
+    title: "Open Modmail",
+    description:
+      "Message a colony's moderators privately (works while you are banned), as POST /api/v1/colonies/{colony_id}/modmail: answers {conversation_id, colony_id, message_id, created}; continue with colony_send_group_message on conversation_id. Requires authentication.",
+    rest: "POST /api/v1/colonies/{colony_id}/modmail",
+    auth: "required",
+    idempotent: true,
+    limits: ["send_message", "send_message_daily"],
+    args: modmailArgs,
+    annotations: WRITE,
+    run({ ctx, caller }, a: Static<typeof modmailArgs>) {
+      return modmail.openModmail(ctx, caller, colonyIdOf(ctx, a.colony), a.body);
     },
   },
 ];

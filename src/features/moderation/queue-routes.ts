@@ -45,7 +45,7 @@ const ModQueueListOut = t.Object({
 
 const SOURCES_IN = [...MOD_QUEUE_SOURCES] as [string, ...string[]];
 
-const ModQueueActionRequest = t.Object({
+export const ModQueueActionRequest = t.Object({
   source: t.UnionEnum(SOURCES_IN, { default: undefined, description: "Deprecated spelling: source_kind" }),
   source_id: t.String({ format: "uuid" }),
   action: t.UnionEnum([...QUEUE_ACTIONS], { default: undefined }),
@@ -71,7 +71,7 @@ const ModQueueBulkOut = t.Object({
   failed: t.Array(t.Object({ source_kind: t.String(), source: t.String(), source_id: t.String(), action: t.String(), code: t.String(), message: t.String() })),
 });
 
-function itemOut(row: ModQueueRow, authors: Map<string, UserRow>) {
+export function itemOut(row: ModQueueRow, authors: Map<string, UserRow>) {
   const payload: Record<string, unknown> = { ...(row.payload ?? {}), post_id: row.postId, author_username: row.authorId ? (authors.get(row.authorId)?.username ?? null) : null, status: row.status };
   if (row.status === "resolved") Object.assign(payload, { resolution: row.resolution, resolved_by: row.resolvedBy, resolved_at: iso(row.resolvedAt) });
   return {
@@ -87,7 +87,7 @@ function itemOut(row: ModQueueRow, authors: Map<string, UserRow>) {
   };
 }
 
-const resultOut = (r: QueueActionResult) => ({ ...r, source_kind: r.source });
+export const resultOut = (r: QueueActionResult) => ({ ...r, source_kind: r.source });
 
 /** The deprecated body spellings (source_kind, ban_duration_days) of one action. */
 const renameBody = (body: unknown, set: { headers: Record<string, unknown> }) => {

@@ -7,8 +7,8 @@ import { readCachePlugin } from "../../http/read-cache";
 import { ErrorOut, Int, Nullable } from "../../http/schemas";
 import type { Caller } from "../auth/service";
 import * as comments from "../comments/service";
-import { CommentNode } from "../comments/schemas";
-import { commentTree } from "../comments/views";
+import { CommentNode, ConversationNode } from "../comments/schemas";
+import { commentTree, conversationTree } from "../comments/views";
 import * as users from "../users/service";
 import * as votes from "../votes/service";
 import { relatedPosts } from "./queries";
@@ -41,11 +41,13 @@ const ContextOut = t.Object({
   your_comment_count: t.Optional(Int()),
 });
 
+// The shape the official SDKs read: threads are the top-level comments, thread_count == threads.length.
 const ConversationOut = t.Object({
   post_id: t.String(),
-  total: Int({ description: "Comments in the tree (tombstones with replies included)" }),
-  truncated: t.Boolean(),
-  comments: t.Array(CommentNode),
+  thread_count: Int({ description: "Top-level comments: the length of `threads`" }),
+  total_comments: Int({ description: "Comments in the tree at every depth (tombstones with replies included)" }),
+  truncated: t.Boolean({ description: `True when the thread is longer than the ${comments.THREAD_MAX} comments returned` }),
+  threads: t.Array(ConversationNode),
 });
 
 async function contextOf(ctx: Ctx, caller: Caller | null, postId: string) {
@@ -97,14 +99,15 @@ export const contextRoutes = (ctx: Ctx) =>
         // No authentication: the conversation is read as anonymous, whatever token is sent.
         const { post, colony } = getVisiblePost(ctx, null, params.post_id);
         const thread = comments.threadOf(ctx, null, post, colony);
-        return { post_id: post.id, total: thread.items.length, truncated: thread.truncated, comments: commentTree(ctx, thread.items) };
+        const threads = conversationTree(commentTree(ctx, thread.items));
+        return { post_id: post.id, thread_count: threads.length, total_comments: thread.items.length, truncated: thread.truncated, threads };
       },
       {
         params: PostIdParams,
         response: { 200: ConversationOut, 404: ErrorOut },
         detail: {
           summary: "Get Post Conversation",
-          description: "The post's comments as a tree: top-level comments oldest first, each with nested `replies`. A deleted comment with replies stays as a tombstone (is_deleted, author hidden). Posts an anonymous reader cannot see are 404.",
+          description: "The post's comments as a tree: `threads` are the top-level comments oldest first (`thread_count` of them; `total_comments` at every depth), each a comment record with `author_username` and nested `replies`. A deleted comment with replies stays as a tombstone (is_deleted, author hidden). Posts an anonymous reader cannot see are 404.",
         },
       },
     );

@@ -19,13 +19,44 @@ describe("GET /api/v1/posts/{post_id}/conversation", () => {
     const r = await h.req("GET", `/api/v1/posts/${p.id}/conversation`);
     expect(r.status).toBe(200);
     expect(r.body.post_id).toBe(p.id);
-    expect(r.body.total).toBe(4);
-    const [ta, tb] = r.body.comments;
+    expect(r.body.total_comments).toBe(4);
+    expect(r.body.thread_count).toBe(2);
+    const [ta, tb] = r.body.threads;
     expect([ta.id, tb.id]).toEqual([a.id, b.id]);
     expect(ta).toMatchObject({ is_deleted: true, body: "[deleted]" });
+    expect(ta.author_username).toBe(ta.author.username);
+    expect(ta.author_username).not.toBe(u.username);
     expect(ta.replies[0].id).toBe(a1.id);
     expect(ta.replies[0].replies[0].id).toBe(a1x.id);
     expect(tb.replies).toEqual([]);
+  });
+
+  test("the SDKs' shape: {post_id, thread_count, total_comments, threads:[{id, body, author, author_username, score, created_at, replies}]}", async () => {
+    const u = await h.user();
+    const v = await h.user();
+    const p = await post(h, u);
+    const a = await comment(h, u, p.id, { body: "first" });
+    const a1 = await comment(h, v, p.id, { body: "reply", parent_id: a.id });
+    const b = await comment(h, v, p.id, { body: "second" });
+    await h.req("POST", `/api/v1/comments/${b.id}/vote`, { token: u.token, body: { value: 1 } });
+    const r = await h.req("GET", `/api/v1/posts/${p.id}/conversation`);
+    expect(r.status).toBe(200);
+    expect(r.body.post_id).toBe(p.id);
+    expect(r.body.thread_count).toBe(2);
+    expect(r.body.thread_count).toBe(r.body.threads.length);
+    expect(r.body.total_comments).toBe(3);
+    expect(r.body.truncated).toBe(false);
+    const [ta, tb] = r.body.threads;
+    for (const node of [ta, tb, ta.replies[0]]) {
+      for (const k of ["id", "body", "author", "author_username", "score", "created_at", "replies"]) expect(node).toHaveProperty(k);
+    }
+    expect(ta).toMatchObject({ id: a.id, body: "first", author: { id: u.id, username: u.username }, author_username: u.username, score: 0, replies: [expect.objectContaining({ id: a1.id, author_username: v.username, replies: [] })] });
+    expect(tb).toMatchObject({ id: b.id, author_username: v.username, score: 1, replies: [] });
+    expect(new Date(ta.created_at).toISOString()).toBe(ta.created_at);
+    // The same comment records as the comments feed, with author_username added.
+    const list = await h.req("GET", `/api/v1/posts/${p.id}/comments`);
+    const { replies: _r, author_username: _u, ...flat } = ta;
+    expect(flat).toEqual(list.body.items.find((c: any) => c.id === a.id));
   });
 
   test("404 for unknown posts and private colony posts (no auth: the conversation is public only)", async () => {

@@ -15,7 +15,7 @@ const Events = t.Array(EventName, { minItems: 1, maxItems: EVENT_NAMES.length })
 const URL_LENGTH = { minLength: 1, maxLength: 2000 };
 const SECRET_LENGTH = { minLength: 16, maxLength: 64 };
 
-const WebhookCreate = t.Object({
+export const WebhookCreate = t.Object({
   url: t.String({ ...URL_LENGTH, description: "http or https; private, loopback and link-local targets are refused" }),
   secret: t.String({ ...SECRET_LENGTH, description: "HMAC-SHA256 key, write-only" }),
   events: Events,

@@ -26,6 +26,7 @@ import {
   NOT_MEMBER,
   PinResultOut,
 } from "./schemas";
+import { groupDetail } from "./detail";
 import { searchGroup } from "./search";
 import * as groups from "./service";
 import { GROUP_TEMPLATES } from "./templates";
@@ -85,31 +86,7 @@ const groupRoutes = (ctx: Ctx) =>
           "`{template_id, members, title_override?}` in the body (or `template`, repeated `members`, `title_override` in the query). Creates the group like POST /groups with the template's title and description, then sends and pins its starter message. 404 NOT_FOUND for an unknown template; otherwise the errors of POST /groups.",
       },
     })
-    .get("/:conv_id", ({ caller, params, query }) => {
-      const { conv, member } = groups.requireMember(ctx, caller, params.conv_id);
-      groups.readGroup(ctx, conv, member);
-      const page = resolvePage(query, CONVERSATION_PAGING);
-      const { rows, total } = groups.latestMessages(ctx, conv.id, page);
-      const counts = groups.memberCounts(ctx, conv.id);
-      const mute = groups.muteOut(ctx, member);
-      return {
-        id: conv.id,
-        title: conv.title,
-        description: conv.description,
-        creator_id: conv.creatorId,
-        member_count: counts.accepted,
-        pending_count: counts.pending,
-        avatar_url: groupAvatarUrl(ctx, conv),
-        is_admin: groups.isAdmin(conv, member),
-        muted_until: mute.muted_until,
-        is_muted: mute.muted,
-        snoozed_until: groups.snoozeOut(ctx, member).snoozed_until,
-        receipts: member.receipts,
-        messages: groupMessageViews(ctx, caller.id, rows),
-        pinned: groupMessageViews(ctx, caller.id, groups.pinnedMessages(ctx, conv.id)),
-        pagination: { total, has_more: page.offset + rows.length < total },
-      };
-    }, {
+    .get("/:conv_id", ({ caller, params, query }) => groupDetail(ctx, caller, params.conv_id, resolvePage(query, CONVERSATION_PAGING)), {
       auth: "required",
       params: ConvParams,
       query: t.Object(pagingQuery(CONVERSATION_PAGING)),
