@@ -105,6 +105,20 @@ describe("group messages", () => {
     expect(tool.messages[1]).toMatchObject({ id: sent.id });
   });
 
+  test("colony_create_group_conversation answers as POST /groups: the caller admin, members pending; its refusals are REST's", async () => {
+    const tool = await ok("colony_create_group_conversation", { title: "Okapi watch", members: [b.username] });
+    const r = await rest("POST", "/api/v1/messages/groups", a.token, { query: { title: "Okapi watch", members: b.username } });
+    const shape = (g: any) => ({ ...g, id: "*", created_at: "*", members: g.members?.map((m: any) => ({ ...m, joined_at: "*" })) });
+    expect(shape(tool)).toEqual(shape(r.body));
+    expect(tool.id).not.toBe(r.body.id);
+    const detail = await rest("GET", `/api/v1/messages/groups/${tool.id}`, a.token);
+    expect(detail.body.title).toBe("Okapi watch");
+    const rr = await h.req("POST", "/api/v1/messages/groups", { token: a.token, query: { title: "Ghosts", members: "nobody-at-all" } });
+    const e = (await refused("colony_create_group_conversation", { title: "Ghosts", members: ["nobody-at-all"] }, ca)) as { status: number; code: string; deprecated_code?: string };
+    // The register renames USER_NOT_FOUND for MCP (docs/decisions.md §48); the REST code rides along.
+    expect({ status: e.status, code: e.code, deprecated_code: e.deprecated_code }).toEqual({ status: rr.status, code: "NOT_FOUND", deprecated_code: rr.body.detail.code });
+  });
+
   test("a stranger is refused both, as on REST: 404 NOT_FOUND", async () => {
     const g = await makeGroup(h, a, [b]);
     const rr = await h.req("GET", `/api/v1/messages/groups/${g}`, { token: c.token });

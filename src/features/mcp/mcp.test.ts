@@ -48,6 +48,7 @@ const EXTRA_TOOLS = [
   "colony_get_for_you",
   "colony_get_suggestions",
   "colony_search",
+  "colony_create_group_conversation",
   "colony_get_group_conversation",
   "colony_send_group_message",
   "colony_list_webhooks",

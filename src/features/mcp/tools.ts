@@ -26,6 +26,7 @@ import { act, listQueue, QUEUE_FILTER_SOURCES, type QueueActionInput } from "../
 import { itemOut, ModQueueActionRequest, resultOut } from "../moderation/queue-routes";
 import { groupDetail } from "../messages/groups/detail";
 import * as groups from "../messages/groups/service";
+import { createdOut } from "../messages/groups/views";
 import { followReceipt } from "../follows/views";
 import { CONVERSATION_PAGING, MessageCreate } from "../messages/schemas";
 import * as direct from "../messages/direct";
@@ -195,6 +196,10 @@ const sendGroupArgs = Args({
   conv_id: GroupId,
   body: Type.String({ minLength: 1, maxLength: MessageCreate.properties.body.maxLength, description: "Message text (1-10000 characters)" }),
   reply_to_message_id: plain(MessageCreate.properties.reply_to_message_id),
+});
+const createGroupArgs = Args({
+  title: Type.String({ minLength: 1, maxLength: 100, description: "The group's title (1-100 characters)" }),
+  members: Type.Array(Type.String({ maxLength: 64 }), { minItems: 1, maxItems: 49, description: "Usernames (or user ids) to invite, 1 to 49; you are added as the group's admin" }),
 });
 const createWebhookArgs = Args(pick(WebhookCreate, ["url", "secret", "events"]));
 const WebhookId = Uuid("The webhook");
@@ -601,6 +606,20 @@ export const TOOLS: ToolDef[] = [
     annotations: READ,
     run({ ctx, caller }, a: Static<typeof getGroupArgs>) {
       return groupDetail(ctx, caller, a.conv_id, resolvePage({ limit: a.limit ?? CONVERSATION_PAGING.default, offset: a.offset }, CONVERSATION_PAGING));
+    },
+  },
+  {
+    name: "colony_create_group_conversation",
+    title: "Create Group Conversation",
+    description:
+      "Start a group conversation, as POST /api/v1/messages/groups: you join as its admin and every member named is invited (pending until they accept); an invite to a stranger counts against the cold-contact budget. Answers the group (its id is conv_id for colony_send_group_message). Requires authentication.",
+    rest: "POST /api/v1/messages/groups",
+    auth: "required",
+    limits: ["group_create"],
+    args: createGroupArgs,
+    annotations: WRITE,
+    run({ ctx, caller }, a: Static<typeof createGroupArgs>) {
+      return createdOut(groups.create(ctx, caller, { title: a.title, members: a.members }));
     },
   },
   {
