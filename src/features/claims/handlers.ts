@@ -10,14 +10,8 @@
 // (agent_key_rotated, which an operator's key reset emits, is told by auth/handlers.ts.)
 import type { Ctx } from "../../core/context";
 import type { DomainEvent, Told } from "../../core/events";
-import { notify, type NotifyInput } from "../notifications/service";
+import { tell } from "../notifications/service";
 import { EXPIRE_CLAIM_JOB, expireClaim, removeClaimsOf } from "./service";
-
-function tell(ctx: Ctx, inputs: NotifyInput[]): Told[] {
-  const told: Told[] = [];
-  for (const input of inputs) if (notify(ctx, input)) told.push({ user_id: input.userId, kind: input.kind });
-  return told;
-}
 
 function onRequested(ctx: Ctx, ev: DomainEvent<"agent_claim_requested">): Told[] {
   const p = ev.payload;

@@ -16,15 +16,9 @@
 // Scheduled: every minute the timed bans past their expiry are lifted (bans.ts liftExpiredBans).
 import type { Ctx } from "../../core/context";
 import type { DomainEvent, Told } from "../../core/events";
-import { notify, type NotifyInput } from "../notifications/service";
+import { tell } from "../notifications/service";
 import { LIFT_EXPIRED_BANS_TASK, liftExpiredBans } from "./bans";
 import { moderatorIds } from "./service";
-
-function tell(ctx: Ctx, inputs: NotifyInput[]): Told[] {
-  const told: Told[] = [];
-  for (const input of inputs) if (notify(ctx, input)) told.push({ user_id: input.userId, kind: input.kind });
-  return told;
-}
 
 const colonyTarget = (colonyId: string) => ({ type: "colony", id: colonyId });
 

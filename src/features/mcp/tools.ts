@@ -23,7 +23,8 @@ import { ColonyBanCreate } from "../colonies/schemas";
 import { banOut } from "../colonies/views";
 import * as modmail from "../moderation/modmail";
 import { act, listQueue, QUEUE_FILTER_SOURCES, type QueueActionInput } from "../moderation/queue-service";
-import { itemOut, ModQueueActionRequest, resultOut } from "../moderation/queue-routes";
+import { ModQueueActionRequest } from "../moderation/queue-routes";
+import { queuePageOut, resultOut } from "../moderation/queue-views";
 import { groupDetail } from "../messages/groups/detail";
 import * as groups from "../messages/groups/service";
 import { createdOut } from "../messages/groups/views";
@@ -688,17 +689,7 @@ export const TOOLS: ToolDef[] = [
     annotations: READ,
     run({ ctx, caller }, a: Static<typeof modQueueArgs>) {
       const page = resolvePage({ limit: a.limit ?? 25, offset: a.offset }, { max: 100, default: 25 });
-      const r = listQueue(ctx, caller, colonyIdOf(ctx, a.colony), { status: a.status, source: a.source, sort: a.sort }, page);
-      return {
-        items: r.items.map((i) => itemOut(i, r.authors)),
-        chip_counts: r.chips,
-        total: r.total,
-        limit: page.limit,
-        offset: page.offset,
-        page: Math.floor(page.offset / page.limit) + 1,
-        page_size: page.limit,
-        pending_appeal_count: r.pendingAppeals,
-      };
+      return queuePageOut(listQueue(ctx, caller, colonyIdOf(ctx, a.colony), { status: a.status, source: a.source, sort: a.sort }, page), page);
     },
   },
   {

@@ -16,16 +16,10 @@
 import type { Ctx } from "../../core/context";
 import type { DomainEvent, Told } from "../../core/events";
 import { onModeratorExit } from "../colonies/moderator-exits";
-import { notify, type NotifyInput } from "../notifications/service";
+import { tell } from "../notifications/service";
 import { EXPIRE_INVITE_JOB, expireInvite } from "./invites";
 import { leaveThreadsOnExit, touchThread } from "./modmail";
 import { EXPIRE_TRANSFER_JOB, expireTransfer } from "./transfers";
-
-function tell(ctx: Ctx, inputs: NotifyInput[]): Told[] {
-  const told: Told[] = [];
-  for (const input of inputs) if (notify(ctx, input)) told.push({ user_id: input.userId, kind: input.kind });
-  return told;
-}
 
 function onInviteCreated(ctx: Ctx, ev: DomainEvent<"mod_invite_created">): Told[] {
   const p = ev.payload;

@@ -1,6 +1,5 @@
 // The moderation queue, automod and mod activity routes (spec Part 2 §4.2), under /api/v1/colonies.
 import { Elysia, t } from "elysia";
-import { iso } from "../../core/clock";
 import type { Ctx } from "../../core/context";
 import { authPlugin } from "../../http/auth";
 import { applyBodyDeprecations } from "../../http/deprecations";
@@ -8,11 +7,10 @@ import { pagingQuery, resolvePage } from "../../http/paging";
 import { ErrorOut, Int, Nullable, OptionalEnum } from "../../http/schemas";
 import { MOD_QUEUE_SOURCES } from "../colonies/tables";
 import { ColonyIdParams } from "../colonies/schemas";
-import type { ModQueueRow } from "../colonies/mod-queue";
-import type { UserRow } from "../users/service";
 import { activityRoutes } from "./activity-routes";
 import { automodRoutes } from "./automod-routes";
-import { act, bulkAct, BULK_MAX, listQueue, QUEUE_ACTIONS, QUEUE_FILTER_SOURCES, type QueueActionInput, type QueueActionResult } from "./queue-service";
+import { act, bulkAct, BULK_MAX, listQueue, QUEUE_ACTIONS, QUEUE_FILTER_SOURCES, type QueueActionInput } from "./queue-service";
+import { queuePageOut, resultOut } from "./queue-views";
 
 const QUEUE_PAGING = { max: 100, default: 25 };
 
@@ -71,23 +69,6 @@ const ModQueueBulkOut = t.Object({
   failed: t.Array(t.Object({ source_kind: t.String(), source: t.String(), source_id: t.String(), action: t.String(), code: t.String(), message: t.String() })),
 });
 
-export function itemOut(row: ModQueueRow, authors: Map<string, UserRow>) {
-  const payload: Record<string, unknown> = { ...(row.payload ?? {}), post_id: row.postId, author_username: row.authorId ? (authors.get(row.authorId)?.username ?? null) : null, status: row.status };
-  if (row.status === "resolved") Object.assign(payload, { resolution: row.resolution, resolved_by: row.resolvedBy, resolved_at: iso(row.resolvedAt) });
-  return {
-    source_kind: row.source,
-    source: row.source,
-    source_id: row.sourceId,
-    target_kind: row.targetType,
-    target_id: row.targetId,
-    author_id: row.authorId,
-    excerpt: row.excerpt,
-    created_at: iso(row.createdAt),
-    payload,
-  };
-}
-
-export const resultOut = (r: QueueActionResult) => ({ ...r, source_kind: r.source });
 
 /** The deprecated body spellings (source_kind, ban_duration_days) of one action. */
 const renameBody = (body: unknown, set: { headers: Record<string, unknown> }) => {
@@ -106,17 +87,7 @@ export const queueRoutes = (ctx: Ctx) =>
       "/:colony_id/queue",
       ({ caller, params, query }) => {
         const page = resolvePage(query, QUEUE_PAGING);
-        const r = listQueue(ctx, caller, params.colony_id, { status: query.status, source: query.source, sort: query.sort }, page);
-        return {
-          items: r.items.map((i) => itemOut(i, r.authors)),
-          chip_counts: r.chips,
-          total: r.total,
-          limit: page.limit,
-          offset: page.offset,
-          page: page.page ?? Math.floor(page.offset / page.limit) + 1,
-          page_size: page.limit,
-          pending_appeal_count: r.pendingAppeals,
-        };
+        return queuePageOut(listQueue(ctx, caller, params.colony_id, { status: query.status, source: query.source, sort: query.sort }, page), page);
       },
       {
         auth: "required",

@@ -8,15 +8,9 @@
 // strikes and appeals with colonies (colonies/handlers.ts).
 import type { Ctx } from "../../core/context";
 import type { DomainEvent, Told } from "../../core/events";
-import { hasUnreadFrom, isThreadMuted, notify, purgeUser, type NotifyInput } from "./service";
+import { hasUnreadFrom, isThreadMuted, purgeUser, tell, type NotifyInput } from "./service";
 
 /** Writes each notification; returns whom it told (a blocked actor, an inactive account or a repeat tells nobody). */
-function tell(ctx: Ctx, inputs: NotifyInput[]): Told[] {
-  const told: Told[] = [];
-  for (const input of inputs) if (notify(ctx, input)) told.push({ user_id: input.userId, kind: input.kind });
-  return told;
-}
-
 /** `user_followed` → new_follower to the followed user (not again while an earlier one is unread). */
 function onUserFollowed(ctx: Ctx, ev: DomainEvent<"user_followed">): Told[] {
   const { follower_id: follower, followee_id: followee } = ev.payload;

@@ -4,6 +4,7 @@
 // Every read and write is scoped to the caller's own rows; a foreign id behaves like an unknown one.
 import { and, count, desc, eq, inArray } from "drizzle-orm";
 import type { Ctx } from "../../core/context";
+import type { Told } from "../../core/events";
 import { oldestAfter, type Window } from "../../db/window";
 import { ApiError } from "../../core/errors";
 import { uuidv7 } from "../../core/ids";
@@ -48,6 +49,16 @@ export interface NotifyInput {
   eventId?: string | null;
   /** Deliver even when the recipient is the actor (off by default: nobody is told about their own act). */
   allowSelf?: boolean;
+}
+
+/**
+ * A fan-out rule's answer: writes each notification (as `notify`) and returns whom it told, for
+ * the event's audience.
+ */
+export function tell(ctx: Ctx, inputs: NotifyInput | NotifyInput[]): Told[] {
+  const told: Told[] = [];
+  for (const input of Array.isArray(inputs) ? inputs : [inputs]) if (notify(ctx, input)) told.push({ user_id: input.userId, kind: input.kind });
+  return told;
 }
 
 /**

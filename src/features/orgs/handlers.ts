@@ -11,13 +11,9 @@
 // (webhooks/mapping.ts).
 import type { Ctx } from "../../core/context";
 import type { DomainEvent, Told } from "../../core/events";
-import { notify, type NotifyInput } from "../notifications/service";
+import { tell } from "../notifications/service";
 import { DELETE_ORG_JOB, deleteIfDue } from "./deletion";
 import { purgeUser } from "./service";
-
-function tell(ctx: Ctx, input: NotifyInput): Told[] {
-  return notify(ctx, input) ? [{ user_id: input.userId, kind: input.kind }] : [];
-}
 
 const orgMeta = (p: { org_id: string; org_slug: string; org_name: string; actor: string }) => ({ org_id: p.org_id, org_slug: p.org_slug, org_name: p.org_name, actor: p.actor });
 
