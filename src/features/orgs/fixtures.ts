@@ -2,6 +2,7 @@
 // the API calls the tests make, and the check that a refused request changed nothing.
 import { expect } from "bun:test";
 import type { Harness, Res, TestUser } from "../../../test/harness";
+import { dbState } from "../../../test/db-state";
 
 export const ORGS = "/api/v1/orgs";
 
@@ -53,22 +54,7 @@ export async function crew(h: Harness, opts: { disclosure?: "public" | "opaque" 
   return { slug, owner, admin, member, stranger: await h.user(), siteAdmin: await h.user({ admin: true }) };
 }
 
-/**
- * Every row of every table (the full-text index tables aside, `users.last_active_at` aside: an
- * authenticated request may touch it once a minute), to compare before and after a request.
- */
-export function dbState(h: Harness): Record<string, unknown[]> {
-  const db = h.ctx.db.$client;
-  const tables = (db.query("select name, sql from sqlite_master where type = 'table' and name not like 'sqlite_%' order by name").all() as { name: string; sql: string }[]).filter(
-    (t) => !/^create virtual table/i.test(t.sql),
-  );
-  const out: Record<string, unknown[]> = {};
-  for (const { name } of tables) {
-    const rows = db.query(`select * from "${name}"`).all() as Record<string, unknown>[];
-    out[name] = name === "users" ? rows.map(({ last_active_at: _ignored, ...rest }) => rest) : rows;
-  }
-  return out;
-}
+export { dbState };
 
 /** Runs a request that must be refused with `status` (and `code`), and checks it changed nothing. */
 export async function refused(h: Harness, run: () => Promise<Res>, status: number, code?: string): Promise<Res> {
