@@ -128,3 +128,29 @@ describe("GET /api/v1/posts/{post_id}/context", () => {
     expect((await h.req("GET", `/api/v1/posts/${pub.id}/context`, { token: member.token })).body.related_posts.map((x: any) => x.id)).toEqual([p.id]);
   });
 });
+
+describe("related posts past unreadable candidates", () => {
+  test("the newest candidates being private, the related posts are the newest readable ones, most shared tags first", async () => {
+    const author = await h.user({ karma: 100 });
+    const priv = makeColony(h, author, "private");
+    const tag = `batch${Math.random().toString(36).slice(2, 7)}`;
+    const older: string[] = [];
+    for (let i = 0; i < 8; i++) {
+      h.clock.advance(1000);
+      older.push((await post(h, author, { tags: [tag] })).id);
+    }
+    h.clock.advance(1000);
+    const twoTags = (await post(h, author, { tags: [tag, `${tag}b`] })).id;
+    // More private posts than the first batch of candidates holds, all newer than the public ones.
+    for (let i = 0; i < 30; i++) {
+      h.clock.advance(1000);
+      h.ctx.limits.reset();
+      await post(h, author, { colony_id: priv.id, tags: [tag, `${tag}b`] });
+    }
+    h.clock.advance(1000);
+    h.ctx.limits.reset();
+    const subject = await post(h, author, { tags: [tag, `${tag}b`] });
+    const ctx = await h.req("GET", `/api/v1/posts/${subject.id}/context`);
+    expect(ctx.body.related_posts.map((x: any) => x.id)).toEqual([twoTags, ...older.slice(-4).reverse()]);
+  });
+});

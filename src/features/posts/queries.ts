@@ -35,7 +35,7 @@ export interface RelatedPost {
 
 type Viewer = "anonymous" | "admin" | "member";
 
-/** The candidates' listed, readable posts, most shared tags first, then newest: one cached statement per kind of viewer. */
+/** The candidates' listed, readable posts, most shared tags first, then newest id: one cached statement per kind of viewer. */
 function relatedStatement(ctx: Ctx, viewer: Viewer) {
   const db = ctx.db;
   return preparedSql(db, `posts.related.${viewer}`, () => {
@@ -55,7 +55,7 @@ function relatedStatement(ctx: Ctx, viewer: Viewer) {
       .from(sql`json_each(${sql.placeholder("candidates")}) as c`)
       .innerJoin(posts, sql`${posts.id} = c.key`)
       .where(and(eq(posts.listed, 1), colonies.readableColonyFilter(ctx, actor, posts.colonyId)))
-      .orderBy(desc(shared), desc(posts.createdAt), desc(posts.id))
+      .orderBy(desc(shared), desc(posts.id))
       .limit(sql.placeholder("max"))
       .getSQL();
   });
@@ -73,7 +73,8 @@ const relatedOf = (r: Record<string, unknown>): RelatedPost => ({
 });
 
 /**
- * Listed posts the caller may read sharing tags with `post`, most shared tags first, then newest.
+ * Listed posts the caller may read sharing tags with `post`, most shared tags first, then newest
+ * (by id, which is time-ordered).
  * Bounded: each tag contributes at most RELATED_TAG_SCAN of its newest post ids through the
  * (tag, post_id) primary key, so a popular tag never scans its whole history. The candidates go
  * to SQLite as one JSON object (id: shared count), which ranks them and returns only `max` rows
@@ -95,11 +96,22 @@ export function relatedPosts(ctx: Ctx, caller: Caller | null, post: PostRow, max
     }
   }
   if (!shared.size) return [];
-  const candidates: Record<string, number> = {};
-  for (const [id, tags] of shared) candidates[id] = tags.length;
+  // Ranked here, looked up in growing batches: most candidates are never read (a context pack
+  // shows `max` of up to a thousand), and each lookup is a primary-key probe plus the readability
+  // check. Ids are time-ordered (uuidv7), so id order is newest first, as the tag scan reads them.
+  const ranked = [...shared].sort((a, b) => b[1].length - a[1].length || (a[0] < b[0] ? 1 : a[0] > b[0] ? -1 : 0));
   const viewer: Viewer = !caller ? "anonymous" : caller.isAdmin ? "admin" : "member";
-  const rows = relatedStatement(ctx, viewer).all({ candidates: JSON.stringify(candidates), max, viewer: caller?.id ?? null }).map(relatedOf);
-  return rows.map((p) => ({ post: p, shared: shared.get(p.id)! }));
+  const stmt = relatedStatement(ctx, viewer);
+  const out: { post: RelatedPost; shared: string[] }[] = [];
+  for (let start = 0, size = max * 4; start < ranked.length && out.length < max; start += size, size *= 4) {
+    const candidates: Record<string, number> = {};
+    for (const [id, tags] of ranked.slice(start, start + size)) candidates[id] = tags.length;
+    for (const r of stmt.all({ candidates: JSON.stringify(candidates), max: max - out.length, viewer: caller?.id ?? null })) {
+      const p = relatedOf(r);
+      out.push({ post: p, shared: shared.get(p.id)! });
+    }
+  }
+  return out;
 }
 
 /** Whether the user has ever written a post (any row, deleted or unpublished ones included). */
