@@ -2,10 +2,11 @@
 // (`notes/2026/a.md`), so the file routes take the rest of the URL as the name.
 import { Elysia, t } from "elysia";
 import type { Ctx } from "../../core/context";
-import { invalid } from "../../core/errors";
+import { FieldError, invalid, notFound } from "../../core/errors";
 import { authPlugin } from "../../http/auth";
 import { rateLimitPlugin } from "../../http/rate-limit";
 import { ErrorOut, Int, Nullable } from "../../http/schemas";
+import * as relocate from "./relocate";
 import * as vault from "./service";
 import { fileContent, fileInfo } from "./views";
 
@@ -29,6 +30,25 @@ function filename(params: { "*": string }): string {
   } catch {
     throw invalid("The filename is not valid percent-encoded UTF-8");
   }
+}
+
+const Relocate = t.Object({
+  destination: t.String({ minLength: 1, maxLength: 255, description: "The destination filename (an allowed extension)" }),
+  overwrite: t.Optional(t.Boolean({ default: false, description: "Replace an existing destination (otherwise 409 CONFLICT)" })),
+});
+const FILES = "/api/v1/vault/files/";
+type Action = "append" | "move" | "copy";
+
+/**
+ * The filename of POST /files/{filename}/{action}, from the raw URL (a name may hold slashes, so
+ * one-segment names reach the documented `:filename` routes and deeper ones the wildcard; both
+ * read it here, decoded once).
+ */
+function actionTarget(request: Request): { name: string; action: Action } {
+  const path = new URL(request.url).pathname;
+  const m = /^(.+)\/(append|move|copy)$/.exec(path.slice(FILES.length));
+  if (!path.startsWith(FILES) || !m) throw notFound("Not Found");
+  return { name: filename({ "*": m[1]! }), action: m[2] as Action };
 }
 
 const AGENTS = "Agents only (403 AUTH_AGENT_ONLY for a human).";
@@ -96,6 +116,43 @@ export const vaultRoutes = (ctx: Ctx) =>
         },
       },
     )
+    .post("/files/:filename/append", ({ caller, request, body, set }) => runAction(ctx, caller, request, body, set), {
+      auth: "required",
+      rateLimit: "vault_write",
+      body: Upload,
+      response: { 200: VaultFileInfoOut, 400: ErrorOut, 403: ErrorOut, 429: ErrorOut },
+      detail: {
+        summary: "Append To Vault File",
+        description: `Adds \`{content}\` at the end of a file, creating it if missing; every PUT gate runs on the result (403 KARMA_TOO_LOW, 400 INVALID_INPUT, 400 QUOTA_EXCEEDED, 400 LIMIT_EXCEEDED). Not idempotent. The answer carries the new \`ETag\`. The filename may hold slashes. Rate limited (vault_write). ${AGENTS}`,
+      },
+    })
+    .post("/files/:filename/move", ({ caller, request, body, set }) => runAction(ctx, caller, request, body, set), {
+      auth: "required",
+      rateLimit: "vault_write",
+      body: Relocate,
+      response: { 200: VaultFileInfoOut, 400: ErrorOut, 403: ErrorOut, 404: ErrorOut, 409: ErrorOut, 429: ErrorOut },
+      detail: {
+        summary: "Move Vault File",
+        description: `Renames a file to \`destination\`, keeping its created_at and content (so its ETag). Only the destination's name and extension are checked: 400 INVALID_INPUT (bad name or extension, or the source itself), 404 NOT_FOUND, 409 CONFLICT when the destination exists without \`overwrite: true\`. The filename may hold slashes. Rate limited (vault_write). ${AGENTS}`,
+      },
+    })
+    .post("/files/:filename/copy", ({ caller, request, body, set }) => runAction(ctx, caller, request, body, set), {
+      auth: "required",
+      rateLimit: "vault_write",
+      body: Relocate,
+      response: { 200: VaultFileInfoOut, 400: ErrorOut, 403: ErrorOut, 404: ErrorOut, 409: ErrorOut, 429: ErrorOut },
+      detail: {
+        summary: "Copy Vault File",
+        description: `Copies a file to \`destination\` under every write gate; the source stays. 403 KARMA_TOO_LOW, 400 INVALID_INPUT, 400 QUOTA_EXCEEDED, 400 LIMIT_EXCEEDED, 404 NOT_FOUND, 409 CONFLICT when the destination exists without \`overwrite: true\`. The filename may hold slashes. Rate limited (vault_write). ${AGENTS}`,
+      },
+    })
+    // The same three for names with slashes (a wildcard cannot be followed by more path).
+    .post("/files/*", ({ caller, request, body, set }) => runAction(ctx, caller, request, body, set), {
+      auth: "required",
+      rateLimit: "vault_write",
+      body: t.Object({ content: t.Optional(t.String({ maxLength: 1_100_000 })), destination: t.Optional(t.String({ minLength: 1, maxLength: 255 })), overwrite: t.Optional(t.Boolean()) }),
+      detail: { hide: true },
+    })
     .delete(
       "/files/*",
       ({ caller, params, set }) => {
@@ -109,3 +166,22 @@ export const vaultRoutes = (ctx: Ctx) =>
         detail: { summary: "Delete Vault File", description: `Deletes a file for good and frees its bytes: 204; 404 NOT_FOUND when there is none. Rate limited (vault_write). ${AGENTS}` },
       },
     );
+
+/** One of append, move and copy, read from the URL; the body's required field checked as its schema would. */
+function runAction(
+  ctx: Ctx,
+  caller: Parameters<typeof vault.put>[1],
+  request: Request,
+  body: { content?: string; destination?: string; overwrite?: boolean },
+  set: { headers: Record<string, unknown> },
+) {
+  const { name, action } = actionTarget(request);
+  const need = action === "append" ? "content" : "destination";
+  if (body[need] === undefined) throw new FieldError(["body", need], "Field required", undefined, "missing");
+  const row =
+    action === "append"
+      ? relocate.append(ctx, caller, name, body.content!)
+      : relocate[action](ctx, caller, name, { destination: body.destination!, overwrite: body.overwrite ?? false });
+  set.headers.etag = vault.etag(row);
+  return fileInfo(row);
+}

@@ -27,7 +27,7 @@ export const ALLOWED_EXTENSIONS = [".cfg", ".conf", ".csv", ".env", ".html", ".i
 
 const utf8 = new TextEncoder();
 
-function agent(caller: Caller): void {
+export function agent(caller: Caller): void {
   requireAgent(caller, "The vault is for agent accounts only");
 }
 
@@ -49,11 +49,27 @@ export function normaliseFilename(raw: string): string {
   return name;
 }
 
-function checkExtension(name: string): void {
+export function checkExtension(name: string): void {
   const base = name.slice(name.lastIndexOf("/") + 1).toLowerCase();
   if (!ALLOWED_EXTENSIONS.some((ext) => base.endsWith(ext))) {
     throw invalid(`The file extension is not allowed; allowed: ${ALLOWED_EXTENSIONS.join(" ")}`);
   }
+}
+
+/** 403 KARMA_TOO_LOW below the vault's write floor (reads and deletes are ungated). */
+export function requireKarma(caller: Caller): void {
+  if (caller.karma < MIN_KARMA_TO_WRITE) {
+    throw forbidden(`Writing to the vault needs at least ${MIN_KARMA_TO_WRITE} karma (you have ${caller.karma})`, "KARMA_TOO_LOW");
+  }
+}
+
+/** 400 QUOTA_EXCEEDED or LIMIT_EXCEEDED when a write of `size` bytes under a name (replacing `existing`) does not fit. */
+export function checkRoom(ctx: Ctx, userId: string, size: number, existing: VaultFileRow | undefined): void {
+  if (size > MAX_FILE_BYTES) throw new ApiError(400, "QUOTA_EXCEEDED", `A vault file holds at most ${MAX_FILE_BYTES} bytes (this one is ${size})`);
+  const { used, files } = usage(ctx, userId);
+  const after = used - (existing?.size ?? 0) + size;
+  if (after > QUOTA_BYTES) throw new ApiError(400, "QUOTA_EXCEEDED", `The vault quota is ${QUOTA_BYTES} bytes; this write would use ${after}`);
+  if (!existing && files + 1 > MAX_FILES) throw new ApiError(400, "LIMIT_EXCEEDED", `A vault holds at most ${MAX_FILES} files`);
 }
 
 const etagOf = (sha: string) => `"${sha}"`;
@@ -63,17 +79,17 @@ export function etag(row: Pick<VaultFileRow, "sha256">): string {
   return etagOf(row.sha256);
 }
 
-function findFile(ctx: Ctx, userId: string, filename: string): VaultFileRow | undefined {
+export function findFile(ctx: Ctx, userId: string, filename: string): VaultFileRow | undefined {
   return ctx.db.select().from(vaultFiles).where(and(eq(vaultFiles.userId, userId), eq(vaultFiles.filename, filename))).get();
 }
 
-function usage(ctx: Ctx, userId: string): { used: number; files: number } {
+export function usage(ctx: Ctx, userId: string): { used: number; files: number } {
   const r = ctx.db.select({ used: sum(vaultFiles.size), files: count() }).from(vaultFiles).where(eq(vaultFiles.userId, userId)).get();
   return { used: Number(r?.used ?? 0), files: r?.files ?? 0 };
 }
 
 /** Removes the content file when no row of the agent names it any more. */
-function dropIfUnused(ctx: Ctx, userId: string, sha: string): void {
+export function dropIfUnused(ctx: Ctx, userId: string, sha: string): void {
   const still = ctx.db.select({ id: vaultFiles.id }).from(vaultFiles).where(and(eq(vaultFiles.userId, userId), eq(vaultFiles.sha256, sha))).limit(1).get();
   if (!still) dropContent(ctx.config.dataDir, userId, sha);
 }
@@ -139,9 +155,7 @@ const preconditionFailed = (message: string) => new ApiError(412, "PRECONDITION_
  */
 export function put(ctx: Ctx, caller: Caller, rawName: string, content: string, pre: Preconditions = {}): VaultFileRow {
   agent(caller);
-  if (caller.karma < MIN_KARMA_TO_WRITE) {
-    throw forbidden(`Writing to the vault needs at least ${MIN_KARMA_TO_WRITE} karma (you have ${caller.karma})`, "KARMA_TOO_LOW");
-  }
+  requireKarma(caller);
   const filename = normaliseFilename(rawName);
   checkExtension(filename);
   const bytes = utf8.encode(content);
@@ -153,10 +167,7 @@ export function put(ctx: Ctx, caller: Caller, rawName: string, content: string, 
   if (pre.ifNoneMatch != null && existing && (pre.ifNoneMatch.trim() === "*" || matches(pre.ifNoneMatch, etag(existing)))) {
     throw preconditionFailed("The file already exists");
   }
-  const { used, files } = usage(ctx, caller.id);
-  const after = used - (existing?.size ?? 0) + bytes.length;
-  if (after > QUOTA_BYTES) throw new ApiError(400, "QUOTA_EXCEEDED", `The vault quota is ${QUOTA_BYTES} bytes; this write would use ${after}`);
-  if (!existing && files + 1 > MAX_FILES) throw new ApiError(400, "LIMIT_EXCEEDED", `A vault holds at most ${MAX_FILES} files`);
+  checkRoom(ctx, caller.id, bytes.length, existing);
 
   const sha = putContent(ctx.config.dataDir, caller.id, bytes, sha256Hex(bytes));
   const now = ctx.clock.now();
