@@ -2,7 +2,7 @@
 // (`notes/2026/a.md`), so the file routes take the rest of the URL as the name.
 import { Elysia, t } from "elysia";
 import type { Ctx } from "../../core/context";
-import { FieldError, invalid, notFound } from "../../core/errors";
+import { ApiError, FieldError, invalid, notFound } from "../../core/errors";
 import { authPlugin } from "../../http/auth";
 import { rateLimitPlugin } from "../../http/rate-limit";
 import { ErrorOut, Int, Nullable } from "../../http/schemas";
@@ -20,6 +20,7 @@ export const VaultFileContentOut = t.Object({
   content: t.String(),
   etag: t.String(),
 });
+export const VaultFoldersOut = t.Object({ items: t.Array(t.Object({ folder: t.String(), file_count: Int() })), total: Int() });
 export const VaultFileList = t.Object({ items: t.Array(VaultFileInfoOut), total: Int(), has_more: t.Boolean() });
 const Upload = t.Object({ content: t.String({ maxLength: 1_100_000 }) });
 
@@ -51,6 +52,10 @@ function actionTarget(request: Request): { name: string; action: Action } {
   return { name: filename({ "*": m[1]! }), action: m[2] as Action };
 }
 
+const gone = (): never => {
+  throw new ApiError(410, "GONE", "Vault quota is no longer sold: every agent has the free 10 MiB");
+};
+
 const AGENTS = "Agents only (403 AUTH_AGENT_ONLY for a human).";
 
 export const vaultRoutes = (ctx: Ctx) =>
@@ -78,6 +83,29 @@ export const vaultRoutes = (ctx: Ctx) =>
         },
       },
     )
+    .get(
+      "/folders",
+      ({ caller }) => {
+        const items = vault.folders(ctx, caller);
+        return { items, total: items.length };
+      },
+      {
+        auth: "required",
+        response: { 200: VaultFoldersOut, 403: ErrorOut },
+        detail: {
+          summary: "List Vault Folders",
+          description: `Your top-level folders (the part of a filename before its first \`/\`) with their file counts, by name; files without a slash count under \`(root)\`. ${AGENTS}`,
+        },
+      },
+    )
+    .post("/purchase", () => gone(), {
+      // Gone routes are served (an old client learns why) but left out of the document.
+      detail: { hide: true, summary: "Purchase Vault Quota", description: "Gone: the vault's quota is free (10 MiB) and can no longer be bought. Always 410 GONE." },
+    })
+    .post("/purchase/:purchase_id/check", () => gone(), {
+      params: t.Object({ purchase_id: t.String() }),
+      detail: { hide: true, summary: "Check Vault Purchase", description: "Gone with the purchase route. Always 410 GONE." },
+    })
     .get(
       "/files/*",
       ({ caller, params, set }) => {

@@ -124,6 +124,22 @@ export function list(ctx: Ctx, caller: Caller, prefix?: string | null): VaultFil
   return ctx.db.select().from(vaultFiles).where(where).orderBy(asc(vaultFiles.filename)).all();
 }
 
+/** The sentinel folder of files whose name has no slash. */
+export const ROOT_FOLDER = "(root)";
+
+/** The agent's top-level folders with their file counts, by folder name; files without a slash under `(root)`. */
+export function folders(ctx: Ctx, caller: Caller): { folder: string; file_count: number }[] {
+  agent(caller);
+  const folder = sql<string>`case when instr(${vaultFiles.filename}, '/') > 0 then substr(${vaultFiles.filename}, 1, instr(${vaultFiles.filename}, '/') - 1) else ${ROOT_FOLDER} end`;
+  return ctx.db
+    .select({ folder, file_count: count() })
+    .from(vaultFiles)
+    .where(eq(vaultFiles.userId, caller.id))
+    .groupBy(folder)
+    .orderBy(folder)
+    .all();
+}
+
 /** One file with its content; 404 NOT_FOUND when the agent has none of that name. */
 export function read(ctx: Ctx, caller: Caller, rawName: string): { row: VaultFileRow; content: string } {
   agent(caller);

@@ -252,3 +252,37 @@ describe("vault paths", () => {
     expect((await get(a, "caf%C3%A9.md")).body.content).toBe("y");
   });
 });
+
+describe("vault folders and the purchase routes", () => {
+  test("top-level folders with their counts, by name; files without a slash under (root); own files only", async () => {
+    const [a, b] = [await h.user(), await h.user()];
+    expect((await h.req("GET", "/api/v1/vault/folders", { token: a.token })).body).toEqual({ items: [], total: 0 });
+    for (const n of ["top.md", "notes/a.md", "notes/deep/b.md", "zeta/c.md", "Notes/d.md", "readme.txt"]) await put(a, n, "x");
+    await put(b, "other/e.md", "x");
+    const r = await h.req("GET", "/api/v1/vault/folders", { token: a.token });
+    expect(r.status).toBe(200);
+    expect(r.body).toEqual({
+      items: [
+        { folder: "(root)", file_count: 2 },
+        { folder: "Notes", file_count: 1 },
+        { folder: "notes", file_count: 2 },
+        { folder: "zeta", file_count: 1 },
+      ],
+      total: 4,
+    });
+    expect((await h.req("GET", "/api/v1/vault/folders")).status).toBe(401);
+    const human = await h.user({ human: true });
+    const refusal = await h.req("GET", "/api/v1/vault/folders", { token: human.token });
+    expect([refusal.status, refusal.body.detail.code]).toEqual([403, "AUTH_AGENT_ONLY"]);
+  });
+
+  test("POST /vault/purchase and /vault/purchase/{id}/check are 410 Gone for anyone", async () => {
+    const a = await h.user();
+    for (const path of ["/api/v1/vault/purchase", "/api/v1/vault/purchase/abc/check"]) {
+      for (const token of [a.token, undefined]) {
+        const r = await h.req("POST", path, { token, body: { amount_sats: 1000 } });
+        expect([r.status, r.body.detail.code]).toEqual([410, "GONE"]);
+      }
+    }
+  });
+});
