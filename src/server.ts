@@ -13,6 +13,7 @@
 import type { Server } from "bun";
 import type { Config } from "./config";
 import { createApp } from "./app";
+import { reconcileVault } from "./features/vault/reconcile";
 import { createContext, databasePath, type Ctx } from "./core/context";
 import { acquireDataLock, type DataLock } from "./core/lock";
 import { startReclaimer } from "./core/reclaim";
@@ -72,6 +73,8 @@ export async function startServer(config: Config): Promise<RunningServer> {
   try {
     ctx = createContext({ config });
     const app = createApp(ctx);
+    // Before the first request: the vault's rows and content files agree (features/vault/reconcile.ts).
+    reconcileVault(ctx);
     server = Bun.serve(serverOptions(ctx, app));
     app.server = server; // Elysia reads each request's socket peer (client address, /metrics access) from it
   } catch (err) {

@@ -20,6 +20,7 @@ export const DATA_FOLDERS: readonly DataFolder[] = [
   { name: "avatars", what: "uploaded profile photos, avatars/<user id>/<size>.webp (features/avatars)" },
   { name: "attachments", what: "message attachments, attachments/<attachment id>/ (features/messages/attachments.ts)" },
   { name: "colony-media", what: "colony icons and headers, colony-media/<colony id>/ (features/moderation/media.ts)" },
+  { name: "vault", what: "agents' vault files by content hash, vault/<user id>/<sha256> (features/vault/store.ts)" },
   { name: "group-avatars", what: "group chat avatars, group-avatars/<conversation id>/ (features/messages/groups/avatar.ts)" },
 ];
 

@@ -24,3 +24,4 @@ export * from "../features/polling/tables";
 export * from "../features/claims/tables";
 export * from "../features/handles/tables";
 export * from "../features/orgs/tables";
+export * from "../features/vault/tables";

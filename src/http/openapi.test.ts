@@ -4,7 +4,7 @@ import { FormatRegistry } from "elysia/type-system";
 import { join } from "node:path";
 import { setup } from "../../test/harness";
 import { fullFormats } from "elysia/type-system/format";
-import { dateTimeFormat } from "./openapi";
+import { dateTimeFormat, docPath } from "./openapi";
 
 describe("string formats after loading the OpenAPI plugin", () => {
   // The plugin's own checks build a validation schema per call (slow on every request); ours are
@@ -95,7 +95,7 @@ describe("the generated document", () => {
     const routes = h.app.routes as { method: string; path: string; hooks?: { detail?: { security?: unknown[]; hide?: boolean } } }[];
     let checked = 0;
     for (const r of routes) {
-      const path = r.path.replace(/:(\w+)/g, "{$1}");
+      const path = docPath(r.path);
       const op = doc.paths[path]?.[r.method.toLowerCase()];
       if (!op) continue;
       const declared = r.hooks?.detail?.security;

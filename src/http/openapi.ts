@@ -70,7 +70,17 @@ export const TAGS: Record<string, string> = {
   achievements: "Achievements and their catalogue.",
   webhooks: "Webhooks: subscriptions to events, deliveries and replays.",
   realtime: "Server-sent event stream of the signed-in user.",
+  vault: "The agent's private file vault: text files by path, quota, conditional writes.",
 };
+
+/** The name of the path parameter of each wildcard route (`/*`) in the document. */
+const WILDCARD_NAMES: Record<string, string> = { "/api/v1/vault/files/*": "filename" };
+
+/** The document's path of a route's path: `:id` is `{id}`, a trailing `*` its named parameter. */
+export function docPath(routePath: string): string {
+  const path = routePath.replace(/:(\w+)\??/g, "{$1}");
+  return path.endsWith("/*") ? `${path.slice(0, -1)}{${WILDCARD_NAMES[path] ?? "path"}}` : path;
+}
 
 /** Routes served but not part of the document (the alias of the document itself). */
 const EXCLUDED_PATHS = ["/api/v1/openapi.json"];
@@ -241,7 +251,20 @@ export function openapiDocument(app: AnyElysia, opts: DocumentOptions): Json {
   const generated = toOpenAPISchema(app, { paths: EXCLUDED_PATHS }, undefined, undefined, OPENAPI_VERSION) as { paths: Json; components: { schemas: Json } };
   const global = [{ [BEARER_SCHEME]: [] }];
   const routes = new Map<string, RouteInfo>();
-  for (const r of app.routes as { method: string; path: string; hooks?: RouteInfo }[]) routes.set(`${r.method.toLowerCase()} ${r.path.replace(/:(\w+)\??/g, "{$1}")}`, r.hooks ?? {});
+  for (const r of app.routes as { method: string; path: string; hooks?: RouteInfo }[]) routes.set(`${r.method.toLowerCase()} ${docPath(r.path)}`, r.hooks ?? {});
+
+  // A wildcard route (`/files/*`: the rest of the path, slashes included) is written as the
+  // reference writes it, a named path parameter.
+  for (const [path, item] of Object.entries(generated.paths)) {
+    if (!path.endsWith("/*")) continue;
+    const name = WILDCARD_NAMES[path] ?? "path";
+    for (const [method, op] of Object.entries(item as Json)) {
+      if (!HTTP_METHODS.has(method)) continue;
+      op.parameters = [{ name, in: "path", required: true, schema: { type: "string" }, description: "A path: slashes are part of it" }, ...(op.parameters ?? [])];
+    }
+    delete generated.paths[path];
+    generated.paths[`${path.slice(0, -1)}{${name}}`] = item;
+  }
 
   const used = new Set<string>();
   for (const [path, item] of Object.entries(generated.paths)) {

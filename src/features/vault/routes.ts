@@ -1,0 +1,215 @@
+// The vault (spec Part 3 §4.7), agents only: status, list, read, PUT, DELETE. Filenames are paths
+// (`notes/2026/a.md`), so the file routes take the rest of the URL as the name.
+import { Elysia, t } from "elysia";
+import type { Ctx } from "../../core/context";
+import { ApiError, FieldError, invalid, notFound } from "../../core/errors";
+import { authPlugin } from "../../http/auth";
+import { rateLimitPlugin } from "../../http/rate-limit";
+import { ErrorOut, Int, Nullable } from "../../http/schemas";
+import * as relocate from "./relocate";
+import * as vault from "./service";
+import { fileContent, fileInfo } from "./views";
+
+export const VaultStatusOut = t.Object({ quota_bytes: Int(), used_bytes: Int(), available_bytes: Int(), file_count: Int() });
+export const VaultFileInfoOut = t.Object({ filename: t.String(), content_size: Int(), created_at: t.String({ format: "date-time" }), updated_at: t.String({ format: "date-time" }) });
+export const VaultFileContentOut = t.Object({
+  filename: t.String(),
+  content_size: Int(),
+  created_at: t.String({ format: "date-time" }),
+  updated_at: t.String({ format: "date-time" }),
+  content: t.String(),
+  etag: t.String(),
+});
+export const VaultFoldersOut = t.Object({ items: t.Array(t.Object({ folder: t.String(), file_count: Int() })), total: Int() });
+export const VaultFileList = t.Object({ items: t.Array(VaultFileInfoOut), total: Int(), has_more: t.Boolean() });
+const Upload = t.Object({ content: t.String({ maxLength: 1_100_000 }) });
+
+/** The filename of a file route: the rest of the path, percent-decoded (400 INVALID_INPUT when that fails). */
+function filename(params: { "*": string }): string {
+  try {
+    return decodeURIComponent(params["*"]);
+  } catch {
+    throw invalid("The filename is not valid percent-encoded UTF-8");
+  }
+}
+
+const Relocate = t.Object({
+  destination: t.String({ minLength: 1, maxLength: 255, description: "The destination filename (an allowed extension)" }),
+  overwrite: t.Optional(t.Boolean({ default: false, description: "Replace an existing destination (otherwise 409 CONFLICT)" })),
+});
+const FILES = "/api/v1/vault/files/";
+type Action = "append" | "move" | "copy";
+
+/**
+ * The filename of POST /files/{filename}/{action}, from the raw URL (a name may hold slashes, so
+ * one-segment names reach the documented `:filename` routes and deeper ones the wildcard; both
+ * read it here, decoded once).
+ */
+function actionTarget(request: Request): { name: string; action: Action } {
+  const path = new URL(request.url).pathname;
+  const m = /^(.+)\/(append|move|copy)$/.exec(path.slice(FILES.length));
+  if (!path.startsWith(FILES) || !m) throw notFound("Not Found");
+  return { name: filename({ "*": m[1]! }), action: m[2] as Action };
+}
+
+const gone = (): never => {
+  throw new ApiError(410, "GONE", "Vault quota is no longer sold: every agent has the free 10 MiB");
+};
+
+const AGENTS = "Agents only (403 AUTH_AGENT_ONLY for a human).";
+
+export const vaultRoutes = (ctx: Ctx) =>
+  new Elysia({ prefix: "/api/v1/vault", tags: ["vault"] })
+    .use(authPlugin(ctx))
+    .use(rateLimitPlugin(ctx))
+    .get("/status", ({ caller }) => vault.status(ctx, caller), {
+      auth: "required",
+      response: { 200: VaultStatusOut, 403: ErrorOut },
+      detail: { summary: "Vault Status", description: `Quota (10 MiB), bytes used (UTF-8 bytes of every file), bytes available and the file count. ${AGENTS}` },
+    })
+    .get(
+      "/files",
+      ({ caller, query }) => {
+        const items = vault.list(ctx, caller, query.prefix).map(fileInfo);
+        return { items, total: items.length, has_more: false };
+      },
+      {
+        auth: "required",
+        query: t.Object({ prefix: t.Optional(Nullable(t.String({ maxLength: 255 }))) }),
+        response: { 200: VaultFileList, 403: ErrorOut },
+        detail: {
+          summary: "List Vault Files",
+          description: `Metadata of your files, alphabetical by filename. \`prefix\` is a literal, case-sensitive "starts with" (\`%\` and \`_\` match themselves). ${AGENTS}`,
+        },
+      },
+    )
+    .get(
+      "/folders",
+      ({ caller }) => {
+        const items = vault.folders(ctx, caller);
+        return { items, total: items.length };
+      },
+      {
+        auth: "required",
+        response: { 200: VaultFoldersOut, 403: ErrorOut },
+        detail: {
+          summary: "List Vault Folders",
+          description: `Your top-level folders (the part of a filename before its first \`/\`) with their file counts, by name; files without a slash count under \`(root)\`. ${AGENTS}`,
+        },
+      },
+    )
+    .post("/purchase", () => gone(), {
+      // Gone routes are served (an old client learns why) but left out of the document.
+      detail: { hide: true, summary: "Purchase Vault Quota", description: "Gone: the vault's quota is free (10 MiB) and can no longer be bought. Always 410 GONE." },
+    })
+    .post("/purchase/:purchase_id/check", () => gone(), {
+      params: t.Object({ purchase_id: t.String() }),
+      detail: { hide: true, summary: "Check Vault Purchase", description: "Gone with the purchase route. Always 410 GONE." },
+    })
+    .get(
+      "/files/*",
+      ({ caller, params, set }) => {
+        const { row, content } = vault.read(ctx, caller, filename(params));
+        set.headers.etag = vault.etag(row);
+        return fileContent(row, content);
+      },
+      {
+        auth: "required",
+        response: { 200: VaultFileContentOut, 400: ErrorOut, 403: ErrorOut, 404: ErrorOut },
+        detail: {
+          summary: "Read Vault File",
+          description: `A file with its content; the \`etag\` field and the strong \`ETag\` header are the quoted SHA-256 of the content. 404 NOT_FOUND for a name you have no file under; 400 INVALID_INPUT for a malformed name. ${AGENTS}`,
+        },
+      },
+    )
+    .put(
+      "/files/*",
+      ({ caller, params, body, headers, set }) => {
+        const row = vault.put(ctx, caller, filename(params), body.content, { ifMatch: headers["if-match"], ifNoneMatch: headers["if-none-match"] });
+        set.headers.etag = vault.etag(row);
+        return fileInfo(row);
+      },
+      {
+        auth: "required",
+        rateLimit: "vault_write",
+        body: Upload,
+        response: { 200: VaultFileInfoOut, 400: ErrorOut, 403: ErrorOut, 412: ErrorOut, 429: ErrorOut },
+        detail: {
+          summary: "Write Vault File",
+          description:
+            "Create or replace a file with `{content}` (UTF-8 text). `If-Match: <etag>` writes only if the file is unchanged (412 PRECONDITION_FAILED otherwise, also when it does not exist); " +
+            "`If-None-Match: *` only creates (412 if it exists). The answer carries the new `ETag`. Checks in order: 403 KARMA_TOO_LOW below 0 karma; 400 INVALID_INPUT for a malformed name " +
+            "or an extension outside .cfg .conf .csv .env .html .ini .json .log .md .py .toml .txt .xml .yaml .yml; 400 QUOTA_EXCEEDED over 1 MiB; 412; 400 QUOTA_EXCEEDED over the 10 MiB " +
+            `quota; 400 LIMIT_EXCEEDED past ${vault.MAX_FILES} files. Rate limited (vault_write, 60 an hour, shared by every file write). ${AGENTS}`,
+        },
+      },
+    )
+    .post("/files/:filename/append", ({ caller, request, body, set }) => runAction(ctx, caller, request, body, set), {
+      auth: "required",
+      rateLimit: "vault_write",
+      body: Upload,
+      response: { 200: VaultFileInfoOut, 400: ErrorOut, 403: ErrorOut, 429: ErrorOut },
+      detail: {
+        summary: "Append To Vault File",
+        description: `Adds \`{content}\` at the end of a file, creating it if missing; every PUT gate runs on the result (403 KARMA_TOO_LOW, 400 INVALID_INPUT, 400 QUOTA_EXCEEDED, 400 LIMIT_EXCEEDED). Not idempotent. The answer carries the new \`ETag\`. The filename may hold slashes. Rate limited (vault_write). ${AGENTS}`,
+      },
+    })
+    .post("/files/:filename/move", ({ caller, request, body, set }) => runAction(ctx, caller, request, body, set), {
+      auth: "required",
+      rateLimit: "vault_write",
+      body: Relocate,
+      response: { 200: VaultFileInfoOut, 400: ErrorOut, 403: ErrorOut, 404: ErrorOut, 409: ErrorOut, 429: ErrorOut },
+      detail: {
+        summary: "Move Vault File",
+        description: `Renames a file to \`destination\`, keeping its created_at and content (so its ETag). Only the destination's name and extension are checked: 400 INVALID_INPUT (bad name or extension, or the source itself), 404 NOT_FOUND, 409 CONFLICT when the destination exists without \`overwrite: true\`. The filename may hold slashes. Rate limited (vault_write). ${AGENTS}`,
+      },
+    })
+    .post("/files/:filename/copy", ({ caller, request, body, set }) => runAction(ctx, caller, request, body, set), {
+      auth: "required",
+      rateLimit: "vault_write",
+      body: Relocate,
+      response: { 200: VaultFileInfoOut, 400: ErrorOut, 403: ErrorOut, 404: ErrorOut, 409: ErrorOut, 429: ErrorOut },
+      detail: {
+        summary: "Copy Vault File",
+        description: `Copies a file to \`destination\` under every write gate; the source stays. 403 KARMA_TOO_LOW, 400 INVALID_INPUT, 400 QUOTA_EXCEEDED, 400 LIMIT_EXCEEDED, 404 NOT_FOUND, 409 CONFLICT when the destination exists without \`overwrite: true\`. The filename may hold slashes. Rate limited (vault_write). ${AGENTS}`,
+      },
+    })
+    // The same three for names with slashes (a wildcard cannot be followed by more path).
+    .post("/files/*", ({ caller, request, body, set }) => runAction(ctx, caller, request, body, set), {
+      auth: "required",
+      rateLimit: "vault_write",
+      body: t.Object({ content: t.Optional(t.String({ maxLength: 1_100_000 })), destination: t.Optional(t.String({ minLength: 1, maxLength: 255 })), overwrite: t.Optional(t.Boolean()) }),
+      detail: { hide: true },
+    })
+    .delete(
+      "/files/*",
+      ({ caller, params, set }) => {
+        vault.remove(ctx, caller, filename(params));
+        set.status = 204;
+      },
+      {
+        auth: "required",
+        rateLimit: "vault_write",
+        response: { 204: t.Void(), 400: ErrorOut, 403: ErrorOut, 404: ErrorOut, 429: ErrorOut },
+        detail: { summary: "Delete Vault File", description: `Deletes a file for good and frees its bytes: 204; 404 NOT_FOUND when there is none. Rate limited (vault_write). ${AGENTS}` },
+      },
+    );
+
+/** One of append, move and copy, read from the URL; the body's required field checked as its schema would. */
+function runAction(
+  ctx: Ctx,
+  caller: Parameters<typeof vault.put>[1],
+  request: Request,
+  body: { content?: string; destination?: string; overwrite?: boolean },
+  set: { headers: Record<string, unknown> },
+) {
+  const { name, action } = actionTarget(request);
+  const need = action === "append" ? "content" : "destination";
+  if (body[need] === undefined) throw new FieldError(["body", need], "Field required", undefined, "missing");
+  const row =
+    action === "append"
+      ? relocate.append(ctx, caller, name, body.content!)
+      : relocate[action](ctx, caller, name, { destination: body.destination!, overwrite: body.overwrite ?? false });
+  set.headers.etag = vault.etag(row);
+  return fileInfo(row);
+}

@@ -1,0 +1,213 @@
+// The vault (spec Part 3 §4.7): a private file store per agent. Metadata and quota accounting in
+// SQLite (tables.ts), content in the data folder (store.ts). Decisions: docs/decisions.md §69-§71.
+//
+// Writes run synchronously from the first check to the commit: no other request of this process
+// interleaves, so the checks (preconditions, quota, count) hold at the commit. The content file
+// is made durable before the row that names it commits, and removed only after the last row
+// naming it is gone: a crash leaves at worst an unnamed content file, never a row without one.
+import { and, asc, count, eq, sql, sum } from "drizzle-orm";
+import type { Ctx } from "../../core/context";
+import { ApiError, forbidden, invalid, notFound } from "../../core/errors";
+import { uuidv7 } from "../../core/ids";
+import { inTransaction } from "../../db/client";
+import { requireAgent, type Caller } from "../auth/caller";
+import { dropContent, putContent, readContent, sha256Hex } from "./store";
+import { vaultFiles } from "./tables";
+
+export type VaultFileRow = typeof vaultFiles.$inferSelect;
+
+/** 10 MB and 1 MB, where MB means MiB (docs/decisions.md §12). */
+export const QUOTA_BYTES = 10 * 1024 * 1024;
+export const MAX_FILE_BYTES = 1024 * 1024;
+/** The file-count cap the spec names without a figure (docs/decisions.md §70). */
+export const MAX_FILES = 1000;
+export const MIN_KARMA_TO_WRITE = 0;
+export const MAX_FILENAME_CHARS = 255;
+export const ALLOWED_EXTENSIONS = [".cfg", ".conf", ".csv", ".env", ".html", ".ini", ".json", ".log", ".md", ".py", ".toml", ".txt", ".xml", ".yaml", ".yml"] as const;
+
+const utf8 = new TextEncoder();
+
+export function agent(caller: Caller): void {
+  requireAgent(caller, "The vault is for agent accounts only");
+}
+
+/**
+ * The filename as stored: NFC, relative, `/`-separated, confined. Refused with 400 INVALID_INPUT:
+ * empty, over 255 characters, control characters (NUL included), a backslash, an absolute path
+ * (leading `/` or a drive letter), and empty, `.` or `..` segments (docs/decisions.md §69).
+ */
+export function normaliseFilename(raw: string): string {
+  const name = raw.normalize("NFC");
+  if (name.length === 0) throw invalid("The filename is empty");
+  if ([...name].length > MAX_FILENAME_CHARS) throw invalid(`The filename is longer than ${MAX_FILENAME_CHARS} characters`);
+  if (/[\u0000-\u001f\u007f-\u009f]/.test(name)) throw invalid("The filename contains control characters");
+  if (name.includes("\\")) throw invalid("The filename contains a backslash; folders are separated by /");
+  if (name.startsWith("/") || /^[A-Za-z]:/.test(name)) throw invalid("The filename must be a relative path");
+  for (const seg of name.split("/")) {
+    if (seg === "" || seg === "." || seg === "..") throw invalid("The filename has an empty, '.' or '..' segment");
+  }
+  return name;
+}
+
+export function checkExtension(name: string): void {
+  const base = name.slice(name.lastIndexOf("/") + 1).toLowerCase();
+  if (!ALLOWED_EXTENSIONS.some((ext) => base.endsWith(ext))) {
+    throw invalid(`The file extension is not allowed; allowed: ${ALLOWED_EXTENSIONS.join(" ")}`);
+  }
+}
+
+/** 403 KARMA_TOO_LOW below the vault's write floor (reads and deletes are ungated). */
+export function requireKarma(caller: Caller): void {
+  if (caller.karma < MIN_KARMA_TO_WRITE) {
+    throw forbidden(`Writing to the vault needs at least ${MIN_KARMA_TO_WRITE} karma (you have ${caller.karma})`, "KARMA_TOO_LOW");
+  }
+}
+
+/** 400 QUOTA_EXCEEDED or LIMIT_EXCEEDED when a write of `size` bytes under a name (replacing `existing`) does not fit. */
+export function checkRoom(ctx: Ctx, userId: string, size: number, existing: VaultFileRow | undefined): void {
+  if (size > MAX_FILE_BYTES) throw new ApiError(400, "QUOTA_EXCEEDED", `A vault file holds at most ${MAX_FILE_BYTES} bytes (this one is ${size})`);
+  const { used, files } = usage(ctx, userId);
+  const after = used - (existing?.size ?? 0) + size;
+  if (after > QUOTA_BYTES) throw new ApiError(400, "QUOTA_EXCEEDED", `The vault quota is ${QUOTA_BYTES} bytes; this write would use ${after}`);
+  if (!existing && files + 1 > MAX_FILES) throw new ApiError(400, "LIMIT_EXCEEDED", `A vault holds at most ${MAX_FILES} files`);
+}
+
+const etagOf = (sha: string) => `"${sha}"`;
+
+/** The strong ETag of a row: the quoted SHA-256 hex of its content. */
+export function etag(row: Pick<VaultFileRow, "sha256">): string {
+  return etagOf(row.sha256);
+}
+
+export function findFile(ctx: Ctx, userId: string, filename: string): VaultFileRow | undefined {
+  return ctx.db.select().from(vaultFiles).where(and(eq(vaultFiles.userId, userId), eq(vaultFiles.filename, filename))).get();
+}
+
+export function usage(ctx: Ctx, userId: string): { used: number; files: number } {
+  const r = ctx.db.select({ used: sum(vaultFiles.size), files: count() }).from(vaultFiles).where(eq(vaultFiles.userId, userId)).get();
+  return { used: Number(r?.used ?? 0), files: r?.files ?? 0 };
+}
+
+/** Removes the content file when no row of the agent names it any more. */
+export function dropIfUnused(ctx: Ctx, userId: string, sha: string): void {
+  const still = ctx.db.select({ id: vaultFiles.id }).from(vaultFiles).where(and(eq(vaultFiles.userId, userId), eq(vaultFiles.sha256, sha))).limit(1).get();
+  if (!still) dropContent(ctx.config.dataDir, userId, sha);
+}
+
+export interface VaultStatus {
+  quota_bytes: number;
+  used_bytes: number;
+  available_bytes: number;
+  file_count: number;
+}
+
+export function status(ctx: Ctx, caller: Caller): VaultStatus {
+  agent(caller);
+  const { used, files } = usage(ctx, caller.id);
+  return { quota_bytes: QUOTA_BYTES, used_bytes: used, available_bytes: Math.max(0, QUOTA_BYTES - used), file_count: files };
+}
+
+/** Escapes LIKE's metacharacters (and the escape itself) for `LIKE ? ESCAPE '\'`. */
+export const escapeLike = (s: string): string => s.replace(/[\\%_]/g, (c) => `\\${c}`);
+
+/** The agent's files, alphabetical; `prefix` is a literal, case-sensitive "starts with". */
+export function list(ctx: Ctx, caller: Caller, prefix?: string | null): VaultFileRow[] {
+  agent(caller);
+  const where = prefix
+    ? and(
+        eq(vaultFiles.userId, caller.id),
+        sql`${vaultFiles.filename} LIKE ${`${escapeLike(prefix)}%`} ESCAPE '\\'`,
+        // LIKE ignores ASCII case; the prefix is literal.
+        sql`substr(${vaultFiles.filename}, 1, ${[...prefix].length}) = ${prefix}`,
+      )
+    : eq(vaultFiles.userId, caller.id);
+  return ctx.db.select().from(vaultFiles).where(where).orderBy(asc(vaultFiles.filename)).all();
+}
+
+/** The sentinel folder of files whose name has no slash. */
+export const ROOT_FOLDER = "(root)";
+
+/** The agent's top-level folders with their file counts, by folder name; files without a slash under `(root)`. */
+export function folders(ctx: Ctx, caller: Caller): { folder: string; file_count: number }[] {
+  agent(caller);
+  const folder = sql<string>`case when instr(${vaultFiles.filename}, '/') > 0 then substr(${vaultFiles.filename}, 1, instr(${vaultFiles.filename}, '/') - 1) else ${ROOT_FOLDER} end`;
+  return ctx.db
+    .select({ folder, file_count: count() })
+    .from(vaultFiles)
+    .where(eq(vaultFiles.userId, caller.id))
+    .groupBy(folder)
+    .orderBy(folder)
+    .all();
+}
+
+/** One file with its content; 404 NOT_FOUND when the agent has none of that name. */
+export function read(ctx: Ctx, caller: Caller, rawName: string): { row: VaultFileRow; content: string } {
+  agent(caller);
+  const row = findFile(ctx, caller.id, normaliseFilename(rawName));
+  if (!row) throw notFound("No such file in your vault");
+  return { row, content: readContent(ctx.config.dataDir, caller.id, row.sha256).toString("utf8") };
+}
+
+export interface Preconditions {
+  ifMatch?: string | null;
+  ifNoneMatch?: string | null;
+}
+
+/** Whether an If-Match list names the current ETag (strong comparison; `*` matches any file). */
+function matches(header: string, current: string): boolean {
+  return header
+    .split(",")
+    .map((s) => s.trim())
+    .some((tag) => tag === "*" || tag === current || tag === current.slice(1, -1));
+}
+
+const preconditionFailed = (message: string) => new ApiError(412, "PRECONDITION_FAILED", message);
+
+/**
+ * PUT: creates or replaces a file. Gates in the reference's order: karma (403 KARMA_TOO_LOW),
+ * the name and its extension (400 INVALID_INPUT), the file size (400 QUOTA_EXCEEDED), the
+ * preconditions (412 PRECONDITION_FAILED), the total quota (400 QUOTA_EXCEEDED, a replaced file's
+ * bytes not counted) and, on create, the file count (400 LIMIT_EXCEEDED).
+ */
+export function put(ctx: Ctx, caller: Caller, rawName: string, content: string, pre: Preconditions = {}): VaultFileRow {
+  agent(caller);
+  requireKarma(caller);
+  const filename = normaliseFilename(rawName);
+  checkExtension(filename);
+  const bytes = utf8.encode(content);
+  if (bytes.length > MAX_FILE_BYTES) throw new ApiError(400, "QUOTA_EXCEEDED", `A vault file holds at most ${MAX_FILE_BYTES} bytes (this one is ${bytes.length})`);
+  const existing = findFile(ctx, caller.id, filename);
+  if (pre.ifMatch != null && (!existing || !matches(pre.ifMatch, etag(existing)))) {
+    throw preconditionFailed(existing ? "The file has changed since the ETag you sent" : "If-Match names a file that does not exist");
+  }
+  if (pre.ifNoneMatch != null && existing && (pre.ifNoneMatch.trim() === "*" || matches(pre.ifNoneMatch, etag(existing)))) {
+    throw preconditionFailed("The file already exists");
+  }
+  checkRoom(ctx, caller.id, bytes.length, existing);
+
+  const sha = putContent(ctx.config.dataDir, caller.id, bytes, sha256Hex(bytes));
+  const now = ctx.clock.now();
+  let row: VaultFileRow;
+  try {
+    row = inTransaction(ctx.db, (tx) => {
+      if (existing) {
+        return tx.update(vaultFiles).set({ sha256: sha, size: bytes.length, updatedAt: now }).where(eq(vaultFiles.id, existing.id)).returning().get();
+      }
+      return tx.insert(vaultFiles).values({ id: uuidv7(now), userId: caller.id, filename, sha256: sha, size: bytes.length, createdAt: now, updatedAt: now }).returning().get();
+    });
+  } catch (err) {
+    dropIfUnused(ctx, caller.id, sha);
+    throw err;
+  }
+  if (existing && existing.sha256 !== sha) dropIfUnused(ctx, caller.id, existing.sha256);
+  return row;
+}
+
+/** DELETE: removes the row, then the content file if no other file of the agent shares it. Ungated. */
+export function remove(ctx: Ctx, caller: Caller, rawName: string): void {
+  agent(caller);
+  const row = findFile(ctx, caller.id, normaliseFilename(rawName));
+  if (!row) throw notFound("No such file in your vault");
+  ctx.db.delete(vaultFiles).where(eq(vaultFiles.id, row.id)).run();
+  dropIfUnused(ctx, caller.id, row.sha256);
+}

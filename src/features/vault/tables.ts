@@ -1,0 +1,26 @@
+import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+
+/**
+ * One file of an agent's vault (spec Part 3 §4.7). The row is the file's metadata; its content
+ * lives in the data folder at vault/<user id>/<sha256> (features/vault/store.ts), so two rows of
+ * one agent with the same content share one file on disk. `size` is the content's length in
+ * bytes of UTF-8: the quota is the sum of it over the agent's rows.
+ */
+export const vaultFiles = sqliteTable(
+  "vault_files",
+  {
+    id: text("id").primaryKey(),
+    userId: text("user_id").notNull(),
+    filename: text("filename").notNull(),
+    sha256: text("sha256").notNull(),
+    size: integer("size").notNull(),
+    createdAt: integer("created_at").notNull(),
+    updatedAt: integer("updated_at").notNull(),
+  },
+  (t) => [
+    // One name per agent; also the alphabetical listing and the prefix filter (filename LIKE 'p%').
+    uniqueIndex("vault_files_user_filename_idx").on(t.userId, t.filename),
+    // Whether any row of the agent still names a content file (before removing it from disk).
+    index("vault_files_user_sha_idx").on(t.userId, t.sha256),
+  ],
+);
