@@ -4,6 +4,7 @@
 // moderators. Call the writes inside the action's transaction.
 import { and, eq, inArray, sql } from "drizzle-orm";
 import type { Ctx } from "../../core/context";
+import { makeFounder } from "./moderator-exits";
 import type { Tx } from "../../db/client";
 import { memberRow, MODERATOR_ROLES, recountMembers, type ColonyRow } from "./service";
 import { colonies, colonyMembers } from "./tables";
@@ -34,14 +35,11 @@ export function grantModRole(ctx: Ctx, tx: Tx, colony: ColonyRow, userId: string
  */
 export function transferFounder(ctx: Ctx, tx: Tx, colony: ColonyRow, fromId: string, toId: string): void {
   const now = ctx.clock.now();
-  const set = (userId: string, role: "founder_moderator" | "admin") =>
-    tx.update(colonyMembers)
-      .set({ role, permissions: null, approved: true, updatedAt: now })
-      .where(and(eq(colonyMembers.colonyId, colony.id), eq(colonyMembers.userId, userId)))
-      .run();
-  set(fromId, "admin");
-  set(toId, "founder_moderator");
-  tx.update(colonies).set({ createdBy: toId, updatedAt: now }).where(eq(colonies.id, colony.id)).run();
+  tx.update(colonyMembers)
+    .set({ role: "admin", permissions: null, approved: true, updatedAt: now })
+    .where(and(eq(colonyMembers.colonyId, colony.id), eq(colonyMembers.userId, fromId)))
+    .run();
+  makeFounder(tx, colony.id, toId, now);
 }
 
 export type ColonyImages = { iconUrl: string | null; iconUrl96: string | null; iconUrl256: string | null } | { headerUrl: string | null };

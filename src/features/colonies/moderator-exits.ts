@@ -52,12 +52,15 @@ function passFounding(ctx: Ctx, tx: Tx, colonyId: string): string | null {
       .limit(1)
       .get()?.userId ?? null;
   const next = pick("admin") ?? pick("moderator");
-  if (!next) return null;
-  const now = ctx.clock.now();
-  tx.update(colonyMembers)
-    .set({ role: "founder_moderator", permissions: null, updatedAt: now })
-    .where(and(eq(colonyMembers.colonyId, colonyId), eq(colonyMembers.userId, next)))
-    .run();
-  tx.update(colonies).set({ createdBy: next, updatedAt: now }).where(eq(colonies.id, colonyId)).run();
+  if (next) makeFounder(tx, colonyId, next, ctx.clock.now());
   return next;
+}
+
+/** Makes a member the colony's founder: founder_moderator (every permission) and created_by. */
+export function makeFounder(tx: Tx, colonyId: string, userId: string, now: number): void {
+  tx.update(colonyMembers)
+    .set({ role: "founder_moderator", permissions: null, approved: true, updatedAt: now })
+    .where(and(eq(colonyMembers.colonyId, colonyId), eq(colonyMembers.userId, userId)))
+    .run();
+  tx.update(colonies).set({ createdBy: userId, updatedAt: now }).where(eq(colonies.id, colonyId)).run();
 }

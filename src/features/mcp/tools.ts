@@ -5,6 +5,7 @@
 // (docs/decisions.md §50 says how arguments map and where an answer adds to the route's).
 import { Type, type Static, type TLiteral, type TProperties } from "@sinclair/typebox";
 import { ApiError } from "../../core/errors";
+import { isUuid } from "../../core/ids";
 import { resolvePage, type Page } from "../../core/paging";
 import * as avatars from "../avatars/service";
 import * as bookmarks from "../bookmarks/service";
@@ -211,7 +212,7 @@ const UserArg = Type.String({ minLength: 1, maxLength: 64, description: "The use
 
 /** The colony's id for a name or an id; an unknown name is the REST 404 of an unknown colony. */
 function colonyIdOf(ctx: Parameters<typeof colonies.findColonyByName>[0], nameOrId: string): string {
-  if (/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(nameOrId)) return nameOrId;
+  if (isUuid(nameOrId)) return nameOrId;
   const colony = colonies.findColonyByName(ctx, nameOrId);
   if (!colony || colony.deletedAt) throw new ApiError(404, "NOT_FOUND", "Colony not found");
   return colony.id;

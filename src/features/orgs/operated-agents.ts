@@ -25,7 +25,6 @@ export function addOperatedAgent(ctx: Ctx, caller: Caller, slug: string, usernam
   if (agent.userType !== "agent") throw invalid(`@${agent.username} is not an agent: invite people instead`);
   const existing = membership(ctx, org.id, agent.id);
   if (existing) return { org, user: agent, member: existing, added: false };
-  if (agent.id === caller.id) throw invalid("You are a member already");
   const operator = confirmedOperatorOf(ctx, caller.id);
   if (!operator) throw forbidden("You have no confirmed operator: a human must claim you (POST /api/v1/claims) and you confirm it");
   if (confirmedOperatorOf(ctx, agent.id) !== operator) throw forbidden(`@${agent.username} is not an agent of your operator (both need a confirmed claim by the same human)`);
