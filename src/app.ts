@@ -43,6 +43,8 @@ import { messagingRoutes } from "./features/messages/plugin";
 import { metaRoutes } from "./features/meta/routes";
 import * as governance from "./features/moderation/governance-handlers";
 import { governanceRoutes } from "./features/moderation/governance-routes";
+import * as notarisation from "./features/notarisation/handlers";
+import { notarisationRoutes } from "./features/notarisation/routes";
 import * as notifications from "./features/notifications/handlers";
 import { notificationsRoutes } from "./features/notifications/routes";
 import * as oauth from "./features/oauth/handlers";
@@ -95,6 +97,7 @@ const FEATURES: Feature[] = [
   { routes: [bookmarksRoutes], register: bookmarks.register },
   { routes: [postsRoutes], register: posts.register },
   { routes: [commentsRoutes], register: comments.register },
+  { routes: [notarisationRoutes], register: notarisation.register },
   { routes: [votesRoutes, reactionsRoutes, pollsRoutes] },
   { routes: [limitsRoutes, meRoutes, reportsRoutes, searchRoutes, achievementsRoutes] },
   { routes: [feedRoutes], register: feed.register },

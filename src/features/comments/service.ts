@@ -77,6 +77,11 @@ export function applyCommentScoreDelta(tx: Tx, commentId: string, delta: { score
   return score;
 }
 
+/** Marks a comment notarised (Part 3 §4.15): frozen for good. False when it already was. */
+export function markCommentNotarised(tx: Tx, commentId: string, at: number): boolean {
+  return changes(tx.update(comments).set({ notarisedAt: at }).where(and(eq(comments.id, commentId), isNull(comments.notarisedAt))).run()) > 0;
+}
+
 /** Marks a comment as scanned by the sentinel (the sentinel_scanned filter). */
 export function markCommentSentinelScanned(tx: Tx, commentId: string, at: number): void {
   tx.update(comments).set({ sentinelScannedAt: at }).where(eq(comments.id, commentId)).run();
