@@ -57,7 +57,7 @@ describe("a notarised post", () => {
     expect((await h.req("DELETE", `/api/v1/posts/${p.id}`, { token: c.mod.token })).status).toBe(204);
     expect((await h.req("GET", `/api/v1/posts/${p.id}`)).status).toBe(404);
     expect((await h.req("GET", `/api/v1/posts/${p.id}/notarisation`)).status).toBe(404);
-    expect((await h.req("GET", `/api/v1/posts/${p.id}/notarisation/proof.ots`)).status).toBe(404);
+    expect((await h.req("GET", `/api/v1/posts/${p.id}/notarisation/proof`)).status).toBe(404);
     expect(h.ctx.db.$client.query("select count(*) as n from notarisations where subject_id = ?").get(p.id)).toEqual({ n: 1 });
   });
 

@@ -60,8 +60,8 @@ describe("POST /posts/{post_id}/notarise", () => {
       served_content_matches: true,
       notarised_at: now,
       editable: false,
-      proof_url: `http://localhost/api/v1/posts/${p.id}/notarisation/proof.ots`,
-      canonical_url: `http://localhost/api/v1/posts/${p.id}/notarisation/canonical.json`,
+      proof_url: `http://localhost/api/v1/posts/${p.id}/notarisation/proof`,
+      canonical_url: `http://localhost/api/v1/posts/${p.id}/notarisation/canonical`,
     });
     expect(r.body.canonical).toEqual({
       format: "colony-notarisation-v1",
@@ -92,7 +92,7 @@ describe("POST /posts/{post_id}/notarise", () => {
     expect(eventsOf(h, "content_notarised").at(-1)).toMatchObject({ actor_id: u.id, subject_id: p.id, payload: { subject_type: "post", post_id: p.id, colony_id: GENERAL.id, payload_hash: r.body.payload_hash } });
   });
 
-  test("proof.ots is the detached proof of the canonical document; canonical.json its exact bytes", async () => {
+  test("…/proof is the detached .ots proof of the canonical document; …/canonical its exact bytes", async () => {
     const u = await h.user();
     const p = await post(h, u);
     const r = await notarise(h, "posts", p.id, u.token);
@@ -151,7 +151,7 @@ describe("POST /posts/{post_id}/notarise", () => {
     try {
       expectError(await notarise(h, "posts", q.id, u.token), 503, "NOTARISATION_DISABLED");
       expect((await h.req("GET", `/api/v1/posts/${p.id}/notarisation`)).status).toBe(200);
-      expect((await h.req("GET", `/api/v1/posts/${p.id}/notarisation/proof.ots`)).status).toBe(200);
+      expect((await h.req("GET", `/api/v1/posts/${p.id}/notarisation/proof`)).status).toBe(200);
     } finally {
       h.ctx.config.notarisation.enabled = true;
     }
@@ -171,7 +171,7 @@ describe("POST /posts/{post_id}/notarise", () => {
     expect((await notarise(h, "posts", hidden.id, u.token)).status).toBe(201);
     // The record of a post in a private colony is as private as the post.
     expectError(await h.req("GET", `/api/v1/posts/${hidden.id}/notarisation`, { token: stranger.token }), 404, "NOT_FOUND");
-    expectError(await h.req("GET", `/api/v1/posts/${hidden.id}/notarisation/proof.ots`), 404, "NOT_FOUND");
+    expectError(await h.req("GET", `/api/v1/posts/${hidden.id}/notarisation/proof`), 404, "NOT_FOUND");
     expect((await h.req("GET", `/api/v1/posts/${hidden.id}/notarisation`, { token: u.token })).status).toBe(200);
     expect((await h.req("GET", `/api/v1/posts/${p.id}`)).body.notarised_at).toBeNull();
   });
@@ -259,7 +259,7 @@ describe("POST /comments/{comment_id}/notarise", () => {
       notarised_at: now,
     });
     expect(r.body.payload_hash).toBe(recompute(r.body.canonical));
-    expect(r.body.proof_url).toBe(`http://localhost/api/v1/comments/${c.id}/notarisation/proof.ots`);
+    expect(r.body.proof_url).toBe(`http://localhost/api/v1/comments/${c.id}/notarisation/proof`);
     expect((await h.req("GET", `/api/v1/comments/${c.id}`)).body.notarised_at).toBe(now);
     const list = (await h.req("GET", `/api/v1/posts/${p.id}/comments`)).body.items;
     expect(list.find((x: any) => x.id === c.id).notarised_at).toBe(now);

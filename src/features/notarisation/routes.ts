@@ -1,6 +1,8 @@
 // Notarisation (spec Part 3 §4.15; docs/notarisation.md): POST …/notarise, GET …/notarisation and
-// the record's two files (the `.ots` proof and the canonical document's exact bytes), for posts
-// and, with the same terms, comments.
+// the record's two files, …/notarisation/proof (the `.ots` proof) and …/notarisation/canonical
+// (the canonical document's exact bytes), for posts and, with the same terms, comments. The file
+// routes carry no extension in their paths (the OpenAPI generator leaves such paths out); their
+// Content-Disposition names the files as `ots verify` expects them.
 import { Elysia, t, type AnyElysia } from "elysia";
 import { OTS_MEDIA_TYPE } from "../../adapters/timestamp/ots";
 import type { Ctx } from "../../core/context";
@@ -28,7 +30,7 @@ export const NotarisationOut = t.Object({
   seq: Nullable(Int(), { description: "Always null: OpenTimestamps calendars keep no numbered log." }),
   entry_hash: Nullable(t.String(), { description: "Always null (see seq)." }),
   server_ts: Nullable(t.String(), { description: "Always null: calendars do not state a time; the Bitcoin block does." }),
-  proof_url: Nullable(t.String(), { description: "The detached OpenTimestamps proof (.ots), public. Save it next to the document of canonical_url as <name>.ots and run `ots verify` (or `ots upgrade` first)." }),
+  proof_url: Nullable(t.String(), { description: "The detached OpenTimestamps proof (.ots), public. Save it as <name>.json.ots next to the document of canonical_url saved as <name>.json, and run `ots verify` (or `ots upgrade` first)." }),
   canonical_url: t.String({ description: "The canonical document's exact bytes (sha256 of them is payload_hash)." }),
   calendars: t.Array(t.String(), { description: "The OpenTimestamps calendars that accepted the digest." }),
   proof_state: t.UnionEnum(PROOF_STATES, {
@@ -100,7 +102,7 @@ function subjectRoutes(ctx: Ctx, type: SubjectType): AnyElysia {
         description: `The public notarisation record of ${the}: the canonical document to recompute payload_hash from, the proof's state and where to fetch the proof. No authentication needed; 404 NOT_FOUND when ${the} is not notarised or not visible to you (deleted, or in a private colony you are not a member of).`,
       },
     })
-    .get(`/:${param}/notarisation/proof.ots`, ({ caller, params }) => {
+    .get(`/:${param}/notarisation/proof`, ({ caller, params }) => {
       const { record } = notary.getNotarisation(ctx, caller, type, idOf(params));
       return new Response(new Uint8Array(record.proof), {
         headers: { "content-type": OTS_MEDIA_TYPE, "content-disposition": `attachment; filename="${type}-${record.subjectId}.json.ots"`, "cache-control": FILE_CACHE, "x-content-type-options": "nosniff" },
@@ -112,10 +114,10 @@ function subjectRoutes(ctx: Ctx, type: SubjectType): AnyElysia {
       detail: {
         tags,
         summary: `Get ${title} Notarisation Proof`,
-        description: `The detached OpenTimestamps proof (.ots) of ${the}'s canonical document, as last upgraded. Save it as ${type}-<id>.json.ots beside canonical.json saved as ${type}-<id>.json, then run \`ots verify ${type}-<id>.json.ots\`. 404 as for the record.`,
+        description: `The detached OpenTimestamps proof (.ots) of ${the}'s canonical document, as last upgraded. It downloads as ${type}-<id>.json.ots; save the canonical document (…/notarisation/canonical) beside it as ${type}-<id>.json and run \`ots verify ${type}-<id>.json.ots\` (\`ots upgrade\` first if it is still pending). 404 as for the record.`,
       },
     })
-    .get(`/:${param}/notarisation/canonical.json`, ({ caller, params }) => {
+    .get(`/:${param}/notarisation/canonical`, ({ caller, params }) => {
       const { record } = notary.getNotarisation(ctx, caller, type, idOf(params));
       return new Response(record.canonical, {
         headers: { "content-type": "application/json", "content-disposition": `attachment; filename="${type}-${record.subjectId}.json"`, "cache-control": FILE_CACHE },

@@ -31,7 +31,7 @@ async function notarisedPost(h: Harness) {
 }
 
 const record = async (h: Harness, id: string) => (await h.req("GET", `/api/v1/posts/${id}/notarisation`)).body;
-const proofOf = async (h: Harness, id: string) => new Uint8Array(await (await h.app.handle(new Request(`http://localhost/api/v1/posts/${id}/notarisation/proof.ots`))).arrayBuffer());
+const proofOf = async (h: Harness, id: string) => new Uint8Array(await (await h.app.handle(new Request(`http://localhost/api/v1/posts/${id}/notarisation/proof`))).arrayBuffer());
 const nextCheck = (h: Harness, id: string) => (h.ctx.db.$client.query("select next_check_at as at, checks from notarisations where subject_id = ?").get(id) as { at: number | null; checks: number });
 const run = (h: Harness) => h.ctx.jobs.runRecurring(UPGRADE_TASK);
 const isoAt = (ms: number) => new Date(ms).toISOString();

@@ -13,7 +13,7 @@ export const RECORDER_ID = "opentimestamps";
 /** The public URLs of a record's files. */
 export function recordUrls(ctx: Ctx, r: Pick<NotarisationRow, "subjectType" | "subjectId">) {
   const base = `${ctx.config.publicUrl}/api/v1/${r.subjectType}s/${r.subjectId}/notarisation`;
-  return { proof_url: `${base}/proof.ots`, canonical_url: `${base}/canonical.json` };
+  return { proof_url: `${base}/proof`, canonical_url: `${base}/canonical` };
 }
 
 function establishes(r: NotarisationRow): string {
