@@ -1,6 +1,7 @@
-// The OpenTimestamps proof format: enough of it to build a detached `.ots` file, read the answers
-// of calendar servers, merge them and find what a proof attests to. Byte for byte the format of
-// the reference implementation (python-opentimestamps, core/timestamp.py, op.py, notary.py):
+// The OpenTimestamps proof format (docs/decisions.md §305): enough of it to build a detached
+// `.ots` file, read the answers of calendar servers, merge them and find what a proof attests to.
+// Byte for byte the format of the reference implementation (python-opentimestamps,
+// core/timestamp.py, op.py, notary.py):
 //
 //   file      = magic(31) · major version 0x01 · file hash op (0x08 sha256) · digest · timestamp
 //   timestamp = (0xff item)* item          — every item but the last is prefixed by 0xff (a fork)
