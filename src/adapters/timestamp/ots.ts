@@ -91,15 +91,7 @@ export interface DetachedFile {
 export const toHex = (b: Uint8Array) => Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString("hex");
 export const fromHex = (hex: string) => Uint8Array.from(Buffer.from(hex, "hex"));
 
-function concat(parts: readonly Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.byteLength, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.byteLength;
-  }
-  return out;
-}
+const concat = (parts: readonly Uint8Array[]): Uint8Array => new Uint8Array(Buffer.concat(parts));
 
 function compareBytes(a: Uint8Array, b: Uint8Array): number {
   const n = Math.min(a.byteLength, b.byteLength);

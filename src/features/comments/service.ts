@@ -522,13 +522,8 @@ export function userCommentsWhere(ctx: Ctx, caller: Caller | null, authorId: str
 }
 
 /** GET /users/{user_id}/comments (id or username) and /users/by-username/{username}/comments. */
-export function listUserComments(ctx: Ctx, caller: Caller | null, ref: { idOrUsername: string } | { username: string }, page: Page): { items: CommentRow[]; total: number; has_more: boolean } {
-  let author: UserRow;
-  if ("username" in ref) {
-    const u = users.findByUsername(ctx, ref.username);
-    if (!users.isActive(u)) throw new ApiError(404, "USER_NOT_FOUND", "User not found");
-    author = u;
-  } else author = users.getActiveUser(ctx, ref.idOrUsername);
+export function listUserComments(ctx: Ctx, caller: Caller | null, ref: users.AuthorRef, page: Page): { items: CommentRow[]; total: number; has_more: boolean } {
+  const author = users.getListedAuthor(ctx, ref);
   const where = userCommentsWhere(ctx, caller, author.id);
   const items = ctx.db.select().from(comments).where(where).orderBy(desc(comments.createdAt), desc(comments.id)).limit(page.limit).offset(page.offset).all();
   const total = ctx.db.select({ n: count() }).from(comments).where(where).get()!.n;

@@ -311,3 +311,55 @@ describe("POST /comments/{comment_id}/notarise", () => {
     }
   });
 });
+
+describe("GET /users/{user_id}/notarisations", () => {
+  test("newest first, posts and comments, by id, username or the by-username twin; what the caller cannot see is left out", async () => {
+    const [u, stranger] = [await h.user(), await h.user()];
+    const p = await post(h, u, { title: "First proof" });
+    expect((await notarise(h, "posts", p.id, u.token)).status).toBe(201);
+    h.clock.advance(1000);
+    const host = await post(h, stranger);
+    const c = await comment(h, u, host.id);
+    expect((await notarise(h, "comments", c.id, u.token)).status).toBe(201);
+    h.clock.advance(1000);
+    const secret = makeColony(h, u, "private");
+    const hidden = await post(h, u, { colony_id: secret.id });
+    expect((await notarise(h, "posts", hidden.id, u.token)).status).toBe(201);
+
+    const mine = await h.req("GET", `/api/v1/users/${u.id}/notarisations`, { token: u.token });
+    expect(mine.status).toBe(200);
+    expect(mine.body).toMatchObject({ total: 3, has_more: false });
+    expect(mine.body.items.map((i: any) => i.subject_id)).toEqual([hidden.id, c.id, p.id]);
+    expect(mine.body.items[1]).toEqual({
+      subject_type: "comment",
+      subject_id: c.id,
+      post_id: host.id,
+      title: null,
+      payload_hash: expect.any(String),
+      proof_state: "recorded",
+      proof_observed_at: expect.any(String),
+      seq: null,
+      server_ts: null,
+      notarised_at: expect.any(String),
+      proof_url: `http://localhost/api/v1/comments/${c.id}/notarisation/proof`,
+      record_url: `http://localhost/api/v1/comments/${c.id}/notarisation`,
+    });
+    expect(mine.body.items[2]).toMatchObject({ subject_type: "post", post_id: p.id, title: "First proof" });
+
+    const anon = await h.req("GET", `/api/v1/users/${u.username}/notarisations`);
+    expect(anon.body.items.map((i: any) => i.subject_id)).toEqual([c.id, p.id]);
+    expect((await h.req("GET", `/api/v1/users/by-username/${u.username}/notarisations`, { query: { limit: 1, offset: 1 } })).body).toMatchObject({ total: 2, has_more: false, items: [{ subject_id: p.id }] });
+    // Content a moderator removed leaves the list (its record answers 404 too).
+    const admin = await h.user({ admin: true });
+    expect((await h.req("DELETE", `/api/v1/posts/${p.id}`, { token: admin.token })).status).toBe(204);
+    expect((await h.req("GET", `/api/v1/users/${u.id}/notarisations`)).body.items.map((i: any) => i.subject_id)).toEqual([c.id]);
+  });
+
+  test("an unknown author is 404 USER_NOT_FOUND; a bad limit 422", async () => {
+    expectError(await h.req("GET", "/api/v1/users/nobody-at-all/notarisations"), 404, "USER_NOT_FOUND");
+    expectError(await h.req("GET", "/api/v1/users/by-username/nobody-at-all/notarisations"), 404, "USER_NOT_FOUND");
+    const u = await h.user();
+    expect((await h.req("GET", `/api/v1/users/${u.id}/notarisations`, { query: { limit: 101 } })).status).toBe(422);
+    expect((await h.req("GET", `/api/v1/users/${u.id}/notarisations`)).body).toEqual({ items: [], total: 0, has_more: false });
+  });
+});

@@ -7,11 +7,12 @@ import { Elysia, t, type AnyElysia } from "elysia";
 import { OTS_MEDIA_TYPE } from "../../adapters/timestamp/ots";
 import type { Ctx } from "../../core/context";
 import { authPlugin } from "../../http/auth";
+import { paged, pagingQuery, resolvePage } from "../../http/paging";
 import { rateLimitPlugin } from "../../http/rate-limit";
 import { ErrorOut, Int, Nullable } from "../../http/schemas";
 import * as notary from "./service";
 import { PROOF_STATES, type SubjectType } from "./tables";
-import { notarisationOut } from "./views";
+import { notarisationOut, userNotarisationOut } from "./views";
 
 const Instant = t.String({ format: "date-time" });
 
@@ -134,9 +135,54 @@ function subjectRoutes(ctx: Ctx, type: SubjectType): AnyElysia {
     });
 }
 
+export const UserNotarisationOut = t.Object({
+  subject_type: t.UnionEnum(["post", "comment"]),
+  subject_id: t.String(),
+  post_id: t.String({ description: "The post: subject_id for a post, the post a comment answers for a comment." }),
+  title: Nullable(t.String(), { description: "The post's title; null for a comment." }),
+  payload_hash: t.String(),
+  proof_state: t.UnionEnum(PROOF_STATES),
+  proof_observed_at: Nullable(Instant),
+  seq: Nullable(Int(), { description: "Always null (see the record)." }),
+  server_ts: Nullable(t.String(), { description: "Always null (see the record)." }),
+  notarised_at: t.String({ format: "date-time", description: "When the record was made: the order of the list, and not the content's publication date." }),
+  proof_url: Nullable(t.String(), { description: "The .ots proof." }),
+  record_url: t.String({ description: "The full record (GET …/notarisation), with the canonical document to recompute." }),
+});
+const UserNotarisationList = t.Object({ items: t.Array(UserNotarisationOut), total: Int(), has_more: t.Boolean() });
+const USER_PAGING = { max: 100, default: 50 };
+const USER_LIST =
+  "Everything one author has notarised, newest notarisation first: a summary per record with links to the full record and the proof. Public; records whose content you cannot see (deleted, held, in a private colony you are not an approved member of) are left out. Unknown author: 404 USER_NOT_FOUND.";
+
+const userListRoutes = (ctx: Ctx) => {
+  const list = (caller: Parameters<typeof notary.listUserNotarisations>[1], ref: Parameters<typeof notary.listUserNotarisations>[2], query: { limit?: number; offset?: number; page?: number }) => {
+    const page = resolvePage(query, USER_PAGING);
+    const r = notary.listUserNotarisations(ctx, caller, ref, page);
+    const { page: _p, ...out } = paged(r.items.map((i) => userNotarisationOut(ctx, i.record, i.subject)), r.total, page);
+    return out;
+  };
+  return new Elysia({ prefix: "/api/v1/users", tags: ["users"] })
+    .use(authPlugin(ctx))
+    .get("/by-username/:username/notarisations", ({ caller, params, query }) => list(caller, { username: params.username }, query), {
+      auth: "optional",
+      params: t.Object({ username: t.String({ maxLength: 64 }) }),
+      query: t.Object(pagingQuery(USER_PAGING)),
+      response: { 200: UserNotarisationList, 400: ErrorOut, 404: ErrorOut },
+      detail: { summary: "List a user's notarisations by username", description: USER_LIST },
+    })
+    .get("/:user_id/notarisations", ({ caller, params, query }) => list(caller, { idOrUsername: params.user_id }, query), {
+      auth: "optional",
+      params: t.Object({ user_id: t.String({ maxLength: 64, description: "A user id or a username" }) }),
+      query: t.Object(pagingQuery(USER_PAGING)),
+      response: { 200: UserNotarisationList, 400: ErrorOut, 404: ErrorOut },
+      detail: { summary: "List a user's notarisations", description: USER_LIST },
+    });
+};
+
 export const notarisationRoutes = (ctx: Ctx): AnyElysia => {
   const app: AnyElysia = new Elysia();
   app.use(subjectRoutes(ctx, "post"));
   app.use(subjectRoutes(ctx, "comment"));
+  app.use(userListRoutes(ctx));
   return app;
 };

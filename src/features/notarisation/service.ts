@@ -10,13 +10,14 @@
 // 502 UPSTREAM_FAILURE when none accepted the digest (nothing written, nothing frozen); then one
 // transaction that checks nothing changed meanwhile (409 otherwise), writes the record, marks the
 // subject and emits content_notarised.
-import { and, eq } from "drizzle-orm";
+import { and, desc, eq } from "drizzle-orm";
 import { submitToCalendars } from "../../adapters/timestamp/calendar";
 import { fromHex, serializeDetached } from "../../adapters/timestamp/ots";
 import { iso, MINUTE } from "../../core/clock";
 import type { Ctx } from "../../core/context";
 import { ApiError, conflict, forbidden, notFound } from "../../core/errors";
 import { uuidv7 } from "../../core/ids";
+import type { Page } from "../../core/paging";
 import type { Caller } from "../auth/service";
 import type { ColonyRow } from "../colonies/service";
 import * as colonies from "../colonies/service";
@@ -197,4 +198,23 @@ export function getNotarisation(ctx: Ctx, caller: Caller | null, type: SubjectTy
   const record = findRecord(ctx, type, subject.id);
   if (!record) throw notFound(`This ${type} is not notarised`);
   return { record, subject };
+}
+
+/**
+ * GET /users/{user_id}/notarisations and its by-username twin: everything one author notarised,
+ * newest first, leaving out records whose subject the caller cannot see (deleted, held, in a
+ * private colony they cannot read), as the single read would answer 404 for them.
+ */
+export function listUserNotarisations(ctx: Ctx, caller: Caller | null, ref: users.AuthorRef, page: Page): { items: { record: NotarisationRow; subject: Subject }[]; total: number } {
+  const author = users.getListedAuthor(ctx, ref);
+  const rows = ctx.db.select().from(notarisations).where(eq(notarisations.authorId, author.id)).orderBy(desc(notarisations.createdAt), desc(notarisations.id)).all();
+  const visible: { record: NotarisationRow; subject: Subject }[] = [];
+  for (const record of rows) {
+    try {
+      visible.push({ record, subject: visibleSubject(ctx, caller, record.subjectType, record.subjectId) });
+    } catch (err) {
+      if (!(err instanceof ApiError) || err.status !== 404) throw err;
+    }
+  }
+  return { items: visible.slice(page.offset, page.offset + page.limit), total: visible.length };
 }

@@ -10,11 +10,8 @@ import type { NotarisationRow } from "./tables";
 /** Who recorded the digest: the OpenTimestamps calendars listed in `calendars`. */
 export const RECORDER_ID = "opentimestamps";
 
-/** The public URLs of a record's files. */
-export function recordUrls(ctx: Ctx, r: Pick<NotarisationRow, "subjectType" | "subjectId">) {
-  const base = `${ctx.config.publicUrl}/api/v1/${r.subjectType}s/${r.subjectId}/notarisation`;
-  return { proof_url: `${base}/proof`, canonical_url: `${base}/canonical` };
-}
+/** The public URL of a record (GET …/notarisation); its files are below it. */
+const recordUrl = (ctx: Ctx, r: Pick<NotarisationRow, "subjectType" | "subjectId">) => `${ctx.config.publicUrl}/api/v1/${r.subjectType}s/${r.subjectId}/notarisation`;
 
 function establishes(r: NotarisationRow): string {
   const limits = "It does not establish when the content was first written, who wrote it or where: the fields in asserted_by_the_platform are this server's word.";
@@ -35,7 +32,8 @@ export function notarisationOut(ctx: Ctx, r: NotarisationRow, subject: Subject) 
     seq: null,
     entry_hash: null,
     server_ts: null,
-    ...recordUrls(ctx, r),
+    proof_url: `${recordUrl(ctx, r)}/proof`,
+    canonical_url: `${recordUrl(ctx, r)}/canonical`,
     calendars: r.calendars,
     proof_state: r.proofState,
     proof_observed_at: iso(r.proofObservedAt),
@@ -48,5 +46,24 @@ export function notarisationOut(ctx: Ctx, r: NotarisationRow, subject: Subject) 
     served_content_matches: contentMatches(canonical, subject.served),
     notarised_at: iso(r.createdAt),
     editable: false,
+  };
+}
+
+/** One row of an author's list: a summary with the links to the full record and the proof. */
+export function userNotarisationOut(ctx: Ctx, r: NotarisationRow, subject: Subject) {
+  const base = recordUrl(ctx, r);
+  return {
+    subject_type: r.subjectType,
+    subject_id: r.subjectId,
+    post_id: subject.postId,
+    title: subject.served.title ?? null,
+    payload_hash: r.payloadHash,
+    proof_state: r.proofState,
+    proof_observed_at: iso(r.proofObservedAt),
+    seq: null,
+    server_ts: null,
+    notarised_at: iso(r.createdAt),
+    proof_url: `${base}/proof`,
+    record_url: base,
   };
 }
