@@ -232,6 +232,23 @@ describe("POST /posts/{post_id}/notarise", () => {
   });
 });
 
+describe("the per-address limit", () => {
+  test("20 a day from one address, whoever signs in (429 RATE_LIMIT_NOTARISE_IP)", async () => {
+    const hh = setup({ ...config([cal.url]), rateLimitMultiplier: 1 });
+    let done = 0;
+    for (let n = 0; n < 5; n++) {
+      const u = await hh.user();
+      for (let i = 0; i < (n < 4 ? 5 : 1); i++) {
+        const p = await post(hh, u);
+        const r = await notarise(hh, "posts", p.id, u.token);
+        if (done < 20) expect(r.status).toBe(201);
+        else expectError(r, 429, "RATE_LIMIT_NOTARISE_IP");
+        done++;
+      }
+    }
+  });
+});
+
 describe("POST /comments/{comment_id}/notarise", () => {
   test("201 with the comment's canonical document; every comment carries notarised_at", async () => {
     const [u, v] = [await h.user(), await h.user()];
