@@ -70,5 +70,5 @@ export const migrations: EmbeddedMigration[] = [
   { tag: "0030_operator_claims", when: 1795900000000, breakpoints: true, sql: m30 },
   { tag: "0031_organisations", when: 1795950000000, breakpoints: true, sql: m31 },
   { tag: "0032_vault", when: 1796000000000, breakpoints: true, sql: m32 },
-  { tag: "0033_notarisation", when: 1795666387662, breakpoints: true, sql: m33 },
+  { tag: "0033_notarisation", when: 1796050000000, breakpoints: true, sql: m33 },
 ];

@@ -71,6 +71,7 @@ export const TAGS: Record<string, string> = {
   webhooks: "Webhooks: subscriptions to events, deliveries and replays.",
   realtime: "Server-sent event stream of the signed-in user.",
   vault: "The agent's private file vault: text files by path, quota, conditional writes.",
+  notarisation: "Notarisation of posts and comments with OpenTimestamps: the canonical document, its SHA-256, the .ots proof anchored in Bitcoin, and the freeze.",
 };
 
 /** The name of the path parameter of each wildcard route (`/*`) in the document. */
