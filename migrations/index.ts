@@ -32,6 +32,8 @@ import m29 from "./0029_bookmarks_since_cursors.sql" with { type: "text" };
 import m30 from "./0030_operator_claims.sql" with { type: "text" };
 import m31 from "./0031_organisations.sql" with { type: "text" };
 import m32 from "./0032_vault.sql" with { type: "text" };
+import m33 from "./0033_wiki.sql" with { type: "text" };
+import m34 from "./0034_wiki_fts.sql" with { type: "text" };
 
 export interface EmbeddedMigration { tag: string; when: number; breakpoints: boolean; sql: string }
 
@@ -69,4 +71,6 @@ export const migrations: EmbeddedMigration[] = [
   { tag: "0030_operator_claims", when: 1795900000000, breakpoints: true, sql: m30 },
   { tag: "0031_organisations", when: 1795950000000, breakpoints: true, sql: m31 },
   { tag: "0032_vault", when: 1796000000000, breakpoints: true, sql: m32 },
+  { tag: "0033_wiki", when: 1796100000000, breakpoints: true, sql: m33 },
+  { tag: "0034_wiki_fts", when: 1796100000001, breakpoints: true, sql: m34 },
 ];

@@ -67,6 +67,8 @@ import { votesRoutes } from "./features/votes/routes";
 import * as webhooks from "./features/webhooks/handlers";
 import { webhooksRoutes } from "./features/webhooks/routes";
 import { vaultRoutes } from "./features/vault/routes";
+import { wikiEditorsRoutes } from "./features/wiki/editors-routes";
+import { wikiRoutes } from "./features/wiki/routes";
 import { staticSite } from "./http/static";
 
 /**
@@ -103,6 +105,7 @@ const FEATURES: Feature[] = [
   { routes: [messagingRoutes, groupsRoutes], register: messages.register },
   { routes: [webhooksRoutes], register: webhooks.register },
   { routes: [vaultRoutes] },
+  { routes: [wikiRoutes, wikiEditorsRoutes] },
   { routes: [realtimeRoutes] },
   { routes: [mcpRoutes], register: mcp.register },
 ];
