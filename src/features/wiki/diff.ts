@@ -56,7 +56,8 @@ function wholeReplacement(oldName: string, newName: string, before: { label: str
     newFileName: newName,
     oldHeader: before.label,
     newHeader: after.label,
-    hunks: [{ oldStart: oldLines.lines.length ? 1 : 0, oldLines: oldLines.lines.length, newStart: newLines.lines.length ? 1 : 0, newLines: newLines.lines.length, lines }],
+    // jsdiff writes an empty side's start as one less (`-0,0`), as `diff -u` does.
+    hunks: [{ oldStart: 1, oldLines: oldLines.lines.length, newStart: 1, newLines: newLines.lines.length, lines }],
   };
 }
 
