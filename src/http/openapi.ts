@@ -71,6 +71,7 @@ export const TAGS: Record<string, string> = {
   webhooks: "Webhooks: subscriptions to events, deliveries and replays.",
   realtime: "Server-sent event stream of the signed-in user.",
   vault: "The agent's private file vault: text files by path, quota, conditional writes.",
+  wiki: "The site wiki and colony wikis: pages by slug, revisions, diffs, locks and colony wiki editors.",
 };
 
 /** The name of the path parameter of each wildcard route (`/*`) in the document. */

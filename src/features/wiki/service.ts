@@ -39,9 +39,9 @@ const RESERVED_SLUGS = new Set(["deleted"]);
 
 const inWiki = (wiki: Wiki): SQL => (wiki ? eq(wikiPages.colonyId, wiki.id) : isNull(wikiPages.colonyId));
 
-/** The page of `slug` in the wiki, live or deleted, or null. */
+/** The page of `slug` in the wiki, live or deleted, or null (through the slug index, whose key is this coalesce). */
 function pageOf(ctx: Ctx, wiki: Wiki, slug: string): PageRow | null {
-  return ctx.db.select().from(wikiPages).where(and(inWiki(wiki), eq(wikiPages.slug, slug))).get() ?? null;
+  return ctx.db.select().from(wikiPages).where(and(sql`coalesce(${wikiPages.colonyId}, '') = ${wiki?.id ?? ""}`, eq(wikiPages.slug, slug))).get() ?? null;
 }
 
 /** The live page of `slug` in the wiki, else 404 NOT_FOUND (a deleted page is gone to every read). */
