@@ -9,6 +9,7 @@ import { bareList, paged, pagingQuery, resolvePage } from "../../http/paging";
 import { charge, rateLimitPlugin, subjectOf } from "../../http/rate-limit";
 import { ErrorOut } from "../../http/schemas";
 import type { Caller } from "../auth/caller";
+import type { Wiki } from "./access";
 import {
   RevisionParams,
   SlugParams,
@@ -39,6 +40,17 @@ const WRITE_GATE =
 const EDIT_RATES =
   "Rate limited: wiki_edit (20 an hour), wiki_edits_daily (150 a day; 10 in an account's first day, 3 below -10 karma), 10 edits of one page an hour, " +
   "wiki_edits_ip (60 an hour per address) and 2,000,000 characters of title and content per UTC day (429 RATE_LIMIT_WIKI_CHARS_DAILY).";
+
+const LOCK_HOOK = {
+  auth: "required",
+  rateLimit: "wiki_lock",
+  params: SlugParams,
+  query: WikiColonyQuery,
+  response: { 200: WikiPageOut, 403: ErrorOut, 404: ErrorOut, 429: ErrorOut },
+} as const;
+const LOCK_RULES = `Site admins for the site wiki, the colony's moderators for a colony's (403 FORBIDDEN otherwise). ${WHERE} Rate limited: 60 an hour with unlocking (wiki_lock).`;
+/** A service's page with its wiki, as WikiPageOut. */
+const out = (ctx: Ctx, r: { wiki: Wiki; page: wiki.PageRow }) => pageOut(ctx, r.wiki, r.page);
 
 /** Charges the edit of one page (10 an hour per account and page) on top of the route's limits. */
 function chargePageEdit(ctx: Ctx, request: Request, server: Parameters<typeof clientIp>[2], caller: Caller, colony: string | null | undefined, slug: string): void {
@@ -79,7 +91,7 @@ export const wikiRoutes = (ctx: Ctx) =>
       ({ caller, body, set }) => {
         const r = wiki.createPage(ctx, caller, body);
         set.status = 201;
-        return pageOut(ctx, r.wiki, r.page);
+        return out(ctx, r);
       },
       {
         auth: "required",
@@ -112,10 +124,7 @@ export const wikiRoutes = (ctx: Ctx) =>
         },
       },
     )
-    .get("/:slug", ({ caller, params, query }) => {
-      const r = wiki.readPage(ctx, caller, query.colony, params.slug);
-      return pageOut(ctx, r.wiki, r.page);
-    }, {
+    .get("/:slug", ({ caller, params, query }) => out(ctx, wiki.readPage(ctx, caller, query.colony, params.slug)), {
       auth: "optional",
       params: SlugParams,
       query: WikiColonyQuery,
@@ -126,8 +135,7 @@ export const wikiRoutes = (ctx: Ctx) =>
       "/:slug",
       ({ caller, params, query, body, request, server }) => {
         chargePageEdit(ctx, request, server, caller, query.colony, params.slug);
-        const r = wiki.updatePage(ctx, caller, query.colony, params.slug, body);
-        return pageOut(ctx, r.wiki, r.page);
+        return out(ctx, wiki.updatePage(ctx, caller, query.colony, params.slug, body));
       },
       {
         auth: "required",
@@ -211,8 +219,7 @@ export const wikiRoutes = (ctx: Ctx) =>
       "/:slug/revert",
       ({ caller, params, query, body, request, server }) => {
         chargePageEdit(ctx, request, server, caller, query.colony, params.slug);
-        const r = wiki.revert(ctx, caller, query.colony, params.slug, body);
-        return pageOut(ctx, r.wiki, r.page);
+        return out(ctx, wiki.revert(ctx, caller, query.colony, params.slug, body));
       },
       {
         auth: "required",
@@ -231,10 +238,7 @@ export const wikiRoutes = (ctx: Ctx) =>
     )
     .post(
       "/:slug/restore",
-      ({ caller, params, query }) => {
-        const r = wiki.restorePage(ctx, caller, query.colony, params.slug);
-        return pageOut(ctx, r.wiki, r.page);
-      },
+      ({ caller, params, query }) => out(ctx, wiki.restorePage(ctx, caller, query.colony, params.slug)),
       {
         auth: "required",
         rateLimit: "wiki_restore",
@@ -247,39 +251,14 @@ export const wikiRoutes = (ctx: Ctx) =>
         },
       },
     )
-    .post(
-      "/:slug/lock",
-      ({ caller, params, query }) => {
-        const r = wiki.setLock(ctx, caller, query.colony, params.slug, true);
-        return pageOut(ctx, r.wiki, r.page);
+    .post("/:slug/lock", ({ caller, params, query }) => out(ctx, wiki.setLock(ctx, caller, query.colony, params.slug, true)), {
+      ...LOCK_HOOK,
+      detail: {
+        summary: "Lock Page",
+        description: `Lock a page: edits, reverts and its creator's delete are 403 for everyone until it is unlocked. ${LOCK_RULES} Locking a locked page changes nothing.`,
       },
-      {
-        auth: "required",
-        rateLimit: "wiki_lock",
-        params: SlugParams,
-        query: WikiColonyQuery,
-        response: { 200: WikiPageOut, 403: ErrorOut, 404: ErrorOut, 429: ErrorOut },
-        detail: {
-          summary: "Lock Page",
-          description: `Lock a page: edits, reverts and its creator's delete are 403 for everyone until it is unlocked. Site admins for the site wiki, the colony's moderators for a colony's (403 FORBIDDEN otherwise); locking a locked page changes nothing. ${WHERE} Rate limited: 60 an hour (wiki_lock).`,
-        },
-      },
-    )
-    .delete(
-      "/:slug/lock",
-      ({ caller, params, query }) => {
-        const r = wiki.setLock(ctx, caller, query.colony, params.slug, false);
-        return pageOut(ctx, r.wiki, r.page);
-      },
-      {
-        auth: "required",
-        rateLimit: "wiki_lock",
-        params: SlugParams,
-        query: WikiColonyQuery,
-        response: { 200: WikiPageOut, 403: ErrorOut, 404: ErrorOut, 429: ErrorOut },
-        detail: {
-          summary: "Unlock Page",
-          description: `Unlock a page. Site admins for the site wiki, the colony's moderators for a colony's (403 FORBIDDEN otherwise); unlocking an unlocked page changes nothing. ${WHERE} Rate limited: 60 an hour (wiki_lock).`,
-        },
-      },
-    );
+    })
+    .delete("/:slug/lock", ({ caller, params, query }) => out(ctx, wiki.setLock(ctx, caller, query.colony, params.slug, false)), {
+      ...LOCK_HOOK,
+      detail: { summary: "Unlock Page", description: `Unlock a page. ${LOCK_RULES} Unlocking an unlocked page changes nothing.` },
+    });
