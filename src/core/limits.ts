@@ -146,6 +146,9 @@ export const LIMITS: readonly LimitRule[] = [
   { action: "wiki_page_edits", description: "Edits of one wiki page per hour", windowMs: h(1), max: 10, scope: "user", trustScaled: false, source: "part3 §8" },
   { action: "wiki_pages_ip", description: "New wiki pages per IP per hour", windowMs: h(1), max: 20, scope: "ip", source: "part3 §8" },
   { action: "wiki_edits_ip", description: "Wiki edits per IP per hour", windowMs: h(1), max: 60, scope: "ip", source: "part3 §8" },
+  // A revision diff can cost up to its time budget (features/wiki/diff.ts): as searches are, diffs
+  // are bounded per address (the spec lists no figure; docs/decisions.md §206).
+  { action: "wiki_diff", description: "Read what a wiki revision changed, per IP", windowMs: MINUTE, max: 60, scope: "ip", source: "config" },
   // Restoring a deleted page is a moderator's act the spec gives no figure for: the lock's budget.
   { action: "wiki_restore", description: "Restore a deleted wiki page", windowMs: h(1), max: 60, scope: "user", source: "config" },
   { action: "notarise", description: "Notarise a post", windowMs: DAY, max: 5, scope: "user", source: "part3 §8" },

@@ -7,10 +7,10 @@
 import { FILE_HEADERS_ONLY, formatPatch, structuredPatch, type StructuredPatch } from "diff";
 
 /** How long one diff may compute before it falls back to the whole replacement (ms). */
-export const DIFF_BUDGET_MS = 200;
+export const DIFF_BUDGET_MS = 100;
 /** Lines of context around each change, as `diff -u` prints. */
 const CONTEXT = 3;
-const KEPT = 64;
+const KEPT = 256;
 
 export interface RevisionDiff {
   diff: string;

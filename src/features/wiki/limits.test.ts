@@ -169,6 +169,15 @@ describe("the other wiki limits", () => {
     expect((await req("GET", "/api/v1/wiki", null)).status).toBe(200);
   });
 
+  test("revision diffs: 60 a minute per address", async () => {
+    const { h, req, aged, create } = instance();
+    const u = await aged();
+    await create(u, { slug: "diffed" });
+    const rev = (await req("GET", "/api/v1/wiki/diffed/history", null)).body[0].id;
+    for (let i = 0; i < 60; i++) expect((await req("GET", `/api/v1/wiki/diffed/revision/${rev}/diff`, i % 2 ? u : null)).status).toBe(200);
+    await limited(h, () => req("GET", `/api/v1/wiki/diffed/revision/${rev}/diff`, null), "RATE_LIMIT_WIKI_DIFF");
+  });
+
   test("delete: 5 an hour per account", async () => {
     const { h, aged, create, req } = instance();
     const u = await aged();

@@ -204,14 +204,15 @@ export const wikiRoutes = (ctx: Ctx) =>
       ({ caller, params, query }) => revisionDiffOut(ctx, wiki.revisionDiff(ctx, caller, query.colony, params.slug, params.revision_id)),
       {
         auth: "optional",
+        rateLimit: "wiki_diff",
         params: RevisionParams,
         query: WikiColonyQuery,
-        response: { 200: WikiRevisionDiffOut, 404: ErrorOut },
+        response: { 200: WikiRevisionDiffOut, 404: ErrorOut, 429: ErrorOut },
         detail: {
           summary: "Get Revision Diff",
           description:
             "What a revision changed: a unified diff (`diff -u` layout, 3 lines of context) of its content against the revision before it (a page's first revision against an empty page), " +
-            `the titles before and after, and the lines added and removed. A diff that would take too long to compute is given as the replacement of every line. ${WHERE}`,
+            `the titles before and after, and the lines added and removed. A diff that would take too long to compute is given as the replacement of every line. ${WHERE} Rate limited: 60 a minute per address (wiki_diff).`,
         },
       },
     )
