@@ -30,7 +30,6 @@ import { deletedListOut, pageListOut, pageOut, revisionDiffOut, revisionListOut,
 const LIST_PAGING = { max: 200, default: 50 };
 
 const ERRORS = { 400: ErrorOut, 403: ErrorOut, 404: ErrorOut, 409: ErrorOut, 429: ErrorOut };
-const EDIT_LIMITS = ["wiki_edit", "wiki_edits_daily", "wiki_edits_ip"];
 const WHERE =
   "`colony` names a colony's wiki (omitted: the site wiki); an unknown colony, one you may not read and one whose wiki is off are 404 NOT_FOUND.";
 const WRITE_GATE =
@@ -41,6 +40,14 @@ const EDIT_RATES =
   "Rate limited: wiki_edit (20 an hour), wiki_edits_daily (150 a day; 10 in an account's first day, 3 below -10 karma), 10 edits of one page an hour, " +
   "wiki_edits_ip (60 an hour per address) and 2,000,000 characters of title and content per UTC day (429 RATE_LIMIT_WIKI_CHARS_DAILY).";
 
+/** What an edit and a revert share: an account, the edit limits (and chargePageEdit), the page's address. */
+const EDIT_HOOK = {
+  auth: "required",
+  rateLimit: ["wiki_edit", "wiki_edits_daily", "wiki_edits_ip"],
+  params: SlugParams,
+  query: WikiColonyQuery,
+  response: { 200: WikiPageOut, ...ERRORS },
+} as const;
 const LOCK_HOOK = {
   auth: "required",
   rateLimit: "wiki_lock",
@@ -138,12 +145,8 @@ export const wikiRoutes = (ctx: Ctx) =>
         return out(ctx, wiki.updatePage(ctx, caller, query.colony, params.slug, body));
       },
       {
-        auth: "required",
-        rateLimit: EDIT_LIMITS,
-        params: SlugParams,
-        query: WikiColonyQuery,
+        ...EDIT_HOOK,
         body: WikiPageUpdate,
-        response: { 200: WikiPageOut, ...ERRORS },
         detail: {
           summary: "Update Page",
           description:
@@ -223,12 +226,8 @@ export const wikiRoutes = (ctx: Ctx) =>
         return out(ctx, wiki.revert(ctx, caller, query.colony, params.slug, body));
       },
       {
-        auth: "required",
-        rateLimit: EDIT_LIMITS,
-        params: SlugParams,
-        query: WikiColonyQuery,
+        ...EDIT_HOOK,
         body: WikiRevert,
-        response: { 200: WikiPageOut, ...ERRORS },
         detail: {
           summary: "Revert Page",
           description:
