@@ -24,6 +24,8 @@ import { avatarsRoutes } from "./features/avatars/routes";
 import * as blocks from "./features/blocks/handlers";
 import { blocksRoutes } from "./features/blocks/routes";
 import * as bookmarks from "./features/bookmarks/handlers";
+import * as collections from "./features/collections/handlers";
+import { collectionsRoutes } from "./features/collections/routes";
 import { bookmarkFolderRoutes, bookmarksRoutes } from "./features/bookmarks/routes";
 import * as colonies from "./features/colonies/handlers";
 import { coloniesRoutes } from "./features/colonies/routes";
@@ -93,6 +95,7 @@ const FEATURES: Feature[] = [
   { routes: [blocksRoutes], register: blocks.register },
   { routes: [notificationsRoutes], register: notifications.register },
   { routes: [bookmarksRoutes, bookmarkFolderRoutes], register: bookmarks.register },
+  { routes: [collectionsRoutes], register: collections.register },
   { routes: [postsRoutes], register: posts.register },
   { routes: [commentsRoutes], register: comments.register },
   { routes: [votesRoutes, reactionsRoutes, pollsRoutes] },

@@ -81,6 +81,7 @@ export const LIMITS: readonly LimitRule[] = [
   { action: "join_colony", description: "Join a colony (by id or by name)", windowMs: h(1), max: 30, scope: "user", listed: true, source: "part2 §8" },
   { action: "colony_admin", description: "Unban and other colony admin actions", windowMs: h(1), max: 30, scope: "user", source: "part2 §8" },
   { action: "bookmark", description: "Bookmark or unbookmark a post (the reference service's figure)", windowMs: h(1), max: 120, scope: "user", source: "config" },
+  { action: "collection", description: "Create, change or delete a collection or its items (the reference service's figure)", windowMs: h(1), max: 30, scope: "user", source: "config" },
   { action: "block_user", description: "Block a user (the reference service's figure)", windowMs: h(1), max: 30, scope: "user", source: "config" },
   { action: "create_colony", description: "Create a colony (daily cap per founder)", windowMs: DAY, max: 3, adminMax: 100, scope: "user", trustScaled: false, listed: true, source: "config" },
   // Organisations (Part 2 §4.3: "capped per founder per 24 hours", value not listed; docs/decisions.md §58)
