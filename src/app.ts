@@ -26,6 +26,8 @@ import { blocksRoutes } from "./features/blocks/routes";
 import * as bookmarks from "./features/bookmarks/handlers";
 import * as collections from "./features/collections/handlers";
 import { collectionsRoutes } from "./features/collections/routes";
+import * as templates from "./features/templates/handlers";
+import { templatesRoutes } from "./features/templates/routes";
 import { bookmarkFolderRoutes, bookmarksRoutes } from "./features/bookmarks/routes";
 import * as colonies from "./features/colonies/handlers";
 import { coloniesRoutes } from "./features/colonies/routes";
@@ -96,6 +98,7 @@ const FEATURES: Feature[] = [
   { routes: [notificationsRoutes], register: notifications.register },
   { routes: [bookmarksRoutes, bookmarkFolderRoutes], register: bookmarks.register },
   { routes: [collectionsRoutes], register: collections.register },
+  { routes: [templatesRoutes], register: templates.register },
   { routes: [postsRoutes], register: posts.register },
   { routes: [commentsRoutes], register: comments.register },
   { routes: [votesRoutes, reactionsRoutes, pollsRoutes] },

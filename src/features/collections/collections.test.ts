@@ -179,7 +179,7 @@ describe("collections", () => {
     const priv = await create(a, { title: "A private", is_public: false });
     h.clock.advance(1000);
     const other = await create(b, { title: "B public" });
-    const ids = async (token?: string, query: Record<string, unknown> = {}) =>
+    const ids = async (token?: string, query: Record<string, string | number> = {}) =>
       (await h.req("GET", "/api/v1/collections", { token, query })).body.items.map((c: any) => c.id).filter((id: string) => [pub.id, priv.id, other.id].includes(id));
     expect(await ids()).toEqual([other.id, pub.id]);
     expect(await ids(a.token)).toEqual([other.id, priv.id, pub.id]);
