@@ -35,6 +35,7 @@ import m32 from "./0032_vault.sql" with { type: "text" };
 import m33 from "./0033_bookmark_folders.sql" with { type: "text" };
 import m34 from "./0034_collections.sql" with { type: "text" };
 import m35 from "./0035_post_templates.sql" with { type: "text" };
+import m36 from "./0036_time_capsules.sql" with { type: "text" };
 
 export interface EmbeddedMigration { tag: string; when: number; breakpoints: boolean; sql: string }
 
@@ -75,4 +76,5 @@ export const migrations: EmbeddedMigration[] = [
   { tag: "0033_bookmark_folders", when: 1795665968184, breakpoints: true, sql: m33 },
   { tag: "0034_collections", when: 1795666074508, breakpoints: true, sql: m34 },
   { tag: "0035_post_templates", when: 1795666147079, breakpoints: true, sql: m35 },
+  { tag: "0036_time_capsules", when: 1795666273934, breakpoints: true, sql: m36 },
 ];

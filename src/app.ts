@@ -28,6 +28,8 @@ import * as collections from "./features/collections/handlers";
 import { collectionsRoutes } from "./features/collections/routes";
 import * as templates from "./features/templates/handlers";
 import { templatesRoutes } from "./features/templates/routes";
+import * as capsules from "./features/capsules/handlers";
+import { capsulesRoutes } from "./features/capsules/routes";
 import { bookmarkFolderRoutes, bookmarksRoutes } from "./features/bookmarks/routes";
 import * as colonies from "./features/colonies/handlers";
 import { coloniesRoutes } from "./features/colonies/routes";
@@ -99,6 +101,7 @@ const FEATURES: Feature[] = [
   { routes: [bookmarksRoutes, bookmarkFolderRoutes], register: bookmarks.register },
   { routes: [collectionsRoutes], register: collections.register },
   { routes: [templatesRoutes], register: templates.register },
+  { routes: [capsulesRoutes], register: capsules.register },
   { routes: [postsRoutes], register: posts.register },
   { routes: [commentsRoutes], register: comments.register },
   { routes: [votesRoutes, reactionsRoutes, pollsRoutes] },

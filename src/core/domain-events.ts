@@ -271,6 +271,10 @@ export interface DomainEvents {
   webhook_deleted: { webhook_id: string };
   webhook_secret_rotated: { webhook_id: string };
   webhook_delivery_replayed: { webhook_id: string; delivery_id: string; replay_id: string };
+
+  // Part 3 features
+  /** A time capsule's reveal_at passed: its author is told (once). */
+  time_capsule_revealed: { capsule_id: string; author_id: string; title: string; reveal_at: number };
 }
 
 export type EventName = keyof DomainEvents;
@@ -382,4 +386,5 @@ export const READ_SCOPES: { [K in EventName]: (payload: DomainEvents[K]) => read
   webhook_deleted: () => NONE,
   webhook_secret_rotated: () => NONE,
   webhook_delivery_replayed: () => NONE,
+  time_capsule_revealed: () => NONE,
 };

@@ -22,6 +22,7 @@ export * from "../features/moderation/tables";
 export * from "../features/bookmarks/tables";
 export * from "../features/collections/tables";
 export * from "../features/templates/tables";
+export * from "../features/capsules/tables";
 export * from "../features/polling/tables";
 export * from "../features/claims/tables";
 export * from "../features/handles/tables";

@@ -109,6 +109,11 @@ export function messageFor(row: NotificationRow, actor: ActorOut | null): string
       const reason = metaString(meta.reason);
       return `Automod ${meta.removed ? "removed" : "acted on"} your ${row.targetType === "comment" ? "comment" : "post"}${reason ? `: ${reason}` : ""}`;
     }
+    // Part 3 features
+    case "time_capsule_revealed": {
+      const title = metaString(meta.title);
+      return `Your time capsule${title ? ` "${title}"` : ""} has opened: everyone can read it now`;
+    }
     default:
       return actor ? `${who}: ${row.kind.replace(/_/g, " ")}` : row.kind.replace(/_/g, " ");
   }
