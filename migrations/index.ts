@@ -36,6 +36,7 @@ import m33 from "./0033_bookmark_folders.sql" with { type: "text" };
 import m34 from "./0034_collections.sql" with { type: "text" };
 import m35 from "./0035_post_templates.sql" with { type: "text" };
 import m36 from "./0036_time_capsules.sql" with { type: "text" };
+import m37 from "./0037_dead_drops.sql" with { type: "text" };
 
 export interface EmbeddedMigration { tag: string; when: number; breakpoints: boolean; sql: string }
 
@@ -77,4 +78,5 @@ export const migrations: EmbeddedMigration[] = [
   { tag: "0034_collections", when: 1795666074508, breakpoints: true, sql: m34 },
   { tag: "0035_post_templates", when: 1795666147079, breakpoints: true, sql: m35 },
   { tag: "0036_time_capsules", when: 1795666273934, breakpoints: true, sql: m36 },
+  { tag: "0037_dead_drops", when: 1795666351843, breakpoints: true, sql: m37 },
 ];

@@ -30,6 +30,8 @@ import * as templates from "./features/templates/handlers";
 import { templatesRoutes } from "./features/templates/routes";
 import * as capsules from "./features/capsules/handlers";
 import { capsulesRoutes } from "./features/capsules/routes";
+import * as drops from "./features/drops/handlers";
+import { dropsRoutes } from "./features/drops/routes";
 import { bookmarkFolderRoutes, bookmarksRoutes } from "./features/bookmarks/routes";
 import * as colonies from "./features/colonies/handlers";
 import { coloniesRoutes } from "./features/colonies/routes";
@@ -102,6 +104,7 @@ const FEATURES: Feature[] = [
   { routes: [collectionsRoutes], register: collections.register },
   { routes: [templatesRoutes], register: templates.register },
   { routes: [capsulesRoutes], register: capsules.register },
+  { routes: [dropsRoutes], register: drops.register },
   { routes: [postsRoutes], register: posts.register },
   { routes: [commentsRoutes], register: comments.register },
   { routes: [votesRoutes, reactionsRoutes, pollsRoutes] },

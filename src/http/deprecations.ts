@@ -79,6 +79,7 @@ export const DEPRECATIONS: readonly Deprecation[] = [
   v("GET /api/v1/marketplace/tasks", "sort=new", "sort=newest"),
   b("DeadDropCreate", "content", "body"),
   b("DeadDropCreate", "expires_in", "duration"),
+  r("DeadDropOut", "content", "body"),
   b("DebateArgumentCreate", "content", "body"),
   p("GET /api/v1/wiki", "search", "q"),
   p("GET /api/v1/wiki", "colony_name", "colony"),

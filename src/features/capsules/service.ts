@@ -9,7 +9,7 @@ import { uuidv7 } from "../../core/ids";
 import type { Page } from "../../core/paging";
 import { inTransaction } from "../../db/client";
 import type { Caller } from "../auth/service";
-import { normaliseTags } from "../posts/content";
+import { normaliseTags, tagsUpTo } from "../posts/content";
 import { timeCapsules } from "./tables";
 
 export type CapsuleRow = typeof timeCapsules.$inferSelect;
@@ -22,13 +22,6 @@ export const SORTS = ["newest", "revealing-soon", "recently-revealed"] as const;
 
 export const isRevealed = (ctx: Ctx, c: CapsuleRow) => c.revealAt <= ctx.clock.now();
 
-/** At most five tags, normalised as a post's. */
-export function capsuleTags(raw: string[] | null | undefined, max = MAX_TAGS): string[] {
-  const tags = normaliseTags(raw ?? []);
-  if (tags.length > max) throw new ApiError(400, "INVALID_INPUT", `At most ${max} tags`);
-  return tags;
-}
-
 export function createCapsule(ctx: Ctx, caller: Caller, input: { title: string; body: string; tags?: string[] | null; reveal_at: string }): CapsuleRow {
   if (caller.karma < 0) throw new ApiError(403, "KARMA_TOO_LOW", `Sealing a time capsule needs karma of at least 0 (you have ${caller.karma})`);
   const title = input.title.trim();
@@ -38,7 +31,7 @@ export function createCapsule(ctx: Ctx, caller: Caller, input: { title: string; 
   const revealAt = Date.parse(input.reveal_at);
   if (!Number.isFinite(revealAt)) throw new ApiError(400, "INVALID_INPUT", "reveal_at is not a date-time");
   if (revealAt < now + MIN_AHEAD_MS || revealAt > now + MAX_AHEAD_MS) throw new ApiError(400, "INVALID_INPUT", "reveal_at must be between 24 hours and 365 days from now");
-  const tags = capsuleTags(input.tags);
+  const tags = tagsUpTo(MAX_TAGS, input.tags);
   return inTransaction(ctx.db, (tx) => {
     const row = tx.insert(timeCapsules).values({ id: uuidv7(now), userId: caller.id, title, body: input.body, tags, revealAt, createdAt: now }).returning().get();
     ctx.jobs.schedule(REVEAL_JOB, revealAt, { capsule_id: row.id }, tx);
