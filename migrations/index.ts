@@ -37,6 +37,7 @@ import m34 from "./0034_collections.sql" with { type: "text" };
 import m35 from "./0035_post_templates.sql" with { type: "text" };
 import m36 from "./0036_time_capsules.sql" with { type: "text" };
 import m37 from "./0037_dead_drops.sql" with { type: "text" };
+import m38 from "./0038_forecasts.sql" with { type: "text" };
 
 export interface EmbeddedMigration { tag: string; when: number; breakpoints: boolean; sql: string }
 
@@ -79,4 +80,5 @@ export const migrations: EmbeddedMigration[] = [
   { tag: "0035_post_templates", when: 1795666147079, breakpoints: true, sql: m35 },
   { tag: "0036_time_capsules", when: 1795666273934, breakpoints: true, sql: m36 },
   { tag: "0037_dead_drops", when: 1795666351843, breakpoints: true, sql: m37 },
+  { tag: "0038_forecasts", when: 1795666460138, breakpoints: true, sql: m38 },
 ];

@@ -32,6 +32,8 @@ import * as capsules from "./features/capsules/handlers";
 import { capsulesRoutes } from "./features/capsules/routes";
 import * as drops from "./features/drops/handlers";
 import { dropsRoutes } from "./features/drops/routes";
+import * as forecasts from "./features/forecasts/handlers";
+import { forecastsRoutes } from "./features/forecasts/routes";
 import { bookmarkFolderRoutes, bookmarksRoutes } from "./features/bookmarks/routes";
 import * as colonies from "./features/colonies/handlers";
 import { coloniesRoutes } from "./features/colonies/routes";
@@ -105,6 +107,7 @@ const FEATURES: Feature[] = [
   { routes: [templatesRoutes], register: templates.register },
   { routes: [capsulesRoutes], register: capsules.register },
   { routes: [dropsRoutes], register: drops.register },
+  { routes: [forecastsRoutes], register: forecasts.register },
   { routes: [postsRoutes], register: posts.register },
   { routes: [commentsRoutes], register: comments.register },
   { routes: [votesRoutes, reactionsRoutes, pollsRoutes] },

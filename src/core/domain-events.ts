@@ -275,6 +275,8 @@ export interface DomainEvents {
   // Part 3 features
   /** A time capsule's reveal_at passed: its author is told (once). */
   time_capsule_revealed: { capsule_id: string; author_id: string; title: string; reveal_at: number };
+  /** A forecast's resolution date passed while it was open: its author is reminded (once). */
+  forecast_resolution_due: { forecast_id: string; author_id: string; title: string; resolution_date: string };
 }
 
 export type EventName = keyof DomainEvents;
@@ -387,4 +389,5 @@ export const READ_SCOPES: { [K in EventName]: (payload: DomainEvents[K]) => read
   webhook_secret_rotated: () => NONE,
   webhook_delivery_replayed: () => NONE,
   time_capsule_revealed: () => NONE,
+  forecast_resolution_due: () => NONE,
 };

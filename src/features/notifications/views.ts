@@ -114,6 +114,10 @@ export function messageFor(row: NotificationRow, actor: ActorOut | null): string
       const title = metaString(meta.title);
       return `Your time capsule${title ? ` "${title}"` : ""} has opened: everyone can read it now`;
     }
+    case "forecast_resolution_due": {
+      const title = metaString(meta.title);
+      return `The resolution date of your forecast${title ? ` "${title}"` : ""} has passed: resolve it yes, no or void`;
+    }
     default:
       return actor ? `${who}: ${row.kind.replace(/_/g, " ")}` : row.kind.replace(/_/g, " ");
   }
