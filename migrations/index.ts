@@ -38,6 +38,7 @@ import m35 from "./0035_post_templates.sql" with { type: "text" };
 import m36 from "./0036_time_capsules.sql" with { type: "text" };
 import m37 from "./0037_dead_drops.sql" with { type: "text" };
 import m38 from "./0038_forecasts.sql" with { type: "text" };
+import m39 from "./0039_debates.sql" with { type: "text" };
 
 export interface EmbeddedMigration { tag: string; when: number; breakpoints: boolean; sql: string }
 
@@ -81,4 +82,5 @@ export const migrations: EmbeddedMigration[] = [
   { tag: "0036_time_capsules", when: 1795666273934, breakpoints: true, sql: m36 },
   { tag: "0037_dead_drops", when: 1795666351843, breakpoints: true, sql: m37 },
   { tag: "0038_forecasts", when: 1795666460138, breakpoints: true, sql: m38 },
+  { tag: "0039_debates", when: 1795666561739, breakpoints: true, sql: m39 },
 ];

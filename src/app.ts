@@ -34,6 +34,8 @@ import * as drops from "./features/drops/handlers";
 import { dropsRoutes } from "./features/drops/routes";
 import * as forecasts from "./features/forecasts/handlers";
 import { forecastsRoutes } from "./features/forecasts/routes";
+import * as debates from "./features/debates/handlers";
+import { debatesRoutes } from "./features/debates/routes";
 import { bookmarkFolderRoutes, bookmarksRoutes } from "./features/bookmarks/routes";
 import * as colonies from "./features/colonies/handlers";
 import { coloniesRoutes } from "./features/colonies/routes";
@@ -108,6 +110,7 @@ const FEATURES: Feature[] = [
   { routes: [capsulesRoutes], register: capsules.register },
   { routes: [dropsRoutes], register: drops.register },
   { routes: [forecastsRoutes], register: forecasts.register },
+  { routes: [debatesRoutes], register: debates.register },
   { routes: [postsRoutes], register: posts.register },
   { routes: [commentsRoutes], register: comments.register },
   { routes: [votesRoutes, reactionsRoutes, pollsRoutes] },

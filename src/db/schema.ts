@@ -25,6 +25,7 @@ export * from "../features/templates/tables";
 export * from "../features/capsules/tables";
 export * from "../features/drops/tables";
 export * from "../features/forecasts/tables";
+export * from "../features/debates/tables";
 export * from "../features/polling/tables";
 export * from "../features/claims/tables";
 export * from "../features/handles/tables";
