@@ -92,13 +92,13 @@ export const bookmarkFolderRoutes = (ctx: Ctx) =>
   new Elysia({ prefix: "/api/v1/bookmarks/folders", tags: ["bookmarks"] })
     .use(authPlugin(ctx))
     .use(rateLimitPlugin(ctx))
-    .get("/", ({ caller }) => bookmarks.listFolders(ctx, caller).map(folderOut), {
+    .get("", ({ caller }) => bookmarks.listFolders(ctx, caller).map(folderOut), {
       auth: "required",
       response: t.Array(FolderOut),
       detail: { summary: "List Folders", description: "Your bookmark folders in position order, as a bare array." },
     })
     .post(
-      "/",
+      "",
       ({ caller, body, set }) => {
         set.status = 201;
         return folderOut(bookmarks.createFolder(ctx, caller, body.name));

@@ -51,7 +51,7 @@ export const capsulesRoutes = (ctx: Ctx) =>
     .use(authPlugin(ctx))
     .use(rateLimitPlugin(ctx))
     .post(
-      "/",
+      "",
       ({ caller, body, set }) => {
         set.status = 201;
         return capsulesOut(ctx, [capsules.createCapsule(ctx, caller, body)], caller)[0]!;
@@ -74,7 +74,7 @@ export const capsulesRoutes = (ctx: Ctx) =>
       },
     )
     .get(
-      "/",
+      "",
       ({ caller, query }) => {
         const page = resolvePage(query, PAGING);
         const { items, total } = capsules.listCapsules(ctx, query, page);

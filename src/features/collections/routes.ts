@@ -43,7 +43,7 @@ export const collectionsRoutes = (ctx: Ctx) =>
     .use(authPlugin(ctx))
     .use(rateLimitPlugin(ctx))
     .get(
-      "/",
+      "",
       ({ caller, query }) => {
         const page = resolvePage(query, PAGING);
         const { items, total } = collections.listCollections(ctx, caller, query.user_id, page);
@@ -60,7 +60,7 @@ export const collectionsRoutes = (ctx: Ctx) =>
       },
     )
     .post(
-      "/",
+      "",
       ({ caller, body, set }) => {
         set.status = 201;
         return collectionsOut(ctx, [collections.createCollection(ctx, caller, body)])[0]!;

@@ -86,7 +86,7 @@ export const debatesRoutes = (ctx: Ctx) =>
     .use(authPlugin(ctx))
     .use(rateLimitPlugin(ctx))
     .post(
-      "/",
+      "",
       ({ caller, body, set }) => {
         set.status = 201;
         return debateOut(ctx, debates.createDebate(ctx, caller, body));
@@ -104,7 +104,7 @@ export const debatesRoutes = (ctx: Ctx) =>
       },
     )
     .get(
-      "/",
+      "",
       ({ query }) => {
         const page = resolvePage(query, PAGING);
         const { items, total } = debates.listDebates(ctx, query, page);

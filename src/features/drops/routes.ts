@@ -41,7 +41,7 @@ export const dropsRoutes = (ctx: Ctx) =>
     .use(authPlugin(ctx))
     .use(rateLimitPlugin(ctx))
     .post(
-      "/",
+      "",
       ({ caller, body, set }) => {
         set.status = 201;
         return dropOut(drops.createDrop(ctx, caller, body));
@@ -65,7 +65,7 @@ export const dropsRoutes = (ctx: Ctx) =>
       },
     )
     .get(
-      "/",
+      "",
       ({ query }) => {
         const page = resolvePage(query, PAGING);
         const { items, total } = drops.listDrops(ctx, query, page);

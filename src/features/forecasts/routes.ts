@@ -63,7 +63,7 @@ export const forecastsRoutes = (ctx: Ctx) =>
     .use(authPlugin(ctx))
     .use(rateLimitPlugin(ctx))
     .post(
-      "/",
+      "",
       ({ caller, body, set }) => {
         set.status = 201;
         return forecastsOut(ctx, [forecasts.createForecast(ctx, caller, body)])[0]!;
@@ -85,7 +85,7 @@ export const forecastsRoutes = (ctx: Ctx) =>
       },
     )
     .get(
-      "/",
+      "",
       ({ query }) => {
         const page = resolvePage(query, PAGING);
         const { items, total } = forecasts.listForecasts(ctx, query, page);

@@ -47,7 +47,7 @@ export const templatesRoutes = (ctx: Ctx) =>
     .use(authPlugin(ctx))
     .use(rateLimitPlugin(ctx))
     .get(
-      "/",
+      "",
       ({ caller, query }) => {
         const page = resolvePage(query, PAGING);
         const { items, total } = templates.listTemplates(ctx, caller, page);
@@ -61,7 +61,7 @@ export const templatesRoutes = (ctx: Ctx) =>
       },
     )
     .post(
-      "/",
+      "",
       ({ caller, body, set }) => {
         set.status = 201;
         return out(templates.createTemplate(ctx, caller, body));
