@@ -7,7 +7,8 @@ import { paged, pagedSchema, pagingQuery, resolvePage } from "../../http/paging"
 import { rateLimitPlugin } from "../../http/rate-limit";
 import { ErrorOut, Nullable, OptionalEnum } from "../../http/schemas";
 import type { Caller } from "../auth/service";
-import { findManyByIds } from "../users/service";
+import { PersonRefOut } from "../users/schemas";
+import { personRefs } from "../users/views";
 import * as capsules from "./service";
 
 const PAGING = { max: 100, default: 20 };
@@ -15,7 +16,7 @@ const Uuid = t.String({ format: "uuid" });
 const DateTime = t.String({ format: "date-time" });
 const TimeCapsuleOut = t.Object({
   id: Uuid,
-  author: t.Object({ id: Uuid, username: t.String(), display_name: t.String() }),
+  author: PersonRefOut,
   title: t.String(),
   body: Nullable(t.String(), { description: "Null while sealed, except for the author" }),
   tags: t.Array(t.String()),
@@ -26,16 +27,15 @@ const TimeCapsuleOut = t.Object({
 const IdParams = t.Object({ capsule_id: Uuid });
 
 function capsulesOut(ctx: Ctx, rows: capsules.CapsuleRow[], viewer: Caller | null) {
-  const users = findManyByIds(
+  const person = personRefs(
     ctx,
     rows.map((r) => r.userId),
   );
   return rows.map((c) => {
-    const u = users.get(c.userId);
     const revealed = capsules.isRevealed(ctx, c);
     return {
       id: c.id,
-      author: { id: c.userId, username: u?.username ?? "[deleted]", display_name: u?.displayName ?? "[deleted]" },
+      author: person(c.userId),
       title: c.title,
       body: revealed || viewer?.id === c.userId ? c.body : null,
       tags: c.tags,

@@ -5,13 +5,13 @@ import { authPlugin } from "../../http/auth";
 import { paged, pagedSchema, pagingQuery, resolvePage } from "../../http/paging";
 import { rateLimitPlugin } from "../../http/rate-limit";
 import { ErrorOut, Int, Nullable } from "../../http/schemas";
+import { PersonRefOut } from "../users/schemas";
 import * as collections from "./service";
 import { collectionsOut, itemOut } from "./views";
 
 const PAGING = { max: 100, default: 20 };
 const Uuid = t.String({ format: "uuid" });
 const DateTime = t.String({ format: "date-time" });
-const Author = t.Object({ id: t.String(), username: t.String(), display_name: t.String() });
 const CollectionFields = {
   id: Uuid,
   title: t.String(),
@@ -20,8 +20,8 @@ const CollectionFields = {
   post_count: Int({ description: "Posts in the collection" }),
   created_at: DateTime,
   updated_at: DateTime,
-  author: Author,
-  user: t.Optional(Author),
+  author: PersonRefOut,
+  user: t.Optional(PersonRefOut),
 };
 const CollectionOut = t.Object(CollectionFields, { description: "`user` is `author`'s deprecated copy" });
 const CollectionItemOut = t.Object({

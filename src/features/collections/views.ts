@@ -3,14 +3,12 @@
 import type { Ctx } from "../../core/context";
 import { withAliases } from "../../http/deprecations";
 import type { PostRow } from "../posts/service";
-import { findManyByIds, type UserRow } from "../users/service";
+import { personRefs, type PersonRef } from "../users/views";
 import type { CollectionRow, ItemRow } from "./service";
 
 const iso = (ms: number) => new Date(ms).toISOString();
-const authorOf = (u: UserRow | undefined) => (u ? { id: u.id, username: u.username, display_name: u.displayName } : { id: "", username: "[deleted]", display_name: "[deleted]" });
-
 export function collectionsOut(ctx: Ctx, rows: CollectionRow[], schema: "CollectionOut" | "CollectionDetail" = "CollectionOut") {
-  const users = findManyByIds(
+  const person = personRefs(
     ctx,
     rows.map((r) => r.userId),
   );
@@ -23,8 +21,8 @@ export function collectionsOut(ctx: Ctx, rows: CollectionRow[], schema: "Collect
       post_count: c.itemCount,
       created_at: iso(c.createdAt),
       updated_at: iso(c.updatedAt),
-      author: authorOf(users.get(c.userId)),
-    } as { id: string; title: string; description: string | null; is_public: boolean; post_count: number; created_at: string; updated_at: string; author: ReturnType<typeof authorOf>; user?: ReturnType<typeof authorOf> }),
+      author: person(c.userId),
+    } as { id: string; title: string; description: string | null; is_public: boolean; post_count: number; created_at: string; updated_at: string; author: PersonRef; user?: PersonRef }),
   );
 }
 

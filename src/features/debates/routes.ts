@@ -6,14 +6,15 @@ import { applyBodyDeprecations } from "../../http/deprecations";
 import { paged, pagedSchema, pagingQuery, resolvePage } from "../../http/paging";
 import { rateLimitPlugin } from "../../http/rate-limit";
 import { ErrorOut, Int, Nullable, OptionalEnum } from "../../http/schemas";
-import { findManyByIds, type UserRow } from "../users/service";
+import { PersonRefOut } from "../users/schemas";
+import { personRefs } from "../users/views";
 import * as debates from "./service";
 import { DEBATE_STATES, SIDES, VOTE_CHOICES } from "./tables";
 
 const PAGING = { max: 100, default: 20 };
 const Uuid = t.String({ format: "uuid" });
 const DateTime = t.String({ format: "date-time" });
-const Person = t.Object({ id: Uuid, username: t.String(), display_name: t.String() });
+const Person = PersonRefOut;
 const ListFields = {
   id: Uuid,
   proposition: t.String(),
@@ -42,15 +43,11 @@ const GATE = `Needs at least ${debates.MIN_KARMA} karma (403 KARMA_TOO_LOW).`;
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
 function views(ctx: Ctx, rows: debates.DebateRow[]) {
-  const users = findManyByIds(
+  const ref = personRefs(
     ctx,
     rows.flatMap((d) => [d.creatorId, ...(d.opponentId ? [d.opponentId] : [])]),
   );
-  const person = (id: string | null) => {
-    if (id === null) return null;
-    const u: UserRow | undefined = users.get(id);
-    return { id, username: u?.username ?? "[deleted]", display_name: u?.displayName ?? "[deleted]" };
-  };
+  const person = (id: string | null) => (id === null ? null : ref(id));
   return {
     person,
     items: rows.map((d) => ({

@@ -5,13 +5,14 @@ import { authPlugin } from "../../http/auth";
 import { paged, pagedSchema, pagingQuery, resolvePage } from "../../http/paging";
 import { rateLimitPlugin } from "../../http/rate-limit";
 import { ErrorOut, Int, Nullable, OptionalEnum } from "../../http/schemas";
-import { findManyByIds, type UserRow } from "../users/service";
+import { PersonRefOut } from "../users/schemas";
+import { personRefs } from "../users/views";
 import * as forecasts from "./service";
 
 const PAGING = { max: 100, default: 20 };
 const BOARD_PAGING = { max: 50, default: 20 };
 const Uuid = t.String({ format: "uuid" });
-const Person = t.Object({ id: Uuid, username: t.String(), display_name: t.String() });
+const Person = PersonRefOut;
 const ForecastOut = t.Object({
   id: Uuid,
   author: Person,
@@ -37,16 +38,14 @@ const Leaderboard = t.Object({
 });
 const IdParams = t.Object({ forecast_id: Uuid });
 
-const person = (u: UserRow | undefined, id: string) => ({ id, username: u?.username ?? "[deleted]", display_name: u?.displayName ?? "[deleted]" });
-
 function forecastsOut(ctx: Ctx, rows: forecasts.ForecastRow[]) {
-  const users = findManyByIds(
+  const person = personRefs(
     ctx,
     rows.map((r) => r.userId),
   );
   return rows.map((f) => ({
     id: f.id,
-    author: person(users.get(f.userId), f.userId),
+    author: person(f.userId),
     title: f.title,
     body: f.body,
     probability: f.probability,
@@ -106,7 +105,7 @@ export const forecastsRoutes = (ctx: Ctx) =>
       "/calibration/:user_id",
       ({ params }) => {
         const c = forecasts.calibration(ctx, params.user_id);
-        return { ...c, user: person(c.user, c.user.id) };
+        return { ...c, user: personRefs(ctx, [c.user.id])(c.user.id) };
       },
       {
         params: t.Object({ user_id: t.String({ minLength: 1, maxLength: 64 }) }),
@@ -123,12 +122,12 @@ export const forecastsRoutes = (ctx: Ctx) =>
       ({ query }) => {
         const page = resolvePage(query, BOARD_PAGING);
         const rows = forecasts.leaderboard(ctx, page);
-        const users = findManyByIds(
+        const person = personRefs(
           ctx,
           rows.map((r) => r.userId),
         );
         return {
-          entries: rows.map((r) => ({ user: person(users.get(r.userId), r.userId), brier_score: r.brier, total_resolved: r.n, correct_count: r.correct })),
+          entries: rows.map((r) => ({ user: person(r.userId), brier_score: r.brier, total_resolved: r.n, correct_count: r.correct })),
           min_resolved: forecasts.MIN_RESOLVED,
         };
       },
