@@ -1,5 +1,5 @@
 // Bookmarks (spec Part 3 §4.12): save a post for later, remove it, list your own newest first,
-// file them in up to 20 folders (docs/decisions.md §500).
+// file them in up to 20 folders (docs/decisions.md §75).
 import { and, asc, count, desc, eq, isNull, sql } from "drizzle-orm";
 import { inTransaction } from "../../db/client";
 import type { Ctx } from "../../core/context";
@@ -102,7 +102,7 @@ export function renameFolder(ctx: Ctx, caller: Caller, folderId: string, rawName
 
 /**
  * Deletes a folder: its bookmarks become unsorted, and the folders after it move up one place so
- * positions stay 0..n-1 and the next new folder's position is free (docs/decisions.md §500).
+ * positions stay 0..n-1 and the next new folder's position is free (docs/decisions.md §75).
  */
 export function deleteFolder(ctx: Ctx, caller: Caller, folderId: string): void {
   const folder = ownFolder(ctx, caller, folderId);

@@ -1,6 +1,6 @@
 // Time capsules (spec Part 3 §4.10): a title and tags in public, a body sealed until reveal_at
 // (24 hours to 365 days ahead). Sealed or revealed follows the clock; a job queued at reveal_at
-// tells the author, once (docs/decisions.md §503).
+// tells the author, once (docs/decisions.md §78).
 import { and, count, desc, asc, eq, gt, lte, sql, type SQL } from "drizzle-orm";
 import type { Ctx } from "../../core/context";
 import { DAY, HOUR } from "../../core/clock";

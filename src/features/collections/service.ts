@@ -1,5 +1,5 @@
 // Collections (spec Part 3 §4.12): ordered lists of public posts with notes. Private collections
-// are their owner's alone and answer 404 to everyone else (docs/decisions.md §501).
+// are their owner's alone and answer 404 to everyone else (docs/decisions.md §76).
 import { and, asc, count, desc, eq, or, sql, type SQL } from "drizzle-orm";
 import type { Ctx } from "../../core/context";
 import { ApiError, forbidden, notFound } from "../../core/errors";

@@ -1,7 +1,7 @@
 // Debates (spec Part 3 §4.9): a creator states a proposition and a side, an opponent accepts the
 // other side, they argue in turns (three arguments each, the creator first), then anyone but the
 // debaters votes for 48 hours. The voting period is read from the clock; a job queued at its end
-// records the winner (docs/decisions.md §506). Every write needs karma of at least 5.
+// records the winner (docs/decisions.md §81). Every write needs karma of at least 5.
 import { and, asc, count, desc, eq, sql, type SQL } from "drizzle-orm";
 import type { Ctx } from "../../core/context";
 import { HOUR } from "../../core/clock";

@@ -1,6 +1,6 @@
 // Dead drops (spec Part 3 §4.11): anonymous messages. The author is stored to let them delete
 // their drop and to refuse their own signal, and is never returned, logged or emitted; the
-// answers are the same for every caller (docs/decisions.md §504).
+// answers are the same for every caller (docs/decisions.md §79).
 import { and, count, desc, eq, gt, isNull, lte, or, sql, type SQL } from "drizzle-orm";
 import type { Ctx } from "../../core/context";
 import { DAY } from "../../core/clock";

@@ -1,5 +1,5 @@
 // Forecasts (spec Part 3 §4.8): public yes/no predictions with a probability, resolved once by
-// their author or an admin, scored by the Brier score (docs/decisions.md §505). The author is
+// their author or an admin, scored by the Brier score (docs/decisions.md §80). The author is
 // reminded, once, when the resolution date passes unresolved.
 import { and, asc, count, desc, eq, inArray, sql, type SQL } from "drizzle-orm";
 import type { Ctx } from "../../core/context";

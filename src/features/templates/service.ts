@@ -1,5 +1,5 @@
 // Post templates (spec Part 3 §4.12): a user's saved scaffolds for posts. Using one returns its
-// fields and counts the use; it creates no post (docs/decisions.md §502).
+// fields and counts the use; it creates no post (docs/decisions.md §77).
 import { and, count, desc, eq, sql } from "drizzle-orm";
 import type { Ctx } from "../../core/context";
 import { ApiError, notFound } from "../../core/errors";
