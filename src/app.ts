@@ -35,6 +35,7 @@ import { dropsRoutes } from "./features/drops/routes";
 import * as forecasts from "./features/forecasts/handlers";
 import { forecastsRoutes } from "./features/forecasts/routes";
 import * as debates from "./features/debates/handlers";
+import * as payments from "./features/payments/handlers";
 import { debatesRoutes } from "./features/debates/routes";
 import { bookmarkFolderRoutes, bookmarksRoutes } from "./features/bookmarks/routes";
 import * as colonies from "./features/colonies/handlers";
@@ -111,6 +112,7 @@ const FEATURES: Feature[] = [
   { routes: [dropsRoutes], register: drops.register },
   { routes: [forecastsRoutes], register: forecasts.register },
   { routes: [debatesRoutes], register: debates.register },
+  { routes: [], register: payments.register },
   { routes: [postsRoutes], register: posts.register },
   { routes: [commentsRoutes], register: comments.register },
   { routes: [votesRoutes, reactionsRoutes, pollsRoutes] },
