@@ -85,6 +85,7 @@ export const LIMITS: readonly LimitRule[] = [
   { action: "join_colony", description: "Join a colony (by id or by name)", windowMs: h(1), max: 30, scope: "user", listed: true, source: "part2 §8" },
   { action: "colony_admin", description: "Unban and other colony admin actions", windowMs: h(1), max: 30, scope: "user", source: "part2 §8" },
   { action: "bookmark", description: "Bookmark or unbookmark a post (the reference service's figure)", windowMs: h(1), max: 120, scope: "user", source: "config" },
+  { action: "collection", description: "Create, change or delete a collection or its items (the reference service's figure)", windowMs: h(1), max: 30, scope: "user", source: "config" },
   { action: "block_user", description: "Block a user (the reference service's figure)", windowMs: h(1), max: 30, scope: "user", source: "config" },
   { action: "create_colony", description: "Create a colony (daily cap per founder)", windowMs: DAY, max: 3, adminMax: 100, scope: "user", trustScaled: false, listed: true, source: "config" },
   // Organisations (Part 2 §4.3: "capped per founder per 24 hours", value not listed; docs/decisions.md §58)
@@ -147,7 +148,7 @@ export const LIMITS: readonly LimitRule[] = [
   { action: "wiki_pages_ip", description: "New wiki pages per IP per hour", windowMs: h(1), max: 20, scope: "ip", source: "part3 §8" },
   { action: "wiki_edits_ip", description: "Wiki edits per IP per hour", windowMs: h(1), max: 60, scope: "ip", source: "part3 §8" },
   // A revision diff can cost up to its time budget (features/wiki/diff.ts): as searches are, diffs
-  // are bounded per address (the spec lists no figure; docs/decisions.md §206).
+  // are bounded per address (the spec lists no figure; docs/decisions.md §89).
   { action: "wiki_diff", description: "Read what a wiki revision changed, per IP", windowMs: MINUTE, max: 60, scope: "ip", source: "config" },
   // Restoring a deleted page is a moderator's act the spec gives no figure for: the lock's budget.
   { action: "wiki_restore", description: "Restore a deleted wiki page", windowMs: h(1), max: 60, scope: "user", source: "config" },

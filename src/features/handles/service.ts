@@ -1,4 +1,4 @@
-// The one handle namespace (docs/decisions.md §1, §57, §200). Every feature that gives out a
+// The one handle namespace (docs/decisions.md §1, §57, §83). Every feature that gives out a
 // name — registration, colony creation, organisation creation and rename, site wiki pages — claims it here, inside the
 // transaction of its own insert: the claim is one statement on the `handles` primary key, so of
 // two concurrent creations of the same name exactly one commits, whichever features they come

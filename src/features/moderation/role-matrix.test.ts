@@ -187,7 +187,7 @@ const OPS: Op[] = [
   { method: "GET", path: "/colonies/{id}/bans", cells: modsOnly(200), call: (w) => col(w, "/bans") },
   { method: "POST", path: "/colonies/{id}/bans/{user}", cells: modsOnly(201), call: (w) => withBody(col(w, `/bans/${w.p.target.id}`), { duration_days: 7, reason: "Spam" }) },
   { method: "DELETE", path: "/colonies/{id}/bans/{user}", cells: modsOnly(204), call: (w) => col(w, `/bans/${w.p.banned.id}`) },
-  // The colony's wiki editors (Part 3 §4.14): can_manage_settings, a moderator default (decisions §204).
+  // The colony's wiki editors (Part 3 §4.14): can_manage_settings, a moderator default (decisions §87).
   { method: "GET", path: "/colonies/{id}/wiki-editors", cells: modsOnly(200), call: (w) => col(w, "/wiki-editors") },
   { method: "POST", path: "/colonies/{id}/wiki-editors", cells: modsOnly(201), call: (w) => withBody(col(w, "/wiki-editors"), { username: w.p.target.username }) },
   { method: "DELETE", path: "/colonies/{id}/wiki-editors/{user}", cells: modsOnly(204), setup: wikiEditor, call: (w) => col(w, `/wiki-editors/${w.p.target.id}`) },

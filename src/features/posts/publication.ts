@@ -45,7 +45,7 @@ export function bannedWordIn(colony: ColonyRow, text: string): string | null {
 /**
  * The first of the colony's banned words when `text` is made only of them (one or several, in any
  * case, with nothing but spaces and punctuation around them), else null. The wiki refuses such a
- * title, content or summary (docs/decisions.md §203).
+ * title, content or summary (docs/decisions.md §86).
  */
 export function onlyBannedWordsIn(colony: ColonyRow, text: string): string | null {
   const word = bannedWordIn(colony, text);

@@ -1,4 +1,4 @@
-// Who may read and write which wiki (spec Part 3 §4.14; docs/decisions.md §201, §202). A wiki is
+// Who may read and write which wiki (spec Part 3 §4.14; docs/decisions.md §84, §85). A wiki is
 // the site wiki (no colony) or one colony's. Reading follows the colony's readability and its
 // wiki_edit_policy (`off`: the wiki does not exist); writing adds the colony's state (archived,
 // lockdown, a ban) and the policy. Site admins act as moderators of every wiki.
@@ -41,7 +41,7 @@ export function requireWikiModerator(ctx: Ctx, caller: Caller, wiki: Wiki): void
 /**
  * The write gate of a colony's wiki (create, edit, revert, an author's delete), in order:
  * archived (403, everyone), then moderators and site admins pass; a colony ban, lockdown (403),
- * then the colony's wiki_edit_policy (docs/decisions.md §201). The site wiki takes writes from
+ * then the colony's wiki_edit_policy (docs/decisions.md §84). The site wiki takes writes from
  * every account.
  */
 export function assertCanWrite(ctx: Ctx, caller: Caller, wiki: Wiki): void {

@@ -1,4 +1,4 @@
-// Colony wikis (spec Part 3 §4.14; docs/decisions.md §201-§204): which colony a request names,
+// Colony wikis (spec Part 3 §4.14; docs/decisions.md §84-§87): which colony a request names,
 // wiki_edit_policy with every policy against every kind of caller, a wiki switched off, archived
 // colonies, bans, lockdown, blocked phrases, and the moderators' delete, restore and lock.
 import { beforeAll, describe, expect, test } from "bun:test";

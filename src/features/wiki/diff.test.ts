@@ -1,4 +1,4 @@
-// The revision diff (docs/decisions.md §205): a unified diff that patch tools apply, the whole
+// The revision diff (docs/decisions.md §88): a unified diff that patch tools apply, the whole
 // replacement when the time budget runs out, and the kept answers.
 import { describe, expect, test } from "bun:test";
 import { applyPatch } from "diff";

@@ -1,5 +1,5 @@
 // What a wiki revision changed, as a unified diff of its content against the revision before it
-// (docs/decisions.md §205), computed with jsdiff (`diff`). A line diff of two 200,000-character
+// (docs/decisions.md §88), computed with jsdiff (`diff`). A line diff of two 200,000-character
 // texts that share little can take long (Myers' algorithm grows with the edit distance), so the
 // computation has a time budget; past it the diff replaces every old line with every new one,
 // still a correct unified diff, only not the smallest. Revisions never change, so the last

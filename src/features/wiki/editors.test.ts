@@ -1,5 +1,5 @@
 // A colony's wiki editors (GET/POST/DELETE /colonies/{colony_id}/wiki-editors; spec Part 3
-// §4.14; docs/decisions.md §204): the list newest first, adding (409 when listed), removing
+// §4.14; docs/decisions.md §87): the list newest first, adding (409 when listed), removing
 // (404 when not listed), and who may keep it.
 import { beforeAll, describe, expect, test } from "bun:test";
 import { setup, type Harness, type TestUser } from "../../../test/harness";

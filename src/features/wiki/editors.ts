@@ -1,5 +1,5 @@
 // A colony's approved wiki editors (GET/POST/DELETE /colonies/{colony_id}/wiki-editors; spec
-// Part 3 §4.14, docs/decisions.md §204): the list the `editors` and `karma_or_editors` policies
+// Part 3 §4.14, docs/decisions.md §87): the list the `editors` and `karma_or_editors` policies
 // read. Kept by moderators holding can_manage_settings, the founder and site admins.
 import { and, count, desc, eq } from "drizzle-orm";
 import type { Ctx } from "../../core/context";

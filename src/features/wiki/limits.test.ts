@@ -1,4 +1,4 @@
-// The wiki's limits (spec Part 3 §8; docs/decisions.md §206): create, edit, delete, lock and the
+// The wiki's limits (spec Part 3 §8; docs/decisions.md §89): create, edit, delete, lock and the
 // editor routes per account, the list and new pages and edits per address, the daily counts with
 // their lower ceilings for new and low-karma accounts, edits of one page, and the characters per
 // UTC day. Every refusal is 429 with Retry-After and retry_after, and changes nothing.

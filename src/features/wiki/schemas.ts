@@ -1,6 +1,6 @@
 // Request and response schemas of the wiki routes (field names and bounds from the reference
 // document's WikiPageCreate, WikiPageUpdate, WikiPageOut, WikiPageListItem, WikiRevisionListItem
-// and WikiRevisionOut; the rest where the reference has none, docs/decisions.md §205).
+// and WikiRevisionOut; the rest where the reference has none, docs/decisions.md §88).
 import { t } from "elysia";
 import { Int, Nullable } from "../../http/schemas";
 import { CATEGORY_MAX, CONTENT_MAX, SLUG_MAX, SUMMARY_MAX, TITLE_MAX } from "./service";

@@ -1,4 +1,4 @@
-// Wiki pages in GET /api/v1/search (spec Part 1 §4.7; docs/decisions.md §206): found through the
+// Wiki pages in GET /api/v1/search (spec Part 1 §4.7; docs/decisions.md §89): found through the
 // full-text index, readable pages only, edits and deletions followed, at most ten, left out of
 // post-only searches, the colony filter applied, plain-text excerpts.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";

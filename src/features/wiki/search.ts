@@ -1,5 +1,5 @@
 // The wiki pages of GET /api/v1/search (spec Part 1 §4.7: a fixed top-10 list `wiki_pages`;
-// docs/decisions.md §206). The full-text index (migrations/0034_wiki_fts.sql) holds every live
+// docs/decisions.md §89). The full-text index (migrations/0034_wiki_fts.sql) holds every live
 // page; the best matches by bm25 (title hits weigh five times content hits) are ranked on a
 // reader thread, then the pages the caller may read are kept here: the site wiki's, and those of
 // colonies the caller may read whose wiki is not off.

@@ -1,4 +1,4 @@
-// The wiki (spec Part 3 §4.14; docs/decisions.md §200-§206): pages addressed by slug in the site
+// The wiki (spec Part 3 §4.14; docs/decisions.md §83-§89): pages addressed by slug in the site
 // wiki or a colony's, every edit a new revision (a full snapshot), history, one revision, what a
 // revision changed, revert as a new revision, the delete rules, deleted pages and their restore,
 // and the lock. Who may read and write which wiki is in access.ts; the editor list in editors.ts.
@@ -73,7 +73,7 @@ function cleanTitle(raw: string): string {
 }
 
 /**
- * The blocked-phrase rule of a colony's wiki (docs/decisions.md §203): a title, content or
+ * The blocked-phrase rule of a colony's wiki (docs/decisions.md §86): a title, content or
  * summary made only of the colony's banned words is 400 CONTENT_BLOCKED_PHRASE; so is one holding
  * any of them when the colony rejects banned words outright (`banned_words_action: reject`), as
  * its posts and comments are. The site wiki has no list.
@@ -94,7 +94,7 @@ const utcDayStart = (now: number) => Math.floor(now / DAY) * DAY;
 /**
  * The daily volume cap (spec Part 3 §8): 2,000,000 characters of title and content per account
  * and UTC day, over every revision written (creates, edits, reverts). 429 RATE_LIMIT_WIKI_CHARS_DAILY
- * with the seconds until the next UTC midnight (docs/decisions.md §206).
+ * with the seconds until the next UTC midnight (docs/decisions.md §89).
  */
 function checkDailyVolume(ctx: Ctx, caller: Caller, chars: number): void {
   // Rate limits switched off (COLONY_RATE_LIMIT_MULTIPLIER=0) switch this one off too.
@@ -183,7 +183,7 @@ function newRevision(page: PageRow, number: number, authorId: string, summary: s
 /**
  * Creates a page with its first revision. Checks in order: the wiki (404), the write gate (403),
  * the title (422), the slug reserved or taken in this wiki, deleted pages included (409), blocked
- * phrases (400), the daily volume (429); a site page's slug is a handle (docs/decisions.md §200),
+ * phrases (400), the daily volume (429); a site page's slug is a handle (docs/decisions.md §83),
  * claimed in the insert's transaction (409 when a user, colony or organisation holds it).
  */
 export function createPage(ctx: Ctx, caller: Caller, input: CreateInput): { wiki: Wiki; page: PageRow } {
@@ -270,7 +270,7 @@ function appendRevision(ctx: Ctx, caller: Caller, page: PageRow, next: Pick<Page
 /**
  * Edits a page: the fields sent change, a revision is appended, the last write wins. An edit
  * naming none of title, content and category is 400; `base_revision` other than the page's latest
- * revision number is 409 CONFLICT (docs/decisions.md §205).
+ * revision number is 409 CONFLICT (docs/decisions.md §88).
  */
 export function updatePage(ctx: Ctx, caller: Caller, colonyRef: string | null | undefined, slug: string, input: UpdateInput): { wiki: Wiki; page: PageRow } {
   const { wiki, page } = readPage(ctx, caller, colonyRef, slug);
@@ -343,7 +343,7 @@ export function revert(ctx: Ctx, caller: Caller, colonyRef: string | null | unde
 // Delete, restore, lock
 
 /**
- * Soft-deletes a page (docs/decisions.md §204). Moderators of the wiki (site admins; a colony's
+ * Soft-deletes a page (docs/decisions.md §87). Moderators of the wiki (site admins; a colony's
  * moderators) delete any page; anyone else only a page they created and nobody else edited, while
  * they may write the wiki and the page is unlocked (403 otherwise). The slug stays taken.
  */

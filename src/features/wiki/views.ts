@@ -1,5 +1,5 @@
 // Wiki rows -> wire JSON (the reference document's WikiPageOut, WikiPageListItem, WikiAuthor,
-// WikiRevisionListItem, WikiRevisionOut; docs/decisions.md §205 for the rest). Authors are loaded
+// WikiRevisionListItem, WikiRevisionOut; docs/decisions.md §88 for the rest). Authors are loaded
 // in one query per answer; an account that no longer exists shows as "[deleted]".
 import { iso } from "../../core/clock";
 import type { Ctx } from "../../core/context";
