@@ -24,7 +24,20 @@ import { avatarsRoutes } from "./features/avatars/routes";
 import * as blocks from "./features/blocks/handlers";
 import { blocksRoutes } from "./features/blocks/routes";
 import * as bookmarks from "./features/bookmarks/handlers";
-import { bookmarksRoutes } from "./features/bookmarks/routes";
+import * as collections from "./features/collections/handlers";
+import { collectionsRoutes } from "./features/collections/routes";
+import * as templates from "./features/templates/handlers";
+import { templatesRoutes } from "./features/templates/routes";
+import * as capsules from "./features/capsules/handlers";
+import { capsulesRoutes } from "./features/capsules/routes";
+import * as drops from "./features/drops/handlers";
+import { dropsRoutes } from "./features/drops/routes";
+import * as forecasts from "./features/forecasts/handlers";
+import { forecastsRoutes } from "./features/forecasts/routes";
+import * as debates from "./features/debates/handlers";
+import * as payments from "./features/payments/handlers";
+import { debatesRoutes } from "./features/debates/routes";
+import { bookmarkFolderRoutes, bookmarksRoutes } from "./features/bookmarks/routes";
 import * as colonies from "./features/colonies/handlers";
 import { coloniesRoutes } from "./features/colonies/routes";
 import * as comments from "./features/comments/handlers";
@@ -69,6 +82,8 @@ import { votesRoutes } from "./features/votes/routes";
 import * as webhooks from "./features/webhooks/handlers";
 import { webhooksRoutes } from "./features/webhooks/routes";
 import { vaultRoutes } from "./features/vault/routes";
+import { wikiEditorsRoutes } from "./features/wiki/editors-routes";
+import { wikiRoutes } from "./features/wiki/routes";
 import { staticSite } from "./http/static";
 
 /**
@@ -94,7 +109,14 @@ const FEATURES: Feature[] = [
   { routes: [followsRoutes], register: follows.register },
   { routes: [blocksRoutes], register: blocks.register },
   { routes: [notificationsRoutes], register: notifications.register },
-  { routes: [bookmarksRoutes], register: bookmarks.register },
+  { routes: [bookmarksRoutes, bookmarkFolderRoutes], register: bookmarks.register },
+  { routes: [collectionsRoutes], register: collections.register },
+  { routes: [templatesRoutes], register: templates.register },
+  { routes: [capsulesRoutes], register: capsules.register },
+  { routes: [dropsRoutes], register: drops.register },
+  { routes: [forecastsRoutes], register: forecasts.register },
+  { routes: [debatesRoutes], register: debates.register },
+  { routes: [], register: payments.register },
   { routes: [postsRoutes], register: posts.register },
   { routes: [commentsRoutes], register: comments.register },
   { routes: [notarisationRoutes], register: notarisation.register },
@@ -106,6 +128,7 @@ const FEATURES: Feature[] = [
   { routes: [messagingRoutes, groupsRoutes], register: messages.register },
   { routes: [webhooksRoutes], register: webhooks.register },
   { routes: [vaultRoutes] },
+  { routes: [wikiRoutes, wikiEditorsRoutes] },
   { routes: [realtimeRoutes] },
   { routes: [mcpRoutes], register: mcp.register },
 ];

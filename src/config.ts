@@ -60,6 +60,22 @@ export interface Config {
    * loopback or private addresses (a calendar of your own on the local network; tests).
    */
   notarisation: { enabled: boolean; calendars: string[]; timeoutMs: number; allowPrivate: boolean };
+  /** The Lightning wallet of the marketplace and its backend's settings. */
+  wallet: WalletConfig;
+  /** NODE_ENV is "production". */
+  production: boolean;
+}
+
+export const WALLETS = ["development", "lnbits", "nwc", "lnd"] as const;
+
+export interface WalletConfig {
+  backend: (typeof WALLETS)[number];
+  /** Lets the development wallet run with NODE_ENV=production (a demo instance). */
+  allowDevelopment: boolean;
+  timeoutMs: number;
+  lnbits: { url: string | null; adminKey: string | null; invoiceKey: string | null };
+  nwcUrl: string | null;
+  lnd: { url: string | null; macaroon: string | null; tlsCert: string | null };
 }
 
 /** The public OpenTimestamps calendars, as the reference client (`ots stamp`) uses them. */
@@ -122,6 +138,16 @@ export const SETTINGS = {
   backupDir: { env: ["COLONY_BACKUP_DIR"], flag: "backup-dir", kind: { type: "path" }, shown: "<data dir>/backups", value: "<dir>", help: "where scheduled backups and pre-migration copies go" },
   upgradeBackupsKeep: { env: ["COLONY_UPGRADE_BACKUPS_KEEP"], flag: "upgrade-backups-keep", kind: { type: "int", min: 1 }, shown: "3", value: "<n>", help: "how many pre-migration copies of the database to keep (the newest)" },
   accessLog: { env: ["COLONY_ACCESS_LOG"], flag: "access-log", kind: { type: "bool" }, shown: "on", help: "one JSON line per request on stderr (needs log level info or debug)" },
+  wallet: { env: ["COLONY_WALLET"], flag: "wallet", kind: { type: "enum", values: WALLETS }, shown: "development", value: "<backend>", help: "Lightning wallet of the marketplace: development, lnbits, nwc or lnd" },
+  allowDevelopmentWallet: { env: ["COLONY_ALLOW_DEVELOPMENT_WALLET"], kind: { type: "bool" }, shown: "off", help: "let the development wallet run with NODE_ENV=production" },
+  walletTimeoutMs: { env: ["COLONY_WALLET_TIMEOUT_MS"], kind: { type: "int", min: 100 }, shown: "15000", help: "time a wallet call may take" },
+  lnbitsUrl: { env: ["COLONY_LNBITS_URL"], kind: { type: "url" }, shown: "none", help: "LNbits server (https://lnbits.example.org)" },
+  lnbitsAdminKey: { env: ["COLONY_LNBITS_ADMIN_KEY"], kind: { type: "string" }, shown: "none", help: "the LNbits wallet's admin key (pays out)" },
+  lnbitsInvoiceKey: { env: ["COLONY_LNBITS_INVOICE_KEY"], kind: { type: "string" }, shown: "none", help: "the LNbits wallet's invoice key (invoices and look-ups; the admin key otherwise)" },
+  nwcUrl: { env: ["COLONY_NWC_URL"], kind: { type: "string" }, shown: "none", help: "Nostr Wallet Connect connection string (nostr+walletconnect://…)" },
+  lndRestUrl: { env: ["COLONY_LND_REST_URL"], kind: { type: "url" }, shown: "none", help: "LND's REST address (https://127.0.0.1:8080)" },
+  lndMacaroon: { env: ["COLONY_LND_MACAROON"], kind: { type: "string" }, shown: "none", help: "LND macaroon: hex, or the path of the .macaroon file" },
+  lndTlsCert: { env: ["COLONY_LND_TLS_CERT"], kind: { type: "path" }, shown: "none", help: "path of LND's tls.cert" },
   metricsToken: { env: ["COLONY_METRICS_TOKEN"], flag: "metrics-token", kind: { type: "string" }, shown: "none", value: "<token>", help: "bearer token that may read /metrics from any address; without it only loopback may" },
   notarisation: { env: ["COLONY_NOTARISATION"], flag: "notarisation", kind: { type: "bool" }, shown: "on", help: "notarisation of posts and comments with OpenTimestamps (off answers 503)" },
   otsCalendars: { env: ["COLONY_OTS_CALENDARS"], flag: "ots-calendars", kind: { type: "urls" }, shown: "the four public calendars", value: "<urls>", help: "OpenTimestamps calendars a notarised digest is sent to (comma-separated http(s) URLs)" },
@@ -264,5 +290,14 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       timeoutMs: num("otsTimeoutMs") ?? 5000,
       allowPrivate: bool("otsAllowPrivate") ?? false,
     },
+    wallet: {
+      backend: (str("wallet") ?? "development") as WalletConfig["backend"],
+      allowDevelopment: bool("allowDevelopmentWallet") ?? false,
+      timeoutMs: num("walletTimeoutMs") ?? 15_000,
+      lnbits: { url: str("lnbitsUrl") ?? null, adminKey: str("lnbitsAdminKey") ?? null, invoiceKey: str("lnbitsInvoiceKey") ?? null },
+      nwcUrl: str("nwcUrl") ?? null,
+      lnd: { url: str("lndRestUrl") ?? null, macaroon: str("lndMacaroon") ?? null, tlsCert: str("lndTlsCert") ?? null },
+    },
+    production: env.NODE_ENV === "production",
   };
 }

@@ -273,6 +273,18 @@ export interface DomainEvents {
   webhook_deleted: { webhook_id: string };
   webhook_secret_rotated: { webhook_id: string };
   webhook_delivery_replayed: { webhook_id: string; delivery_id: string; replay_id: string };
+
+  // Part 3 features
+  /** A time capsule's reveal_at passed: its author is told (once). */
+  time_capsule_revealed: { capsule_id: string; author_id: string; title: string; reveal_at: number };
+  /** A forecast's resolution date passed while it was open: its author is reminded (once). */
+  forecast_resolution_due: { forecast_id: string; author_id: string; title: string; resolution_date: string };
+  /** Someone took the other side of a debate. */
+  debate_accepted: { debate_id: string; creator_id: string; opponent_id: string; proposition: string };
+  /** A debater made an argument; `next_user_id` argues next, or the vote opened (`voting_opened`). */
+  debate_argued: { debate_id: string; proposition: string; turn_number: number; next_user_id: string | null; debater_ids: string[]; voting_opened: boolean };
+  /** A debate's vote ended and its winner (null on a tie) was recorded. */
+  debate_closed: { debate_id: string; proposition: string; debater_ids: string[]; winner_id: string | null; creator_votes: number; opponent_votes: number };
 }
 
 export type EventName = keyof DomainEvents;
@@ -385,4 +397,9 @@ export const READ_SCOPES: { [K in EventName]: (payload: DomainEvents[K]) => read
   webhook_deleted: () => NONE,
   webhook_secret_rotated: () => NONE,
   webhook_delivery_replayed: () => NONE,
+  time_capsule_revealed: () => NONE,
+  forecast_resolution_due: () => NONE,
+  debate_accepted: () => NONE,
+  debate_argued: () => NONE,
+  debate_closed: () => NONE,
 };

@@ -113,7 +113,7 @@ export const PUBLIC_UPGRADE_HOSTS = ["*.calendar.opentimestamps.org", "*.calenda
  * Whether a pending attestation's URI may be asked for an upgrade: the origin of a configured
  * calendar, or an https URI without a path on a host of the public calendars. A proof is built
  * from calendars' answers, so a URI in it is never fetched just because it is there
- * (docs/decisions.md §302).
+ * (docs/decisions.md §92).
  */
 export function upgradeAllowed(uri: string, calendars: readonly string[]): boolean {
   let url: URL;

@@ -1,4 +1,4 @@
-// The OpenTimestamps proof format (docs/decisions.md §305): enough of it to build a detached
+// The OpenTimestamps proof format (docs/decisions.md §95): enough of it to build a detached
 // `.ots` file, read the answers of calendar servers, merge them and find what a proof attests to.
 // Byte for byte the format of the reference implementation (python-opentimestamps,
 // core/timestamp.py, op.py, notary.py):

@@ -348,7 +348,7 @@ export function updateComment(ctx: Ctx, caller: Caller, commentId: string, input
 /**
  * DELETE /comments/{id}: tombstones the comment (body replaced, author hidden, replies kept). Its
  * author may delete within 15 minutes of posting unless it is notarised, a moderator of the colony
- * at any time (docs/decisions.md §301); anyone else is 403 FORBIDDEN.
+ * at any time (docs/decisions.md §91); anyone else is 403 FORBIDDEN.
  */
 export function deleteComment(ctx: Ctx, caller: Caller, commentId: string): void {
   const { comment, colony } = getVisibleComment(ctx, caller, commentId);

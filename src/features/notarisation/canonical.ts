@@ -1,4 +1,4 @@
-// The canonical document of a notarisation (docs/notarisation.md; docs/decisions.md §300): what
+// The canonical document of a notarisation (docs/notarisation.md; docs/decisions.md §90): what
 // is hashed, and exactly how, so that anyone can recompute payload_hash from what the record
 // shows. The content itself is not in it, only the SHA-256 of its title and body as served, so
 // the record can be shown publicly without repeating the content, and a verifier holding the

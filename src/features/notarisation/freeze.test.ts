@@ -1,4 +1,4 @@
-// The freeze (Part 3 §4.15; docs/decisions.md §301): a notarised post or comment is never
+// The freeze (Part 3 §4.15; docs/decisions.md §91): a notarised post or comment is never
 // edited, deleted by its author, moved or reparented again, wherever the change comes from; a
 // moderator's removal still works, and the public record then answers 404.
 import { afterAll, beforeEach, describe, expect, test } from "bun:test";

@@ -1,4 +1,4 @@
-// The freeze of notarised content (spec Part 3 §4.15, Part 1 §3; docs/decisions.md §301): once a
+// The freeze of notarised content (spec Part 3 §4.15, Part 1 §3; docs/decisions.md §91): once a
 // post or comment is notarised its proof binds those exact bytes, so nothing may change them.
 // Every route that would change a post's or comment's content, or where it stands (edit, the
 // author's delete, moving a post to another colony, reparenting a comment), calls this one

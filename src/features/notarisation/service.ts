@@ -1,4 +1,4 @@
-// Notarisation (spec Part 3 §4.15; docs/notarisation.md; docs/decisions.md §300-§305): the author
+// Notarisation (spec Part 3 §4.15; docs/notarisation.md; docs/decisions.md §90-§95): the author
 // of a published post or comment proves it existed, exactly as it stands, at this time. The
 // server builds the canonical document, sends only its SHA-256 to the OpenTimestamps calendars,
 // keeps their merged answer as a detached `.ots` proof, and freezes the content for good. The

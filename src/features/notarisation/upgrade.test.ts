@@ -1,4 +1,4 @@
-// The upgrade task (docs/decisions.md §302): proof_state recorded → included → anchored as the
+// The upgrade task (docs/decisions.md §92): proof_state recorded → included → anchored as the
 // local calendar's commitment moves through its states, driven by the test clock; the schedule of
 // checks, a calendar that is down, giving up, and the switch.
 import { afterAll, describe, expect, test } from "bun:test";

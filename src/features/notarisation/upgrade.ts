@@ -1,4 +1,4 @@
-// The upgrade task (notarisation-upgrade, every 5 minutes; docs/decisions.md §302): for each
+// The upgrade task (notarisation-upgrade, every 5 minutes; docs/decisions.md §92): for each
 // record whose check is due, ask every calendar named by a pending attestation of its proof for
 // the timestamp of the commitment it holds (GET <calendar>/timestamp/<hex>), merge what they
 // return into the stored `.ots`, and advance proof_state:

@@ -109,8 +109,37 @@ export function messageFor(row: NotificationRow, actor: ActorOut | null): string
       const reason = metaString(meta.reason);
       return `Automod ${meta.removed ? "removed" : "acted on"} your ${row.targetType === "comment" ? "comment" : "post"}${reason ? `: ${reason}` : ""}`;
     }
+    // Part 3 features
+    case "time_capsule_revealed": {
+      const title = metaString(meta.title);
+      return `Your time capsule${title ? ` "${title}"` : ""} has opened: everyone can read it now`;
+    }
+    case "forecast_resolution_due": {
+      const title = metaString(meta.title);
+      return `The resolution date of your forecast${title ? ` "${title}"` : ""} has passed: resolve it yes, no or void`;
+    }
+    case "debate_accepted":
+    case "debate_your_turn":
+    case "debate_voting_open":
+    case "debate_closed":
+      return debateMessage(row.kind, who, meta);
     default:
       return actor ? `${who}: ${row.kind.replace(/_/g, " ")}` : row.kind.replace(/_/g, " ");
+  }
+}
+
+function debateMessage(kind: string, who: string, meta: Record<string, unknown>): string {
+  const p = metaString(meta.proposition);
+  const on = p ? ` "${p}"` : "";
+  switch (kind) {
+    case "debate_accepted":
+      return `${who} accepted your debate${on}: make your opening argument`;
+    case "debate_your_turn":
+      return `${who} argued in the debate${on}: it is your turn`;
+    case "debate_voting_open":
+      return `The arguments of the debate${on} are in: voting is open for 48 hours`;
+    default:
+      return `The vote on the debate${on} has closed (${Number(meta.creator_votes) || 0} to ${Number(meta.opponent_votes) || 0})`;
   }
 }
 

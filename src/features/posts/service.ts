@@ -361,7 +361,7 @@ export function updatePost(ctx: Ctx, caller: Caller, postId: string, input: Upda
 /**
  * DELETE /posts/{id}: a soft delete. The author may delete within 15 minutes of publishing (an
  * unpublished draft at any time) unless the post is notarised; a colony moderator (or site
- * admin) at any time, notarised or not (docs/decisions.md §301). Emits post_deleted so comments
+ * admin) at any time, notarised or not (docs/decisions.md §91). Emits post_deleted so comments
  * can cascade.
  */
 export function deletePost(ctx: Ctx, caller: Caller, postId: string): void {
