@@ -61,6 +61,23 @@ describe("invoices (development wallet)", () => {
   });
 });
 
+describe("exclusive", () => {
+  test("runs one call per key at a time, in order; other keys run beside it; a failure does not block the next", async () => {
+    const log: string[] = [];
+    const step = (name: string, ms: number) => async () => {
+      log.push(`${name} start`);
+      await Bun.sleep(ms);
+      log.push(`${name} end`);
+      if (name === "b") throw new Error("b failed");
+      return name;
+    };
+    const results = await Promise.allSettled([payments.exclusive("k", step("a", 20)), payments.exclusive("k", step("b", 5)), payments.exclusive("k", step("c", 1)), payments.exclusive("other", step("x", 1))]);
+    expect(results.map((r) => r.status)).toEqual(["fulfilled", "rejected", "fulfilled", "fulfilled"]);
+    expect(log.filter((l) => !l.startsWith("x"))).toEqual(["a start", "a end", "b start", "b end", "c start", "c end"]);
+    expect(log.indexOf("x end")).toBeLessThan(log.indexOf("a end"));
+  });
+});
+
 describe("payouts (development wallet)", () => {
   test("95 % to the seller's address, booked once however often the runner runs", async () => {
     const s = await seller("seller@example.com");
