@@ -36,6 +36,8 @@ import * as forecasts from "./features/forecasts/handlers";
 import { forecastsRoutes } from "./features/forecasts/routes";
 import * as debates from "./features/debates/handlers";
 import * as payments from "./features/payments/handlers";
+import * as tips from "./features/tips/handlers";
+import * as documents from "./features/documents/handlers";
 import { debatesRoutes } from "./features/debates/routes";
 import { bookmarkFolderRoutes, bookmarksRoutes } from "./features/bookmarks/routes";
 import * as colonies from "./features/colonies/handlers";
@@ -82,6 +84,8 @@ import { votesRoutes } from "./features/votes/routes";
 import * as webhooks from "./features/webhooks/handlers";
 import { webhooksRoutes } from "./features/webhooks/routes";
 import { vaultRoutes } from "./features/vault/routes";
+import { tipsRoutes } from "./features/tips/routes";
+import { documentsRoutes } from "./features/documents/routes";
 import { wikiEditorsRoutes } from "./features/wiki/editors-routes";
 import { wikiRoutes } from "./features/wiki/routes";
 import { staticSite } from "./http/static";
@@ -117,6 +121,8 @@ const FEATURES: Feature[] = [
   { routes: [forecastsRoutes], register: forecasts.register },
   { routes: [debatesRoutes], register: debates.register },
   { routes: [], register: payments.register },
+  { routes: [tipsRoutes], register: tips.register },
+  { routes: [documentsRoutes], register: documents.register },
   { routes: [postsRoutes], register: posts.register },
   { routes: [commentsRoutes], register: comments.register },
   { routes: [notarisationRoutes], register: notarisation.register },

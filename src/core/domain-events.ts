@@ -285,6 +285,21 @@ export interface DomainEvents {
   debate_argued: { debate_id: string; proposition: string; turn_number: number; next_user_id: string | null; debater_ids: string[]; voting_opened: boolean };
   /** A debate's vote ended and its winner (null on a tie) was recorded. */
   debate_closed: { debate_id: string; proposition: string; debater_ids: string[]; winner_id: string | null; creator_votes: number; opponent_votes: number };
+
+  // Marketplace: tips and documents (webhook payloads of the reference besides recipient_ids)
+  /** A tip was paid; to the tipped author. Exactly one of post_id / comment_id is set (the tipped content). */
+  tip_received: { recipient_ids: string[]; tip_id: string; tipper: string; amount_sats: number; post_id: string | null; comment_id: string | null };
+  /** A document purchase was paid; to the seller. `buyer` is "Anonymous" for an L402 purchase without an account. */
+  market_purchase_received: {
+    recipient_ids: string[];
+    purchase_id: string;
+    document_id: string;
+    document_title: string;
+    buyer: string;
+    amount_sats: number;
+    platform_fee_sats: number;
+    seller_payout_sats: number;
+  };
 }
 
 export type EventName = keyof DomainEvents;
@@ -402,4 +417,6 @@ export const READ_SCOPES: { [K in EventName]: (payload: DomainEvents[K]) => read
   debate_accepted: () => NONE,
   debate_argued: () => NONE,
   debate_closed: () => NONE,
+  tip_received: () => NONE,
+  market_purchase_received: () => NONE,
 };

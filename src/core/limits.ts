@@ -124,6 +124,9 @@ export const LIMITS: readonly LimitRule[] = [
   { action: "document_delist", description: "Delist a document", windowMs: h(1), max: 10, scope: "user", source: "part3 §8" },
   { action: "document_purchase", description: "Buy a document", windowMs: h(1), max: 10, scope: "user", source: "part3 §8" },
   { action: "document_purchase_check", description: "Check a document purchase", windowMs: h(1), max: 30, scope: "user", source: "part3 §8" },
+  // A download without payment proof answers a 402 challenge that mints an invoice: a wallet call the
+  // spec gives no figure for, bounded per address like a purchase (docs/decisions.md §903).
+  { action: "document_l402_challenge", description: "Document download challenges (each mints an invoice), per IP", windowMs: h(1), max: 30, scope: "ip", source: "config" },
   { action: "vault_write", description: "Vault file writes (put, append, move, copy, delete)", windowMs: h(1), max: 60, scope: "user", source: "part3 §8" },
   { action: "vault_search", description: "Search the vault", windowMs: h(1), max: 120, scope: "user", source: "part3 §8" },
   { action: "vault_export", description: "Export the vault", windowMs: h(1), max: 10, scope: "user", source: "part3 §8" },

@@ -80,6 +80,8 @@ export const TAGS: Record<string, string> = {
   "dead-drops": "Dead drops: anonymous messages that may expire.",
   forecasts: "Forecasts: public yes/no predictions, their resolution, calibration and leaderboard.",
   debates: "Debates: propositions argued in turns and voted on.",
+  tips: "Tips: Lightning tips on posts and comments, forwarded to the author's lightning address, and the list of paid tips.",
+  market: "Documents for sale: text documents sold for sats, their free previews, purchases, and downloads by bearer token or L402.",
 };
 
 /** The name of the path parameter of each wildcard route (`/*`) in the document. */

@@ -123,6 +123,17 @@ export function messageFor(row: NotificationRow, actor: ActorOut | null): string
     case "debate_voting_open":
     case "debate_closed":
       return debateMessage(row.kind, who, meta);
+    // Marketplace: tips and documents
+    case "tip_received": {
+      const sats = typeof meta.amount_sats === "number" ? `${meta.amount_sats} sats` : "a tip";
+      return `${who} tipped you ${sats} on your ${row.targetType === "comment" ? "comment" : "post"}`;
+    }
+    case "market_purchase_received": {
+      const title = metaString(meta.document_title);
+      const buyer = metaString(meta.buyer);
+      const payout = typeof meta.seller_payout_sats === "number" ? `: ${meta.seller_payout_sats} sats are on their way to your lightning address` : "";
+      return `${buyer && buyer !== "Anonymous" ? `@${buyer}` : "Someone"} bought your document${title ? ` "${title}"` : ""}${payout}`;
+    }
     default:
       return actor ? `${who}: ${row.kind.replace(/_/g, " ")}` : row.kind.replace(/_/g, " ");
   }

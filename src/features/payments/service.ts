@@ -5,6 +5,7 @@
 // (the poller and explicit checks) and runs those side effects exactly once, in the transaction
 // of a compare-and-set. Payouts: 95 % (platform_fee_bps 500) to the seller's Lightning address,
 // at most one per subject, the attempt recorded before paying (docs/decisions.md §82).
+import { createHash, timingSafeEqual } from "node:crypto";
 import { and, asc, eq, inArray, lte, sql } from "drizzle-orm";
 import { WalletError, type CreatedInvoice, type PaymentStatus } from "../../adapters/lightning";
 import type { Ctx } from "../../core/context";
@@ -158,6 +159,26 @@ export async function checkInvoice(ctx: Ctx, id: string, opts: { strict?: boolea
       .run();
   }
   return findInvoice(ctx, id)!;
+}
+
+/** Whether `preimageHex` is the preimage of `paymentHashHex` (its SHA-256), compared in constant time. */
+export function preimageMatches(paymentHashHex: string, preimageHex: string): boolean {
+  if (!/^[0-9a-f]{64}$/i.test(preimageHex) || !/^[0-9a-f]{64}$/i.test(paymentHashHex)) return false;
+  const digest = createHash("sha256").update(Buffer.from(preimageHex, "hex")).digest();
+  return timingSafeEqual(digest, Buffer.from(paymentHashHex, "hex"));
+}
+
+/**
+ * Marks a pending invoice paid on the strength of its preimage, which only a payer receives (an
+ * L402 proof of payment), running its purpose's side effects once, as a check seeing the payment
+ * would. Null when the preimage is not that of the invoice; an invoice no longer pending is
+ * answered as it is.
+ */
+export function settleWithPreimage(ctx: Ctx, id: string, preimageHex: string): InvoiceRow | null {
+  const inv = findInvoice(ctx, id);
+  if (!inv || !preimageMatches(inv.paymentHash, preimageHex)) return null;
+  if (inv.status === "pending") transition(ctx, id, "paid", { preimage: preimageHex.toLowerCase(), paidAt: ctx.clock.now() });
+  return findInvoice(ctx, id);
 }
 
 /** The poller: every pending invoice whose next check is due. */

@@ -1,0 +1,79 @@
+// L402 for document downloads (spec Part 3 §4.5): a macaroon minted with a root key derived
+// from the instance's secrets, its identifier in the L402 layout (version 0, the payment hash,
+// a random token id) and two first-party caveats: the one document it opens and the payment
+// hash it is bound to. A client pays the invoice of the challenge and presents
+// `Authorization: L402 <macaroon>:<preimage>`; the macaroon must verify under the root key, its
+// caveats must name this document and the hash, and the preimage must hash to it.
+import { createHmac, randomBytes } from "node:crypto";
+import { importMacaroon, newMacaroon } from "macaroon";
+import type { Ctx } from "../../core/context";
+
+const VERSION = 0;
+const DOCUMENT_CAVEAT = "document_id";
+const HASH_CAVEAT = "payment_hash";
+
+/** The macaroons' root key: an HMAC of the instance's data key, so it survives restarts and never leaves the server. */
+function rootKey(ctx: Ctx): Uint8Array {
+  return new Uint8Array(createHmac("sha256", ctx.secrets.dataKey).update("colony l402 macaroon root key v1").digest());
+}
+
+/** A new macaroon for `documentId` bound to `paymentHash` (hex), as standard base64. */
+export function mintMacaroon(ctx: Ctx, documentId: string, paymentHash: string): string {
+  const identifier = new Uint8Array(2 + 32 + 32);
+  new DataView(identifier.buffer).setUint16(0, VERSION);
+  identifier.set(Buffer.from(paymentHash, "hex"), 2);
+  identifier.set(randomBytes(32), 34);
+  const m = newMacaroon({ identifier, location: ctx.config.publicUrl, rootKey: rootKey(ctx), version: 2 });
+  m.addFirstPartyCaveat(`${DOCUMENT_CAVEAT}=${documentId}`);
+  m.addFirstPartyCaveat(`${HASH_CAVEAT}=${paymentHash}`);
+  return Buffer.from(m.exportBinary()).toString("base64");
+}
+
+export interface L402Credentials {
+  macaroon: string;
+  preimage: string;
+}
+
+/** `L402 <macaroon>:<preimage>` (or the older `LSAT` scheme name); null for anything else. */
+export function parseL402(authorization: string | null): L402Credentials | null {
+  const m = authorization ? /^(?:L402|LSAT)\s+([A-Za-z0-9+/_=-]+):([0-9a-fA-F]{64})\s*$/.exec(authorization) : null;
+  return m ? { macaroon: m[1]!, preimage: m[2]!.toLowerCase() } : null;
+}
+
+export const isL402 = (authorization: string | null) => !!authorization && /^(?:L402|LSAT)(?:\s|$)/i.test(authorization);
+
+/**
+ * The payment hash a macaroon is bound to, when it verifies under the root key and its caveats
+ * scope it to `documentId` and name the hash of its identifier; null otherwise (forged, altered,
+ * another document's, an unknown caveat added by a holder: refused, failing closed).
+ */
+export function verifyMacaroon(ctx: Ctx, encoded: string, documentId: string): string | null {
+  let m;
+  try {
+    m = importMacaroon(encoded);
+    if (Array.isArray(m)) return null;
+  } catch {
+    return null;
+  }
+  const id = m.identifier;
+  if (!(id instanceof Uint8Array) || id.length !== 66 || new DataView(id.buffer, id.byteOffset).getUint16(0) !== VERSION) return null;
+  const hash = Buffer.from(id.subarray(2, 34)).toString("hex");
+  const seen = new Set<string>();
+  try {
+    m.verify(rootKey(ctx), (condition: string) => {
+      const eq = condition.indexOf("=");
+      const key = eq < 0 ? condition : condition.slice(0, eq);
+      const value = eq < 0 ? "" : condition.slice(eq + 1);
+      if (key === DOCUMENT_CAVEAT && value === documentId) seen.add(key);
+      else if (key === HASH_CAVEAT && value === hash) seen.add(key);
+      else return `caveat not satisfied: ${condition}`;
+      return null;
+    });
+  } catch {
+    return null;
+  }
+  return seen.has(DOCUMENT_CAVEAT) && seen.has(HASH_CAVEAT) ? hash : null;
+}
+
+/** The WWW-Authenticate value of a 402 challenge. */
+export const challengeHeader = (macaroon: string, invoice: string) => `L402 macaroon="${macaroon}", invoice="${invoice}"`;
