@@ -9,6 +9,7 @@ declare module "macaroon" {
     addFirstPartyCaveat(caveat: string | Uint8Array): void;
     /** Throws when the signature or a caveat does not verify; `check` answers null or an error string. */
     verify(rootKey: Uint8Array, check: (condition: string) => string | null, discharges?: Macaroon[]): void;
+    /** Avoided: the package's byte buffer doubles on every append (features/documents/l402.ts encodes instead). */
     exportBinary(): Uint8Array;
     exportJSON(): Record<string, unknown>;
   }

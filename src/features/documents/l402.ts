@@ -4,13 +4,53 @@
 // hash it is bound to. A client pays the invoice of the challenge and presents
 // `Authorization: L402 <macaroon>:<preimage>`; the macaroon must verify under the root key, its
 // caveats must name this document and the hash, and the preimage must hash to it.
+//
+// The package's own binary export (`exportBinary`) is not used: its byte buffer never sets the
+// capacity its grow check reads, so every append doubles the buffer (a 2-caveat macaroon
+// allocates tens of megabytes, a few more caveats exhaust memory). `encodeV2` writes the same
+// v2 binary format from the macaroon's public fields; parsing and verifying are the package's.
 import { createHmac, randomBytes } from "node:crypto";
-import { importMacaroon, newMacaroon } from "macaroon";
+import { importMacaroon, newMacaroon, type Macaroon } from "macaroon";
 import type { Ctx } from "../../core/context";
 
 const VERSION = 0;
 const DOCUMENT_CAVEAT = "document_id";
 const HASH_CAVEAT = "payment_hash";
+
+const FIELD_EOS = 0;
+const FIELD_LOCATION = 1;
+const FIELD_IDENTIFIER = 2;
+const FIELD_VID = 4;
+const FIELD_SIGNATURE = 6;
+
+/** The macaroon in the v2 binary format (as go-macaroon and the package's import read it). */
+export function encodeV2(m: Macaroon): Uint8Array {
+  const out: number[] = [2];
+  const field = (type: number, data?: Uint8Array) => {
+    out.push(type);
+    if (type === FIELD_EOS || !data) return;
+    let n = data.length;
+    while (n >= 0x80) {
+      out.push((n & 0x7f) | 0x80);
+      n >>>= 7;
+    }
+    out.push(n);
+    for (const b of data) out.push(b);
+  };
+  const text = (s: string) => new TextEncoder().encode(s);
+  if (m.location) field(FIELD_LOCATION, text(m.location));
+  field(FIELD_IDENTIFIER, m.identifier);
+  field(FIELD_EOS);
+  for (const c of m.caveats as { identifier: Uint8Array; location?: string; vid?: Uint8Array }[]) {
+    if (c.location) field(FIELD_LOCATION, text(c.location));
+    field(FIELD_IDENTIFIER, c.identifier);
+    if (c.vid) field(FIELD_VID, c.vid);
+    field(FIELD_EOS);
+  }
+  field(FIELD_EOS);
+  field(FIELD_SIGNATURE, m.signature);
+  return new Uint8Array(out);
+}
 
 /** The macaroons' root key: an HMAC of the instance's data key, so it survives restarts and never leaves the server. */
 function rootKey(ctx: Ctx): Uint8Array {
@@ -26,7 +66,7 @@ export function mintMacaroon(ctx: Ctx, documentId: string, paymentHash: string):
   const m = newMacaroon({ identifier, location: ctx.config.publicUrl, rootKey: rootKey(ctx), version: 2 });
   m.addFirstPartyCaveat(`${DOCUMENT_CAVEAT}=${documentId}`);
   m.addFirstPartyCaveat(`${HASH_CAVEAT}=${paymentHash}`);
-  return Buffer.from(m.exportBinary()).toString("base64");
+  return Buffer.from(encodeV2(m)).toString("base64");
 }
 
 export interface L402Credentials {

@@ -97,7 +97,7 @@ export function checkContent(filename: string, content: string): void {
   const head = content.replace(/^\ufeff/, "").trimStart();
   if (/^(%PDF-|GIF8[79]a|PK\u0003\u0004|\{\\rtf)/.test(head)) throw invalid("The content is a binary or rich-text format, not plain text");
   const compact = head.trimEnd();
-  if (compact.length >= 1024 && /^[A-Za-z0-9+/=\r\n]+$/.test(compact) && !/\s[^\r\n]/.test(compact)) throw invalid("The content is a base64-encoded blob: binary files cannot be sold, only text");
+  if (compact.length >= 1024 && /^[A-Za-z0-9+/=\r\n]+$/.test(compact) && /[A-Z]/.test(compact) && /[a-z]/.test(compact) && /[0-9]/.test(compact)) throw invalid("The content is a base64-encoded blob: binary files cannot be sold, only text");
   const ext = extensionOf(filename);
   if (ext === ".json") {
     try {
