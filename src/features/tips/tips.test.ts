@@ -7,7 +7,9 @@ import { FakeLnbits } from "../../../test/fake-lnbits";
 import { createWallet, type LazyWallet } from "../../adapters/lightning";
 import type { DevelopmentWallet } from "../../adapters/lightning/dev-wallet";
 import { comment } from "../comments/fixtures";
+import { inTransaction } from "../../db/client";
 import * as payments from "../payments/service";
+import { onTipLapsed } from "./service";
 import { planWebhookEvents } from "../webhooks/mapping";
 import { GENERAL, eventsOf, join, makeColony, post } from "../posts/fixtures";
 
@@ -128,6 +130,19 @@ describe("tipping a post", () => {
     expect((await check(tipper, r.body.tip_id)).body.status).toBe("expired");
     expect((await dev()).settle(r.body.payment_hash).settled).toBe(false);
     expect((await h.req("GET", `/api/v1/tips/post/${p.id}/stats`)).body.total_tips).toBe(0);
+    expect(payments.payoutOf(h.ctx, "tip", r.body.tip_id)).toBeNull();
+  });
+});
+
+describe("a wallet that fails the invoice", () => {
+  test("the tip is failed (terminal), not paid, nothing paid out", async () => {
+    const [a, tipper] = [await author(), await h.user()];
+    const p = await post(h, a);
+    const r = await tipPost(tipper, p.id);
+    const inv = payments.findInvoiceByHash(h.ctx, r.body.payment_hash)!;
+    // What payments does when the wallet reports the invoice failed: the CAS and the purpose's onLapsed.
+    inTransaction(h.ctx.db, (tx) => onTipLapsed(tx, { ...inv, status: "failed" }));
+    expect((await check(tipper, r.body.tip_id)).body.status).toBe("failed");
     expect(payments.payoutOf(h.ctx, "tip", r.body.tip_id)).toBeNull();
   });
 });
