@@ -6,6 +6,8 @@ import { sha256 } from "@noble/hashes/sha2.js";
 import { secp256k1 } from "@noble/curves/secp256k1.js";
 import { decodeInvoice } from "@getalby/lightning-tools/bolt11";
 import { encodeInvoice } from "../src/adapters/lightning/bolt11";
+import { createWallet, type LazyWallet } from "../src/adapters/lightning";
+import type { Harness } from "./harness";
 
 const hex = (b: Uint8Array) => Buffer.from(b).toString("hex");
 
@@ -128,5 +130,26 @@ export class FakeLnbits {
       return Response.json({ paid: inv.paid, preimage: inv.paid ? inv.preimage : null, details: { status: inv.paid ? "success" : "pending" } });
     }
     return new Response("not found", { status: 404 });
+  }
+}
+
+/** A wallet of `h`'s configuration pointed at `fake` (LNbits), Lightning addresses resolved on it too. */
+export function lnbitsWallet(h: Harness, fake: FakeLnbits, timeoutMs = 2_000): LazyWallet {
+  return createWallet({ ...h.ctx.config, allowPrivateWebhooks: true, wallet: { ...h.ctx.config.wallet, backend: "lnbits", timeoutMs, lnbits: { url: fake.url, adminKey: fake.adminKey, invoiceKey: fake.invoiceKey } } }, {
+    db: h.ctx.db,
+    clock: h.clock,
+    devKeyPath: null,
+    lnurl: { urlFor: (user) => fake.lnurlFor(user) },
+  });
+}
+
+/** Runs `fn` with `wallet` as `h`'s wallet, then puts the previous one back. */
+export async function withWallet(h: Harness, wallet: LazyWallet, fn: () => Promise<void>): Promise<void> {
+  const before = h.ctx.wallet;
+  h.ctx.wallet = wallet;
+  try {
+    await fn();
+  } finally {
+    h.ctx.wallet = before;
   }
 }

@@ -6,13 +6,13 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { newMacaroon } from "macaroon";
 import { setup, type TestUser } from "../../../test/harness";
-import { FakeLnbits } from "../../../test/fake-lnbits";
-import { createWallet, type LazyWallet } from "../../adapters/lightning";
+import { FakeLnbits, lnbitsWallet, withWallet } from "../../../test/fake-lnbits";
+import type { LazyWallet } from "../../adapters/lightning";
 import type { DevelopmentWallet } from "../../adapters/lightning/dev-wallet";
 import { devWalletInvoices } from "../../adapters/lightning/tables";
 import * as payments from "../payments/service";
 import { eventsOf } from "../posts/fixtures";
-import { planWebhookEvents } from "../webhooks/mapping";
+import { plannedWebhooks } from "../webhooks/fixtures";
 import { DEFAULT_CONTENT, UNKNOWN, challengeOf, download, listed, seller, sha256 } from "./fixtures";
 import { encodeV2, mintMacaroon } from "./l402";
 import { eq } from "drizzle-orm";
@@ -41,12 +41,6 @@ async function bought(buyer: TestUser, docId: string) {
   return p.body;
 }
 
-function webhooksOf(type: string) {
-  const row = h.ctx.db.$client.query("select * from events where type = ? order by id desc").get(type) as Record<string, any>;
-  const ev = { id: row.id, type: row.type, actorId: row.actor_id, subjectType: row.subject_type, subjectId: row.subject_id, payload: JSON.parse(row.payload), audience: JSON.parse(row.audience ?? "[]"), createdAt: row.created_at };
-  return planWebhookEvents(h.ctx, ev as never).map((p) => ({ name: p.name, data: p.data, to: p.audience.kind === "users" ? [...p.audience.userIds] : p.audience.kind }));
-}
-
 describe("purchase and check", () => {
   test("each purchase mints a new invoice; paid, the seller is told, earns 95 % and is paid out, the status following the payout", async () => {
     const [s, buyer] = [await seller(h, "sally@example.com"), await h.user()];
@@ -64,7 +58,7 @@ describe("purchase and check", () => {
     expect(c.body).toEqual({ id: p1.body.id, status: "paid", paid_at: new Date(h.clock.now()).toISOString(), document_id: d.id, download_url: `http://localhost/api/v1/market/documents/${d.id}/download` });
     await payments.pollInvoices(h.ctx);
     expect(eventsOf(h, "market_purchase_received")).toHaveLength(1);
-    expect(webhooksOf("market_purchase_received")).toEqual([
+    expect(plannedWebhooks(h, "market_purchase_received")).toEqual([
       { name: "market_purchase_received", data: { purchase_id: p1.body.id, document_id: d.id, document_title: d.title, buyer: buyer.username, amount_sats: 1000, platform_fee_sats: 50, seller_payout_sats: 950 }, to: [s.id] },
     ]);
     const note = (await h.req("GET", "/api/v1/notifications", { token: s.token })).body.find((n: any) => n.kind === "market_purchase_received");
@@ -277,22 +271,8 @@ describe("download", () => {
 describe("against LNbits (a fake on 127.0.0.1)", () => {
   const fake = new FakeLnbits();
   afterAll(() => fake.stop());
-  const lnbits = (timeoutMs = 2_000) =>
-    createWallet({ ...h.ctx.config, allowPrivateWebhooks: true, wallet: { ...h.ctx.config.wallet, backend: "lnbits", timeoutMs, lnbits: { url: fake.url, adminKey: fake.adminKey, invoiceKey: fake.invoiceKey } } }, {
-      db: h.ctx.db,
-      clock: h.clock,
-      devKeyPath: null,
-      lnurl: { urlFor: (user) => fake.lnurlFor(user) },
-    });
-  const use = async (wallet: LazyWallet, fn: () => Promise<void>) => {
-    const before = h.ctx.wallet;
-    h.ctx.wallet = wallet;
-    try {
-      await fn();
-    } finally {
-      h.ctx.wallet = before;
-    }
-  };
+  const lnbits = (timeoutMs = 2_000) => lnbitsWallet(h, fake, timeoutMs);
+  const use = (wallet: LazyWallet, fn: () => Promise<void>) => withWallet(h, wallet, fn);
 
   test("a wallet 500 or timeout: purchase and challenge are 502 UPSTREAM_FAILURE and record nothing; a failing check 502", () =>
     use(lnbits(300), async () => {

@@ -333,10 +333,10 @@ export function previewDocument(ctx: Ctx, caller: Caller | null, id: string): { 
  * L402 purchase.
  */
 async function openPurchase(ctx: Ctx, doc: DocumentRow, buyerId: string | null): Promise<PurchaseRow> {
-  const invoice = await payments.requestInvoice(ctx, { amountSats: doc.priceSats, memo: `Colony document: ${doc.title}`.slice(0, 200), ttlSeconds: PURCHASE_TTL_SECONDS });
   const now = ctx.clock.now();
-  return inTransaction(ctx.db, (tx) => {
-    const row = tx
+  const memo = `Colony document: ${doc.title}`.slice(0, 200);
+  return payments.openInvoice(ctx, { purpose: PURPOSE, amountSats: doc.priceSats, memo, ttlSeconds: PURCHASE_TTL_SECONDS }, (tx, invoice) =>
+    tx
       .insert(documentPurchases)
       .values({
         id: uuidv7(now),
@@ -350,10 +350,8 @@ async function openPurchase(ctx: Ctx, doc: DocumentRow, buyerId: string | null):
         updatedAt: now,
       })
       .returning()
-      .get();
-    payments.recordInvoice(ctx, tx, { purpose: PURPOSE, subjectId: row.id, amountSats: doc.priceSats, invoice });
-    return row;
-  });
+      .get(),
+  );
 }
 
 /** POST …/purchase: a new invoice on every call (not idempotent). The seller buying is 400; a delisted document cannot be bought. */

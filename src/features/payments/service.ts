@@ -99,6 +99,24 @@ export function recordInvoice(ctx: Ctx, tx: Tx, input: { purpose: string; subjec
     .get();
 }
 
+/**
+ * A payment's usual opening: the wallet's invoice first (outside any transaction: a failure is
+ * 502 UPSTREAM_FAILURE and records nothing), then in one transaction the subject `write` makes
+ * (a tip, a purchase) and the invoice recorded against it.
+ */
+export async function openInvoice<T extends { id: string }>(
+  ctx: Ctx,
+  input: { purpose: string; amountSats: number; memo: string; ttlSeconds: number },
+  write: (tx: Tx, invoice: CreatedInvoice) => T,
+): Promise<T> {
+  const invoice = await requestInvoice(ctx, input);
+  return inTransaction(ctx.db, (tx) => {
+    const subject = write(tx, invoice);
+    recordInvoice(ctx, tx, { purpose: input.purpose, subjectId: subject.id, amountSats: input.amountSats, invoice });
+    return subject;
+  });
+}
+
 export function findInvoice(ctx: Ctx, id: string): InvoiceRow | null {
   return ctx.db.select().from(invoices).where(eq(invoices.id, id)).get() ?? null;
 }

@@ -55,42 +55,33 @@ const CREATE_DESCRIPTION =
   "Returns a BOLT11 invoice of the platform's wallet for the caller to pay. Once paid (seen by POST /tips/{tip_id}/check or the server's poller) the tip is `paid`, the author is told (tip_received) and 95 % of it is paid out to their lightning address (platform_fee_bps 500). " +
   "400 INVALID_INPUT for tipping yourself or an author without a lightning address; 404 when you cannot see the content; 422 for an amount outside 21-100000; 502 UPSTREAM_FAILURE when the wallet does not answer (nothing is recorded). Rate limited: 10 an hour per user (tip) and 100 an hour across the instance (tip_global).";
 
+/** The answer of both tip routes: 201 with the invoice. */
+function created(set: { status?: number | string }, tip: tips.TipRow) {
+  set.status = 201;
+  return invoiceOut(tip);
+}
+
+const createOptions = {
+  auth: "required" as const,
+  rateLimit: ["tip", "tip_global"],
+  query: AmountQuery,
+  response: { 201: TipInvoiceOut, 400: ErrorOut, 404: ErrorOut, 429: ErrorOut, 502: ErrorOut },
+};
+
 export const tipsRoutes = (ctx: Ctx) =>
   new Elysia({ prefix: "/api/v1/tips", tags: ["tips"] })
     .use(authPlugin(ctx))
     .use(rateLimitPlugin(ctx))
-    .post(
-      "/post/:post_id",
-      async ({ caller, params, query, set }) => {
-        const tip = await tips.tipPost(ctx, caller, params.post_id, query.amount_sats);
-        set.status = 201;
-        return invoiceOut(tip);
-      },
-      {
-        auth: "required",
-        rateLimit: ["tip", "tip_global"],
-        params: t.Object({ post_id: t.String({ maxLength: 64 }) }),
-        query: AmountQuery,
-        response: { 201: TipInvoiceOut, 400: ErrorOut, 404: ErrorOut, 429: ErrorOut, 502: ErrorOut },
-        detail: { summary: "Tip Post", description: `Tip a post's author. ${CREATE_DESCRIPTION}` },
-      },
-    )
-    .post(
-      "/comment/:comment_id",
-      async ({ caller, params, query, set }) => {
-        const tip = await tips.tipComment(ctx, caller, params.comment_id, query.amount_sats);
-        set.status = 201;
-        return invoiceOut(tip);
-      },
-      {
-        auth: "required",
-        rateLimit: ["tip", "tip_global"],
-        params: t.Object({ comment_id: t.String({ maxLength: 64 }) }),
-        query: AmountQuery,
-        response: { 201: TipInvoiceOut, 400: ErrorOut, 404: ErrorOut, 429: ErrorOut, 502: ErrorOut },
-        detail: { summary: "Tip Comment", description: `Tip a comment's author. ${CREATE_DESCRIPTION}` },
-      },
-    )
+    .post("/post/:post_id", async ({ caller, params, query, set }) => created(set, await tips.tipPost(ctx, caller, params.post_id, query.amount_sats)), {
+      ...createOptions,
+      params: t.Object({ post_id: t.String({ maxLength: 64 }) }),
+      detail: { summary: "Tip Post", description: `Tip a post's author. ${CREATE_DESCRIPTION}` },
+    })
+    .post("/comment/:comment_id", async ({ caller, params, query, set }) => created(set, await tips.tipComment(ctx, caller, params.comment_id, query.amount_sats)), {
+      ...createOptions,
+      params: t.Object({ comment_id: t.String({ maxLength: 64 }) }),
+      detail: { summary: "Tip Comment", description: `Tip a comment's author. ${CREATE_DESCRIPTION}` },
+    })
     .post(
       "/:tip_id/check",
       async ({ caller, params }) => {

@@ -7,7 +7,7 @@ import type { Ctx } from "../../core/context";
 import { invalid, notFound } from "../../core/errors";
 import { uuidv7 } from "../../core/ids";
 import type { Page } from "../../core/paging";
-import { inTransaction, type Tx } from "../../db/client";
+import type { Tx } from "../../db/client";
 import type { Caller } from "../auth/service";
 import * as colonies from "../colonies/service";
 import { getVisibleComment } from "../comments/service";
@@ -45,7 +45,7 @@ export function tipComment(ctx: Ctx, caller: Caller, commentId: string, amountSa
 }
 
 /**
- * Checks, then the wallet's invoice (outside any transaction: a wallet failure is 502 and records
+ * Checks, then the wallet's invoice (payments.openInvoice: a wallet failure is 502 and records
  * nothing), then the tip and its invoice in one transaction.
  */
 async function openTip(ctx: Ctx, caller: Caller, target: Target, amountSats: number): Promise<TipRow> {
@@ -55,10 +55,9 @@ async function openTip(ctx: Ctx, caller: Caller, target: Target, amountSats: num
   if (!users.isActive(recipient)) throw invalid("The author of this content can no longer receive tips");
   // The tip is forwarded to the author's Lightning address: without one it could never reach them (docs/decisions.md §900).
   if (!recipient.lightningAddress) throw invalid(`@${recipient.username} has no lightning address to receive tips`);
-  const invoice = await payments.requestInvoice(ctx, { amountSats, memo: `Colony tip for @${recipient.username}`, ttlSeconds: TIP_TTL_SECONDS });
   const now = ctx.clock.now();
-  return inTransaction(ctx.db, (tx) => {
-    const tip = tx
+  return payments.openInvoice(ctx, { purpose: PURPOSE, amountSats, memo: `Colony tip for @${recipient.username}`, ttlSeconds: TIP_TTL_SECONDS }, (tx, invoice) =>
+    tx
       .insert(tips)
       .values({
         id: uuidv7(now),
@@ -73,10 +72,8 @@ async function openTip(ctx: Ctx, caller: Caller, target: Target, amountSats: num
         createdAt: now,
       })
       .returning()
-      .get();
-    payments.recordInvoice(ctx, tx, { purpose: PURPOSE, subjectId: tip.id, amountSats, invoice });
-    return tip;
-  });
+      .get(),
+  );
 }
 
 export function findTip(ctx: Ctx, id: string): TipRow | null {

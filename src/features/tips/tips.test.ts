@@ -3,14 +3,14 @@
 // on the test clock, rate limits, and the wallet failing (a fake LNbits on 127.0.0.1).
 import { afterAll, describe, expect, test } from "bun:test";
 import { setup, type TestUser } from "../../../test/harness";
-import { FakeLnbits } from "../../../test/fake-lnbits";
-import { createWallet, type LazyWallet } from "../../adapters/lightning";
+import { FakeLnbits, lnbitsWallet, withWallet } from "../../../test/fake-lnbits";
+import type { LazyWallet } from "../../adapters/lightning";
 import type { DevelopmentWallet } from "../../adapters/lightning/dev-wallet";
 import { comment } from "../comments/fixtures";
 import { inTransaction } from "../../db/client";
 import * as payments from "../payments/service";
 import { onTipLapsed } from "./service";
-import { planWebhookEvents } from "../webhooks/mapping";
+import { plannedWebhooks } from "../webhooks/fixtures";
 import { GENERAL, eventsOf, join, makeColony, post } from "../posts/fixtures";
 
 const h = setup();
@@ -38,12 +38,6 @@ async function paidTip(tipper: TestUser, postId: string, amount = 100) {
   return r.body;
 }
 
-function webhooksOf(type: string) {
-  const row = h.ctx.db.$client.query("select * from events where type = ? order by id desc").get(type) as Record<string, any>;
-  const ev = { id: row.id, type: row.type, actorId: row.actor_id, subjectType: row.subject_type, subjectId: row.subject_id, payload: JSON.parse(row.payload), audience: JSON.parse(row.audience ?? "[]"), createdAt: row.created_at };
-  return planWebhookEvents(h.ctx, ev as never).map((p) => ({ name: p.name, data: p.data, to: p.audience.kind === "users" ? [...p.audience.userIds] : p.audience.kind }));
-}
-
 describe("tipping a post", () => {
   test("201 with a BOLT11 invoice; paid through the wallet, the check says paid once, the author is told and paid 95 %", async () => {
     const [a, tipper] = [await author("alice@example.com"), await h.user()];
@@ -68,7 +62,7 @@ describe("tipping a post", () => {
     const notes = await h.req("GET", "/api/v1/notifications", { token: a.token });
     const note = notes.body.find((n: any) => n.kind === "tip_received");
     expect(note).toMatchObject({ message: `@${tipper.username} tipped you 2100 sats on your post`, post_id: p.id, meta: { tip_id: r.body.tip_id, amount_sats: 2100 } });
-    expect(webhooksOf("tip_received")).toEqual([{ name: "tip_received", data: { tip_id: r.body.tip_id, tipper: tipper.username, amount_sats: 2100, post_id: p.id, comment_id: null }, to: [a.id] }]);
+    expect(plannedWebhooks(h, "tip_received")).toEqual([{ name: "tip_received", data: { tip_id: r.body.tip_id, tipper: tipper.username, amount_sats: 2100, post_id: p.id, comment_id: null }, to: [a.id] }]);
 
     // The payout: 95 % to the author's lightning address, once.
     await payments.runPayouts(h.ctx);
@@ -158,7 +152,7 @@ describe("tipping a comment", () => {
     expect((await check(c, r.body.tip_id)).body.status).toBe("paid");
     expect((await h.req("GET", `/api/v1/tips/comment/${cm.id}/stats`)).body).toEqual({ comment_id: cm.id, total_tips: 1, total_sats: 500 });
     expect((await h.req("GET", `/api/v1/tips/post/${p.id}/stats`)).body).toEqual({ post_id: p.id, total_tips: 0, total_sats: 0 });
-    expect(webhooksOf("tip_received")[0]).toEqual({ name: "tip_received", data: { tip_id: r.body.tip_id, tipper: tipper.username, amount_sats: 500, post_id: null, comment_id: cm.id }, to: [c.id] });
+    expect(plannedWebhooks(h, "tip_received")[0]).toEqual({ name: "tip_received", data: { tip_id: r.body.tip_id, tipper: tipper.username, amount_sats: 500, post_id: null, comment_id: cm.id }, to: [c.id] });
     // Self-tip on your own comment; a missing comment.
     expect((await tipComment(c, cm.id)).body.detail.code).toBe("INVALID_INPUT");
     expect((await tipComment(tipper, "00000000-0000-7000-8000-000000000000")).status).toBe(404);
@@ -253,22 +247,8 @@ describe("rate limits", () => {
 describe("against LNbits (a fake on 127.0.0.1)", () => {
   const fake = new FakeLnbits();
   afterAll(() => fake.stop());
-  const lnbits = (timeoutMs = 2_000) =>
-    createWallet({ ...h.ctx.config, allowPrivateWebhooks: true, wallet: { ...h.ctx.config.wallet, backend: "lnbits", timeoutMs, lnbits: { url: fake.url, adminKey: fake.adminKey, invoiceKey: fake.invoiceKey } } }, {
-      db: h.ctx.db,
-      clock: h.clock,
-      devKeyPath: null,
-      lnurl: { urlFor: (user) => fake.lnurlFor(user) },
-    });
-  const use = async (wallet: LazyWallet, fn: () => Promise<void>) => {
-    const before = h.ctx.wallet;
-    h.ctx.wallet = wallet;
-    try {
-      await fn();
-    } finally {
-      h.ctx.wallet = before;
-    }
-  };
+  const lnbits = (timeoutMs = 2_000) => lnbitsWallet(h, fake, timeoutMs);
+  const use = (wallet: LazyWallet, fn: () => Promise<void>) => withWallet(h, wallet, fn);
 
   test("a wallet 500 or timeout on the tip is 502 UPSTREAM_FAILURE and records nothing; a failing check is 502", () =>
     use(lnbits(300), async () => {

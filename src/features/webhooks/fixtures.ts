@@ -1,6 +1,7 @@
 // Test fixtures of the webhooks feature: webhooks registered through the API and aimed at a real
 // receiver (test-receiver.ts), each on its own path, and a flush of the outbox and the worker.
 import type { Harness, TestUser } from "../../../test/harness";
+import { planWebhookEvents } from "./mapping";
 import { runDueDeliveries } from "./service";
 import type { Receiver } from "./test-receiver";
 
@@ -25,4 +26,11 @@ export function receiverHooks(h: Harness, rx: Receiver, prefix: string) {
     /** The parsed bodies one webhook received, in order. */
     got: (w: { path: string }) => rx.to(w.path).map((r) => JSON.parse(r.body)),
   };
+}
+
+/** The webhook events the newest domain event of `type` becomes: name, body, recipients (user ids, or the audience kind). */
+export function plannedWebhooks(h: Harness, type: string) {
+  const row = h.ctx.db.$client.query("select * from events where type = ? order by id desc").get(type) as Record<string, any>;
+  const ev = { id: row.id, type: row.type, actorId: row.actor_id, subjectType: row.subject_type, subjectId: row.subject_id, payload: JSON.parse(row.payload), audience: JSON.parse(row.audience ?? "[]"), createdAt: row.created_at };
+  return planWebhookEvents(h.ctx, ev as never).map((p) => ({ name: p.name, data: p.data, to: p.audience.kind === "users" ? [...p.audience.userIds] : p.audience.kind }));
 }
