@@ -144,7 +144,7 @@ export function lnbitsWallet(h: Harness, fake: FakeLnbits, timeoutMs = 2_000): L
 }
 
 /** Runs `fn` with `wallet` as `h`'s wallet, then puts the previous one back. */
-export async function withWallet(h: Harness, wallet: LazyWallet, fn: () => Promise<void>): Promise<void> {
+export async function useWallet(h: Harness, wallet: LazyWallet, fn: () => Promise<void>): Promise<void> {
   const before = h.ctx.wallet;
   h.ctx.wallet = wallet;
   try {
