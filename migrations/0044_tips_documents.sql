@@ -13,9 +13,9 @@ CREATE TABLE `tips` (
 	`created_at` integer NOT NULL
 );
 --> statement-breakpoint
-CREATE INDEX `tips_paid_idx` ON `tips` (`status`,`paid_at`);--> statement-breakpoint
-CREATE INDEX `tips_tipper_idx` ON `tips` (`tipper_id`,`status`,`paid_at`);--> statement-breakpoint
-CREATE INDEX `tips_recipient_idx` ON `tips` (`recipient_id`,`status`,`paid_at`);--> statement-breakpoint
+CREATE INDEX `tips_paid_idx` ON `tips` (`status`,`paid_at`,`id`);--> statement-breakpoint
+CREATE INDEX `tips_tipper_idx` ON `tips` (`tipper_id`,`status`,`paid_at`,`id`);--> statement-breakpoint
+CREATE INDEX `tips_recipient_idx` ON `tips` (`recipient_id`,`status`,`paid_at`,`id`);--> statement-breakpoint
 CREATE INDEX `tips_post_idx` ON `tips` (`post_id`,`status`);--> statement-breakpoint
 CREATE INDEX `tips_comment_idx` ON `tips` (`comment_id`,`status`);--> statement-breakpoint
 CREATE TABLE `document_contents` (
@@ -39,7 +39,7 @@ CREATE TABLE `document_purchases` (
 --> statement-breakpoint
 CREATE UNIQUE INDEX `document_purchases_hash_idx` ON `document_purchases` (`payment_hash`);--> statement-breakpoint
 CREATE INDEX `document_purchases_buyer_idx` ON `document_purchases` (`buyer_id`,`document_id`,`status`);--> statement-breakpoint
-CREATE INDEX `document_purchases_buyer_new_idx` ON `document_purchases` (`buyer_id`,`created_at`);--> statement-breakpoint
+CREATE INDEX `document_purchases_buyer_new_idx` ON `document_purchases` (`buyer_id`,`created_at`,`id`);--> statement-breakpoint
 CREATE INDEX `document_purchases_document_idx` ON `document_purchases` (`document_id`,`status`);--> statement-breakpoint
 CREATE TABLE `documents` (
 	`id` text PRIMARY KEY NOT NULL,
@@ -65,6 +65,6 @@ CREATE TABLE `documents` (
 	`delisted_at` integer
 );
 --> statement-breakpoint
-CREATE INDEX `documents_catalogue_idx` ON `documents` (`status`,`visibility`,`created_at`);--> statement-breakpoint
+CREATE INDEX `documents_catalogue_idx` ON `documents` (`status`,`visibility`,`created_at`,`id`);--> statement-breakpoint
 CREATE INDEX `documents_hash_idx` ON `documents` (`content_hash`);--> statement-breakpoint
-CREATE INDEX `documents_seller_idx` ON `documents` (`seller_id`,`created_at`);
+CREATE INDEX `documents_seller_idx` ON `documents` (`seller_id`,`created_at`,`id`);

@@ -43,9 +43,9 @@ export const documents = sqliteTable(
   },
   (t) => [
     // The catalogue: active public documents, newest first.
-    index("documents_catalogue_idx").on(t.status, t.visibility, t.createdAt),
+    index("documents_catalogue_idx").on(t.status, t.visibility, t.createdAt, t.id),
     index("documents_hash_idx").on(t.contentHash),
-    index("documents_seller_idx").on(t.sellerId, t.createdAt),
+    index("documents_seller_idx").on(t.sellerId, t.createdAt, t.id),
   ],
 );
 
@@ -79,7 +79,7 @@ export const documentPurchases = sqliteTable(
     uniqueIndex("document_purchases_hash_idx").on(t.paymentHash),
     // my-purchases, and whether a buyer holds a paid purchase of a document.
     index("document_purchases_buyer_idx").on(t.buyerId, t.documentId, t.status),
-    index("document_purchases_buyer_new_idx").on(t.buyerId, t.createdAt),
+    index("document_purchases_buyer_new_idx").on(t.buyerId, t.createdAt, t.id),
     index("document_purchases_document_idx").on(t.documentId, t.status),
   ],
 );

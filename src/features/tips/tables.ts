@@ -26,10 +26,10 @@ export const tips = sqliteTable(
     createdAt: integer("created_at").notNull(),
   },
   (t) => [
-    // The public list (paid tips, newest first) and its tipper / recipient filters.
-    index("tips_paid_idx").on(t.status, t.paidAt),
-    index("tips_tipper_idx").on(t.tipperId, t.status, t.paidAt),
-    index("tips_recipient_idx").on(t.recipientId, t.status, t.paidAt),
+    // The public list (paid tips, newest first) and its tipper / recipient filters, read in order (ending with the id).
+    index("tips_paid_idx").on(t.status, t.paidAt, t.id),
+    index("tips_tipper_idx").on(t.tipperId, t.status, t.paidAt, t.id),
+    index("tips_recipient_idx").on(t.recipientId, t.status, t.paidAt, t.id),
     // Per-post and per-comment stats and filters.
     index("tips_post_idx").on(t.postId, t.status),
     index("tips_comment_idx").on(t.commentId, t.status),
