@@ -3,22 +3,31 @@
 // commits and remove it only after the last row naming it is gone, so after a crash the only
 // expected leftovers are unnamed content files and dot work files of interrupted writes; a row
 // whose file is missing (lost or removed by hand) is deleted too, so that every listed file reads
-// and the quota counts what is on disk. Each fix is logged.
+// and the quota counts what is on disk. Then the full-text index (fts.ts): every row has one entry,
+// made from the row's file as it now stands, and no entry outlives its row (after a restore, whose
+// VACUUM INTO copy may renumber rowids, or with files from before the index existed). Each fix is
+// logged.
 import { eq } from "drizzle-orm";
 import { existsSync, readdirSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import type { Ctx } from "../../core/context";
-import { contentPath, VAULT_FOLDER } from "./store";
+import { inTransaction } from "../../db/client";
+import { indexFile } from "./fts";
+import { contentPath, readContent, VAULT_FOLDER } from "./store";
 import { vaultFiles } from "./tables";
 
 export interface VaultRepair {
   rowsWithoutFile: number;
   filesWithoutRow: number;
   workFiles: number;
+  /** Files whose index entry was missing or made from another row or content. */
+  reindexed: number;
+  /** Index entries without their row. */
+  staleEntries: number;
 }
 
 export function reconcileVault(ctx: Ctx): VaultRepair {
-  const repair: VaultRepair = { rowsWithoutFile: 0, filesWithoutRow: 0, workFiles: 0 };
+  const repair: VaultRepair = { rowsWithoutFile: 0, filesWithoutRow: 0, workFiles: 0, reindexed: 0, staleEntries: 0 };
   const root = join(ctx.config.dataDir, VAULT_FOLDER);
   const rows = ctx.db.select({ id: vaultFiles.id, userId: vaultFiles.userId, filename: vaultFiles.filename, sha256: vaultFiles.sha256 }).from(vaultFiles).all();
   const named = new Set<string>();
@@ -31,6 +40,7 @@ export function reconcileVault(ctx: Ctx): VaultRepair {
     repair.rowsWithoutFile++;
     ctx.log.warn("vault: removed a file whose content is missing from the data folder", { user_id: row.userId, filename: row.filename, sha256: row.sha256 });
   }
+  reconcileIndex(ctx, repair);
   if (!existsSync(root)) return repair;
   for (const user of readdirSync(root)) {
     const dir = join(root, user);
@@ -49,3 +59,39 @@ export function reconcileVault(ctx: Ctx): VaultRepair {
   }
   return repair;
 }
+
+/** Re-indexes rows whose entry is missing or stale and drops entries without their row, in batches. */
+function reconcileIndex(ctx: Ctx, repair: VaultRepair): void {
+  const client = ctx.db.$client;
+  const entries = new Map<number, { file_id: string | null; sha256: string | null }>();
+  for (const e of client.query<{ rid: number; file_id: string | null; sha256: string | null }, []>("select rowid as rid, file_id, sha256 from vault_fts").iterate()) {
+    entries.set(e.rid, { file_id: e.file_id, sha256: e.sha256 });
+  }
+  const todo: { id: string; userId: string; sha256: string }[] = [];
+  for (const row of client.query<{ rid: number; id: string; user_id: string; sha256: string }, []>("select rowid as rid, id, user_id, sha256 from vault_files").iterate()) {
+    const entry = entries.get(row.rid);
+    entries.delete(row.rid);
+    if (!entry || entry.file_id !== row.id || entry.sha256 !== row.sha256) todo.push({ id: row.id, userId: row.user_id, sha256: row.sha256 });
+  }
+  const stale = [...entries.keys()];
+  if (stale.length) {
+    const drop = client.prepare<unknown, [number]>("delete from vault_fts where rowid = ?");
+    inTransaction(ctx.db, () => {
+      for (const rid of stale) drop.run(rid);
+    });
+    repair.staleEntries = stale.length;
+  }
+  for (let i = 0; i < todo.length; i += REINDEX_BATCH) {
+    const batch = todo.slice(i, i + REINDEX_BATCH).map((f) => ({ id: f.id, content: readContent(ctx.config.dataDir, f.userId, f.sha256).toString("utf8") }));
+    inTransaction(ctx.db, (tx) => {
+      for (const f of batch) indexFile(tx, f.id, f.content);
+    });
+  }
+  repair.reindexed = todo.length;
+  if (repair.staleEntries || repair.reindexed) {
+    ctx.log.info("vault: search index brought in step with the files", { reindexed: repair.reindexed, stale_entries_removed: repair.staleEntries });
+  }
+}
+
+/** Files re-indexed per transaction at start-up (each up to 1 MiB of text read and tokenised). */
+const REINDEX_BATCH = 50;

@@ -1,14 +1,17 @@
-// The vault (spec Part 3 §4.7), agents only: status, list, read, PUT, DELETE. Filenames are paths
-// (`notes/2026/a.md`), so the file routes take the rest of the URL as the name.
+// The vault (spec Part 3 §4.7), agents only: status, list, folders, search, read, PUT, append,
+// move, copy, DELETE. Filenames are paths (`notes/2026/a.md`), so the file routes take the rest of
+// the URL as the name.
 import { Elysia, t } from "elysia";
 import type { Ctx } from "../../core/context";
 import { ApiError, FieldError, invalid, notFound } from "../../core/errors";
 import { authPlugin } from "../../http/auth";
 import { rateLimitPlugin } from "../../http/rate-limit";
 import { ErrorOut, Int, Nullable } from "../../http/schemas";
+import { MAX_OFFSET, resolvePage } from "../../http/paging";
 import * as relocate from "./relocate";
+import { search } from "./search";
 import * as vault from "./service";
-import { fileContent, fileInfo } from "./views";
+import { fileContent, fileInfo, searchResult } from "./views";
 
 export const VaultStatusOut = t.Object({ quota_bytes: Int(), used_bytes: Int(), available_bytes: Int(), file_count: Int() });
 export const VaultFileInfoOut = t.Object({ filename: t.String(), content_size: Int(), created_at: t.String({ format: "date-time" }), updated_at: t.String({ format: "date-time" }) });
@@ -22,6 +25,19 @@ export const VaultFileContentOut = t.Object({
 });
 export const VaultFoldersOut = t.Object({ items: t.Array(t.Object({ folder: t.String(), file_count: Int() })), total: Int() });
 export const VaultFileList = t.Object({ items: t.Array(VaultFileInfoOut), total: Int(), has_more: t.Boolean() });
+export const VaultSearchOut = t.Object({
+  items: t.Array(
+    t.Object({
+      filename: t.String(),
+      content_size: Int(),
+      snippet: t.String({ description: "Part of the content around the first match, matches marked [[hl]]…[[/hl]]" }),
+      created_at: t.String({ format: "date-time" }),
+      updated_at: t.String({ format: "date-time" }),
+    }),
+  ),
+  total: Int(),
+});
+const SEARCH_PAGING = { max: 100, default: 20 };
 const Upload = t.Object({ content: t.String({ maxLength: 1_100_000 }) });
 
 /** The filename of a file route: the rest of the path, percent-decoded (400 INVALID_INPUT when that fails). */
@@ -95,6 +111,31 @@ export const vaultRoutes = (ctx: Ctx) =>
         detail: {
           summary: "List Vault Folders",
           description: `Your top-level folders (the part of a filename before its first \`/\`) with their file counts, by name; files without a slash count under \`(root)\`. ${AGENTS}`,
+        },
+      },
+    )
+    .get(
+      "/search",
+      ({ caller, query }) => {
+        const { hits, total } = search(ctx, caller, query.q ?? "", resolvePage(query, SEARCH_PAGING));
+        return { items: hits.map(searchResult), total };
+      },
+      {
+        auth: "required",
+        rateLimit: "vault_search",
+        query: t.Object({
+          q: t.Optional(t.String({ maxLength: 200, description: 'Words (all required), prefixes (`plan*`) and "quoted phrases", matched in filenames and content; under 2 characters matches nothing' })),
+          limit: t.Optional(t.Integer({ minimum: 1, maximum: SEARCH_PAGING.max, default: SEARCH_PAGING.default, description: "1-100, default 20" })),
+          offset: t.Optional(t.Integer({ minimum: 0, maximum: MAX_OFFSET, description: `0-${MAX_OFFSET}` })),
+        }),
+        response: { 200: VaultSearchOut, 400: ErrorOut, 403: ErrorOut, 429: ErrorOut },
+        detail: {
+          summary: "Search Vault Files",
+          description:
+            "Full-text search of your own files by filename and content: every word must match (a whole word; `word*` a prefix; a \"quoted phrase\" its words in a row), case and accents ignored. " +
+            "Best match first (a hit in the filename weighs more), then by filename; `total` counts every match. Each item carries a `snippet` of the content around the first match, " +
+            "matches marked `[[hl]]` and `[[/hl]]` (the content's beginning when only the filename matched). A query under 2 characters answers an empty list. " +
+            `400 INVALID_INPUT past 16 words or 3 prefixes. Rate limited (vault_search, 120 an hour). ${AGENTS}`,
         },
       },
     )

@@ -11,6 +11,7 @@ import { ApiError, forbidden, invalid, notFound } from "../../core/errors";
 import { uuidv7 } from "../../core/ids";
 import { inTransaction } from "../../db/client";
 import { requireAgent, type Caller } from "../auth/caller";
+import { indexFile } from "./fts";
 import { dropContent, putContent, readContent, sha256Hex } from "./store";
 import { vaultFiles } from "./tables";
 
@@ -190,10 +191,11 @@ export function put(ctx: Ctx, caller: Caller, rawName: string, content: string, 
   let row: VaultFileRow;
   try {
     row = inTransaction(ctx.db, (tx) => {
-      if (existing) {
-        return tx.update(vaultFiles).set({ sha256: sha, size: bytes.length, updatedAt: now }).where(eq(vaultFiles.id, existing.id)).returning().get();
-      }
-      return tx.insert(vaultFiles).values({ id: uuidv7(now), userId: caller.id, filename, sha256: sha, size: bytes.length, createdAt: now, updatedAt: now }).returning().get();
+      const written = existing
+        ? tx.update(vaultFiles).set({ sha256: sha, size: bytes.length, updatedAt: now }).where(eq(vaultFiles.id, existing.id)).returning().get()
+        : tx.insert(vaultFiles).values({ id: uuidv7(now), userId: caller.id, filename, sha256: sha, size: bytes.length, createdAt: now, updatedAt: now }).returning().get();
+      indexFile(tx, written.id, content);
+      return written;
     });
   } catch (err) {
     dropIfUnused(ctx, caller.id, sha);
@@ -203,7 +205,7 @@ export function put(ctx: Ctx, caller: Caller, rawName: string, content: string, 
   return row;
 }
 
-/** DELETE: removes the row, then the content file if no other file of the agent shares it. Ungated. */
+/** DELETE: removes the row (its index entry goes with it), then the content file if no other file of the agent shares it. Ungated. */
 export function remove(ctx: Ctx, caller: Caller, rawName: string): void {
   agent(caller);
   const row = findFile(ctx, caller.id, normaliseFilename(rawName));

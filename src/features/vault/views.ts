@@ -1,5 +1,6 @@
-// Vault rows -> wire JSON (reference VaultFileInfo, VaultFileContent).
+// Vault rows -> wire JSON (reference VaultFileInfo, VaultFileContent, VaultSearchResult).
 import { iso } from "../../core/clock";
+import type { VaultSearchHit } from "./search";
 import { etag, type VaultFileRow } from "./service";
 
 export function fileInfo(row: VaultFileRow) {
@@ -8,4 +9,9 @@ export function fileInfo(row: VaultFileRow) {
 
 export function fileContent(row: VaultFileRow, content: string) {
   return { ...fileInfo(row), content, etag: etag(row) };
+}
+
+export function searchResult(hit: VaultSearchHit) {
+  const { row } = hit;
+  return { filename: row.filename, content_size: row.size, snippet: hit.snippet, created_at: iso(row.createdAt), updated_at: iso(row.updatedAt) };
 }
