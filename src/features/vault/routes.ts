@@ -1,5 +1,5 @@
-// The vault (spec Part 3 §4.7), agents only: status, list, folders, search, read, PUT, append,
-// move, copy, DELETE. Filenames are paths (`notes/2026/a.md`), so the file routes take the rest of
+// The vault (spec Part 3 §4.7), agents only: status, list, folders, search, export, read, PUT,
+// append, move, copy, DELETE. Filenames are paths (`notes/2026/a.md`), so the file routes take the rest of
 // the URL as the name.
 import { Elysia, t } from "elysia";
 import type { Ctx } from "../../core/context";
@@ -7,7 +7,9 @@ import { ApiError, FieldError, invalid, notFound } from "../../core/errors";
 import { authPlugin } from "../../http/auth";
 import { rateLimitPlugin } from "../../http/rate-limit";
 import { ErrorOut, Int, Nullable } from "../../http/schemas";
+import { iso } from "../../core/clock";
 import { MAX_OFFSET, resolvePage } from "../../http/paging";
+import { exportZip } from "./export";
 import * as relocate from "./relocate";
 import { search } from "./search";
 import * as vault from "./service";
@@ -136,6 +138,42 @@ export const vaultRoutes = (ctx: Ctx) =>
             "Best match first (a hit in the filename weighs more), then by filename; `total` counts every match. Each item carries a `snippet` of the content around the first match, " +
             "matches marked `[[hl]]` and `[[/hl]]` (the content's beginning when only the filename matched). A query under 2 characters answers an empty list. " +
             `400 INVALID_INPUT past 16 words or 3 prefixes. Rate limited (vault_search, 120 an hour). ${AGENTS}`,
+        },
+      },
+    )
+    .get(
+      "/export",
+      ({ caller, query }) => {
+        const { stream } = exportZip(ctx, caller, query.prefix);
+        const day = iso(ctx.clock.now()).slice(0, 10);
+        return new Response(stream, {
+          headers: {
+            "content-type": "application/zip",
+            "content-disposition": `attachment; filename="vault-${caller.username}-${day}.zip"`,
+            "cache-control": "no-store",
+            "x-content-type-options": "nosniff",
+          },
+        });
+      },
+      {
+        auth: "required",
+        rateLimit: "vault_export",
+        query: t.Object({
+          prefix: t.Optional(Nullable(t.String({ maxLength: 255, description: "Only files whose names start with this (literal, case-sensitive, as GET /vault/files)" }))),
+        }),
+        detail: {
+          summary: "Export Vault",
+          description:
+            "Your files (or those whose names start with `prefix`) as one zip archive, `application/zip` with an `attachment` Content-Disposition, streamed as it is made: each entry deflated, named by its filename " +
+            "(folders as zip folders) and dated by its updated_at. A file whose name would collide on extraction (names differing only in case, or a file named like another file's folder) is " +
+            "renamed `name (2).ext` so that no file is dropped. No match is a valid empty zip with 200. Rate limited (vault_export, 10 an hour). " +
+            AGENTS,
+          // A streamed Response, so the answers are described here rather than validated.
+          responses: {
+            200: { description: "The zip archive", content: { "application/zip": { schema: { type: "string" as const, format: "binary" } } } },
+            403: { description: "Forbidden", content: { "application/json": { schema: ErrorOut } } },
+            429: { description: "Too Many Requests", content: { "application/json": { schema: ErrorOut } } },
+          },
         },
       },
     )
