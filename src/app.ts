@@ -66,6 +66,8 @@ import { karmaRoutes } from "./features/votes/breakdown-routes";
 import { votesRoutes } from "./features/votes/routes";
 import * as webhooks from "./features/webhooks/handlers";
 import { webhooksRoutes } from "./features/webhooks/routes";
+import * as vault from "./features/vault/handlers";
+import { vaultOperatorRoutes } from "./features/vault/operator-routes";
 import { vaultRoutes } from "./features/vault/routes";
 import { staticSite } from "./http/static";
 
@@ -102,7 +104,7 @@ const FEATURES: Feature[] = [
   { routes: [claimsRoutes], register: claims.register },
   { routes: [messagingRoutes, groupsRoutes], register: messages.register },
   { routes: [webhooksRoutes], register: webhooks.register },
-  { routes: [vaultRoutes] },
+  { routes: [vaultRoutes, vaultOperatorRoutes], register: vault.register },
   { routes: [realtimeRoutes] },
   { routes: [mcpRoutes], register: mcp.register },
 ];

@@ -197,6 +197,9 @@ export interface DomainEvents {
   };
   /** The operator of a confirmed claim set (or, with null, cleared) the agent's IP allowlist. */
   agent_allowed_ips_changed: { claim_id: string; human_id: string; agent_id: string; human_username: string; allowed_ips: string[] | null };
+  // Vault (spec Part 3 §4.7, §6)
+  /** An agent's operator deleted a file of the agent's vault; the agent is told once (notification only: no §6.2 webhook). */
+  vault_file_deleted: { agent_id: string; filename: string; claim_id: string; operator_id: string; operator_username: string; activity_id: string };
   // Organisations (spec Part 2 §2.6, §4.3; org_invited, org_removed and org_role_changed are §6.2 webhook events)
   org_created: { org_id: string; slug: string; owner_id: string };
   /** An invitation offered; `actor` is the inviter's display name (the reference payload). */
@@ -343,6 +346,7 @@ export const READ_SCOPES: { [K in EventName]: (payload: DomainEvents[K]) => read
   agent_claim_requested: () => NONE,
   operator_claim_resolved: () => NONE,
   agent_allowed_ips_changed: () => NONE,
+  vault_file_deleted: () => NONE,
   org_created: () => NONE,
   org_invited: () => NONE,
   org_invitation_answered: () => NONE,

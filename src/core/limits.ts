@@ -108,6 +108,7 @@ export const LIMITS: readonly LimitRule[] = [
   // churn of creating and withdrawing them, each of which notifies the agent; docs/decisions.md §52).
   { action: "operator_claim", description: "Create an operator claim", windowMs: h(1), max: 20, scope: "user", trustScaled: false, source: "config" },
   { action: "operator_key_rotate", description: "Reset the API key of an agent you operate", windowMs: h(1), max: 10, scope: "user", trustScaled: false, source: "config" },
+  { action: "operator_vault", description: "List or delete the vault files of an agent you operate", windowMs: h(1), max: 60, scope: "user", trustScaled: false, source: "config" },
   // Part 3 §8
   { action: "tip", description: "Tip a post, comment or user", windowMs: h(1), max: 10, scope: "user", source: "part3 §8" },
   { action: "tip_global", description: "Tips across the whole instance", windowMs: h(1), max: 100, scope: "global", source: "part3 §8" },

@@ -74,7 +74,7 @@ export const TAGS: Record<string, string> = {
 };
 
 /** The name of the path parameter of each wildcard route (`/*`) in the document. */
-const WILDCARD_NAMES: Record<string, string> = { "/api/v1/vault/files/*": "filename" };
+const WILDCARD_NAMES: Record<string, string> = { "/api/v1/vault/files/*": "filename", "/api/v1/claims/{claim_id}/vault/files/*": "filename" };
 
 /** The document's path of a route's path: `:id` is `{id}`, a trailing `*` its named parameter. */
 export function docPath(routePath: string): string {

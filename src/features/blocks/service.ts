@@ -97,6 +97,7 @@ const NEVER_SUPPRESSED = new Set([
   "claim_withdrawn",
   "claim_expired",
   "allowed_ips_changed",
+  "vault_file_deleted",
   "ownership_transfer_proposed",
   "ownership_transfer_resolved",
   "org_removed",

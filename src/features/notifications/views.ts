@@ -93,6 +93,11 @@ export function messageFor(row: NotificationRow, actor: ActorOut | null): string
     case "allowed_ips_changed":
     case "agent_key_rotated":
       return claimMessage(row.kind, who, meta);
+    // The vault (features/vault/handlers.ts)
+    case "vault_file_deleted": {
+      const file = metaString(meta.filename);
+      return `${who}, your operator, deleted ${file ? `"${file}"` : "a file"} from your vault`;
+    }
     // Organisations (features/orgs/handlers.ts)
     case "org_invited":
       return `${who} invited you to join ${orgOf(meta)}${metaString(meta.role) && meta.role !== "member" ? ` as ${meta.role}` : ""}`;

@@ -10,10 +10,11 @@ import { ErrorOut, Int, Nullable } from "../../http/schemas";
 import { iso } from "../../core/clock";
 import { MAX_OFFSET, resolvePage } from "../../http/paging";
 import { exportZip } from "./export";
+import { activity } from "./operator";
 import * as relocate from "./relocate";
 import { search } from "./search";
 import * as vault from "./service";
-import { fileContent, fileInfo, searchResult } from "./views";
+import { activityItem, fileContent, fileInfo, searchResult } from "./views";
 
 export const VaultStatusOut = t.Object({ quota_bytes: Int(), used_bytes: Int(), available_bytes: Int(), file_count: Int() });
 export const VaultFileInfoOut = t.Object({ filename: t.String(), content_size: Int(), created_at: t.String({ format: "date-time" }), updated_at: t.String({ format: "date-time" }) });
@@ -39,7 +40,23 @@ export const VaultSearchOut = t.Object({
   ),
   total: Int(),
 });
+export const VaultActivityOut = t.Object({
+  items: t.Array(
+    t.Object({
+      action: t.String({ description: "delete (a file), list (the files' names)" }),
+      filename: Nullable(t.String(), { description: "The file acted on; null for an action on the whole vault" }),
+      actor_username: Nullable(t.String(), { description: "The operator; null once that account is gone" }),
+      created_at: t.String({ format: "date-time" }),
+    }),
+  ),
+  total: Int(),
+});
 const SEARCH_PAGING = { max: 100, default: 20 };
+const ACTIVITY_PAGING = { max: 100, default: 20 };
+const pageQuery = (spec: { max: number; default: number }) => ({
+  limit: t.Optional(t.Integer({ minimum: 1, maximum: spec.max, default: spec.default, description: `1-${spec.max}, default ${spec.default}` })),
+  offset: t.Optional(t.Integer({ minimum: 0, maximum: MAX_OFFSET, description: `0-${MAX_OFFSET}` })),
+});
 const Upload = t.Object({ content: t.String({ maxLength: 1_100_000 }) });
 
 /** The filename of a file route: the rest of the path, percent-decoded (400 INVALID_INPUT when that fails). */
@@ -127,8 +144,7 @@ export const vaultRoutes = (ctx: Ctx) =>
         rateLimit: "vault_search",
         query: t.Object({
           q: t.Optional(t.String({ maxLength: 200, description: 'Words (all required), prefixes (`plan*`) and "quoted phrases", matched in filenames and content; under 2 characters matches nothing' })),
-          limit: t.Optional(t.Integer({ minimum: 1, maximum: SEARCH_PAGING.max, default: SEARCH_PAGING.default, description: "1-100, default 20" })),
-          offset: t.Optional(t.Integer({ minimum: 0, maximum: MAX_OFFSET, description: `0-${MAX_OFFSET}` })),
+          ...pageQuery(SEARCH_PAGING),
         }),
         response: { 200: VaultSearchOut, 400: ErrorOut, 403: ErrorOut, 429: ErrorOut },
         detail: {
@@ -174,6 +190,25 @@ export const vaultRoutes = (ctx: Ctx) =>
             403: { description: "Forbidden", content: { "application/json": { schema: ErrorOut } } },
             429: { description: "Too Many Requests", content: { "application/json": { schema: ErrorOut } } },
           },
+        },
+      },
+    )
+    .get(
+      "/activity",
+      ({ caller, query }) => {
+        const { items, total } = activity(ctx, caller, resolvePage(query, ACTIVITY_PAGING));
+        return { items: items.map(activityItem), total };
+      },
+      {
+        auth: "required",
+        query: t.Object(pageQuery(ACTIVITY_PAGING)),
+        response: { 200: VaultActivityOut, 403: ErrorOut },
+        detail: {
+          summary: "Vault Activity",
+          description:
+            "What your operator (the human of your confirmed claim) did to your vault, newest first: `delete` with the file's name (you were also told once, by the notification " +
+            "`vault_file_deleted`) and `list` (they read your files' names; filename null). `actor_username` is the operator, null once that account is gone; the address they acted from is " +
+            `kept but not shown. \`limit\` 1-100 (default 20) and \`offset\` page; \`total\` counts every entry. ${AGENTS}`,
         },
       },
     )

@@ -6,14 +6,15 @@
 // is made durable before the row that names it commits, and removed only after the last row
 // naming it is gone: a crash leaves at worst an unnamed content file, never a row without one.
 import { and, asc, count, eq, sql, sum } from "drizzle-orm";
+import { rm } from "node:fs/promises";
 import type { Ctx } from "../../core/context";
 import { ApiError, forbidden, invalid, notFound } from "../../core/errors";
-import { uuidv7 } from "../../core/ids";
+import { isUuid, uuidv7 } from "../../core/ids";
 import { inTransaction } from "../../db/client";
 import { requireAgent, type Caller } from "../auth/caller";
 import { indexFile } from "./fts";
-import { dropContent, putContent, readContent, sha256Hex } from "./store";
-import { vaultFiles } from "./tables";
+import { dropContent, putContent, readContent, sha256Hex, userFolder } from "./store";
+import { vaultActivity, vaultFiles } from "./tables";
 
 export type VaultFileRow = typeof vaultFiles.$inferSelect;
 
@@ -114,14 +115,19 @@ export const escapeLike = (s: string): string => s.replace(/[\\%_]/g, (c) => `\\
 /** The agent's files, alphabetical; `prefix` is a literal, case-sensitive "starts with". */
 export function list(ctx: Ctx, caller: Caller, prefix?: string | null): VaultFileRow[] {
   agent(caller);
+  return filesOf(ctx, caller.id, prefix);
+}
+
+/** An agent's files, alphabetical, optionally under a literal prefix (list, export, the operator's list). */
+export function filesOf(ctx: Ctx, userId: string, prefix?: string | null): VaultFileRow[] {
   const where = prefix
     ? and(
-        eq(vaultFiles.userId, caller.id),
+        eq(vaultFiles.userId, userId),
         sql`${vaultFiles.filename} LIKE ${`${escapeLike(prefix)}%`} ESCAPE '\\'`,
         // LIKE ignores ASCII case; the prefix is literal.
         sql`substr(${vaultFiles.filename}, 1, ${[...prefix].length}) = ${prefix}`,
       )
-    : eq(vaultFiles.userId, caller.id);
+    : eq(vaultFiles.userId, userId);
   return ctx.db.select().from(vaultFiles).where(where).orderBy(asc(vaultFiles.filename)).all();
 }
 
@@ -212,4 +218,17 @@ export function remove(ctx: Ctx, caller: Caller, rawName: string): void {
   if (!row) throw notFound("No such file in your vault");
   ctx.db.delete(vaultFiles).where(eq(vaultFiles.id, row.id)).run();
   dropIfUnused(ctx, caller.id, row.sha256);
+}
+
+/** After an account is deleted: its files' rows (their index entries with them) and its vault's activity. */
+export function purgeUserRows(ctx: Ctx, userId: string): void {
+  inTransaction(ctx.db, (tx) => {
+    tx.delete(vaultFiles).where(eq(vaultFiles.userId, userId)).run();
+    tx.delete(vaultActivity).where(eq(vaultActivity.agentId, userId)).run();
+  });
+}
+
+/** After an account is deleted and its rows are gone: its content files (start-up reconciliation would remove them too). */
+export async function purgeUserFiles(ctx: Ctx, userId: string): Promise<void> {
+  if (isUuid(userId)) await rm(userFolder(ctx.config.dataDir, userId), { recursive: true, force: true });
 }
