@@ -217,6 +217,21 @@ describe("vault paths", () => {
     ["a\t.md", null],
     ["a\u007f.md", null],
     ["a\u0085.md", null],
+    ["a\u001b[31m.md", null], // an escape sequence
+    ["a\u009b.md", null], // C1 CSI
+    ["notes\\..\\a.md", null],
+    ["\\\\server\\share\\a.md", null], // UNC
+    ["../../../../etc/passwd.txt", null],
+    ["notes/../a.md", null],
+    ["notes/.", null],
+    ["..", null],
+    [".", null],
+    ["/", null],
+    // Look-alikes and escapes that stay literal characters of one name (never a path on disk).
+    ["..／a.md", "..／a.md"], // fullwidth solidus: NFC keeps it
+    ["..∕a.md", "..∕a.md"], // division slash
+    ["..%2Fa.md", "..%2Fa.md"], // what a double-encoded name decodes to, once
+    ["~/a.md", "~/a.md"],
     ["", null],
     [`${"x".repeat(253)}.md`, null],
     [`${"x".repeat(252)}.md`, `${"x".repeat(252)}.md`],
@@ -235,11 +250,33 @@ describe("vault paths", () => {
 
   test("through HTTP: encoded traversal, NUL and control characters are 400 INVALID_INPUT and write nothing", async () => {
     const a = await h.user();
-    for (const path of ["..%2Fa.md", "notes%2F..%2F..%2Fa.md", "%2Fetc%2Fpasswd.txt", "a%00.md", "a%0A.md", "..%5Ca.md", "notes//a.md", "a%ZZ.md", "%C3.md"]) {
+    for (const path of [
+      "..%2Fa.md",
+      "notes%2F..%2F..%2Fa.md",
+      "%2Fetc%2Fpasswd.txt",
+      "%2e%2e%2fa.md", // encoded dots and slash
+      "a%00.md",
+      "a%0A.md",
+      "a%1B.md",
+      "..%5Ca.md",
+      "notes%5C..%5Ca.md",
+      "notes//a.md",
+      "a%ZZ.md",
+      "%C3.md",
+      "%C0%AE%C0%AE%2Fa.md", // overlong UTF-8 for ".." is not UTF-8
+    ]) {
       await refused(a, () => put(a, path, "x"), 400, "INVALID_INPUT");
       await refused(a, () => get(a, path), 400, "INVALID_INPUT");
       await refused(a, () => h.req("DELETE", `/api/v1/vault/files/${path}`, { token: a.token }), 400, "INVALID_INPUT");
     }
+    // Dot segments of the URL itself (raw or %2E, before a raw slash) are resolved by URL parsing
+    // before any route sees them: the request leaves /files/ for another route, never the disk.
+    await refused(a, () => put(a, "%2E%2E/a.md", "x"), 404, "NOT_FOUND");
+    await refused(a, () => put(a, "../../status", "x"), 404, "NOT_FOUND");
+    // A double-encoded slash is decoded once: a literal name of one segment, stored as such.
+    const literal = await put(a, "..%252Fa.md", "x");
+    expect([literal.status, literal.body.filename]).toEqual([200, "..%2Fa.md"]);
+    expect((await h.req("GET", "/api/v1/vault/files", { token: a.token })).body.items.map((f: any) => f.filename)).toEqual(["..%2Fa.md"]);
     // Nothing was ever written outside the agent's folder.
     expect(readdirSync(join(dataDir, "vault")).every((n) => /^[0-9a-f-]{36}$/.test(n))).toBe(true);
   });
