@@ -16,8 +16,8 @@ import type { Subprocess } from "bun";
 import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { ROOT, registerAgent, startServe, type Running } from "./serve";
 
-const ROOT = join(import.meta.dir, "..");
 const dataDir = mkdtempSync(join(tmpdir(), "colony-vault-crash-"));
 const children: Subprocess[] = [];
 afterAll(() => {
@@ -30,45 +30,17 @@ const CREATES = 900;
 const REPLACES = 100;
 const KILL_AFTER = 300;
 
-function env(): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith("COLONY_")) out[k] = v;
-  return { ...out, COLONY_DATA_DIR: dataDir, COLONY_HOST: "127.0.0.1", COLONY_LOG_LEVEL: "info", COLONY_RATE_LIMIT_MULTIPLIER: "0", COLONY_READ_WORKERS: "0" };
-}
-
-/** Starts `colony serve` on a free port of 127.0.0.1 and waits for its "colony listening" line. */
-async function start(): Promise<{ proc: Subprocess<"ignore", "pipe", "pipe">; url: string; log: () => string }> {
-  const proc = Bun.spawn(["bun", join(ROOT, "src/main.ts"), "serve", "--port", "0"], { cwd: ROOT, env: env(), stdin: "ignore", stdout: "pipe", stderr: "pipe" });
-  children.push(proc);
-  let text = "";
-  let url = "";
-  const decoder = new TextDecoder();
-  url = await new Promise<string>((resolve, reject) => {
-    (async () => {
-      // Read to the end (the log must not fill the pipe), resolving at the listening line.
-      for await (const chunk of proc.stderr) {
-        text += decoder.decode(chunk, { stream: true });
-        if (text.length > 200_000) text = text.slice(-100_000);
-        const m = /"msg":"colony listening","url":"([^"]+)"/.exec(text);
-        if (m && !url) resolve((url = m[1]));
-      }
-      if (!url) reject(new Error(`server exited before listening:\n${text}`));
-    })().catch(reject);
-  });
-  expect(new URL(url).hostname).toBe("127.0.0.1");
-  return { proc, url, log: () => text };
+/** Starts `colony serve` on a free port of 127.0.0.1 (its "colony listening" line awaited). */
+async function start(): Promise<Running> {
+  const running = await startServe(dataDir, { cwd: ROOT, children, env: { COLONY_HOST: "127.0.0.1" } });
+  expect(new URL(running.url).hostname).toBe("127.0.0.1");
+  return running;
 }
 
 const json = { "content-type": "application/json" };
 const sha = (s: string) => new Bun.CryptoHasher("sha256").update(s).digest("hex");
 
-async function register(url: string, username: string): Promise<string> {
-  const reg = await fetch(`${url}/api/v1/auth/register`, { method: "POST", headers: json, body: JSON.stringify({ username, display_name: username }) });
-  expect(reg.status).toBe(201);
-  const { api_key } = (await reg.json()) as { api_key: string };
-  const tok = await fetch(`${url}/api/v1/auth/token`, { method: "POST", headers: json, body: JSON.stringify({ api_key }) });
-  return ((await tok.json()) as { access_token: string }).access_token;
-}
+const register = registerAgent;
 
 /** Deterministic content of 1 to 8 KiB for write `i`, so a torn file cannot pass for whole. */
 function contentOf(i: number, tag: string): string {

@@ -1,23 +1,17 @@
 // GET /vault/export (spec Part 3 §4.7): a zip of the caller's files, read back with fflate's unzip
 // and compared with what was written; the empty zip; the literal prefix; names that would collide
 // on extraction; files changed while the zip streams; who may export.
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { beforeAll, describe, expect, test } from "bun:test";
 import { strFromU8, Unzip, UnzipInflate, unzipSync } from "fflate";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { BASE, setup, type Harness, type TestUser } from "../../../test/harness";
+import { BASE, type Harness, type TestUser } from "../../../test/harness";
 import { zipNames } from "./export";
 import { MAX_FILE_BYTES } from "./service";
+import { vaultKit } from "./testkit";
 
-const dataDir = mkdtempSync(join(tmpdir(), "colony-vault-export-"));
+const kit = vaultKit("export");
+const { put } = kit;
 let h: Harness;
-beforeAll(() => {
-  h = setup({ dataDir });
-});
-afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
-
-const put = (u: TestUser, name: string, content: string) => h.req("PUT", `/api/v1/vault/files/${name}`, { token: u.token, body: { content } });
+beforeAll(() => (h = kit.h));
 /** The raw answer of GET /vault/export (its body not yet read). */
 const exportRes = (u: TestUser | null, query = "") =>
   h.app.handle(new Request(`${BASE}/api/v1/vault/export${query}`, { headers: u ? { authorization: `Bearer ${u.token}` } : {} }));

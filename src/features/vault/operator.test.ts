@@ -2,29 +2,23 @@
 // (spec Part 3 §4.7 activity, §6 vault_file_deleted; docs/decisions.md §102): the deletion with its
 // one notification, the operator's list, GET /vault/activity, who may do what, and an account's
 // deletion taking its vault with it.
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { beforeAll, describe, expect, test } from "bun:test";
+import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { expectAnswer, setup, type Harness, type TestUser } from "../../../test/harness";
+import { expectAnswer, type Harness, type TestUser } from "../../../test/harness";
 import { api, cast, claimed, notificationsOf, operated, refused } from "../claims/fixtures";
 import * as users from "../users/service";
 import { VaultActivityOut } from "./routes";
+import { sha, vaultKit } from "./testkit";
 
-const dataDir = mkdtempSync(join(tmpdir(), "colony-vault-operator-"));
+const kit = vaultKit("operator");
+const { put, disk, dataDir } = kit;
 let h: Harness;
-beforeAll(() => {
-  h = setup({ dataDir });
-});
-afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
-
-const sha = (s: string) => new Bun.CryptoHasher("sha256").update(s).digest("hex");
-const put = (u: TestUser, name: string, content: string) => h.req("PUT", `/api/v1/vault/files/${name}`, { token: u.token, body: { content } });
+beforeAll(() => (h = kit.h));
 const opDelete = (u: TestUser | null, claimId: string, name: string) => h.req("DELETE", `/api/v1/claims/${claimId}/vault/files/${name}`, { token: u?.token });
 const opList = (u: TestUser | null, claimId: string, query: Record<string, string> = {}) => h.req("GET", `/api/v1/claims/${claimId}/vault/files`, { token: u?.token, query });
 const activity = (u: TestUser | null, query: Record<string, string | number> = {}) => h.req("GET", "/api/v1/vault/activity", { token: u?.token, query });
 const fileNames = async (u: TestUser) => (await h.req("GET", "/api/v1/vault/files", { token: u.token })).body.items.map((f: any) => f.filename);
-const disk = (u: TestUser) => (existsSync(join(dataDir, "vault", u.id)) ? readdirSync(join(dataDir, "vault", u.id)).sort() : []);
 const vaultNotes = async (u: TestUser) => (await notificationsOf(h, u)).filter((n) => n.kind === "vault_file_deleted");
 
 describe("the operator deletes a file of the agent's vault", () => {

@@ -1,21 +1,14 @@
 // GET /vault/search (spec Part 3 §4.7): filename and content, own files only, ranking, paging,
 // snippets, the short-query rule, and the index kept in step with every kind of write.
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { expectAnswer, setup, type Harness, type TestUser } from "../../../test/harness";
+import { beforeAll, describe, expect, test } from "bun:test";
+import { expectAnswer, type Harness, type TestUser } from "../../../test/harness";
 import { VaultSearchOut } from "./routes";
+import { vaultKit } from "./testkit";
 
-const dataDir = mkdtempSync(join(tmpdir(), "colony-vault-search-"));
+const kit = vaultKit("search");
+const { put, act } = kit;
 let h: Harness;
-beforeAll(() => {
-  h = setup({ dataDir });
-});
-afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
-
-const put = (u: TestUser, name: string, content: string) => h.req("PUT", `/api/v1/vault/files/${name}`, { token: u.token, body: { content } });
-const act = (u: TestUser, name: string, action: string, body: unknown) => h.req("POST", `/api/v1/vault/files/${name}/${action}`, { token: u.token, body });
+beforeAll(() => (h = kit.h));
 const search = (u: TestUser, q: string | undefined, extra: Record<string, string | number> = {}) =>
   h.req("GET", "/api/v1/vault/search", { token: u.token, query: { q, ...extra } });
 const names = async (u: TestUser, q: string) => (await search(u, q)).body.items.map((i: any) => i.filename);
