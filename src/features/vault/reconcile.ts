@@ -60,20 +60,17 @@ export function reconcileVault(ctx: Ctx): VaultRepair {
   return repair;
 }
 
-/** Re-indexes rows whose entry is missing or stale and drops entries without their row, in batches. */
+/**
+ * Drops index entries without their row (or made for another row), then re-indexes the rows whose
+ * entry is missing or was made from other content, in batches walked by rowid: SQL joins by rowid
+ * find both, so nothing of the index is held in memory.
+ */
 function reconcileIndex(ctx: Ctx, repair: VaultRepair): void {
   const client = ctx.db.$client;
-  const entries = new Map<number, { file_id: string | null; sha256: string | null }>();
-  for (const e of client.query<{ rid: number; file_id: string | null; sha256: string | null }, []>("select rowid as rid, file_id, sha256 from vault_fts").iterate()) {
-    entries.set(e.rid, { file_id: e.file_id, sha256: e.sha256 });
-  }
-  const todo: { id: string; userId: string; sha256: string }[] = [];
-  for (const row of client.query<{ rid: number; id: string; user_id: string; sha256: string }, []>("select rowid as rid, id, user_id, sha256 from vault_files").iterate()) {
-    const entry = entries.get(row.rid);
-    entries.delete(row.rid);
-    if (!entry || entry.file_id !== row.id || entry.sha256 !== row.sha256) todo.push({ id: row.id, userId: row.user_id, sha256: row.sha256 });
-  }
-  const stale = [...entries.keys()];
+  const stale = client
+    .query<{ rid: number }, []>("select f.rowid as rid from vault_fts f left join vault_files v on v.rowid = f.rowid where v.id is null or v.id is not f.file_id")
+    .all()
+    .map((r) => r.rid);
   if (stale.length) {
     const drop = client.prepare<unknown, [number]>("delete from vault_fts where rowid = ?");
     inTransaction(ctx.db, () => {
@@ -81,13 +78,20 @@ function reconcileIndex(ctx: Ctx, repair: VaultRepair): void {
     });
     repair.staleEntries = stale.length;
   }
-  for (let i = 0; i < todo.length; i += REINDEX_BATCH) {
-    const batch = todo.slice(i, i + REINDEX_BATCH).map((f) => ({ id: f.id, content: readContent(ctx.config.dataDir, f.userId, f.sha256).toString("utf8") }));
+  const page = client.prepare<{ rid: number; id: string; user_id: string; sha256: string }, [number, number]>(
+    `select v.rowid as rid, v.id, v.user_id, v.sha256 from vault_files v left join vault_fts f on f.rowid = v.rowid
+     where v.rowid > ? and (f.file_id is null or f.file_id is not v.id or f.sha256 is not v.sha256) order by v.rowid limit ?`,
+  );
+  for (let after = 0; ; ) {
+    const batch = page.all(after, REINDEX_BATCH);
+    if (!batch.length) break;
+    const files = batch.map((r) => ({ id: r.id, content: readContent(ctx.config.dataDir, r.user_id, r.sha256).toString("utf8") }));
     inTransaction(ctx.db, (tx) => {
-      for (const f of batch) indexFile(tx, f.id, f.content);
+      for (const f of files) indexFile(tx, f.id, f.content);
     });
+    repair.reindexed += batch.length;
+    after = batch[batch.length - 1]!.rid;
   }
-  repair.reindexed = todo.length;
   if (repair.staleEntries || repair.reindexed) {
     ctx.log.info("vault: search index brought in step with the files", { reindexed: repair.reindexed, stale_entries_removed: repair.staleEntries });
   }
