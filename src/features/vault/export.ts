@@ -3,12 +3,14 @@
 // request arrives; each file is read from disk, deflated and handed to the response only when the
 // client has taken what came before (ReadableStream pull), so a full 10 MiB vault is never in
 // memory: one file (1 MiB at most) and its compressed form. The deflating is the platform's zlib
-// (node:zlib, native memory reused from call to call) rather than fflate's own deflater, whose
-// streaming state and per-window buffers leave about three times the input to the collector:
-// 20 to 30 MiB of resident memory for one export against 3 MiB (bench/README.md, "Vault").
+// (node:zlib on its worker threads, native memory reused from call to call) rather than fflate's
+// own deflater, which runs on the request thread and whose streaming state and per-window
+// buffers leave about three times the input to the collector: 20 to 30 MiB of resident memory
+// for one export of a full vault (bench/README.md, "Vault").
 import { Zip, type ZipInputFile } from "fflate";
 import { closeSync, openSync, readSync } from "node:fs";
-import { deflateRawSync } from "node:zlib";
+import { promisify } from "node:util";
+import { deflateRaw } from "node:zlib";
 import type { Ctx } from "../../core/context";
 import type { Caller } from "../auth/caller";
 import { agent, findFile, list, type VaultFileRow } from "./service";
@@ -16,6 +18,8 @@ import { contentPath } from "./store";
 
 /** Deflate level: zlib's default, about 5 to 1 on prose and code for about 10 ms per MiB. */
 const LEVEL = 6;
+/** node:zlib's deflate on its worker threads: the request thread goes on serving meanwhile. */
+const deflate = promisify(deflateRaw);
 
 /**
  * Names inside the zip. Stored names are already confined (relative, no `..`, no backslash:
@@ -55,9 +59,10 @@ export interface VaultExport {
 
 /**
  * The zip of the caller's files whose names start with `prefix` (literal, as GET /vault/files).
- * fflate's Zip writes the archive; each entry is deflated by the platform's zlib (native memory,
- * reused from call to call) from one buffer the size of the largest file, so a whole export
- * leaves little behind for the collector: the compressed pieces handed to the response.
+ * fflate's Zip writes the archive; each entry is read into one buffer the size of the largest
+ * file and deflated by the platform's zlib on its worker threads (native memory, reused from call
+ * to call), so a whole export leaves little behind for the collector, the compressed pieces handed
+ * to the response, and never holds the request thread for more than a file's read.
  */
 export function exportZip(ctx: Ctx, caller: Caller, prefix?: string | null): VaultExport {
   agent(caller);
@@ -67,6 +72,7 @@ export function exportZip(ctx: Ctx, caller: Caller, prefix?: string | null): Vau
   let next = 0;
   let chunks: Uint8Array[] = [];
   let done = false;
+  let cancelled = false;
   let failure: Error | null = null;
   const zip = new Zip((err, chunk, final) => {
     if (err) failure = err;
@@ -75,7 +81,7 @@ export function exportZip(ctx: Ctx, caller: Caller, prefix?: string | null): Vau
   });
 
   /** Adds the next file, or ends the archive after the last one. */
-  function addNext(): void {
+  async function addNext(): Promise<void> {
     if (next >= rows.length) {
       zip.end();
       return;
@@ -83,19 +89,24 @@ export function exportZip(ctx: Ctx, caller: Caller, prefix?: string | null): Vau
     const i = next++;
     const content = readInto(ctx, caller, rows[i]!, buffer);
     if (content === null) return;
-    const entry: ZipInputFile = { filename: names[i]!, mtime: rows[i]!.updatedAt, compression: 8, size: content.length, crc: Bun.hash.crc32(content) };
+    const crc = Bun.hash.crc32(content);
+    // The buffer is read again only once this resolves (one file at a time).
+    const compressed = await deflate(content, { level: LEVEL });
+    if (cancelled) return;
+    const entry: ZipInputFile = { filename: names[i]!, mtime: rows[i]!.updatedAt, compression: 8, size: content.length, crc };
     zip.add(entry);
-    entry.ondata!(null, deflateRawSync(content, { level: LEVEL }), true);
+    entry.ondata!(null, compressed, true);
   }
 
   const stream = new ReadableStream<Uint8Array>(
     {
-      pull(controller) {
+      async pull(controller) {
         try {
-          while (!chunks.length && !done && !failure) addNext();
+          while (!chunks.length && !done && !failure && !cancelled) await addNext();
         } catch (err) {
           failure = err as Error;
         }
+        if (cancelled) return;
         if (failure) {
           ctx.log.error("vault export failed", { user_id: caller.id, error: String(failure) });
           controller.error(failure);
@@ -107,7 +118,7 @@ export function exportZip(ctx: Ctx, caller: Caller, prefix?: string | null): Vau
       },
       cancel() {
         // The client went away: nothing more is read.
-        next = rows.length;
+        cancelled = true;
         chunks = [];
       },
     },
