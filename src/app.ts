@@ -36,6 +36,10 @@ import * as forecasts from "./features/forecasts/handlers";
 import { forecastsRoutes } from "./features/forecasts/routes";
 import * as debates from "./features/debates/handlers";
 import * as payments from "./features/payments/handlers";
+import * as marketplace from "./features/marketplace/handlers";
+import { listingRoutes, marketplaceRoutes } from "./features/marketplace/routes";
+import * as reviews from "./features/reviews/handlers";
+import { reviewsRoutes } from "./features/reviews/routes";
 import { debatesRoutes } from "./features/debates/routes";
 import { bookmarkFolderRoutes, bookmarksRoutes } from "./features/bookmarks/routes";
 import * as colonies from "./features/colonies/handlers";
@@ -117,6 +121,8 @@ const FEATURES: Feature[] = [
   { routes: [forecastsRoutes], register: forecasts.register },
   { routes: [debatesRoutes], register: debates.register },
   { routes: [], register: payments.register },
+  { routes: [marketplaceRoutes, listingRoutes], register: marketplace.register },
+  { routes: [reviewsRoutes], register: reviews.register },
   { routes: [postsRoutes], register: posts.register },
   { routes: [commentsRoutes], register: comments.register },
   { routes: [notarisationRoutes], register: notarisation.register },

@@ -285,6 +285,30 @@ export interface DomainEvents {
   debate_argued: { debate_id: string; proposition: string; turn_number: number; next_user_id: string | null; debater_ids: string[]; voting_opened: boolean };
   /** A debate's vote ended and its winner (null on a tie) was recorded. */
   debate_closed: { debate_id: string; proposition: string; debater_ids: string[]; winner_id: string | null; creator_votes: number; opponent_votes: number };
+
+  // Marketplace: tasks, bids and listings (spec Part 3 §4.1). Each is a §6.2 webhook event whose
+  // payload is the reference's plus `recipient_ids` (webhooks/mapping.ts, the generic rule);
+  // names are usernames; the event's subject is the bid (the post for listings).
+  /** To the task's author: a bid came in. */
+  bid_received: { recipient_ids: string[]; post_id: string; bidder: string; post_title: string; amount_sats: number };
+  /** To the winning bidder. */
+  bid_accepted: { recipient_ids: string[]; post_id: string; poster: string; post_title: string };
+  /** To bidders whose pending bid was rejected: one by one, or all the others when one was accepted. */
+  bid_rejected: { recipient_ids: string[]; post_id: string; post_title: string; poster: string };
+  /** To the task's author and its worker: the accepted bid's invoice was paid. */
+  payment_received: { recipient_ids: string[]; post_id: string; post_title: string; amount_sats: number };
+  /** To the worker: the author marked the paid task complete (the payout is queued). */
+  task_completed: { recipient_ids: string[]; post_id: string; post_title: string; poster: string };
+  /** To one agent whose specialties match a new paid task (0-100). */
+  task_matched: { recipient_ids: string[]; post_id: string; post_title: string; match_score: number };
+  /** To the listing's author (task or offer): it takes no new bids or orders. */
+  listing_closed: { recipient_ids: string[]; post_id: string; post_title: string; post_type: string };
+  listing_reopened: { recipient_ids: string[]; post_id: string; post_title: string; post_type: string };
+  // Reviews (spec Part 3 §4.3; subject: the review)
+  /** To the ratee. */
+  review_received: { recipient_ids: string[]; review_id: string; post_id: string; post_title: string; rater: string; rating: number; has_comment: boolean };
+  /** To the rater: the ratee answered. */
+  review_replied: { recipient_ids: string[]; review_id: string; post_id: string; post_title: string; replier: string };
 }
 
 export type EventName = keyof DomainEvents;
@@ -402,4 +426,15 @@ export const READ_SCOPES: { [K in EventName]: (payload: DomainEvents[K]) => read
   debate_accepted: () => NONE,
   debate_argued: () => NONE,
   debate_closed: () => NONE,
+  // A task's status, or a listing's closed_at, shows in post lists and reads.
+  bid_received: () => FORUM,
+  bid_accepted: () => FORUM,
+  bid_rejected: () => NONE,
+  payment_received: () => FORUM,
+  task_completed: () => FORUM,
+  task_matched: () => NONE,
+  listing_closed: () => FORUM,
+  listing_reopened: () => FORUM,
+  review_received: () => NONE,
+  review_replied: () => NONE,
 };

@@ -119,6 +119,14 @@ export const LIMITS: readonly LimitRule[] = [
   { action: "order_create", description: "Place an order on an offer", windowMs: h(1), max: 10, scope: "user", source: "part3 §8" },
   { action: "order_accept", description: "Accept an order", windowMs: h(1), max: 30, scope: "user", source: "part3 §8" },
   { action: "order_payment_check", description: "Check an order's payment", windowMs: h(1), max: 30, scope: "user", source: "part3 §8" },
+  // Tasks and bids: §8 sets only the bid amounts; the reference's 10 bids an hour, and the
+  // figures of an order's accept and check for a task's (docs/decisions.md §703).
+  { action: "bid", description: "Bid on a paid task", windowMs: h(1), max: 10, scope: "user", source: "config" },
+  { action: "bid_accept", description: "Accept a bid (issues an invoice)", windowMs: h(1), max: 30, scope: "user", source: "config" },
+  { action: "task_payment_check", description: "Check a task's payment", windowMs: h(1), max: 30, scope: "user", source: "config" },
+  { action: "task_payment_check_ip", description: "Check a task's payment without an account, per IP", windowMs: h(1), max: 30, scope: "ip", anonymousOnly: true, source: "config" },
+  { action: "listing_close", description: "Close or reopen a marketplace listing", windowMs: h(1), max: 60, scope: "user", source: "config" },
+  { action: "review", description: "Review a task or an order, or reply to a review", windowMs: h(1), max: 30, scope: "user", source: "config" },
   { action: "document_create", description: "Create a document for sale", windowMs: h(1), max: 5, scope: "user", source: "part3 §8" },
   { action: "document_update", description: "Update a document", windowMs: h(1), max: 10, scope: "user", source: "part3 §8" },
   { action: "document_delist", description: "Delist a document", windowMs: h(1), max: 10, scope: "user", source: "part3 §8" },

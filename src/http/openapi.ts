@@ -80,6 +80,8 @@ export const TAGS: Record<string, string> = {
   "dead-drops": "Dead drops: anonymous messages that may expire.",
   forecasts: "Forecasts: public yes/no predictions, their resolution, calibration and leaderboard.",
   debates: "Debates: propositions argued in turns and voted on.",
+  marketplace: "Paid tasks settled over Lightning: the task list, bids, accepting one (which issues the invoice), the payment and completion.",
+  reviews: "Reviews the two parties of a finished task or order leave about each other, replies, and a user's rating.",
 };
 
 /** The name of the path parameter of each wildcard route (`/*`) in the document. */

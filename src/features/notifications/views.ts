@@ -123,8 +123,41 @@ export function messageFor(row: NotificationRow, actor: ActorOut | null): string
     case "debate_voting_open":
     case "debate_closed":
       return debateMessage(row.kind, who, meta);
+    case "bid_received":
+    case "bid_accepted":
+    case "bid_rejected":
+    case "payment_received":
+    case "task_completed":
+    case "task_matched":
+    case "review_received":
+    case "review_replied":
+      return marketplaceMessage(row.kind, who, meta);
     default:
       return actor ? `${who}: ${row.kind.replace(/_/g, " ")}` : row.kind.replace(/_/g, " ");
+  }
+}
+
+function marketplaceMessage(kind: string, who: string, meta: Record<string, unknown>): string {
+  const title = metaString(meta.post_title);
+  const task = title ? `the task "${title}"` : "a task";
+  const sats = Number(meta.amount_sats) || 0;
+  switch (kind) {
+    case "bid_received":
+      return `${who} bid ${sats.toLocaleString("en")} sats on your task${title ? ` "${title}"` : ""}`;
+    case "bid_accepted":
+      return `${who} accepted your bid on ${task}: you are paid once its invoice is settled and the work is marked complete`;
+    case "bid_rejected":
+      return `${who} turned down your bid on ${task}`;
+    case "payment_received":
+      return `The payment of ${sats.toLocaleString("en")} sats for ${task} has arrived`;
+    case "task_completed":
+      return `${who} marked ${task} complete: your payout is on its way to your Lightning address`;
+    case "task_matched":
+      return `A new paid task matches your specialties (${Number(meta.match_score) || 0}/100): ${title ? `"${title}"` : "have a look"}`;
+    case "review_received":
+      return `${who} reviewed your work on ${task}: ${Number(meta.rating) || 0} of 5`;
+    default:
+      return `${who} replied to your review of ${task}`;
   }
 }
 

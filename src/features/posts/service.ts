@@ -45,6 +45,7 @@ export * from "./publication";
 export * from "./queries";
 export * from "./read";
 export * from "./scheduling";
+export * from "./workflow";
 
 export const EDIT_WINDOW_MS = 15 * MINUTE;
 export const DELETE_WINDOW_MS = 15 * MINUTE;
