@@ -5,7 +5,9 @@
 import { sha256 } from "@noble/hashes/sha2.js";
 import { secp256k1 } from "@noble/curves/secp256k1.js";
 import { decodeInvoice } from "@getalby/lightning-tools/bolt11";
+import { createWallet, type LazyWallet } from "../src/adapters/lightning";
 import { encodeInvoice } from "../src/adapters/lightning/bolt11";
+import type { Harness } from "./harness";
 
 const hex = (b: Uint8Array) => Buffer.from(b).toString("hex");
 
@@ -128,5 +130,22 @@ export class FakeLnbits {
       return Response.json({ paid: inv.paid, preimage: inv.paid ? inv.preimage : null, details: { status: inv.paid ? "success" : "pending" } });
     }
     return new Response("not found", { status: 404 });
+  }
+}
+
+/** The app's LNbits backend talking to `fake` (Lightning addresses resolve on it too), with `timeoutMs` per call. */
+export function lnbitsWallet(h: Harness, fake: FakeLnbits, timeoutMs = 2_000): LazyWallet {
+  const config = { ...h.ctx.config, allowPrivateWebhooks: true, wallet: { ...h.ctx.config.wallet, backend: "lnbits" as const, timeoutMs, lnbits: { url: fake.url, adminKey: fake.adminKey, invoiceKey: fake.invoiceKey } } };
+  return createWallet(config, { db: h.ctx.db, clock: h.clock, devKeyPath: null, lnurl: { urlFor: (user) => fake.lnurlFor(user) } });
+}
+
+/** Runs `fn` with `wallet` as the app's wallet, then puts the previous one back. */
+export async function withWallet(h: Harness, wallet: LazyWallet, fn: () => Promise<void>): Promise<void> {
+  const previous = h.ctx.wallet;
+  h.ctx.wallet = wallet;
+  try {
+    await fn();
+  } finally {
+    h.ctx.wallet = previous;
   }
 }

@@ -83,6 +83,16 @@ describe("POST /posts/{post_id}/close and /reopen", () => {
   });
 });
 
+test("marketplace metadata is not editable after creation: an edit naming it leaves the budget as created", async () => {
+  const author = await h.user();
+  const t = await task(h, author, { budget_min_sats: 100, budget_max_sats: 200 });
+  const r = await h.req("PUT", `/api/v1/posts/${t.id}`, { token: author.token, body: { title: "Summarise this dataset, please", metadata: { budget_min_sats: 1, budget_max_sats: 100_000_000 } } });
+  expect(r.status).toBe(200);
+  expect(r.body.title).toBe("Summarise this dataset, please");
+  expect(r.body.metadata_).toEqual({ budget_min_sats: 100, budget_max_sats: 200 });
+  expect((await bid(h, await h.user(), t.id, 201)).status).toBe(400);
+});
+
 describe("GET /marketplace/tasks", () => {
   const mine = new Set<string>();
   const ids = (r: { body: { items: { id: string }[] } }) => r.body.items.map((i) => i.id).filter((id) => mine.has(id));

@@ -4,9 +4,9 @@
 // 127.0.0.1 with failures injected (500s, timeouts, an invoice that never settles), expiry and a
 // new invoice on the test clock.
 import { afterAll, describe, expect, test } from "bun:test";
-import { FakeLnbits } from "../../../test/fake-lnbits";
+import { FakeLnbits, lnbitsWallet, withWallet } from "../../../test/fake-lnbits";
 import { setup, type TestUser } from "../../../test/harness";
-import { createWallet, type LazyWallet } from "../../adapters/lightning";
+import type { LazyWallet } from "../../adapters/lightning";
 import { issueToken } from "../auth/service";
 import * as payments from "../payments/service";
 import { eventsOf, post } from "../posts/fixtures";
@@ -183,22 +183,8 @@ describe("POST /marketplace/{post_id}/complete", () => {
 describe("against LNbits (a fake on 127.0.0.1)", () => {
   const fake = new FakeLnbits();
   afterAll(() => fake.stop());
-  const lnbits = (timeoutMs = 2_000) =>
-    createWallet({ ...h.ctx.config, allowPrivateWebhooks: true, wallet: { ...h.ctx.config.wallet, backend: "lnbits", timeoutMs, lnbits: { url: fake.url, adminKey: fake.adminKey, invoiceKey: fake.invoiceKey } } }, {
-      db: h.ctx.db,
-      clock: h.clock,
-      devKeyPath: null,
-      lnurl: { urlFor: (user) => fake.lnurlFor(user) },
-    });
-  const use = async (wallet: LazyWallet, fn: () => Promise<void>) => {
-    const dev = h.ctx.wallet;
-    h.ctx.wallet = wallet;
-    try {
-      await fn();
-    } finally {
-      h.ctx.wallet = dev;
-    }
-  };
+  const lnbits = (timeoutMs?: number) => lnbitsWallet(h, fake, timeoutMs);
+  const use = (wallet: LazyWallet, fn: () => Promise<void>) => withWallet(h, wallet, fn);
 
   test("the wallet answering 500 or timing out on accept: 502 UPSTREAM_FAILURE and nothing changed; the next accept works", () =>
     use(lnbits(300), async () => {

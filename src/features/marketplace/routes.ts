@@ -21,6 +21,8 @@ const BidCreate = t.Object({
   bid_amount_sats: t.Integer({ minimum: 1, maximum: market.MAX_BID_SATS, description: "Within the task's budget range and at least 21 sats; 21 to 100,000,000 when it declares no budget" }),
   bid_description: t.String({ minLength: market.MIN_DESCRIPTION, maxLength: 5000, description: "Your pitch, 10-5000 characters" }),
 });
+/** What reject and withdraw share (their detail differs). */
+const BID_ACTION = { auth: "required", params: BidParams, response: { 200: BidOut, 400: ErrorOut, 403: ErrorOut, 404: ErrorOut } } as const;
 const TASK_404 = "404 NOT_FOUND when the post does not exist, is not a paid_task or is not visible to you.";
 
 export const marketplaceRoutes = (ctx: Ctx) =>
@@ -98,18 +100,14 @@ export const marketplaceRoutes = (ctx: Ctx) =>
       },
     })
     .post("/:post_id/bid/:bid_id/reject", ({ caller, params }) => bidOut(ctx, market.rejectBid(ctx, caller, params.post_id, params.bid_id), caller.id), {
-      auth: "required",
-      params: BidParams,
-      response: { 200: BidOut, 400: ErrorOut, 403: ErrorOut, 404: ErrorOut },
+      ...BID_ACTION,
       detail: {
         summary: "Reject Bid",
         description: `The task's author rejects one pending bid; the listing stays open for others and the bidder is told (bid_rejected). 403 FORBIDDEN for anyone but the author; 400 INVALID_INPUT for a bid that is not pending. ${TASK_404}`,
       },
     })
     .post("/:post_id/bid/:bid_id/withdraw", ({ caller, params }) => bidOut(ctx, market.withdrawBid(ctx, caller, params.post_id, params.bid_id), caller.id), {
-      auth: "required",
-      params: BidParams,
-      response: { 200: BidOut, 400: ErrorOut, 403: ErrorOut, 404: ErrorOut },
+      ...BID_ACTION,
       detail: {
         summary: "Withdraw Bid",
         description: `The bidder takes back their pending bid (withdrawn, for good); they may bid again. 403 FORBIDDEN for anyone but the bidder; 400 INVALID_INPUT for a bid that is not pending. ${TASK_404}`,

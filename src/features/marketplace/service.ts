@@ -192,6 +192,24 @@ function requireAuthor(post: PostRow, caller: Caller, what: string): void {
   if (post.authorId !== caller.id) throw forbidden(`Only the task's author ${what}`);
 }
 
+/** Moves a pending bid to `to` by compare-and-set; 400 naming its status when it is pending no more. */
+function leavePending(ctx: Ctx, tx: Tx, post: PostRow, bidId: string, to: "accepted" | "rejected" | "withdrawn", verb: string): BidRow {
+  const row = tx
+    .update(bids)
+    .set({ status: to, updatedAt: ctx.clock.now() })
+    .where(and(eq(bids.id, bidId), eq(bids.status, "pending")))
+    .returning()
+    .get();
+  if (!row) throw invalid(`This bid is ${bidOnTask(ctx, post.id, bidId, tx).status}: only a pending bid can be ${verb}`);
+  return row;
+}
+
+/** The task events its author causes, told to `recipients` (the reference's payload: post, title, poster). */
+function emitFromAuthor(ctx: Ctx, tx: Tx, type: "bid_accepted" | "bid_rejected" | "task_completed", caller: Caller, post: PostRow, recipients: string[], subject: { type: string; id: string }): void {
+  const payload = { recipient_ids: recipients, post_id: post.id, post_title: post.title, poster: caller.username };
+  ctx.events.emit(tx, { type, actorId: caller.id, subject, payload });
+}
+
 /**
  * POST …/bid/{bid_id}/accept, by the task's author. The invoice is asked of the wallet before
  * anything changes (a wallet failure is 502 UPSTREAM_FAILURE and changes nothing); then, in one
@@ -202,7 +220,7 @@ function requireAuthor(post: PostRow, caller: Caller, what: string): void {
  * one (docs/decisions.md §702).
  */
 export function acceptBid(ctx: Ctx, caller: Caller, postId: string, bidId: string): Promise<BidRow> {
-  return payments.exclusive(`${PURPOSE}:${postId}`, async () => {
+  return payments.exclusive(`${PURPOSE}:${postId.toLowerCase()}`, async () => {
     const { post } = getTask(ctx, caller, postId);
     requireAuthor(post, caller, "accepts bids");
     const bid = bidOnTask(ctx, post.id, bidId);
@@ -222,13 +240,7 @@ export function acceptBid(ctx: Ctx, caller: Caller, postId: string, bidId: strin
         payments.recordInvoice(ctx, tx, { purpose: PURPOSE, subjectId: bid.id, amountSats: bid.amountSats, invoice });
         return bid;
       }
-      const row = tx
-        .update(bids)
-        .set({ status: "accepted", updatedAt: now })
-        .where(and(eq(bids.id, bid.id), eq(bids.status, "pending")))
-        .returning()
-        .get();
-      if (!row) throw invalid("This bid is no longer pending (it was withdrawn or rejected meanwhile)");
+      const row = leavePending(ctx, tx, post, bid.id, "accepted", "accepted");
       if (!posts.moveStatus(tx, post.id, BIDDABLE, "accepted")) throw conflict400("This task already has an accepted bid");
       const rejected = tx
         .update(bids)
@@ -237,20 +249,8 @@ export function acceptBid(ctx: Ctx, caller: Caller, postId: string, bidId: strin
         .returning({ bidderId: bids.bidderId })
         .all();
       payments.recordInvoice(ctx, tx, { purpose: PURPOSE, subjectId: row.id, amountSats: row.amountSats, invoice });
-      ctx.events.emit(tx, {
-        type: "bid_accepted",
-        actorId: caller.id,
-        subject: { type: "bid", id: row.id },
-        payload: { recipient_ids: [row.bidderId], post_id: post.id, poster: caller.username, post_title: post.title },
-      });
-      if (rejected.length) {
-        ctx.events.emit(tx, {
-          type: "bid_rejected",
-          actorId: caller.id,
-          subject: { type: "post", id: post.id },
-          payload: { recipient_ids: [...new Set(rejected.map((r) => r.bidderId))], post_id: post.id, post_title: post.title, poster: caller.username },
-        });
-      }
+      emitFromAuthor(ctx, tx, "bid_accepted", caller, post, [row.bidderId], { type: "bid", id: row.id });
+      if (rejected.length) emitFromAuthor(ctx, tx, "bid_rejected", caller, post, [...new Set(rejected.map((r) => r.bidderId))], { type: "post", id: post.id });
       return row;
     });
   });
@@ -262,19 +262,8 @@ export function rejectBid(ctx: Ctx, caller: Caller, postId: string, bidId: strin
   requireAuthor(post, caller, "rejects bids");
   const bid = bidOnTask(ctx, post.id, bidId);
   return inTransaction(ctx.db, (tx) => {
-    const row = tx
-      .update(bids)
-      .set({ status: "rejected", updatedAt: ctx.clock.now() })
-      .where(and(eq(bids.id, bid.id), eq(bids.status, "pending")))
-      .returning()
-      .get();
-    if (!row) throw invalid(`This bid is ${bidOnTask(ctx, post.id, bidId, tx).status}: only a pending bid can be rejected`);
-    ctx.events.emit(tx, {
-      type: "bid_rejected",
-      actorId: caller.id,
-      subject: { type: "bid", id: row.id },
-      payload: { recipient_ids: [row.bidderId], post_id: post.id, post_title: post.title, poster: caller.username },
-    });
+    const row = leavePending(ctx, tx, post, bid.id, "rejected", "rejected");
+    emitFromAuthor(ctx, tx, "bid_rejected", caller, post, [row.bidderId], { type: "bid", id: row.id });
     return row;
   });
 }
@@ -284,14 +273,7 @@ export function withdrawBid(ctx: Ctx, caller: Caller, postId: string, bidId: str
   const { post } = getTask(ctx, caller, postId);
   const bid = bidOnTask(ctx, post.id, bidId);
   if (bid.bidderId !== caller.id) throw forbidden("Only the bidder withdraws a bid");
-  const row = ctx.db
-    .update(bids)
-    .set({ status: "withdrawn", updatedAt: ctx.clock.now() })
-    .where(and(eq(bids.id, bid.id), eq(bids.status, "pending")))
-    .returning()
-    .get();
-  if (!row) throw invalid(`This bid is ${bidOnTask(ctx, post.id, bidId).status}: only a pending bid can be withdrawn`);
-  return row;
+  return leavePending(ctx, ctx.db, post, bid.id, "withdrawn", "withdrawn");
 }
 
 /** A deleted account's pending bids are withdrawn (nobody can be paid for them any more). */
@@ -368,12 +350,7 @@ export function completeTask(ctx: Ctx, caller: Caller, postId: string): PostRow 
     const bid = acceptedBidOf(ctx, post.id, tx)!;
     const invoice = payments.invoiceOf(ctx, PURPOSE, bid.id)!;
     payments.queuePayout(ctx, tx, { purpose: PURPOSE, subjectId: bid.id, recipientId: bid.bidderId, grossSats: invoice.amountSats });
-    ctx.events.emit(tx, {
-      type: "task_completed",
-      actorId: caller.id,
-      subject: { type: "bid", id: bid.id },
-      payload: { recipient_ids: [bid.bidderId], post_id: post.id, post_title: post.title, poster: caller.username },
-    });
+    emitFromAuthor(ctx, tx, "task_completed", caller, post, [bid.bidderId], { type: "bid", id: bid.id });
     return row;
   });
 }

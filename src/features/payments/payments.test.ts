@@ -4,8 +4,8 @@
 // LNbits on 127.0.0.1 with failures injected.
 import { afterAll, beforeEach, describe, expect, test } from "bun:test";
 import { setup } from "../../../test/harness";
-import { FakeLnbits } from "../../../test/fake-lnbits";
-import { createWallet, type LazyWallet } from "../../adapters/lightning";
+import { FakeLnbits, lnbitsWallet, withWallet } from "../../../test/fake-lnbits";
+import type { LazyWallet } from "../../adapters/lightning";
 import type { DevelopmentWallet } from "../../adapters/lightning/dev-wallet";
 import { inTransaction } from "../../db/client";
 import * as payments from "./service";
@@ -133,23 +133,8 @@ describe("payouts (development wallet)", () => {
 describe("against LNbits (a fake on 127.0.0.1)", () => {
   const fake = new FakeLnbits();
   afterAll(() => fake.stop());
-  let dev: LazyWallet;
-  const lnbits = (timeoutMs = 2_000) =>
-    createWallet({ ...h.ctx.config, allowPrivateWebhooks: true, wallet: { ...h.ctx.config.wallet, backend: "lnbits", timeoutMs, lnbits: { url: fake.url, adminKey: fake.adminKey, invoiceKey: fake.invoiceKey } } }, {
-      db: h.ctx.db,
-      clock: h.clock,
-      devKeyPath: null,
-      lnurl: { urlFor: (user) => fake.lnurlFor(user) },
-    });
-  const use = async (wallet: LazyWallet, fn: () => Promise<void>) => {
-    dev = h.ctx.wallet;
-    h.ctx.wallet = wallet;
-    try {
-      await fn();
-    } finally {
-      h.ctx.wallet = dev;
-    }
-  };
+  const lnbits = (timeoutMs?: number) => lnbitsWallet(h, fake, timeoutMs);
+  const use = (wallet: LazyWallet, fn: () => Promise<void>) => withWallet(h, wallet, fn);
 
   test("an invoice through LNbits; paid at the wallet (reported on every look-up), settled once", () =>
     use(lnbits(), async () => {

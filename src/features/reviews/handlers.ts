@@ -5,37 +5,20 @@
 // Their webhooks of the same names go to `recipient_ids` (webhooks/mapping.ts, the generic rule).
 // The kinds of deals reviewed are registered by the features owning them (marketplace: bids).
 import type { Ctx } from "../../core/context";
+import type { DomainEvent, Told } from "../../core/events";
 import { tell } from "../notifications/service";
 
+/** The notification of a review event to its recipients, the payload's facts as meta. */
+function tellAbout(ctx: Ctx, ev: DomainEvent<"review_received" | "review_replied">): Told[] {
+  const { recipient_ids, post_id, ...meta } = ev.payload;
+  const target = { type: "review", id: meta.review_id };
+  return tell(
+    ctx,
+    recipient_ids.map((userId) => ({ userId, kind: ev.type, actorId: ev.actorId, target, postId: post_id, meta, eventId: ev.id })),
+  );
+}
+
 export function register(ctx: Ctx): void {
-  ctx.events.fanOut("review_received", (ev) => {
-    const p = ev.payload;
-    return tell(
-      ctx,
-      p.recipient_ids.map((userId) => ({
-        userId,
-        kind: "review_received",
-        actorId: ev.actorId,
-        target: { type: "review", id: p.review_id },
-        postId: p.post_id,
-        meta: { review_id: p.review_id, post_title: p.post_title, rating: p.rating, has_comment: p.has_comment },
-        eventId: ev.id,
-      })),
-    );
-  });
-  ctx.events.fanOut("review_replied", (ev) => {
-    const p = ev.payload;
-    return tell(
-      ctx,
-      p.recipient_ids.map((userId) => ({
-        userId,
-        kind: "review_replied",
-        actorId: ev.actorId,
-        target: { type: "review", id: p.review_id },
-        postId: p.post_id,
-        meta: { review_id: p.review_id, post_title: p.post_title },
-        eventId: ev.id,
-      })),
-    );
-  });
+  ctx.events.fanOut("review_received", (ev) => tellAbout(ctx, ev));
+  ctx.events.fanOut("review_replied", (ev) => tellAbout(ctx, ev));
 }

@@ -2,7 +2,7 @@
 // reviews and their summary.
 import { Elysia, t } from "elysia";
 import type { Ctx } from "../../core/context";
-import { authPlugin } from "../../http/auth";
+import { authPlugin, type Caller } from "../../http/auth";
 import { paged, pagedSchema, pagingQuery, resolvePage } from "../../http/paging";
 import { rateLimitPlugin } from "../../http/rate-limit";
 import { ErrorOut, Int, Nullable } from "../../http/schemas";
@@ -26,48 +26,40 @@ const Summary = t.Object({
     { description: "How many reviews gave each rating, keyed by the rating as a string" },
   ),
 });
-const CREATE_ERRORS = "404 NOT_FOUND for an unknown one; 403 FORBIDDEN for anyone but its two parties; 409 CONFLICT when you already reviewed it.";
+const CREATE_ERRORS = "404 NOT_FOUND for an unknown one; 403 FORBIDDEN for anyone but its two parties; 409 CONFLICT when you already reviewed it. The ratee is told (review_received).";
+/** The options both review routes share (their params and detail differ). */
+const CREATE = {
+  auth: "required",
+  rateLimit: "review",
+  body: ReviewCreate,
+  response: { 201: ReviewOut, 400: ErrorOut, 403: ErrorOut, 404: ErrorOut, 409: ErrorOut, 429: ErrorOut },
+} as const;
+
+function created(ctx: Ctx, set: { status?: number | string }, caller: Caller, type: reviews.ReviewSubjectType, id: string, body: reviews.ReviewInput) {
+  set.status = 201;
+  return reviewOut(ctx, reviews.createReview(ctx, caller, type, id, body), caller.id);
+}
 
 export const reviewsRoutes = (ctx: Ctx) =>
   new Elysia({ prefix: "/api/v1/reviews", tags: ["reviews"] })
     .use(authPlugin(ctx))
     .use(rateLimitPlugin(ctx))
-    .post(
-      "/bids/:bid_id",
-      ({ caller, params, body, set }) => {
-        set.status = 201;
-        return reviewOut(ctx, reviews.createReview(ctx, caller, "bid", params.bid_id, body), caller.id);
+    .post("/bids/:bid_id", ({ caller, params, body, set }) => created(ctx, set, caller, "bid", params.bid_id, body), {
+      ...CREATE,
+      params: t.Object({ bid_id: Uuid }),
+      detail: {
+        summary: "Review Bid",
+        description: `Review a paid task's deal: its author rates the accepted bidder, the bidder rates the author. Needs the bid accepted and the task completed (400 INVALID_INPUT before). ${CREATE_ERRORS}`,
       },
-      {
-        auth: "required",
-        rateLimit: "review",
-        params: t.Object({ bid_id: Uuid }),
-        body: ReviewCreate,
-        response: { 201: ReviewOut, 400: ErrorOut, 403: ErrorOut, 404: ErrorOut, 409: ErrorOut, 429: ErrorOut },
-        detail: {
-          summary: "Review Bid",
-          description: `Review a paid task's deal: its author rates the accepted bidder, the bidder rates the author. Needs the bid accepted and the task completed (400 INVALID_INPUT before). ${CREATE_ERRORS} The ratee is told (review_received).`,
-        },
+    })
+    .post("/orders/:order_id", ({ caller, params, body, set }) => created(ctx, set, caller, "order", params.order_id, body), {
+      ...CREATE,
+      params: t.Object({ order_id: Uuid }),
+      detail: {
+        summary: "Review Order",
+        description: `Review an order: the buyer rates the seller, the seller the buyer. Needs the order delivered or in any payout state (400 INVALID_INPUT before). ${CREATE_ERRORS}`,
       },
-    )
-    .post(
-      "/orders/:order_id",
-      ({ caller, params, body, set }) => {
-        set.status = 201;
-        return reviewOut(ctx, reviews.createReview(ctx, caller, "order", params.order_id, body), caller.id);
-      },
-      {
-        auth: "required",
-        rateLimit: "review",
-        params: t.Object({ order_id: Uuid }),
-        body: ReviewCreate,
-        response: { 201: ReviewOut, 400: ErrorOut, 403: ErrorOut, 404: ErrorOut, 409: ErrorOut, 429: ErrorOut },
-        detail: {
-          summary: "Review Order",
-          description: `Review an order: the buyer rates the seller, the seller the buyer. Needs the order delivered or in any payout state (400 INVALID_INPUT before). ${CREATE_ERRORS} The ratee is told (review_received).`,
-        },
-      },
-    )
+    })
     .post(
       "/:review_id/reply",
       ({ caller, params, body, set }) => {
