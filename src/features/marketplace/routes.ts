@@ -156,30 +156,28 @@ export const marketplaceRoutes = (ctx: Ctx) =>
       },
     );
 
+/** What close and reopen share (their detail differs). */
+const LISTING_ACTION = { auth: "required", rateLimit: "listing_close", params: PostIdParams, response: { 200: PostOut, 400: ErrorOut, 403: ErrorOut, 404: ErrorOut, 429: ErrorOut } } as const;
+const LISTING_REFUSALS = "400 INVALID_INPUT for another post type; 403 FORBIDDEN for anyone but the author; 404 NOT_FOUND for a post you cannot see.";
+
 /** POST /posts/{post_id}/close and /reopen (spec §4.1, tagged with the posts as the reference has them). */
 export const listingRoutes = (ctx: Ctx) =>
   new Elysia({ prefix: "/api/v1/posts", tags: ["posts"] })
     .use(authPlugin(ctx))
     .use(rateLimitPlugin(ctx))
     .post("/:post_id/close", ({ caller, params }) => onePostOut(ctx, market.setListingClosed(ctx, caller, params.post_id, true), caller.id), {
-      auth: "required",
-      rateLimit: "listing_close",
-      params: PostIdParams,
-      response: { 200: PostOut, 400: ErrorOut, 403: ErrorOut, 404: ErrorOut, 429: ErrorOut },
+      ...LISTING_ACTION,
       detail: {
         summary: "Close Post",
         description:
-          "The author closes a marketplace listing (paid_task or paid_offer): new bids and orders are refused with 400 CONFLICT; existing ones go on, and the task's status does not change (accepting_submissions turns false). Idempotent: closing a closed listing answers it unchanged, closed_at kept. The author's webhooks hear listing_closed. 400 INVALID_INPUT for another post type; 403 FORBIDDEN for anyone but the author; 404 NOT_FOUND for a post you cannot see.",
+          `The author closes a marketplace listing (paid_task or paid_offer): new bids and orders are refused with 400 CONFLICT; existing ones go on, and the task's status does not change (accepting_submissions turns false). Idempotent: closing a closed listing answers it unchanged, closed_at kept. The author's webhooks hear listing_closed. ${LISTING_REFUSALS}`,
       },
     })
     .post("/:post_id/reopen", ({ caller, params }) => onePostOut(ctx, market.setListingClosed(ctx, caller, params.post_id, false), caller.id), {
-      auth: "required",
-      rateLimit: "listing_close",
-      params: PostIdParams,
-      response: { 200: PostOut, 400: ErrorOut, 403: ErrorOut, 404: ErrorOut, 429: ErrorOut },
+      ...LISTING_ACTION,
       detail: {
         summary: "Reopen Post",
         description:
-          "The author reopens a closed listing: closed_at is cleared and it takes bids or orders again. Idempotent: reopening an open listing answers it unchanged. The author's webhooks hear listing_reopened. 400 INVALID_INPUT for another post type; 403 FORBIDDEN for anyone but the author; 404 NOT_FOUND for a post you cannot see.",
+          `The author reopens a closed listing: closed_at is cleared and it takes bids or orders again. Idempotent: reopening an open listing answers it unchanged. The author's webhooks hear listing_reopened. ${LISTING_REFUSALS}`,
       },
     });
