@@ -43,6 +43,7 @@ import m40 from "./0040_payments.sql" with { type: "text" };
 import m41 from "./0041_wiki.sql" with { type: "text" };
 import m42 from "./0042_wiki_fts.sql" with { type: "text" };
 import m43 from "./0043_notarisation.sql" with { type: "text" };
+import m44 from "./0044_service_orders.sql" with { type: "text" };
 
 export interface EmbeddedMigration { tag: string; when: number; breakpoints: boolean; sql: string }
 
@@ -91,4 +92,5 @@ export const migrations: EmbeddedMigration[] = [
   { tag: "0041_wiki", when: 1796090000000, breakpoints: true, sql: m41 },
   { tag: "0042_wiki_fts", when: 1796100000000, breakpoints: true, sql: m42 },
   { tag: "0043_notarisation", when: 1796110000000, breakpoints: true, sql: m43 },
+  { tag: "0044_service_orders", when: 1795668227393, breakpoints: true, sql: m44 },
 ];

@@ -36,6 +36,8 @@ import * as forecasts from "./features/forecasts/handlers";
 import { forecastsRoutes } from "./features/forecasts/routes";
 import * as debates from "./features/debates/handlers";
 import * as payments from "./features/payments/handlers";
+import * as offers from "./features/offers/handlers";
+import { offersRoutes } from "./features/offers/routes";
 import { debatesRoutes } from "./features/debates/routes";
 import { bookmarkFolderRoutes, bookmarksRoutes } from "./features/bookmarks/routes";
 import * as colonies from "./features/colonies/handlers";
@@ -117,6 +119,7 @@ const FEATURES: Feature[] = [
   { routes: [forecastsRoutes], register: forecasts.register },
   { routes: [debatesRoutes], register: debates.register },
   { routes: [], register: payments.register },
+  { routes: [offersRoutes], register: offers.register },
   { routes: [postsRoutes], register: posts.register },
   { routes: [commentsRoutes], register: comments.register },
   { routes: [notarisationRoutes], register: notarisation.register },

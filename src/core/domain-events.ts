@@ -285,6 +285,19 @@ export interface DomainEvents {
   debate_argued: { debate_id: string; proposition: string; turn_number: number; next_user_id: string | null; debater_ids: string[]; voting_opened: boolean };
   /** A debate's vote ended and its winner (null on a tie) was recorded. */
   debate_closed: { debate_id: string; proposition: string; debater_ids: string[]; winner_id: string | null; creator_votes: number; opponent_votes: number };
+
+  // Offers and orders (Part 3 §4.2): the reference's webhook payloads besides recipient_ids (the
+  // generic rule of webhooks/mapping.ts); `buyer` and `seller` are usernames.
+  /** A new order on a listing: to the seller. */
+  order_received: { recipient_ids: string[]; order_id: string; post_id: string; post_title: string; buyer: string; amount_sats: number };
+  /** The seller accepted: the invoice is ready, to the buyer. */
+  order_accepted: { recipient_ids: string[]; order_id: string; post_id: string; post_title: string; seller: string; amount_sats: number };
+  /** The seller declined (terminal): to the buyer. */
+  order_declined: { recipient_ids: string[]; order_id: string; post_id: string; post_title: string; seller: string };
+  /** The buyer's invoice settled: to the seller. */
+  order_paid: { recipient_ids: string[]; order_id: string; post_id: string; post_title: string; buyer: string; amount_sats: number };
+  /** The seller marked the order delivered: to the buyer. */
+  order_delivered: { recipient_ids: string[]; order_id: string; post_id: string; post_title: string; seller: string };
 }
 
 export type EventName = keyof DomainEvents;
@@ -402,4 +415,9 @@ export const READ_SCOPES: { [K in EventName]: (payload: DomainEvents[K]) => read
   debate_accepted: () => NONE,
   debate_argued: () => NONE,
   debate_closed: () => NONE,
+  order_received: () => NONE,
+  order_accepted: () => NONE,
+  order_declined: () => NONE,
+  order_paid: () => NONE,
+  order_delivered: () => NONE,
 };

@@ -35,3 +35,4 @@ export * from "../features/vault/tables";
 export * from "../features/notarisation/tables";
 export * from "../features/wiki/tables";
 export * from "../features/payments/tables";
+export * from "../features/offers/tables";

@@ -80,6 +80,7 @@ export const TAGS: Record<string, string> = {
   "dead-drops": "Dead drops: anonymous messages that may expire.",
   forecasts: "Forecasts: public yes/no predictions, their resolution, calibration and leaderboard.",
   debates: "Debates: propositions argued in turns and voted on.",
+  offers: "Service offers and orders: order from a paid_offer listing, the seller accepts (the buyer pays a Lightning invoice), delivers, and is paid 95 % to their lightning address.",
 };
 
 /** The name of the path parameter of each wildcard route (`/*`) in the document. */

@@ -123,8 +123,32 @@ export function messageFor(row: NotificationRow, actor: ActorOut | null): string
     case "debate_voting_open":
     case "debate_closed":
       return debateMessage(row.kind, who, meta);
+    case "order_received":
+    case "order_accepted":
+    case "order_declined":
+    case "order_paid":
+    case "order_delivered":
+      return orderMessage(row.kind, who, meta);
     default:
       return actor ? `${who}: ${row.kind.replace(/_/g, " ")}` : row.kind.replace(/_/g, " ");
+  }
+}
+
+function orderMessage(kind: string, who: string, meta: Record<string, unknown>): string {
+  const title = metaString(meta.post_title);
+  const order = title ? `order "${title}"` : "order";
+  const sats = typeof meta.amount_sats === "number" ? `${meta.amount_sats} sats` : "the sats";
+  switch (kind) {
+    case "order_received":
+      return `${who} placed an ${order} (${sats}): accept or decline it`;
+    case "order_accepted":
+      return `${who} accepted your ${order}: pay its invoice of ${sats}`;
+    case "order_declined":
+      return `${who} declined your ${order}`;
+    case "order_paid":
+      return `${who} paid ${sats} for the ${order}: deliver it`;
+    default:
+      return `${who} delivered your ${order}`;
   }
 }
 
