@@ -1,6 +1,7 @@
 // Test fixtures of orders: a seller with a lightning address and a paid_offer listing, orders
 // placed and moved through the API, the development wallet's settle, and what events became.
 import type { Harness, TestUser } from "../../../test/harness";
+import type { LazyWallet } from "../../adapters/lightning";
 import type { DevelopmentWallet } from "../../adapters/lightning/dev-wallet";
 import { planWebhookEvents } from "../webhooks/mapping";
 import { GENERAL } from "../posts/fixtures";
@@ -53,6 +54,24 @@ export async function requested(h: Harness, opts: { rate?: number; address?: str
   const r = await placeOrder(h, buyer, post.id, { buyer_brief: "A report on Lightning routing fees." });
   if (r.status !== 201) throw new Error(`order failed: ${r.status} ${r.text}`);
   return { seller, buyer, post, order: r.body as any };
+}
+
+export type WalletMethods = Pick<LazyWallet, "createInvoice" | "lookupInvoice" | "payLightningAddress">;
+
+/**
+ * Runs `fn` with some of the server wallet's calls replaced by `patch(real)` (`real` calls the
+ * wallet itself), and puts the wallet back afterwards, whatever happened.
+ */
+export async function withWallet<T>(h: Harness, patch: (real: WalletMethods) => Partial<WalletMethods>, fn: () => Promise<T>): Promise<T> {
+  const w = h.ctx.wallet;
+  const real: WalletMethods = { createInvoice: w.createInvoice.bind(w), lookupInvoice: w.lookupInvoice.bind(w), payLightningAddress: w.payLightningAddress.bind(w) };
+  const replaced = patch(real);
+  Object.assign(w, replaced);
+  try {
+    return await fn();
+  } finally {
+    for (const name of Object.keys(replaced)) delete (w as unknown as Record<string, unknown>)[name];
+  }
 }
 
 export const devWallet = async (h: Harness) => (await h.ctx.wallet.backend()) as DevelopmentWallet;

@@ -5,7 +5,8 @@ import { beforeEach, describe, expect, test } from "bun:test";
 import { expectAnswer, setup } from "../../../test/harness";
 import * as payments from "../payments/service";
 import { GENERAL, makeColony, post as makePost } from "../posts/fixtures";
-import { act, countOf, devWallet, listing, must, notificationsOf, orderEvents, orderRow, placeOrder, requested, sellerWith, setLightningAddress, webhooksOf } from "./fixtures";
+import { WalletError, type InvoiceRequest } from "../../adapters/lightning";
+import { act, countOf, devWallet, listing, must, notificationsOf, orderEvents, orderRow, placeOrder, requested, sellerWith, setLightningAddress, webhooksOf, withWallet, type WalletMethods } from "./fixtures";
 import { INVOICE_TTL_SECONDS, orderParties } from "./service";
 
 const h = setup();
@@ -226,21 +227,12 @@ describe("accept", () => {
 
   test("concurrent accepts: exactly one succeeds, the others are 400 CONFLICT, and the wallet is asked for one invoice", async () => {
     const o = await requested(h);
-    const wallet = h.ctx.wallet;
-    const original = wallet.createInvoice;
     let asked = 0;
-    wallet.createInvoice = async (req) => {
-      asked++;
-      await Bun.sleep(20); // a slow wallet: the other requests arrive while it answers
-      return original.call(wallet, req);
-    };
-    try {
-      const answers = await Promise.all(Array.from({ length: 6 }, () => act(h, o.seller, o.order.id, "accept")));
-      expect(answers.map((a) => a.status).sort()).toEqual([200, 400, 400, 400, 400, 400]);
-      expect(answers.filter((a) => a.status === 400).every((a) => a.body.detail.code === "CONFLICT")).toBe(true);
-    } finally {
-      wallet.createInvoice = original;
-    }
+    // A slow wallet: the other requests arrive while it answers.
+    const slow = (real: WalletMethods) => ({ createInvoice: async (req: InvoiceRequest) => (asked++, await Bun.sleep(20), real.createInvoice(req)) });
+    const answers = await withWallet(h, slow, () => Promise.all(Array.from({ length: 6 }, () => act(h, o.seller, o.order.id, "accept"))));
+    expect(answers.map((a) => a.status).sort()).toEqual([200, 400, 400, 400, 400, 400]);
+    expect(answers.filter((a) => a.status === 400).every((a) => a.body.detail.code === "CONFLICT")).toBe(true);
     expect(asked).toBe(1);
     expect(invoicesOf(o.order.id)).toBe(1);
     expect(orderEvents(h, "order_accepted", o.order.id)).toHaveLength(1);
@@ -248,19 +240,9 @@ describe("accept", () => {
 
   test("a wallet failure is 502 UPSTREAM_FAILURE: the order stays requested, nothing recorded, nobody told; a retry succeeds", async () => {
     const o = await requested(h);
-    const wallet = h.ctx.wallet;
-    const original = wallet.createInvoice;
-    const { WalletError } = await import("../../adapters/lightning");
-    wallet.createInvoice = async () => {
-      throw new WalletError("connection refused");
-    };
-    try {
-      const r = await act(h, o.seller, o.order.id, "accept");
-      expect(r.status).toBe(502);
-      expect(r.body.detail.code).toBe("UPSTREAM_FAILURE");
-    } finally {
-      wallet.createInvoice = original;
-    }
+    const r = await withWallet(h, () => ({ createInvoice: () => Promise.reject(new WalletError("connection refused")) }), () => act(h, o.seller, o.order.id, "accept"));
+    expect(r.status).toBe(502);
+    expect(r.body.detail.code).toBe("UPSTREAM_FAILURE");
     expect(orderRow(h, o.order.id)).toMatchObject({ status: "requested", invoice_id: null, accepted_at: null });
     expect(invoicesOf(o.order.id)).toBe(0);
     expect(orderEvents(h, "order_accepted", o.order.id)).toHaveLength(0);
@@ -317,19 +299,10 @@ describe("decline and cancel", () => {
 
   test("a cancel arriving while the accept waits on the wallet is answered after it: the order is accepted and the cancel 400 CONFLICT", async () => {
     const o = await requested(h);
-    const wallet = h.ctx.wallet;
-    const original = wallet.createInvoice;
-    wallet.createInvoice = async (req) => {
-      await Bun.sleep(20);
-      return original.call(wallet, req);
-    };
-    try {
-      const [accept, cancel] = await Promise.all([act(h, o.seller, o.order.id, "accept"), (async () => (await Bun.sleep(5), act(h, o.buyer, o.order.id, "cancel")))()]);
-      expect(accept.status).toBe(200);
-      expect(cancel.status).toBe(400);
-    } finally {
-      wallet.createInvoice = original;
-    }
+    const slow = (real: WalletMethods) => ({ createInvoice: async (req: InvoiceRequest) => (await Bun.sleep(20), real.createInvoice(req)) });
+    const [accept, cancel] = await withWallet(h, slow, () => Promise.all([act(h, o.seller, o.order.id, "accept"), Bun.sleep(5).then(() => act(h, o.buyer, o.order.id, "cancel"))]));
+    expect(accept.status).toBe(200);
+    expect(cancel.status).toBe(400);
     expect(orderRow(h, o.order.id).status).toBe("accepted");
   });
 });
@@ -365,16 +338,10 @@ describe("payment", () => {
 
   test("check in other states answers the order unchanged without the wallet; strangers 404, anonymous 401", async () => {
     const o = await requested(h);
-    const wallet = h.ctx.wallet;
-    const original = wallet.lookupInvoice;
     let asked = 0;
-    wallet.lookupInvoice = async (hash) => (asked++, original.call(wallet, hash));
-    try {
-      expect((await must(h, o.buyer, o.order.id, "payment/check")).status).toBe("requested");
-      expect(asked).toBe(0);
-    } finally {
-      wallet.lookupInvoice = original;
-    }
+    const counted = (real: WalletMethods) => ({ lookupInvoice: (hash: string) => (asked++, real.lookupInvoice(hash)) });
+    expect((await withWallet(h, counted, () => must(h, o.buyer, o.order.id, "payment/check"))).status).toBe("requested");
+    expect(asked).toBe(0);
     expect((await act(h, await h.user(), o.order.id, "payment/check")).status).toBe(404);
     expect((await act(h, null, o.order.id, "payment/check")).status).toBe(401);
   });
@@ -382,19 +349,9 @@ describe("payment", () => {
   test("a wallet failure on check is 502 UPSTREAM_FAILURE and the order stays accepted", async () => {
     const o = await requested(h);
     await must(h, o.seller, o.order.id, "accept");
-    const wallet = h.ctx.wallet;
-    const original = wallet.lookupInvoice;
-    const { WalletError } = await import("../../adapters/lightning");
-    wallet.lookupInvoice = async () => {
-      throw new WalletError("timed out");
-    };
-    try {
-      const r = await act(h, o.buyer, o.order.id, "payment/check");
-      expect(r.status).toBe(502);
-      expect(r.body.detail.code).toBe("UPSTREAM_FAILURE");
-    } finally {
-      wallet.lookupInvoice = original;
-    }
+    const r = await withWallet(h, () => ({ lookupInvoice: () => Promise.reject(new WalletError("timed out")) }), () => act(h, o.buyer, o.order.id, "payment/check"));
+    expect(r.status).toBe(502);
+    expect(r.body.detail.code).toBe("UPSTREAM_FAILURE");
     expect(orderRow(h, o.order.id).status).toBe("accepted");
   });
 
@@ -448,17 +405,10 @@ describe("delivery and payout", () => {
     expect(webhooksOf(h, "order_delivered", o.order.id)).toEqual([{ name: "order_delivered", data: { order_id: o.order.id, post_id: o.post.id, post_title: o.post.title, seller: o.seller.username }, to: [o.buyer.id] }]);
     expect((await notificationsOf(h, o.buyer, "order_delivered"))[0].message).toBe(`@${o.seller.username} delivered your order "${o.post.title}"`);
     const seen: string[] = [];
-    const wallet = h.ctx.wallet;
-    const original = wallet.payLightningAddress;
-    wallet.payLightningAddress = async (address, amount, comment, record) => {
-      seen.push(orderRow(h, o.order.id).status);
-      return original.call(wallet, address, amount, comment, record);
-    };
-    try {
-      expect(await h.ctx.jobs.runDue()).toBeGreaterThanOrEqual(1);
-    } finally {
-      wallet.payLightningAddress = original;
-    }
+    const watched = (real: WalletMethods): Partial<WalletMethods> => ({
+      payLightningAddress: (...args) => (seen.push(orderRow(h, o.order.id).status), real.payLightningAddress(...args)),
+    });
+    expect(await withWallet(h, watched, () => h.ctx.jobs.runDue())).toBeGreaterThanOrEqual(1);
     expect(seen).toEqual(["payout_pending"]);
     const done = await h.req("GET", `/api/v1/offers/orders/${o.order.id}`, { token: o.buyer.token });
     expect(done.body.status).toBe("payout_completed");
@@ -487,14 +437,7 @@ describe("delivery and payout", () => {
   test("a failing payout shows payout_failed, is retried after the backoff and completes", async () => {
     const o = await paid({ rate: 1000 });
     await must(h, o.seller, o.order.id, "mark-delivered");
-    const wallet = h.ctx.wallet;
-    const original = wallet.payLightningAddress;
-    wallet.payLightningAddress = async () => ({ state: "failed", reason: "no route" });
-    try {
-      await h.ctx.jobs.runDue();
-    } finally {
-      wallet.payLightningAddress = original;
-    }
+    await withWallet(h, () => ({ payLightningAddress: async () => ({ state: "failed", reason: "no route" }) }), () => h.ctx.jobs.runDue());
     expect(orderRow(h, o.order.id).status).toBe("payout_failed");
     await payments.runPayouts(h.ctx);
     expect(orderRow(h, o.order.id).status).toBe("payout_failed");

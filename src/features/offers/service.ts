@@ -158,6 +158,16 @@ function move(ctx: Ctx, tx: Tx, id: string, from: OrderStatus[], to: OrderStatus
   );
 }
 
+/** The seller's decline or delivery, told to the buyer (the reference's payload). */
+function tellBuyer(ctx: Ctx, tx: Tx, type: "order_declined" | "order_delivered", row: OrderRow, seller: Caller): void {
+  ctx.events.emit(tx, {
+    type,
+    actorId: seller.id,
+    subject: { type: "order", id: row.id },
+    payload: { recipient_ids: [row.buyerId], order_id: row.id, post_id: row.postId, post_title: titleOf({ db: tx }, row.postId), seller: seller.username },
+  });
+}
+
 const notRequested = (o: OrderRow, verb: string) => conflict400(`This order is ${o.status}; only a requested order can be ${verb}`);
 
 /**
@@ -196,12 +206,7 @@ export function declineOrder(ctx: Ctx, caller: Caller, id: string): Promise<Orde
     return inTransaction(ctx.db, (tx) => {
       const row = move(ctx, tx, id, ["requested"], "declined", { declinedAt: ctx.clock.now() });
       if (!row) throw notRequested(findOrder({ db: tx }, id)!, "declined");
-      ctx.events.emit(tx, {
-        type: "order_declined",
-        actorId: caller.id,
-        subject: { type: "order", id },
-        payload: { recipient_ids: [row.buyerId], order_id: id, post_id: row.postId, post_title: titleOf({ db: tx }, row.postId), seller: caller.username },
-      });
+      tellBuyer(ctx, tx, "order_declined", row, caller);
       return row;
     });
   });
@@ -242,12 +247,7 @@ export function markDelivered(ctx: Ctx, caller: Caller, id: string): OrderRow {
     if (!row) throw conflict400(`This order is ${findOrder({ db: tx }, id)!.status}; only a paid order can be marked delivered`);
     payments.queuePayout(ctx, tx, { purpose: ORDER_PURPOSE, subjectId: id, recipientId: row.sellerId, grossSats: row.agreedAmountSats });
     ctx.jobs.schedule(PAYOUT_JOB, now, { order_id: id }, tx);
-    ctx.events.emit(tx, {
-      type: "order_delivered",
-      actorId: caller.id,
-      subject: { type: "order", id },
-      payload: { recipient_ids: [row.buyerId], order_id: id, post_id: row.postId, post_title: titleOf({ db: tx }, row.postId), seller: caller.username },
-    });
+    tellBuyer(ctx, tx, "order_delivered", row, caller);
     return row;
   });
 }
