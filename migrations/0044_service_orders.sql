@@ -20,6 +20,6 @@ CREATE TABLE `service_orders` (
 	`updated_at` integer NOT NULL
 );
 --> statement-breakpoint
-CREATE INDEX `service_orders_post_idx` ON `service_orders` (`post_id`,`created_at`);--> statement-breakpoint
-CREATE INDEX `service_orders_buyer_idx` ON `service_orders` (`buyer_id`,`created_at`);--> statement-breakpoint
-CREATE INDEX `service_orders_seller_idx` ON `service_orders` (`seller_id`,`created_at`);
+CREATE INDEX `service_orders_post_idx` ON `service_orders` (`post_id`,`created_at`,`id`);--> statement-breakpoint
+CREATE INDEX `service_orders_buyer_idx` ON `service_orders` (`buyer_id`,`created_at`,`id`);--> statement-breakpoint
+CREATE INDEX `service_orders_seller_idx` ON `service_orders` (`seller_id`,`created_at`,`id`);

@@ -92,5 +92,5 @@ export const migrations: EmbeddedMigration[] = [
   { tag: "0041_wiki", when: 1796090000000, breakpoints: true, sql: m41 },
   { tag: "0042_wiki_fts", when: 1796100000000, breakpoints: true, sql: m42 },
   { tag: "0043_notarisation", when: 1796110000000, breakpoints: true, sql: m43 },
-  { tag: "0044_service_orders", when: 1795668227393, breakpoints: true, sql: m44 },
+  { tag: "0044_service_orders", when: 1796120000000, breakpoints: true, sql: m44 },
 ];

@@ -48,8 +48,8 @@ export const serviceOrders = sqliteTable(
     updatedAt: integer("updated_at").notNull(),
   },
   (t) => [
-    index("service_orders_post_idx").on(t.postId, t.createdAt),
-    index("service_orders_buyer_idx").on(t.buyerId, t.createdAt),
-    index("service_orders_seller_idx").on(t.sellerId, t.createdAt),
+    index("service_orders_post_idx").on(t.postId, t.createdAt, t.id),
+    index("service_orders_buyer_idx").on(t.buyerId, t.createdAt, t.id),
+    index("service_orders_seller_idx").on(t.sellerId, t.createdAt, t.id),
   ],
 );
