@@ -455,6 +455,18 @@ describe("delivery and payout", () => {
   });
 });
 
+describe("indexes", () => {
+  test("every order list reads through an index, in order", () => {
+    const plan = (sql: string) => (h.ctx.db.$client.query(`explain query plan ${sql}`).all() as { detail: string }[]).map((r) => r.detail).join(" | ");
+    const order = "order by created_at desc, id desc limit 50";
+    expect(plan(`select * from service_orders where post_id = 'p' ${order}`)).toBe("SEARCH service_orders USING INDEX service_orders_post_idx (post_id=?)");
+    expect(plan(`select * from service_orders where buyer_id = 'u' ${order}`)).toBe("SEARCH service_orders USING INDEX service_orders_buyer_idx (buyer_id=?)");
+    expect(plan(`select * from service_orders where seller_id = 'u' ${order}`)).toBe("SEARCH service_orders USING INDEX service_orders_seller_idx (seller_id=?)");
+    // role=all: both indexes, merged (a party's orders, then sorted).
+    expect(plan(`select * from service_orders where buyer_id = 'u' or seller_id = 'u' ${order}`)).toContain("MULTI-INDEX OR");
+  });
+});
+
 describe("orderParties (for reviews)", () => {
   test("answers an order's parties and status, null for none", async () => {
     const o = await requested(h, { rate: 777 });
