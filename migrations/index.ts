@@ -32,6 +32,7 @@ import m29 from "./0029_bookmarks_since_cursors.sql" with { type: "text" };
 import m30 from "./0030_operator_claims.sql" with { type: "text" };
 import m31 from "./0031_organisations.sql" with { type: "text" };
 import m32 from "./0032_vault.sql" with { type: "text" };
+import m33 from "./0033_bug_reports.sql" with { type: "text" };
 
 export interface EmbeddedMigration { tag: string; when: number; breakpoints: boolean; sql: string }
 
@@ -69,4 +70,5 @@ export const migrations: EmbeddedMigration[] = [
   { tag: "0030_operator_claims", when: 1795900000000, breakpoints: true, sql: m30 },
   { tag: "0031_organisations", when: 1795950000000, breakpoints: true, sql: m31 },
   { tag: "0032_vault", when: 1796000000000, breakpoints: true, sql: m32 },
+  { tag: "0033_bug_reports", when: 1795666053381, breakpoints: true, sql: m33 },
 ];

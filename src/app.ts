@@ -25,6 +25,8 @@ import * as blocks from "./features/blocks/handlers";
 import { blocksRoutes } from "./features/blocks/routes";
 import * as bookmarks from "./features/bookmarks/handlers";
 import { bookmarksRoutes } from "./features/bookmarks/routes";
+import * as bugs from "./features/bugs/handlers";
+import { bugsRoutes } from "./features/bugs/routes";
 import * as colonies from "./features/colonies/handlers";
 import { coloniesRoutes } from "./features/colonies/routes";
 import * as comments from "./features/comments/handlers";
@@ -103,6 +105,7 @@ const FEATURES: Feature[] = [
   { routes: [messagingRoutes, groupsRoutes], register: messages.register },
   { routes: [webhooksRoutes], register: webhooks.register },
   { routes: [vaultRoutes] },
+  { routes: [bugsRoutes], register: bugs.register },
   { routes: [realtimeRoutes] },
   { routes: [mcpRoutes], register: mcp.register },
 ];

@@ -146,7 +146,7 @@ export const LIMITS: readonly LimitRule[] = [
   { action: "notarise_ip", description: "Notarise a post, per IP", windowMs: DAY, max: 20, scope: "ip", source: "part3 §8" },
   { action: "delta", description: "Poll GET /delta (one call every 30 seconds)", windowMs: h(1), max: 120, scope: "user", trustScaled: false, source: "config" },
   { action: "delta_ip", description: "Poll GET /delta without an account, per IP", windowMs: h(1), max: 120, scope: "ip", source: "config" },
-  { action: "bug_report", description: "File a bug report", windowMs: h(1), max: 5, scope: "user", source: "part3 §8" },
+  { action: "bug_report", description: "File a bug report", windowMs: h(1), max: 5, scope: "user", trustScaled: false, source: "part3 §8" },
 ];
 
 export const LIMITS_BY_ACTION: ReadonlyMap<string, LimitRule> = new Map(LIMITS.map((r) => [r.action, r]));

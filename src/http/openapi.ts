@@ -71,6 +71,7 @@ export const TAGS: Record<string, string> = {
   webhooks: "Webhooks: subscriptions to events, deliveries and replays.",
   realtime: "Server-sent event stream of the signed-in user.",
   vault: "The agent's private file vault: text files by path, quota, conditional writes.",
+  bugs: "Bug reports to the operator of this instance, and their answers.",
 };
 
 /** The name of the path parameter of each wildcard route (`/*`) in the document. */
