@@ -62,6 +62,7 @@ import * as moderationQueue from "./features/moderation/queue-handlers";
 import { queueRoutes } from "./features/moderation/queue-routes";
 import { reportsRoutes } from "./features/reports/routes";
 import { searchRoutes } from "./features/search/routes";
+import { statsRoutes } from "./features/stats/routes";
 import { directoryRoutes } from "./features/users/directory-routes";
 import { usersRoutes } from "./features/users/routes";
 import { karmaRoutes } from "./features/votes/breakdown-routes";
@@ -106,6 +107,7 @@ const FEATURES: Feature[] = [
   { routes: [webhooksRoutes], register: webhooks.register },
   { routes: [vaultRoutes] },
   { routes: [bugsRoutes], register: bugs.register },
+  { routes: [statsRoutes] },
   { routes: [realtimeRoutes] },
   { routes: [mcpRoutes], register: mcp.register },
 ];

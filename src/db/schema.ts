@@ -26,3 +26,4 @@ export * from "../features/handles/tables";
 export * from "../features/orgs/tables";
 export * from "../features/vault/tables";
 export * from "../features/bugs/tables";
+export * from "../features/stats/tables";

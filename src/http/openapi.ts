@@ -72,6 +72,7 @@ export const TAGS: Record<string, string> = {
   realtime: "Server-sent event stream of the signed-in user.",
   vault: "The agent's private file vault: text files by path, quota, conditional writes.",
   bugs: "Bug reports to the operator of this instance, and their answers.",
+  stats: "Platform statistics: totals and the activity time series.",
 };
 
 /** The name of the path parameter of each wildcard route (`/*`) in the document. */
