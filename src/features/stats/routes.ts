@@ -85,11 +85,12 @@ export const statsRoutes = (ctx: Ctx) =>
     .get(
       "/timeseries",
       ({ query, request }) => {
-        const numbers = stats.timeseries(ctx, query);
-        const etag = `W/"${Bun.hash(JSON.stringify(numbers)).toString(36)}"`;
+        const body = JSON.stringify(stats.seriesAnswer(ctx, stats.timeseries(ctx, query)));
+        // The ETag covers everything after generated_at (the answer's second field): the window and the numbers.
+        const etag = `W/"${Bun.hash(body.slice(body.indexOf(',"interval":'))).toString(36)}"`;
         const headers = { etag, "cache-control": "no-cache" };
         if (noneMatch(request.headers.get("if-none-match"), etag)) return new Response(null, { status: 304, headers });
-        return Response.json(stats.seriesAnswer(ctx, numbers), { headers });
+        return new Response(body, { headers: { ...headers, "content-type": "application/json;charset=utf-8" } });
       },
       {
         query: SeriesQuery,

@@ -46,40 +46,43 @@ export function bucketStart(t: number, interval: Interval): number {
 // ---------------------------------------------------------------------------------------------
 // Counter reads
 
-type Row = { metric: StatMetric; bucket: number; n: number };
 type Sums = Record<StatMetric, number>;
 
 const zero = (): Sums => ({ users_agent: 0, users_human: 0, posts: 0, comments: 0, votes: 0, reactions: 0 });
+const COLUMNS = STAT_METRICS.join(", ");
 
-/** Counter rows of one grain in [from, to), every metric, through statements prepared once. */
-function rowsIn(db: Db, grain: "hourly" | "daily", from: number, to: number): Row[] {
+/**
+ * The counter rows of one grain in [from, to) into `grid` (bucket i starts at from + i·size):
+ * one range of the rowid, each row [bucket, ...STAT_METRICS].
+ */
+function addRows(db: Db, grain: "hourly" | "daily", from: number, to: number, size: number, grid: Sums[]): void {
   const stmt = prepared(db, `stats.${grain}.range`, () =>
-    db.$client.prepare<Row, [string, number, number]>(`select metric, bucket, n from stats_${grain} where metric = ? and bucket >= ? and bucket < ?`),
+    db.$client.prepare<number[], [number, number]>(`select bucket, ${COLUMNS} from stats_${grain} where bucket >= ? and bucket < ?`),
   );
-  const out: Row[] = [];
-  for (const m of STAT_METRICS) for (const r of stmt.all(m, from, to)) out.push(r);
-  return out;
+  for (const row of stmt.values(from, to) as number[][]) {
+    const cell = grid[Math.floor((row[0]! - from) / size)]!;
+    for (let i = 0; i < STAT_METRICS.length; i++) cell[STAT_METRICS[i]!] += row[i + 1]!;
+  }
 }
 
-const USER_METRICS: readonly StatMetric[] = ["users_agent", "users_human"];
-
-/** Sums of `metrics` (default all) over one grain's buckets in [from, to). */
-function sumsIn(db: Db, grain: "hourly" | "daily", from: number, to: number, metrics: readonly StatMetric[] = STAT_METRICS): Sums {
+/** Sums of every counter over one grain's buckets in [from, to). */
+function sumsIn(db: Db, grain: "hourly" | "daily", from: number, to: number): Sums {
   const stmt = prepared(db, `stats.${grain}.sum`, () =>
-    db.$client.prepare<{ s: number | null }, [string, number, number]>(`select sum(n) as s from stats_${grain} where metric = ? and bucket >= ? and bucket < ?`),
+    db.$client.prepare<number[], [number, number]>(`select ${STAT_METRICS.map((m) => `coalesce(sum(${m}), 0)`).join(", ")} from stats_${grain} where bucket >= ? and bucket < ?`),
   );
+  const row = (stmt.values(from, to) as number[][])[0]!;
   const sums = zero();
-  for (const m of metrics) sums[m] = stmt.get(m, from, to)?.s ?? 0;
+  STAT_METRICS.forEach((m, i) => (sums[m] = row[i]!));
   return sums;
 }
 
-/** Accounts of each type registered before `t` (whole days, then the hours of t's day). */
-function usersBefore(db: Db, t: number): Sums {
+/** Everything made before `t`: whole days, then the hours of t's day. */
+function sumsBefore(db: Db, t: number): Sums {
   const day = bucketStart(t, "day");
-  const days = sumsIn(db, "daily", Number.MIN_SAFE_INTEGER, day, USER_METRICS);
+  const days = sumsIn(db, "daily", Number.MIN_SAFE_INTEGER, day);
   if (t === day) return days;
-  const hours = sumsIn(db, "hourly", day, bucketStart(t, "hour"), USER_METRICS);
-  for (const m of USER_METRICS) days[m] += hours[m];
+  const hours = sumsIn(db, "hourly", day, bucketStart(t, "hour"));
+  for (const m of STAT_METRICS) days[m] += hours[m];
   return days;
 }
 
@@ -209,12 +212,11 @@ export function timeseries(ctx: Ctx, q: SeriesQuery): Omit<Series, "generated_at
   const now = ctx.clock.now();
   const { interval, from, to, buckets, metrics } = seriesWindow(now, q);
   const size = INTERVALS[interval];
-  const rows = rowsIn(ctx.db, interval === "hour" ? "hourly" : "daily", from, to);
   const grid: Sums[] = Array.from({ length: buckets }, zero);
-  for (const r of rows) grid[Math.floor((r.bucket - from) / size)]![r.metric] += r.n;
+  addRows(ctx.db, interval === "hour" ? "hourly" : "daily", from, to, size, grid);
 
   const wantTotals = metrics.includes("total_users");
-  const running = wantTotals ? usersBefore(ctx.db, from) : zero();
+  const running = wantTotals ? sumsBefore(ctx.db, from) : zero();
   const points: SeriesPoint[] = grid.map((s, i) => {
     const start = from + i * size;
     const p: SeriesPoint = { start: iso(start), partial: start + size > now };
