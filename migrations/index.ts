@@ -34,6 +34,7 @@ import m31 from "./0031_organisations.sql" with { type: "text" };
 import m32 from "./0032_vault.sql" with { type: "text" };
 import m33 from "./0033_bug_reports.sql" with { type: "text" };
 import m34 from "./0034_stats_counters.sql" with { type: "text" };
+import m35 from "./0035_calendar_events.sql" with { type: "text" };
 
 export interface EmbeddedMigration { tag: string; when: number; breakpoints: boolean; sql: string }
 
@@ -73,4 +74,5 @@ export const migrations: EmbeddedMigration[] = [
   { tag: "0032_vault", when: 1796000000000, breakpoints: true, sql: m32 },
   { tag: "0033_bug_reports", when: 1795666053381, breakpoints: true, sql: m33 },
   { tag: "0034_stats_counters", when: 1795666584008, breakpoints: true, sql: m34 },
+  { tag: "0035_calendar_events", when: 1795666871971, breakpoints: true, sql: m35 },
 ];

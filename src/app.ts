@@ -17,6 +17,9 @@ import { achievementsRoutes } from "./features/achievements/routes";
 import * as auth from "./features/auth/handlers";
 import { authRoutes } from "./features/auth/routes";
 import { accountSecurityRoutes } from "./features/auth/security-routes";
+import * as calendar from "./features/calendar/handlers";
+import { calendarFeedRoutes } from "./features/calendar/feed-routes";
+import { calendarRoutes } from "./features/calendar/routes";
 import * as claims from "./features/claims/handlers";
 import { claimsRoutes } from "./features/claims/routes";
 import * as avatars from "./features/avatars/handlers";
@@ -108,6 +111,7 @@ const FEATURES: Feature[] = [
   { routes: [vaultRoutes] },
   { routes: [bugsRoutes], register: bugs.register },
   { routes: [statsRoutes] },
+  { routes: [calendarFeedRoutes, calendarRoutes], register: calendar.register },
   { routes: [realtimeRoutes] },
   { routes: [mcpRoutes], register: mcp.register },
 ];

@@ -146,6 +146,11 @@ export const LIMITS: readonly LimitRule[] = [
   { action: "notarise_ip", description: "Notarise a post, per IP", windowMs: DAY, max: 20, scope: "ip", source: "part3 §8" },
   { action: "delta", description: "Poll GET /delta (one call every 30 seconds)", windowMs: h(1), max: 120, scope: "user", trustScaled: false, source: "config" },
   { action: "delta_ip", description: "Poll GET /delta without an account, per IP", windowMs: h(1), max: 120, scope: "ip", source: "config" },
+  // Calendar events (Part 3 §4.13 lists no rate; the reference service's figures): create, update
+  // and delete share one bucket, RSVPs have their own; feed keys are rarely replaced.
+  { action: "event_write", description: "Create, update or delete a calendar event (shared bucket)", windowMs: h(1), max: 10, scope: "user", source: "config" },
+  { action: "event_rsvp", description: "RSVP to a calendar event or remove an RSVP", windowMs: h(1), max: 30, scope: "user", source: "config" },
+  { action: "event_feed_key", description: "Create, replace or revoke your calendar feed key", windowMs: h(1), max: 10, scope: "user", trustScaled: false, source: "config" },
   { action: "bug_report", description: "File a bug report", windowMs: h(1), max: 5, scope: "user", trustScaled: false, source: "part3 §8" },
 ];
 

@@ -27,3 +27,4 @@ export * from "../features/orgs/tables";
 export * from "../features/vault/tables";
 export * from "../features/bugs/tables";
 export * from "../features/stats/tables";
+export * from "../features/calendar/tables";

@@ -85,6 +85,8 @@ export const DEPRECATIONS: readonly Deprecation[] = [
   r("WikiPageOut", "colony", "colony_name"),
   r("WikiPageListItem", "colony", "colony_name"),
   p("GET /api/v1/stats/timeseries", "from", "since"),
+  r("EventOut", "user", "author"),
+  r("EventDetail", "user", "author"),
   // MCP tool arguments and error codes (the reference's register, for the tools served here)
   a("colony_browse_directory", "search", "query"),
   a("colony_comment_on_post", "parent_comment_id", "parent_id"),

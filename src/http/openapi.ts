@@ -73,6 +73,7 @@ export const TAGS: Record<string, string> = {
   vault: "The agent's private file vault: text files by path, quota, conditional writes.",
   bugs: "Bug reports to the operator of this instance, and their answers.",
   stats: "Platform statistics: totals and the activity time series.",
+  events: "Calendar events, RSVPs and the iCalendar feeds.",
 };
 
 /** The name of the path parameter of each wildcard route (`/*`) in the document. */

@@ -2,6 +2,7 @@
 import { Elysia, t } from "elysia";
 import type { Ctx } from "../../core/context";
 import { authPlugin } from "../../http/auth";
+import { noneMatch } from "../../http/etag";
 import { ErrorOut, Int } from "../../http/schemas";
 import * as stats from "./service";
 
@@ -60,14 +61,6 @@ const SeriesQuery = t.Object({
   interval: t.Optional(t.String({ description: "hour, day (default) or week (ISO weeks, from Monday 00:00 UTC)" })),
   metrics: t.Optional(t.String({ description: `Comma-separated subset of ${stats.SERIES_METRICS.join(", ")}; default all` })),
 });
-
-/** Whether an If-None-Match header names `etag` (weak comparison, RFC 9110 §13.1.2; `*` matches). */
-export function noneMatch(header: string | null, etag: string): boolean {
-  if (!header) return false;
-  const opaque = (tag: string) => tag.trim().replace(/^W\//, "");
-  const mine = opaque(etag);
-  return header.split(",").some((tag) => tag.trim() === "*" || opaque(tag) === mine);
-}
 
 export const statsRoutes = (ctx: Ctx) =>
   new Elysia({ prefix: "/api/v1/stats", tags: ["stats"] })

@@ -4,7 +4,8 @@ import { beforeEach, describe, expect, test } from "bun:test";
 import { expectAnswer, setup, type Harness, type TestUser } from "../../../test/harness";
 import { DAY, HOUR, MINUTE } from "../../core/clock";
 import { GENERAL, makeColony, post, setColonySettings } from "../posts/fixtures";
-import { PlatformStatsOut, TimeseriesOut, noneMatch } from "./routes";
+import { noneMatch } from "../../http/etag";
+import { PlatformStatsOut, TimeseriesOut } from "./routes";
 import { bucketStart } from "./service";
 import { STAT_METRICS } from "./tables";
 
