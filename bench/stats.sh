@@ -31,21 +31,7 @@ with_data_dir stats
 mkdir -p "$OUT_DIR"
 echo "results and logs: $OUT_DIR" >&2
 
-SEED_NOTE=""
-if [[ -n "$FORUM_DATA" ]]; then
-  if [[ ! -f "$FORUM_DATA/colony.db" ]]; then
-    echo "FORUM_DATA=$FORUM_DATA holds no colony.db (seed one with: bun bench/seed-forum.ts <dir>)" >&2
-    exit 1
-  fi
-  echo "copying $FORUM_DATA" >&2
-  cp -a "$FORUM_DATA/." "$DATA_DIR/"
-  SEED_NOTE="reused $FORUM_DATA"
-else
-  echo "seeding $DATA_DIR (bench/seed-forum.ts $SEED_ARGS)" >&2
-  # shellcheck disable=SC2086
-  (cd "$ROOT" && timeout 600 bun "$BENCH_DIR/seed-forum.ts" "$DATA_DIR" $SEED_ARGS) | tee "$OUT_DIR/seed.log" >&2
-  SEED_NOTE="seeded in this run"
-fi
+prepare_forum_data
 
 # The server migrates the copy at start (a seed older than the counters gets them backfilled).
 start_colony 900
