@@ -207,7 +207,7 @@ export function seriesWindow(now: number, q: SeriesQuery): { interval: Interval;
   return { interval, from, to: last + size, buckets, metrics };
 }
 
-/** The series as numbers (no generated_at): what the ETag covers. */
+/** The window and the numbers of the series (the route hashes their text for the ETag). */
 export function timeseries(ctx: Ctx, q: SeriesQuery): Omit<Series, "generated_at" | "schema_version" | "timezone" | "definitions"> {
   const now = ctx.clock.now();
   const { interval, from, to, buckets, metrics } = seriesWindow(now, q);
