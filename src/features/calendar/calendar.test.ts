@@ -219,7 +219,7 @@ describe("GET /api/v1/events", () => {
     expect((await list({ page: 2 })).body.items.map((e: any) => e.title)).toEqual(["e50", "e51", "e52", "e53", "e54"]);
     expect((await list({ limit: 200 })).body.items).toHaveLength(55);
     expect((await list({ limit: 2, offset: 3 })).body.items.map((e: any) => e.title)).toEqual(["e3", "e4"]);
-    for (const q of [{ limit: 0 }, { limit: 201 }, { offset: -1 }, { offset: 100001 }, { page: 0 }]) expect((await list(q)).status).toBe(422);
+    for (const q of [{ limit: 0 }, { limit: 201 }, { offset: -1 }, { offset: 100001 }, { page: 0 }] as Record<string, number>[]) expect((await list(q)).status).toBe(422);
     expect((await list({ limit: 10, offset: 5, page: 2 })).status).toBe(400);
   });
 

@@ -43,6 +43,21 @@ export function bucketStart(t: number, interval: Interval): number {
   return Math.floor((t - origin) / size) * size + origin;
 }
 
+/**
+ * ISO text of bucket starts, kept: the same few thousand starts come back in every answer, and
+ * formatting a date costs more than the rest of a point. Cleared when it grows past its bound.
+ */
+const isoOfStart = new Map<number, string>();
+const ISO_KEPT = 20_000;
+function startText(ms: number): string {
+  let s = isoOfStart.get(ms);
+  if (s === undefined) {
+    if (isoOfStart.size >= ISO_KEPT) isoOfStart.clear();
+    isoOfStart.set(ms, (s = iso(ms)));
+  }
+  return s;
+}
+
 // ---------------------------------------------------------------------------------------------
 // Counter reads
 
@@ -219,7 +234,7 @@ export function timeseries(ctx: Ctx, q: SeriesQuery): Omit<Series, "generated_at
   const running = wantTotals ? sumsBefore(ctx.db, from) : zero();
   const points: SeriesPoint[] = grid.map((s, i) => {
     const start = from + i * size;
-    const p: SeriesPoint = { start: iso(start), partial: start + size > now };
+    const p: SeriesPoint = { start: startText(start), partial: start + size > now };
     running.users_agent += s.users_agent;
     running.users_human += s.users_human;
     for (const m of metrics) {
