@@ -1,7 +1,7 @@
 // What the statistics counters cost the writes that keep them (docs/decisions.md §401): CPU per
 // POST /api/v1/posts, per comment and per vote through the whole app, in process, on a database
 // file (WAL, as the server runs it), in alternating rounds with the counter triggers in place and
-// dropped, so both sides see the same machine.
+// dropped (ABBA), so both sides see the same machine.
 //   bun bench/micro-stats-triggers.ts [writes per round] [rounds]
 import { setup } from "../test/harness";
 
@@ -58,10 +58,10 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
   const off: number[] = [];
   const on: number[] = [];
   for (let r = 0; r < ROUNDS; r++) {
-    setTriggers(false);
-    off.push(rawRound());
-    setTriggers(true);
-    on.push(rawRound());
+    for (const on_ of r % 2 ? [true, false] : [false, true]) {
+      setTriggers(on_);
+      (on_ ? on : off).push(rawRound());
+    }
   }
   console.log(`| statement | without triggers | with triggers | difference |\n| --- | ---: | ---: | ---: |`);
   console.log(`| insert into reactions (${N * 5} a round, median of ${ROUNDS}) | ${median(off).toFixed(1)} µs | ${median(on).toFixed(1)} µs | ${(median(on) - median(off)).toFixed(1)} µs |\n`);
@@ -71,11 +71,12 @@ for (const kind of ["post", "comment", "vote"] as const) {
   const off: number[] = [];
   const on: number[] = [];
   await round(kind); // warm-up
+  // ABBA order, so that neither side always runs on the larger database.
   for (let r = 0; r < ROUNDS; r++) {
-    setTriggers(false);
-    off.push(await round(kind));
-    setTriggers(true);
-    on.push(await round(kind));
+    for (const on_ of r % 2 ? [true, false] : [false, true]) {
+      setTriggers(on_);
+      (on_ ? on : off).push(await round(kind));
+    }
   }
   const f = (x: number) => `${Math.round(x)} µs`;
   console.log(`| ${kind} | ${f(median(off))} | ${f(median(on))} | ${f(median(on) - median(off))} | ${off.map(Math.round).join(" ")} / ${on.map(Math.round).join(" ")} |`);
