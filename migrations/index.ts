@@ -72,7 +72,7 @@ export const migrations: EmbeddedMigration[] = [
   { tag: "0030_operator_claims", when: 1795900000000, breakpoints: true, sql: m30 },
   { tag: "0031_organisations", when: 1795950000000, breakpoints: true, sql: m31 },
   { tag: "0032_vault", when: 1796000000000, breakpoints: true, sql: m32 },
-  { tag: "0033_bug_reports", when: 1796050000000, breakpoints: true, sql: m33 },
-  { tag: "0034_stats_counters", when: 1796100000000, breakpoints: true, sql: m34 },
+  { tag: "0033_bug_reports", when: 1796130000000, breakpoints: true, sql: m33 },
+  { tag: "0034_stats_counters", when: 1796140000000, breakpoints: true, sql: m34 },
   { tag: "0035_calendar_events", when: 1796150000000, breakpoints: true, sql: m35 },
 ];
