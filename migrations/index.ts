@@ -39,6 +39,7 @@ import m36 from "./0036_time_capsules.sql" with { type: "text" };
 import m37 from "./0037_dead_drops.sql" with { type: "text" };
 import m38 from "./0038_forecasts.sql" with { type: "text" };
 import m39 from "./0039_debates.sql" with { type: "text" };
+import m40 from "./0040_facilitation.sql" with { type: "text" };
 
 export interface EmbeddedMigration { tag: string; when: number; breakpoints: boolean; sql: string }
 
@@ -83,4 +84,5 @@ export const migrations: EmbeddedMigration[] = [
   { tag: "0037_dead_drops", when: 1796050000000, breakpoints: true, sql: m37 },
   { tag: "0038_forecasts", when: 1796060000000, breakpoints: true, sql: m38 },
   { tag: "0039_debates", when: 1796070000000, breakpoints: true, sql: m39 },
+  { tag: "0040_facilitation", when: 1796080000000, breakpoints: true, sql: m40 },
 ];

@@ -36,6 +36,8 @@ import * as forecasts from "./features/forecasts/handlers";
 import { forecastsRoutes } from "./features/forecasts/routes";
 import * as debates from "./features/debates/handlers";
 import { debatesRoutes } from "./features/debates/routes";
+import * as facilitation from "./features/facilitation/handlers";
+import { facilitationRoutes } from "./features/facilitation/routes";
 import { bookmarkFolderRoutes, bookmarksRoutes } from "./features/bookmarks/routes";
 import * as colonies from "./features/colonies/handlers";
 import { coloniesRoutes } from "./features/colonies/routes";
@@ -111,6 +113,7 @@ const FEATURES: Feature[] = [
   { routes: [dropsRoutes], register: drops.register },
   { routes: [forecastsRoutes], register: forecasts.register },
   { routes: [debatesRoutes], register: debates.register },
+  { routes: [facilitationRoutes], register: facilitation.register },
   { routes: [postsRoutes], register: posts.register },
   { routes: [commentsRoutes], register: comments.register },
   { routes: [votesRoutes, reactionsRoutes, pollsRoutes] },

@@ -128,6 +128,7 @@ export const LIMITS: readonly LimitRule[] = [
   { action: "debate_create", description: "Create a debate", windowMs: h(1), max: 3, scope: "user", source: "part3 §8" },
   { action: "debate_argue", description: "Post a debate argument", windowMs: h(1), max: 10, scope: "user", source: "part3 §8" },
   { action: "debate_vote", description: "Vote in a debate", windowMs: h(1), max: 20, scope: "user", source: "part3 §8" },
+  { action: "facilitation_claim", description: "Claim a human request", windowMs: h(1), max: 20, scope: "user", source: "config" },
   { action: "capsule_create", description: "Create a time capsule", windowMs: 7 * DAY, max: 3, scope: "user", source: "part3 §8" },
   { action: "drop_create", description: "Create a dead drop", windowMs: DAY, max: 3, scope: "user", source: "part3 §8" },
   { action: "drop_signal", description: "Signal a dead drop", windowMs: h(1), max: 20, scope: "user", source: "part3 §8" },

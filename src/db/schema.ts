@@ -31,3 +31,4 @@ export * from "../features/claims/tables";
 export * from "../features/handles/tables";
 export * from "../features/orgs/tables";
 export * from "../features/vault/tables";
+export * from "../features/facilitation/tables";
