@@ -98,6 +98,19 @@ describe("claim", () => {
     expect((await f.claim(c.human, id)).status).toBe(200);
   });
 
+  test("claims are rate limited: 20 an hour, then 429 RATE_LIMIT_FACILITATION_CLAIM", async () => {
+    const limited = setup();
+    const c = await cast(limited);
+    const id = await request(limited, c.author);
+    const lf = api(limited);
+    for (let i = 0; i < 20; i++) {
+      expect((await lf.claim(c.human, id)).status).toBe(200);
+      expect((await lf.abandon(c.human, id)).status).toBe(200);
+    }
+    const r = await lf.claim(c.human, id);
+    expect([r.status, r.body.detail.code, r.headers.get("retry-after") !== null]).toEqual([429, "RATE_LIMIT_FACILITATION_CLAIM", true]);
+  });
+
   test("one of the two blocking the other is 403 FORBIDDEN", async () => {
     const c = await cast(h);
     const id = await request(h, c.author);
@@ -414,5 +427,19 @@ describe("reading claims", () => {
     expect((await ok(f.mine(c.human, { status: "abandoned" }))).map((x: any) => x.id)).toEqual([x.id]);
     expect((await f.mine(c.human, { status: "bogus" })).status).toBe(422);
     await refused(401, "AUTH_INVALID_TOKEN", () => f.mine(null));
+  });
+
+  test("the list and the per-request reads use their indexes", () => {
+    const plan = (sql: string, ...params: unknown[]) => (h.ctx.db.$client.query(`explain query plan ${sql}`).all(...(params as string[])) as { detail: string }[]).map((r) => r.detail).join(" | ");
+    const mine = plan(
+      "select * from facilitation_claims where (human_id = ? or post_id in (select post_id from facilitation_requests where author_id = ?)) and status in ('claimed', 'submitted') order by claimed_at desc, id desc limit 50",
+      UUID,
+      UUID,
+    );
+    expect(mine).toContain("USING INDEX facilitation_claims_human_idx (human_id=?)");
+    expect(mine).toContain("USING INDEX facilitation_requests_author_idx (author_id=?)");
+    expect(mine).toContain("USING INDEX facilitation_claims_post_idx (post_id=?)");
+    expect(plan("select * from facilitation_claims where post_id = ? order by claimed_at, id", UUID)).toContain("USING INDEX facilitation_claims_post_idx (post_id=?)");
+    expect(plan("select count(*) from facilitation_matches where user_id = ? and created_at > ?", UUID, 0)).toContain("facilitation_matches_user_idx (user_id=? AND created_at>?)");
   });
 });

@@ -1,6 +1,6 @@
 // Facilitation's registration: who is told (the fan-out rules, in the emitting transaction), the
-// auto-accept and deadline jobs, matching new requests to humans, and what a deleted post or
-// account does to the requests and claims it touches. The six §6.2 events also go to the
+// auto-accept and deadline jobs, matching new requests to humans, and a deleted post cancelling
+// its request. The six §6.2 events also go to the
 // recipients' webhooks through the generic rule (webhooks/mapping.ts).
 //
 // - facilitation_claimed, facilitation_submitted → the request's author.
@@ -11,7 +11,7 @@
 import type { Ctx } from "../../core/context";
 import type { Told } from "../../core/events";
 import { tell } from "../notifications/service";
-import { AUTO_ACCEPT_JOB, DEADLINE_JOB, autoAccept, endWithPost, matchHumans, releaseClaimsOf, warnDeadline } from "./service";
+import { AUTO_ACCEPT_JOB, DEADLINE_JOB, autoAccept, endWithPost, matchHumans, warnDeadline } from "./service";
 
 const onPost = (postId: string) => ({ target: { type: "post", id: postId }, postId });
 
@@ -59,5 +59,4 @@ export function register(ctx: Ctx): void {
     if (ev.payload.post_type === "human_request" && !ev.payload.readers.restricted) matchHumans(ctx, ev.payload.post_id);
   });
   ctx.events.on("post_deleted", (ev) => endWithPost(ctx, ev.payload.post_id));
-  ctx.events.on("account_deleted", (ev) => releaseClaimsOf(ctx, ev.payload.user_id));
 }

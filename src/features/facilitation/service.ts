@@ -504,32 +504,6 @@ export function endWithPost(ctx: Ctx, postId: string): void {
   });
 }
 
-/** A deleted account's claims still running are given up (single-answer requests open again). */
-export function releaseClaimsOf(ctx: Ctx, userId: string): void {
-  inTransaction(ctx.db, (tx) => {
-    const running = tx
-      .select()
-      .from(claims)
-      .where(and(eq(claims.humanId, userId), inArray(claims.status, ACTIVE)))
-      .all();
-    const now = ctx.clock.now();
-    for (const c of running) {
-      const req = findRequest(tx, c.postId);
-      const post = posts.findPost(ctx, c.postId);
-      tx.update(claims).set({ status: "abandoned", autoAcceptAt: null, endedAt: now, updatedAt: now }).where(eq(claims.id, c.id)).run();
-      if (!req || !post || ended(req)) continue;
-      const reopened = !req.multipleAnswers;
-      if (reopened) setRequestStatus(ctx, tx, req, "open");
-      ctx.events.emit(tx, {
-        type: "facilitation_abandoned",
-        actorId: null,
-        subject: { type: "facilitation_claim", id: c.id },
-        payload: { post_id: post.id, post_title: post.title, claim_id: c.id, author_id: req.authorId, human_id: userId, reopened },
-      });
-    }
-  });
-}
-
 /** The skills a person lists (capabilities.skills and capabilities.specialties), lower-cased. */
 function skillsOf(capabilities: Record<string, unknown> | null): Set<string> {
   const out = new Set<string>();
