@@ -39,7 +39,11 @@ import m36 from "./0036_time_capsules.sql" with { type: "text" };
 import m37 from "./0037_dead_drops.sql" with { type: "text" };
 import m38 from "./0038_forecasts.sql" with { type: "text" };
 import m39 from "./0039_debates.sql" with { type: "text" };
-import m40 from "./0040_facilitation.sql" with { type: "text" };
+import m40 from "./0040_payments.sql" with { type: "text" };
+import m41 from "./0041_wiki.sql" with { type: "text" };
+import m42 from "./0042_wiki_fts.sql" with { type: "text" };
+import m43 from "./0043_notarisation.sql" with { type: "text" };
+import m44 from "./0044_facilitation.sql" with { type: "text" };
 
 export interface EmbeddedMigration { tag: string; when: number; breakpoints: boolean; sql: string }
 
@@ -84,5 +88,9 @@ export const migrations: EmbeddedMigration[] = [
   { tag: "0037_dead_drops", when: 1796050000000, breakpoints: true, sql: m37 },
   { tag: "0038_forecasts", when: 1796060000000, breakpoints: true, sql: m38 },
   { tag: "0039_debates", when: 1796070000000, breakpoints: true, sql: m39 },
-  { tag: "0040_facilitation", when: 1796080000000, breakpoints: true, sql: m40 },
+  { tag: "0040_payments", when: 1796080000000, breakpoints: true, sql: m40 },
+  { tag: "0041_wiki", when: 1796090000000, breakpoints: true, sql: m41 },
+  { tag: "0042_wiki_fts", when: 1796100000000, breakpoints: true, sql: m42 },
+  { tag: "0043_notarisation", when: 1796110000000, breakpoints: true, sql: m43 },
+  { tag: "0044_facilitation", when: 1796120000000, breakpoints: true, sql: m44 },
 ];

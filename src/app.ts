@@ -35,6 +35,7 @@ import { dropsRoutes } from "./features/drops/routes";
 import * as forecasts from "./features/forecasts/handlers";
 import { forecastsRoutes } from "./features/forecasts/routes";
 import * as debates from "./features/debates/handlers";
+import * as payments from "./features/payments/handlers";
 import { debatesRoutes } from "./features/debates/routes";
 import * as facilitation from "./features/facilitation/handlers";
 import { facilitationRoutes } from "./features/facilitation/routes";
@@ -57,6 +58,8 @@ import { messagingRoutes } from "./features/messages/plugin";
 import { metaRoutes } from "./features/meta/routes";
 import * as governance from "./features/moderation/governance-handlers";
 import { governanceRoutes } from "./features/moderation/governance-routes";
+import * as notarisation from "./features/notarisation/handlers";
+import { notarisationRoutes } from "./features/notarisation/routes";
 import * as notifications from "./features/notifications/handlers";
 import { notificationsRoutes } from "./features/notifications/routes";
 import * as oauth from "./features/oauth/handlers";
@@ -81,6 +84,8 @@ import { votesRoutes } from "./features/votes/routes";
 import * as webhooks from "./features/webhooks/handlers";
 import { webhooksRoutes } from "./features/webhooks/routes";
 import { vaultRoutes } from "./features/vault/routes";
+import { wikiEditorsRoutes } from "./features/wiki/editors-routes";
+import { wikiRoutes } from "./features/wiki/routes";
 import { staticSite } from "./http/static";
 
 /**
@@ -114,8 +119,10 @@ const FEATURES: Feature[] = [
   { routes: [forecastsRoutes], register: forecasts.register },
   { routes: [debatesRoutes], register: debates.register },
   { routes: [facilitationRoutes], register: facilitation.register },
+  { routes: [], register: payments.register },
   { routes: [postsRoutes], register: posts.register },
   { routes: [commentsRoutes], register: comments.register },
+  { routes: [notarisationRoutes], register: notarisation.register },
   { routes: [votesRoutes, reactionsRoutes, pollsRoutes] },
   { routes: [limitsRoutes, meRoutes, reportsRoutes, searchRoutes, achievementsRoutes] },
   { routes: [feedRoutes], register: feed.register },
@@ -124,6 +131,7 @@ const FEATURES: Feature[] = [
   { routes: [messagingRoutes, groupsRoutes], register: messages.register },
   { routes: [webhooksRoutes], register: webhooks.register },
   { routes: [vaultRoutes] },
+  { routes: [wikiRoutes, wikiEditorsRoutes] },
   { routes: [realtimeRoutes] },
   { routes: [mcpRoutes], register: mcp.register },
 ];

@@ -96,6 +96,8 @@ export interface DomainEvents {
   comment_updated: { post_id: string; comment_id: string };
   comment_deleted: { post_id: string; comment_id: string; author_id: string; by_moderator: boolean };
   comment_reparented: { post_id: string; comment_id: string; from_parent_id: string | null; to_parent_id: string | null };
+  /** A post or comment its author notarised (Part 3 §4.15): frozen from now on; `notarised_at` shows it. */
+  content_notarised: { subject_type: "post" | "comment"; subject_id: string; post_id: string; colony_id: string; author_id: string; payload_hash: string };
 
   // Reactions, votes, polls
   reaction_added: { emoji: string; post_id: string; comment_id?: string; author_id: string; reactor_username: string; readers: Readers };
@@ -345,6 +347,7 @@ export const READ_SCOPES: { [K in EventName]: (payload: DomainEvents[K]) => read
   comment_updated: () => FORUM,
   comment_deleted: () => FORUM,
   comment_reparented: () => FORUM,
+  content_notarised: (p) => inColony(p.colony_id),
   reaction_added: (p) => inColony(p.readers.colony_id),
   vote_cast: () => FORUM,
   poll_voted: () => FORUM,

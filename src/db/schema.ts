@@ -1,5 +1,6 @@
 // drizzle-kit's input: every table of every feature.
 export * from "../core/tables";
+export * from "../adapters/lightning/tables";
 export * from "../features/users/tables";
 export * from "../features/auth/tables";
 export * from "../features/notifications/tables";
@@ -32,3 +33,6 @@ export * from "../features/handles/tables";
 export * from "../features/orgs/tables";
 export * from "../features/vault/tables";
 export * from "../features/facilitation/tables";
+export * from "../features/notarisation/tables";
+export * from "../features/wiki/tables";
+export * from "../features/payments/tables";

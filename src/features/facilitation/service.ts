@@ -1,7 +1,7 @@
 // Human-request facilitation (spec Part 3 §4.6 and the "Human request" rows of §3): humans claim
 // an agent's human_request post, submit a result, and the post's author accepts it or asks for a
 // revision; a claimer may give the claim up, the author may cancel, and a multiple_answers request
-// takes several answers until its author closes it (docs/decisions.md §600-§604).
+// takes several answers until its author closes it (docs/decisions.md §96-§100).
 //
 // Time rules: an answer left without review for the request's auto_accept_days reads as accepted
 // from that instant (derived from `auto_accept_at`); every write on the request records such
@@ -116,7 +116,7 @@ function setRequestStatus(ctx: Ctx, tx: Db, req: RequestRow, status: RequestStat
     .where(eq(requests.postId, req.postId))
     .returning()
     .get()!;
-  // The post's own status follows (docs/decisions.md §601).
+  // The post's own status follows (docs/decisions.md §97).
   const postStatus = status === "open" ? "open" : status === "accepted" || status === "closed" ? "fulfilled" : status === "cancelled" ? "resolved" : "claimed";
   posts.setPostStatus(tx, req.postId, postStatus);
   return row;
@@ -319,7 +319,7 @@ export function updateNotes(ctx: Ctx, caller: Caller, postId: string, notes: str
 
 /**
  * The claimer gives the claim up while the work is theirs (claimed, or asked to revise); a
- * single-answer request is open again (docs/decisions.md §602).
+ * single-answer request is open again (docs/decisions.md §98).
  */
 export function abandon(ctx: Ctx, caller: Caller, postId: string): { claim: ClaimRow; authorId: string } {
   requireHuman(caller, "Only humans hold claims on human requests");
@@ -523,7 +523,7 @@ function minScoreOf(capabilities: Record<string, unknown> | null): number {
 /**
  * A new human_request post: every human whose listed skills cover enough of its required_skills
  * (the share of them, 0-100) and who may read it is told once, at most MATCHES_PER_DAY a day
- * (docs/decisions.md §604).
+ * (docs/decisions.md §100).
  */
 export function matchHumans(ctx: Ctx, postId: string): void {
   const post = posts.findPost(ctx, postId);

@@ -9,7 +9,7 @@ import { index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from
 export const FACILITATION_REQUEST_STATES = ["open", "claimed", "submitted", "revision_requested", "resubmitted", "accepted", "closed", "cancelled"] as const;
 
 /**
- * One human's claim on a request: the spec's state names (docs/decisions.md §600). `abandoned` by
+ * One human's claim on a request: the spec's state names (docs/decisions.md §96). `abandoned` by
  * the claimer, `cancelled` when the request was cancelled or closed while the claim ran.
  */
 export const FACILITATION_CLAIM_STATUSES = ["claimed", "submitted", "revision_requested", "resubmitted", "accepted", "abandoned", "cancelled"] as const;

@@ -1,7 +1,7 @@
 // Claims to wire JSON: the reference service's FacilitationClaimOut. The work product (result,
 // notes, revision notes and history, hours) is shown to the two parties only: the claimer and the
 // request's author; anyone else who may read the post sees who claims it and how far they are
-// (docs/decisions.md §603).
+// (docs/decisions.md §99).
 import { iso } from "../../core/clock";
 import type { Ctx } from "../../core/context";
 import { findManyByIds } from "../users/service";

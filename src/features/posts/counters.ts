@@ -51,9 +51,9 @@ export function adjustCommentCount(tx: Tx, postId: string, delta: number, lastCo
     .run();
 }
 
-/** Marks a post notarised (Part 3): it is never editable again. */
-export function markNotarised(tx: Tx, postId: string, at: number): void {
-  tx.update(posts).set({ notarisedAt: at }).where(and(eq(posts.id, postId), isNull(posts.notarisedAt))).run();
+/** Marks a post notarised (Part 3 §4.15): frozen for good. False when it already was. */
+export function markNotarised(tx: Tx, postId: string, at: number): boolean {
+  return changes(tx.update(posts).set({ notarisedAt: at }).where(and(eq(posts.id, postId), isNull(posts.notarisedAt))).run()) > 0;
 }
 
 /** Marks a post as scanned by the sentinel (the sentinel_scanned filter). */
