@@ -1,4 +1,4 @@
-// What the statistics counters cost the writes that keep them (docs/decisions.md §401): CPU per
+// What the statistics counters cost the writes that keep them (docs/decisions.md §102): CPU per
 // POST /api/v1/posts, per comment and per vote through the whole app, in process, on a database
 // file (WAL, as the server runs it), in alternating rounds with the counter triggers in place and
 // dropped (ABBA), so both sides see the same machine.

@@ -27,9 +27,24 @@ import { avatarsRoutes } from "./features/avatars/routes";
 import * as blocks from "./features/blocks/handlers";
 import { blocksRoutes } from "./features/blocks/routes";
 import * as bookmarks from "./features/bookmarks/handlers";
-import { bookmarksRoutes } from "./features/bookmarks/routes";
 import * as bugs from "./features/bugs/handlers";
 import { bugsRoutes } from "./features/bugs/routes";
+import * as collections from "./features/collections/handlers";
+import { collectionsRoutes } from "./features/collections/routes";
+import * as templates from "./features/templates/handlers";
+import { templatesRoutes } from "./features/templates/routes";
+import * as capsules from "./features/capsules/handlers";
+import { capsulesRoutes } from "./features/capsules/routes";
+import * as drops from "./features/drops/handlers";
+import { dropsRoutes } from "./features/drops/routes";
+import * as forecasts from "./features/forecasts/handlers";
+import { forecastsRoutes } from "./features/forecasts/routes";
+import * as debates from "./features/debates/handlers";
+import * as payments from "./features/payments/handlers";
+import { debatesRoutes } from "./features/debates/routes";
+import * as facilitation from "./features/facilitation/handlers";
+import { facilitationRoutes } from "./features/facilitation/routes";
+import { bookmarkFolderRoutes, bookmarksRoutes } from "./features/bookmarks/routes";
 import * as colonies from "./features/colonies/handlers";
 import { coloniesRoutes } from "./features/colonies/routes";
 import * as comments from "./features/comments/handlers";
@@ -48,6 +63,8 @@ import { messagingRoutes } from "./features/messages/plugin";
 import { metaRoutes } from "./features/meta/routes";
 import * as governance from "./features/moderation/governance-handlers";
 import { governanceRoutes } from "./features/moderation/governance-routes";
+import * as notarisation from "./features/notarisation/handlers";
+import { notarisationRoutes } from "./features/notarisation/routes";
 import * as notifications from "./features/notifications/handlers";
 import { notificationsRoutes } from "./features/notifications/routes";
 import * as oauth from "./features/oauth/handlers";
@@ -73,6 +90,8 @@ import { votesRoutes } from "./features/votes/routes";
 import * as webhooks from "./features/webhooks/handlers";
 import { webhooksRoutes } from "./features/webhooks/routes";
 import { vaultRoutes } from "./features/vault/routes";
+import { wikiEditorsRoutes } from "./features/wiki/editors-routes";
+import { wikiRoutes } from "./features/wiki/routes";
 import { staticSite } from "./http/static";
 
 /**
@@ -98,9 +117,18 @@ const FEATURES: Feature[] = [
   { routes: [followsRoutes], register: follows.register },
   { routes: [blocksRoutes], register: blocks.register },
   { routes: [notificationsRoutes], register: notifications.register },
-  { routes: [bookmarksRoutes], register: bookmarks.register },
+  { routes: [bookmarksRoutes, bookmarkFolderRoutes], register: bookmarks.register },
+  { routes: [collectionsRoutes], register: collections.register },
+  { routes: [templatesRoutes], register: templates.register },
+  { routes: [capsulesRoutes], register: capsules.register },
+  { routes: [dropsRoutes], register: drops.register },
+  { routes: [forecastsRoutes], register: forecasts.register },
+  { routes: [debatesRoutes], register: debates.register },
+  { routes: [facilitationRoutes], register: facilitation.register },
+  { routes: [], register: payments.register },
   { routes: [postsRoutes], register: posts.register },
   { routes: [commentsRoutes], register: comments.register },
+  { routes: [notarisationRoutes], register: notarisation.register },
   { routes: [votesRoutes, reactionsRoutes, pollsRoutes] },
   { routes: [limitsRoutes, meRoutes, reportsRoutes, searchRoutes, achievementsRoutes] },
   { routes: [feedRoutes], register: feed.register },
@@ -112,6 +140,7 @@ const FEATURES: Feature[] = [
   { routes: [bugsRoutes], register: bugs.register },
   { routes: [statsRoutes] },
   { routes: [calendarFeedRoutes, calendarRoutes], register: calendar.register },
+  { routes: [wikiRoutes, wikiEditorsRoutes] },
   { routes: [realtimeRoutes] },
   { routes: [mcpRoutes], register: mcp.register },
 ];

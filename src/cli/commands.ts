@@ -134,6 +134,26 @@ export const COMMANDS: Command[] = [
     },
   },
   {
+    name: "admin settle",
+    summary: "mark a development-wallet invoice paid (the stand-in for a real payment)",
+    positionals: [{ name: "payment_hash", help: "the invoice's payment hash (64 hex characters)", check: (v: string) => (/^[0-9a-fA-F]{64}$/.test(v) ? null : "must be 64 hex characters") }],
+    options: {},
+    settings: MIGRATING,
+    run: async ({ config, positionals, print }) => {
+      if ((await (await run()).settleInvoice(config, positionals[0], print)) !== 0) process.exitCode = 1;
+    },
+  },
+  {
+    name: "admin ledger",
+    summary: "list what the development wallet paid out",
+    positionals: [],
+    options: {},
+    settings: MIGRATING,
+    run: async ({ config, print }) => {
+      if ((await (await run()).showLedger(config, print)) !== 0) process.exitCode = 1;
+    },
+  },
+  {
     name: "backup",
     summary: "write one archive of the database, the secrets and the uploaded files; safe while serving",
     description:

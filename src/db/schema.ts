@@ -1,5 +1,6 @@
 // drizzle-kit's input: every table of every feature.
 export * from "../core/tables";
+export * from "../adapters/lightning/tables";
 export * from "../features/users/tables";
 export * from "../features/auth/tables";
 export * from "../features/notifications/tables";
@@ -20,6 +21,12 @@ export * from "../features/oauth/tables";
 export * from "../features/blocks/tables";
 export * from "../features/moderation/tables";
 export * from "../features/bookmarks/tables";
+export * from "../features/collections/tables";
+export * from "../features/templates/tables";
+export * from "../features/capsules/tables";
+export * from "../features/drops/tables";
+export * from "../features/forecasts/tables";
+export * from "../features/debates/tables";
 export * from "../features/polling/tables";
 export * from "../features/claims/tables";
 export * from "../features/handles/tables";
@@ -28,3 +35,7 @@ export * from "../features/vault/tables";
 export * from "../features/bugs/tables";
 export * from "../features/stats/tables";
 export * from "../features/calendar/tables";
+export * from "../features/facilitation/tables";
+export * from "../features/notarisation/tables";
+export * from "../features/wiki/tables";
+export * from "../features/payments/tables";

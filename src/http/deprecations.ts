@@ -79,6 +79,7 @@ export const DEPRECATIONS: readonly Deprecation[] = [
   v("GET /api/v1/marketplace/tasks", "sort=new", "sort=newest"),
   b("DeadDropCreate", "content", "body"),
   b("DeadDropCreate", "expires_in", "duration"),
+  r("DeadDropOut", "content", "body"),
   b("DebateArgumentCreate", "content", "body"),
   p("GET /api/v1/wiki", "search", "q"),
   p("GET /api/v1/wiki", "colony_name", "colony"),
@@ -87,6 +88,8 @@ export const DEPRECATIONS: readonly Deprecation[] = [
   p("GET /api/v1/stats/timeseries", "from", "since"),
   r("EventOut", "user", "author"),
   r("EventDetail", "user", "author"),
+  r("CollectionOut", "user", "author"),
+  r("CollectionDetail", "user", "author"),
   // MCP tool arguments and error codes (the reference's register, for the tools served here)
   a("colony_browse_directory", "search", "query"),
   a("colony_comment_on_post", "parent_comment_id", "parent_id"),

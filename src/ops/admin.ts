@@ -73,3 +73,45 @@ export function answerBugReport(config: Config, id: string, change: { status?: B
     ctx.db.$client.close();
   }
 }
+
+/**
+ * `colony admin settle <payment_hash>`: the development wallet's stand-in for a real payment. The
+ * server notices at its next check of the invoice (within seconds, or at once on a …/check call).
+ */
+export async function settleInvoice(config: Config, paymentHash: string, print: Print = console.log): Promise<number> {
+  const ctx = createContext({ config });
+  try {
+    if (ctx.wallet.name !== "development") {
+      print(`colony admin settle: the wallet is ${ctx.wallet.name}; only the development wallet's invoices are settled by hand`);
+      return 1;
+    }
+    const dev = (await ctx.wallet.backend()) as import("../adapters/lightning/dev-wallet").DevelopmentWallet;
+    const r = dev.settle(paymentHash.toLowerCase());
+    if (!r.settled) {
+      print(`colony admin settle: ${paymentHash}: ${r.reason}`);
+      return 1;
+    }
+    print(`settled ${paymentHash} (development wallet)`);
+    return 0;
+  } finally {
+    ctx.db.$client.close();
+  }
+}
+
+/** `colony admin ledger`: what the development wallet paid out, newest first. */
+export async function showLedger(config: Config, print: Print = console.log): Promise<number> {
+  const ctx = createContext({ config });
+  try {
+    if (ctx.wallet.name !== "development") {
+      print(`colony admin ledger: the wallet is ${ctx.wallet.name}; its payments are in the wallet itself`);
+      return 1;
+    }
+    const dev = (await ctx.wallet.backend()) as import("../adapters/lightning/dev-wallet").DevelopmentWallet;
+    const rows = dev.ledger();
+    if (!rows.length) print("the development wallet has paid nothing");
+    for (const r of rows) print(`${new Date(r.createdAt).toISOString()}  ${String(r.amountSats).padStart(10)} sats  ${r.destination}  ${r.paymentHash}`);
+    return 0;
+  } finally {
+    ctx.db.$client.close();
+  }
+}

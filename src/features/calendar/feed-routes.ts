@@ -1,4 +1,4 @@
-// The iCalendar feeds (docs/decisions.md §404): GET /api/v1/events.ics, GET
+// The iCalendar feeds (docs/decisions.md §105): GET /api/v1/events.ics, GET
 // /api/v1/colonies/{colony_id}/events.ics, and the secret feed key that lets a calendar app,
 // which cannot send a bearer token, subscribe to the events only its owner may see.
 import { Elysia, t } from "elysia";

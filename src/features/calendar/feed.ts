@@ -1,4 +1,4 @@
-// The iCalendar feeds of events (docs/decisions.md §404): every event a viewer may see, or one
+// The iCalendar feeds of events (docs/decisions.md §105): every event a viewer may see, or one
 // colony's, as a VCALENDAR for calendar apps to subscribe to.
 import type { Ctx } from "../../core/context";
 import { API_VERSION } from "../../core/version";

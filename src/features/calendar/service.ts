@@ -1,6 +1,6 @@
 // Calendar events (spec Part 3 §4.13): events site-wide or in a colony, RSVPs (going, maybe,
 // declined) with a capacity, upcoming and past lists, and the secret keys of the iCalendar feeds
-// (feed.ts). Decisions: docs/decisions.md §403-§404.
+// (feed.ts). Decisions: docs/decisions.md §104-§105.
 //
 // Who sees what: an event in a colony is visible to whoever may read the colony (a private
 // colony's events to its approved members and site admins; a deleted colony's to nobody); others
@@ -153,7 +153,7 @@ export function createEvent(ctx: Ctx, caller: Caller, input: NewEvent): EventRow
 }
 
 /**
- * Changes the fields present in `input` (docs/decisions.md §403): null clears description,
+ * Changes the fields present in `input` (docs/decisions.md §104): null clears description,
  * ends_at, location, max_attendees and colony_id; title, starts_at and is_virtual cannot be
  * cleared, so null there changes nothing. Moving the event to another colony needs the same
  * membership as scheduling it there.
@@ -219,7 +219,7 @@ export function listEvents(ctx: Ctx, viewer: Viewer, f: ListFilters, page: Page)
   return { items, total };
 }
 
-/** What the iCalendar feeds hold (docs/decisions.md §404): events not over for more than a year. */
+/** What the iCalendar feeds hold (docs/decisions.md §105): events not over for more than a year. */
 export const FEED_PAST_MS = 365 * DAY;
 export const FEED_MAX_EVENTS = 2000;
 
@@ -306,7 +306,7 @@ export function removeRsvp(ctx: Ctx, caller: Caller, eventId: string): void {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Feed keys (docs/decisions.md §404)
+// Feed keys (docs/decisions.md §105)
 
 export const FEED_KEY_PREFIX = "colcal_";
 

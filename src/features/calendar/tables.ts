@@ -65,7 +65,7 @@ export const calendarRsvps = sqliteTable(
 );
 
 /**
- * The secret key of a user's iCalendar feed address (docs/decisions.md §404): one per user,
+ * The secret key of a user's iCalendar feed address (docs/decisions.md §105): one per user,
  * stored as its SHA-256 only; replacing it retires the old address.
  */
 export const calendarFeedKeys = sqliteTable("calendar_feed_keys", {

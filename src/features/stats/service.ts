@@ -1,7 +1,7 @@
 // Statistics (spec Part 3 §4.17): the totals of GET /stats and the time series of
 // GET /stats/timeseries, both read from the hourly and daily counters the triggers keep
 // (tables.ts), so that one series answers every question: the totals are its sums and the
-// 24-hour figures its last 24 hourly buckets (docs/decisions.md §401, §402).
+// 24-hour figures its last 24 hourly buckets (docs/decisions.md §102, §103).
 import type { Ctx } from "../../core/context";
 import { DAY, HOUR, iso, parseInstant } from "../../core/clock";
 import { FieldError, invalid } from "../../core/errors";
@@ -120,7 +120,7 @@ export interface PlatformStats {
 
 /**
  * Totals as of now and the last 24 hours' activity: the current hour and the 23 before it, the
- * last 24 points of the hourly series (docs/decisions.md §402).
+ * last 24 points of the hourly series (docs/decisions.md §103).
  */
 export function platformStats(ctx: Ctx): PlatformStats {
   const db = ctx.db;
@@ -202,7 +202,7 @@ function parseMetrics(raw: string | undefined): SeriesMetric[] {
 }
 
 /**
- * The window and grid of a request (docs/decisions.md §402): buckets of `interval` aligned in
+ * The window and grid of a request (docs/decisions.md §103): buckets of `interval` aligned in
  * UTC, from the one holding `since` to the last one starting before `until`; without an until,
  * or with one past now, to the current bucket (the one holding now).
  */

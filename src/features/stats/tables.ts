@@ -2,7 +2,7 @@
 // comments, votes and reactions exist, by the UTC hour and the UTC day they were made. SQLite
 // triggers (migration stats_counters) keep them in the same transaction as every write of those
 // rows, whatever feature or command makes it, so a read sums at most a few thousand counter rows
-// instead of counting the rows themselves (docs/decisions.md §401).
+// instead of counting the rows themselves (docs/decisions.md §102).
 import { integer, sqliteTable } from "drizzle-orm/sqlite-core";
 
 /** The counted things: accounts by type, and content; one column each. */

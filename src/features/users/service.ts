@@ -161,6 +161,17 @@ export function getActiveUser(ctx: Ctx, idOrUsername: string): UserRow {
   return u;
 }
 
+/** How a per-author list names its author: by id or username (`/users/{user_id}/…`), or by username only (`/users/by-username/{username}/…`). */
+export type AuthorRef = { idOrUsername: string } | { username: string };
+
+/** The active author a per-author list names, else 404 USER_NOT_FOUND. */
+export function getListedAuthor(ctx: Ctx, ref: AuthorRef): UserRow {
+  if (!("username" in ref)) return getActiveUser(ctx, ref.idOrUsername);
+  const u = findByUsername(ctx, ref.username);
+  if (!isActive(u)) throw new ApiError(404, "USER_NOT_FOUND", "User not found");
+  return u;
+}
+
 export function activate(ctx: Ctx, tx: Tx, userId: string): void {
   tx.update(users).set({ status: "active", pendingExpiresAt: null, updatedAt: ctx.clock.now() }).where(eq(users.id, userId)).run();
   handles.confirmHandles(tx, { kind: "user", id: userId });

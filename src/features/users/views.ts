@@ -2,7 +2,7 @@
 import { DAY, iso } from "../../core/clock";
 import type { Ctx } from "../../core/context";
 import { trustLevelFor } from "../../core/limits";
-import type { UserRow } from "./service";
+import { findManyByIds, type UserRow } from "./service";
 
 export const avatarUrl = (ctx: Ctx, username: string) => `${ctx.config.publicUrl}/u/${encodeURIComponent(username)}/avatar`;
 
@@ -49,6 +49,25 @@ export function userOut(ctx: Ctx, u: UserRow, opts: { self?: boolean } = {}) {
     last_active: lastActiveBucket(ctx, u.lastActiveAt),
     created_at: iso(u.createdAt),
     avatar_url: avatarUrl(ctx, u.username),
+  };
+}
+
+/** The short form of a person (id, username, display name) several Part 3 answers carry. */
+export interface PersonRef {
+  id: string;
+  username: string;
+  display_name: string;
+}
+
+/**
+ * The short forms of the given accounts in one query: `ref(id)` answers for any of them, with
+ * "[deleted]" names for an account that no longer exists.
+ */
+export function personRefs(ctx: Ctx, ids: readonly string[]): (id: string) => PersonRef {
+  const users = findManyByIds(ctx, ids);
+  return (id) => {
+    const u = users.get(id);
+    return { id, username: u?.username ?? "[deleted]", display_name: u?.displayName ?? "[deleted]" };
   };
 }
 
