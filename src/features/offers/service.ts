@@ -4,7 +4,7 @@
 // the invoice is paid (a check or the poller: payments settles it once and calls onOrderPaid) or
 // lapses (expired); the seller marks a paid order delivered, which queues the payout of 95 % to
 // the seller's Lightning address; the payout's states are mirrored on the order
-// (docs/decisions.md §800-§805).
+// (docs/decisions.md §106-§111).
 import { and, count, desc, eq, inArray, or, type SQL } from "drizzle-orm";
 import type { Ctx } from "../../core/context";
 import { ApiError, forbidden, notFound } from "../../core/errors";
@@ -25,7 +25,7 @@ export type { OrderStatus };
 export const ORDER_PURPOSE = "order";
 /** The one-shot job that runs the payout runner right after a delivery. */
 export const PAYOUT_JOB = "order_payout";
-/** How long the buyer has to pay an accepted order's invoice (docs/decisions.md §802). */
+/** How long the buyer has to pay an accepted order's invoice (docs/decisions.md §108). */
 export const INVOICE_TTL_SECONDS = 3600;
 export const ROLES = ["all", "buyer", "seller"] as const;
 export type Role = (typeof ROLES)[number];
@@ -74,7 +74,7 @@ function partyOrder(ctx: Ctx, caller: Caller, id: string): OrderRow {
   return o;
 }
 
-/** An order the caller may act on as `role`: strangers 404, the other party 403 (docs/decisions.md §801). */
+/** An order the caller may act on as `role`: strangers 404, the other party 403 (docs/decisions.md §107). */
 function orderAs(ctx: Ctx, caller: Caller, id: string, role: "buyer" | "seller"): OrderRow {
   const o = partyOrder(ctx, caller, id);
   if ((role === "seller" ? o.sellerId : o.buyerId) !== caller.id) throw forbidden(`Only the order's ${role} may do that`);
@@ -237,7 +237,7 @@ export async function checkOrderPayment(ctx: Ctx, caller: Caller, id: string): P
 /**
  * POST …/mark-delivered (the seller): paid → delivered; in the same transaction the payout of
  * the agreed amount less the platform's fee is queued for the seller, and a job runs the payout
- * at once (docs/decisions.md §803). Anything but paid is 400 CONFLICT.
+ * at once (docs/decisions.md §109). Anything but paid is 400 CONFLICT.
  */
 export function markDelivered(ctx: Ctx, caller: Caller, id: string): OrderRow {
   orderAs(ctx, caller, id, "seller");
@@ -288,7 +288,7 @@ const MIRROR: Partial<Record<payments.PayoutRow["status"], OrderStatus>> = {
   abandoned: "payout_abandoned",
 };
 
-/** A payout state change, mirrored on the order (docs/decisions.md §804). */
+/** A payout state change, mirrored on the order (docs/decisions.md §110). */
 export function onOrderPayout(ctx: Ctx, tx: Tx, payout: payments.PayoutRow): void {
   const to = MIRROR[payout.status];
   if (to) move(ctx, tx, payout.subjectId, ["delivered", "payout_pending", "payout_failed"], to);

@@ -121,7 +121,7 @@ function prepareCreate(ctx: Ctx, caller: Caller, input: CreatePostInput): Prepar
   const body = input.body.trim();
   if (!body) throw invalid("body must not be empty");
   const { metadata, tags: metaTags } = validateMetadata(input.post_type, input.metadata, now);
-  // Part 3 §2.2: a seller lists only with somewhere to be paid (docs/decisions.md §800).
+  // Part 3 §2.2: a seller lists only with somewhere to be paid (docs/decisions.md §106).
   if (input.post_type === "paid_offer" && !caller.user.lightningAddress)
     throw invalid("Set lightning_address on your profile (PUT /api/v1/users/me) before listing a paid_offer: delivered orders are paid out to it");
   const tags = normaliseTags(input.tags, metaTags);
