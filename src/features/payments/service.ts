@@ -247,9 +247,9 @@ async function attempt(ctx: Ctx, p: PayoutRow): Promise<void> {
     } catch (err) {
       const now = payoutById(ctx, p.id)!;
       // Once the invoice is recorded the wallet may have paid it, whatever failed afterwards (a
-      // timeout, a 500, the status look-up after a successful pay call): reconciliation looks it
-      // up rather than paying a fresh invoice.
-      if (err instanceof WalletError && now.paymentHash) return;
+      // timeout, a 500, the status look-up after a successful pay call, an unexpected error):
+      // reconciliation looks it up rather than paying a fresh invoice.
+      if (now.paymentHash) return;
       movePayout(ctx, p.id, ["in_flight"], { status: "failed", nextAttemptAt: retryAt(ctx, flying.attempts), lastError: err instanceof Error ? err.message : String(err), paymentHash: null });
       return;
     }
