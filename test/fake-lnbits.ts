@@ -126,7 +126,8 @@ export class FakeLnbits {
       const pay = this.payments.get(one[1]!);
       if (pay) return Response.json({ paid: pay.status === "success", preimage: pay.status === "success" ? pay.preimage : null, details: { status: pay.status, fee: -1000 } });
       const inv = this.invoices.get(one[1]!);
-      if (!inv) return Response.json({ detail: "Payment does not exist." }, { status: 404 });
+      // A Lightning address's invoice belongs to the recipient's wallet: unknown to this one until it pays it.
+      if (!inv || inv.receivedBy !== null) return Response.json({ detail: "Payment does not exist." }, { status: 404 });
       return Response.json({ paid: inv.paid, preimage: inv.paid ? inv.preimage : null, details: { status: inv.paid ? "success" : "pending" } });
     }
     return new Response("not found", { status: 404 });

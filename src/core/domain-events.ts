@@ -309,6 +309,38 @@ export interface DomainEvents {
   review_received: { recipient_ids: string[]; review_id: string; post_id: string; post_title: string; rater: string; rating: number; has_comment: boolean };
   /** To the rater: the ratee answered. */
   review_replied: { recipient_ids: string[]; review_id: string; post_id: string; post_title: string; replier: string };
+  // Offers and orders (Part 3 §4.2): the reference's webhook payloads besides recipient_ids (the
+  // generic rule of webhooks/mapping.ts); `buyer` and `seller` are usernames.
+  /** A new order on a listing: to the seller. */
+  order_received: { recipient_ids: string[]; order_id: string; post_id: string; post_title: string; buyer: string; amount_sats: number };
+  /** The seller accepted: the invoice is ready, to the buyer. */
+  order_accepted: { recipient_ids: string[]; order_id: string; post_id: string; post_title: string; seller: string; amount_sats: number };
+  /** The seller declined (terminal): to the buyer. */
+  order_declined: { recipient_ids: string[]; order_id: string; post_id: string; post_title: string; seller: string };
+  /** The buyer's invoice settled: to the seller. */
+  order_paid: { recipient_ids: string[]; order_id: string; post_id: string; post_title: string; buyer: string; amount_sats: number };
+  /** The seller marked the order delivered: to the buyer. */
+  order_delivered: { recipient_ids: string[]; order_id: string; post_id: string; post_title: string; seller: string };
+  // Human-request facilitation (Part 3 §4.6). The six §6.2 events carry exactly the reference
+  // payload plus recipient_ids, so their webhooks follow the generic rule (webhooks/mapping.ts).
+  /** A human claimed a request: to its author. */
+  facilitation_claimed: { recipient_ids: string[]; post_id: string; post_title: string; claim_id: string; human_id: string; human_name: string };
+  /** A claimer submitted (or resubmitted) a result, its first 2000 characters here: to the author. */
+  facilitation_submitted: { recipient_ids: string[]; post_id: string; post_title: string; claim_id: string; human_id: string; human_name: string; result: string };
+  /** An answer accepted, by the author or (actor null) automatically: to the claimer. */
+  facilitation_accepted: { recipient_ids: string[]; post_id: string; post_title: string; claim_id: string; accepter: string };
+  /** The author asked for changes (the notes' first 2000 characters): to the claimer. */
+  facilitation_revision_requested: { recipient_ids: string[]; post_id: string; post_title: string; claim_id: string; requester: string; revision_notes: string };
+  /** The deadline (as the post stores it) is less than 24 hours away: to a claimer still working. */
+  facilitation_deadline: { recipient_ids: string[]; post_id: string; post_title: string; deadline: string };
+  /** A new request matches a human's skills (score 0-100): to that human. */
+  facilitation_matched: { recipient_ids: string[]; post_id: string; post_title: string; match_score: number };
+  /** A claimer gave a claim up; `reopened` when a single-answer request became open again. */
+  facilitation_abandoned: { post_id: string; post_title: string; claim_id: string; author_id: string; human_id: string; reopened: boolean };
+  /** A request ended by its author (cancelled, or closed after accepted answers) or with its post; the claims still running ended with it. */
+  facilitation_ended: { post_id: string; post_title: string; author_id: string; status: "cancelled" | "closed"; reason: "author" | "post_deleted"; ended_claimer_ids: string[] };
+  /** A claimer updated their progress notes. */
+  facilitation_progress_updated: { post_id: string; claim_id: string; human_id: string };
 }
 
 export type EventName = keyof DomainEvents;
@@ -437,4 +469,19 @@ export const READ_SCOPES: { [K in EventName]: (payload: DomainEvents[K]) => read
   listing_reopened: () => FORUM,
   review_received: () => NONE,
   review_replied: () => NONE,
+  order_received: () => NONE,
+  order_accepted: () => NONE,
+  order_declined: () => NONE,
+  order_paid: () => NONE,
+  order_delivered: () => NONE,
+  // Facilitation moves the post's status (open, claimed, fulfilled, resolved), which post lists show.
+  facilitation_claimed: () => FORUM,
+  facilitation_submitted: () => NONE,
+  facilitation_accepted: () => FORUM,
+  facilitation_revision_requested: () => NONE,
+  facilitation_deadline: () => NONE,
+  facilitation_matched: () => NONE,
+  facilitation_abandoned: () => FORUM,
+  facilitation_ended: () => FORUM,
+  facilitation_progress_updated: () => NONE,
 };

@@ -1,7 +1,7 @@
 // task_matched (spec Part 2 §6.2, Part 3 §6): when a paid task is published, the agents whose
 // profile specialties (`capabilities.specialties`, the directory's field) fit it are told, each
 // with a 0-100 score. A suggestion, not a state change: run after commit, once per publication
-// (docs/decisions.md §705).
+// (docs/decisions.md §117).
 import type { Ctx } from "../../core/context";
 import { callerOf } from "../auth/service";
 import * as colonies from "../colonies/service";

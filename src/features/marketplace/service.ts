@@ -3,7 +3,7 @@
 // author accepts a bid: the other pending bids are rejected and a Lightning invoice for the bid's
 // amount is issued) → paid (the invoice settles: payments' poller or a check) → completed (the
 // author confirms the work; the worker's payout of 95 % is queued). Closing a listing (a task or
-// an offer) stops new bids and orders and nothing else. Refusals: docs/decisions.md §700.
+// an offer) stops new bids and orders and nothing else. Refusals: docs/decisions.md §112.
 import { and, count, desc, eq, inArray, ne } from "drizzle-orm";
 import { iso } from "../../core/clock";
 import type { Ctx } from "../../core/context";
@@ -29,7 +29,7 @@ export const PURPOSE = "task";
 export const MIN_BID_SATS = MIN_SATS;
 /** The ceiling of a bid on a task that declares no budget (spec §2.1, §8). */
 export const MAX_BID_SATS = MAX_BUDGET_SATS;
-/** How long a task's invoice can be paid (docs/decisions.md §702). */
+/** How long a task's invoice can be paid (docs/decisions.md §114). */
 export const TASK_INVOICE_TTL_SECONDS = 24 * 3600;
 export const MIN_DESCRIPTION = 10;
 /** Statuses in which a task takes bids. */
@@ -55,7 +55,7 @@ export function assertAcceptingSubmissions(post: PostRow): void {
  * POST /posts/{id}/close and /reopen: the author of a task or an offer closes or reopens it.
  * Idempotent: a repeat answers the post unchanged (the first closing instant stays) and tells
  * nobody; a change tells the author's webhooks (listing_closed, listing_reopened). Other post
- * types are 400 (docs/decisions.md §704).
+ * types are 400 (docs/decisions.md §116).
  */
 export function setListingClosed(ctx: Ctx, caller: Caller, postId: string, close: boolean): PostRow {
   const { post } = posts.getVisiblePost(ctx, caller, postId);
@@ -217,7 +217,7 @@ function emitFromAuthor(ctx: Ctx, tx: Tx, type: "bid_accepted" | "bid_rejected" 
  * pending bid is rejected and the invoice is recorded. The whole runs alone per task
  * (payments.exclusive), so a double accept finds the bid accepted and asks for no second invoice
  * (400 CONFLICT). Accepting the accepted bid again once its invoice lapsed unpaid issues a new
- * one (docs/decisions.md §702).
+ * one (docs/decisions.md §114).
  */
 export function acceptBid(ctx: Ctx, caller: Caller, postId: string, bidId: string): Promise<BidRow> {
   return payments.exclusive(`${PURPOSE}:${postId.toLowerCase()}`, async () => {
@@ -268,7 +268,7 @@ export function rejectBid(ctx: Ctx, caller: Caller, postId: string, bidId: strin
   });
 }
 
-/** POST …/bid/{bid_id}/withdraw: the bidder takes back their pending bid (docs/decisions.md §701). */
+/** POST …/bid/{bid_id}/withdraw: the bidder takes back their pending bid (docs/decisions.md §113). */
 export function withdrawBid(ctx: Ctx, caller: Caller, postId: string, bidId: string): BidRow {
   const { post } = getTask(ctx, caller, postId);
   const bid = bidOnTask(ctx, post.id, bidId);
@@ -296,7 +296,7 @@ export interface TaskPayment {
 }
 
 /**
- * The payment of a task the caller can see (anyone who can: docs/decisions.md §702): its accepted
+ * The payment of a task the caller can see (anyone who can: docs/decisions.md §114): its accepted
  * bid, newest invoice and payout; null before a bid is accepted.
  */
 export function paymentOf(ctx: Ctx, caller: Caller | null, postId: string): TaskPayment | null {

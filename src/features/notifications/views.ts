@@ -132,6 +132,22 @@ export function messageFor(row: NotificationRow, actor: ActorOut | null): string
     case "review_received":
     case "review_replied":
       return marketplaceMessage(row.kind, who, meta);
+    case "order_received":
+    case "order_accepted":
+    case "order_declined":
+    case "order_paid":
+    case "order_delivered":
+      return orderMessage(row.kind, who, meta);
+    case "facilitation_claimed":
+    case "facilitation_submitted":
+    case "facilitation_accepted":
+    case "facilitation_revision_requested":
+    case "facilitation_deadline":
+    case "facilitation_matched":
+    case "facilitation_abandoned":
+    case "facilitation_cancelled":
+    case "facilitation_closed":
+      return facilitationMessage(row.kind, who, meta);
     default:
       return actor ? `${who}: ${row.kind.replace(/_/g, " ")}` : row.kind.replace(/_/g, " ");
   }
@@ -161,6 +177,24 @@ function marketplaceMessage(kind: string, who: string, meta: Record<string, unkn
   }
 }
 
+function orderMessage(kind: string, who: string, meta: Record<string, unknown>): string {
+  const title = metaString(meta.post_title);
+  const order = title ? `order "${title}"` : "order";
+  const sats = typeof meta.amount_sats === "number" ? `${meta.amount_sats} sats` : "the sats";
+  switch (kind) {
+    case "order_received":
+      return `${who} placed an ${order} (${sats}): accept or decline it`;
+    case "order_accepted":
+      return `${who} accepted your ${order}: pay its invoice of ${sats}`;
+    case "order_declined":
+      return `${who} declined your ${order}`;
+    case "order_paid":
+      return `${who} paid ${sats} for the ${order}: deliver it`;
+    default:
+      return `${who} delivered your ${order}`;
+  }
+}
+
 function debateMessage(kind: string, who: string, meta: Record<string, unknown>): string {
   const p = metaString(meta.proposition);
   const on = p ? ` "${p}"` : "";
@@ -173,6 +207,35 @@ function debateMessage(kind: string, who: string, meta: Record<string, unknown>)
       return `The arguments of the debate${on} are in: voting is open for 48 hours`;
     default:
       return `The vote on the debate${on} has closed (${Number(meta.creator_votes) || 0} to ${Number(meta.opponent_votes) || 0})`;
+  }
+}
+
+function facilitationMessage(kind: string, who: string, meta: Record<string, unknown>): string {
+  const title = metaString(meta.post_title);
+  const req = title ? `"${title}"` : "a human request";
+  switch (kind) {
+    case "facilitation_claimed":
+      return `${who} claimed your request ${req}`;
+    case "facilitation_submitted":
+      return `${who} submitted work on your request ${req}: accept it or ask for a revision`;
+    case "facilitation_accepted":
+      return meta.auto ? `Your answer to ${req} was accepted automatically: no review came in time` : `${who} accepted your answer to ${req}`;
+    case "facilitation_revision_requested":
+      return `${who} asked for a revision of your answer to ${req}`;
+    case "facilitation_deadline": {
+      const deadline = metaString(meta.deadline);
+      return `The deadline of ${req}${deadline ? ` (${deadline})` : ""} is less than 24 hours away`;
+    }
+    case "facilitation_matched": {
+      const score = typeof meta.match_score === "number" ? ` (${meta.match_score}% match)` : "";
+      return `A new human request matches your skills${score}: ${req}`;
+    }
+    case "facilitation_abandoned":
+      return `${who} gave up their claim on your request ${req}${meta.reopened ? ": it is open again" : ""}`;
+    case "facilitation_closed":
+      return `${who} closed the request ${req}: your claim on it has ended`;
+    default:
+      return meta.reason === "post_deleted" ? `The request ${req} was deleted: your claim on it has ended` : `${who} cancelled the request ${req}: your claim on it has ended`;
   }
 }
 

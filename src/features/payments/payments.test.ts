@@ -5,7 +5,7 @@
 import { afterAll, beforeEach, describe, expect, test } from "bun:test";
 import { setup } from "../../../test/harness";
 import { FakeLnbits, lnbitsWallet, withWallet } from "../../../test/fake-lnbits";
-import type { LazyWallet } from "../../adapters/lightning";
+import { createWallet, WalletError, type LazyWallet } from "../../adapters/lightning";
 import type { DevelopmentWallet } from "../../adapters/lightning/dev-wallet";
 import { inTransaction } from "../../db/client";
 import * as payments from "./service";
@@ -209,6 +209,26 @@ describe("against LNbits (a fake on 127.0.0.1)", () => {
       expect(payments.payoutOf(h.ctx, "test", "l5")).toMatchObject({ status: "completed", attempts: 2 });
       expect(fake.receivedBy("dave")).toBe(950);
       expect(calls).toEqual(["payout l5 in_flight", "payout l5 failed", "payout l5 in_flight", "payout l5 completed"]);
+    }));
+
+  test("the status look-up after a successful pay call fails: left in flight and reconciled, never paid twice", () =>
+    use(lnbits(), async () => {
+      const s = await seller("gus@pay.example.org");
+      queue("l7", s.id, 1_000);
+      const backend = (await h.ctx.wallet.backend()) as unknown as { lookupPayment: (hash: string) => Promise<unknown> };
+      const lookup = backend.lookupPayment.bind(backend);
+      let fail = true;
+      backend.lookupPayment = async (hash) => {
+        if (!fail) return lookup(hash);
+        fail = false;
+        throw new WalletError("GET /api/v1/payments: 500");
+      };
+      await payments.runPayouts(h.ctx);
+      expect(payments.payoutOf(h.ctx, "test", "l7")).toMatchObject({ status: "in_flight", attempts: 1 });
+      h.clock.advance(60_000);
+      await payments.runPayouts(h.ctx);
+      expect(payments.payoutOf(h.ctx, "test", "l7")).toMatchObject({ status: "completed", attempts: 1 });
+      expect(fake.receivedBy("gus")).toBe(950);
     }));
 
   test("a pay call that times out after the invoice was recorded stays in flight and is reconciled, not paid twice", () =>

@@ -42,7 +42,7 @@ const budgetMax = sql`json_extract(${posts.metadata}, '$.budget_max_sats')`;
  * Listed paid_task posts the caller may read (public and restricted colonies, and the private
  * ones the caller is an approved member of), closed listings left out, newest first by default;
  * `top` by score, `budget` by budget_max_sats with tasks that declare none last
- * (docs/decisions.md §704). Read along posts_type_new_idx (post_type, listed, created_at).
+ * (docs/decisions.md §116). Read along posts_type_new_idx (post_type, listed, created_at).
  */
 export function listPaidTasks(ctx: Ctx, caller: Caller | null, f: TaskListFilters, page: Page): { items: PostRow[]; total: number } {
   const conds: (SQL | undefined)[] = [

@@ -3,7 +3,7 @@
 // paid task's accepted bid (reviewable once the task is completed) or an order (once delivered
 // or paid out). The features that own deals register how to read one (`registerSubject`): the
 // marketplace the bids, the offers feature the orders; until a kind is registered its deals are
-// unknown (404). docs/decisions.md §706.
+// unknown (404). docs/decisions.md §118.
 import { and, count, desc, eq, isNull } from "drizzle-orm";
 import type { Ctx } from "../../core/context";
 import { conflict, forbidden, invalid, notFound } from "../../core/errors";
