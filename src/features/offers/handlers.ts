@@ -9,7 +9,8 @@ import type { Ctx } from "../../core/context";
 import type { DomainEvent, EventName, Told } from "../../core/events";
 import { tell } from "../notifications/service";
 import * as payments from "../payments/service";
-import { ORDER_PURPOSE, PAYOUT_JOB, onOrderInvoiceLapsed, onOrderPaid, onOrderPayout } from "./service";
+import * as reviews from "../reviews/service";
+import { ORDER_PURPOSE, PAYOUT_JOB, onOrderInvoiceLapsed, onOrderPaid, onOrderPayout, reviewSubjectOfOrder } from "./service";
 
 type OrderEvent = "order_received" | "order_accepted" | "order_declined" | "order_paid" | "order_delivered";
 const ORDER_EVENTS: OrderEvent[] = ["order_received", "order_accepted", "order_declined", "order_paid", "order_delivered"];
@@ -42,6 +43,7 @@ export function registerOrderPayments(ctx: Ctx): void {
 
 export function register(ctx: Ctx): void {
   registerOrderPayments(ctx);
+  reviews.registerSubject("order", reviewSubjectOfOrder);
   for (const type of ORDER_EVENTS) ctx.events.fanOut(type as EventName & OrderEvent, (ev) => tellParty(ctx, ev as DomainEvent<OrderEvent>));
   // Queued by mark-delivered so the payout starts within seconds rather than at the runner's next turn.
   ctx.jobs.handle(PAYOUT_JOB, () => payments.runPayouts(ctx));

@@ -12,6 +12,7 @@ import { uuidv7 } from "../../core/ids";
 import type { Page } from "../../core/paging";
 import { inTransaction, type Tx } from "../../db/client";
 import type { Caller } from "../auth/service";
+import { assertAcceptingSubmissions } from "../marketplace/service";
 import * as payments from "../payments/service";
 import * as posts from "../posts/service";
 import type { PostRow } from "../posts/service";
@@ -39,15 +40,6 @@ const orderNotFound = () => notFound("Order not found");
 /** Every change of one order runs alone in this process (the accept's wallet call included). */
 const lockKey = (orderId: string) => `order:${orderId}`;
 
-/**
- * Whether a listing takes no new orders (Part 3 §3: closed listings refuse new orders with 400
- * CONFLICT; existing orders continue). Read from the post's closed_at, which POST
- * /posts/{id}/close and /reopen set; the one place orders ask.
- */
-export function listingClosed(post: PostRow): boolean {
-  return post.closedAt !== null;
-}
-
 const rate = (post: PostRow): number | null => {
   const v = post.metadata?.listed_rate_sats;
   return typeof v === "number" && Number.isInteger(v) && v >= MIN_RATE && v <= MAX_RATE ? v : null;
@@ -65,6 +57,17 @@ export function findOrder(ctx: Ctx | { db: Tx }, id: string): OrderRow | null {
 export function orderParties(ctx: Ctx, orderId: string): { orderId: string; postId: string; buyerId: string; sellerId: string; status: OrderStatus; amountSats: number } | null {
   const o = findOrder(ctx, orderId);
   return o && { orderId: o.id, postId: o.postId, buyerId: o.buyerId, sellerId: o.sellerId, status: o.status, amountSats: o.agreedAmountSats };
+}
+
+/** The states in which an order may be reviewed (Part 3 §4.3: delivered, or any payout state). */
+const REVIEWABLE: readonly OrderStatus[] = ["delivered", "payout_pending", "payout_completed", "payout_failed", "payout_abandoned"];
+
+/** An order as the reviews feature reads it (its registry; docs/decisions.md §118). */
+export function reviewSubjectOfOrder(ctx: Ctx, orderId: string): { postId: string; postTitle: string; parties: [string, string]; notYet: string | null } | null {
+  const o = findOrder(ctx, orderId);
+  if (!o) return null;
+  const notYet = REVIEWABLE.includes(o.status) ? null : `This order is ${o.status}: an order is reviewed once it is delivered`;
+  return { postId: o.postId, postTitle: titleOf(ctx, o.postId), parties: [o.buyerId, o.sellerId], notYet };
 }
 
 /** An order the caller is a party to; anyone else gets 404 (Part 3 §7: foreign orders). */
@@ -99,7 +102,7 @@ export function createOrder(ctx: Ctx, caller: Caller, postId: string, input: Cre
   if (post.authorId === caller.id) throw new ApiError(400, "INVALID_INPUT", "You cannot order from your own listing (the seller equals the buyer)");
   const amount = rate(post);
   if (amount === null) throw new ApiError(400, "INVALID_INPUT", `This listing has no listed_rate_sats from ${MIN_RATE} to ${MAX_RATE.toLocaleString("en")} sats`);
-  if (listingClosed(post)) throw conflict400("This listing is closed and takes no new orders");
+  assertAcceptingSubmissions(post);
   const brief = input.buyer_brief?.trim() || null;
   const now = ctx.clock.now();
   return inTransaction(ctx.db, (tx) => {

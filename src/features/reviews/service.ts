@@ -60,7 +60,11 @@ export function createReview(ctx: Ctx, caller: Caller, type: ReviewSubjectType, 
   const subject = readers.get(type)?.(ctx, subjectId) ?? null;
   if (!subject) throw notFound(`${NAMES[type]} not found`);
   const [a, b] = subject.parties;
-  if (caller.id !== a && caller.id !== b) throw forbidden(`Only the two parties of this ${type === "bid" ? "task" : "order"} review it`);
+  if (caller.id !== a && caller.id !== b) {
+    // An order is seen by its two parties alone, so to anyone else it does not exist (Part 3 §7).
+    if (type === "order") throw notFound(`${NAMES[type]} not found`);
+    throw forbidden("Only the two parties of this task review it");
+  }
   if (subject.notYet) throw invalid(subject.notYet);
   const rateeId = caller.id === a ? b : a;
   if (rateeId === caller.id) throw invalid("You cannot review yourself");
