@@ -32,8 +32,25 @@ import m29 from "./0029_bookmarks_since_cursors.sql" with { type: "text" };
 import m30 from "./0030_operator_claims.sql" with { type: "text" };
 import m31 from "./0031_organisations.sql" with { type: "text" };
 import m32 from "./0032_vault.sql" with { type: "text" };
-import m33 from "./0033_vault_search.sql" with { type: "text" };
-import m34 from "./0034_vault_activity.sql" with { type: "text" };
+import m33 from "./0033_bookmark_folders.sql" with { type: "text" };
+import m34 from "./0034_collections.sql" with { type: "text" };
+import m35 from "./0035_post_templates.sql" with { type: "text" };
+import m36 from "./0036_time_capsules.sql" with { type: "text" };
+import m37 from "./0037_dead_drops.sql" with { type: "text" };
+import m38 from "./0038_forecasts.sql" with { type: "text" };
+import m39 from "./0039_debates.sql" with { type: "text" };
+import m40 from "./0040_payments.sql" with { type: "text" };
+import m41 from "./0041_wiki.sql" with { type: "text" };
+import m42 from "./0042_wiki_fts.sql" with { type: "text" };
+import m43 from "./0043_notarisation.sql" with { type: "text" };
+import m44 from "./0044_facilitation.sql" with { type: "text" };
+import m45 from "./0045_bug_reports.sql" with { type: "text" };
+import m46 from "./0046_stats_counters.sql" with { type: "text" };
+import m47 from "./0047_calendar_events.sql" with { type: "text" };
+import m48 from "./0048_service_orders.sql" with { type: "text" };
+import m49 from "./0049_marketplace.sql" with { type: "text" };
+import m50 from "./0050_vault_search.sql" with { type: "text" };
+import m51 from "./0051_vault_activity.sql" with { type: "text" };
 
 export interface EmbeddedMigration { tag: string; when: number; breakpoints: boolean; sql: string }
 
@@ -71,6 +88,23 @@ export const migrations: EmbeddedMigration[] = [
   { tag: "0030_operator_claims", when: 1795900000000, breakpoints: true, sql: m30 },
   { tag: "0031_organisations", when: 1795950000000, breakpoints: true, sql: m31 },
   { tag: "0032_vault", when: 1796000000000, breakpoints: true, sql: m32 },
-  { tag: "0033_vault_search", when: 1796050000000, breakpoints: true, sql: m33 },
-  { tag: "0034_vault_activity", when: 1796100000000, breakpoints: true, sql: m34 },
+  { tag: "0033_bookmark_folders", when: 1796010000000, breakpoints: true, sql: m33 },
+  { tag: "0034_collections", when: 1796020000000, breakpoints: true, sql: m34 },
+  { tag: "0035_post_templates", when: 1796030000000, breakpoints: true, sql: m35 },
+  { tag: "0036_time_capsules", when: 1796040000000, breakpoints: true, sql: m36 },
+  { tag: "0037_dead_drops", when: 1796050000000, breakpoints: true, sql: m37 },
+  { tag: "0038_forecasts", when: 1796060000000, breakpoints: true, sql: m38 },
+  { tag: "0039_debates", when: 1796070000000, breakpoints: true, sql: m39 },
+  { tag: "0040_payments", when: 1796080000000, breakpoints: true, sql: m40 },
+  { tag: "0041_wiki", when: 1796090000000, breakpoints: true, sql: m41 },
+  { tag: "0042_wiki_fts", when: 1796100000000, breakpoints: true, sql: m42 },
+  { tag: "0043_notarisation", when: 1796110000000, breakpoints: true, sql: m43 },
+  { tag: "0044_facilitation", when: 1796120000000, breakpoints: true, sql: m44 },
+  { tag: "0045_bug_reports", when: 1796130000000, breakpoints: true, sql: m45 },
+  { tag: "0046_stats_counters", when: 1796140000000, breakpoints: true, sql: m46 },
+  { tag: "0047_calendar_events", when: 1796150000000, breakpoints: true, sql: m47 },
+  { tag: "0048_service_orders", when: 1796160000000, breakpoints: true, sql: m48 },
+  { tag: "0049_marketplace", when: 1796170000000, breakpoints: true, sql: m49 },
+  { tag: "0050_vault_search", when: 1796180000000, breakpoints: true, sql: m50 },
+  { tag: "0051_vault_activity", when: 1796190000000, breakpoints: true, sql: m51 },
 ];

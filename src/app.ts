@@ -17,6 +17,9 @@ import { achievementsRoutes } from "./features/achievements/routes";
 import * as auth from "./features/auth/handlers";
 import { authRoutes } from "./features/auth/routes";
 import { accountSecurityRoutes } from "./features/auth/security-routes";
+import * as calendar from "./features/calendar/handlers";
+import { calendarFeedRoutes } from "./features/calendar/feed-routes";
+import { calendarRoutes } from "./features/calendar/routes";
 import * as claims from "./features/claims/handlers";
 import { claimsRoutes } from "./features/claims/routes";
 import * as avatars from "./features/avatars/handlers";
@@ -24,7 +27,30 @@ import { avatarsRoutes } from "./features/avatars/routes";
 import * as blocks from "./features/blocks/handlers";
 import { blocksRoutes } from "./features/blocks/routes";
 import * as bookmarks from "./features/bookmarks/handlers";
-import { bookmarksRoutes } from "./features/bookmarks/routes";
+import * as bugs from "./features/bugs/handlers";
+import { bugsRoutes } from "./features/bugs/routes";
+import * as collections from "./features/collections/handlers";
+import { collectionsRoutes } from "./features/collections/routes";
+import * as templates from "./features/templates/handlers";
+import { templatesRoutes } from "./features/templates/routes";
+import * as capsules from "./features/capsules/handlers";
+import { capsulesRoutes } from "./features/capsules/routes";
+import * as drops from "./features/drops/handlers";
+import { dropsRoutes } from "./features/drops/routes";
+import * as forecasts from "./features/forecasts/handlers";
+import { forecastsRoutes } from "./features/forecasts/routes";
+import * as debates from "./features/debates/handlers";
+import * as payments from "./features/payments/handlers";
+import * as marketplace from "./features/marketplace/handlers";
+import { listingRoutes, marketplaceRoutes } from "./features/marketplace/routes";
+import * as reviews from "./features/reviews/handlers";
+import { reviewsRoutes } from "./features/reviews/routes";
+import * as offers from "./features/offers/handlers";
+import { offersRoutes } from "./features/offers/routes";
+import { debatesRoutes } from "./features/debates/routes";
+import * as facilitation from "./features/facilitation/handlers";
+import { facilitationRoutes } from "./features/facilitation/routes";
+import { bookmarkFolderRoutes, bookmarksRoutes } from "./features/bookmarks/routes";
 import * as colonies from "./features/colonies/handlers";
 import { coloniesRoutes } from "./features/colonies/routes";
 import * as comments from "./features/comments/handlers";
@@ -43,6 +69,8 @@ import { messagingRoutes } from "./features/messages/plugin";
 import { metaRoutes } from "./features/meta/routes";
 import * as governance from "./features/moderation/governance-handlers";
 import { governanceRoutes } from "./features/moderation/governance-routes";
+import * as notarisation from "./features/notarisation/handlers";
+import { notarisationRoutes } from "./features/notarisation/routes";
 import * as notifications from "./features/notifications/handlers";
 import { notificationsRoutes } from "./features/notifications/routes";
 import * as oauth from "./features/oauth/handlers";
@@ -60,6 +88,7 @@ import * as moderationQueue from "./features/moderation/queue-handlers";
 import { queueRoutes } from "./features/moderation/queue-routes";
 import { reportsRoutes } from "./features/reports/routes";
 import { searchRoutes } from "./features/search/routes";
+import { statsRoutes } from "./features/stats/routes";
 import { directoryRoutes } from "./features/users/directory-routes";
 import { usersRoutes } from "./features/users/routes";
 import { karmaRoutes } from "./features/votes/breakdown-routes";
@@ -69,6 +98,8 @@ import { webhooksRoutes } from "./features/webhooks/routes";
 import * as vault from "./features/vault/handlers";
 import { vaultOperatorRoutes } from "./features/vault/operator-routes";
 import { vaultRoutes } from "./features/vault/routes";
+import { wikiEditorsRoutes } from "./features/wiki/editors-routes";
+import { wikiRoutes } from "./features/wiki/routes";
 import { staticSite } from "./http/static";
 
 /**
@@ -94,9 +125,21 @@ const FEATURES: Feature[] = [
   { routes: [followsRoutes], register: follows.register },
   { routes: [blocksRoutes], register: blocks.register },
   { routes: [notificationsRoutes], register: notifications.register },
-  { routes: [bookmarksRoutes], register: bookmarks.register },
+  { routes: [bookmarksRoutes, bookmarkFolderRoutes], register: bookmarks.register },
+  { routes: [collectionsRoutes], register: collections.register },
+  { routes: [templatesRoutes], register: templates.register },
+  { routes: [capsulesRoutes], register: capsules.register },
+  { routes: [dropsRoutes], register: drops.register },
+  { routes: [forecastsRoutes], register: forecasts.register },
+  { routes: [debatesRoutes], register: debates.register },
+  { routes: [facilitationRoutes], register: facilitation.register },
+  { routes: [], register: payments.register },
+  { routes: [marketplaceRoutes, listingRoutes], register: marketplace.register },
+  { routes: [reviewsRoutes], register: reviews.register },
+  { routes: [offersRoutes], register: offers.register },
   { routes: [postsRoutes], register: posts.register },
   { routes: [commentsRoutes], register: comments.register },
+  { routes: [notarisationRoutes], register: notarisation.register },
   { routes: [votesRoutes, reactionsRoutes, pollsRoutes] },
   { routes: [limitsRoutes, meRoutes, reportsRoutes, searchRoutes, achievementsRoutes] },
   { routes: [feedRoutes], register: feed.register },
@@ -105,6 +148,10 @@ const FEATURES: Feature[] = [
   { routes: [messagingRoutes, groupsRoutes], register: messages.register },
   { routes: [webhooksRoutes], register: webhooks.register },
   { routes: [vaultRoutes, vaultOperatorRoutes], register: vault.register },
+  { routes: [bugsRoutes], register: bugs.register },
+  { routes: [statsRoutes] },
+  { routes: [calendarFeedRoutes, calendarRoutes], register: calendar.register },
+  { routes: [wikiRoutes, wikiEditorsRoutes] },
   { routes: [realtimeRoutes] },
   { routes: [mcpRoutes], register: mcp.register },
 ];

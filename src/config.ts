@@ -54,11 +54,37 @@ export interface Config {
   accessLog: boolean;
   /** Bearer token that may read /metrics from any address (loopback needs none); null: loopback only. */
   metricsToken: string | null;
+  /**
+   * Notarisation (spec Part 3 §4.15): whether it is on (off answers 503), the OpenTimestamps
+   * calendars a digest is submitted to, the time each has to answer, and whether calendars may be
+   * loopback or private addresses (a calendar of your own on the local network; tests).
+   */
+  notarisation: { enabled: boolean; calendars: string[]; timeoutMs: number; allowPrivate: boolean };
+  /** The Lightning wallet of the marketplace and its backend's settings. */
+  wallet: WalletConfig;
+  /** NODE_ENV is "production". */
+  production: boolean;
 }
+
+export const WALLETS = ["development", "lnbits", "nwc", "lnd"] as const;
+
+export interface WalletConfig {
+  backend: (typeof WALLETS)[number];
+  /** Lets the development wallet run with NODE_ENV=production (a demo instance). */
+  allowDevelopment: boolean;
+  timeoutMs: number;
+  lnbits: { url: string | null; adminKey: string | null; invoiceKey: string | null };
+  nwcUrl: string | null;
+  lnd: { url: string | null; macaroon: string | null; tlsCert: string | null };
+}
+
+/** The public OpenTimestamps calendars, as the reference client (`ots stamp`) uses them. */
+export const PUBLIC_OTS_CALENDARS = ["https://a.pool.opentimestamps.org", "https://b.pool.opentimestamps.org", "https://a.pool.eternitywall.com", "https://ots.btc.catallaxy.com"];
 
 type Kind =
   | { type: "string" }
   | { type: "url" }
+  | { type: "urls" }
   | { type: "path" }
   | { type: "enum"; values: readonly string[] }
   | { type: "int"; min?: number; max?: number }
@@ -112,7 +138,21 @@ export const SETTINGS = {
   backupDir: { env: ["COLONY_BACKUP_DIR"], flag: "backup-dir", kind: { type: "path" }, shown: "<data dir>/backups", value: "<dir>", help: "where scheduled backups and pre-migration copies go" },
   upgradeBackupsKeep: { env: ["COLONY_UPGRADE_BACKUPS_KEEP"], flag: "upgrade-backups-keep", kind: { type: "int", min: 1 }, shown: "3", value: "<n>", help: "how many pre-migration copies of the database to keep (the newest)" },
   accessLog: { env: ["COLONY_ACCESS_LOG"], flag: "access-log", kind: { type: "bool" }, shown: "on", help: "one JSON line per request on stderr (needs log level info or debug)" },
+  wallet: { env: ["COLONY_WALLET"], flag: "wallet", kind: { type: "enum", values: WALLETS }, shown: "development", value: "<backend>", help: "Lightning wallet of the marketplace: development, lnbits, nwc or lnd" },
+  allowDevelopmentWallet: { env: ["COLONY_ALLOW_DEVELOPMENT_WALLET"], kind: { type: "bool" }, shown: "off", help: "let the development wallet run with NODE_ENV=production" },
+  walletTimeoutMs: { env: ["COLONY_WALLET_TIMEOUT_MS"], kind: { type: "int", min: 100 }, shown: "15000", help: "time a wallet call may take" },
+  lnbitsUrl: { env: ["COLONY_LNBITS_URL"], kind: { type: "url" }, shown: "none", help: "LNbits server (https://lnbits.example.org)" },
+  lnbitsAdminKey: { env: ["COLONY_LNBITS_ADMIN_KEY"], kind: { type: "string" }, shown: "none", help: "the LNbits wallet's admin key (pays out)" },
+  lnbitsInvoiceKey: { env: ["COLONY_LNBITS_INVOICE_KEY"], kind: { type: "string" }, shown: "none", help: "the LNbits wallet's invoice key (invoices and look-ups; the admin key otherwise)" },
+  nwcUrl: { env: ["COLONY_NWC_URL"], kind: { type: "string" }, shown: "none", help: "Nostr Wallet Connect connection string (nostr+walletconnect://…)" },
+  lndRestUrl: { env: ["COLONY_LND_REST_URL"], kind: { type: "url" }, shown: "none", help: "LND's REST address (https://127.0.0.1:8080)" },
+  lndMacaroon: { env: ["COLONY_LND_MACAROON"], kind: { type: "string" }, shown: "none", help: "LND macaroon: hex, or the path of the .macaroon file" },
+  lndTlsCert: { env: ["COLONY_LND_TLS_CERT"], kind: { type: "path" }, shown: "none", help: "path of LND's tls.cert" },
   metricsToken: { env: ["COLONY_METRICS_TOKEN"], flag: "metrics-token", kind: { type: "string" }, shown: "none", value: "<token>", help: "bearer token that may read /metrics from any address; without it only loopback may" },
+  notarisation: { env: ["COLONY_NOTARISATION"], flag: "notarisation", kind: { type: "bool" }, shown: "on", help: "notarisation of posts and comments with OpenTimestamps (off answers 503)" },
+  otsCalendars: { env: ["COLONY_OTS_CALENDARS"], flag: "ots-calendars", kind: { type: "urls" }, shown: "the four public calendars", value: "<urls>", help: "OpenTimestamps calendars a notarised digest is sent to (comma-separated http(s) URLs)" },
+  otsTimeoutMs: { env: ["COLONY_OTS_TIMEOUT_MS"], flag: "ots-timeout-ms", kind: { type: "int", min: 100 }, shown: "5000", value: "<ms>", help: "time an OpenTimestamps calendar has to answer" },
+  otsAllowPrivate: { env: ["COLONY_OTS_ALLOW_PRIVATE"], flag: "ots-allow-private", kind: { type: "bool" }, shown: "off", help: "let OpenTimestamps calendars be loopback or private addresses" },
 } as const satisfies Record<string, Setting>;
 
 export type SettingName = keyof typeof SETTINGS;
@@ -126,7 +166,15 @@ const FALSE = ["0", "false", "no", "off"];
 /** Where a raw value came from, for error messages: `--port` or `COLONY_PORT`. */
 type Source = { raw: string; from: string };
 
-function convert(name: SettingName, src: Source): string | number | boolean {
+const checkUrl = (raw: string): URL | null => {
+  try {
+    return new URL(raw);
+  } catch {
+    return null;
+  }
+};
+
+function convert(name: SettingName, src: Source): string | number | boolean | string[] {
   const kind: Kind = SETTINGS[name].kind;
   const { raw, from } = src;
   const bad = (what: string) => new ConfigError(`${from} must be ${what}, got "${raw}"`);
@@ -137,14 +185,16 @@ function convert(name: SettingName, src: Source): string | number | boolean {
       if (raw.includes("\0")) throw bad("a path");
       return raw;
     case "url": {
-      let url: URL;
-      try {
-        url = new URL(raw);
-      } catch {
-        throw bad("an absolute URL");
-      }
+      const url = checkUrl(raw);
+      if (!url) throw bad("an absolute URL");
       if (!/^(https?|smtps?):$/.test(url.protocol)) throw bad("an http(s) or smtp(s) URL");
       return raw;
+    }
+    case "urls": {
+      const list = raw.split(",").map((u) => u.trim().replace(/\/+$/, "")).filter(Boolean);
+      const wrong = list.find((u) => !/^https?:$/.test(checkUrl(u)?.protocol ?? "") || checkUrl(u)!.search || checkUrl(u)!.hash || checkUrl(u)!.username);
+      if (!list.length || wrong !== undefined) throw bad("a comma-separated list of http(s) URLs without query, fragment or credentials");
+      return list;
     }
     case "enum":
       if (!kind.values.includes(raw.toLowerCase())) throw bad(`one of ${kind.values.join(", ")}`);
@@ -186,7 +236,7 @@ export type Flags = Record<string, string | boolean | undefined>;
  * Throws ConfigError naming the flag or variable whose value is not acceptable.
  */
 export function loadConfig(env: Record<string, string | undefined> = process.env, flags: Flags = {}): Config {
-  function get(name: SettingName): string | number | boolean | undefined {
+  function get(name: SettingName): string | number | boolean | string[] | undefined {
     const s: Setting = SETTINGS[name];
     if (s.flag && flags[s.flag] !== undefined) {
       const v = flags[s.flag]!;
@@ -234,5 +284,20 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     upgradeBackupsKeep: num("upgradeBackupsKeep") ?? 3,
     accessLog: bool("accessLog") ?? true,
     metricsToken: str("metricsToken") ?? null,
+    notarisation: {
+      enabled: bool("notarisation") ?? true,
+      calendars: (get("otsCalendars") as string[] | undefined) ?? PUBLIC_OTS_CALENDARS,
+      timeoutMs: num("otsTimeoutMs") ?? 5000,
+      allowPrivate: bool("otsAllowPrivate") ?? false,
+    },
+    wallet: {
+      backend: (str("wallet") ?? "development") as WalletConfig["backend"],
+      allowDevelopment: bool("allowDevelopmentWallet") ?? false,
+      timeoutMs: num("walletTimeoutMs") ?? 15_000,
+      lnbits: { url: str("lnbitsUrl") ?? null, adminKey: str("lnbitsAdminKey") ?? null, invoiceKey: str("lnbitsInvoiceKey") ?? null },
+      nwcUrl: str("nwcUrl") ?? null,
+      lnd: { url: str("lndRestUrl") ?? null, macaroon: str("lndMacaroon") ?? null, tlsCert: str("lndTlsCert") ?? null },
+    },
+    production: env.NODE_ENV === "production",
   };
 }

@@ -107,7 +107,9 @@ export async function startServer(config: Config): Promise<RunningServer> {
       ctx.log.debug("background machinery started", { ms_since_process_start: Math.round(performance.now()) });
     }, BACKGROUND_START_MS),
   };
-  ctx.log.info("colony listening", { url, public_url: config.publicUrl, data_dir: config.dataDir, sqlite: sqliteVersion(ctx.db), version: API_VERSION, ms_since_process_start: Math.round(performance.now()) });
+  ctx.log.info("colony listening", { url, public_url: config.publicUrl, data_dir: config.dataDir, sqlite: sqliteVersion(ctx.db), version: API_VERSION, wallet: ctx.wallet.name, ms_since_process_start: Math.round(performance.now()) });
+  if (ctx.wallet.name === "development")
+    ctx.log.warn("DEVELOPMENT WALLET: marketplace invoices are not real money and are paid only by `colony admin settle <payment_hash>`; payouts go to a local ledger. Set COLONY_WALLET (lnbits, nwc or lnd) to take real payments.");
 
   let shutting: Promise<ShutdownReport> | null = null;
   const shutdown = (reason: string) => (shutting ??= stop(ctx, server, background, lock, reason));

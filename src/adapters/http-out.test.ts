@@ -3,7 +3,7 @@
 // real receiver on 127.0.0.1.
 import { afterAll, describe, expect, test } from "bun:test";
 import { selfSignedCert } from "../../test/tls";
-import { checkOutboundUrl, guardedGet, guardedPost, isBlockedAddress, OutboundUrlError, type Resolver } from "./http-out";
+import { checkOutboundUrl, guardedBytes, guardedGet, guardedPost, isBlockedAddress, OutboundUrlError, type Resolver } from "./http-out";
 
 const received: { host: string | null; path: string; body: string; method?: string }[] = [];
 const server = Bun.serve({
@@ -11,7 +11,8 @@ const server = Bun.serve({
   port: 0,
   async fetch(req) {
     const url = new URL(req.url);
-    received.push({ host: req.headers.get("host"), path: url.pathname, body: await req.text(), method: req.method });
+    const raw = new Uint8Array(await req.arrayBuffer());
+    received.push({ host: req.headers.get("host"), path: url.pathname, body: new TextDecoder().decode(raw), method: req.method });
     if (url.pathname === "/redirect") return new Response(null, { status: 302, headers: { location: `${url.origin}/target` } });
     if (url.pathname === "/slow") {
       await Bun.sleep(400);
@@ -19,6 +20,7 @@ const server = Bun.serve({
     }
     if (url.pathname === "/big") return new Response("x".repeat(10_000));
     if (url.pathname === "/fail") return new Response("nope", { status: 503 });
+    if (url.pathname === "/echo-bytes") return new Response(raw.map((b) => b ^ 0xff), { headers: { "content-type": "application/octet-stream" } });
     return new Response("fine");
   },
 });
@@ -148,5 +150,21 @@ describe("guardedGet", () => {
     expect((await guardedGet(url, { allowPrivate: true, resolver, timeoutMs: 2000 })).status).toBeNull();
     const wrongName: Resolver = async () => ["127.0.0.1"];
     expect((await guardedGet(`https://other.test:${secure.port}/a`, { allowPrivate: true, resolver: wrongName, ca: tls.cert, timeoutMs: 2000 })).status).toBeNull();
+  });
+});
+
+describe("guardedBytes", () => {
+  test("posts raw bytes and keeps the answer as bytes, every value 0-255 intact, capped", async () => {
+    const sent = Uint8Array.from({ length: 256 }, (_, i) => i);
+    const r = await guardedBytes("POST", `${base}/echo-bytes`, { allowPrivate: true, timeoutMs: 2000, body: sent, maxResponseBytes: 1000 });
+    expect(r).toMatchObject({ ok: true, status: 200, error: null });
+    expect(r.body).toEqual(sent.map((b) => b ^ 0xff));
+    const capped = await guardedBytes("POST", `${base}/echo-bytes`, { allowPrivate: true, timeoutMs: 2000, body: sent, maxResponseBytes: 10 });
+    expect(capped.body?.byteLength).toBe(10);
+  });
+
+  test("refused without the allowance, timed out like the others", async () => {
+    expect(await guardedBytes("GET", `${base}/ok`, { allowPrivate: false, timeoutMs: 2000 })).toMatchObject({ ok: false, status: null, body: null });
+    expect((await guardedBytes("GET", `${base}/slow`, { allowPrivate: true, timeoutMs: 50 })).error).toMatch(/timed out/);
   });
 });

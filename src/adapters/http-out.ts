@@ -1,6 +1,6 @@
-// Outbound HTTP to addresses chosen by users (webhooks, domain verification): a guarded POST or
-// GET. The URL must be http or
-// https; its host is resolved and every address checked against the SSRF blocklist (loopback,
+// Outbound HTTP to addresses chosen by users or operators (webhooks, domain verification,
+// OpenTimestamps calendars): a guarded POST or GET, with a text or a binary body. The URL must be
+// http or https; its host is resolved and every address checked against the SSRF blocklist (loopback,
 // private, CGNAT, link-local incl. cloud metadata, unique-local IPv6, unspecified, multicast,
 // reserved), unless private targets are explicitly allowed (local development, tests). The request
 // is pinned to the address that was checked (plain http: the IP in the URL and the original Host
@@ -183,8 +183,9 @@ export async function checkOutboundUrl(raw: string, opts: GuardOptions): Promise
 // ---------------------------------------------------------------------------------------------
 // The request
 
-async function readCapped(res: Response, max: number): Promise<string> {
-  if (!res.body) return "";
+/** At most `max` bytes of the answer's body; the rest is not read. */
+async function readCapped(res: Response, max: number): Promise<Uint8Array> {
+  if (!res.body) return new Uint8Array(0);
   const reader = res.body.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
@@ -207,8 +208,10 @@ async function readCapped(res: Response, max: number): Promise<string> {
     at += part.byteLength;
     if (at >= all.byteLength) break;
   }
-  return new TextDecoder("utf-8", { fatal: false }).decode(all);
+  return all;
 }
+
+const decodeText = (bytes: Uint8Array) => new TextDecoder("utf-8", { fatal: false }).decode(bytes);
 
 /** POSTs `body` to `raw` through the guard; never throws (a refusal or failure is in `error`). */
 export function guardedPost(raw: string, opts: PostOptions): Promise<OutboundResult> {
@@ -220,9 +223,23 @@ export function guardedGet(raw: string, opts: RequestOptions): Promise<OutboundR
   return guardedRequest("GET", raw, opts);
 }
 
+/** An answer whose body is kept as bytes (binary protocols such as OpenTimestamps calendars). */
+export interface OutboundBytesResult extends Omit<OutboundResult, "body"> {
+  body: Uint8Array | null;
+}
+
+/** GETs or POSTs raw bytes through the guard, keeping the answer as bytes; never throws. */
+export function guardedBytes(method: "GET" | "POST", raw: string, opts: RequestOptions & { body?: Uint8Array }): Promise<OutboundBytesResult> {
+  return send(method, raw, opts, opts.body, (b) => b);
+}
+
 async function guardedRequest(method: "GET" | "POST", raw: string, opts: RequestOptions, body?: string): Promise<OutboundResult> {
+  return send(method, raw, opts, body, decodeText);
+}
+
+async function send<T>(method: "GET" | "POST", raw: string, opts: RequestOptions, body: string | Uint8Array | undefined, decode: (b: Uint8Array) => T) {
   const started = performance.now();
-  const done = (r: Omit<OutboundResult, "durationMs">): OutboundResult => ({ ...r, durationMs: Math.round(performance.now() - started) });
+  const done = (r: { ok: boolean; status: number | null; body: T | null; error: string | null }) => ({ ...r, durationMs: Math.round(performance.now() - started) });
   let checked: CheckedUrl;
   try {
     checked = await checkOutboundUrl(raw, opts);
@@ -243,8 +260,8 @@ async function guardedRequest(method: "GET" | "POST", raw: string, opts: Request
   const timer = setTimeout(() => controller.abort(), opts.timeoutMs);
   try {
     const res = await fetch(target.href, { ...init, signal: controller.signal } as RequestInit);
-    const body = await readCapped(res, opts.maxResponseBytes ?? 4096);
-    return done({ ok: res.status >= 200 && res.status < 300, status: res.status, body, error: null });
+    const bytes = await readCapped(res, opts.maxResponseBytes ?? 4096);
+    return done({ ok: res.status >= 200 && res.status < 300, status: res.status, body: decode(bytes), error: null });
   } catch (err) {
     const message = controller.signal.aborted ? `timed out after ${opts.timeoutMs} ms` : err instanceof Error ? err.message : String(err);
     return done({ ok: false, status: null, body: null, error: message.slice(0, 500) });

@@ -1,6 +1,6 @@
 // The command-line parser, table-driven over the real command table.
 import { describe, expect, test } from "bun:test";
-import { loadConfig, SETTINGS } from "../config";
+import { loadConfig, PUBLIC_OTS_CALENDARS, SETTINGS } from "../config";
 import { main } from "../main";
 import { commandHelp, commandOptions, globalHelp, parseCommandLine, suggest, UsageError } from "./args";
 import { COMMANDS } from "./commands";
@@ -103,6 +103,9 @@ describe("settings from flags", () => {
     [["serve", "--public-url", "ftp://x.example"], "--public-url must be an http(s) or smtp(s) URL"],
     [["serve", "--rate-limit-multiplier", "-1"], "--rate-limit-multiplier must be a number >= 0"],
     [["serve", "--read-workers", "two"], "--read-workers must be a whole number"],
+    [["serve", "--ots-calendars", "ftp://cal.example"], "--ots-calendars must be a comma-separated list of http(s) URLs"],
+    [["serve", "--ots-calendars", "https://cal.example/?q=1"], "--ots-calendars must be a comma-separated list of http(s) URLs"],
+    [["serve", "--ots-calendars", " , "], "--ots-calendars must be a comma-separated list of http(s) URLs"],
   ];
   for (const [argv, message] of bad) {
     test(`a bad value is a usage error: ${argv.slice(1).join(" ")}`, async () => {
@@ -127,6 +130,12 @@ describe("settings from flags", () => {
     expect(loadConfig({ COLONY_PORT: "9000" }, {}).port).toBe(9000);
     expect(loadConfig({}, {}).port).toBe(8080);
     expect(loadConfig({ COLONY_TRUST_PROXY: "on" }, { "trust-proxy": false }).trustProxy).toBe(false);
+  });
+
+  test("notarisation: on with the public calendars by default; a list of calendars, trailing slashes dropped", () => {
+    expect(loadConfig({}, {}).notarisation).toEqual({ enabled: true, calendars: PUBLIC_OTS_CALENDARS, timeoutMs: 5000, allowPrivate: false });
+    const c = loadConfig({ COLONY_NOTARISATION: "off", COLONY_OTS_CALENDARS: "https://a.example/, http://127.0.0.1:9000", COLONY_OTS_TIMEOUT_MS: "800" }, {});
+    expect(c.notarisation).toEqual({ enabled: false, calendars: ["https://a.example", "http://127.0.0.1:9000"], timeoutMs: 800, allowPrivate: false });
   });
 
   test("a data folder that is a file is refused before anything runs", async () => {

@@ -3,6 +3,7 @@
 import type { Config } from "../config";
 import { domainProbe, type DomainProbe } from "../adapters/domain-probe";
 import { CapturingMailer, createMailer, type Mailer } from "../adapters/mail";
+import { createWallet, devKeyPath, type LazyWallet } from "../adapters/lightning";
 import { openDatabase, type Db } from "../db/client";
 import { migrate } from "../db/migrate";
 import { migrateGuarded } from "../db/upgrade";
@@ -36,6 +37,8 @@ export interface Ctx {
   domains: DomainProbe;
   /** This context's Prometheus registry (GET /metrics). */
   metrics: Metrics;
+  /** The Lightning wallet of the marketplace (COLONY_WALLET; the development wallet by default). */
+  wallet: LazyWallet;
 }
 
 export interface ContextOptions {
@@ -49,6 +52,8 @@ export interface ContextOptions {
   mail?: Mailer;
   /** Defaults to the real, guarded probe. */
   domainProbe?: DomainProbe;
+  /** Defaults to the configured wallet (an in-memory database: a development wallet with a key in memory). */
+  wallet?: LazyWallet;
 }
 
 export const databasePath = (config: Config) => join(config.dataDir, "colony.db");
@@ -56,6 +61,7 @@ export const databasePath = (config: Config) => join(config.dataDir, "colony.db"
 export function createContext(opts: ContextOptions): Ctx {
   const { config } = opts;
   const clock = opts.clock ?? systemClock;
+  const memory = (opts.dbPath ?? databasePath(config)) === ":memory:";
   const log = opts.log ?? createLogger(config.logLevel, () => clock.now());
   const dbPath = opts.dbPath ?? databasePath(config);
   if (dbPath !== ":memory:") mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
@@ -72,8 +78,16 @@ export function createContext(opts: ContextOptions): Ctx {
     }
   }
   const secrets = opts.secrets ?? (dbPath === ":memory:" ? ephemeralSecrets() : loadSecrets(config.dataDir));
+  let wallet: LazyWallet;
+  try {
+    wallet = opts.wallet ?? createWallet(config, { db, clock, devKeyPath: memory ? null : devKeyPath(config.dataDir) });
+  } catch (err) {
+    db.$client.close();
+    throw err;
+  }
   const ctx: Omit<Ctx, "metrics"> = {
     db,
+    wallet,
     reads: inlineReads(db),
     clock,
     config,

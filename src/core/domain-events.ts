@@ -96,6 +96,8 @@ export interface DomainEvents {
   comment_updated: { post_id: string; comment_id: string };
   comment_deleted: { post_id: string; comment_id: string; author_id: string; by_moderator: boolean };
   comment_reparented: { post_id: string; comment_id: string; from_parent_id: string | null; to_parent_id: string | null };
+  /** A post or comment its author notarised (Part 3 §4.15): frozen from now on; `notarised_at` shows it. */
+  content_notarised: { subject_type: "post" | "comment"; subject_id: string; post_id: string; colony_id: string; author_id: string; payload_hash: string };
 
   // Reactions, votes, polls
   reaction_added: { emoji: string; post_id: string; comment_id?: string; author_id: string; reactor_username: string; readers: Readers };
@@ -274,6 +276,74 @@ export interface DomainEvents {
   webhook_deleted: { webhook_id: string };
   webhook_secret_rotated: { webhook_id: string };
   webhook_delivery_replayed: { webhook_id: string; delivery_id: string; replay_id: string };
+
+  // Part 3 features
+  /** A time capsule's reveal_at passed: its author is told (once). */
+  time_capsule_revealed: { capsule_id: string; author_id: string; title: string; reveal_at: number };
+  /** A forecast's resolution date passed while it was open: its author is reminded (once). */
+  forecast_resolution_due: { forecast_id: string; author_id: string; title: string; resolution_date: string };
+  /** Someone took the other side of a debate. */
+  debate_accepted: { debate_id: string; creator_id: string; opponent_id: string; proposition: string };
+  /** A debater made an argument; `next_user_id` argues next, or the vote opened (`voting_opened`). */
+  debate_argued: { debate_id: string; proposition: string; turn_number: number; next_user_id: string | null; debater_ids: string[]; voting_opened: boolean };
+  /** A debate's vote ended and its winner (null on a tie) was recorded. */
+  debate_closed: { debate_id: string; proposition: string; debater_ids: string[]; winner_id: string | null; creator_votes: number; opponent_votes: number };
+
+  // Marketplace: tasks, bids and listings (spec Part 3 §4.1). Each is a §6.2 webhook event whose
+  // payload is the reference's plus `recipient_ids` (webhooks/mapping.ts, the generic rule);
+  // names are usernames; the event's subject is the bid (the post for listings).
+  /** To the task's author: a bid came in. */
+  bid_received: { recipient_ids: string[]; post_id: string; bidder: string; post_title: string; amount_sats: number };
+  /** To the winning bidder. */
+  bid_accepted: { recipient_ids: string[]; post_id: string; poster: string; post_title: string };
+  /** To bidders whose pending bid was rejected: one by one, or all the others when one was accepted. */
+  bid_rejected: { recipient_ids: string[]; post_id: string; post_title: string; poster: string };
+  /** To the task's author and its worker: the accepted bid's invoice was paid. */
+  payment_received: { recipient_ids: string[]; post_id: string; post_title: string; amount_sats: number };
+  /** To the worker: the author marked the paid task complete (the payout is queued). */
+  task_completed: { recipient_ids: string[]; post_id: string; post_title: string; poster: string };
+  /** To one agent whose specialties match a new paid task (0-100). */
+  task_matched: { recipient_ids: string[]; post_id: string; post_title: string; match_score: number };
+  /** To the listing's author (task or offer): it takes no new bids or orders. */
+  listing_closed: { recipient_ids: string[]; post_id: string; post_title: string; post_type: string };
+  listing_reopened: { recipient_ids: string[]; post_id: string; post_title: string; post_type: string };
+  // Reviews (spec Part 3 §4.3; subject: the review)
+  /** To the ratee. */
+  review_received: { recipient_ids: string[]; review_id: string; post_id: string; post_title: string; rater: string; rating: number; has_comment: boolean };
+  /** To the rater: the ratee answered. */
+  review_replied: { recipient_ids: string[]; review_id: string; post_id: string; post_title: string; replier: string };
+  // Offers and orders (Part 3 §4.2): the reference's webhook payloads besides recipient_ids (the
+  // generic rule of webhooks/mapping.ts); `buyer` and `seller` are usernames.
+  /** A new order on a listing: to the seller. */
+  order_received: { recipient_ids: string[]; order_id: string; post_id: string; post_title: string; buyer: string; amount_sats: number };
+  /** The seller accepted: the invoice is ready, to the buyer. */
+  order_accepted: { recipient_ids: string[]; order_id: string; post_id: string; post_title: string; seller: string; amount_sats: number };
+  /** The seller declined (terminal): to the buyer. */
+  order_declined: { recipient_ids: string[]; order_id: string; post_id: string; post_title: string; seller: string };
+  /** The buyer's invoice settled: to the seller. */
+  order_paid: { recipient_ids: string[]; order_id: string; post_id: string; post_title: string; buyer: string; amount_sats: number };
+  /** The seller marked the order delivered: to the buyer. */
+  order_delivered: { recipient_ids: string[]; order_id: string; post_id: string; post_title: string; seller: string };
+  // Human-request facilitation (Part 3 §4.6). The six §6.2 events carry exactly the reference
+  // payload plus recipient_ids, so their webhooks follow the generic rule (webhooks/mapping.ts).
+  /** A human claimed a request: to its author. */
+  facilitation_claimed: { recipient_ids: string[]; post_id: string; post_title: string; claim_id: string; human_id: string; human_name: string };
+  /** A claimer submitted (or resubmitted) a result, its first 2000 characters here: to the author. */
+  facilitation_submitted: { recipient_ids: string[]; post_id: string; post_title: string; claim_id: string; human_id: string; human_name: string; result: string };
+  /** An answer accepted, by the author or (actor null) automatically: to the claimer. */
+  facilitation_accepted: { recipient_ids: string[]; post_id: string; post_title: string; claim_id: string; accepter: string };
+  /** The author asked for changes (the notes' first 2000 characters): to the claimer. */
+  facilitation_revision_requested: { recipient_ids: string[]; post_id: string; post_title: string; claim_id: string; requester: string; revision_notes: string };
+  /** The deadline (as the post stores it) is less than 24 hours away: to a claimer still working. */
+  facilitation_deadline: { recipient_ids: string[]; post_id: string; post_title: string; deadline: string };
+  /** A new request matches a human's skills (score 0-100): to that human. */
+  facilitation_matched: { recipient_ids: string[]; post_id: string; post_title: string; match_score: number };
+  /** A claimer gave a claim up; `reopened` when a single-answer request became open again. */
+  facilitation_abandoned: { post_id: string; post_title: string; claim_id: string; author_id: string; human_id: string; reopened: boolean };
+  /** A request ended by its author (cancelled, or closed after accepted answers) or with its post; the claims still running ended with it. */
+  facilitation_ended: { post_id: string; post_title: string; author_id: string; status: "cancelled" | "closed"; reason: "author" | "post_deleted"; ended_claimer_ids: string[] };
+  /** A claimer updated their progress notes. */
+  facilitation_progress_updated: { post_id: string; claim_id: string; human_id: string };
 }
 
 export type EventName = keyof DomainEvents;
@@ -315,6 +385,7 @@ export const READ_SCOPES: { [K in EventName]: (payload: DomainEvents[K]) => read
   comment_updated: () => FORUM,
   comment_deleted: () => FORUM,
   comment_reparented: () => FORUM,
+  content_notarised: (p) => inColony(p.colony_id),
   reaction_added: (p) => inColony(p.readers.colony_id),
   vote_cast: () => FORUM,
   poll_voted: () => FORUM,
@@ -386,4 +457,35 @@ export const READ_SCOPES: { [K in EventName]: (payload: DomainEvents[K]) => read
   webhook_deleted: () => NONE,
   webhook_secret_rotated: () => NONE,
   webhook_delivery_replayed: () => NONE,
+  time_capsule_revealed: () => NONE,
+  forecast_resolution_due: () => NONE,
+  debate_accepted: () => NONE,
+  debate_argued: () => NONE,
+  debate_closed: () => NONE,
+  // A task's status, or a listing's closed_at, shows in post lists and reads.
+  bid_received: () => FORUM,
+  bid_accepted: () => FORUM,
+  bid_rejected: () => NONE,
+  payment_received: () => FORUM,
+  task_completed: () => FORUM,
+  task_matched: () => NONE,
+  listing_closed: () => FORUM,
+  listing_reopened: () => FORUM,
+  review_received: () => NONE,
+  review_replied: () => NONE,
+  order_received: () => NONE,
+  order_accepted: () => NONE,
+  order_declined: () => NONE,
+  order_paid: () => NONE,
+  order_delivered: () => NONE,
+  // Facilitation moves the post's status (open, claimed, fulfilled, resolved), which post lists show.
+  facilitation_claimed: () => FORUM,
+  facilitation_submitted: () => NONE,
+  facilitation_accepted: () => FORUM,
+  facilitation_revision_requested: () => NONE,
+  facilitation_deadline: () => NONE,
+  facilitation_matched: () => NONE,
+  facilitation_abandoned: () => FORUM,
+  facilitation_ended: () => FORUM,
+  facilitation_progress_updated: () => NONE,
 };

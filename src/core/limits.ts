@@ -17,6 +17,10 @@ export interface LimitRule {
   adminMax?: number;
   /** Ceiling during the first 7 days of an account. */
   newAccountMax?: number;
+  /** Lower ceiling while an account is younger than `underMs` (the lowest ceiling that applies wins). */
+  youngAccount?: { underMs: number; max: number };
+  /** Lower ceiling while an account's karma is below `below` (the lowest ceiling that applies wins). */
+  lowKarma?: { below: number; max: number };
   /** Scaled by the caller's trust-level multiplier (default true for per-user limits). */
   trustScaled?: boolean;
   /** Listed by GET /limits/me (the list is curated, not exhaustive). */
@@ -81,6 +85,7 @@ export const LIMITS: readonly LimitRule[] = [
   { action: "join_colony", description: "Join a colony (by id or by name)", windowMs: h(1), max: 30, scope: "user", listed: true, source: "part2 §8" },
   { action: "colony_admin", description: "Unban and other colony admin actions", windowMs: h(1), max: 30, scope: "user", source: "part2 §8" },
   { action: "bookmark", description: "Bookmark or unbookmark a post (the reference service's figure)", windowMs: h(1), max: 120, scope: "user", source: "config" },
+  { action: "collection", description: "Create, change or delete a collection or its items (the reference service's figure)", windowMs: h(1), max: 30, scope: "user", source: "config" },
   { action: "block_user", description: "Block a user (the reference service's figure)", windowMs: h(1), max: 30, scope: "user", source: "config" },
   { action: "create_colony", description: "Create a colony (daily cap per founder)", windowMs: DAY, max: 3, adminMax: 100, scope: "user", trustScaled: false, listed: true, source: "config" },
   // Organisations (Part 2 §4.3: "capped per founder per 24 hours", value not listed; docs/decisions.md §58)
@@ -115,6 +120,14 @@ export const LIMITS: readonly LimitRule[] = [
   { action: "order_create", description: "Place an order on an offer", windowMs: h(1), max: 10, scope: "user", source: "part3 §8" },
   { action: "order_accept", description: "Accept an order", windowMs: h(1), max: 30, scope: "user", source: "part3 §8" },
   { action: "order_payment_check", description: "Check an order's payment", windowMs: h(1), max: 30, scope: "user", source: "part3 §8" },
+  // Tasks and bids: §8 sets only the bid amounts; the reference's 10 bids an hour, and the
+  // figures of an order's accept and check for a task's (docs/decisions.md §115).
+  { action: "bid", description: "Bid on a paid task", windowMs: h(1), max: 10, scope: "user", source: "config" },
+  { action: "bid_accept", description: "Accept a bid (issues an invoice)", windowMs: h(1), max: 30, scope: "user", source: "config" },
+  { action: "task_payment_check", description: "Check a task's payment", windowMs: h(1), max: 30, scope: "user", source: "config" },
+  { action: "task_payment_check_ip", description: "Check a task's payment without an account, per IP", windowMs: h(1), max: 30, scope: "ip", anonymousOnly: true, source: "config" },
+  { action: "listing_close", description: "Close or reopen a marketplace listing", windowMs: h(1), max: 60, scope: "user", source: "config" },
+  { action: "review", description: "Review a task or an order, or reply to a review", windowMs: h(1), max: 30, scope: "user", source: "config" },
   { action: "document_create", description: "Create a document for sale", windowMs: h(1), max: 5, scope: "user", source: "part3 §8" },
   { action: "document_update", description: "Update a document", windowMs: h(1), max: 10, scope: "user", source: "part3 §8" },
   { action: "document_delist", description: "Delist a document", windowMs: h(1), max: 10, scope: "user", source: "part3 §8" },
@@ -128,6 +141,7 @@ export const LIMITS: readonly LimitRule[] = [
   { action: "debate_create", description: "Create a debate", windowMs: h(1), max: 3, scope: "user", source: "part3 §8" },
   { action: "debate_argue", description: "Post a debate argument", windowMs: h(1), max: 10, scope: "user", source: "part3 §8" },
   { action: "debate_vote", description: "Vote in a debate", windowMs: h(1), max: 20, scope: "user", source: "part3 §8" },
+  { action: "facilitation_claim", description: "Claim a human request", windowMs: h(1), max: 20, scope: "user", source: "config" },
   { action: "capsule_create", description: "Create a time capsule", windowMs: 7 * DAY, max: 3, scope: "user", source: "part3 §8" },
   { action: "drop_create", description: "Create a dead drop", windowMs: DAY, max: 3, scope: "user", source: "part3 §8" },
   { action: "drop_signal", description: "Signal a dead drop", windowMs: h(1), max: 20, scope: "user", source: "part3 §8" },
@@ -138,16 +152,26 @@ export const LIMITS: readonly LimitRule[] = [
   { action: "wiki_editor_read", description: "Read wiki editors", windowMs: h(1), max: 120, scope: "user", source: "part3 §8" },
   { action: "wiki_editor_write", description: "Change wiki editors", windowMs: h(1), max: 60, scope: "user", source: "part3 §8" },
   { action: "wiki_list", description: "List wiki pages, per IP", windowMs: MINUTE, max: 30, scope: "ip", source: "part3 §8" },
-  { action: "wiki_pages_daily", description: "New wiki pages per account per day", windowMs: DAY, max: 20, scope: "user", trustScaled: false, source: "part3 §8" },
-  { action: "wiki_edits_daily", description: "Wiki edits per account per day", windowMs: DAY, max: 150, scope: "user", trustScaled: false, source: "part3 §8" },
+  { action: "wiki_pages_daily", description: "New wiki pages per account per day (2 in an account's first day, 1 below -10 karma)", windowMs: DAY, max: 20, youngAccount: { underMs: DAY, max: 2 }, lowKarma: { below: -10, max: 1 }, scope: "user", trustScaled: false, source: "part3 §8" },
+  { action: "wiki_edits_daily", description: "Wiki edits per account per day (10 in an account's first day, 3 below -10 karma)", windowMs: DAY, max: 150, youngAccount: { underMs: DAY, max: 10 }, lowKarma: { below: -10, max: 3 }, scope: "user", trustScaled: false, source: "part3 §8" },
   { action: "wiki_page_edits", description: "Edits of one wiki page per hour", windowMs: h(1), max: 10, scope: "user", trustScaled: false, source: "part3 §8" },
   { action: "wiki_pages_ip", description: "New wiki pages per IP per hour", windowMs: h(1), max: 20, scope: "ip", source: "part3 §8" },
   { action: "wiki_edits_ip", description: "Wiki edits per IP per hour", windowMs: h(1), max: 60, scope: "ip", source: "part3 §8" },
-  { action: "notarise", description: "Notarise a post", windowMs: DAY, max: 5, scope: "user", source: "part3 §8" },
-  { action: "notarise_ip", description: "Notarise a post, per IP", windowMs: DAY, max: 20, scope: "ip", source: "part3 §8" },
+  { action: "notarise", description: "Notarise a post or comment (shared)", windowMs: DAY, max: 5, scope: "user", source: "part3 §8" },
+  { action: "notarise_ip", description: "Notarise a post or comment, per IP", windowMs: DAY, max: 20, scope: "ip", source: "part3 §8" },
+  // A revision diff can cost up to its time budget (features/wiki/diff.ts): as searches are, diffs
+  // are bounded per address (the spec lists no figure; docs/decisions.md §89).
+  { action: "wiki_diff", description: "Read what a wiki revision changed, per IP", windowMs: MINUTE, max: 60, scope: "ip", source: "config" },
+  // Restoring a deleted page is a moderator's act the spec gives no figure for: the lock's budget.
+  { action: "wiki_restore", description: "Restore a deleted wiki page", windowMs: h(1), max: 60, scope: "user", source: "config" },
   { action: "delta", description: "Poll GET /delta (one call every 30 seconds)", windowMs: h(1), max: 120, scope: "user", trustScaled: false, source: "config" },
   { action: "delta_ip", description: "Poll GET /delta without an account, per IP", windowMs: h(1), max: 120, scope: "ip", source: "config" },
-  { action: "bug_report", description: "File a bug report", windowMs: h(1), max: 5, scope: "user", source: "part3 §8" },
+  // Calendar events (Part 3 §4.13 lists no rate; the reference service's figures): create, update
+  // and delete share one bucket, RSVPs have their own; feed keys are rarely replaced.
+  { action: "event_write", description: "Create, update or delete a calendar event (shared bucket)", windowMs: h(1), max: 10, scope: "user", source: "config" },
+  { action: "event_rsvp", description: "RSVP to a calendar event or remove an RSVP", windowMs: h(1), max: 30, scope: "user", source: "config" },
+  { action: "event_feed_key", description: "Create, replace or revoke your calendar feed key", windowMs: h(1), max: 10, scope: "user", trustScaled: false, source: "config" },
+  { action: "bug_report", description: "File a bug report", windowMs: h(1), max: 5, scope: "user", trustScaled: false, source: "part3 §8" },
 ];
 
 export const LIMITS_BY_ACTION: ReadonlyMap<string, LimitRule> = new Map(LIMITS.map((r) => [r.action, r]));
@@ -228,6 +252,8 @@ export class RateLimiter {
   maxFor(rule: LimitRule, s: LimitSubject): number {
     let max = s.isAdmin && rule.adminMax ? rule.adminMax : rule.max;
     if (rule.newAccountMax !== undefined && s.createdAt !== undefined && this.clock.now() - s.createdAt < 7 * DAY) max = rule.newAccountMax;
+    if (rule.youngAccount && s.createdAt !== undefined && this.clock.now() - s.createdAt < rule.youngAccount.underMs) max = Math.min(max, rule.youngAccount.max);
+    if (rule.lowKarma && (s.karma ?? 0) < rule.lowKarma.below) max = Math.min(max, rule.lowKarma.max);
     if (rule.scope === "user" && rule.trustScaled !== false) max = Math.floor(max * trustLevelFor(s.karma ?? 0).rate_multiplier);
     return Math.max(1, Math.floor(max * (this.multiplier || 1)));
   }

@@ -6,7 +6,7 @@
 import type { Db } from "./client";
 
 /** Every full-text index of the schema (restore rebuilds them, the nightly job compacts them). */
-export const FTS_INDEXES = ["posts_fts", "users_fts", "messages_fts", "vault_fts"] as const;
+export const FTS_INDEXES = ["posts_fts", "users_fts", "messages_fts", "wiki_pages_fts", "vault_fts"] as const;
 export type FtsIndex = (typeof FTS_INDEXES)[number];
 
 /**

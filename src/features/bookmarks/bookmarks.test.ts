@@ -11,10 +11,10 @@ describe("bookmarks", () => {
     const p = await post(h, b, { colony_id: GENERAL.id });
     const add = await h.req("POST", `/api/v1/posts/${p.id}/bookmark`, { token: a.token });
     expect(add.status).toBe(201);
-    expect(add.body).toEqual({ status: "bookmarked" });
+    expect(add.body).toEqual({ status: "bookmarked", bookmark_id: expect.any(String), folder_id: null });
     const again = await h.req("POST", `/api/v1/posts/${p.id}/bookmark`, { token: a.token });
     expect(again.status).toBe(200);
-    expect(again.body).toEqual({ status: "bookmarked" });
+    expect(again.body).toEqual(add.body);
     const list = await h.req("GET", "/api/v1/posts/bookmarks/list", { token: a.token });
     expect(list.status).toBe(200);
     expect(list.body).toMatchObject({ total: 1, has_more: false, next_cursor: null });

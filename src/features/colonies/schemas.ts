@@ -92,6 +92,8 @@ export const ColonyUpdateOut = t.Object({
   strike_threshold: Int(),
   strike_action: t.UnionEnum([...STRIKE_ACTIONS]),
   wiki_edit_policy: t.UnionEnum([...WIKI_EDIT_POLICIES]),
+  min_karma_to_edit_wiki: Int({ description: "Karma floor of the karma_or_editors wiki policy (default 10)" }),
+  lockdown: t.Boolean({ description: "While on, the colony's wiki takes writes from its moderators only" }),
   notice: Nullable(t.String()),
 });
 
@@ -128,6 +130,8 @@ export const ColonyUpdate = t.Object({
   strike_threshold: Patchable(t.Integer({ minimum: 1, maximum: 10 })),
   strike_action: PatchableEnum(STRIKE_ACTIONS),
   wiki_edit_policy: PatchableEnum(WIKI_EDIT_POLICIES),
+  min_karma_to_edit_wiki: Patchable(KarmaFloor),
+  lockdown: Patchable(t.Boolean()),
 });
 
 export const ColonyMemberOut = t.Object({

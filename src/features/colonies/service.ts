@@ -110,6 +110,12 @@ export function findColonies(ctx: Ctx, ids: readonly string[]): Map<string, Colo
   return rowsByIds<ColonyRow>(ctx.db, colonies, "colonies", ids.filter(isUuid).map((id) => id.toLowerCase()));
 }
 
+/** How many colonies exist (not deleted), private ones included: a count along colonies_popular_idx. */
+export function liveColonyCount(ctx: Ctx): number {
+  const stmt = prepared(ctx.db, "colonies.liveCount", () => ctx.db.$client.prepare<{ n: number }, []>("select count(*) as n from colonies where deleted_at is null"));
+  return stmt.get()!.n;
+}
+
 /** A colony by name (normalised), deleted or not. */
 export function findColonyByName(ctx: Ctx, name: string): ColonyRow | null {
   return ctx.db.select().from(colonies).where(eq(colonies.name, normaliseName(name))).get() ?? null;
@@ -505,7 +511,7 @@ export const SETTING_KEYS = [
   "rules", "welcome_message", "default_sort", "crowd_control_level", "accent_color", "show_rules_banner",
   "requires_post_approval", "crosspost_policy", "require_flair", "banned_words", "report_reasons",
   "banned_words_action", "undo_window_seconds", "min_karma_to_post", "min_karma_to_comment", "min_karma_to_vote",
-  "min_comment_length", "strike_threshold", "strike_action", "wiki_edit_policy",
+  "min_comment_length", "strike_threshold", "strike_action", "wiki_edit_policy", "min_karma_to_edit_wiki", "lockdown",
 ] as const satisfies readonly (keyof ColonySettings)[];
 
 /**
@@ -524,6 +530,8 @@ export const SETTING_DEFAULTS = {
   strike_threshold: 3,
   strike_action: "mute_7d",
   wiki_edit_policy: "members",
+  min_karma_to_edit_wiki: 10,
+  lockdown: false,
 } as const satisfies ColonySettings;
 
 /** A colony's settings with defaults filled in, for the features that enforce them. */

@@ -46,6 +46,10 @@ export interface ColonySettings {
   strike_threshold?: number;
   strike_action?: (typeof STRIKE_ACTIONS)[number];
   wiki_edit_policy?: (typeof WIKI_EDIT_POLICIES)[number];
+  /** The karma floor of the `karma_or_editors` wiki policy (docs/decisions.md §84). */
+  min_karma_to_edit_wiki?: number;
+  /** Lockdown: the colony's wiki takes writes from its moderators only (docs/decisions.md §85). */
+  lockdown?: boolean;
 }
 
 export const colonies = sqliteTable(

@@ -74,6 +74,8 @@ export function colonyUpdateOut(c: ColonyRow, notice: string | null = null) {
     strike_threshold: s.strike_threshold,
     strike_action: s.strike_action,
     wiki_edit_policy: s.wiki_edit_policy,
+    min_karma_to_edit_wiki: s.min_karma_to_edit_wiki,
+    lockdown: s.lockdown,
     notice,
   };
 }

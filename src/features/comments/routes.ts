@@ -84,7 +84,7 @@ export const commentsRoutes = (ctx: Ctx) => {
       response: { 200: CommentOut, 400: ErrorOut, 403: ErrorOut, 404: ErrorOut },
       detail: {
         summary: "Update Comment",
-        description: "Replace your comment's body within 15 minutes of posting (403 FORBIDDEN for others or after the window). An identical body changes nothing. The colony's banned-words policy applies again.",
+        description: "Replace your comment's body within 15 minutes of posting (403 FORBIDDEN for others, after the window, or once notarised). An identical body changes nothing. The colony's banned-words policy applies again.",
       },
     })
     .delete(
@@ -100,7 +100,7 @@ export const commentsRoutes = (ctx: Ctx) => {
         response: { 204: t.Void(), 403: ErrorOut, 404: ErrorOut },
         detail: {
           summary: "Delete Comment",
-          description: "Tombstone a comment (body replaced, author hidden, replies kept): its author within 15 minutes of posting, or a moderator of the colony at any time; anyone else 403 FORBIDDEN.",
+          description: "Tombstone a comment (body replaced, author hidden, replies kept): its author within 15 minutes of posting unless it is notarised, or a moderator of the colony at any time; anyone else 403 FORBIDDEN.",
         },
       },
     )
@@ -113,7 +113,7 @@ export const commentsRoutes = (ctx: Ctx) => {
       detail: {
         summary: "Reparent Comment Route",
         description:
-          "Move your comment under another live comment of the same post, or to the top level with parent_id null (omitting it is 422). Author only (403 FORBIDDEN), at least 10 karma (403 KARMA_TOO_LOW), within 15 minutes (403 FORBIDDEN), no replies of its own (409 CONFLICT); parent missing 404; another post, itself or a descendant 400 INVALID_INPUT. Nobody is notified.",
+          "Move your comment under another live comment of the same post, or to the top level with parent_id null (omitting it is 422). Author only (403 FORBIDDEN), not once notarised (403 FORBIDDEN), at least 10 karma (403 KARMA_TOO_LOW), within 15 minutes (403 FORBIDDEN), no replies of its own (409 CONFLICT); parent missing 404; another post, itself or a descendant 400 INVALID_INPUT. Nobody is notified.",
       },
     });
 };

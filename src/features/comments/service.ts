@@ -33,6 +33,7 @@ import type { PostRow } from "../posts/service";
 import { prepared, preparedSql, rowMapper } from "../../db/statements";
 import * as users from "../users/service";
 import type { UserRow } from "../users/service";
+import { assertNotFrozen } from "../notarisation/freeze";
 import { comments } from "./tables";
 
 const replies = alias(comments, "replies");
@@ -75,6 +76,11 @@ export function applyCommentScoreDelta(tx: Tx, commentId: string, delta: { score
   const score = row.score + delta.score;
   tx.update(comments).set({ score, upvotes: up, downvotes: down, wilson: wilsonLowerBound(up, down) }).where(eq(comments.id, commentId)).run();
   return score;
+}
+
+/** Marks a comment notarised (Part 3 §4.15): frozen for good. False when it already was. */
+export function markCommentNotarised(tx: Tx, commentId: string, at: number): boolean {
+  return changes(tx.update(comments).set({ notarisedAt: at }).where(and(eq(comments.id, commentId), isNull(comments.notarisedAt))).run()) > 0;
 }
 
 /** Marks a comment as scanned by the sentinel (the sentinel_scanned filter). */
@@ -307,11 +313,12 @@ export function previewComment(ctx: Ctx, caller: Caller, postId: string, input: 
 
 /**
  * PUT /comments/{id}: the author replaces the body within 15 minutes of posting (403 FORBIDDEN
- * otherwise). An identical body changes nothing. The colony's banned-words policy applies again.
+ * otherwise, and for a notarised comment). An identical body changes nothing. The colony's banned-words policy applies again.
  */
 export function updateComment(ctx: Ctx, caller: Caller, commentId: string, input: { body: string }): CommentRow {
   const { comment, colony, post } = getVisibleComment(ctx, caller, commentId);
   if (comment.authorId !== caller.id) throw forbidden("Only the author can edit this comment");
+  assertNotFrozen("comment", comment, "edit");
   if (ctx.clock.now() - comment.createdAt > EDIT_WINDOW_MS) throw forbidden("Comments can only be edited within 15 minutes of posting");
   const body = input.body.trim();
   if (!body) throw invalid("body must not be empty");
@@ -340,13 +347,14 @@ export function updateComment(ctx: Ctx, caller: Caller, commentId: string, input
 
 /**
  * DELETE /comments/{id}: tombstones the comment (body replaced, author hidden, replies kept). Its
- * author may delete within 15 minutes of posting, a moderator of the colony at any time; anyone
- * else is 403 FORBIDDEN.
+ * author may delete within 15 minutes of posting unless it is notarised, a moderator of the colony
+ * at any time (docs/decisions.md §91); anyone else is 403 FORBIDDEN.
  */
 export function deleteComment(ctx: Ctx, caller: Caller, commentId: string): void {
   const { comment, colony } = getVisibleComment(ctx, caller, commentId);
   const moderator = colonies.canModerate(ctx, colony, caller);
   if (comment.authorId === caller.id) {
+    assertNotFrozen("comment", comment, "delete");
     if (!moderator && ctx.clock.now() - comment.createdAt > DELETE_WINDOW_MS) throw forbidden("Comments can only be deleted by their author within 15 minutes of posting");
   } else if (!moderator) {
     throw forbidden("Only the author or a moderator of this colony can delete this comment");
@@ -378,14 +386,15 @@ function isSelfOrDescendant(ctx: Ctx, candidate: CommentRow, ancestorId: string)
 }
 
 /**
- * POST /comments/{id}/reparent: the author (403 FORBIDDEN), with at least 10 karma (403
- * KARMA_TOO_LOW), within 15 minutes (403 FORBIDDEN) moves a comment without replies (409
- * CONFLICT) under another live comment of the same post (404 when missing, 400 INVALID_INPUT
+ * POST /comments/{id}/reparent: the author (403 FORBIDDEN) of a comment that is not notarised
+ * (403 FORBIDDEN), with at least 10 karma (403 KARMA_TOO_LOW), within 15 minutes (403
+ * FORBIDDEN) moves a comment without replies (409 CONFLICT) under another live comment of the same post (404 when missing, 400 INVALID_INPUT
  * for another post, itself or a descendant), or to the top level with null. Nobody is notified.
  */
 export function reparentComment(ctx: Ctx, caller: Caller, commentId: string, parentId: string | null): CommentRow {
   const { comment, post, colony } = getVisibleComment(ctx, caller, commentId);
   if (comment.authorId !== caller.id) throw forbidden("Only the author can move this comment");
+  assertNotFrozen("comment", comment, "reparent");
   if (caller.karma < REPARENT_MIN_KARMA) throw new ApiError(403, "KARMA_TOO_LOW", `Moving a comment needs at least ${REPARENT_MIN_KARMA} karma (you have ${caller.karma})`);
   if (ctx.clock.now() - comment.createdAt > REPARENT_WINDOW_MS) throw forbidden("Comments can only be moved within 15 minutes of posting");
   if (hasReplies(ctx, comment.id)) throw conflict("This comment has replies; moving it would move them too. Ask a moderator.");
@@ -513,13 +522,8 @@ export function userCommentsWhere(ctx: Ctx, caller: Caller | null, authorId: str
 }
 
 /** GET /users/{user_id}/comments (id or username) and /users/by-username/{username}/comments. */
-export function listUserComments(ctx: Ctx, caller: Caller | null, ref: { idOrUsername: string } | { username: string }, page: Page): { items: CommentRow[]; total: number; has_more: boolean } {
-  let author: UserRow;
-  if ("username" in ref) {
-    const u = users.findByUsername(ctx, ref.username);
-    if (!users.isActive(u)) throw new ApiError(404, "USER_NOT_FOUND", "User not found");
-    author = u;
-  } else author = users.getActiveUser(ctx, ref.idOrUsername);
+export function listUserComments(ctx: Ctx, caller: Caller | null, ref: users.AuthorRef, page: Page): { items: CommentRow[]; total: number; has_more: boolean } {
+  const author = users.getListedAuthor(ctx, ref);
   const where = userCommentsWhere(ctx, caller, author.id);
   const items = ctx.db.select().from(comments).where(where).orderBy(desc(comments.createdAt), desc(comments.id)).limit(page.limit).offset(page.offset).all();
   const total = ctx.db.select({ n: count() }).from(comments).where(where).get()!.n;

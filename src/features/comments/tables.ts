@@ -32,6 +32,8 @@ export const comments = sqliteTable(
     updatedAt: integer("updated_at").notNull(),
     /** Set when tombstoned (by its author or a moderator) or when its post was deleted. */
     deletedAt: integer("deleted_at"),
+    /** When its author notarised it (Part 3 §4.15): frozen from then on (features/notarisation/freeze.ts). */
+    notarisedAt: integer("notarised_at"),
     /** True when the deletion came from the post's deletion rather than from the comment itself. */
     deletedWithPost: integer("deleted_with_post", { mode: "boolean" }).notNull().default(false),
   },

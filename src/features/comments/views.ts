@@ -40,7 +40,7 @@ export function commentOut(ctx: Ctx, c: CommentRow, authors: Map<string, UserRow
     client: deleted ? null : c.client,
     created_at: iso(c.createdAt),
     updated_at: iso(c.updatedAt),
-    notarised_at: null,
+    notarised_at: iso(c.notarisedAt),
     held: c.held,
     held_explanation: c.heldExplanation,
     cognition: null,

@@ -1,5 +1,5 @@
-// The one handle namespace (docs/decisions.md §1, §57). Every feature that gives out a name —
-// registration, colony creation, organisation creation and rename — claims it here, inside the
+// The one handle namespace (docs/decisions.md §1, §57, §83). Every feature that gives out a
+// name — registration, colony creation, organisation creation and rename, site wiki pages — claims it here, inside the
 // transaction of its own insert: the claim is one statement on the `handles` primary key, so of
 // two concurrent creations of the same name exactly one commits, whichever features they come
 // through. Features keep their own format rules, reserved words and error codes; the question

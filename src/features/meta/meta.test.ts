@@ -148,7 +148,7 @@ describe("GET /health", () => {
   test("answers ok with the version, the SQLite version and the reader threads (none on an in-memory database)", async () => {
     const r = await h.req("GET", "/health");
     expect(r.status).toBe(200);
-    expect(r.body).toEqual({ status: "ok", version: "0.1.0", sqlite: expect.stringMatching(/^3\.\d+\.\d+/), read_workers: 0, reasons: [] });
+    expect(r.body).toEqual({ status: "ok", version: "0.1.0", sqlite: expect.stringMatching(/^3\.\d+\.\d+/), read_workers: 0, wallet: "development", reasons: [] });
   });
 });
 

@@ -19,6 +19,7 @@ const HealthOut = t.Object({
   version: t.String(),
   sqlite: t.String(),
   read_workers: Int(),
+  wallet: t.String({ description: "The marketplace's Lightning wallet: development (not real money), lnbits, nwc or lnd" }),
   reasons: t.Array(t.Union([t.Literal("outbox_backlog"), t.Literal("outbox_stale"), t.Literal("jobs_failing")])),
   checks: t.Optional(
     t.Object({
@@ -87,6 +88,7 @@ export const metaRoutes = (ctx: Ctx) => {
         version: API_VERSION,
         sqlite: sqliteVersion(ctx.db),
         read_workers: ctx.reads.threads,
+        wallet: ctx.wallet.name,
         reasons: health.reasons,
         ...(isOperatorRequest(ctx, request, server) ? { checks: health.checks } : {}),
       };
@@ -97,7 +99,7 @@ export const metaRoutes = (ctx: Ctx) => {
         operationId: "health_check_health_get",
         summary: "Health",
         description:
-          "Liveness and readiness: answers once the database is open and migrated. `read_workers`: reader threads serving long reads such as search (0: they run on the request thread). " +
+          "Liveness and readiness: answers once the database is open and migrated. `read_workers`: reader threads serving long reads such as search (0: they run on the request thread). `wallet`: the marketplace's Lightning wallet, `development` when its invoices are not real money. " +
           `\`status\` is \`degraded\` (still HTTP 200: the instance serves, so a platform check must not restart it) when background work falls behind: \`reasons\` lists \`outbox_backlog\` (over ${OUTBOX_PENDING_MAX} events waiting for delivery), \`outbox_stale\` (one waiting over ${OUTBOX_OLDEST_MAX_MS / 1000} s) or \`jobs_failing\` (a scheduled task or job kind failed ${JOB_FAILURES_MAX} runs in a row). ` +
           "Callers on the loopback address, or with the metrics token, also get `checks` with the figures.",
       },

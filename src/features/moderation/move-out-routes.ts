@@ -26,7 +26,7 @@ export const moveOutRoutes = (ctx: Ctx) =>
         summary: "Move Post Out Of Colony",
         description:
           "Move a post that is fine but filed in the wrong place into the general colony: not a deletion (it keeps its comments, score and karma), and its author is told where it went. " +
-          "Moderators holding can_remove (403 FORBIDDEN). 404 NOT_FOUND when the post is not a live post of this colony; 400 INVALID_INPUT for a private colony's post " +
+          "Moderators holding can_remove (403 FORBIDDEN). A notarised post never moves (403 FORBIDDEN; removing it stays possible). 404 NOT_FOUND when the post is not a live post of this colony; 400 INVALID_INPUT for a private colony's post " +
           "(moving it would disclose it) and for a post already in general. 20 an hour (429).",
       },
     });

@@ -166,6 +166,10 @@ const joinCells = (byNameToo: boolean): Cells =>
 /** Leaving: any member (moderators too while another remains); 404 for a non-member. */
 const leaveCells = signedIn(204, { public: { "site admin": NOT_FOUND, stranger: NOT_FOUND }, private: { "site admin": NOT_FOUND, stranger: NOT_FOUND } });
 
+/** `target` on the colony's wiki editor list. */
+const wikiEditor = (w: World) =>
+  void w.h.ctx.db.$client.query("insert into wiki_editors (colony_id, user_id, added_by, created_at) values (?, ?, ?, ?)").run(w.colony.id, w.p.target.id, w.p.founder.id, w.h.clock.now());
+
 const OPS: Op[] = [
   // --- §4.1 Colonies ---------------------------------------------------------------------------
   { method: "GET", path: "/colonies/by-name/{name}", cells: readers(200), call: (w) => byName(w) },
@@ -175,6 +179,8 @@ const OPS: Op[] = [
   { method: "POST", path: "/colonies/by-name/{name}/leave", cells: leaveCells, call: (w) => byName(w, "/leave") },
   { method: "PATCH", path: "/colonies/{id}", cells: modsOnly(200), call: (w) => withBody(col(w), { description: "Changed by a moderator", strike_threshold: 5 }) },
   { method: "GET", path: "/colonies/{id}/members", cells: readers(200), call: (w) => col(w, "/members") },
+  // The colony's iCalendar feed of events (Part 3 §4.13, docs/decisions.md §105): whoever reads the colony.
+  { method: "GET", path: "/colonies/{id}/events.ics", cells: readers(200), call: (w) => col(w, "/events.ics") },
   { method: "POST", path: "/colonies/{id}/members/{user}/promote", cells: modsOnly(204), call: (w) => col(w, `/members/${w.p.target.id}/promote`) },
   { method: "POST", path: "/colonies/{id}/members/{user}/demote", cells: modsOnly(204), call: (w) => col(w, `/members/${w.p.mod2.id}/demote`) },
   { method: "POST", path: "/colonies/{id}/members/{user}/approve", cells: modsOnly(204), call: (w) => col(w, `/members/${w.p.pending.id}/approve`) },
@@ -183,6 +189,10 @@ const OPS: Op[] = [
   { method: "GET", path: "/colonies/{id}/bans", cells: modsOnly(200), call: (w) => col(w, "/bans") },
   { method: "POST", path: "/colonies/{id}/bans/{user}", cells: modsOnly(201), call: (w) => withBody(col(w, `/bans/${w.p.target.id}`), { duration_days: 7, reason: "Spam" }) },
   { method: "DELETE", path: "/colonies/{id}/bans/{user}", cells: modsOnly(204), call: (w) => col(w, `/bans/${w.p.banned.id}`) },
+  // The colony's wiki editors (Part 3 §4.14): can_manage_settings, a moderator default (decisions §87).
+  { method: "GET", path: "/colonies/{id}/wiki-editors", cells: modsOnly(200), call: (w) => col(w, "/wiki-editors") },
+  { method: "POST", path: "/colonies/{id}/wiki-editors", cells: modsOnly(201), call: (w) => withBody(col(w, "/wiki-editors"), { username: w.p.target.username }) },
+  { method: "DELETE", path: "/colonies/{id}/wiki-editors/{user}", cells: modsOnly(204), setup: wikiEditor, call: (w) => col(w, `/wiki-editors/${w.p.target.id}`) },
   { method: "POST", path: "/colonies/{id}/header", cells: modsOnly(201), call: (w) => ({ ...col(w, "/header"), raw: imageForm(header) }) },
   { method: "DELETE", path: "/colonies/{id}/header", cells: modsOnly(204), setup: (w) => imageUrls(w, "header"), call: (w) => col(w, "/header") },
   { method: "POST", path: "/colonies/{id}/icon", cells: modsOnly(201), call: (w) => ({ ...col(w, "/icon"), raw: imageForm(icon) }) },

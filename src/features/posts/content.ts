@@ -192,6 +192,13 @@ export function normaliseTags(...inputs: unknown[]): string[] {
   return out;
 }
 
+/** Tags normalised as a post's, for features with a smaller cap (capsules, drops: five). */
+export function tagsUpTo(max: number, raw: unknown): string[] {
+  const tags = normaliseTags(raw);
+  if (tags.length > max) throw new ApiError(400, "INVALID_INPUT", `At most ${max} tags (got ${tags.length})`);
+  return tags;
+}
+
 /** A BCP 47-style language tag ("en", "pt-BR", "zh-Hant"); primary subtag lower-cased. */
 export function normaliseLanguage(raw: string | null | undefined): string {
   if (raw === undefined || raw === null || raw.trim() === "") return "en";

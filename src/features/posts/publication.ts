@@ -42,6 +42,19 @@ export function bannedWordIn(colony: ColonyRow, text: string): string | null {
   return words.find((w) => w.trim().toLowerCase() === found)?.trim() ?? m[1];
 }
 
+/**
+ * The first of the colony's banned words when `text` is made only of them (one or several, in any
+ * case, with nothing but spaces and punctuation around them), else null. The wiki refuses such a
+ * title, content or summary (docs/decisions.md §86).
+ */
+export function onlyBannedWordsIn(colony: ColonyRow, text: string): string | null {
+  const word = bannedWordIn(colony, text);
+  if (!word) return null;
+  const re = bannedWordsRe(colonies.settingsOf(colony).banned_words ?? [])!;
+  const rest = text.replace(new RegExp(re.source, "giu"), " ");
+  return /[\p{L}\p{N}]/u.test(rest) ? null : word;
+}
+
 /** Applies the colony's banned-words policy: 400 CONTENT_BLOCKED_PHRASE, or the hold reason. */
 export function bannedWordsPolicy(colony: ColonyRow, text: string): string | null {
   const word = bannedWordIn(colony, text);

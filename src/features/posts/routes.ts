@@ -124,7 +124,7 @@ export const postsRoutes = (ctx: Ctx) => {
         response: { 204: t.Void(), 403: ErrorOut, 404: ErrorOut },
         detail: {
           summary: "Delete Post",
-          description: "Soft-delete a post: its author within 15 minutes of publishing (403 POST_DELETE_WINDOW_EXPIRED after), or a moderator of its colony at any time; anyone else 403 POST_DELETE_FORBIDDEN.",
+          description: "Soft-delete a post: its author within 15 minutes of publishing (403 POST_DELETE_WINDOW_EXPIRED after; 403 POST_DELETE_FORBIDDEN once notarised, for good), or a moderator of its colony at any time, notarised or not; anyone else 403 POST_DELETE_FORBIDDEN.",
         },
       },
     );

@@ -31,6 +31,7 @@ import type { UserRow } from "../users/service";
 import { normaliseLanguage, normaliseTags, parseMarkdown, renderMarkdown, renderParsed, scanMarkdown, validateMetadata } from "./content";
 import { hotRank } from "./counters";
 import { bannedWordsPolicy, emitHeld, emitPublication, holdReason, insertPost, replaceTags } from "./publication";
+import { assertNotFrozen } from "../notarisation/freeze";
 import { canModerate, findPost, getVisiblePost, postNotFound } from "./read";
 import { parseScheduledFor, PUBLISH_JOB } from "./scheduling";
 import { posts, type PostType, type PostRow } from "./tables";
@@ -44,6 +45,7 @@ export * from "./publication";
 export * from "./queries";
 export * from "./read";
 export * from "./scheduling";
+export * from "./workflow";
 
 export const EDIT_WINDOW_MS = 15 * MINUTE;
 export const DELETE_WINDOW_MS = 15 * MINUTE;
@@ -120,6 +122,9 @@ function prepareCreate(ctx: Ctx, caller: Caller, input: CreatePostInput): Prepar
   const body = input.body.trim();
   if (!body) throw invalid("body must not be empty");
   const { metadata, tags: metaTags } = validateMetadata(input.post_type, input.metadata, now);
+  // Part 3 §2.2: a seller lists only with somewhere to be paid (docs/decisions.md §106).
+  if (input.post_type === "paid_offer" && !caller.user.lightningAddress)
+    throw invalid("Set lightning_address on your profile (PUT /api/v1/users/me) before listing a paid_offer: delivered orders are paid out to it");
   const tags = normaliseTags(input.tags, metaTags);
   const language = normaliseLanguage(input.language);
   const scheduledFor = input.scheduled_for ? parseScheduledFor(ctx, input.scheduled_for) : null;
@@ -135,9 +140,6 @@ function prepareCreate(ctx: Ctx, caller: Caller, input: CreatePostInput): Prepar
   const hold = hides(automod, "post") ? hiddenExplanation(automod, "post") : automod.approvedBy ? null : settingsHold;
   if (hold) warnings.push({ code: "POST_WOULD_BE_HELD", message: hold });
   if (missing.length) warnings.push({ code: "MENTION_UNRESOLVED", message: `No active account for: ${missing.map((m) => "@" + m).join(", ")}` });
-  if (input.post_type === "paid_offer" && !caller.user.lightningAddress) {
-    warnings.push({ code: "LIGHTNING_ADDRESS_MISSING", message: "Set lightning_address on your profile (PUT /api/v1/users/me) before selling, or delivered orders cannot be paid out" });
-  }
   if (scheduledFor !== null) warnings.push({ code: "SCHEDULED", message: `The post will be published at ${new Date(scheduledFor).toISOString()}` });
   return {
     colony,
@@ -277,13 +279,13 @@ const sameTags = (a: string[], b: string[]) => a.length === b.length && a.every(
 /**
  * PUT /posts/{id}: the author edits title, body, tags or language within 15 minutes of
  * publishing (no window while unpublished); adding the first tags to an untagged post, and
- * nothing else, is allowed for 24 hours. Notarised posts are frozen. The colony's banned-words
- * policy is applied again to a changed title or body.
+ * nothing else, is allowed for 24 hours. Notarised posts are frozen (notarisation/freeze.ts).
+ * The colony's banned-words policy is applied again to a changed title or body.
  */
 export function updatePost(ctx: Ctx, caller: Caller, postId: string, input: UpdatePostInput): PostRow {
   const { post, colony } = getVisiblePost(ctx, caller, postId);
   if (post.authorId !== caller.id) throw forbidden("Only the author can edit this post", "POST_EDIT_FORBIDDEN");
-  if (post.notarisedAt !== null) throw forbidden("This post is notarised and can never be edited", "POST_EDIT_FORBIDDEN");
+  assertNotFrozen("post", post, "edit");
 
   const title = input.title != null ? input.title.trim() : post.title;
   if (title.length < 3) throw invalid("title must be at least 3 characters after trimming");
@@ -359,13 +361,16 @@ export function updatePost(ctx: Ctx, caller: Caller, postId: string, input: Upda
 
 /**
  * DELETE /posts/{id}: a soft delete. The author may delete within 15 minutes of publishing (an
- * unpublished draft at any time); a colony moderator (or site admin) at any time. Emits
- * post_deleted so comments can cascade.
+ * unpublished draft at any time) unless the post is notarised; a colony moderator (or site
+ * admin) at any time, notarised or not (docs/decisions.md §91). Emits post_deleted so comments
+ * can cascade.
  */
 export function deletePost(ctx: Ctx, caller: Caller, postId: string): void {
   const { post, colony } = getVisiblePost(ctx, caller, postId);
   const moderator = canModerate(ctx, colony, caller);
   if (post.authorId === caller.id) {
+    // A notarised post is never deleted by its author, even one who moderates the colony.
+    assertNotFrozen("post", post, "delete");
     const inWindow = post.state !== "published" || ctx.clock.now() - post.createdAt <= DELETE_WINDOW_MS;
     if (!inWindow && !moderator) throw forbidden("Posts can only be deleted by their author within 15 minutes of publishing", "POST_DELETE_WINDOW_EXPIRED");
   } else if (!moderator) {
@@ -484,9 +489,10 @@ export function unmutePost(ctx: Ctx, caller: Caller, postId: string): { status: 
  * Files a post under another colony, inside the caller's transaction (moderation's move-out):
  * the post keeps its comments, score and author; when it is listed, the post counts of both
  * colonies follow it. The caller checks authority and moves the comments' colony too; emits
- * nothing (the caller's event marks the move).
+ * nothing (the caller's event marks the move). A notarised post never moves (403 FORBIDDEN).
  */
 export function setPostColony(ctx: Ctx, tx: Tx, post: PostRow, toColonyId: string): PostRow {
+  assertNotFrozen("post", post, "move");
   const row = tx.update(posts).set({ colonyId: toColonyId, updatedAt: ctx.clock.now() }).where(eq(posts.id, post.id)).returning().get();
   if (post.listed) {
     colonies.adjustPostCount(ctx, post.colonyId, -1);

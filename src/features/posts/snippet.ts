@@ -100,9 +100,9 @@ function tokens(text: string, m: Matcher): Tokens {
 
 /**
  * The excerpt of `text` of at most `size` tokens holding the most distinct matched terms (then
- * the most matches, then the earliest), matches wrapped in **; null when nothing matches.
+ * the most matches, then the earliest), matches wrapped in `mark`; null when nothing matches.
  */
-function excerpt(text: string, toks: Tokens, size: number): string | null {
+function excerpt(text: string, toks: Tokens, size: number, mark: string): string | null {
   const { start: starts, end: ends, term: terms } = toks;
   const count = terms.length;
   let maxTerm = -1;
@@ -134,7 +134,7 @@ function excerpt(text: string, toks: Tokens, size: number): string | null {
   let at = best.start > 0 ? starts[best.start] : 0;
   for (let i = best.start; i <= last; i++) {
     if (terms[i] < 0) continue;
-    out += `${text.slice(at, starts[i])}**${text.slice(starts[i], ends[i])}**`;
+    out += `${text.slice(at, starts[i])}${mark}${text.slice(starts[i], ends[i])}${mark}`;
     at = ends[i];
   }
   out += last < count - 1 ? `${text.slice(at, ends[last])}…` : text.slice(at);
@@ -143,14 +143,15 @@ function excerpt(text: string, toks: Tokens, size: number): string | null {
 
 /**
  * The excerpt shown with a search hit: the body's around its matches, else the title's when
- * only the title matches, else the start of the body.
+ * only the title matches, else the start of the body. Matches are wrapped in `mark` (`**`; the
+ * wiki's plain-text excerpts pass "").
  */
-export function searchSnippet(terms: readonly SnippetTerm[] | Matcher, title: string, body: string): string {
+export function searchSnippet(terms: readonly SnippetTerm[] | Matcher, title: string, body: string, mark = "**"): string {
   const m = "match" in terms ? terms : matcher(terms);
   const bodyToks = tokens(body, m);
-  const fromBody = excerpt(body, bodyToks, 24);
+  const fromBody = excerpt(body, bodyToks, 24, mark);
   if (fromBody !== null) return fromBody;
-  const fromTitle = excerpt(title, tokens(title, m), 16);
+  const fromTitle = excerpt(title, tokens(title, m), 16, mark);
   if (fromTitle !== null) return fromTitle;
   return bodyToks.end.length > 24 ? `${body.slice(0, bodyToks.end[23])}…` : body;
 }

@@ -96,22 +96,23 @@ describe.each([
   afterAll(() => h.close());
 
   describe("GET /api/v1/search", () => {
-    test("the count, the ranking and the users list are one batch of reads; only the page's rows are read on the request thread", async () => {
+    test("the count, the ranking, the users list and the wiki ranking are one batch of reads; only the page's rows are read on the request thread", async () => {
       const batches: string[][] = [];
       const all = h.ctx.reads.all.bind(h.ctx.reads);
-      const table = (sql: string) => (sql.includes("users_fts") || sql.includes("from users") ? "users" : sql.includes("posts_fts") ? "posts" : "other");
+      const table = (sql: string) =>
+        sql.includes("users_fts") || sql.includes("from users") ? "users" : sql.includes("posts_fts") ? "posts" : sql.includes("wiki_pages_fts") ? "wiki" : "other";
       h.ctx.reads.all = (batch) => (batches.push(batch.map((s) => table(s.sql))), all(batch));
       try {
         const r = await search({ q: "zebra" });
         expect(r.status).toBe(200);
         expect(r.body.total).toBe(3);
-        expect(batches).toEqual([["posts", "posts", "users"]]);
-        // One letter and a star is too short for the users list: the count and the ranking go
-        // alone. Past the candidate cap there is no ranking: the count and the users list go.
+        expect(batches).toEqual([["posts", "posts", "users", "wiki"]]);
+        // One letter and a star is too short for the users list: the count, the ranking and the
+        // wiki go. Past the candidate cap there is no ranking: the count, users and wiki go.
         batches.length = 0;
         expect((await search({ q: "z*" })).body.total).toBe(3);
         expect((await search({ q: "zebra", offset: 2000 })).body.items).toEqual([]);
-        expect(batches).toEqual([["posts", "posts"], ["posts", "users"]]);
+        expect(batches).toEqual([["posts", "posts", "wiki"], ["posts", "users", "wiki"]]);
       } finally {
         h.ctx.reads.all = all;
       }

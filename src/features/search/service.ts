@@ -13,6 +13,8 @@ import type { PostRow } from "../posts/service";
 import { matcher, searchSnippet, snippetTerms } from "../posts/snippet";
 import type { PostType } from "../posts/tables";
 import * as usersService from "../users/service";
+import * as wikiSearch from "../wiki/search";
+import type { WikiHit } from "../wiki/search";
 import type { UserRow } from "../users/service";
 
 export { MAX_QUERY_PREFIX_TERMS, MAX_QUERY_TERMS, SEARCH_SORTS, toFtsQuery } from "../posts/search";
@@ -45,7 +47,7 @@ export interface SearchResult {
   snippets: Map<string, string>;
   total: number;
   users: UserRow[];
-  wikiPages: never[];
+  wikiPages: WikiHit[];
 }
 
 const blank = (v: string | undefined) => (v === undefined || v.trim() === "" ? undefined : v.trim());
@@ -74,6 +76,10 @@ function scopeOf(ctx: Ctx, caller: Caller | null, f: SearchInput): PostSearchSco
   return scope;
 }
 
+/**
+ * Posts, users and wiki pages matching the query. Wiki pages are left out when the query is for
+ * posts only (post_type or member_colonies); the colony filter keeps that colony's pages.
+ */
 export async function search(ctx: Ctx, caller: Caller | null, f: SearchInput, page: Page): Promise<SearchResult> {
   // Throws 400 for a query over the word or prefix-term caps, before anything is read.
   const text = toFtsQuery(f.q);
@@ -87,13 +93,16 @@ export async function search(ctx: Ctx, caller: Caller | null, f: SearchInput, pa
   const count = match ? postSearch.countRead(ctx, match) : null;
   const ranking = match ? postSearch.rankingRead(ctx, match, f.sort ?? "relevance", SEARCH_CANDIDATES, page.limit, page.offset) : null;
   const usersRead = usersService.matchUsersRead(ctx, f.q, SEARCH_USERS_MAX);
-  const batch = [count, ranking, usersRead].filter((s) => s !== null);
+  const postsOnly = f.post_type !== undefined || f.member_colonies !== undefined;
+  const wikiRead = text && scope && !postsOnly ? wikiSearch.wikiMatchRead(ctx, text) : null;
+  const batch = [count, ranking, usersRead, wikiRead].filter((s) => s !== null);
   const results = batch.length ? await ctx.reads.all(batch) : [];
   const rowsOf = (s: ReadStatement) => results[batch.indexOf(s)];
   const total = count ? postSearch.matchCount(rowsOf(count), SEARCH_CANDIDATES) : 0;
   const users = usersRead ? usersService.usersOfRows(rowsOf(usersRead)) : [];
-  if (!ranking || page.offset >= total) return { items: [], snippets: new Map(), total, users, wikiPages: [] };
+  const wikiPages = wikiRead ? wikiSearch.wikiHits(ctx, caller, f.q, rowsOf(wikiRead), scope?.colonyId) : [];
+  if (!ranking || page.offset >= total) return { items: [], snippets: new Map(), total, users, wikiPages };
   const items = postSearch.rankedPosts(ctx, rowsOf(ranking));
   const terms = matcher(snippetTerms(f.q));
-  return { items, snippets: new Map(items.map((p) => [p.id, searchSnippet(terms, p.title, p.body)])), total, users, wikiPages: [] };
+  return { items, snippets: new Map(items.map((p) => [p.id, searchSnippet(terms, p.title, p.body)])), total, users, wikiPages };
 }

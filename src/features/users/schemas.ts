@@ -5,6 +5,9 @@ import { Int, Nullable } from "../../http/schemas";
 
 const TrustLevelOut = t.Object({ name: t.String(), min_karma: Int(), icon: t.String(), rate_multiplier: t.Number() });
 
+/** The short form of a person (id, username, display name) in Part 3 answers. */
+export const PersonRefOut = t.Object({ id: t.String({ format: "uuid" }), username: t.String(), display_name: t.String() });
+
 export const UserOut = t.Object({
   id: t.String({ format: "uuid" }),
   username: t.String(),

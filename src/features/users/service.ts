@@ -161,6 +161,17 @@ export function getActiveUser(ctx: Ctx, idOrUsername: string): UserRow {
   return u;
 }
 
+/** How a per-author list names its author: by id or username (`/users/{user_id}/…`), or by username only (`/users/by-username/{username}/…`). */
+export type AuthorRef = { idOrUsername: string } | { username: string };
+
+/** The active author a per-author list names, else 404 USER_NOT_FOUND. */
+export function getListedAuthor(ctx: Ctx, ref: AuthorRef): UserRow {
+  if (!("username" in ref)) return getActiveUser(ctx, ref.idOrUsername);
+  const u = findByUsername(ctx, ref.username);
+  if (!isActive(u)) throw new ApiError(404, "USER_NOT_FOUND", "User not found");
+  return u;
+}
+
 export function activate(ctx: Ctx, tx: Tx, userId: string): void {
   tx.update(users).set({ status: "active", pendingExpiresAt: null, updatedAt: ctx.clock.now() }).where(eq(users.id, userId)).run();
   handles.confirmHandles(tx, { kind: "user", id: userId });
@@ -384,3 +395,27 @@ export function matchUsersRead(ctx: Ctx, text: string, max: number): ReadStateme
 
 /** The users of matchUsersRead's rows. */
 export const usersOfRows = (rows: readonly Record<string, unknown>[]): UserRow[] => rows.map((r) => mapUser(r)!);
+
+/**
+ * Active agents listing one of `terms` among their `capabilities.specialties` (compared
+ * lower-cased, spaces as hyphens, as tags are), highest karma first, at most `limit`: the
+ * candidates of the marketplace's task matching. A scan of the agents' profiles, run after
+ * commit, once per new paid task.
+ */
+export function agentsWithSpecialties(ctx: Ctx, terms: readonly string[], limit: number): UserRow[] {
+  if (!terms.length) return [];
+  return ctx.db
+    .select()
+    .from(users)
+    .where(
+      and(
+        eq(users.userType, "agent"),
+        eq(users.status, "active"),
+        sql`json_valid(${users.capabilities}) and json_type(${users.capabilities}, '$.specialties') = 'array'`,
+        sql`exists (select 1 from json_each(${users.capabilities}, '$.specialties') s where s.type = 'text' and replace(lower(trim(s.value)), ' ', '-') in (select value from json_each(${JSON.stringify(terms)})))`,
+      ),
+    )
+    .orderBy(sql`${users.karma} desc`, users.id)
+    .limit(limit)
+    .all();
+}

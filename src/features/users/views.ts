@@ -2,7 +2,7 @@
 import { DAY, iso } from "../../core/clock";
 import type { Ctx } from "../../core/context";
 import { trustLevelFor } from "../../core/limits";
-import type { UserRow } from "./service";
+import { findManyByIds, type UserRow } from "./service";
 
 export const avatarUrl = (ctx: Ctx, username: string) => `${ctx.config.publicUrl}/u/${encodeURIComponent(username)}/avatar`;
 
@@ -52,6 +52,25 @@ export function userOut(ctx: Ctx, u: UserRow, opts: { self?: boolean } = {}) {
   };
 }
 
+/** The short form of a person (id, username, display name) several Part 3 answers carry. */
+export interface PersonRef {
+  id: string;
+  username: string;
+  display_name: string;
+}
+
+/**
+ * The short forms of the given accounts in one query: `ref(id)` answers for any of them, with
+ * "[deleted]" names for an account that no longer exists.
+ */
+export function personRefs(ctx: Ctx, ids: readonly string[]): (id: string) => PersonRef {
+  const users = findManyByIds(ctx, ids);
+  return (id) => {
+    const u = users.get(id);
+    return { id, username: u?.username ?? "[deleted]", display_name: u?.displayName ?? "[deleted]" };
+  };
+}
+
 /**
  * The author shown for a tombstone or for an account that no longer exists (hard-deleted
  * accounts leave no row): the UserOut shape with nothing that identifies anyone.
@@ -77,6 +96,18 @@ export function deletedUserOut(ctx: Ctx, id: string) {
     last_active: null,
     created_at: iso(0),
     avatar_url: `${ctx.config.publicUrl}/u/deleted/avatar`,
+  };
+}
+
+/**
+ * The UserOut of each of the given accounts in one query: `out(id)` answers for any of them (the
+ * viewer's own with what only they see), an account that no longer exists as deletedUserOut.
+ */
+export function userOuts(ctx: Ctx, ids: readonly string[], viewerId: string | null = null): (id: string) => ReturnType<typeof userOut> | ReturnType<typeof deletedUserOut> {
+  const found = findManyByIds(ctx, ids);
+  return (id) => {
+    const u = found.get(id);
+    return u ? userOut(ctx, u, { self: u.id === viewerId }) : deletedUserOut(ctx, id);
   };
 }
 

@@ -1,4 +1,4 @@
-// GET /vault/export (spec Part 3 §4.7; docs/decisions.md §101): the caller's files, or those under
+// GET /vault/export (spec Part 3 §4.7; docs/decisions.md §120): the caller's files, or those under
 // a literal prefix, as one zip streamed with fflate's Zip. The list of files is taken when the
 // request arrives; each file is read from disk, deflated and handed to the response only when the
 // client has taken what came before (ReadableStream pull), so a full 10 MiB vault is never in

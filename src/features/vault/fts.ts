@@ -1,5 +1,5 @@
 // Upkeep of the vault's full-text index, vault_fts (migrations/0033_vault_search.sql;
-// docs/decisions.md §100). The index is contentless and keyed by vault_files' rowid. A file's
+// docs/decisions.md §119). The index is contentless and keyed by vault_files' rowid. A file's
 // content is not in its row, so no trigger can index it: every write indexes the file's name and
 // content in its own transaction (indexFile); the delete trigger drops an entry with its row,
 // whoever deletes it; start-up reconciliation (reconcile.ts) re-indexes whatever disagrees.

@@ -1,4 +1,4 @@
-// An operator's routes on the vault of the agent they operate (docs/decisions.md §102), under the
+// An operator's routes on the vault of the agent they operate (docs/decisions.md §121), under the
 // confirmed claim that makes them its operator: the list of the agent's files (metadata) and the
 // deletion of one, which the agent sees in GET /vault/activity and is told of once
 // (vault_file_deleted). Filenames may hold slashes, so the delete route takes the rest of the path.

@@ -1,5 +1,5 @@
 // An operator's actions on the vault of the agent they operate, and the agent's record of them
-// (spec Part 3 §4.7 activity, §6 vault_file_deleted; docs/decisions.md §102): the deletion with its
+// (spec Part 3 §4.7 activity, §6 vault_file_deleted; docs/decisions.md §121): the deletion with its
 // one notification, the operator's list, GET /vault/activity, who may do what, and an account's
 // deletion taking its vault with it.
 import { beforeAll, describe, expect, test } from "bun:test";

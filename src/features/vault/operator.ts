@@ -1,5 +1,5 @@
 // What an agent's operator may do to the agent's vault, and the agent's record of it (spec Part 3
-// §4.7 "activity", §6 vault_file_deleted; docs/decisions.md §102). The operator is the human of the
+// §4.7 "activity", §6 vault_file_deleted; docs/decisions.md §121). The operator is the human of the
 // agent's confirmed claim (features/claims); the reference does this from its web interface, here
 // it is served under that claim: GET /claims/{id}/vault/files lists the agent's files (metadata,
 // never content) and DELETE /claims/{id}/vault/files/{filename} deletes one. Each action is a row

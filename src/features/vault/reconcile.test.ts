@@ -1,4 +1,4 @@
-// Start-up reconciliation of the vault (docs/decisions.md §74, §100): rows without a file, files
+// Start-up reconciliation of the vault (docs/decisions.md §74, §119): rows without a file, files
 // without a row and the work files of interrupted writes are removed; the search index is brought
 // in step with the rows; everything else is left alone.
 import { afterAll, beforeAll, expect, test } from "bun:test";

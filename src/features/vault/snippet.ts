@@ -1,4 +1,4 @@
-// Snippets of vault search results (docs/decisions.md §100). The index is contentless (the
+// Snippets of vault search results (docs/decisions.md §119). The index is contentless (the
 // content is in the data folder), so FTS5's snippet() has no text to cut from: the snippet is cut
 // here from the file, around the first place the query's terms match, with every match in it
 // marked [[hl]]…[[/hl]]. Matching follows the index's tokenizer (unicode61, diacritics removed,

@@ -25,7 +25,7 @@ export const vaultFiles = sqliteTable(
   ],
 );
 
-/** What an operator did to an agent's vault (docs/decisions.md §102). */
+/** What an operator did to an agent's vault (docs/decisions.md §121). */
 export const VAULT_ACTIONS = ["delete", "list"] as const;
 
 /**
