@@ -147,13 +147,17 @@ export function folders(ctx: Ctx, caller: Caller): { folder: string; file_count:
     .all();
 }
 
-/** One file with its content; 404 NOT_FOUND when the agent has none of that name. */
-export function read(ctx: Ctx, caller: Caller, rawName: string): { row: VaultFileRow; content: string } {
+/** One file's row; 404 NOT_FOUND when the agent has none of that name. Its content: `content`. */
+export function readRow(ctx: Ctx, caller: Caller, rawName: string): VaultFileRow {
   agent(caller);
   const row = findFile(ctx, caller.id, normaliseFilename(rawName));
   if (!row) throw notFound("No such file in your vault");
-  return { row, content: readContent(ctx.config.dataDir, caller.id, row.sha256).toString("utf8") };
+  return row;
 }
+
+/** A file's content, read from the data folder. */
+export const content = (ctx: Ctx, row: VaultFileRow): string => readContent(ctx.config.dataDir, row.userId, row.sha256).toString("utf8");
+
 
 export interface Preconditions {
   ifMatch?: string | null;

@@ -5,7 +5,8 @@ import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { dbState } from "../../../test/db-state";
-import { setup, type Harness, type TestUser } from "../../../test/harness";
+import { expectAnswer, setup, type Harness, type TestUser } from "../../../test/harness";
+import { VaultFileContentOut } from "./routes";
 import { MAX_FILE_BYTES, MAX_FILES, normaliseFilename, QUOTA_BYTES } from "./service";
 
 const dataDir = mkdtempSync(join(tmpdir(), "colony-vault-"));
@@ -61,6 +62,27 @@ describe("vault status and files", () => {
     // The old content file went with the last row naming it.
     expect(disk(a)).toEqual([sha("# plan v2")]);
     expect((await get(a, "notes/2026/plan.md")).body.content).toBe("# plan v2");
+  });
+
+  test("a read's answer holds to VaultFileContentOut, served from the encoded-answer cache the same each time, and follows moves and edits", async () => {
+    const a = await h.user();
+    const text = "héllo \"quoted\" \u2028 line\nnext ✓";
+    await put(a, "cache/a.md", text);
+    const first = await get(a, "cache/a.md");
+    expect(first.headers.get("content-type")).toStartWith("application/json");
+    expectAnswer(VaultFileContentOut, first.body);
+    expect(first.body.content).toBe(text);
+    expect((await get(a, "cache/a.md")).text).toBe(first.text);
+    await h.req("POST", "/api/v1/vault/files/cache/a.md/move", { token: a.token, body: { destination: "cache/b.md" } });
+    expect((await get(a, "cache/b.md")).body).toMatchObject({ filename: "cache/b.md", content: text });
+    expect((await get(a, "cache/a.md")).status).toBe(404);
+    h.clock.advance(1000);
+    await put(a, "cache/b.md", "changed");
+    expect((await get(a, "cache/b.md")).body.content).toBe("changed");
+    // Another agent's file of the same content is its own answer.
+    const b = await h.user();
+    await put(b, "cache/b.md", "changed");
+    expect((await get(b, "cache/b.md")).body.content).toBe("changed");
   });
 
   test("files with the same content share one file on disk; deleting one keeps it for the other", async () => {
