@@ -44,7 +44,7 @@ if (coldLines.length) {
 }
 
 // Throughput and latency ----------------------------------------------------------------------------
-const BENCH_ORDER = ["memory", "run", "forum", "search", "messages", "search-health", "create", "queue"];
+const BENCH_ORDER = ["memory", "run", "forum", "search", "messages", "search-health", "create", "queue", "vault"];
 const VARIANT_ORDER = ["binary-cache-on", "binary-cache-off", "source-cache-on", "source-cache-off"];
 const VARIANT_LABEL: Record<string, string> = {
   "binary-cache-on": "executable, cache on",

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Every benchmark in one command: cold start (bench/cold-start.ts), resident memory (memory.sh),
-# run.sh, forum.sh, search.sh, messages.sh, search-health.sh, create.sh and queue.sh, against the compiled executable
+# run.sh, forum.sh, search.sh, messages.sh, search-health.sh, create.sh, queue.sh and vault.sh, against the compiled executable
 # and from source, each with the read cache on (its default budget) and off
 # (COLONY_READ_CACHE_BYTES=0), then one table of every figure against the raw baseline of its own
 # run where the benchmark has one (run.sh: raw Bun.serve; search.sh: the bare FTS5 query).
@@ -11,7 +11,7 @@
 #     PAIRS=0 bash bench/all.sh                           # a small, quick run that exercises everything
 #   BENCHES="cold-start memory run" VARIANTS=binary bash bench/all.sh
 #
-# Settings: BENCHES (cold-start memory run forum search messages search-health create queue), VARIANTS
+# Settings: BENCHES (cold-start memory run forum search messages search-health create queue vault), VARIANTS
 # (binary source), CACHES (on off), FORUM_DATA, SEED_ARGS, BUILD (1: `bun run build` first even if
 # dist/colony exists), COLD_RUNS (20), OUT_DIR, and what the benchmarks read (DURATION, WARMUP,
 # ROUNDS, PAIRS, CONNECTIONS, THREADS, ...). Each benchmark's own report stays in
@@ -21,7 +21,7 @@ set -euo pipefail
 
 BENCH_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 ROOT="$(cd "$BENCH_DIR/.." && pwd)"
-BENCHES="${BENCHES:-cold-start memory run forum search messages search-health create queue}"
+BENCHES="${BENCHES:-cold-start memory run forum search messages search-health create queue vault}"
 VARIANTS="${VARIANTS:-binary source}"
 CACHES="${CACHES:-on off}"
 FORUM_DATA="${FORUM_DATA:-}"

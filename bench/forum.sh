@@ -38,22 +38,7 @@ mkdir -p "$OUT_DIR"
 echo "results and logs: $OUT_DIR" >&2
 
 # Data ----------------------------------------------------------------------------------------
-SEED_NOTE=""
-if [[ -n "$FORUM_DATA" ]]; then
-  if [[ ! -f "$FORUM_DATA/colony.db" ]]; then
-    echo "FORUM_DATA=$FORUM_DATA holds no colony.db (seed one with: bun bench/seed-forum.ts <dir>)" >&2
-    exit 1
-  fi
-  echo "copying $FORUM_DATA" >&2
-  cp -a "$FORUM_DATA/." "$DATA_DIR/"
-  SEED_NOTE="reused $FORUM_DATA"
-  if [[ -f "$FORUM_DATA/seed.log" ]]; then cp "$FORUM_DATA/seed.log" "$OUT_DIR/seed.log"; fi
-else
-  echo "seeding $DATA_DIR (bench/seed-forum.ts $SEED_ARGS)" >&2
-  # shellcheck disable=SC2086
-  (cd "$ROOT" && timeout 600 bun "$BENCH_DIR/seed-forum.ts" "$DATA_DIR" $SEED_ARGS) | tee "$OUT_DIR/seed.log" >&2
-  SEED_NOTE="seeded in this run"
-fi
+prepare_forum_data
 SEED_TIME="$(sed -n 's/^total //p' "$OUT_DIR/seed.log" 2>/dev/null | tail -n1 || true)"
 
 # Post ids for the context runs: listed posts with 20 to 100 comments, a fixed sample.

@@ -29,6 +29,27 @@ stop_servers() {
   rm -rf "$DATA_DIR"
 }
 
+# Fills DATA_DIR with the forum instance: a copy of FORUM_DATA (a folder seeded earlier by
+# bench/seed-forum.ts, never changed), or a fresh seed with SEED_ARGS (up to ten minutes), its log
+# in OUT_DIR/seed.log either way when there is one. Sets SEED_NOTE for the report.
+prepare_forum_data() {
+  if [[ -n "${FORUM_DATA:-}" ]]; then
+    if [[ ! -f "$FORUM_DATA/colony.db" ]]; then
+      echo "FORUM_DATA=$FORUM_DATA holds no colony.db (seed one with: bun bench/seed-forum.ts <dir>)" >&2
+      exit 1
+    fi
+    echo "copying $FORUM_DATA" >&2
+    cp -a "$FORUM_DATA/." "$DATA_DIR/"
+    SEED_NOTE="reused $FORUM_DATA"
+    if [[ -f "$FORUM_DATA/seed.log" ]]; then cp "$FORUM_DATA/seed.log" "$OUT_DIR/seed.log"; fi
+  else
+    echo "seeding $DATA_DIR (bench/seed-forum.ts ${SEED_ARGS:-})" >&2
+    # shellcheck disable=SC2086
+    (cd "$ROOT" && timeout 600 bun "$BENCH_DIR/seed-forum.ts" "$DATA_DIR" ${SEED_ARGS:-}) | tee "$OUT_DIR/seed.log" >&2
+    SEED_NOTE="seeded in this run"
+  fi
+}
+
 # Waits up to $4 tenths of a second (default 100) for `url` to answer; exits when `pid` dies
 # first (showing the end of OUT_DIR/<name>.log) or time runs out.
 wait_ready() { # url, pid, name, tries

@@ -43,7 +43,15 @@ import m40 from "./0040_payments.sql" with { type: "text" };
 import m41 from "./0041_wiki.sql" with { type: "text" };
 import m42 from "./0042_wiki_fts.sql" with { type: "text" };
 import m43 from "./0043_notarisation.sql" with { type: "text" };
-import m44 from "./0044_tips_documents.sql" with { type: "text" };
+import m44 from "./0044_facilitation.sql" with { type: "text" };
+import m45 from "./0045_bug_reports.sql" with { type: "text" };
+import m46 from "./0046_stats_counters.sql" with { type: "text" };
+import m47 from "./0047_calendar_events.sql" with { type: "text" };
+import m48 from "./0048_service_orders.sql" with { type: "text" };
+import m49 from "./0049_marketplace.sql" with { type: "text" };
+import m50 from "./0050_vault_search.sql" with { type: "text" };
+import m51 from "./0051_vault_activity.sql" with { type: "text" };
+import m52 from "./0052_tips_documents.sql" with { type: "text" };
 
 export interface EmbeddedMigration { tag: string; when: number; breakpoints: boolean; sql: string }
 
@@ -92,5 +100,13 @@ export const migrations: EmbeddedMigration[] = [
   { tag: "0041_wiki", when: 1796090000000, breakpoints: true, sql: m41 },
   { tag: "0042_wiki_fts", when: 1796100000000, breakpoints: true, sql: m42 },
   { tag: "0043_notarisation", when: 1796110000000, breakpoints: true, sql: m43 },
-  { tag: "0044_tips_documents", when: 1796120000000, breakpoints: true, sql: m44 },
+  { tag: "0044_facilitation", when: 1796120000000, breakpoints: true, sql: m44 },
+  { tag: "0045_bug_reports", when: 1796130000000, breakpoints: true, sql: m45 },
+  { tag: "0046_stats_counters", when: 1796140000000, breakpoints: true, sql: m46 },
+  { tag: "0047_calendar_events", when: 1796150000000, breakpoints: true, sql: m47 },
+  { tag: "0048_service_orders", when: 1796160000000, breakpoints: true, sql: m48 },
+  { tag: "0049_marketplace", when: 1796170000000, breakpoints: true, sql: m49 },
+  { tag: "0050_vault_search", when: 1796180000000, breakpoints: true, sql: m50 },
+  { tag: "0051_vault_activity", when: 1796190000000, breakpoints: true, sql: m51 },
+  { tag: "0052_tips_documents", when: 1796200000000, breakpoints: true, sql: m52 },
 ];

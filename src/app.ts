@@ -17,6 +17,9 @@ import { achievementsRoutes } from "./features/achievements/routes";
 import * as auth from "./features/auth/handlers";
 import { authRoutes } from "./features/auth/routes";
 import { accountSecurityRoutes } from "./features/auth/security-routes";
+import * as calendar from "./features/calendar/handlers";
+import { calendarFeedRoutes } from "./features/calendar/feed-routes";
+import { calendarRoutes } from "./features/calendar/routes";
 import * as claims from "./features/claims/handlers";
 import { claimsRoutes } from "./features/claims/routes";
 import * as avatars from "./features/avatars/handlers";
@@ -24,6 +27,8 @@ import { avatarsRoutes } from "./features/avatars/routes";
 import * as blocks from "./features/blocks/handlers";
 import { blocksRoutes } from "./features/blocks/routes";
 import * as bookmarks from "./features/bookmarks/handlers";
+import * as bugs from "./features/bugs/handlers";
+import { bugsRoutes } from "./features/bugs/routes";
 import * as collections from "./features/collections/handlers";
 import { collectionsRoutes } from "./features/collections/routes";
 import * as templates from "./features/templates/handlers";
@@ -38,7 +43,15 @@ import * as debates from "./features/debates/handlers";
 import * as payments from "./features/payments/handlers";
 import * as tips from "./features/tips/handlers";
 import * as documents from "./features/documents/handlers";
+import * as marketplace from "./features/marketplace/handlers";
+import { listingRoutes, marketplaceRoutes } from "./features/marketplace/routes";
+import * as reviews from "./features/reviews/handlers";
+import { reviewsRoutes } from "./features/reviews/routes";
+import * as offers from "./features/offers/handlers";
+import { offersRoutes } from "./features/offers/routes";
 import { debatesRoutes } from "./features/debates/routes";
+import * as facilitation from "./features/facilitation/handlers";
+import { facilitationRoutes } from "./features/facilitation/routes";
 import { bookmarkFolderRoutes, bookmarksRoutes } from "./features/bookmarks/routes";
 import * as colonies from "./features/colonies/handlers";
 import { coloniesRoutes } from "./features/colonies/routes";
@@ -77,12 +90,15 @@ import * as moderationQueue from "./features/moderation/queue-handlers";
 import { queueRoutes } from "./features/moderation/queue-routes";
 import { reportsRoutes } from "./features/reports/routes";
 import { searchRoutes } from "./features/search/routes";
+import { statsRoutes } from "./features/stats/routes";
 import { directoryRoutes } from "./features/users/directory-routes";
 import { usersRoutes } from "./features/users/routes";
 import { karmaRoutes } from "./features/votes/breakdown-routes";
 import { votesRoutes } from "./features/votes/routes";
 import * as webhooks from "./features/webhooks/handlers";
 import { webhooksRoutes } from "./features/webhooks/routes";
+import * as vault from "./features/vault/handlers";
+import { vaultOperatorRoutes } from "./features/vault/operator-routes";
 import { vaultRoutes } from "./features/vault/routes";
 import { tipsRoutes } from "./features/tips/routes";
 import { documentsRoutes } from "./features/documents/routes";
@@ -120,9 +136,13 @@ const FEATURES: Feature[] = [
   { routes: [dropsRoutes], register: drops.register },
   { routes: [forecastsRoutes], register: forecasts.register },
   { routes: [debatesRoutes], register: debates.register },
+  { routes: [facilitationRoutes], register: facilitation.register },
   { routes: [], register: payments.register },
   { routes: [tipsRoutes], register: tips.register },
   { routes: [documentsRoutes], register: documents.register },
+  { routes: [marketplaceRoutes, listingRoutes], register: marketplace.register },
+  { routes: [reviewsRoutes], register: reviews.register },
+  { routes: [offersRoutes], register: offers.register },
   { routes: [postsRoutes], register: posts.register },
   { routes: [commentsRoutes], register: comments.register },
   { routes: [notarisationRoutes], register: notarisation.register },
@@ -133,7 +153,10 @@ const FEATURES: Feature[] = [
   { routes: [claimsRoutes], register: claims.register },
   { routes: [messagingRoutes, groupsRoutes], register: messages.register },
   { routes: [webhooksRoutes], register: webhooks.register },
-  { routes: [vaultRoutes] },
+  { routes: [vaultRoutes, vaultOperatorRoutes], register: vault.register },
+  { routes: [bugsRoutes], register: bugs.register },
+  { routes: [statsRoutes] },
+  { routes: [calendarFeedRoutes, calendarRoutes], register: calendar.register },
   { routes: [wikiRoutes, wikiEditorsRoutes] },
   { routes: [realtimeRoutes] },
   { routes: [mcpRoutes], register: mcp.register },

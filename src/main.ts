@@ -49,6 +49,12 @@ export async function main(argv: string[], io: Io = processIo): Promise<number> 
     await parsed.command.run({ config, positionals: parsed.positionals, options: parsed.options, print: io.out });
     return typeof process.exitCode === "number" ? process.exitCode : 0;
   } catch (err) {
+    if (err instanceof UsageError) {
+      // A command that checks its own options after parsing (e.g. a value from a fixed list).
+      io.err(err.message);
+      io.err(`Run 'colony ${parsed.command.name} --help' for usage.`);
+      return USAGE_EXIT;
+    }
     io.err(`colony ${parsed.command.name}: ${err instanceof Error ? err.message : String(err)}`);
     return 1;
   }

@@ -26,6 +26,7 @@ import { fileStamp } from "../src/db/snapshot";
 import { migrateGuarded, NewerDatabaseError } from "../src/db/upgrade";
 import { issueToken } from "../src/features/auth/service";
 import * as users from "../src/features/users/service";
+import { reconcileVault } from "../src/features/vault/reconcile";
 import { extractArchive, writeArchive, type Manifest } from "../src/ops/archive";
 import { restore } from "../src/ops/backup";
 import { BACKUP_TASK, scheduleBackups, scheduledName, SCHEDULED_PATTERN } from "../src/ops/scheduled-backup";
@@ -55,8 +56,10 @@ function live(dataDir: string, extra: Partial<Config> = {}, clock = new TestCloc
   const config = configFor(dataDir, extra);
   const ctx = createContext({ config, clock });
   const app = createApp(ctx);
-  const req = async (method: string, path: string, opts: { token?: string; raw?: RequestInit["body"] } = {}) => {
-    const res = await app.handle(new Request(`${BASE}${path}`, { method, headers: opts.token ? { authorization: `Bearer ${opts.token}` } : {}, body: opts.raw }));
+  const req = async (method: string, path: string, opts: { token?: string; raw?: RequestInit["body"]; json?: unknown } = {}) => {
+    const headers: Record<string, string> = opts.token ? { authorization: `Bearer ${opts.token}` } : {};
+    if (opts.json !== undefined) headers["content-type"] = "application/json";
+    const res = await app.handle(new Request(`${BASE}${path}`, { method, headers, body: opts.json !== undefined ? JSON.stringify(opts.json) : opts.raw }));
     const text = await res.text();
     let body: any = text;
     try {
@@ -194,6 +197,8 @@ beforeAll(async () => {
   const attached = await src.req("POST", "/api/v1/messages/attachments/upload", { token: alice.token, raw: form(png) });
   expect(attached.status).toBe(201);
   attachmentId = attached.body.attachment_id;
+  const filed = await src.req("PUT", "/api/v1/vault/files/notes/kept.md", { token: alice.token, json: { content: "a restorable zulu note" } });
+  expect(filed.status).toBe(200);
   // An upload still being written (a dot-named work file) is not part of a backup.
   writeFileSync(join(srcDir, "avatars", alice.id, ".256.webp.12345-abc"), "half");
   archive = join(fresh("archives"), "colony.tar.gz");
@@ -331,6 +336,14 @@ describe("colony restore", () => {
       for (const fts of FTS_INDEXES) expect(() => b.ctx.db.$client.run(`INSERT INTO ${fts}(${fts}, rank) VALUES('integrity-check', 1)`)).not.toThrow();
       const found = b.ctx.db.$client.query("select u.username from users_fts f join users u on u.rowid = f.rowid where users_fts match 'alice'").all();
       expect(found).toContainEqual({ username: "alice-backup" });
+      // The vault's files came back; its index, whose text is in those files, was emptied and is
+      // refilled by the start-up reconciliation.
+      const file = await b.req("GET", "/api/v1/vault/files/notes/kept.md", { token: alice.token });
+      expect([file.status, file.body.content]).toEqual([200, "a restorable zulu note"]);
+      expect(b.ctx.db.$client.query("select count(*) as n from vault_fts").get()).toEqual({ n: 0 });
+      expect(reconcileVault(b.ctx)).toMatchObject({ reindexed: 1, rowsWithoutFile: 0 });
+      const hits = await b.req("GET", "/api/v1/vault/search?q=zulu", { token: alice.token });
+      expect(hits.body).toMatchObject({ total: 1, items: [{ filename: "notes/kept.md", snippet: "a restorable [[hl]]zulu[[/hl]] note" }] });
     } finally {
       b.close();
     }

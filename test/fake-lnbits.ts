@@ -5,8 +5,8 @@
 import { sha256 } from "@noble/hashes/sha2.js";
 import { secp256k1 } from "@noble/curves/secp256k1.js";
 import { decodeInvoice } from "@getalby/lightning-tools/bolt11";
-import { encodeInvoice } from "../src/adapters/lightning/bolt11";
 import { createWallet, type LazyWallet } from "../src/adapters/lightning";
+import { encodeInvoice } from "../src/adapters/lightning/bolt11";
 import type { Harness } from "./harness";
 
 const hex = (b: Uint8Array) => Buffer.from(b).toString("hex");
@@ -126,30 +126,27 @@ export class FakeLnbits {
       const pay = this.payments.get(one[1]!);
       if (pay) return Response.json({ paid: pay.status === "success", preimage: pay.status === "success" ? pay.preimage : null, details: { status: pay.status, fee: -1000 } });
       const inv = this.invoices.get(one[1]!);
-      if (!inv) return Response.json({ detail: "Payment does not exist." }, { status: 404 });
+      // A Lightning address's invoice belongs to the recipient's wallet: unknown to this one until it pays it.
+      if (!inv || inv.receivedBy !== null) return Response.json({ detail: "Payment does not exist." }, { status: 404 });
       return Response.json({ paid: inv.paid, preimage: inv.paid ? inv.preimage : null, details: { status: inv.paid ? "success" : "pending" } });
     }
     return new Response("not found", { status: 404 });
   }
 }
 
-/** A wallet of `h`'s configuration pointed at `fake` (LNbits), Lightning addresses resolved on it too. */
+/** The app's LNbits backend talking to `fake` (Lightning addresses resolve on it too), with `timeoutMs` per call. */
 export function lnbitsWallet(h: Harness, fake: FakeLnbits, timeoutMs = 2_000): LazyWallet {
-  return createWallet({ ...h.ctx.config, allowPrivateWebhooks: true, wallet: { ...h.ctx.config.wallet, backend: "lnbits", timeoutMs, lnbits: { url: fake.url, adminKey: fake.adminKey, invoiceKey: fake.invoiceKey } } }, {
-    db: h.ctx.db,
-    clock: h.clock,
-    devKeyPath: null,
-    lnurl: { urlFor: (user) => fake.lnurlFor(user) },
-  });
+  const config = { ...h.ctx.config, allowPrivateWebhooks: true, wallet: { ...h.ctx.config.wallet, backend: "lnbits" as const, timeoutMs, lnbits: { url: fake.url, adminKey: fake.adminKey, invoiceKey: fake.invoiceKey } } };
+  return createWallet(config, { db: h.ctx.db, clock: h.clock, devKeyPath: null, lnurl: { urlFor: (user) => fake.lnurlFor(user) } });
 }
 
-/** Runs `fn` with `wallet` as `h`'s wallet, then puts the previous one back. */
-export async function useWallet(h: Harness, wallet: LazyWallet, fn: () => Promise<void>): Promise<void> {
-  const before = h.ctx.wallet;
+/** Runs `fn` with `wallet` as the app's wallet, then puts the previous one back. */
+export async function withWallet(h: Harness, wallet: LazyWallet, fn: () => Promise<void>): Promise<void> {
+  const previous = h.ctx.wallet;
   h.ctx.wallet = wallet;
   try {
     await fn();
   } finally {
-    h.ctx.wallet = before;
+    h.ctx.wallet = previous;
   }
 }

@@ -8,8 +8,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadConfig } from "../src/config";
 import { BACKGROUND_START_MS, startServer } from "../src/server";
+import { ROOT, serveEnv, registerAgent, startServe, type Running } from "./serve";
 
-const ROOT = join(import.meta.dir, "..");
 const root = mkdtempSync(join(tmpdir(), "colony-server-"));
 const children: Subprocess[] = [];
 afterAll(() => {
@@ -19,19 +19,7 @@ afterAll(() => {
 let n = 0;
 const freshDir = () => join(root, `data-${++n}`);
 
-interface Running {
-  proc: Subprocess<"ignore", "pipe", "pipe">;
-  url: string;
-  log: () => string;
-  /** Resolves with the exit code and how long after `since` the process ended. */
-  exited: (since: number) => Promise<{ code: number | null; ms: number }>;
-}
-
-function env(dataDir: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith("COLONY_")) out[k] = v;
-  return { ...out, COLONY_DATA_DIR: dataDir, COLONY_LOG_LEVEL: "info", COLONY_RATE_LIMIT_MULTIPLIER: "0", COLONY_READ_WORKERS: "0" };
-}
+const env = (dataDir: string) => serveEnv(dataDir);
 
 function colony(dataDir: string, ...args: string[]) {
   const p = Bun.spawnSync(["bun", join(ROOT, "src/main.ts"), ...args], { cwd: root, env: env(dataDir) });
@@ -39,37 +27,9 @@ function colony(dataDir: string, ...args: string[]) {
 }
 
 /** Starts `colony serve --port 0` and waits for its "colony listening" line. */
-async function start(dataDir: string, ...flags: string[]): Promise<Running> {
-  const proc = Bun.spawn(["bun", join(ROOT, "src/main.ts"), "serve", "--port", "0", ...flags], { cwd: root, env: env(dataDir), stdin: "ignore", stdout: "pipe", stderr: "pipe" });
-  children.push(proc);
-  let text = "";
-  let url = "";
-  const decoder = new TextDecoder();
-  const listening = new Promise<string>((resolve, reject) => {
-    (async () => {
-      for await (const chunk of proc.stderr) {
-        text += decoder.decode(chunk, { stream: true });
-        const m = /"msg":"colony listening","url":"([^"]+)"/.exec(text);
-        if (m && !url) resolve((url = m[1]));
-      }
-      if (!url) reject(new Error(`server exited before listening:\n${text}`));
-    })().catch(reject);
-  });
-  url = await listening;
-  const exited = async (since: number) => {
-    const code = await proc.exited;
-    return { code, ms: performance.now() - since };
-  };
-  return { proc, url, log: () => text, exited };
-}
+const start = (dataDir: string, ...flags: string[]): Promise<Running> => startServe(dataDir, { cwd: root, children, flags });
 
-async function register(url: string, username: string): Promise<string> {
-  const reg = await fetch(`${url}/api/v1/auth/register`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ username, display_name: username }) });
-  expect(reg.status).toBe(201);
-  const { api_key } = (await reg.json()) as { api_key: string };
-  const tok = await fetch(`${url}/api/v1/auth/token`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ api_key }) });
-  return ((await tok.json()) as { access_token: string }).access_token;
-}
+const register = registerAgent;
 
 function usernames(dataDir: string): string[] {
   const db = new Database(join(dataDir, "colony.db"), { readonly: true });

@@ -3,7 +3,8 @@
 import { existsSync, statSync } from "node:fs";
 import { resolve } from "node:path";
 import { loadConfig, SETTINGS, type Config, type SettingName } from "../config";
-import type { CommandSpec } from "./args";
+import { BUG_STATUSES, type BugStatus } from "../features/bugs/statuses";
+import { UsageError, type CommandSpec } from "./args";
 
 export interface RunInput {
   config: Config;
@@ -36,6 +37,11 @@ const existingFile = (v: string) => {
   if (!statSync(path).isFile()) return `${path} is not a file`;
   return null;
 };
+
+function bugStatusOption(command: string, v: string): BugStatus {
+  if ((BUG_STATUSES as readonly string[]).includes(v)) return v as BugStatus;
+  throw new UsageError(`colony ${command}: --status must be one of ${BUG_STATUSES.join(", ")}`, command);
+}
 
 export const COMMANDS: Command[] = [
   {
@@ -88,6 +94,44 @@ export const COMMANDS: Command[] = [
     options: {},
     settings: MIGRATING,
     run: async ({ config, positionals, print }) => (await run()).grantUserKarma(config, positionals[0], Number(positionals[1]), print),
+  },
+  {
+    name: "admin bugs",
+    summary: "list bug reports for triage, oldest first (open ones unless --status or --all)",
+    positionals: [],
+    options: {
+      status: { type: "string", value: "<status>", help: `only reports with this status: ${BUG_STATUSES.join(", ")} (default: open)` },
+      all: { type: "boolean", help: "every report, whatever its status" },
+      limit: { type: "string", value: "<n>", help: "at most this many (default 100)" },
+    },
+    settings: MIGRATING,
+    run: async ({ config, options, print }) => {
+      if (options.all === true && options.status !== undefined) throw new UsageError("colony admin bugs: give --status or --all, not both", "admin bugs");
+      const status = options.all === true ? null : bugStatusOption("admin bugs", (options.status as string | undefined) ?? "open");
+      const limit = options.limit === undefined ? 100 : Number(options.limit);
+      if (!Number.isSafeInteger(limit) || limit < 1) throw new UsageError("colony admin bugs: --limit must be a whole number of at least 1", "admin bugs");
+      (await run()).listBugReports(config, { status, limit }, print);
+    },
+  },
+  {
+    name: "admin answer-bug",
+    summary: "set a bug report's status and/or the response its reporter reads",
+    description: "At least one of --status and --response; an empty --response='' is refused, so to clear an answer give --clear-response.",
+    positionals: [{ name: "bug_id", help: "the report's id (from colony admin bugs)" }],
+    options: {
+      status: { type: "string", value: "<status>", help: `the new status: ${BUG_STATUSES.join(", ")}` },
+      response: { type: "string", value: "<text>", help: "the answer shown to the reporter (at most 5000 characters)" },
+      "clear-response": { type: "boolean", help: "remove the answer" },
+    },
+    settings: MIGRATING,
+    run: async ({ config, positionals, options, print }) => {
+      const name = "admin answer-bug";
+      if (options.response !== undefined && options["clear-response"] === true) throw new UsageError(`colony ${name}: give --response or --clear-response, not both`, name);
+      const response = options["clear-response"] === true ? "" : (options.response as string | undefined);
+      const status = options.status === undefined ? undefined : bugStatusOption(name, options.status as string);
+      if (status === undefined && response === undefined) throw new UsageError(`colony ${name}: give --status, --response or --clear-response`, name);
+      (await run()).answerBugReport(config, positionals[0], { status, response }, print);
+    },
   },
   {
     name: "admin settle",

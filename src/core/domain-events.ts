@@ -199,6 +199,9 @@ export interface DomainEvents {
   };
   /** The operator of a confirmed claim set (or, with null, cleared) the agent's IP allowlist. */
   agent_allowed_ips_changed: { claim_id: string; human_id: string; agent_id: string; human_username: string; allowed_ips: string[] | null };
+  // Vault (spec Part 3 §4.7, §6)
+  /** An agent's operator deleted a file of the agent's vault; the agent is told once (notification only: no §6.2 webhook). */
+  vault_file_deleted: { agent_id: string; filename: string; claim_id: string; operator_id: string; operator_username: string; activity_id: string };
   // Organisations (spec Part 2 §2.6, §4.3; org_invited, org_removed and org_role_changed are §6.2 webhook events)
   org_created: { org_id: string; slug: string; owner_id: string };
   /** An invitation offered; `actor` is the inviter's display name (the reference payload). */
@@ -300,6 +303,61 @@ export interface DomainEvents {
     platform_fee_sats: number;
     seller_payout_sats: number;
   };
+  // Marketplace: tasks, bids and listings (spec Part 3 §4.1). Each is a §6.2 webhook event whose
+  // payload is the reference's plus `recipient_ids` (webhooks/mapping.ts, the generic rule);
+  // names are usernames; the event's subject is the bid (the post for listings).
+  /** To the task's author: a bid came in. */
+  bid_received: { recipient_ids: string[]; post_id: string; bidder: string; post_title: string; amount_sats: number };
+  /** To the winning bidder. */
+  bid_accepted: { recipient_ids: string[]; post_id: string; poster: string; post_title: string };
+  /** To bidders whose pending bid was rejected: one by one, or all the others when one was accepted. */
+  bid_rejected: { recipient_ids: string[]; post_id: string; post_title: string; poster: string };
+  /** To the task's author and its worker: the accepted bid's invoice was paid. */
+  payment_received: { recipient_ids: string[]; post_id: string; post_title: string; amount_sats: number };
+  /** To the worker: the author marked the paid task complete (the payout is queued). */
+  task_completed: { recipient_ids: string[]; post_id: string; post_title: string; poster: string };
+  /** To one agent whose specialties match a new paid task (0-100). */
+  task_matched: { recipient_ids: string[]; post_id: string; post_title: string; match_score: number };
+  /** To the listing's author (task or offer): it takes no new bids or orders. */
+  listing_closed: { recipient_ids: string[]; post_id: string; post_title: string; post_type: string };
+  listing_reopened: { recipient_ids: string[]; post_id: string; post_title: string; post_type: string };
+  // Reviews (spec Part 3 §4.3; subject: the review)
+  /** To the ratee. */
+  review_received: { recipient_ids: string[]; review_id: string; post_id: string; post_title: string; rater: string; rating: number; has_comment: boolean };
+  /** To the rater: the ratee answered. */
+  review_replied: { recipient_ids: string[]; review_id: string; post_id: string; post_title: string; replier: string };
+  // Offers and orders (Part 3 §4.2): the reference's webhook payloads besides recipient_ids (the
+  // generic rule of webhooks/mapping.ts); `buyer` and `seller` are usernames.
+  /** A new order on a listing: to the seller. */
+  order_received: { recipient_ids: string[]; order_id: string; post_id: string; post_title: string; buyer: string; amount_sats: number };
+  /** The seller accepted: the invoice is ready, to the buyer. */
+  order_accepted: { recipient_ids: string[]; order_id: string; post_id: string; post_title: string; seller: string; amount_sats: number };
+  /** The seller declined (terminal): to the buyer. */
+  order_declined: { recipient_ids: string[]; order_id: string; post_id: string; post_title: string; seller: string };
+  /** The buyer's invoice settled: to the seller. */
+  order_paid: { recipient_ids: string[]; order_id: string; post_id: string; post_title: string; buyer: string; amount_sats: number };
+  /** The seller marked the order delivered: to the buyer. */
+  order_delivered: { recipient_ids: string[]; order_id: string; post_id: string; post_title: string; seller: string };
+  // Human-request facilitation (Part 3 §4.6). The six §6.2 events carry exactly the reference
+  // payload plus recipient_ids, so their webhooks follow the generic rule (webhooks/mapping.ts).
+  /** A human claimed a request: to its author. */
+  facilitation_claimed: { recipient_ids: string[]; post_id: string; post_title: string; claim_id: string; human_id: string; human_name: string };
+  /** A claimer submitted (or resubmitted) a result, its first 2000 characters here: to the author. */
+  facilitation_submitted: { recipient_ids: string[]; post_id: string; post_title: string; claim_id: string; human_id: string; human_name: string; result: string };
+  /** An answer accepted, by the author or (actor null) automatically: to the claimer. */
+  facilitation_accepted: { recipient_ids: string[]; post_id: string; post_title: string; claim_id: string; accepter: string };
+  /** The author asked for changes (the notes' first 2000 characters): to the claimer. */
+  facilitation_revision_requested: { recipient_ids: string[]; post_id: string; post_title: string; claim_id: string; requester: string; revision_notes: string };
+  /** The deadline (as the post stores it) is less than 24 hours away: to a claimer still working. */
+  facilitation_deadline: { recipient_ids: string[]; post_id: string; post_title: string; deadline: string };
+  /** A new request matches a human's skills (score 0-100): to that human. */
+  facilitation_matched: { recipient_ids: string[]; post_id: string; post_title: string; match_score: number };
+  /** A claimer gave a claim up; `reopened` when a single-answer request became open again. */
+  facilitation_abandoned: { post_id: string; post_title: string; claim_id: string; author_id: string; human_id: string; reopened: boolean };
+  /** A request ended by its author (cancelled, or closed after accepted answers) or with its post; the claims still running ended with it. */
+  facilitation_ended: { post_id: string; post_title: string; author_id: string; status: "cancelled" | "closed"; reason: "author" | "post_deleted"; ended_claimer_ids: string[] };
+  /** A claimer updated their progress notes. */
+  facilitation_progress_updated: { post_id: string; claim_id: string; human_id: string };
 }
 
 export type EventName = keyof DomainEvents;
@@ -373,6 +431,7 @@ export const READ_SCOPES: { [K in EventName]: (payload: DomainEvents[K]) => read
   agent_claim_requested: () => NONE,
   operator_claim_resolved: () => NONE,
   agent_allowed_ips_changed: () => NONE,
+  vault_file_deleted: () => NONE,
   org_created: () => NONE,
   org_invited: () => NONE,
   org_invitation_answered: () => NONE,
@@ -419,4 +478,30 @@ export const READ_SCOPES: { [K in EventName]: (payload: DomainEvents[K]) => read
   debate_closed: () => NONE,
   tip_received: () => NONE,
   market_purchase_received: () => NONE,
+  // A task's status, or a listing's closed_at, shows in post lists and reads.
+  bid_received: () => FORUM,
+  bid_accepted: () => FORUM,
+  bid_rejected: () => NONE,
+  payment_received: () => FORUM,
+  task_completed: () => FORUM,
+  task_matched: () => NONE,
+  listing_closed: () => FORUM,
+  listing_reopened: () => FORUM,
+  review_received: () => NONE,
+  review_replied: () => NONE,
+  order_received: () => NONE,
+  order_accepted: () => NONE,
+  order_declined: () => NONE,
+  order_paid: () => NONE,
+  order_delivered: () => NONE,
+  // Facilitation moves the post's status (open, claimed, fulfilled, resolved), which post lists show.
+  facilitation_claimed: () => FORUM,
+  facilitation_submitted: () => NONE,
+  facilitation_accepted: () => FORUM,
+  facilitation_revision_requested: () => NONE,
+  facilitation_deadline: () => NONE,
+  facilitation_matched: () => NONE,
+  facilitation_abandoned: () => FORUM,
+  facilitation_ended: () => FORUM,
+  facilitation_progress_updated: () => NONE,
 };

@@ -113,19 +113,28 @@ export const LIMITS: readonly LimitRule[] = [
   // churn of creating and withdrawing them, each of which notifies the agent; docs/decisions.md §52).
   { action: "operator_claim", description: "Create an operator claim", windowMs: h(1), max: 20, scope: "user", trustScaled: false, source: "config" },
   { action: "operator_key_rotate", description: "Reset the API key of an agent you operate", windowMs: h(1), max: 10, scope: "user", trustScaled: false, source: "config" },
+  { action: "operator_vault", description: "List or delete the vault files of an agent you operate", windowMs: h(1), max: 60, scope: "user", trustScaled: false, source: "config" },
   // Part 3 §8
   { action: "tip", description: "Tip a post, comment or user", windowMs: h(1), max: 10, scope: "user", source: "part3 §8" },
   { action: "tip_global", description: "Tips across the whole instance", windowMs: h(1), max: 100, scope: "global", source: "part3 §8" },
   { action: "order_create", description: "Place an order on an offer", windowMs: h(1), max: 10, scope: "user", source: "part3 §8" },
   { action: "order_accept", description: "Accept an order", windowMs: h(1), max: 30, scope: "user", source: "part3 §8" },
   { action: "order_payment_check", description: "Check an order's payment", windowMs: h(1), max: 30, scope: "user", source: "part3 §8" },
+  // Tasks and bids: §8 sets only the bid amounts; the reference's 10 bids an hour, and the
+  // figures of an order's accept and check for a task's (docs/decisions.md §115).
+  { action: "bid", description: "Bid on a paid task", windowMs: h(1), max: 10, scope: "user", source: "config" },
+  { action: "bid_accept", description: "Accept a bid (issues an invoice)", windowMs: h(1), max: 30, scope: "user", source: "config" },
+  { action: "task_payment_check", description: "Check a task's payment", windowMs: h(1), max: 30, scope: "user", source: "config" },
+  { action: "task_payment_check_ip", description: "Check a task's payment without an account, per IP", windowMs: h(1), max: 30, scope: "ip", anonymousOnly: true, source: "config" },
+  { action: "listing_close", description: "Close or reopen a marketplace listing", windowMs: h(1), max: 60, scope: "user", source: "config" },
+  { action: "review", description: "Review a task or an order, or reply to a review", windowMs: h(1), max: 30, scope: "user", source: "config" },
   { action: "document_create", description: "Create a document for sale", windowMs: h(1), max: 5, scope: "user", source: "part3 §8" },
   { action: "document_update", description: "Update a document", windowMs: h(1), max: 10, scope: "user", source: "part3 §8" },
   { action: "document_delist", description: "Delist a document", windowMs: h(1), max: 10, scope: "user", source: "part3 §8" },
   { action: "document_purchase", description: "Buy a document", windowMs: h(1), max: 10, scope: "user", source: "part3 §8" },
   { action: "document_purchase_check", description: "Check a document purchase", windowMs: h(1), max: 30, scope: "user", source: "part3 §8" },
   // A download without payment proof answers a 402 challenge that mints an invoice: a wallet call the
-  // spec gives no figure for, bounded per address like a purchase (docs/decisions.md §903).
+  // spec gives no figure for, bounded per address like a purchase (docs/decisions.md §125).
   { action: "document_l402_challenge", description: "Document download challenges (each mints an invoice), per IP", windowMs: h(1), max: 30, scope: "ip", source: "config" },
   { action: "vault_write", description: "Vault file writes (put, append, move, copy, delete)", windowMs: h(1), max: 60, scope: "user", source: "part3 §8" },
   { action: "vault_search", description: "Search the vault", windowMs: h(1), max: 120, scope: "user", source: "part3 §8" },
@@ -135,6 +144,7 @@ export const LIMITS: readonly LimitRule[] = [
   { action: "debate_create", description: "Create a debate", windowMs: h(1), max: 3, scope: "user", source: "part3 §8" },
   { action: "debate_argue", description: "Post a debate argument", windowMs: h(1), max: 10, scope: "user", source: "part3 §8" },
   { action: "debate_vote", description: "Vote in a debate", windowMs: h(1), max: 20, scope: "user", source: "part3 §8" },
+  { action: "facilitation_claim", description: "Claim a human request", windowMs: h(1), max: 20, scope: "user", source: "config" },
   { action: "capsule_create", description: "Create a time capsule", windowMs: 7 * DAY, max: 3, scope: "user", source: "part3 §8" },
   { action: "drop_create", description: "Create a dead drop", windowMs: DAY, max: 3, scope: "user", source: "part3 §8" },
   { action: "drop_signal", description: "Signal a dead drop", windowMs: h(1), max: 20, scope: "user", source: "part3 §8" },
@@ -159,7 +169,12 @@ export const LIMITS: readonly LimitRule[] = [
   { action: "wiki_restore", description: "Restore a deleted wiki page", windowMs: h(1), max: 60, scope: "user", source: "config" },
   { action: "delta", description: "Poll GET /delta (one call every 30 seconds)", windowMs: h(1), max: 120, scope: "user", trustScaled: false, source: "config" },
   { action: "delta_ip", description: "Poll GET /delta without an account, per IP", windowMs: h(1), max: 120, scope: "ip", source: "config" },
-  { action: "bug_report", description: "File a bug report", windowMs: h(1), max: 5, scope: "user", source: "part3 §8" },
+  // Calendar events (Part 3 §4.13 lists no rate; the reference service's figures): create, update
+  // and delete share one bucket, RSVPs have their own; feed keys are rarely replaced.
+  { action: "event_write", description: "Create, update or delete a calendar event (shared bucket)", windowMs: h(1), max: 10, scope: "user", source: "config" },
+  { action: "event_rsvp", description: "RSVP to a calendar event or remove an RSVP", windowMs: h(1), max: 30, scope: "user", source: "config" },
+  { action: "event_feed_key", description: "Create, replace or revoke your calendar feed key", windowMs: h(1), max: 10, scope: "user", trustScaled: false, source: "config" },
+  { action: "bug_report", description: "File a bug report", windowMs: h(1), max: 5, scope: "user", trustScaled: false, source: "part3 §8" },
 ];
 
 export const LIMITS_BY_ACTION: ReadonlyMap<string, LimitRule> = new Map(LIMITS.map((r) => [r.action, r]));

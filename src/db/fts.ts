@@ -6,8 +6,15 @@
 import type { Db } from "./client";
 
 /** Every full-text index of the schema (restore rebuilds them, the nightly job compacts them). */
-export const FTS_INDEXES = ["posts_fts", "users_fts", "messages_fts", "wiki_pages_fts"] as const;
+export const FTS_INDEXES = ["posts_fts", "users_fts", "messages_fts", "wiki_pages_fts", "vault_fts"] as const;
 export type FtsIndex = (typeof FTS_INDEXES)[number];
+
+/**
+ * Contentless indexes, whose text is not in the database (the vault's is in the data folder):
+ * FTS5 cannot rebuild them, so a rebuild empties them and their feature refills them at start-up
+ * (vault: features/vault/reconcile.ts).
+ */
+const CONTENTLESS: ReadonlySet<FtsIndex> = new Set(["vault_fts"]);
 
 /**
  * Queues of rows waiting to enter an index (posts: migration 0026). A 'rebuild' indexes every
@@ -15,11 +22,14 @@ export type FtsIndex = (typeof FTS_INDEXES)[number];
  */
 const PENDING_QUEUES: Partial<Record<FtsIndex, string>> = { posts_fts: "posts_fts_pending" };
 
-/** Rebuilds an index from its content (restore) and empties its queue, in one transaction. */
+/**
+ * Rebuilds an index from its content (restore) and empties its queue, in one transaction; a
+ * contentless index is emptied, to be refilled at the next start.
+ */
 export function rebuildFtsIndex(db: Db, index: FtsIndex): void {
   const queue = PENDING_QUEUES[index];
   db.$client.transaction(() => {
-    db.$client.run(`INSERT INTO ${index}(${index}) VALUES('rebuild')`);
+    db.$client.run(`INSERT INTO ${index}(${index}) VALUES('${CONTENTLESS.has(index) ? "delete-all" : "rebuild"}')`);
     if (queue) db.$client.run(`DELETE FROM ${queue}`);
   })();
 }

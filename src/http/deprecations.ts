@@ -86,6 +86,8 @@ export const DEPRECATIONS: readonly Deprecation[] = [
   r("WikiPageOut", "colony", "colony_name"),
   r("WikiPageListItem", "colony", "colony_name"),
   p("GET /api/v1/stats/timeseries", "from", "since"),
+  r("EventOut", "user", "author"),
+  r("EventDetail", "user", "author"),
   r("CollectionOut", "user", "author"),
   r("CollectionDetail", "user", "author"),
   // MCP tool arguments and error codes (the reference's register, for the tools served here)

@@ -2,7 +2,10 @@
 import type { Config } from "../config";
 import { createContext } from "../core/context";
 import { hashSecret, newApiKey } from "../core/ids";
+import { iso } from "../core/clock";
 import { ADMIN_ROTATION, rotateKey } from "../features/auth/service";
+import * as bugs from "../features/bugs/service";
+import type { BugStatus } from "../features/bugs/statuses";
 import * as users from "../features/users/service";
 import { grantKarma } from "../features/votes/service";
 
@@ -42,6 +45,33 @@ export function grantUserKarma(config: Config, username: string, amount: number,
   const after = users.findById(ctx, user.id)!;
   print(`${amount > 0 ? "granted" : "removed"} ${Math.abs(amount)} karma ${amount > 0 ? "to" : "from"} ${user.username}; karma is now ${after.karma}`);
   ctx.db.$client.close();
+}
+
+/** `colony admin bugs`: reports for triage, oldest first, each with its reporter and answer. */
+export function listBugReports(config: Config, input: { status: BugStatus | null; limit: number }, print: Print = console.log) {
+  const ctx = createContext({ config });
+  const rows = bugs.listForTriage(ctx, input.status, input.limit);
+  if (!rows.length) print(input.status ? `no ${input.status} bug reports` : "no bug reports");
+  for (const r of rows) {
+    const reporter = users.findById(ctx, r.userId)?.username ?? "(deleted account)";
+    print(`${r.id}  ${r.status}  ${iso(r.createdAt)}  ${reporter}`);
+    print(`  title: ${r.title}`);
+    if (r.url) print(`  url: ${r.url}`);
+    for (const line of r.description.split(/\r?\n/)) print(`  | ${line}`);
+    if (r.adminResponse !== null) print(`  response: ${r.adminResponse.replace(/\r?\n/g, " ")}`);
+  }
+  ctx.db.$client.close();
+}
+
+/** `colony admin answer-bug`: sets a report's status and/or the answer its reporter reads. */
+export function answerBugReport(config: Config, id: string, change: { status?: BugStatus; response?: string }, print: Print = console.log) {
+  const ctx = createContext({ config });
+  try {
+    const row = bugs.answerReport(ctx, id, change);
+    print(`bug report ${row.id} is now ${row.status}${row.adminResponse !== null ? " with a response" : ""}; its reporter sees it in GET /api/v1/bugs`);
+  } finally {
+    ctx.db.$client.close();
+  }
 }
 
 /**

@@ -138,6 +138,8 @@ export async function restore(config: Config, source: string, print: Print = con
       // VACUUM INTO (how backups are taken) may renumber rowids, which the external-content
       // search indexes refer to: rebuild them from the restored rows, then compact each (a
       // rebuild writes many segments; the server is stopped, so at once rather than in steps).
+      // The vault's index, whose text is in the data folder, is emptied here and refilled from
+      // the restored files when the server starts (features/vault/reconcile.ts).
       print(`rebuilding the search indexes (${FTS_INDEXES.join(", ")}) …`);
       for (const fts of FTS_INDEXES) {
         rebuildFtsIndex(db, fts);

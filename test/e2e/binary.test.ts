@@ -7,60 +7,10 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Subprocess } from "bun";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { migrations } from "../../migrations";
 import { lockState } from "../../src/core/lock";
-
-const ROOT = resolve(import.meta.dir, "../..");
-const BIN = join(ROOT, "dist", "colony");
-const BUILD_TIMEOUT = 240_000;
-
-/** Newest modification time among the files the executable is built from. */
-function newestSource(): number {
-  let newest = 0;
-  const visit = (path: string) => {
-    if (!existsSync(path)) return;
-    const st = statSync(path);
-    if (st.isDirectory()) {
-      for (const entry of readdirSync(path)) visit(join(path, entry));
-    } else newest = Math.max(newest, st.mtimeMs);
-  };
-  for (const p of ["src", "migrations", "public", "scripts/build.ts", "package.json", "bun.lock"]) visit(join(ROOT, p));
-  return newest;
-}
-
-async function ensureBinary(): Promise<void> {
-  if (existsSync(BIN) && statSync(BIN).mtimeMs >= newestSource()) return;
-  const proc = Bun.spawn([process.execPath, "scripts/build.ts"], { cwd: ROOT, stdout: "pipe", stderr: "pipe" });
-  const [out, err, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
-  if (code !== 0) throw new Error(`bun scripts/build.ts exited with ${code}\n${out}\n${err}`);
-}
-
-function freePort(): number {
-  const probe = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response() });
-  const port = probe.port!;
-  probe.stop(true);
-  return port;
-}
-
-/** The caller's environment without any COLONY_* setting, plus the given ones. */
-function envWith(extra: Record<string, string>): Record<string, string> {
-  const env: Record<string, string> = {};
-  for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith("COLONY_")) env[k] = v;
-  return { ...env, ...extra };
-}
-
-/** Collects a child's output stream as it arrives, for error messages. */
-function collect(stream: ReadableStream<Uint8Array> | undefined): { text: () => string } {
-  let text = "";
-  if (stream) {
-    (async () => {
-      const decoder = new TextDecoder();
-      for await (const chunk of stream) text += decoder.decode(chunk, { stream: true });
-    })().catch(() => {});
-  }
-  return { text: () => text };
-}
+import { BIN, BUILD_TIMEOUT, collect, ensureBinary, envWith, freePort, startServer } from "./binary";
 
 describe("compiled binary", () => {
   let dataDir = "";
@@ -84,29 +34,9 @@ describe("compiled binary", () => {
   beforeAll(async () => {
     await ensureBinary();
     dataDir = mkdtempSync(join(tmpdir(), "colony-e2e-"));
-    const port = freePort();
-    base = `http://127.0.0.1:${port}`;
-    server = Bun.spawn([BIN, "serve"], {
-      cwd: dataDir, // no stray .env from the repository
-      env: { ...env(), COLONY_PORT: String(port) },
-      stdin: "ignore",
-      stdout: "pipe",
-      stderr: "pipe",
-    });
-    serverLog = collect(server.stderr);
-    collect(server.stdout);
-    const deadline = Date.now() + 15_000;
-    for (;;) {
-      if (server.exitCode !== null) throw new Error(`server exited with ${server.exitCode}\n${serverLog.text()}`);
-      try {
-        const res = await fetch(`${base}/health`);
-        if (res.ok) break;
-      } catch {
-        // not listening yet
-      }
-      if (Date.now() > deadline) throw new Error(`server did not answer /health within 15 s\n${serverLog.text()}`);
-      await Bun.sleep(50);
-    }
+    // cwd: no stray .env from the repository.
+    const started = await startServer(dataDir, env());
+    ({ proc: server, base, log: serverLog } = started);
   }, BUILD_TIMEOUT);
 
   afterAll(async () => {

@@ -203,8 +203,12 @@ export function withdrawClaim(ctx: Ctx, caller: Caller, claimId: string): ClaimR
   return ctx.db.transaction((tx) => resolveInTx(ctx, tx, caller.id, row, "withdrawn", partiesOf(ctx, row)));
 }
 
-/** A confirmed claim of the caller's (as its human); anything else is 404 NOT_FOUND, as the reference answers. */
-function operatedClaim(ctx: Ctx, caller: Caller, claimId: string, what: string): ClaimRow {
+/**
+ * A confirmed claim of the caller's (as its human): 403 AUTH_HUMAN_ONLY for an agent (`what` says
+ * why); anything else is 404 NOT_FOUND, as the reference answers. Other features' operator
+ * actions start here (the vault's operator deletion).
+ */
+export function operatedClaim(ctx: Ctx, caller: Caller, claimId: string, what: string): ClaimRow {
   requireHuman(caller, what);
   const row = findClaim(ctx, claimId);
   if (!row || row.humanId !== caller.id || row.status !== "confirmed") throw notFound("No confirmed claim of yours has this id");

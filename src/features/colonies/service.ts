@@ -110,6 +110,12 @@ export function findColonies(ctx: Ctx, ids: readonly string[]): Map<string, Colo
   return rowsByIds<ColonyRow>(ctx.db, colonies, "colonies", ids.filter(isUuid).map((id) => id.toLowerCase()));
 }
 
+/** How many colonies exist (not deleted), private ones included: a count along colonies_popular_idx. */
+export function liveColonyCount(ctx: Ctx): number {
+  const stmt = prepared(ctx.db, "colonies.liveCount", () => ctx.db.$client.prepare<{ n: number }, []>("select count(*) as n from colonies where deleted_at is null"));
+  return stmt.get()!.n;
+}
+
 /** A colony by name (normalised), deleted or not. */
 export function findColonyByName(ctx: Ctx, name: string): ColonyRow | null {
   return ctx.db.select().from(colonies).where(eq(colonies.name, normaliseName(name))).get() ?? null;

@@ -1,4 +1,4 @@
-// Documents for sale (spec Part 3 §4.5, docs/decisions.md §901, §902, §904): listing with its
+// Documents for sale (spec Part 3 §4.5, docs/decisions.md §123, §124, §126): listing with its
 // content rules, the catalogue, reading, changing, delisting, the preview, the seller's list;
 // anonymous, stranger and seller.
 import { describe, expect, test } from "bun:test";

@@ -1,4 +1,4 @@
-// L402 macaroons (docs/decisions.md §903): minted, verified and refused without HTTP; the v2
+// L402 macaroons (docs/decisions.md §125): minted, verified and refused without HTTP; the v2
 // binary encoding written beside the package's (whose own export is unusable: see l402.ts).
 import { describe, expect, test } from "bun:test";
 import { importMacaroon, newMacaroon, type Macaroon } from "macaroon";

@@ -1,4 +1,4 @@
-// Document purchases and downloads (spec Part 3 §3, §4.5; docs/decisions.md §903): a new invoice
+// Document purchases and downloads (spec Part 3 §3, §4.5; docs/decisions.md §125): a new invoice
 // per purchase, the buyer's check, the seller's payout of 95 % mirrored in the status, downloads
 // authorised in the spec's order, the L402 flow end to end (challenge, payment through the
 // development wallet, macaroon:preimage, bytes) and the credentials it must refuse, and the
@@ -6,7 +6,7 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { newMacaroon } from "macaroon";
 import { setup, type TestUser } from "../../../test/harness";
-import { FakeLnbits, lnbitsWallet, useWallet } from "../../../test/fake-lnbits";
+import { FakeLnbits, lnbitsWallet, withWallet } from "../../../test/fake-lnbits";
 import type { LazyWallet } from "../../adapters/lightning";
 import type { DevelopmentWallet } from "../../adapters/lightning/dev-wallet";
 import { devWalletInvoices } from "../../adapters/lightning/tables";
@@ -272,7 +272,7 @@ describe("against LNbits (a fake on 127.0.0.1)", () => {
   const fake = new FakeLnbits();
   afterAll(() => fake.stop());
   const lnbits = (timeoutMs = 2_000) => lnbitsWallet(h, fake, timeoutMs);
-  const use = (wallet: LazyWallet, fn: () => Promise<void>) => useWallet(h, wallet, fn);
+  const use = (wallet: LazyWallet, fn: () => Promise<void>) => withWallet(h, wallet, fn);
 
   test("a wallet 500 or timeout: purchase and challenge are 502 UPSTREAM_FAILURE and record nothing; a failing check 502", () =>
     use(lnbits(300), async () => {

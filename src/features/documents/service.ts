@@ -2,7 +2,7 @@
 // a Lightning invoice (payments' `document_purchase` purpose) per purchase; a paid purchase
 // unlocks the download and queues the seller's payout of 95 %. Downloads are authorised in the
 // spec's order: the seller's bearer token, a buyer's with a paid purchase, an L402 credential
-// (l402.ts), else a 402 challenge that mints a new invoice. Decisions: docs/decisions.md §901-§904.
+// (l402.ts), else a 402 challenge that mints a new invoice. Decisions: docs/decisions.md §123-§126.
 import { and, count, desc, eq, inArray, or, sql, type SQL } from "drizzle-orm";
 import { createHash } from "node:crypto";
 import type { Ctx } from "../../core/context";
@@ -61,7 +61,7 @@ const sha256Hex = (s: string) => createHash("sha256").update(s, "utf8").digest("
 const chars = (s: string) => [...s].length;
 
 // ---------------------------------------------------------------------------------------------
-// Content rules (docs/decisions.md §901)
+// Content rules (docs/decisions.md §123)
 
 function extensionOf(filename: string): (typeof ALLOWED_EXTENSIONS)[number] {
   const lower = filename.toLowerCase();
@@ -218,7 +218,7 @@ export function hasPaid(ctx: Ctx, userId: string, documentId: string): boolean {
 
 /**
  * A document the caller may see, else 404: an active one (public, or invite-only to whoever
- * holds its id: docs/decisions.md §902), a delisted one only to its seller and its buyers.
+ * holds its id: docs/decisions.md §124), a delisted one only to its seller and its buyers.
  */
 export function getDocument(ctx: Ctx, caller: Caller | null, id: string): DocumentRow {
   const doc = findDocument(ctx, id);
@@ -276,7 +276,7 @@ export interface UpdateDocumentInput {
  * PATCH: the seller changes any of title, description, price, visibility and the preview
  * settings. A null or empty description or preview_text clears it (the preview falls back to the
  * automatic one); null leaves the other fields as they are. Content and filename are not
- * editable: sending them is 400 INVALID_INPUT (docs/decisions.md §902).
+ * editable: sending them is 400 INVALID_INPUT (docs/decisions.md §124).
  */
 export function updateDocument(ctx: Ctx, caller: Caller, id: string, input: UpdateDocumentInput): DocumentRow {
   const doc = ownDocument(ctx, caller, id);
@@ -515,7 +515,7 @@ export async function download(ctx: Ctx, r: Requester, id: string): Promise<Down
   const viaL402 = l402Purchase(ctx, doc, r.authorization);
   if (viaL402) return served(ctx, doc, viaL402.buyerId);
   if (doc.status !== "active") throw notFound("Document not found");
-  // Minting an invoice costs a wallet call: bounded per client (docs/decisions.md §903).
+  // Minting an invoice costs a wallet call: bounded per client (docs/decisions.md §125).
   ctx.limits.consume(["document_l402_challenge"], { userId: r.caller?.id ?? null, ip: r.ip, karma: r.caller?.karma, isAdmin: r.caller?.isAdmin, createdAt: r.caller?.createdAt });
   const purchase = await openPurchase(ctx, doc, r.caller?.id ?? null);
   const macaroon = mintMacaroon(ctx, doc.id, purchase.paymentHash);

@@ -179,6 +179,8 @@ const OPS: Op[] = [
   { method: "POST", path: "/colonies/by-name/{name}/leave", cells: leaveCells, call: (w) => byName(w, "/leave") },
   { method: "PATCH", path: "/colonies/{id}", cells: modsOnly(200), call: (w) => withBody(col(w), { description: "Changed by a moderator", strike_threshold: 5 }) },
   { method: "GET", path: "/colonies/{id}/members", cells: readers(200), call: (w) => col(w, "/members") },
+  // The colony's iCalendar feed of events (Part 3 §4.13, docs/decisions.md §105): whoever reads the colony.
+  { method: "GET", path: "/colonies/{id}/events.ics", cells: readers(200), call: (w) => col(w, "/events.ics") },
   { method: "POST", path: "/colonies/{id}/members/{user}/promote", cells: modsOnly(204), call: (w) => col(w, `/members/${w.p.target.id}/promote`) },
   { method: "POST", path: "/colonies/{id}/members/{user}/demote", cells: modsOnly(204), call: (w) => col(w, `/members/${w.p.mod2.id}/demote`) },
   { method: "POST", path: "/colonies/{id}/members/{user}/approve", cells: modsOnly(204), call: (w) => col(w, `/members/${w.p.pending.id}/approve`) },

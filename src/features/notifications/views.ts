@@ -93,6 +93,11 @@ export function messageFor(row: NotificationRow, actor: ActorOut | null): string
     case "allowed_ips_changed":
     case "agent_key_rotated":
       return claimMessage(row.kind, who, meta);
+    // The vault (features/vault/handlers.ts)
+    case "vault_file_deleted": {
+      const file = metaString(meta.filename);
+      return `${who}, your operator, deleted ${file ? `"${file}"` : "a file"} from your vault`;
+    }
     // Organisations (features/orgs/handlers.ts)
     case "org_invited":
       return `${who} invited you to join ${orgOf(meta)}${metaString(meta.role) && meta.role !== "member" ? ` as ${meta.role}` : ""}`;
@@ -134,8 +139,75 @@ export function messageFor(row: NotificationRow, actor: ActorOut | null): string
       const payout = typeof meta.seller_payout_sats === "number" ? `: ${meta.seller_payout_sats} sats are on their way to your lightning address` : "";
       return `${buyer && buyer !== "Anonymous" ? `@${buyer}` : "Someone"} bought your document${title ? ` "${title}"` : ""}${payout}`;
     }
+    case "bid_received":
+    case "bid_accepted":
+    case "bid_rejected":
+    case "payment_received":
+    case "task_completed":
+    case "task_matched":
+    case "review_received":
+    case "review_replied":
+      return marketplaceMessage(row.kind, who, meta);
+    case "order_received":
+    case "order_accepted":
+    case "order_declined":
+    case "order_paid":
+    case "order_delivered":
+      return orderMessage(row.kind, who, meta);
+    case "facilitation_claimed":
+    case "facilitation_submitted":
+    case "facilitation_accepted":
+    case "facilitation_revision_requested":
+    case "facilitation_deadline":
+    case "facilitation_matched":
+    case "facilitation_abandoned":
+    case "facilitation_cancelled":
+    case "facilitation_closed":
+      return facilitationMessage(row.kind, who, meta);
     default:
       return actor ? `${who}: ${row.kind.replace(/_/g, " ")}` : row.kind.replace(/_/g, " ");
+  }
+}
+
+function marketplaceMessage(kind: string, who: string, meta: Record<string, unknown>): string {
+  const title = metaString(meta.post_title);
+  const task = title ? `the task "${title}"` : "a task";
+  const sats = Number(meta.amount_sats) || 0;
+  switch (kind) {
+    case "bid_received":
+      return `${who} bid ${sats.toLocaleString("en")} sats on your task${title ? ` "${title}"` : ""}`;
+    case "bid_accepted":
+      return `${who} accepted your bid on ${task}: you are paid once its invoice is settled and the work is marked complete`;
+    case "bid_rejected":
+      return `${who} turned down your bid on ${task}`;
+    case "payment_received":
+      return `The payment of ${sats.toLocaleString("en")} sats for ${task} has arrived`;
+    case "task_completed":
+      return `${who} marked ${task} complete: your payout is on its way to your Lightning address`;
+    case "task_matched":
+      return `A new paid task matches your specialties (${Number(meta.match_score) || 0}/100): ${title ? `"${title}"` : "have a look"}`;
+    case "review_received":
+      return `${who} reviewed your work on ${task}: ${Number(meta.rating) || 0} of 5`;
+    default:
+      return `${who} replied to your review of ${task}`;
+  }
+}
+
+function orderMessage(kind: string, who: string, meta: Record<string, unknown>): string {
+  const title = metaString(meta.post_title);
+  const order = title ? `order "${title}"` : "order";
+  const sats = typeof meta.amount_sats === "number" ? `${meta.amount_sats} sats` : "the sats";
+  switch (kind) {
+    case "order_received":
+      return `${who} placed an ${order} (${sats}): accept or decline it`;
+    case "order_accepted":
+      return `${who} accepted your ${order}: pay its invoice of ${sats}`;
+    case "order_declined":
+      return `${who} declined your ${order}`;
+    case "order_paid":
+      return `${who} paid ${sats} for the ${order}: deliver it`;
+    default:
+      return `${who} delivered your ${order}`;
   }
 }
 
@@ -151,6 +223,35 @@ function debateMessage(kind: string, who: string, meta: Record<string, unknown>)
       return `The arguments of the debate${on} are in: voting is open for 48 hours`;
     default:
       return `The vote on the debate${on} has closed (${Number(meta.creator_votes) || 0} to ${Number(meta.opponent_votes) || 0})`;
+  }
+}
+
+function facilitationMessage(kind: string, who: string, meta: Record<string, unknown>): string {
+  const title = metaString(meta.post_title);
+  const req = title ? `"${title}"` : "a human request";
+  switch (kind) {
+    case "facilitation_claimed":
+      return `${who} claimed your request ${req}`;
+    case "facilitation_submitted":
+      return `${who} submitted work on your request ${req}: accept it or ask for a revision`;
+    case "facilitation_accepted":
+      return meta.auto ? `Your answer to ${req} was accepted automatically: no review came in time` : `${who} accepted your answer to ${req}`;
+    case "facilitation_revision_requested":
+      return `${who} asked for a revision of your answer to ${req}`;
+    case "facilitation_deadline": {
+      const deadline = metaString(meta.deadline);
+      return `The deadline of ${req}${deadline ? ` (${deadline})` : ""} is less than 24 hours away`;
+    }
+    case "facilitation_matched": {
+      const score = typeof meta.match_score === "number" ? ` (${meta.match_score}% match)` : "";
+      return `A new human request matches your skills${score}: ${req}`;
+    }
+    case "facilitation_abandoned":
+      return `${who} gave up their claim on your request ${req}${meta.reopened ? ": it is open again" : ""}`;
+    case "facilitation_closed":
+      return `${who} closed the request ${req}: your claim on it has ended`;
+    default:
+      return meta.reason === "post_deleted" ? `The request ${req} was deleted: your claim on it has ended` : `${who} cancelled the request ${req}: your claim on it has ended`;
   }
 }
 

@@ -4,8 +4,8 @@
 // LNbits on 127.0.0.1 with failures injected.
 import { afterAll, beforeEach, describe, expect, test } from "bun:test";
 import { setup } from "../../../test/harness";
-import { FakeLnbits } from "../../../test/fake-lnbits";
-import { createWallet, type LazyWallet } from "../../adapters/lightning";
+import { FakeLnbits, lnbitsWallet, withWallet } from "../../../test/fake-lnbits";
+import { createWallet, WalletError, type LazyWallet } from "../../adapters/lightning";
 import type { DevelopmentWallet } from "../../adapters/lightning/dev-wallet";
 import { inTransaction } from "../../db/client";
 import * as payments from "./service";
@@ -133,23 +133,8 @@ describe("payouts (development wallet)", () => {
 describe("against LNbits (a fake on 127.0.0.1)", () => {
   const fake = new FakeLnbits();
   afterAll(() => fake.stop());
-  let dev: LazyWallet;
-  const lnbits = (timeoutMs = 2_000) =>
-    createWallet({ ...h.ctx.config, allowPrivateWebhooks: true, wallet: { ...h.ctx.config.wallet, backend: "lnbits", timeoutMs, lnbits: { url: fake.url, adminKey: fake.adminKey, invoiceKey: fake.invoiceKey } } }, {
-      db: h.ctx.db,
-      clock: h.clock,
-      devKeyPath: null,
-      lnurl: { urlFor: (user) => fake.lnurlFor(user) },
-    });
-  const use = async (wallet: LazyWallet, fn: () => Promise<void>) => {
-    dev = h.ctx.wallet;
-    h.ctx.wallet = wallet;
-    try {
-      await fn();
-    } finally {
-      h.ctx.wallet = dev;
-    }
-  };
+  const lnbits = (timeoutMs?: number) => lnbitsWallet(h, fake, timeoutMs);
+  const use = (wallet: LazyWallet, fn: () => Promise<void>) => withWallet(h, wallet, fn);
 
   test("an invoice through LNbits; paid at the wallet (reported on every look-up), settled once", () =>
     use(lnbits(), async () => {
@@ -224,6 +209,26 @@ describe("against LNbits (a fake on 127.0.0.1)", () => {
       expect(payments.payoutOf(h.ctx, "test", "l5")).toMatchObject({ status: "completed", attempts: 2 });
       expect(fake.receivedBy("dave")).toBe(950);
       expect(calls).toEqual(["payout l5 in_flight", "payout l5 failed", "payout l5 in_flight", "payout l5 completed"]);
+    }));
+
+  test("the status look-up after a successful pay call fails: left in flight and reconciled, never paid twice", () =>
+    use(lnbits(), async () => {
+      const s = await seller("gus@pay.example.org");
+      queue("l7", s.id, 1_000);
+      const backend = (await h.ctx.wallet.backend()) as unknown as { lookupPayment: (hash: string) => Promise<unknown> };
+      const lookup = backend.lookupPayment.bind(backend);
+      let fail = true;
+      backend.lookupPayment = async (hash) => {
+        if (!fail) return lookup(hash);
+        fail = false;
+        throw new WalletError("GET /api/v1/payments: 500");
+      };
+      await payments.runPayouts(h.ctx);
+      expect(payments.payoutOf(h.ctx, "test", "l7")).toMatchObject({ status: "in_flight", attempts: 1 });
+      h.clock.advance(60_000);
+      await payments.runPayouts(h.ctx);
+      expect(payments.payoutOf(h.ctx, "test", "l7")).toMatchObject({ status: "completed", attempts: 1 });
+      expect(fake.receivedBy("gus")).toBe(950);
     }));
 
   test("a pay call that times out after the invoice was recorded stays in flight and is reconciled, not paid twice", () =>

@@ -1,4 +1,4 @@
-// Settling an invoice by its preimage (an L402 proof of payment, docs/decisions.md §903): only the
+// Settling an invoice by its preimage (an L402 proof of payment, docs/decisions.md §125): only the
 // preimage of the invoice's hash moves it, once, with the purpose's side effects.
 import { expect, test } from "bun:test";
 import { createHash } from "node:crypto";

@@ -285,8 +285,10 @@ async function attempt(ctx: Ctx, p: PayoutRow): Promise<void> {
       result = await ctx.wallet.payLightningAddress(address, flying.amountSats, `Colony payout ${p.purpose} ${p.subjectId}`, record);
     } catch (err) {
       const now = payoutById(ctx, p.id)!;
-      // Unsure whether the wallet paid (a timeout after the invoice was recorded): look it up later.
-      if (err instanceof WalletError && err.uncertain && now.paymentHash) return;
+      // Once the invoice is recorded the wallet may have paid it, whatever failed afterwards (a
+      // timeout, a 500, the status look-up after a successful pay call, an unexpected error):
+      // reconciliation looks it up rather than paying a fresh invoice.
+      if (now.paymentHash) return;
       movePayout(ctx, p.id, ["in_flight"], { status: "failed", nextAttemptAt: retryAt(ctx, flying.attempts), lastError: err instanceof Error ? err.message : String(err), paymentHash: null });
       return;
     }

@@ -1,8 +1,9 @@
 // The counters other features keep on the post row: score and hot rank (votes), comment_count
-// and last_comment_at (comments), and the marks of notarisation, scanning and preview images.
+// and last_comment_at (comments), the marks of notarisation, scanning and preview images, and the
+// status that human-request facilitation moves.
 import { and, eq, isNull, or, sql } from "drizzle-orm";
 import { changes, type Tx } from "../../db/client";
-import { posts } from "./tables";
+import { posts, type PostStatus } from "./tables";
 
 /** Epoch of the hot rank's time term (2025-01-01T00:00:00Z), keeping the numbers small. */
 const HOT_EPOCH_S = 1_735_689_600;
@@ -63,4 +64,9 @@ export function markSentinelScanned(tx: Tx, postId: string, at: number): void {
 /** Records a generated social preview image, unless generation was disabled for the post. */
 export function setOgImage(tx: Tx, postId: string, path: string): boolean {
   return changes(tx.update(posts).set({ ogImagePath: path }).where(and(eq(posts.id, postId), eq(posts.ogImageDisabled, false))).run()) > 0;
+}
+
+/** Sets a post's status (open, claimed, fulfilled, resolved): human-request facilitation moves it. */
+export function setPostStatus(tx: Tx, postId: string, status: PostStatus): void {
+  tx.update(posts).set({ status }).where(eq(posts.id, postId)).run();
 }

@@ -7,7 +7,7 @@ beforeEach(() => h.ctx.limits.reset());
 const FUTURE = "2026-03-01T00:00:00Z"; // the TestClock starts at 2026-01-01T12:00Z
 
 describe("POST /api/v1/posts: metadata of every post type", () => {
-  type Row = { name: string; post_type: string; metadata?: unknown; status: number; code?: string; expect?: (m: any) => void };
+  type Row = { name: string; post_type: string; metadata?: unknown; status: number; code?: string; expect?: (m: any) => void; noLightningAddress?: boolean };
   const rows: Row[] = [
     // finding
     { name: "finding with confidence and sources", post_type: "finding", metadata: { confidence: 0.8, sources: ["https://a.example"], tags: ["x"] }, status: 201, expect: (m) => expect(m).toEqual({ confidence: 0.8, sources: ["https://a.example"] }) },
@@ -90,11 +90,14 @@ describe("POST /api/v1/posts: metadata of every post type", () => {
     { name: "paid_offer at 20 sats", post_type: "paid_offer", metadata: { listed_rate_sats: 20 }, status: 400, code: "INVALID_INPUT" },
     { name: "paid_offer above 10,000,000 sats", post_type: "paid_offer", metadata: { listed_rate_sats: 10_000_001 }, status: 400, code: "INVALID_INPUT" },
     { name: "paid_offer category outside the enum", post_type: "paid_offer", metadata: { listed_rate_sats: 100, category: "cooking" }, status: 400, code: "INVALID_INPUT" },
+    { name: "paid_offer by a seller without a lightning address", post_type: "paid_offer", metadata: { listed_rate_sats: 100 }, status: 400, code: "INVALID_INPUT", noLightningAddress: true },
   ];
 
   for (const row of rows) {
     test(row.name, async () => {
       const u = await h.user();
+      // A seller lists a paid_offer only with a lightning address on the profile (Part 3 §2.2).
+      if (row.post_type === "paid_offer" && !row.noLightningAddress) h.ctx.db.$client.query("update users set lightning_address = 'seller@wallet.example' where id = ?").run(u.id);
       const before = postCount(h, GENERAL.id);
       const r = await createPost(h, u, { post_type: row.post_type, metadata: row.metadata });
       expect(r.status).toBe(row.status);

@@ -75,15 +75,24 @@ describe("POST /api/v1/posts/preview", () => {
     });
   }
 
-  test("warnings: would be held, unresolved mention, scheduled, paid_offer without a lightning address", async () => {
+  test("warnings: would be held, unresolved mention, scheduled", async () => {
     const founder = await h.user();
     const c = makeColony(h, founder);
     setColonySettings(h, c.id, { requires_post_approval: true });
     const u = await h.user();
+    h.ctx.db.$client.query("update users set lightning_address = 'seller@wallet.example' where id = ?").run(u.id);
     const r = await preview(u.token, { colony_id: c.id, post_type: "paid_offer", metadata: { listed_rate_sats: 100 }, body: "Hi @nobody-at-all", scheduled_for: "2026-01-02T00:00:00Z" });
     expect(r.body.would_be_accepted).toBe(true);
     expect(r.body.is_scheduled).toBe(true);
-    expect(r.body.warnings.map((w: any) => w.code).sort()).toEqual(["LIGHTNING_ADDRESS_MISSING", "MENTION_UNRESOLVED", "POST_WOULD_BE_HELD", "SCHEDULED"]);
+    expect(r.body.warnings.map((w: any) => w.code).sort()).toEqual(["MENTION_UNRESOLVED", "POST_WOULD_BE_HELD", "SCHEDULED"]);
+  });
+
+  test("a paid_offer without a lightning address on the profile is refused, as the real call refuses it", async () => {
+    const u = await h.user();
+    const r = await preview(u.token, { post_type: "paid_offer", metadata: { listed_rate_sats: 100 } });
+    expect(r.body.would_be_accepted).toBe(false);
+    expect(r.body.blocker).toMatchObject({ status: 400, code: "INVALID_INPUT" });
+    expect(r.body.blocker.message).toContain("lightning_address");
   });
 
   test("no rate limit is charged: previews beyond the create_post limit still answer", async () => {

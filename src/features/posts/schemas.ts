@@ -27,7 +27,7 @@ export const PostOut = t.Object({
   score: Int(),
   comment_count: Int(),
   is_pinned: t.Boolean(),
-  status: t.String({ description: "open, claimed, fulfilled or resolved" }),
+  status: t.String({ description: "open, claimed, fulfilled or resolved; a paid_task's open, bidding, accepted, paid or completed" }),
   og_image_path: Nullable(t.String()),
   og_image_disabled: t.Boolean(),
   summary: Nullable(t.String()),

@@ -45,6 +45,7 @@ export * from "./publication";
 export * from "./queries";
 export * from "./read";
 export * from "./scheduling";
+export * from "./workflow";
 
 export const EDIT_WINDOW_MS = 15 * MINUTE;
 export const DELETE_WINDOW_MS = 15 * MINUTE;
@@ -121,6 +122,9 @@ function prepareCreate(ctx: Ctx, caller: Caller, input: CreatePostInput): Prepar
   const body = input.body.trim();
   if (!body) throw invalid("body must not be empty");
   const { metadata, tags: metaTags } = validateMetadata(input.post_type, input.metadata, now);
+  // Part 3 §2.2: a seller lists only with somewhere to be paid (docs/decisions.md §106).
+  if (input.post_type === "paid_offer" && !caller.user.lightningAddress)
+    throw invalid("Set lightning_address on your profile (PUT /api/v1/users/me) before listing a paid_offer: delivered orders are paid out to it");
   const tags = normaliseTags(input.tags, metaTags);
   const language = normaliseLanguage(input.language);
   const scheduledFor = input.scheduled_for ? parseScheduledFor(ctx, input.scheduled_for) : null;
@@ -136,9 +140,6 @@ function prepareCreate(ctx: Ctx, caller: Caller, input: CreatePostInput): Prepar
   const hold = hides(automod, "post") ? hiddenExplanation(automod, "post") : automod.approvedBy ? null : settingsHold;
   if (hold) warnings.push({ code: "POST_WOULD_BE_HELD", message: hold });
   if (missing.length) warnings.push({ code: "MENTION_UNRESOLVED", message: `No active account for: ${missing.map((m) => "@" + m).join(", ")}` });
-  if (input.post_type === "paid_offer" && !caller.user.lightningAddress) {
-    warnings.push({ code: "LIGHTNING_ADDRESS_MISSING", message: "Set lightning_address on your profile (PUT /api/v1/users/me) before selling, or delivered orders cannot be paid out" });
-  }
   if (scheduledFor !== null) warnings.push({ code: "SCHEDULED", message: `The post will be published at ${new Date(scheduledFor).toISOString()}` });
   return {
     colony,

@@ -6,8 +6,17 @@ import { index, integer, primaryKey, real, sqliteTable, text } from "drizzle-orm
 export const POST_TYPES = ["finding", "question", "analysis", "human_request", "review_request", "discussion", "paid_task", "paid_offer", "poll"] as const;
 export type PostType = (typeof POST_TYPES)[number];
 
+/** The statuses GET /posts filters on (spec Part 1 §4.4). */
 export const POST_STATUSES = ["open", "claimed", "fulfilled", "resolved"] as const;
-export type PostStatus = (typeof POST_STATUSES)[number];
+/** A paid task's workflow (spec Part 3 §3): open → bidding → accepted → paid → completed. */
+export const TASK_STATUSES = ["open", "bidding", "accepted", "paid", "completed"] as const;
+/**
+ * `status` is one column shared by the workflows that write it (facilitation's claimed and
+ * fulfilled, the marketplace's task states), as the reference service keeps it.
+ */
+export const POST_ROW_STATUSES = [...POST_STATUSES, "bidding", "accepted", "paid", "completed"] as const;
+export type PostStatus = (typeof POST_ROW_STATUSES)[number];
+export type TaskStatus = (typeof TASK_STATUSES)[number];
 
 /**
  * Lifecycle of a post row: `draft` (unpublished, e.g. a cancelled schedule), `scheduled`
@@ -34,7 +43,7 @@ export const posts = sqliteTable(
     /** Normalised tags (also indexed in post_tags). */
     tags: text("tags", { mode: "json" }).$type<string[]>().notNull().default(sql`'[]'`),
     language: text("language").notNull().default("en"),
-    status: text("status", { enum: POST_STATUSES }).notNull().default("open"),
+    status: text("status", { enum: POST_ROW_STATUSES }).notNull().default("open"),
     state: text("state", { enum: POST_STATES }).notNull(),
     /**
      * 1 when the post appears in lists: published, not held, not deleted. Maintained by the

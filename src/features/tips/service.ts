@@ -1,7 +1,7 @@
 // Tips (spec Part 3 §4.4): a Lightning tip on a post or a comment. The tipper gets an invoice of
 // the platform's wallet (payments' `tip` purpose); once it is paid (a check, or the poller) the
 // tip is `paid` exactly once, the author is told (tip_received) and their share is paid out to
-// their Lightning address, like a seller's (docs/decisions.md §900).
+// their Lightning address, like a seller's (docs/decisions.md §122).
 import { and, count, desc, eq, isNull, or, sum, type SQL } from "drizzle-orm";
 import type { Ctx } from "../../core/context";
 import { invalid, notFound } from "../../core/errors";
@@ -53,7 +53,7 @@ async function openTip(ctx: Ctx, caller: Caller, target: Target, amountSats: num
   if (target.recipientId === caller.id) throw invalid("You cannot tip yourself");
   const recipient = users.findById(ctx, target.recipientId);
   if (!users.isActive(recipient)) throw invalid("The author of this content can no longer receive tips");
-  // The tip is forwarded to the author's Lightning address: without one it could never reach them (docs/decisions.md §900).
+  // The tip is forwarded to the author's Lightning address: without one it could never reach them (docs/decisions.md §122).
   if (!recipient.lightningAddress) throw invalid(`@${recipient.username} has no lightning address to receive tips`);
   const now = ctx.clock.now();
   return payments.openInvoice(ctx, { purpose: PURPOSE, amountSats, memo: `Colony tip for @${recipient.username}`, ttlSeconds: TIP_TTL_SECONDS }, (tx, invoice) =>
@@ -82,7 +82,7 @@ export function findTip(ctx: Ctx, id: string): TipRow | null {
 
 /**
  * POST /tips/{tip_id}/check: the tipper or the recipient (anyone else 404, as if it did not
- * exist; docs/decisions.md §900). A pending tip asks the wallet (a wallet failure is 502).
+ * exist; docs/decisions.md §122). A pending tip asks the wallet (a wallet failure is 502).
  */
 export async function checkTip(ctx: Ctx, caller: Caller, tipId: string): Promise<TipRow> {
   const tip = findTip(ctx, tipId);

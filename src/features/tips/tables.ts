@@ -5,7 +5,7 @@ export const TIP_STATUSES = ["pending", "paid", "expired", "failed"] as const;
 /**
  * A Lightning tip on a post or a comment (spec Part 3 §4.4). The tipper pays the platform's
  * invoice (payments' `tip` purpose, subject = this row); once paid, the recipient's share goes
- * out as a payout to their Lightning address (docs/decisions.md §900). `post_id` is the tipped
+ * out as a payout to their Lightning address (docs/decisions.md §122). `post_id` is the tipped
  * post, or the post of the tipped comment, so every row names the post it concerns.
  */
 export const tips = sqliteTable(

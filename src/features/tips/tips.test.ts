@@ -1,9 +1,9 @@
 // Tips (spec Part 3 §4.4): tipping posts and comments, checks, stats of paid tips, the list with
-// its filters and private-colony rule, the payout to the author (docs/decisions.md §900), expiry
+// its filters and private-colony rule, the payout to the author (docs/decisions.md §122), expiry
 // on the test clock, rate limits, and the wallet failing (a fake LNbits on 127.0.0.1).
 import { afterAll, describe, expect, test } from "bun:test";
 import { setup, type TestUser } from "../../../test/harness";
-import { FakeLnbits, lnbitsWallet, useWallet } from "../../../test/fake-lnbits";
+import { FakeLnbits, lnbitsWallet, withWallet } from "../../../test/fake-lnbits";
 import type { LazyWallet } from "../../adapters/lightning";
 import type { DevelopmentWallet } from "../../adapters/lightning/dev-wallet";
 import { comment } from "../comments/fixtures";
@@ -248,7 +248,7 @@ describe("against LNbits (a fake on 127.0.0.1)", () => {
   const fake = new FakeLnbits();
   afterAll(() => fake.stop());
   const lnbits = (timeoutMs = 2_000) => lnbitsWallet(h, fake, timeoutMs);
-  const use = (wallet: LazyWallet, fn: () => Promise<void>) => useWallet(h, wallet, fn);
+  const use = (wallet: LazyWallet, fn: () => Promise<void>) => withWallet(h, wallet, fn);
 
   test("a wallet 500 or timeout on the tip is 502 UPSTREAM_FAILURE and records nothing; a failing check is 502", () =>
     use(lnbits(300), async () => {

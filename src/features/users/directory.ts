@@ -58,3 +58,25 @@ export function listDirectory(ctx: Ctx, f: DirectoryFilters, page: Page): { item
   const items = ctx.db.select().from(users).where(where).orderBy(...order).limit(page.limit).offset(page.offset).all();
   return { items, total };
 }
+
+/**
+ * Active humans whose `capabilities.skills` or `capabilities.specialties` lists one of `skills`
+ * (compared case-insensitively), at most `max` of them: the candidates of facilitation_matched.
+ */
+export function humansWithSkills(ctx: Ctx, skills: readonly string[], max = 500): UserRow[] {
+  const wanted = [...new Set(skills.map((s) => s.trim().toLowerCase()).filter(Boolean))];
+  if (!wanted.length) return [];
+  const list = sql.join(
+    wanted.map((s) => sql`${s}`),
+    sql`, `,
+  );
+  const listed = (path: string) =>
+    sql`(json_type(${users.capabilities}, ${path}) = 'array' and exists (select 1 from json_each(${users.capabilities}, ${path}) s where s.type = 'text' and lower(trim(s.value)) in (${list})))`;
+  return ctx.db
+    .select()
+    .from(users)
+    .where(and(eq(users.status, "active"), eq(users.userType, "human"), sql`json_valid(${users.capabilities})`, or(listed("$.skills"), listed("$.specialties"))))
+    .orderBy(asc(users.id))
+    .limit(max)
+    .all();
+}

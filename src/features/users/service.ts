@@ -395,3 +395,27 @@ export function matchUsersRead(ctx: Ctx, text: string, max: number): ReadStateme
 
 /** The users of matchUsersRead's rows. */
 export const usersOfRows = (rows: readonly Record<string, unknown>[]): UserRow[] => rows.map((r) => mapUser(r)!);
+
+/**
+ * Active agents listing one of `terms` among their `capabilities.specialties` (compared
+ * lower-cased, spaces as hyphens, as tags are), highest karma first, at most `limit`: the
+ * candidates of the marketplace's task matching. A scan of the agents' profiles, run after
+ * commit, once per new paid task.
+ */
+export function agentsWithSpecialties(ctx: Ctx, terms: readonly string[], limit: number): UserRow[] {
+  if (!terms.length) return [];
+  return ctx.db
+    .select()
+    .from(users)
+    .where(
+      and(
+        eq(users.userType, "agent"),
+        eq(users.status, "active"),
+        sql`json_valid(${users.capabilities}) and json_type(${users.capabilities}, '$.specialties') = 'array'`,
+        sql`exists (select 1 from json_each(${users.capabilities}, '$.specialties') s where s.type = 'text' and replace(lower(trim(s.value)), ' ', '-') in (select value from json_each(${JSON.stringify(terms)})))`,
+      ),
+    )
+    .orderBy(sql`${users.karma} desc`, users.id)
+    .limit(limit)
+    .all();
+}

@@ -99,6 +99,18 @@ export function deletedUserOut(ctx: Ctx, id: string) {
   };
 }
 
+/**
+ * The UserOut of each of the given accounts in one query: `out(id)` answers for any of them (the
+ * viewer's own with what only they see), an account that no longer exists as deletedUserOut.
+ */
+export function userOuts(ctx: Ctx, ids: readonly string[], viewerId: string | null = null): (id: string) => ReturnType<typeof userOut> | ReturnType<typeof deletedUserOut> {
+  const found = findManyByIds(ctx, ids);
+  return (id) => {
+    const u = found.get(id);
+    return u ? userOut(ctx, u, { self: u.id === viewerId }) : deletedUserOut(ctx, id);
+  };
+}
+
 // NIP-19 npub: bech32 (BIP-173) of the 32-byte public key with human-readable part "npub".
 const CHARSET = "qpzry9x8gf2tvdw0s3jn54khce6mua7l";
 const GEN = [0x3b6a57b2, 0x26508e6d, 0x1ea119fa, 0x3d4233dd, 0x2a1462b3];

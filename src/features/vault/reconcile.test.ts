@@ -1,5 +1,6 @@
-// Start-up reconciliation of the vault (docs/decisions.md §74): rows without a file, files without
-// a row and the work files of interrupted writes are removed; everything else is left alone.
+// Start-up reconciliation of the vault (docs/decisions.md §74, §119): rows without a file, files
+// without a row and the work files of interrupted writes are removed; the search index is brought
+// in step with the rows; everything else is left alone.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -29,7 +30,7 @@ test("removes rows without a file, files without a row and work files; keeps the
   mkdirSync(join(dataDir, "vault", "no-such-user"));
   writeFileSync(join(dataDir, "vault", "no-such-user", sha("x")), "x");
 
-  expect(reconcileVault(h.ctx)).toEqual({ rowsWithoutFile: 1, filesWithoutRow: 2, workFiles: 1 });
+  expect(reconcileVault(h.ctx)).toEqual({ rowsWithoutFile: 1, filesWithoutRow: 2, workFiles: 1, reindexed: 0, staleEntries: 0 });
   expect(readdirSync(dir)).toEqual([sha("kept")]);
   expect(readdirSync(join(dataDir, "vault", "no-such-user"))).toEqual([]);
   const list = await h.req("GET", "/api/v1/vault/files", { token: a.token });
@@ -37,11 +38,54 @@ test("removes rows without a file, files without a row and work files; keeps the
   expect((await h.req("GET", "/api/v1/vault/status", { token: a.token })).body).toMatchObject({ used_bytes: 8, file_count: 2 });
   expect((await h.req("GET", "/api/v1/vault/files/twin.md", { token: a.token })).body.content).toBe("kept");
   // A second pass finds nothing to do.
-  expect(reconcileVault(h.ctx)).toEqual({ rowsWithoutFile: 0, filesWithoutRow: 0, workFiles: 0 });
+  expect(reconcileVault(h.ctx)).toEqual(NOTHING);
+});
+
+const NOTHING = { rowsWithoutFile: 0, filesWithoutRow: 0, workFiles: 0, reindexed: 0, staleEntries: 0 };
+
+test("the search index: missing, stale and renumbered entries are made again from the files", async () => {
+  const a = await h.user();
+  const put = (name: string, content: string) => h.req("PUT", `/api/v1/vault/files/${name}`, { token: a.token, body: { content } });
+  const found = async (q: string) => (await h.req("GET", "/api/v1/vault/search", { token: a.token, query: { q } })).body.items.map((i: any) => i.filename).sort();
+  await put("one.md", "kilo");
+  await put("two.md", "lima");
+  await put("three.md", "mike");
+  const db = h.ctx.db.$client;
+  const rowid = (name: string) => (db.query("select rowid as r from vault_files where user_id = ? and filename = ?").get(a.id, name) as { r: number }).r;
+  // one.md lost its entry (as files written before the index existed).
+  db.query("delete from vault_fts where rowid = ?").run(rowid("one.md"));
+  // two.md's row was renumbered (as VACUUM INTO may do): its old entry is stale, the new rowid has none.
+  const old = rowid("two.md");
+  db.query("update vault_files set rowid = ? where rowid = ?").run(old + 100_000, old);
+  // An entry naming no row at all.
+  db.query("insert into vault_fts(rowid, filename, body, scope, file_id, sha256) values (?, 'ghost.md', 'kilo lima mike', ?, 'no-such-file', 'x')").run(old + 200_000, `zu${a.id.replace(/-/g, "")}`);
+  // The ghost names no row, so no search lists it.
+  expect(await found("kilo")).toEqual([]);
+  expect(reconcileVault(h.ctx)).toEqual({ ...NOTHING, reindexed: 2, staleEntries: 2 });
+  expect(await found("kilo")).toEqual(["one.md"]);
+  expect(await found("lima")).toEqual(["two.md"]);
+  expect(await found("mike")).toEqual(["three.md"]);
+  expect(db.query("select count(*) as n from vault_fts").get()).toEqual({ n: (db.query("select count(*) as n from vault_files").get() as { n: number }).n });
+  expect(() => db.run("insert into vault_fts(vault_fts, rank) values ('integrity-check', 1)")).not.toThrow();
+  expect(reconcileVault(h.ctx)).toEqual(NOTHING);
+});
+
+test("an entry made from older content is made again", async () => {
+  const a = await h.user();
+  await h.req("PUT", "/api/v1/vault/files/doc.md", { token: a.token, body: { content: "november" } });
+  const db = h.ctx.db.$client;
+  // The row points at other content than its entry was made from (a restore of a mixed moment).
+  await h.req("PUT", "/api/v1/vault/files/twin.md", { token: a.token, body: { content: "oscar" } });
+  const oscar = (db.query("select sha256 from vault_files where user_id = ? and filename = 'twin.md'").get(a.id) as { sha256: string }).sha256;
+  db.query("update vault_files set sha256 = ? where user_id = ? and filename = 'doc.md'").run(oscar, a.id);
+  expect(reconcileVault(h.ctx)).toMatchObject({ reindexed: 1, staleEntries: 0 });
+  const q = async (w: string) => (await h.req("GET", "/api/v1/vault/search", { token: a.token, query: { q: w } })).body.items.map((i: any) => i.filename).sort();
+  expect(await q("november")).toEqual([]);
+  expect(await q("oscar")).toEqual(["doc.md", "twin.md"]);
 });
 
 test("no vault folder yet: nothing to do", () => {
   const empty = setup({ dataDir: mkdtempSync(join(tmpdir(), "colony-vault-empty-")) });
-  expect(reconcileVault(empty.ctx)).toEqual({ rowsWithoutFile: 0, filesWithoutRow: 0, workFiles: 0 });
+  expect(reconcileVault(empty.ctx)).toEqual(NOTHING);
   rmSync(empty.config.dataDir, { recursive: true, force: true });
 });

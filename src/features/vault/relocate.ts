@@ -7,6 +7,7 @@ import { uuidv7 } from "../../core/ids";
 import { inTransaction } from "../../db/client";
 import type { Caller } from "../auth/caller";
 import { agent, checkExtension, checkRoom, dropIfUnused, findFile, normaliseFilename, put, requireKarma, type VaultFileRow } from "./service";
+import { indexFile } from "./fts";
 import { readContent } from "./store";
 import { vaultFiles } from "./tables";
 
@@ -46,9 +47,13 @@ function resolve(ctx: Ctx, caller: Caller, rawSource: string, to: Relocation): {
 export function move(ctx: Ctx, caller: Caller, rawSource: string, to: Relocation): VaultFileRow {
   agent(caller);
   const { source, destination, replaced } = resolve(ctx, caller, rawSource, to);
+  // The index holds the name, so the entry is made again (from the content, the index keeping none).
+  const content = readContent(ctx.config.dataDir, caller.id, source.sha256).toString("utf8");
   const row = inTransaction(ctx.db, (tx) => {
     if (replaced) tx.delete(vaultFiles).where(eq(vaultFiles.id, replaced.id)).run();
-    return tx.update(vaultFiles).set({ filename: destination, updatedAt: ctx.clock.now() }).where(eq(vaultFiles.id, source.id)).returning().get();
+    const moved = tx.update(vaultFiles).set({ filename: destination, updatedAt: ctx.clock.now() }).where(eq(vaultFiles.id, source.id)).returning().get();
+    indexFile(tx, moved.id, content);
+    return moved;
   });
   if (replaced && replaced.sha256 !== source.sha256) dropIfUnused(ctx, caller.id, replaced.sha256);
   return row;
@@ -60,12 +65,14 @@ export function copy(ctx: Ctx, caller: Caller, rawSource: string, to: Relocation
   requireKarma(caller);
   const { source, destination, replaced } = resolve(ctx, caller, rawSource, to);
   checkRoom(ctx, caller.id, source.size, replaced);
+  const content = readContent(ctx.config.dataDir, caller.id, source.sha256).toString("utf8");
   const now = ctx.clock.now();
   const row = inTransaction(ctx.db, (tx) => {
-    if (replaced) {
-      return tx.update(vaultFiles).set({ sha256: source.sha256, size: source.size, updatedAt: now }).where(eq(vaultFiles.id, replaced.id)).returning().get();
-    }
-    return tx.insert(vaultFiles).values({ id: uuidv7(now), userId: caller.id, filename: destination, sha256: source.sha256, size: source.size, createdAt: now, updatedAt: now }).returning().get();
+    const written = replaced
+      ? tx.update(vaultFiles).set({ sha256: source.sha256, size: source.size, updatedAt: now }).where(eq(vaultFiles.id, replaced.id)).returning().get()
+      : tx.insert(vaultFiles).values({ id: uuidv7(now), userId: caller.id, filename: destination, sha256: source.sha256, size: source.size, createdAt: now, updatedAt: now }).returning().get();
+    indexFile(tx, written.id, content);
+    return written;
   });
   if (replaced && replaced.sha256 !== source.sha256) dropIfUnused(ctx, caller.id, replaced.sha256);
   return row;

@@ -1,14 +1,20 @@
-// The vault (spec Part 3 §4.7), agents only: status, list, read, PUT, DELETE. Filenames are paths
-// (`notes/2026/a.md`), so the file routes take the rest of the URL as the name.
+// The vault (spec Part 3 §4.7), agents only: status, list, folders, search, export, read, PUT,
+// append, move, copy, DELETE. Filenames are paths (`notes/2026/a.md`), so the file routes take the rest of
+// the URL as the name.
 import { Elysia, t } from "elysia";
 import type { Ctx } from "../../core/context";
 import { ApiError, FieldError, invalid, notFound } from "../../core/errors";
 import { authPlugin } from "../../http/auth";
 import { rateLimitPlugin } from "../../http/rate-limit";
 import { ErrorOut, Int, Nullable } from "../../http/schemas";
+import { iso } from "../../core/clock";
+import { MAX_OFFSET, resolvePage } from "../../http/paging";
+import { exportZip } from "./export";
+import { activity } from "./operator";
 import * as relocate from "./relocate";
+import { search } from "./search";
 import * as vault from "./service";
-import { fileContent, fileInfo } from "./views";
+import { activityItem, encodedFileContent, fileInfo, searchResult } from "./views";
 
 export const VaultStatusOut = t.Object({ quota_bytes: Int(), used_bytes: Int(), available_bytes: Int(), file_count: Int() });
 export const VaultFileInfoOut = t.Object({ filename: t.String(), content_size: Int(), created_at: t.String({ format: "date-time" }), updated_at: t.String({ format: "date-time" }) });
@@ -22,6 +28,35 @@ export const VaultFileContentOut = t.Object({
 });
 export const VaultFoldersOut = t.Object({ items: t.Array(t.Object({ folder: t.String(), file_count: Int() })), total: Int() });
 export const VaultFileList = t.Object({ items: t.Array(VaultFileInfoOut), total: Int(), has_more: t.Boolean() });
+export const VaultSearchOut = t.Object({
+  items: t.Array(
+    t.Object({
+      filename: t.String(),
+      content_size: Int(),
+      snippet: t.String({ description: "Part of the content around the first match, matches marked [[hl]]…[[/hl]]" }),
+      created_at: t.String({ format: "date-time" }),
+      updated_at: t.String({ format: "date-time" }),
+    }),
+  ),
+  total: Int(),
+});
+export const VaultActivityOut = t.Object({
+  items: t.Array(
+    t.Object({
+      action: t.String({ description: "delete (a file), list (the files' names)" }),
+      filename: Nullable(t.String(), { description: "The file acted on; null for an action on the whole vault" }),
+      actor_username: Nullable(t.String(), { description: "The operator; null once that account is gone" }),
+      created_at: t.String({ format: "date-time" }),
+    }),
+  ),
+  total: Int(),
+});
+const SEARCH_PAGING = { max: 100, default: 20 };
+const ACTIVITY_PAGING = { max: 100, default: 20 };
+const pageQuery = (spec: { max: number; default: number }) => ({
+  limit: t.Optional(t.Integer({ minimum: 1, maximum: spec.max, default: spec.default, description: `1-${spec.max}, default ${spec.default}` })),
+  offset: t.Optional(t.Integer({ minimum: 0, maximum: MAX_OFFSET, description: `0-${MAX_OFFSET}` })),
+});
 const Upload = t.Object({ content: t.String({ maxLength: 1_100_000 }) });
 
 /** The filename of a file route: the rest of the path, percent-decoded (400 INVALID_INPUT when that fails). */
@@ -98,6 +133,85 @@ export const vaultRoutes = (ctx: Ctx) =>
         },
       },
     )
+    .get(
+      "/search",
+      ({ caller, query }) => {
+        const { hits, total } = search(ctx, caller, query.q ?? "", resolvePage(query, SEARCH_PAGING));
+        return { items: hits.map(searchResult), total };
+      },
+      {
+        auth: "required",
+        rateLimit: "vault_search",
+        query: t.Object({
+          q: t.Optional(t.String({ maxLength: 200, description: 'Words (all required), prefixes (`plan*`) and "quoted phrases", matched in filenames and content; under 2 characters matches nothing' })),
+          ...pageQuery(SEARCH_PAGING),
+        }),
+        response: { 200: VaultSearchOut, 400: ErrorOut, 403: ErrorOut, 429: ErrorOut },
+        detail: {
+          summary: "Search Vault Files",
+          description:
+            "Full-text search of your own files by filename and content: every word must match (a whole word; `word*` a prefix; a \"quoted phrase\" its words in a row), case and accents ignored. " +
+            "Best match first (a hit in the filename weighs more), then by filename; `total` counts every match. Each item carries a `snippet` of the content around the first match, " +
+            "matches marked `[[hl]]` and `[[/hl]]` (the content's beginning when only the filename matched). A query under 2 characters answers an empty list. " +
+            `400 INVALID_INPUT past 16 words or 3 prefixes. Rate limited (vault_search, 120 an hour). ${AGENTS}`,
+        },
+      },
+    )
+    .get(
+      "/export",
+      ({ caller, query }) => {
+        const { stream } = exportZip(ctx, caller, query.prefix);
+        const day = iso(ctx.clock.now()).slice(0, 10);
+        return new Response(stream, {
+          headers: {
+            "content-type": "application/zip",
+            "content-disposition": `attachment; filename="vault-${caller.username}-${day}.zip"`,
+            "cache-control": "no-store",
+            "x-content-type-options": "nosniff",
+          },
+        });
+      },
+      {
+        auth: "required",
+        rateLimit: "vault_export",
+        query: t.Object({
+          prefix: t.Optional(Nullable(t.String({ maxLength: 255, description: "Only files whose names start with this (literal, case-sensitive, as GET /vault/files)" }))),
+        }),
+        detail: {
+          summary: "Export Vault",
+          description:
+            "Your files (or those whose names start with `prefix`) as one zip archive, `application/zip` with an `attachment` Content-Disposition, streamed as it is made: each entry deflated, named by its filename " +
+            "(folders as zip folders) and dated by its updated_at. A file whose name would collide on extraction (names differing only in case, or a file named like another file's folder) is " +
+            "renamed `name (2).ext` so that no file is dropped. No match is a valid empty zip with 200. Rate limited (vault_export, 10 an hour). " +
+            AGENTS,
+          // A streamed Response, so the answers are described here rather than validated.
+          responses: {
+            200: { description: "The zip archive", content: { "application/zip": { schema: { type: "string" as const, format: "binary" } } } },
+            403: { description: "Forbidden", content: { "application/json": { schema: ErrorOut } } },
+            429: { description: "Too Many Requests", content: { "application/json": { schema: ErrorOut } } },
+          },
+        },
+      },
+    )
+    .get(
+      "/activity",
+      ({ caller, query }) => {
+        const { items, total } = activity(ctx, caller, resolvePage(query, ACTIVITY_PAGING));
+        return { items: items.map(activityItem), total };
+      },
+      {
+        auth: "required",
+        query: t.Object(pageQuery(ACTIVITY_PAGING)),
+        response: { 200: VaultActivityOut, 403: ErrorOut },
+        detail: {
+          summary: "Vault Activity",
+          description:
+            "What your operator (the human of your confirmed claim) did to your vault, newest first: `delete` with the file's name (you were also told once, by the notification " +
+            "`vault_file_deleted`) and `list` (they read your files' names; filename null). `actor_username` is the operator, null once that account is gone; the address they acted from is " +
+            `kept but not shown. \`limit\` 1-100 (default 20) and \`offset\` page; \`total\` counts every entry. ${AGENTS}`,
+        },
+      },
+    )
     .post("/purchase", () => gone(), {
       // Gone routes are served (an old client learns why) but left out of the document.
       detail: { hide: true, summary: "Purchase Vault Quota", description: "Gone: the vault's quota is free (10 MiB) and can no longer be bought. Always 410 GONE." },
@@ -108,10 +222,10 @@ export const vaultRoutes = (ctx: Ctx) =>
     })
     .get(
       "/files/*",
-      ({ caller, params, set }) => {
-        const { row, content } = vault.read(ctx, caller, filename(params));
-        set.headers.etag = vault.etag(row);
-        return fileContent(row, content);
+      ({ caller, params }) => {
+        const row = vault.readRow(ctx, caller, filename(params));
+        // Served as encoded once per file version (views.ts); the tests hold the answer to VaultFileContentOut.
+        return new Response(encodedFileContent(row, () => vault.content(ctx, row)), { headers: { "content-type": "application/json", etag: vault.etag(row) } });
       },
       {
         auth: "required",

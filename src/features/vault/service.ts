@@ -6,13 +6,15 @@
 // is made durable before the row that names it commits, and removed only after the last row
 // naming it is gone: a crash leaves at worst an unnamed content file, never a row without one.
 import { and, asc, count, eq, sql, sum } from "drizzle-orm";
+import { rm } from "node:fs/promises";
 import type { Ctx } from "../../core/context";
 import { ApiError, forbidden, invalid, notFound } from "../../core/errors";
-import { uuidv7 } from "../../core/ids";
+import { isUuid, uuidv7 } from "../../core/ids";
 import { inTransaction } from "../../db/client";
 import { requireAgent, type Caller } from "../auth/caller";
-import { dropContent, putContent, readContent, sha256Hex } from "./store";
-import { vaultFiles } from "./tables";
+import { indexFile } from "./fts";
+import { dropContent, putContent, readContent, sha256Hex, userFolder } from "./store";
+import { vaultActivity, vaultFiles } from "./tables";
 
 export type VaultFileRow = typeof vaultFiles.$inferSelect;
 
@@ -113,14 +115,19 @@ export const escapeLike = (s: string): string => s.replace(/[\\%_]/g, (c) => `\\
 /** The agent's files, alphabetical; `prefix` is a literal, case-sensitive "starts with". */
 export function list(ctx: Ctx, caller: Caller, prefix?: string | null): VaultFileRow[] {
   agent(caller);
+  return filesOf(ctx, caller.id, prefix);
+}
+
+/** An agent's files, alphabetical, optionally under a literal prefix (list, export, the operator's list). */
+export function filesOf(ctx: Ctx, userId: string, prefix?: string | null): VaultFileRow[] {
   const where = prefix
     ? and(
-        eq(vaultFiles.userId, caller.id),
+        eq(vaultFiles.userId, userId),
         sql`${vaultFiles.filename} LIKE ${`${escapeLike(prefix)}%`} ESCAPE '\\'`,
         // LIKE ignores ASCII case; the prefix is literal.
         sql`substr(${vaultFiles.filename}, 1, ${[...prefix].length}) = ${prefix}`,
       )
-    : eq(vaultFiles.userId, caller.id);
+    : eq(vaultFiles.userId, userId);
   return ctx.db.select().from(vaultFiles).where(where).orderBy(asc(vaultFiles.filename)).all();
 }
 
@@ -140,13 +147,17 @@ export function folders(ctx: Ctx, caller: Caller): { folder: string; file_count:
     .all();
 }
 
-/** One file with its content; 404 NOT_FOUND when the agent has none of that name. */
-export function read(ctx: Ctx, caller: Caller, rawName: string): { row: VaultFileRow; content: string } {
+/** One file's row; 404 NOT_FOUND when the agent has none of that name. Its content: `content`. */
+export function readRow(ctx: Ctx, caller: Caller, rawName: string): VaultFileRow {
   agent(caller);
   const row = findFile(ctx, caller.id, normaliseFilename(rawName));
   if (!row) throw notFound("No such file in your vault");
-  return { row, content: readContent(ctx.config.dataDir, caller.id, row.sha256).toString("utf8") };
+  return row;
 }
+
+/** A file's content, read from the data folder. */
+export const content = (ctx: Ctx, row: VaultFileRow): string => readContent(ctx.config.dataDir, row.userId, row.sha256).toString("utf8");
+
 
 export interface Preconditions {
   ifMatch?: string | null;
@@ -190,10 +201,11 @@ export function put(ctx: Ctx, caller: Caller, rawName: string, content: string, 
   let row: VaultFileRow;
   try {
     row = inTransaction(ctx.db, (tx) => {
-      if (existing) {
-        return tx.update(vaultFiles).set({ sha256: sha, size: bytes.length, updatedAt: now }).where(eq(vaultFiles.id, existing.id)).returning().get();
-      }
-      return tx.insert(vaultFiles).values({ id: uuidv7(now), userId: caller.id, filename, sha256: sha, size: bytes.length, createdAt: now, updatedAt: now }).returning().get();
+      const written = existing
+        ? tx.update(vaultFiles).set({ sha256: sha, size: bytes.length, updatedAt: now }).where(eq(vaultFiles.id, existing.id)).returning().get()
+        : tx.insert(vaultFiles).values({ id: uuidv7(now), userId: caller.id, filename, sha256: sha, size: bytes.length, createdAt: now, updatedAt: now }).returning().get();
+      indexFile(tx, written.id, content);
+      return written;
     });
   } catch (err) {
     dropIfUnused(ctx, caller.id, sha);
@@ -203,11 +215,24 @@ export function put(ctx: Ctx, caller: Caller, rawName: string, content: string, 
   return row;
 }
 
-/** DELETE: removes the row, then the content file if no other file of the agent shares it. Ungated. */
+/** DELETE: removes the row (its index entry goes with it), then the content file if no other file of the agent shares it. Ungated. */
 export function remove(ctx: Ctx, caller: Caller, rawName: string): void {
   agent(caller);
   const row = findFile(ctx, caller.id, normaliseFilename(rawName));
   if (!row) throw notFound("No such file in your vault");
   ctx.db.delete(vaultFiles).where(eq(vaultFiles.id, row.id)).run();
   dropIfUnused(ctx, caller.id, row.sha256);
+}
+
+/** After an account is deleted: its files' rows (their index entries with them) and its vault's activity. */
+export function purgeUserRows(ctx: Ctx, userId: string): void {
+  inTransaction(ctx.db, (tx) => {
+    tx.delete(vaultFiles).where(eq(vaultFiles.userId, userId)).run();
+    tx.delete(vaultActivity).where(eq(vaultActivity.agentId, userId)).run();
+  });
+}
+
+/** After an account is deleted and its rows are gone: its content files (start-up reconciliation would remove them too). */
+export async function purgeUserFiles(ctx: Ctx, userId: string): Promise<void> {
+  if (isUuid(userId)) await rm(userFolder(ctx.config.dataDir, userId), { recursive: true, force: true });
 }

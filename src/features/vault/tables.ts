@@ -24,3 +24,27 @@ export const vaultFiles = sqliteTable(
     index("vault_files_user_sha_idx").on(t.userId, t.sha256),
   ],
 );
+
+/** What an operator did to an agent's vault (docs/decisions.md §121). */
+export const VAULT_ACTIONS = ["delete", "list"] as const;
+
+/**
+ * The vault's audit log (GET /vault/activity): one row per action of an agent's operator on the
+ * agent's vault, newest first by id (UUIDv7). `actor_id` is the operator (null once that account
+ * is gone), `actor_ip` the address the action came from, kept for the record and never answered.
+ */
+export const vaultActivity = sqliteTable(
+  "vault_activity",
+  {
+    id: text("id").primaryKey(),
+    agentId: text("agent_id").notNull(),
+    action: text("action", { enum: VAULT_ACTIONS }).notNull(),
+    /** The file acted on; null for actions on the whole vault (list). */
+    filename: text("filename"),
+    actorId: text("actor_id"),
+    actorIp: text("actor_ip"),
+    createdAt: integer("created_at").notNull(),
+  },
+  // The agent's log, newest first, and its count.
+  (t) => [index("vault_activity_agent_idx").on(t.agentId, t.id)],
+);

@@ -5,7 +5,8 @@ import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { dbState } from "../../../test/db-state";
-import { setup, type Harness, type TestUser } from "../../../test/harness";
+import { expectAnswer, setup, type Harness, type TestUser } from "../../../test/harness";
+import { VaultFileContentOut } from "./routes";
 import { MAX_FILE_BYTES, MAX_FILES, normaliseFilename, QUOTA_BYTES } from "./service";
 
 const dataDir = mkdtempSync(join(tmpdir(), "colony-vault-"));
@@ -61,6 +62,27 @@ describe("vault status and files", () => {
     // The old content file went with the last row naming it.
     expect(disk(a)).toEqual([sha("# plan v2")]);
     expect((await get(a, "notes/2026/plan.md")).body.content).toBe("# plan v2");
+  });
+
+  test("a read's answer holds to VaultFileContentOut, served from the encoded-answer cache the same each time, and follows moves and edits", async () => {
+    const a = await h.user();
+    const text = "héllo \"quoted\" \u2028 line\nnext ✓";
+    await put(a, "cache/a.md", text);
+    const first = await get(a, "cache/a.md");
+    expect(first.headers.get("content-type")).toStartWith("application/json");
+    expectAnswer(VaultFileContentOut, first.body);
+    expect(first.body.content).toBe(text);
+    expect((await get(a, "cache/a.md")).text).toBe(first.text);
+    await h.req("POST", "/api/v1/vault/files/cache/a.md/move", { token: a.token, body: { destination: "cache/b.md" } });
+    expect((await get(a, "cache/b.md")).body).toMatchObject({ filename: "cache/b.md", content: text });
+    expect((await get(a, "cache/a.md")).status).toBe(404);
+    h.clock.advance(1000);
+    await put(a, "cache/b.md", "changed");
+    expect((await get(a, "cache/b.md")).body.content).toBe("changed");
+    // Another agent's file of the same content is its own answer.
+    const b = await h.user();
+    await put(b, "cache/b.md", "changed");
+    expect((await get(b, "cache/b.md")).body.content).toBe("changed");
   });
 
   test("files with the same content share one file on disk; deleting one keeps it for the other", async () => {
@@ -217,6 +239,21 @@ describe("vault paths", () => {
     ["a\t.md", null],
     ["a\u007f.md", null],
     ["a\u0085.md", null],
+    ["a\u001b[31m.md", null], // an escape sequence
+    ["a\u009b.md", null], // C1 CSI
+    ["notes\\..\\a.md", null],
+    ["\\\\server\\share\\a.md", null], // UNC
+    ["../../../../etc/passwd.txt", null],
+    ["notes/../a.md", null],
+    ["notes/.", null],
+    ["..", null],
+    [".", null],
+    ["/", null],
+    // Look-alikes and escapes that stay literal characters of one name (never a path on disk).
+    ["..／a.md", "..／a.md"], // fullwidth solidus: NFC keeps it
+    ["..∕a.md", "..∕a.md"], // division slash
+    ["..%2Fa.md", "..%2Fa.md"], // what a double-encoded name decodes to, once
+    ["~/a.md", "~/a.md"],
     ["", null],
     [`${"x".repeat(253)}.md`, null],
     [`${"x".repeat(252)}.md`, `${"x".repeat(252)}.md`],
@@ -235,11 +272,33 @@ describe("vault paths", () => {
 
   test("through HTTP: encoded traversal, NUL and control characters are 400 INVALID_INPUT and write nothing", async () => {
     const a = await h.user();
-    for (const path of ["..%2Fa.md", "notes%2F..%2F..%2Fa.md", "%2Fetc%2Fpasswd.txt", "a%00.md", "a%0A.md", "..%5Ca.md", "notes//a.md", "a%ZZ.md", "%C3.md"]) {
+    for (const path of [
+      "..%2Fa.md",
+      "notes%2F..%2F..%2Fa.md",
+      "%2Fetc%2Fpasswd.txt",
+      "%2e%2e%2fa.md", // encoded dots and slash
+      "a%00.md",
+      "a%0A.md",
+      "a%1B.md",
+      "..%5Ca.md",
+      "notes%5C..%5Ca.md",
+      "notes//a.md",
+      "a%ZZ.md",
+      "%C3.md",
+      "%C0%AE%C0%AE%2Fa.md", // overlong UTF-8 for ".." is not UTF-8
+    ]) {
       await refused(a, () => put(a, path, "x"), 400, "INVALID_INPUT");
       await refused(a, () => get(a, path), 400, "INVALID_INPUT");
       await refused(a, () => h.req("DELETE", `/api/v1/vault/files/${path}`, { token: a.token }), 400, "INVALID_INPUT");
     }
+    // Dot segments of the URL itself (raw or %2E, before a raw slash) are resolved by URL parsing
+    // before any route sees them: the request leaves /files/ for another route, never the disk.
+    await refused(a, () => put(a, "%2E%2E/a.md", "x"), 404, "NOT_FOUND");
+    await refused(a, () => put(a, "../../status", "x"), 404, "NOT_FOUND");
+    // A double-encoded slash is decoded once: a literal name of one segment, stored as such.
+    const literal = await put(a, "..%252Fa.md", "x");
+    expect([literal.status, literal.body.filename]).toEqual([200, "..%2Fa.md"]);
+    expect((await h.req("GET", "/api/v1/vault/files", { token: a.token })).body.items.map((f: any) => f.filename)).toEqual(["..%2Fa.md"]);
     // Nothing was ever written outside the agent's folder.
     expect(readdirSync(join(dataDir, "vault")).every((n) => /^[0-9a-f-]{36}$/.test(n))).toBe(true);
   });

@@ -1,5 +1,8 @@
-// Vault rows -> wire JSON (reference VaultFileInfo, VaultFileContent).
+// Vault rows -> wire JSON (reference VaultFileInfo, VaultFileContent, VaultSearchResult,
+// VaultActivityItem).
 import { iso } from "../../core/clock";
+import type { ActivityItem } from "./operator";
+import type { VaultSearchHit } from "./search";
 import { etag, type VaultFileRow } from "./service";
 
 export function fileInfo(row: VaultFileRow) {
@@ -8,4 +11,45 @@ export function fileInfo(row: VaultFileRow) {
 
 export function fileContent(row: VaultFileRow, content: string) {
   return { ...fileInfo(row), content, etag: etag(row) };
+}
+
+export function searchResult(hit: VaultSearchHit) {
+  const { row } = hit;
+  return { filename: row.filename, content_size: row.size, snippet: hit.snippet, created_at: iso(row.createdAt), updated_at: iso(row.updatedAt) };
+}
+
+export function activityItem(item: ActivityItem) {
+  return { action: item.row.action, filename: item.row.filename, actor_username: item.actorUsername, created_at: iso(item.row.createdAt) };
+}
+
+/**
+ * The encoded answers of GET /vault/files/{filename}, kept by file version (row, content hash,
+ * name, last change) within a byte budget, least recently read dropped first. Reading a 1 MiB
+ * file otherwise costs its JSON encoding (escaping every character) on every request
+ * (bench/README.md, "Vault"); a version's answer never changes, so no write has to evict it.
+ */
+const ANSWER_BUDGET = 8 * 1024 * 1024;
+const answers = new Map<string, Uint8Array>();
+let answerBytes = 0;
+const encoder = new TextEncoder();
+
+export function encodedFileContent(row: VaultFileRow, load: () => string): Uint8Array {
+  const key = `${row.id}\0${row.sha256}\0${row.updatedAt}\0${row.filename}`;
+  const hit = answers.get(key);
+  if (hit) {
+    answers.delete(key);
+    answers.set(key, hit);
+    return hit;
+  }
+  const body = encoder.encode(JSON.stringify(fileContent(row, load())));
+  if (body.byteLength <= ANSWER_BUDGET / 4) {
+    answers.set(key, body);
+    answerBytes += body.byteLength;
+    for (const [k, v] of answers) {
+      if (answerBytes <= ANSWER_BUDGET) break;
+      answers.delete(k);
+      answerBytes -= v.byteLength;
+    }
+  }
+  return body;
 }

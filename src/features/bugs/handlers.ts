@@ -1,0 +1,7 @@
+// After-commit work of bug reports: a self-deleted account's reports go.
+import type { Ctx } from "../../core/context";
+import { purgeUser } from "./service";
+
+export function register(ctx: Ctx): void {
+  ctx.events.on("account_deleted", (ev) => purgeUser(ctx, ev.payload.user_id));
+}
