@@ -10,9 +10,9 @@ import { PURPOSE, onPurchaseLapsed, onPurchasePaid, onPurchasePayout, purgeUser 
 
 export function register(ctx: Ctx): void {
   payments.registerPurpose(PURPOSE, {
-    onPaid: (tx, invoice) => onPurchasePaid(ctx, tx, invoice),
-    onLapsed: (tx, invoice) => onPurchaseLapsed(ctx, tx, invoice),
-    onPayout: (tx, payout) => onPurchasePayout(ctx, tx, payout),
+    onPaid: onPurchasePaid,
+    onLapsed: onPurchaseLapsed,
+    onPayout: onPurchasePayout,
   });
   ctx.events.fanOut("market_purchase_received", (ev) => {
     const p = ev.payload;

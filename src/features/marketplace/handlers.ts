@@ -37,7 +37,7 @@ function tellRecipients<K extends TaskEvent & EventName>(ctx: Ctx, ev: DomainEve
 }
 
 export function register(ctx: Ctx): void {
-  payments.registerPurpose(PURPOSE, { onPaid: (tx, invoice) => onTaskPaid(ctx, tx, invoice) });
+  payments.registerPurpose(PURPOSE, { onPaid: onTaskPaid });
   reviews.registerSubject("bid", reviewSubjectOfBid);
   for (const type of ["bid_received", "bid_accepted", "bid_rejected", "payment_received", "task_completed", "task_matched"] as const) {
     ctx.events.fanOut(type, (ev) => tellRecipients(ctx, ev as DomainEvent<TaskEvent>));

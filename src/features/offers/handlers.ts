@@ -32,17 +32,17 @@ function tellParty(ctx: Ctx, ev: DomainEvent<OrderEvent>): Told[] {
   );
 }
 
-/** What an order's invoice and payout mean, told to payments (process-wide: the last context registered wins). */
-export function registerOrderPayments(ctx: Ctx): void {
+/** What an order's invoice and payout mean, told to payments (once per process; the handlers get the settling context). */
+export function registerOrderPayments(): void {
   payments.registerPurpose(ORDER_PURPOSE, {
-    onPaid: (tx, invoice) => onOrderPaid(ctx, tx, invoice),
-    onLapsed: (tx, invoice) => onOrderInvoiceLapsed(ctx, tx, invoice),
-    onPayout: (tx, payout) => onOrderPayout(ctx, tx, payout),
+    onPaid: onOrderPaid,
+    onLapsed: onOrderInvoiceLapsed,
+    onPayout: onOrderPayout,
   });
 }
 
 export function register(ctx: Ctx): void {
-  registerOrderPayments(ctx);
+  registerOrderPayments();
   reviews.registerSubject("order", reviewSubjectOfOrder);
   for (const type of ORDER_EVENTS) ctx.events.fanOut(type as EventName & OrderEvent, (ev) => tellParty(ctx, ev as DomainEvent<OrderEvent>));
   // Queued by mark-delivered so the payout starts within seconds rather than at the runner's next turn.

@@ -10,7 +10,6 @@ import { createApp } from "../../app";
 import { createContext } from "../../core/context";
 import * as payments from "../payments/service";
 import { devWallet, must, orderRow, requested } from "./fixtures";
-import { registerOrderPayments } from "./handlers";
 
 const h = setup({}, { readers: 1 });
 afterAll(() => h.close());
@@ -41,7 +40,6 @@ async function restart(): Promise<void> {
     createApp(ctx);
     await payments.runPayouts(ctx);
   } finally {
-    registerOrderPayments(h.ctx); // the order's payment handlers back on the test's own context
     ctx.db.$client.close();
   }
 }

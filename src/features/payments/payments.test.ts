@@ -13,9 +13,9 @@ import * as payments from "./service";
 const h = setup();
 const calls: string[] = [];
 payments.registerPurpose("test", {
-  onPaid: (_tx, inv) => void calls.push(`paid ${inv.subjectId}`),
-  onLapsed: (_tx, inv) => void calls.push(`${inv.status} ${inv.subjectId}`),
-  onPayout: (_tx, p) => void calls.push(`payout ${p.subjectId} ${p.status}`),
+  onPaid: (_ctx, _tx, inv) => void calls.push(`paid ${inv.subjectId}`),
+  onLapsed: (_ctx, _tx, inv) => void calls.push(`${inv.status} ${inv.subjectId}`),
+  onPayout: (_ctx, _tx, p) => void calls.push(`payout ${p.subjectId} ${p.status}`),
 });
 beforeEach(() => void (calls.length = 0));
 

@@ -8,7 +8,7 @@ import * as payments from "./service";
 
 const h = setup();
 const calls: string[] = [];
-payments.registerPurpose("preimage-test", { onPaid: (_tx, inv) => void calls.push(`paid ${inv.subjectId}`) });
+payments.registerPurpose("preimage-test", { onPaid: (_ctx, _tx, inv) => void calls.push(`paid ${inv.subjectId}`) });
 
 test("preimageMatches compares the SHA-256 of the preimage with the hash; settleWithPreimage moves a pending invoice once", async () => {
   const preimage = "11".repeat(32);

@@ -30,16 +30,20 @@ const PAYOUT_RETRY_CAP_MS = 6 * 3_600_000;
 
 export interface PurposeHandlers {
   /** In the transaction that marked the invoice paid: the feature's state change and events. */
-  onPaid(tx: Tx, invoice: InvoiceRow): void;
+  onPaid(ctx: Ctx, tx: Tx, invoice: InvoiceRow): void;
   /** In the transaction that marked it expired or failed. */
-  onLapsed?(tx: Tx, invoice: InvoiceRow): void;
+  onLapsed?(ctx: Ctx, tx: Tx, invoice: InvoiceRow): void;
   /** In the transaction of each payout state change (pending → in_flight → completed / failed / abandoned). */
-  onPayout?(tx: Tx, payout: PayoutRow): void;
+  onPayout?(ctx: Ctx, tx: Tx, payout: PayoutRow): void;
 }
 
 const purposes = new Map<string, PurposeHandlers>();
 
-/** A feature declares what its invoices and payouts mean (its handlers.ts, at start-up). */
+/**
+ * A feature declares what its invoices and payouts mean (its handlers.ts, at start-up). The
+ * handlers are told the context of the settlement, so one registration serves every context of
+ * the process (the server's, the admin commands', each test file's).
+ */
 export function registerPurpose(purpose: string, handlers: PurposeHandlers): void {
   purposes.set(purpose, handlers);
 }
@@ -141,8 +145,8 @@ function transition(ctx: Ctx, id: string, status: "paid" | "expired" | "failed",
       .get();
     if (!row) return null;
     const h = purposes.get(row.purpose);
-    if (status === "paid") h?.onPaid(tx, row);
-    else h?.onLapsed?.(tx, row);
+    if (status === "paid") h?.onPaid(ctx, tx, row);
+    else h?.onLapsed?.(ctx, tx, row);
     return row;
   });
 }
@@ -248,7 +252,7 @@ function movePayout(ctx: Ctx, id: string, from: PayoutRow["status"][], set: Part
       .where(and(eq(payouts.id, id), inArray(payouts.status, from)))
       .returning()
       .get();
-    if (row) purposes.get(row.purpose)?.onPayout?.(tx, row);
+    if (row) purposes.get(row.purpose)?.onPayout?.(ctx, tx, row);
     return row ?? null;
   });
 }

@@ -9,8 +9,8 @@ import { PURPOSE, onTipLapsed, onTipPaid } from "./service";
 
 export function register(ctx: Ctx): void {
   payments.registerPurpose(PURPOSE, {
-    onPaid: (tx, invoice) => onTipPaid(ctx, tx, invoice),
-    onLapsed: (tx, invoice) => onTipLapsed(tx, invoice),
+    onPaid: onTipPaid,
+    onLapsed: (_ctx, tx, invoice) => onTipLapsed(tx, invoice),
   });
   ctx.events.fanOut("tip_received", (ev) => {
     const p = ev.payload;
