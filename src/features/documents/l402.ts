@@ -10,7 +10,8 @@
 // allocates tens of megabytes, a few more caveats exhaust memory). `encodeV2` writes the same
 // v2 binary format from the macaroon's public fields; parsing and verifying are the package's.
 import { createHmac, randomBytes } from "node:crypto";
-import { importMacaroon, newMacaroon, type Macaroon } from "macaroon";
+import type * as MacaroonLib from "macaroon";
+import type { Macaroon } from "macaroon";
 import type { Ctx } from "../../core/context";
 
 const VERSION = 0;
@@ -24,6 +25,10 @@ const FIELD_VID = 4;
 const FIELD_SIGNATURE = 6;
 
 /** The macaroon in the v2 binary format (as go-macaroon and the package's import read it). */
+/** The macaroon package, loaded on the first L402 use rather than at start-up (cold start). */
+let macaroonLib: typeof MacaroonLib | null = null;
+const macaroons = () => (macaroonLib ??= require("macaroon") as typeof MacaroonLib);
+
 export function encodeV2(m: Macaroon): Uint8Array {
   const out: number[] = [2];
   const field = (type: number, data?: Uint8Array) => {
@@ -63,7 +68,7 @@ export function mintMacaroon(ctx: Ctx, documentId: string, paymentHash: string):
   new DataView(identifier.buffer).setUint16(0, VERSION);
   identifier.set(Buffer.from(paymentHash, "hex"), 2);
   identifier.set(randomBytes(32), 34);
-  const m = newMacaroon({ identifier, location: ctx.config.publicUrl, rootKey: rootKey(ctx), version: 2 });
+  const m = macaroons().newMacaroon({ identifier, location: ctx.config.publicUrl, rootKey: rootKey(ctx), version: 2 });
   m.addFirstPartyCaveat(`${DOCUMENT_CAVEAT}=${documentId}`);
   m.addFirstPartyCaveat(`${HASH_CAVEAT}=${paymentHash}`);
   return Buffer.from(encodeV2(m)).toString("base64");
@@ -90,7 +95,7 @@ export const isL402 = (authorization: string | null) => !!authorization && /^(?:
 export function verifyMacaroon(ctx: Ctx, encoded: string, documentId: string): string | null {
   let m;
   try {
-    m = importMacaroon(encoded);
+    m = macaroons().importMacaroon(encoded);
     if (Array.isArray(m)) return null;
   } catch {
     return null;

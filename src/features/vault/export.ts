@@ -7,7 +7,8 @@
 // own deflater, which runs on the request thread and whose streaming state and per-window
 // buffers leave about three times the input to the collector: 20 to 30 MiB of resident memory
 // for one export of a full vault (bench/README.md, "Vault").
-import { Zip, type ZipInputFile } from "fflate";
+import type * as Fflate from "fflate";
+import type { ZipInputFile } from "fflate";
 import { closeSync, openSync, readSync } from "node:fs";
 import { promisify } from "node:util";
 import { deflateRaw } from "node:zlib";
@@ -64,6 +65,10 @@ export interface VaultExport {
  * to call), so a whole export leaves little behind for the collector, the compressed pieces handed
  * to the response, and never holds the request thread for more than a file's read.
  */
+/** fflate, loaded on the first export rather than at start-up (cold start). */
+let fflateLib: typeof Fflate | null = null;
+const fflate = () => (fflateLib ??= require("fflate") as typeof Fflate);
+
 export function exportZip(ctx: Ctx, caller: Caller, prefix?: string | null): VaultExport {
   agent(caller);
   const rows = list(ctx, caller, prefix);
@@ -74,7 +79,7 @@ export function exportZip(ctx: Ctx, caller: Caller, prefix?: string | null): Vau
   let done = false;
   let cancelled = false;
   let failure: Error | null = null;
-  const zip = new Zip((err, chunk, final) => {
+  const zip = new (fflate().Zip)((err, chunk, final) => {
     if (err) failure = err;
     else chunks.push(chunk);
     if (final) done = true;

@@ -4,7 +4,12 @@
 // computation has a time budget; past it the diff replaces every old line with every new one,
 // still a correct unified diff, only not the smallest. Revisions never change, so the last
 // diffs are kept.
-import { FILE_HEADERS_ONLY, formatPatch, structuredPatch, type StructuredPatch } from "diff";
+import type * as Jsdiff from "diff";
+import type { StructuredPatch } from "diff";
+
+/** jsdiff, loaded on the first diff rather than at start-up (cold start). */
+let jsdiff: typeof Jsdiff | null = null;
+const lib = () => (jsdiff ??= require("diff") as typeof Jsdiff);
 
 /** How long one diff may compute before it falls back to the whole replacement (ms). */
 export const DIFF_BUDGET_MS = 100;
@@ -29,7 +34,7 @@ export function unifiedDiff(key: string, name: string, before: { label: string; 
   const hit = kept.get(key);
   if (hit) return hit;
   const patch =
-    structuredPatch(`a/${name}`, `b/${name}`, before.text, after.text, before.label, after.label, { context: CONTEXT, timeout: budgetMs }) ??
+    lib().structuredPatch(`a/${name}`, `b/${name}`, before.text, after.text, before.label, after.label, { context: CONTEXT, timeout: budgetMs }) ??
     wholeReplacement(`a/${name}`, `b/${name}`, before, after);
   let additions = 0;
   let deletions = 0;
@@ -39,7 +44,7 @@ export function unifiedDiff(key: string, name: string, before: { label: string; 
       else if (line.startsWith("-")) deletions++;
     }
   }
-  const out = { diff: patch.hunks.length ? formatPatch(patch, FILE_HEADERS_ONLY) : "", additions, deletions };
+  const out = { diff: patch.hunks.length ? lib().formatPatch(patch, lib().FILE_HEADERS_ONLY) : "", additions, deletions };
   if (kept.size >= KEPT) kept.delete(kept.keys().next().value!);
   kept.set(key, out);
   return out;
