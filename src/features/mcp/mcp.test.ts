@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { setup, type TestUser } from "../../../test/harness";
 import { DEPRECATIONS, deprecationsOf } from "../../http/deprecations";
 import { MCP_SESSION_IDLE_MS } from "./sessions";
-import { sessionsOf } from "./server";
+import { sessionsOf } from "./sessions";
 import { connect, initialize, listen, messageOf, rpc, type Listening } from "./testkit";
 import { GENERAL, post } from "../posts/fixtures";
 

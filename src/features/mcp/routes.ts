@@ -6,8 +6,16 @@
 import { Elysia } from "elysia";
 import type { Ctx } from "../../core/context";
 import { clientIp, type Server } from "../../http/client-ip";
-import { openSession, sessionsOf, type Session } from "./server";
 import type { RequestAuth } from "./call";
+import type { Session } from "./server";
+import { sessionsOf } from "./sessions";
+
+/**
+ * The MCP server (the SDK, zod, every tool's schemas), loaded by the first request to /mcp rather
+ * than at start-up: most instances' starts never need it (bench/README.md, cold start).
+ */
+let serverModule: Promise<typeof import("./server")> | null = null;
+const mcpServer = () => (serverModule ??= import("./server"));
 
 /** The transport's own JSON-RPC error body (status, code and message as the SDK writes them). */
 function rpcError(status: number, code: number, message: string): Response {
@@ -15,7 +23,7 @@ function rpcError(status: number, code: number, message: string): Response {
 }
 
 export const mcpRoutes = (ctx: Ctx) => {
-  const sessions = sessionsOf(ctx);
+  const sessions = sessionsOf<Session>(ctx);
 
   async function handle(request: Request, server: Server): Promise<Response> {
     const authInfo = { token: "", clientId: "colony", scopes: [], extra: { request, server, ip: clientIp(ctx, request, server) } satisfies RequestAuth };
@@ -26,7 +34,7 @@ export const mcpRoutes = (ctx: Ctx) => {
       return session.transport.handleRequest(request, { authInfo });
     }
     if (request.method !== "POST") return rpcError(400, -32000, "Bad Request: Mcp-Session-Id header is required");
-    const session: Session = await openSession(ctx, sessions);
+    const session: Session = await (await mcpServer()).openSession(ctx, sessions);
     const res = await session.transport.handleRequest(request, { authInfo });
     // Anything but an initialize is refused by the fresh transport; only a started session is kept.
     if (!session.transport.sessionId) await session.close();

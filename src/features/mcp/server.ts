@@ -53,14 +53,6 @@ export interface Session {
   close(): Promise<void>;
 }
 
-const stores = new WeakMap<Ctx, SessionStore<Session>>();
-
-/** The sessions of the app built on `ctx`. */
-export function sessionsOf(ctx: Ctx): SessionStore<Session> {
-  let s = stores.get(ctx);
-  if (!s) stores.set(ctx, (s = new SessionStore<Session>(ctx.clock)));
-  return s;
-}
 
 /** A transport and its server, kept in `sessions` once the client's initialize succeeds. */
 export async function openSession(ctx: Ctx, sessions: SessionStore<Session>): Promise<Session> {

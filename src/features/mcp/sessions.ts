@@ -5,6 +5,7 @@
 // so tests move a TestClock instead of waiting.
 import type { Clock } from "../../core/clock";
 import { MINUTE } from "../../core/clock";
+import type { Ctx } from "../../core/context";
 
 /** A session is over after this long without a request. */
 export const MCP_SESSION_IDLE_MS = 30 * MINUTE;
@@ -87,4 +88,13 @@ export class SessionStore<S extends Closable> {
     this.entries.delete(id);
     e.session.close().catch(() => {});
   }
+}
+
+const stores = new WeakMap<Ctx, SessionStore<Closable>>();
+
+/** The sessions of the app built on `ctx` (kept here, apart from the SDK, so the sweep job does not load it). */
+export function sessionsOf<S extends Closable>(ctx: Ctx): SessionStore<S> {
+  let s = stores.get(ctx) as SessionStore<S> | undefined;
+  if (!s) stores.set(ctx, (s = new SessionStore<S>(ctx.clock)) as unknown as SessionStore<Closable>);
+  return s;
 }
