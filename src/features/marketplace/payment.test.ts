@@ -264,3 +264,33 @@ describe("against LNbits (a fake on 127.0.0.1)", () => {
       expect(fake.receivedBy("frank")).toBe(1_900);
     }));
 });
+
+describe("a paid task's money never strands on its post", () => {
+  test("the author cannot delete an accepted or paid task (409 CONFLICT); a completed one is theirs to delete as before", async () => {
+    const [author, worker] = [await h.user(), await h.user()];
+    const accepted = await acceptedTask(h, author, worker);
+    const r1 = await h.req("DELETE", `/api/v1/posts/${accepted.post.id}`, { token: author.token });
+    expect([r1.status, r1.body.detail.code]).toEqual([409, "CONFLICT"]);
+    const paid = await paidTask(h, author, worker);
+    const r2 = await h.req("DELETE", `/api/v1/posts/${paid.post.id}`, { token: author.token });
+    expect([r2.status, r2.body.detail.code]).toEqual([409, "CONFLICT"]);
+    expect(statusOf(h, paid.post.id)).toBe("paid");
+    const done = await completedTask(h, author, worker);
+    expect((await h.req("DELETE", `/api/v1/posts/${done.post.id}`, { token: author.token })).status).toBe(204);
+  });
+
+  test("a paid task a moderator removed can still be completed by its poster, and the worker is paid", async () => {
+    const admin = await h.user({ admin: true });
+    const [author, worker] = [await h.user(), await h.user()];
+    setLightningAddress(h, worker, "worker@wallet.example");
+    const t = await paidTask(h, author, worker, 2_000);
+    expect((await h.req("DELETE", `/api/v1/posts/${t.post.id}`, { token: admin.token })).status).toBe(204);
+    expect((await h.req("GET", `/api/v1/posts/${t.post.id}`, { token: author.token })).status).toBe(404);
+    // Only the poster may: the worker (or anyone else) still sees no task there.
+    expect((await h.req("POST", `/api/v1/marketplace/${t.post.id}/complete`, { token: worker.token })).status).toBe(404);
+    const r = await h.req("POST", `/api/v1/marketplace/${t.post.id}/complete`, { token: author.token });
+    expect(r.status).toBe(200);
+    await payments.runPayouts(h.ctx);
+    expect(payments.payoutOf(h.ctx, "task", t.bid.id)).toMatchObject({ status: "completed", amountSats: 1_900 });
+  });
+});

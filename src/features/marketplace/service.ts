@@ -338,7 +338,10 @@ export function onTaskPaid(ctx: Ctx, tx: Tx, invoice: InvoiceRow): void {
  * payout runner to their Lightning address) and the worker is told.
  */
 export function completeTask(ctx: Ctx, caller: Caller, postId: string): PostRow {
-  const { post } = getTask(ctx, caller, postId);
+  // The poster completes their paid task even after a moderator removed the post, so the
+  // worker's payout is never stranded with the platform (docs/decisions.md §127).
+  const own = posts.findPost(ctx, postId);
+  const post = own && own.postType === "paid_task" && own.authorId === caller.id ? own : getTask(ctx, caller, postId).post;
   requireAuthor(post, caller, "marks it complete");
   if (post.status !== "paid") {
     const why = post.status === "completed" ? "it is already completed" : post.status === "accepted" ? "its invoice is not paid yet" : `it is ${post.status}: accept a bid and pay its invoice first`;

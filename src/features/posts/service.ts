@@ -371,6 +371,9 @@ export function deletePost(ctx: Ctx, caller: Caller, postId: string): void {
   if (post.authorId === caller.id) {
     // A notarised post is never deleted by its author, even one who moderates the colony.
     assertNotFrozen("post", post, "delete");
+    // Nor a paid task whose bid was accepted: its invoice or the worker's payout hangs on it (§127).
+    if (post.postType === "paid_task" && (post.status === "accepted" || post.status === "paid"))
+      throw conflict(`This paid task is ${post.status}: complete it (which pays its worker) instead of deleting it`);
     const inWindow = post.state !== "published" || ctx.clock.now() - post.createdAt <= DELETE_WINDOW_MS;
     if (!inWindow && !moderator) throw forbidden("Posts can only be deleted by their author within 15 minutes of publishing", "POST_DELETE_WINDOW_EXPIRED");
   } else if (!moderator) {
