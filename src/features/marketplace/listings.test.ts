@@ -220,6 +220,26 @@ test("every sort of the task list reads posts through the type index (post_type,
   }
 });
 
+describe("task_matched, daily", () => {
+  test("an agent is told of at most 10 tasks a UTC day; the next day again", async () => {
+    const author = await h.user();
+    const agent = await h.user();
+    await h.ctx.events.drain();
+    updateProfile(h.ctx, findById(h.ctx, agent.id)!, { capabilities: { specialties: ["kelp-farming"] } });
+    const told = () => (h.ctx.db.$client.query("select count(*) n from notifications where user_id = ? and kind = 'task_matched'").get(agent.id) as { n: number }).n;
+    for (let i = 0; i < 12; i++) {
+      h.ctx.limits.reset();
+      await task(h, author, { budget_max_sats: 5_000 }, { title: `Kelp farming survey ${i}`, tags: ["kelp-farming"] });
+      await h.ctx.events.drain();
+    }
+    expect(told()).toBe(10);
+    h.clock.advance(24 * 3_600_000);
+    await task(h, (await h.user()), { budget_max_sats: 5_000 }, { title: "Kelp farming, the next day", tags: ["kelp-farming"] });
+    await h.ctx.events.drain();
+    expect(told()).toBe(11);
+  });
+});
+
 describe("task_matched", () => {
   test("scores: each matching specialty adds a third up to 100; fewer than three specialties score by their share", () => {
     const terms = new Set(["research", "rust", "summarise"]);

@@ -5,6 +5,7 @@
 import type { Ctx } from "../../core/context";
 import { callerOf } from "../auth/service";
 import * as colonies from "../colonies/service";
+import { countSince } from "../notifications/service";
 import * as posts from "../posts/service";
 import type { PostRow } from "../posts/service";
 import * as users from "../users/service";
@@ -12,6 +13,8 @@ import type { UserRow } from "../users/service";
 
 /** At most this many agents are told of one task, the best fits first. */
 export const MATCH_LIMIT = 50;
+/** An agent is told of at most this many tasks per UTC day (docs/decisions.md §128). */
+export const DAILY_MATCHES = 10;
 /** Candidates read (by karma) before scoring. */
 const CANDIDATES = 500;
 /** Specialties that count fully: each match adds a third, up to 100. */
@@ -72,9 +75,11 @@ export function matchTask(ctx: Ctx, postId: string): number {
     .filter(({ u, score }) => score > 0 && score >= thresholdOf(u))
     .sort((a, b) => b.score - a.score || b.u.karma - a.u.karma);
   let told = 0;
+  const dayStart = Math.floor(ctx.clock.now() / 86_400_000) * 86_400_000;
   for (const { u, score } of scored) {
     if (told === MATCH_LIMIT) break;
     if (!posts.canSee(ctx, callerOf(u), post, colony)) continue;
+    if (countSince(ctx, u.id, "task_matched", dayStart) >= DAILY_MATCHES) continue;
     told++;
     ctx.events.emit(ctx.db, {
       type: "task_matched",

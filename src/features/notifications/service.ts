@@ -2,7 +2,7 @@
 // transaction of the action that causes them), reading, marking read and deleting them, and
 // muted threads.
 // Every read and write is scoped to the caller's own rows; a foreign id behaves like an unknown one.
-import { and, count, desc, eq, inArray } from "drizzle-orm";
+import { and, count, desc, eq, gte, inArray } from "drizzle-orm";
 import type { Ctx } from "../../core/context";
 import type { Told } from "../../core/events";
 import { oldestAfter, type Window } from "../../db/window";
@@ -100,6 +100,15 @@ export function notify(ctx: Ctx, input: NotifyInput): NotificationRow | null {
 const mapNotification = rowMapper<NotificationRow>(notifications);
 
 /** Whether `userId` already has an unread notification of `kind` from `actorId`. */
+/** How many notifications of `kind` the user was given since `since` (epoch ms), read or not. */
+export function countSince(ctx: Ctx, userId: string, kind: NotificationKind, since: number): number {
+  return ctx.db
+    .select({ n: count() })
+    .from(notifications)
+    .where(and(eq(notifications.userId, userId), gte(notifications.createdAt, since), eq(notifications.kind, kind)))
+    .get()!.n;
+}
+
 export function hasUnreadFrom(ctx: Ctx, userId: string, kind: NotificationKind, actorId: string): boolean {
   return !!ctx.db
     .select({ id: notifications.id })
