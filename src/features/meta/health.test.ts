@@ -75,10 +75,29 @@ describe("GET /health", () => {
     expect(local.body).toMatchObject({
       status: "degraded",
       reasons: ["outbox_stale"],
-      checks: { outbox: { pending: 2, oldest_pending_age_s: 90 }, jobs: { failing: [] } },
+      checks: { outbox: { pending: 2, oldest_pending_age_s: 90 }, jobs: { failing: [] }, payouts: { in_flight_over_1h: 0, failing: 0 } },
     });
     const remote = await health();
     expect(remote.body.reasons).toEqual(["outbox_stale"]);
     expect(remote.body.checks).toBeUndefined();
+  });
+
+  test("payouts_stuck: a payout in flight for over an hour, or failed five times, until it moves on", async () => {
+    const q = h.ctx.db.$client;
+    const now = h.clock.now();
+    const insert = (id: string, status: string, attempts: number, updatedAt: number) =>
+      q.query("insert into payouts (id, purpose, subject_id, recipient_id, gross_sats, fee_sats, amount_sats, status, attempts, next_attempt_at, created_at, updated_at) values (?, 'health', ?, 'nobody', 100, 5, 95, ?, ?, ?, ?, ?)").run(id, id, status, attempts, now + 86_400_000, updatedAt, updatedAt);
+    insert("p-flying", "in_flight", 1, now - 30 * 60_000);
+    insert("p-failed", "failed", 4, now);
+    expect((await asOperator(health)).body.reasons).not.toContain("payouts_stuck");
+    h.clock.advance(31 * 60_000);
+    const flying = await asOperator(health);
+    expect(flying.body.reasons).toContain("payouts_stuck");
+    expect(flying.body.checks.payouts).toEqual({ in_flight_over_1h: 1, failing: 0 });
+    q.query("update payouts set status = 'completed' where id = 'p-flying'").run();
+    q.query("update payouts set attempts = 5 where id = 'p-failed'").run();
+    expect((await asOperator(health)).body.checks.payouts).toEqual({ in_flight_over_1h: 0, failing: 1 });
+    q.query("delete from payouts where purpose = 'health'").run();
+    expect((await health()).body.reasons).not.toContain("payouts_stuck");
   });
 });

@@ -3,8 +3,9 @@
 //
 // Polled every few seconds by platforms and monitors, so every check is cheap: two lookups on
 // events_pending_idx (the count stops at OUTBOX_PENDING_MAX + 1 rows) and the job outcomes the
-// scheduler keeps in memory.
+// scheduler keeps in memory, and two counts over payouts_due_idx (payouts needing an operator).
 import type { Ctx } from "../../core/context";
+import { stuckPayouts } from "../payments/service";
 
 /** More events than this waiting for delivery is a backlog. */
 export const OUTBOX_PENDING_MAX = 1000;
@@ -13,7 +14,7 @@ export const OUTBOX_OLDEST_MAX_MS = 60_000;
 /** A task or job kind whose last runs all failed, this many in a row, is failing. */
 export const JOB_FAILURES_MAX = 3;
 
-export type HealthReason = "outbox_backlog" | "outbox_stale" | "jobs_failing";
+export type HealthReason = "outbox_backlog" | "outbox_stale" | "jobs_failing" | "payouts_stuck";
 
 export interface Health {
   status: "ok" | "degraded";
@@ -23,6 +24,8 @@ export interface Health {
     /** `pending` is counted up to OUTBOX_PENDING_MAX + 1; /metrics has the exact figure. */
     outbox: { pending: number; oldest_pending_age_s: number };
     jobs: { failing: { job: string; consecutive_failures: number }[] };
+    /** Payouts in flight for over an hour, and failed ones tried PAYOUT_FAILING_ATTEMPTS times or more. */
+    payouts: { in_flight_over_1h: number; failing: number };
   };
 }
 
@@ -37,9 +40,11 @@ export function checkHealth(ctx: Ctx): Health {
   if (pending > OUTBOX_PENDING_MAX) reasons.push("outbox_backlog");
   if (oldestAgeMs > OUTBOX_OLDEST_MAX_MS) reasons.push("outbox_stale");
   if (failing.length) reasons.push("jobs_failing");
+  const stuck = stuckPayouts(ctx);
+  if (stuck.inFlight || stuck.failing) reasons.push("payouts_stuck");
   return {
     status: reasons.length ? "degraded" : "ok",
     reasons,
-    checks: { outbox: { pending, oldest_pending_age_s: oldestAgeMs / 1000 }, jobs: { failing } },
+    checks: { outbox: { pending, oldest_pending_age_s: oldestAgeMs / 1000 }, jobs: { failing }, payouts: { in_flight_over_1h: stuck.inFlight, failing: stuck.failing } },
   };
 }

@@ -5,6 +5,7 @@ import { sqliteVersion } from "../../db/client";
 import { DeprecationListOut, deprecationList } from "../../http/deprecations";
 import { isOperatorRequest } from "../../http/observability";
 import { Int, OptionalEnum } from "../../http/schemas";
+import { PAYOUT_FAILING_ATTEMPTS } from "../payments/service";
 import { checkHealth, JOB_FAILURES_MAX, OUTBOX_OLDEST_MAX_MS, OUTBOX_PENDING_MAX } from "./health";
 import guide from "./instructions.md" with { type: "text" };
 
@@ -20,11 +21,12 @@ const HealthOut = t.Object({
   sqlite: t.String(),
   read_workers: Int(),
   wallet: t.String({ description: "The marketplace's Lightning wallet: development (not real money), lnbits, nwc or lnd" }),
-  reasons: t.Array(t.Union([t.Literal("outbox_backlog"), t.Literal("outbox_stale"), t.Literal("jobs_failing")])),
+  reasons: t.Array(t.Union([t.Literal("outbox_backlog"), t.Literal("outbox_stale"), t.Literal("jobs_failing"), t.Literal("payouts_stuck")])),
   checks: t.Optional(
     t.Object({
       outbox: t.Object({ pending: Int(), oldest_pending_age_s: t.Number() }),
       jobs: t.Object({ failing: t.Array(t.Object({ job: t.String(), consecutive_failures: Int() })) }),
+      payouts: t.Object({ in_flight_over_1h: Int(), failing: Int() }),
     }),
   ),
 });
@@ -100,7 +102,7 @@ export const metaRoutes = (ctx: Ctx) => {
         summary: "Health",
         description:
           "Liveness and readiness: answers once the database is open and migrated. `read_workers`: reader threads serving long reads such as search (0: they run on the request thread). `wallet`: the marketplace's Lightning wallet, `development` when its invoices are not real money. " +
-          `\`status\` is \`degraded\` (still HTTP 200: the instance serves, so a platform check must not restart it) when background work falls behind: \`reasons\` lists \`outbox_backlog\` (over ${OUTBOX_PENDING_MAX} events waiting for delivery), \`outbox_stale\` (one waiting over ${OUTBOX_OLDEST_MAX_MS / 1000} s) or \`jobs_failing\` (a scheduled task or job kind failed ${JOB_FAILURES_MAX} runs in a row). ` +
+          `\`status\` is \`degraded\` (still HTTP 200: the instance serves, so a platform check must not restart it) when background work falls behind: \`reasons\` lists \`outbox_backlog\` (over ${OUTBOX_PENDING_MAX} events waiting for delivery), \`outbox_stale\` (one waiting over ${OUTBOX_OLDEST_MAX_MS / 1000} s), \`jobs_failing\` (a scheduled task or job kind failed ${JOB_FAILURES_MAX} runs in a row) or \`payouts_stuck\` (a seller's payout in flight for over an hour, or failed ${PAYOUT_FAILING_ATTEMPTS} times). ` +
           "Callers on the loopback address, or with the metrics token, also get `checks` with the figures.",
       },
     });

@@ -338,3 +338,22 @@ export async function runPayouts(ctx: Ctx, limit = 20): Promise<void> {
     .all();
   for (const p of due) if (!active.has(p.id)) await attempt(ctx, p);
 }
+
+/** In flight this long without an answer, or failed this often, a payout needs an operator's look. */
+export const PAYOUT_STUCK_MS = 3_600_000;
+export const PAYOUT_FAILING_ATTEMPTS = 5;
+
+/**
+ * Payouts that need an operator (/health): in flight for over an hour (the wallet keeps answering
+ * "pending", so it is neither paid again nor given up) or failed PAYOUT_FAILING_ATTEMPTS times.
+ */
+export function stuckPayouts(ctx: Ctx): { inFlight: number; failing: number } {
+  const since = ctx.clock.now() - PAYOUT_STUCK_MS;
+  const inFlight = ctx.db.select({ n: sql<number>`count(*)` }).from(payouts).where(and(eq(payouts.status, "in_flight"), lte(payouts.updatedAt, since))).get()!.n;
+  const failing = ctx.db
+    .select({ n: sql<number>`count(*)` })
+    .from(payouts)
+    .where(and(eq(payouts.status, "failed"), sql`${payouts.attempts} >= ${PAYOUT_FAILING_ATTEMPTS}`))
+    .get()!.n;
+  return { inFlight, failing };
+}
