@@ -10,6 +10,11 @@ import { t } from "elysia";
 export const OptionalEnum = <const T extends readonly [string, ...string[]]>(values: T, opts: { description?: string } = {}) =>
   t.Optional(t.UnionEnum(values as unknown as T & string[], { default: undefined, ...opts }));
 
+/** An id on the wire. */
+export const Uuid = t.String({ format: "uuid" });
+/** An instant on the wire (ISO 8601, UTC). */
+export const DateTime = t.String({ format: "date-time" });
+
 /** The reference service's handled-error body. */
 export const ErrorOut = t.Object({ detail: t.Object({ code: t.String(), message: t.String() }) });
 

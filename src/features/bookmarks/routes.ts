@@ -1,11 +1,12 @@
 // Bookmarks (spec Part 3 §4.12): POST/DELETE /api/v1/posts/{post_id}/bookmark,
 // GET /api/v1/posts/bookmarks/list and the folders under /api/v1/bookmarks/folders.
 import { Elysia, t } from "elysia";
+import { iso } from "../../core/clock";
 import type { Ctx } from "../../core/context";
 import { authPlugin } from "../../http/auth";
 import { pagingQuery, resolvePage } from "../../http/paging";
 import { rateLimitPlugin } from "../../http/rate-limit";
-import { ErrorOut, Int, Nullable } from "../../http/schemas";
+import { ErrorOut, Int, Nullable, Uuid } from "../../http/schemas";
 import { PostIdParams, PostOut } from "../posts/schemas";
 import { postsOut } from "../posts/views";
 import * as bookmarks from "./service";
@@ -22,7 +23,7 @@ const FolderOut = t.Object({ id: t.String({ format: "uuid" }), name: t.String(),
 const FolderName = t.Object({ name: t.String({ maxLength: 1000, description: "Trimmed; 1-100 characters" }) });
 const OkOut = t.Object({ ok: t.Literal(true) });
 
-const folderOut = (f: bookmarks.FolderRow) => ({ id: f.id, name: f.name, position: f.position, created_at: new Date(f.createdAt).toISOString() });
+const folderOut = (f: bookmarks.FolderRow) => ({ id: f.id, name: f.name, position: f.position, created_at: iso(f.createdAt) });
 
 export const bookmarksRoutes = (ctx: Ctx) =>
   new Elysia({ prefix: "/api/v1/posts", tags: ["posts"] })
@@ -81,7 +82,6 @@ export const bookmarksRoutes = (ctx: Ctx) =>
       },
     );
 
-const Uuid = t.String({ format: "uuid" });
 const FolderParams = t.Object({ folder_id: Uuid });
 const MoveParams = t.Object({ folder_id: Uuid, bookmark_id: Uuid });
 const BookmarkParams = t.Object({ bookmark_id: Uuid });

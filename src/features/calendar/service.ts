@@ -9,7 +9,7 @@
 // from (403). Its author, a moderator of its colony, or a site admin edits and deletes an event.
 import { and, asc, count, desc, eq, gte, inArray, lt, sql, type SQL } from "drizzle-orm";
 import type { Ctx } from "../../core/context";
-import { DAY, parseInstant } from "../../core/clock";
+import { DAY, iso, parseInstant } from "../../core/clock";
 import { ApiError, conflict, FieldError, forbidden, notFound } from "../../core/errors";
 import { hashSecret, isUuid, randomBase62, uuidv7 } from "../../core/ids";
 import type { Page } from "../../core/paging";
@@ -110,7 +110,7 @@ function rendered(ctx: Ctx, authorId: string, description: string | null): strin
 }
 
 function checkSpan(startsAt: number, endsAt: number | null): void {
-  if (endsAt !== null && endsAt <= startsAt) throw new FieldError(["body", "ends_at"], "ends_at must be after starts_at", new Date(endsAt).toISOString(), "value_error");
+  if (endsAt !== null && endsAt <= startsAt) throw new FieldError(["body", "ends_at"], "ends_at must be after starts_at", iso(endsAt), "value_error");
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -1,19 +1,18 @@
 // Time capsules (spec Part 3 §4.10): seal, browse (body null while sealed, except for the author),
 // the author's own list, read, delete.
 import { Elysia, t } from "elysia";
+import { iso } from "../../core/clock";
 import type { Ctx } from "../../core/context";
 import { authPlugin } from "../../http/auth";
 import { paged, pagedSchema, pagingQuery, resolvePage } from "../../http/paging";
 import { rateLimitPlugin } from "../../http/rate-limit";
-import { ErrorOut, Nullable, OptionalEnum } from "../../http/schemas";
+import { DateTime, ErrorOut, Nullable, OptionalEnum, Uuid } from "../../http/schemas";
 import type { Caller } from "../auth/service";
 import { PersonRefOut } from "../users/schemas";
 import { personRefs } from "../users/views";
 import * as capsules from "./service";
 
 const PAGING = { max: 100, default: 20 };
-const Uuid = t.String({ format: "uuid" });
-const DateTime = t.String({ format: "date-time" });
 const TimeCapsuleOut = t.Object({
   id: Uuid,
   author: PersonRefOut,
@@ -39,8 +38,8 @@ function capsulesOut(ctx: Ctx, rows: capsules.CapsuleRow[], viewer: Caller | nul
       title: c.title,
       body: revealed || viewer?.id === c.userId ? c.body : null,
       tags: c.tags,
-      reveal_at: new Date(c.revealAt).toISOString(),
-      created_at: new Date(c.createdAt).toISOString(),
+      reveal_at: iso(c.revealAt),
+      created_at: iso(c.createdAt),
       is_revealed: revealed,
     };
   });

@@ -4,14 +4,12 @@ import type { Ctx } from "../../core/context";
 import { authPlugin } from "../../http/auth";
 import { paged, pagedSchema, pagingQuery, resolvePage } from "../../http/paging";
 import { rateLimitPlugin } from "../../http/rate-limit";
-import { ErrorOut, Int, Nullable } from "../../http/schemas";
+import { DateTime, ErrorOut, Int, Nullable, Uuid } from "../../http/schemas";
 import { PersonRefOut } from "../users/schemas";
 import * as collections from "./service";
 import { collectionsOut, itemOut } from "./views";
 
 const PAGING = { max: 100, default: 20 };
-const Uuid = t.String({ format: "uuid" });
-const DateTime = t.String({ format: "date-time" });
 const CollectionFields = {
   id: Uuid,
   title: t.String(),

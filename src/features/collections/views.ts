@@ -1,12 +1,12 @@
 // Collections on the wire: CollectionOut (author, with `user` its deprecated copy), CollectionDetail
 // with the items in position order, CollectionItemOut with a short post summary.
 import type { Ctx } from "../../core/context";
+import { iso } from "../../core/clock";
 import { withAliases } from "../../http/deprecations";
 import type { PostRow } from "../posts/service";
 import { personRefs, type PersonRef } from "../users/views";
 import type { CollectionRow, ItemRow } from "./service";
 
-const iso = (ms: number) => new Date(ms).toISOString();
 export function collectionsOut(ctx: Ctx, rows: CollectionRow[], schema: "CollectionOut" | "CollectionDetail" = "CollectionOut") {
   const person = personRefs(
     ctx,

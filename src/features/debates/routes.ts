@@ -1,19 +1,18 @@
 // Debates (spec Part 3 §4.9): create, list, read with arguments, accept, argue, vote, delete.
 import { Elysia, t } from "elysia";
+import { iso } from "../../core/clock";
 import type { Ctx } from "../../core/context";
 import { authPlugin } from "../../http/auth";
 import { applyBodyDeprecations } from "../../http/deprecations";
 import { paged, pagedSchema, pagingQuery, resolvePage } from "../../http/paging";
 import { rateLimitPlugin } from "../../http/rate-limit";
-import { ErrorOut, Int, Nullable, OptionalEnum } from "../../http/schemas";
+import { DateTime, ErrorOut, Int, Nullable, OptionalEnum, Uuid } from "../../http/schemas";
 import { PersonRefOut } from "../users/schemas";
 import { personRefs } from "../users/views";
 import * as debates from "./service";
 import { DEBATE_STATES, SIDES, VOTE_CHOICES } from "./tables";
 
 const PAGING = { max: 100, default: 20 };
-const Uuid = t.String({ format: "uuid" });
-const DateTime = t.String({ format: "date-time" });
 const Person = PersonRefOut;
 const ListFields = {
   id: Uuid,
@@ -40,7 +39,6 @@ const DebateOut = t.Object({
 const IdParams = t.Object({ debate_id: Uuid });
 const GATE = `Needs at least ${debates.MIN_KARMA} karma (403 KARMA_TOO_LOW).`;
 
-const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
 function views(ctx: Ctx, rows: debates.DebateRow[]) {
   const ref = personRefs(
@@ -61,7 +59,7 @@ function views(ctx: Ctx, rows: debates.DebateRow[]) {
       creator_votes: d.creatorVotes,
       opponent_votes: d.opponentVotes,
       winner: person(debates.winnerOf(ctx, d)),
-      created_at: new Date(d.createdAt).toISOString(),
+      created_at: iso(d.createdAt),
     })),
   };
 }
@@ -74,7 +72,7 @@ function debateOut(ctx: Ctx, d: debates.DebateRow) {
     opponent_side: d.opponentId ? (d.creatorSide === "for" ? "against" : "for") : null,
     whose_turn: debates.whoseTurn(ctx, d),
     voting_ends_at: iso(d.votingEndsAt),
-    arguments: debates.argumentsOf(ctx, d.id).map((a) => ({ id: a.id, author: person(a.userId)!, turn_number: a.turnNumber, body: a.body, content: a.body, created_at: new Date(a.createdAt).toISOString() })),
+    arguments: debates.argumentsOf(ctx, d.id).map((a) => ({ id: a.id, author: person(a.userId)!, turn_number: a.turnNumber, body: a.body, content: a.body, created_at: iso(a.createdAt) })),
   };
 }
 

@@ -1,6 +1,7 @@
 // Documents for sale (spec Part 3 §4.5): list, read, change and delist documents; preview;
 // purchase and check; download by bearer token or L402; the seller's and the buyer's lists.
 import { Elysia, t } from "elysia";
+import { iso } from "../../core/clock";
 import type { Ctx } from "../../core/context";
 import { authPlugin, callerOf, securityOf } from "../../http/auth";
 import { clientIp } from "../../http/client-ip";
@@ -14,7 +15,6 @@ import { DOCUMENT_VISIBILITIES } from "./tables";
 
 const CATALOGUE_PAGING = { max: 100, default: 20 };
 const MINE_PAGING = { max: 200, default: 100 };
-const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 const DocParams = t.Object({ doc_id: t.String({ maxLength: 64 }) });
 
 const PreviewOut = t.Object({
@@ -128,7 +128,7 @@ function documentsOut(ctx: Ctx, rows: documents.DocumentRow[]) {
     preview: previewOut(d),
     download_count: d.downloadCount,
     total_earned_sats: d.totalEarnedSats,
-    created_at: new Date(d.createdAt).toISOString(),
+    created_at: iso(d.createdAt),
   }));
 }
 const documentOut = (ctx: Ctx, d: documents.DocumentRow) => documentsOut(ctx, [d])[0]!;
@@ -141,7 +141,7 @@ const purchaseOut = (p: documents.PurchaseRow) => ({
   payment_hash: p.paymentHash,
   payment_request: p.paymentRequest,
   amount_sats: p.amountSats,
-  expires_at: new Date(p.expiresAt).toISOString(),
+  expires_at: iso(p.expiresAt),
 });
 
 /** `attachment` with an ASCII fallback name and the exact name in RFC 5987 form. */
@@ -366,7 +366,7 @@ export const documentsRoutes = (ctx: Ctx) =>
           price_sats: p.amountSats,
           status: p.status,
           paid_at: iso(p.paidAt),
-          created_at: new Date(p.createdAt).toISOString(),
+          created_at: iso(p.createdAt),
         }));
         return bareList(set, out, total, page);
       },

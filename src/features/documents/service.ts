@@ -4,6 +4,7 @@
 // spec's order: the seller's bearer token, a buyer's with a paid purchase, an L402 credential
 // (l402.ts), else a 402 challenge that mints a new invoice. Decisions: docs/decisions.md §123-§126.
 import { and, count, desc, eq, inArray, or, sql, type SQL } from "drizzle-orm";
+import { iso } from "../../core/clock";
 import { createHash } from "node:crypto";
 import type { Ctx } from "../../core/context";
 import { ApiError, invalid, notFound } from "../../core/errors";
@@ -529,7 +530,7 @@ export async function download(ctx: Ctx, r: Requester, id: string): Promise<Down
       payment_hash: purchase.paymentHash,
       purchase_id: purchase.id,
       amount_sats: purchase.amountSats,
-      expires_at: new Date(purchase.expiresAt).toISOString(),
+      expires_at: iso(purchase.expiresAt),
     },
     { "WWW-Authenticate": challengeHeader(macaroon, purchase.paymentRequest) },
   );

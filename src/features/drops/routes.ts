@@ -1,17 +1,16 @@
 // Dead drops (spec Part 3 §4.11): leave, browse, read, signal, delete. No answer names the author,
 // and every caller gets the same answer for the same drop.
 import { Elysia, t } from "elysia";
+import { iso } from "../../core/clock";
 import type { Ctx } from "../../core/context";
 import { authPlugin } from "../../http/auth";
 import { applyBodyDeprecations, withAliases } from "../../http/deprecations";
 import { paged, pagedSchema, pagingQuery, resolvePage } from "../../http/paging";
 import { rateLimitPlugin } from "../../http/rate-limit";
-import { ErrorOut, Int, Nullable, OptionalEnum } from "../../http/schemas";
+import { DateTime, ErrorOut, Int, Nullable, OptionalEnum, Uuid } from "../../http/schemas";
 import * as drops from "./service";
 
 const PAGING = { max: 100, default: 20 };
-const Uuid = t.String({ format: "uuid" });
-const DateTime = t.String({ format: "date-time" });
 const DURATIONS = Object.keys(drops.DURATIONS) as [drops.Duration, ...drops.Duration[]];
 export const DeadDropOut = t.Object({
   id: Uuid,
@@ -32,8 +31,8 @@ export const dropOut = (d: drops.DropRow) =>
     body: d.body,
     tags: d.tags,
     signal_count: d.signalCount,
-    expires_at: d.expiresAt === null ? null : new Date(d.expiresAt).toISOString(),
-    created_at: new Date(d.createdAt).toISOString(),
+    expires_at: iso(d.expiresAt),
+    created_at: iso(d.createdAt),
   } as { id: string; body: string; content?: string; tags: string[]; signal_count: number; expires_at: string | null; created_at: string });
 
 export const dropsRoutes = (ctx: Ctx) =>

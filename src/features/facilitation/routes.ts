@@ -5,15 +5,13 @@ import type { Ctx } from "../../core/context";
 import { authPlugin } from "../../http/auth";
 import { bareList, pagingQuery, resolvePage } from "../../http/paging";
 import { rateLimitPlugin } from "../../http/rate-limit";
-import { ErrorOut, Nullable, OptionalEnum } from "../../http/schemas";
+import { DateTime, ErrorOut, Nullable, OptionalEnum, Uuid } from "../../http/schemas";
 import { UserOut } from "../users/schemas";
 import * as facilitation from "./service";
 import { FACILITATION_CLAIM_STATUSES } from "./tables";
 import { claimOut, claimOuts } from "./views";
 
 const PAGING = { max: 100, default: 50 };
-const Uuid = t.String({ format: "uuid" });
-const DateTime = t.String({ format: "date-time" });
 const Params = t.Object({ post_id: Uuid });
 
 const RevisionRoundOut = t.Object({

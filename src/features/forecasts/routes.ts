@@ -1,17 +1,17 @@
 // Forecasts (spec Part 3 §4.8): create, list, read, resolve, calibration, leaderboard.
 import { Elysia, t } from "elysia";
+import { iso } from "../../core/clock";
 import type { Ctx } from "../../core/context";
 import { authPlugin } from "../../http/auth";
 import { paged, pagedSchema, pagingQuery, resolvePage } from "../../http/paging";
 import { rateLimitPlugin } from "../../http/rate-limit";
-import { ErrorOut, Int, Nullable, OptionalEnum } from "../../http/schemas";
+import { ErrorOut, Int, Nullable, OptionalEnum, Uuid } from "../../http/schemas";
 import { PersonRefOut } from "../users/schemas";
 import { personRefs } from "../users/views";
 import * as forecasts from "./service";
 
 const PAGING = { max: 100, default: 20 };
 const BOARD_PAGING = { max: 50, default: 20 };
-const Uuid = t.String({ format: "uuid" });
 const Person = PersonRefOut;
 const ForecastOut = t.Object({
   id: Uuid,
@@ -51,9 +51,9 @@ function forecastsOut(ctx: Ctx, rows: forecasts.ForecastRow[]) {
     probability: f.probability,
     resolution_date: f.resolutionDate,
     status: f.status,
-    resolved_at: f.resolvedAt === null ? null : new Date(f.resolvedAt).toISOString(),
+    resolved_at: iso(f.resolvedAt),
     resolved_by_id: f.resolvedById,
-    created_at: new Date(f.createdAt).toISOString(),
+    created_at: iso(f.createdAt),
   }));
 }
 

@@ -3,7 +3,7 @@
 // reminded, once, when the resolution date passes unresolved.
 import { and, asc, count, desc, eq, inArray, sql, type SQL } from "drizzle-orm";
 import type { Ctx } from "../../core/context";
-import { DAY } from "../../core/clock";
+import { DAY, iso } from "../../core/clock";
 import { ApiError, forbidden, notFound } from "../../core/errors";
 import { uuidv7 } from "../../core/ids";
 import type { Page } from "../../core/paging";
@@ -21,7 +21,7 @@ export const MIN_RESOLVED = 5;
 /** Calibration buckets: ten of width 0.1 by predicted probability ([0.0, 0.1) … [0.9, 1.0]). */
 export const BUCKET_WIDTH = 0.1;
 
-const today = (now: number) => new Date(now).toISOString().slice(0, 10);
+const today = (now: number) => iso(now).slice(0, 10);
 /** The instant a resolution date has passed: the next UTC midnight. */
 export const datePassedAt = (date: string) => Date.parse(`${date}T00:00:00Z`) + DAY;
 

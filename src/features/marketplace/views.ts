@@ -3,7 +3,7 @@
 import { t } from "elysia";
 import { iso } from "../../core/clock";
 import type { Ctx } from "../../core/context";
-import { Int, Nullable } from "../../http/schemas";
+import { Int, Nullable, Uuid } from "../../http/schemas";
 import type { InvoiceRow } from "../payments/service";
 import { PostOut } from "../posts/schemas";
 import type { PostRow } from "../posts/service";
@@ -13,7 +13,6 @@ import { userOuts } from "../users/views";
 import { BID_STATUSES } from "./tables";
 import type { BidRow, TaskPayment } from "./service";
 
-const Uuid = t.String({ format: "uuid" });
 const Instant = t.String({ format: "date-time" });
 
 export const BidOut = t.Object({

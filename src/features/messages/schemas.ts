@@ -1,11 +1,10 @@
 // Wire schemas of the messaging routes (field names from the reference service).
 import { t } from "elysia";
 import type { PagingSpec } from "../../http/paging";
-import { Int, Nullable } from "../../http/schemas";
+import { DateTime, Int, Nullable, Uuid } from "../../http/schemas";
 import { UserOut } from "../users/schemas";
 
-export const DateTime = t.String({ format: "date-time" });
-export const Uuid = t.String({ format: "uuid" });
+export { DateTime, Uuid };
 
 /** A page of one conversation's messages (1:1 open and group GET). */
 export const CONVERSATION_PAGING: PagingSpec = { max: 200, default: 50 };

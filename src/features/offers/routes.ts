@@ -5,14 +5,13 @@ import type { Ctx } from "../../core/context";
 import { authPlugin } from "../../http/auth";
 import { paged, pagedSchema, pagingQuery, resolvePage } from "../../http/paging";
 import { rateLimitPlugin } from "../../http/rate-limit";
-import { ErrorOut, Int, Nullable, OptionalEnum } from "../../http/schemas";
+import { ErrorOut, Int, Nullable, OptionalEnum, Uuid } from "../../http/schemas";
 import { UserOut } from "../users/schemas";
 import * as offers from "./service";
 import { ORDER_STATUSES } from "./tables";
 import { orderOut, ordersOut } from "./views";
 
 const PAGING = { max: 200, default: 50 };
-const Uuid = t.String({ format: "uuid" });
 const When = Nullable(t.String({ format: "date-time" }));
 export const ServiceOrderOut = t.Object({
   id: Uuid,

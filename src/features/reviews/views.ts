@@ -2,12 +2,11 @@
 import { t } from "elysia";
 import { iso } from "../../core/clock";
 import type { Ctx } from "../../core/context";
-import { Int, Nullable } from "../../http/schemas";
+import { Int, Nullable, Uuid } from "../../http/schemas";
 import { UserOut } from "../users/schemas";
 import { userOuts } from "../users/views";
 import type { ReviewRow } from "./service";
 
-const Uuid = t.String({ format: "uuid" });
 
 export const ReviewOut = t.Object({
   id: Uuid,

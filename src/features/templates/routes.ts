@@ -1,16 +1,16 @@
 // Post templates (spec Part 3 §4.12): list, create, read, update, delete, use. Owner only.
 import { Elysia, t } from "elysia";
+import { iso } from "../../core/clock";
 import type { Ctx } from "../../core/context";
 import { authPlugin } from "../../http/auth";
 import { paged, pagedSchema, pagingQuery, resolvePage } from "../../http/paging";
 import { rateLimitPlugin } from "../../http/rate-limit";
-import { ErrorOut, Int, Nullable } from "../../http/schemas";
+import { ErrorOut, Int, Nullable, Uuid } from "../../http/schemas";
 import { MAX_TAGS } from "../posts/content";
 import { POST_TYPES } from "../posts/tables";
 import * as templates from "./service";
 
 const PAGING = { max: 100, default: 50 };
-const Uuid = t.String({ format: "uuid" });
 const PostTemplateOut = t.Object({
   id: Uuid,
   name: t.String(),
@@ -39,7 +39,7 @@ const out = (r: templates.TemplateRow) => ({
   post_type: r.postType,
   default_tags: r.defaultTags,
   usage_count: r.usageCount,
-  created_at: new Date(r.createdAt).toISOString(),
+  created_at: iso(r.createdAt),
 });
 
 export const templatesRoutes = (ctx: Ctx) =>

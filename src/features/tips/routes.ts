@@ -1,6 +1,7 @@
 // Tips (spec Part 3 §4.4): tip a post or a comment over Lightning, check a tip, per-target stats,
 // and the list of paid tips.
 import { Elysia, t } from "elysia";
+import { iso } from "../../core/clock";
 import type { Ctx } from "../../core/context";
 import { authPlugin } from "../../http/auth";
 import { pagingQuery, resolvePage } from "../../http/paging";
@@ -10,7 +11,6 @@ import { personRefs } from "../users/views";
 import * as tips from "./service";
 
 const PAGING = { max: 100, default: 50 };
-const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
 const TipInvoiceOut = t.Object({
   tip_id: t.String(),
@@ -48,7 +48,7 @@ const invoiceOut = (tip: tips.TipRow) => ({
   payment_hash: tip.paymentHash,
   amount_sats: tip.amountSats,
   status: tip.status,
-  expires_at: new Date(tip.expiresAt).toISOString(),
+  expires_at: iso(tip.expiresAt),
 });
 
 const CREATE_DESCRIPTION =
