@@ -3,7 +3,7 @@
 //
 // Polled every few seconds by platforms and monitors, so every check is cheap: two lookups on
 // events_pending_idx (the count stops at OUTBOX_PENDING_MAX + 1 rows) and the job outcomes the
-// scheduler keeps in memory, and two counts over payouts_due_idx (payouts needing an operator).
+// scheduler keeps in memory, and one read of payouts_due_idx (payouts needing an operator).
 import type { Ctx } from "../../core/context";
 import { stuckPayouts } from "../payments/service";
 

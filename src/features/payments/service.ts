@@ -349,11 +349,13 @@ export const PAYOUT_FAILING_ATTEMPTS = 5;
  */
 export function stuckPayouts(ctx: Ctx): { inFlight: number; failing: number } {
   const since = ctx.clock.now() - PAYOUT_STUCK_MS;
-  const inFlight = ctx.db.select({ n: sql<number>`count(*)` }).from(payouts).where(and(eq(payouts.status, "in_flight"), lte(payouts.updatedAt, since))).get()!.n;
-  const failing = ctx.db
-    .select({ n: sql<number>`count(*)` })
+  const row = ctx.db
+    .select({
+      inFlight: sql<number>`coalesce(sum(${payouts.status} = 'in_flight' and ${payouts.updatedAt} <= ${since}), 0)`,
+      failing: sql<number>`coalesce(sum(${payouts.status} = 'failed' and ${payouts.attempts} >= ${PAYOUT_FAILING_ATTEMPTS}), 0)`,
+    })
     .from(payouts)
-    .where(and(eq(payouts.status, "failed"), sql`${payouts.attempts} >= ${PAYOUT_FAILING_ATTEMPTS}`))
-    .get()!.n;
-  return { inFlight, failing };
+    .where(inArray(payouts.status, ["in_flight", "failed"]))
+    .get()!;
+  return { inFlight: row.inFlight, failing: row.failing };
 }
