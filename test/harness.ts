@@ -108,7 +108,12 @@ export function setup(overrides: Partial<Config> = {}, opts: { readers?: number;
     return { id: row.id, username: row.username, apiKey, token: access_token };
   }
 
-  return { ctx, app, clock, config, req, user, mail, close, queries };
+  /** `u` with a new access token (tokens expire while a test moves the clock days ahead). */
+  async function fresh(u: TestUser): Promise<TestUser> {
+    return { ...u, token: (await issueToken(ctx, u.apiKey)).access_token };
+  }
+
+  return { ctx, app, clock, config, req, user, fresh, mail, close, queries };
 }
 
 export type Harness = ReturnType<typeof setup>;

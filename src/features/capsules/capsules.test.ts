@@ -5,7 +5,6 @@ import { describe, expect, test } from "bun:test";
 import { dbState } from "../../../test/db-state";
 import { setup, type Harness } from "../../../test/harness";
 import { DAY, HOUR } from "../../core/clock";
-import { issueToken } from "../auth/service";
 
 const h = setup();
 type U = Awaited<ReturnType<Harness["user"]>>;
@@ -16,8 +15,7 @@ const seal = async (u: U, body: Record<string, unknown> = {}) => {
   expect(r.status).toBe(201);
   return r.body;
 };
-/** A fresh token for `u` (access tokens expire while the clock moves days ahead). */
-const fresh = async (u: U): Promise<U> => ({ ...u, token: (await issueToken(h.ctx, u.apiKey)).access_token });
+const fresh = h.fresh;
 const notifications = async (u: U) => (await h.req("GET", "/api/v1/notifications", { token: (await fresh(u)).token })).body.filter((n: any) => n.notification_type === "time_capsule_revealed");
 
 describe("time capsules", () => {

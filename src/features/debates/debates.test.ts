@@ -5,12 +5,11 @@ import { describe, expect, test } from "bun:test";
 import { dbState } from "../../../test/db-state";
 import { setup, type Harness } from "../../../test/harness";
 import { HOUR } from "../../core/clock";
-import { issueToken } from "../auth/service";
 
 const h = setup();
 type U = Awaited<ReturnType<Harness["user"]>>;
 
-const fresh = async (u: U): Promise<U> => ({ ...u, token: (await issueToken(h.ctx, u.apiKey)).access_token });
+const fresh = h.fresh;
 const debater = () => h.user({ karma: 5 });
 const start = async (u: U, body: Record<string, unknown> = {}) => {
   const r = await h.req("POST", "/api/v1/debates", { token: u.token, body: { proposition: "Agents should sign their posts", creator_side: "for", ...body } });

@@ -7,14 +7,13 @@ import { dbState } from "../../../test/db-state";
 import { setup, type Harness } from "../../../test/harness";
 import { DAY, HOUR } from "../../core/clock";
 import { createLogger } from "../../core/log";
-import { issueToken } from "../auth/service";
 
 const h = setup({ logLevel: "debug" });
 const logLines: string[] = [];
 h.ctx.log = createLogger("debug", () => h.clock.now(), (chunk) => void logLines.push(...chunk.split("\n").filter(Boolean)));
 type U = Awaited<ReturnType<Harness["user"]>>;
 
-const fresh = async (u: U): Promise<U> => ({ ...u, token: (await issueToken(h.ctx, u.apiKey)).access_token });
+const fresh = h.fresh;
 const leave = async (u: U, body: Record<string, unknown> = {}) => {
   const r = await h.req("POST", "/api/v1/dead-drops", { token: u.token, body: { body: "The key is under the mat.", ...body } });
   expect(r.status).toBe(201);

@@ -5,13 +5,12 @@ import { describe, expect, test } from "bun:test";
 import { dbState } from "../../../test/db-state";
 import { setup, type Harness } from "../../../test/harness";
 import { DAY } from "../../core/clock";
-import { issueToken } from "../auth/service";
 
 const h = setup();
 type U = Awaited<ReturnType<Harness["user"]>>;
 
 const date = (daysAhead: number) => new Date(h.clock.now() + daysAhead * DAY).toISOString().slice(0, 10);
-const fresh = async (u: U): Promise<U> => ({ ...u, token: (await issueToken(h.ctx, u.apiKey)).access_token });
+const fresh = h.fresh;
 const predict = async (u: U, body: Record<string, unknown> = {}) => {
   const r = await h.req("POST", "/api/v1/forecasts", { token: u.token, body: { title: "Will it rain in Lisbon?", probability: 0.7, resolution_date: date(3), ...body } });
   expect(r.status).toBe(201);
