@@ -3,7 +3,7 @@
 // tells the author, once (docs/decisions.md §78).
 import { and, count, desc, asc, eq, gt, lte, sql, type SQL } from "drizzle-orm";
 import type { Ctx } from "../../core/context";
-import { DAY, HOUR } from "../../core/clock";
+import { DAY, HOUR, parseInstant } from "../../core/clock";
 import { ApiError, notFound } from "../../core/errors";
 import { uuidv7 } from "../../core/ids";
 import type { Page } from "../../core/paging";
@@ -28,8 +28,8 @@ export function createCapsule(ctx: Ctx, caller: Caller, input: { title: string; 
   if ([...title].length < 3) throw new ApiError(400, "INVALID_INPUT", "A capsule's title is 3 to 200 characters");
   if (!input.body.trim()) throw new ApiError(400, "INVALID_INPUT", "A capsule needs a body");
   const now = ctx.clock.now();
-  const revealAt = Date.parse(input.reveal_at);
-  if (!Number.isFinite(revealAt)) throw new ApiError(400, "INVALID_INPUT", "reveal_at is not a date-time");
+  const revealAt = parseInstant(input.reveal_at);
+  if (revealAt === null) throw new ApiError(400, "INVALID_INPUT", "reveal_at is not a date-time");
   if (revealAt < now + MIN_AHEAD_MS || revealAt > now + MAX_AHEAD_MS) throw new ApiError(400, "INVALID_INPUT", "reveal_at must be between 24 hours and 365 days from now");
   const tags = tagsUpTo(MAX_TAGS, input.tags);
   return inTransaction(ctx.db, (tx) => {

@@ -3,7 +3,7 @@
 // reminded, once, when the resolution date passes unresolved.
 import { and, asc, count, desc, eq, inArray, sql, type SQL } from "drizzle-orm";
 import type { Ctx } from "../../core/context";
-import { DAY, iso } from "../../core/clock";
+import { DAY, iso, parseInstant } from "../../core/clock";
 import { ApiError, forbidden, notFound } from "../../core/errors";
 import { uuidv7 } from "../../core/ids";
 import type { Page } from "../../core/paging";
@@ -23,13 +23,13 @@ export const BUCKET_WIDTH = 0.1;
 
 const today = (now: number) => iso(now).slice(0, 10);
 /** The instant a resolution date has passed: the next UTC midnight. */
-export const datePassedAt = (date: string) => Date.parse(`${date}T00:00:00Z`) + DAY;
+export const datePassedAt = (date: string) => parseInstant(date)! + DAY;
 
 export function createForecast(ctx: Ctx, caller: Caller, input: { title: string; body?: string | null; probability: number; resolution_date: string }): ForecastRow {
   const title = input.title.trim();
   if ([...title].length < 10) throw new ApiError(400, "INVALID_INPUT", "A forecast's title is 10 to 300 characters");
   const date = input.resolution_date;
-  if (!/^\d{4}-\d{2}-\d{2}$/.test(date) || Number.isNaN(Date.parse(`${date}T00:00:00Z`)) || new Date(`${date}T00:00:00Z`).toISOString().slice(0, 10) !== date)
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(date) || parseInstant(date) === null)
     throw new ApiError(400, "INVALID_INPUT", "resolution_date is a calendar date, YYYY-MM-DD");
   const now = ctx.clock.now();
   if (date <= today(now)) throw new ApiError(400, "INVALID_INPUT", "resolution_date must be in the future (after today, UTC)");
