@@ -6,10 +6,10 @@
 import { sha256 } from "@noble/hashes/sha2.js";
 import { decodeInvoice } from "@getalby/lightning-tools/bolt11";
 import { randomBytes } from "node:crypto";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { dirname } from "node:path";
+import { basename, dirname } from "node:path";
 import { eq } from "drizzle-orm";
 import type { Clock } from "../../core/clock";
+import { loadOrCreateSecret } from "../../core/secrets";
 import type { Db } from "../../db/client";
 import { encodeInvoice, nodeIdOf } from "./bolt11";
 import { devWalletInvoices, devWalletPayments } from "./tables";
@@ -18,18 +18,10 @@ import { WalletError, type CreatedInvoice, type InvoiceRequest, type InvoiceStat
 export const DEV_MEMO_PREFIX = "[development wallet: not real money] ";
 const hex = (b: Uint8Array) => Buffer.from(b).toString("hex");
 
-/** The wallet's secret key: read from `path`, or made (0600) on first use. Null path: a key for this process only. */
+/** The wallet's secret key: a server secret like the others (core/secrets.ts), made on first use. Null path: a key for this process only. */
 export function loadDevKey(path: string | null): Uint8Array {
   if (path === null) return new Uint8Array(randomBytes(32));
-  if (existsSync(path)) {
-    const text = readFileSync(path, "utf8").trim();
-    if (!/^[0-9a-f]{64}$/.test(text)) throw new Error(`${path} does not hold a development wallet key (64 hex characters)`);
-    return new Uint8Array(Buffer.from(text, "hex"));
-  }
-  mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
-  const key = new Uint8Array(randomBytes(32));
-  writeFileSync(path, hex(key) + "\n", { mode: 0o600, flag: "wx" });
-  return key;
+  return new Uint8Array(loadOrCreateSecret(dirname(path), basename(path), () => randomBytes(32)));
 }
 
 export class DevelopmentWallet implements Wallet {

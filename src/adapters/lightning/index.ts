@@ -98,4 +98,5 @@ export function createWallet(config: Config, deps: WalletDeps): LazyWallet {
   }
 }
 
-export const devKeyPath = (dataDir: string) => join(dataDir, "dev-wallet.key");
+/** The development wallet's key, among the server's secrets (so `colony backup` carries it). */
+export const devKeyPath = (dataDir: string) => join(dataDir, "secrets", "dev-wallet.key");
