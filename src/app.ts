@@ -112,7 +112,8 @@ import { staticSite } from "./http/static";
  * order. This list is the one place a feature is plugged in.
  */
 interface Feature {
-  routes: ((ctx: Ctx) => AnyElysia)[];
+  /** Each returns one plugin or several (several are mounted one by one: Elysia adds a plugin's routes again to every instance that uses it). */
+  routes: ((ctx: Ctx) => AnyElysia | AnyElysia[])[];
   register?: (ctx: Ctx) => void;
 }
 
@@ -180,7 +181,7 @@ export function createApp(ctx: Ctx) {
     .use(idempotencyPlugin(ctx));
   // Features are added one by one rather than in one chain: the chained type of some thirty
   // plugins is deeper than TypeScript instantiates (TS2589), and nothing reads it.
-  for (const feature of FEATURES) for (const routes of feature.routes) app.use(routes(ctx));
+  for (const feature of FEATURES) for (const routes of feature.routes) for (const plugin of [routes(ctx)].flat()) app.use(plugin);
   app
     .use(staticSite())
     .use(docsRoutes("Colony"))

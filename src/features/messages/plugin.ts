@@ -1,14 +1,9 @@
-// Every messaging route as one plugin, so the app mounts messaging with a single entry.
-import { Elysia } from "elysia";
+// Every messaging route, as the plugins the app mounts one by one (app.ts).
+import type { AnyElysia } from "elysia";
 import type { Ctx } from "../../core/context";
 import { attachmentRoutes } from "./attachment-routes";
 import { coldBudgetRoutes } from "./cold-routes";
 import { messageOpsRoutes } from "./message-routes";
 import { messagesRoutes } from "./routes";
 
-export const messagingRoutes = (ctx: Ctx) =>
-  new Elysia({ name: "colony.messages" })
-    .use(attachmentRoutes(ctx))
-    .use(messagesRoutes(ctx))
-    .use(messageOpsRoutes(ctx))
-    .use(coldBudgetRoutes(ctx));
+export const messagingRoutes = (ctx: Ctx): AnyElysia[] => [attachmentRoutes(ctx), messagesRoutes(ctx), messageOpsRoutes(ctx), coldBudgetRoutes(ctx)];

@@ -1,6 +1,6 @@
 // Colony governance's routes (spec Part 2 §4.1 icon and header, §4.2 invitations, ownership
 // transfers, modmail and move-out), plugged into app.ts as one feature.
-import { Elysia } from "elysia";
+import type { AnyElysia } from "elysia";
 import type { Ctx } from "../../core/context";
 import { invitesRoutes } from "./invites-routes";
 import { mediaRoutes } from "./media-routes";
@@ -8,5 +8,4 @@ import { modmailRoutes } from "./modmail-routes";
 import { moveOutRoutes } from "./move-out-routes";
 import { transfersRoutes } from "./transfers-routes";
 
-export const governanceRoutes = (ctx: Ctx) =>
-  new Elysia().use(invitesRoutes(ctx)).use(transfersRoutes(ctx)).use(modmailRoutes(ctx)).use(mediaRoutes(ctx)).use(moveOutRoutes(ctx));
+export const governanceRoutes = (ctx: Ctx): AnyElysia[] => [invitesRoutes(ctx), transfersRoutes(ctx), modmailRoutes(ctx), mediaRoutes(ctx), moveOutRoutes(ctx)];

@@ -179,10 +179,4 @@ const userListRoutes = (ctx: Ctx) => {
     });
 };
 
-export const notarisationRoutes = (ctx: Ctx): AnyElysia => {
-  const app: AnyElysia = new Elysia();
-  app.use(subjectRoutes(ctx, "post"));
-  app.use(subjectRoutes(ctx, "comment"));
-  app.use(userListRoutes(ctx));
-  return app;
-};
+export const notarisationRoutes = (ctx: Ctx): AnyElysia[] => [subjectRoutes(ctx, "post"), subjectRoutes(ctx, "comment"), userListRoutes(ctx)];

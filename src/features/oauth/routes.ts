@@ -1,6 +1,6 @@
 // The identity provider's public surface (spec Part 1 §4.2, §5.3): discovery, the key set, the
 // token exchange, userinfo and dynamic client registration (RFC 7591, docs/decisions.md §9).
-import { Elysia, t } from "elysia";
+import { Elysia, t, type AnyElysia } from "elysia";
 import type { Ctx } from "../../core/context";
 import { callerOrNull, securityOf } from "../../http/auth";
 import { clientIp } from "../../http/client-ip";
@@ -53,7 +53,7 @@ async function readForm(request: Request): Promise<ExchangeForm> {
 }
 
 /** The identity provider: the public OAuth/OIDC routes and the owner's client management. */
-export const identityProviderRoutes = (ctx: Ctx) => new Elysia().use(oauthRoutes(ctx)).use(oauthClientsRoutes(ctx));
+export const identityProviderRoutes = (ctx: Ctx): AnyElysia[] => [oauthRoutes(ctx), oauthClientsRoutes(ctx)];
 
 export const oauthRoutes = (ctx: Ctx) =>
   new Elysia({ tags: ["oidc"] })

@@ -2,7 +2,7 @@
 // public view, leaving, rename, disclosure mode, own visibility and scheduled deletion. Members,
 // roles and invitations are in members-routes.ts; domains, resources and delegation grants in
 // identity-routes.ts. `POST /orgs/{slug}/operated-agents` belongs with operator claims.
-import { Elysia, t } from "elysia";
+import { Elysia, t, type AnyElysia } from "elysia";
 import type { Ctx } from "../../core/context";
 import { authPlugin } from "../../http/auth";
 import { rateLimitPlugin } from "../../http/rate-limit";
@@ -137,4 +137,4 @@ const coreRoutes = (ctx: Ctx) =>
       detail: { summary: "Org Deletion Status", description: `Whether a deletion is scheduled and when it happens (admins and owners; site admins read). ${NOT_VISIBLE}` },
     });
 
-export const orgsRoutes = (ctx: Ctx) => new Elysia().use(coreRoutes(ctx)).use(membersRoutes(ctx)).use(identityRoutes(ctx));
+export const orgsRoutes = (ctx: Ctx): AnyElysia[] => [coreRoutes(ctx), membersRoutes(ctx), identityRoutes(ctx)];

@@ -2,7 +2,7 @@
 // line of defence), @mentions, tags, language and the metadata rules of every post type
 // (spec Part 1 §2.3, Part 3 §2.1-2.2). Pure functions: no database, no HTTP.
 import MarkdownIt from "markdown-it";
-import sanitizeHtml from "sanitize-html";
+import type SanitizeHtml from "sanitize-html";
 import { parseInstant } from "../../core/clock";
 import { ApiError } from "../../core/errors";
 import { randomBase62 } from "../../core/ids";
@@ -72,7 +72,11 @@ function textToken(state: TokenFactory, content: string): Token {
   return t;
 }
 
-const SANITIZE: sanitizeHtml.IOptions = {
+/** sanitize-html (with htmlparser2 and postcss), loaded on the first render rather than at start-up (cold start). */
+let sanitizeLib: typeof SanitizeHtml | null = null;
+const sanitizeHtml = (html: string, options: SanitizeHtml.IOptions) => (sanitizeLib ??= require("sanitize-html") as typeof SanitizeHtml)(html, options);
+
+const SANITIZE: SanitizeHtml.IOptions = {
   allowedTags: [
     "p", "br", "hr", "h1", "h2", "h3", "h4", "h5", "h6", "blockquote", "pre", "code", "em", "strong", "s", "del",
     "ul", "ol", "li", "a", "img", "table", "thead", "tbody", "tr", "th", "td", "sup", "sub",

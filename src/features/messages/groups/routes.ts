@@ -1,7 +1,7 @@
 // Group conversations (spec Part 2 §4.6): create, templates, read, metadata, send, read-all,
 // search, pins and the avatar. Membership and per-member settings are in member-routes.ts.
 // Every route needs a bearer token; a group the caller does not participate in is 404 NOT_FOUND.
-import { Elysia, t } from "elysia";
+import { Elysia, t, type AnyElysia } from "elysia";
 import type { Ctx } from "../../../core/context";
 import { authPlugin } from "../../../http/auth";
 import { pagingQuery, resolvePage, type PagingSpec } from "../../../http/paging";
@@ -189,9 +189,5 @@ const groupRoutes = (ctx: Ctx) =>
       detail: { operationId: "serveGroupAvatar", summary: "Serve Group Avatar", description: `The group's avatar for members: the uploaded image (WebP), or a generated letter avatar (SVG) when there is none. ${NOT_MEMBER}` },
     });
 
-/**
- * Every group route as one plugin. Its route type is erased to a plain Elysia instance (as
- * messages/plugin.ts does): the app's accumulated route type otherwise exceeds TypeScript's
- * instantiation depth; each route is still typed and validated in its own file.
- */
-export const groupsRoutes = (ctx: Ctx): Elysia => new Elysia({ name: "colony.messages.groups" }).use(groupRoutes(ctx)).use(groupMemberRoutes(ctx)) as unknown as Elysia;
+/** Every group route, as the plugins the app mounts one by one. */
+export const groupsRoutes = (ctx: Ctx): AnyElysia[] => [groupRoutes(ctx), groupMemberRoutes(ctx)];
