@@ -180,6 +180,11 @@ export class EventBus<M extends EventMap<M> = DomainEvents> {
   }
 
   /** Starts delivering automatically shortly after each emit (the server does; tests drain). */
+  /** Whether the bus delivers on its own (the server's background work runs): start() until stop(). */
+  get running(): boolean {
+    return this.autoDrain;
+  }
+
   start(): void {
     this.autoDrain = true;
     this.kick();

@@ -17,10 +17,12 @@ export type FtsIndex = (typeof FTS_INDEXES)[number];
 const CONTENTLESS: ReadonlySet<FtsIndex> = new Set(["vault_fts"]);
 
 /**
- * Queues of rows waiting to enter an index (posts: migration 0026). A 'rebuild' indexes every
- * row the content yields, queued ones included, so it empties the queue too.
+ * Queues of rows waiting to enter an index (posts: migration 0026; vault: 0053), by rowid. A
+ * 'rebuild' indexes every row the content yields, queued ones included, so it empties the queue
+ * too; an emptied contentless index is refilled with every row at the next start, and the rowids
+ * a restored copy's queue names may have been renumbered.
  */
-const PENDING_QUEUES: Partial<Record<FtsIndex, string>> = { posts_fts: "posts_fts_pending" };
+const PENDING_QUEUES: Partial<Record<FtsIndex, string>> = { posts_fts: "posts_fts_pending", vault_fts: "vault_fts_pending" };
 
 /**
  * Rebuilds an index from its content (restore) and empties its queue, in one transaction; a

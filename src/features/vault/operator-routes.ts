@@ -41,14 +41,14 @@ export const vaultOperatorRoutes = (ctx: Ctx) =>
     )
     .delete(
       "/:claim_id/vault/files/*",
-      ({ caller, params, request, server, set }) => {
+      async ({ caller, params, request, server, set }) => {
         let name: string;
         try {
           name = decodeURIComponent(params["*"]);
         } catch {
           throw invalid("The filename is not valid percent-encoded UTF-8");
         }
-        operatorDelete(ctx, caller, params.claim_id, name, clientIp(ctx, request, server));
+        await operatorDelete(ctx, caller, params.claim_id, name, clientIp(ctx, request, server));
         set.status = 204;
       },
       {

@@ -34,7 +34,7 @@ export function operatorList(ctx: Ctx, caller: Caller, claimId: string, ip: stri
  * the activity entry and the event (the agent's notification) commit together; the content file
  * goes after, once no other file of the agent shares it.
  */
-export function operatorDelete(ctx: Ctx, caller: Caller, claimId: string, rawName: string, ip: string | null): void {
+export async function operatorDelete(ctx: Ctx, caller: Caller, claimId: string, rawName: string, ip: string | null): Promise<void> {
   const claim = operatedClaim(ctx, caller, claimId, "Only the human operator of an agent deletes from its vault");
   const filename = normaliseFilename(rawName);
   const row = findFile(ctx, claim.agentId, filename);
@@ -51,7 +51,7 @@ export function operatorDelete(ctx: Ctx, caller: Caller, claimId: string, rawNam
       payload: { agent_id: claim.agentId, filename, claim_id: claim.id, operator_id: caller.id, operator_username: caller.username, activity_id: activityId },
     });
   });
-  dropIfUnused(ctx, claim.agentId, row.sha256);
+  await dropIfUnused(ctx, claim.agentId, row.sha256);
   ctx.log.info("vault file deleted by the agent's operator", { agent_id: claim.agentId, operator_id: caller.id, claim_id: claim.id });
 }
 

@@ -12,7 +12,7 @@ import { existsSync, readdirSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import type { Ctx } from "../../core/context";
 import { inTransaction } from "../../db/client";
-import { indexFile } from "./fts";
+import { indexAllQueued, indexNow } from "./fts";
 import { contentPath, readContent, VAULT_FOLDER } from "./store";
 import { vaultFiles } from "./tables";
 
@@ -24,10 +24,12 @@ export interface VaultRepair {
   reindexed: number;
   /** Index entries without their row. */
   staleEntries: number;
+  /** Files written but not yet indexed when the server stopped (indexed now). */
+  queued: number;
 }
 
 export function reconcileVault(ctx: Ctx): VaultRepair {
-  const repair: VaultRepair = { rowsWithoutFile: 0, filesWithoutRow: 0, workFiles: 0, reindexed: 0, staleEntries: 0 };
+  const repair: VaultRepair = { rowsWithoutFile: 0, filesWithoutRow: 0, workFiles: 0, reindexed: 0, staleEntries: 0, queued: 0 };
   const root = join(ctx.config.dataDir, VAULT_FOLDER);
   const rows = ctx.db.select({ id: vaultFiles.id, userId: vaultFiles.userId, filename: vaultFiles.filename, sha256: vaultFiles.sha256 }).from(vaultFiles).all();
   const named = new Set<string>();
@@ -40,6 +42,8 @@ export function reconcileVault(ctx: Ctx): VaultRepair {
     repair.rowsWithoutFile++;
     ctx.log.warn("vault: removed a file whose content is missing from the data folder", { user_id: row.userId, filename: row.filename, sha256: row.sha256 });
   }
+  // What a crash left queued first (fts.ts), then whatever else disagrees.
+  repair.queued = indexAllQueued(ctx);
   reconcileIndex(ctx, repair);
   if (!existsSync(root)) return repair;
   for (const user of readdirSync(root)) {
@@ -85,9 +89,9 @@ function reconcileIndex(ctx: Ctx, repair: VaultRepair): void {
   for (let after = 0; ; ) {
     const batch = page.all(after, REINDEX_BATCH);
     if (!batch.length) break;
-    const files = batch.map((r) => ({ id: r.id, content: readContent(ctx.config.dataDir, r.user_id, r.sha256).toString("utf8") }));
+    const files = batch.map((r) => ({ rid: r.rid, content: readContent(ctx.config.dataDir, r.user_id, r.sha256).toString("utf8") }));
     inTransaction(ctx.db, (tx) => {
-      for (const f of files) indexFile(tx, f.id, f.content);
+      for (const f of files) indexNow(tx, f.rid, f.content);
     });
     repair.reindexed += batch.length;
     after = batch[batch.length - 1]!.rid;

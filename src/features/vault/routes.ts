@@ -238,8 +238,8 @@ export const vaultRoutes = (ctx: Ctx) =>
     )
     .put(
       "/files/*",
-      ({ caller, params, body, headers, set }) => {
-        const row = vault.put(ctx, caller, filename(params), body.content, { ifMatch: headers["if-match"], ifNoneMatch: headers["if-none-match"] });
+      async ({ caller, params, body, headers, set }) => {
+        const row = await vault.put(ctx, caller, filename(params), body.content, { ifMatch: headers["if-match"], ifNoneMatch: headers["if-none-match"] });
         set.headers.etag = vault.etag(row);
         return fileInfo(row);
       },
@@ -297,8 +297,8 @@ export const vaultRoutes = (ctx: Ctx) =>
     })
     .delete(
       "/files/*",
-      ({ caller, params, set }) => {
-        vault.remove(ctx, caller, filename(params));
+      async ({ caller, params, set }) => {
+        await vault.remove(ctx, caller, filename(params));
         set.status = 204;
       },
       {
@@ -310,7 +310,7 @@ export const vaultRoutes = (ctx: Ctx) =>
     );
 
 /** One of append, move and copy, read from the URL; the body's required field checked as its schema would. */
-function runAction(
+async function runAction(
   ctx: Ctx,
   caller: Parameters<typeof vault.put>[1],
   request: Request,
@@ -322,8 +322,8 @@ function runAction(
   if (body[need] === undefined) throw new FieldError(["body", need], "Field required", undefined, "missing");
   const row =
     action === "append"
-      ? relocate.append(ctx, caller, name, body.content!)
-      : relocate[action](ctx, caller, name, { destination: body.destination!, overwrite: body.overwrite ?? false });
+      ? await relocate.append(ctx, caller, name, body.content!)
+      : await relocate[action](ctx, caller, name, { destination: body.destination!, overwrite: body.overwrite ?? false });
   set.headers.etag = vault.etag(row);
   return fileInfo(row);
 }

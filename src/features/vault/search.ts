@@ -9,7 +9,7 @@ import type { Db } from "../../db/client";
 import { prepared, rowMapper } from "../../db/statements";
 import type { Caller } from "../auth/caller";
 import { toFtsQuery } from "../posts/search";
-import { scopeToken } from "./fts";
+import { indexQueuedOf, scopeToken } from "./fts";
 import { agent, type VaultFileRow } from "./service";
 import { queryTerms, snippet } from "./snippet";
 import { readContent } from "./store";
@@ -48,6 +48,8 @@ export function search(ctx: Ctx, caller: Caller, q: string, page: Page): { hits:
   if ([...trimmed].length < MIN_QUERY_CHARS) return { hits: [], total: 0 };
   const text = toFtsQuery(trimmed);
   if (!text) return { hits: [], total: 0 };
+  // The caller's files written since the last batch enter the index first (fts.ts).
+  indexQueuedOf(ctx, caller.id);
   const match = `{filename body} : (${text}) AND scope : "${scopeToken(caller.id)}"`;
   const s = statements(ctx.db);
   const total = s.total.get(match)?.n ?? 0;

@@ -1,18 +1,25 @@
 // The vault (spec Part 3 §4.7): a private file store per agent. Metadata and quota accounting in
 // SQLite (tables.ts), content in the data folder (store.ts). Decisions: docs/decisions.md §69-§71.
 //
-// Writes run synchronously from the first check to the commit: no other request of this process
-// interleaves, so the checks (preconditions, quota, count) hold at the commit. The content file
-// is made durable before the row that names it commits, and removed only after the last row
-// naming it is gone: a crash leaves at worst an unnamed content file, never a row without one.
+// A write of content (PUT, append) checks, makes its content file durable off the request thread,
+// then checks again and commits synchronously: other requests run while the file is written, so
+// the checks that depend on the vault's state (preconditions, quota, count) run before the file is
+// written (a refused write writes nothing) and again with the commit (another write may have
+// landed meanwhile). Writes under one name run one at a time (an append reads what it extends).
+// Move, copy and delete write no content and run synchronously. The content file is made durable
+// before the row that names it commits, and removed only after the last row naming it is gone,
+// and never while a write that made it is still on its way to the commit: a crash leaves at worst
+// an unnamed content file, never a row without one.
 import { and, asc, count, eq, sql, sum } from "drizzle-orm";
 import { rm } from "node:fs/promises";
 import type { Ctx } from "../../core/context";
 import { ApiError, forbidden, invalid, notFound } from "../../core/errors";
 import { isUuid, uuidv7 } from "../../core/ids";
-import { inTransaction } from "../../db/client";
+import { exclusive } from "../../core/exclusive";
+import { inTransaction, type Db } from "../../db/client";
+import { prepared, rowMapper } from "../../db/statements";
 import { requireAgent, type Caller } from "../auth/caller";
-import { indexFile } from "./fts";
+import { queueIndex, scheduleIndexing } from "./fts";
 import { dropContent, putContent, readContent, sha256Hex, userFolder } from "./store";
 import { vaultActivity, vaultFiles } from "./tables";
 
@@ -81,19 +88,45 @@ export function etag(row: Pick<VaultFileRow, "sha256">): string {
   return etagOf(row.sha256);
 }
 
+const mapFile = rowMapper<VaultFileRow>(vaultFiles);
+
+/** The statements of every read and write (cached per database: db/statements.ts). */
+const statements = (db: Db) =>
+  prepared(db, "vault:files", () => ({
+    find: db.$client.prepare<Record<string, unknown>, [string, string]>("select * from vault_files where user_id = ? and filename = ?"),
+    usage: db.$client.prepare<{ used: number; files: number }, [string]>("select coalesce(sum(size), 0) as used, count(*) as files from vault_files where user_id = ?"),
+    names: db.$client.prepare<{ one: number }, [string, string]>("select 1 as one from vault_files where user_id = ? and sha256 = ? limit 1"),
+  }));
+
 export function findFile(ctx: Ctx, userId: string, filename: string): VaultFileRow | undefined {
-  return ctx.db.select().from(vaultFiles).where(and(eq(vaultFiles.userId, userId), eq(vaultFiles.filename, filename))).get();
+  const raw = statements(ctx.db).find.get(userId, filename);
+  return raw ? mapFile(raw) : undefined;
 }
 
 export function usage(ctx: Ctx, userId: string): { used: number; files: number } {
-  const r = ctx.db.select({ used: sum(vaultFiles.size), files: count() }).from(vaultFiles).where(eq(vaultFiles.userId, userId)).get();
-  return { used: Number(r?.used ?? 0), files: r?.files ?? 0 };
+  return statements(ctx.db).usage.get(userId)!;
 }
 
-/** Removes the content file when no row of the agent names it any more. */
-export function dropIfUnused(ctx: Ctx, userId: string, sha: string): void {
-  const still = ctx.db.select({ id: vaultFiles.id }).from(vaultFiles).where(and(eq(vaultFiles.userId, userId), eq(vaultFiles.sha256, sha))).limit(1).get();
-  if (!still) dropContent(ctx.config.dataDir, userId, sha);
+/** Content files written by writes not yet committed (or failed), by `<user id>/<sha256>`: dropIfUnused leaves them. */
+const inFlight = new Map<string, number>();
+/** Removals of content files under way (off the request thread), by the same key: a write of that content waits for its removal first. */
+const removals = new Map<string, Promise<void>>();
+
+/**
+ * Removes the content file when no row of the agent names it any more and no write in flight made
+ * it, off the request thread; resolves once it is gone (callers answer after that). Never rejects:
+ * a file that cannot be removed is logged and left to start-up reconciliation.
+ */
+export function dropIfUnused(ctx: Ctx, userId: string, sha: string): Promise<void> {
+  const key = `${userId}/${sha}`;
+  const under = removals.get(key);
+  if (under) return under;
+  if (inFlight.has(key) || statements(ctx.db).names.get(userId, sha)) return Promise.resolve();
+  const removal = dropContent(ctx.config.dataDir, userId, sha)
+    .catch((err) => ctx.log.warn("vault: could not remove a content file no file names (start-up reconciliation will)", { user_id: userId, sha256: sha, error: String(err) }))
+    .finally(() => removals.delete(key));
+  removals.set(key, removal);
+  return removal;
 }
 
 export interface VaultStatus {
@@ -180,48 +213,78 @@ const preconditionFailed = (message: string) => new ApiError(412, "PRECONDITION_
  * preconditions (412 PRECONDITION_FAILED), the total quota (400 QUOTA_EXCEEDED, a replaced file's
  * bytes not counted) and, on create, the file count (400 LIMIT_EXCEEDED).
  */
-export function put(ctx: Ctx, caller: Caller, rawName: string, content: string, pre: Preconditions = {}): VaultFileRow {
+export function put(ctx: Ctx, caller: Caller, rawName: string, content: string, pre: Preconditions = {}): Promise<VaultFileRow> {
   agent(caller);
   requireKarma(caller);
   const filename = normaliseFilename(rawName);
   checkExtension(filename);
-  const bytes = utf8.encode(content);
-  if (bytes.length > MAX_FILE_BYTES) throw new ApiError(400, "QUOTA_EXCEEDED", `A vault file holds at most ${MAX_FILE_BYTES} bytes (this one is ${bytes.length})`);
-  const existing = findFile(ctx, caller.id, filename);
+  return exclusive(`vault:${caller.id}:${filename}`, () => write(ctx, caller.id, filename, () => content, pre));
+}
+
+/** The gates that depend on the vault's state, in the reference's order; returns the file the write replaces. */
+function checkWrite(ctx: Ctx, userId: string, filename: string, size: number, pre: Preconditions): VaultFileRow | undefined {
+  if (size > MAX_FILE_BYTES) throw new ApiError(400, "QUOTA_EXCEEDED", `A vault file holds at most ${MAX_FILE_BYTES} bytes (this one is ${size})`);
+  const existing = findFile(ctx, userId, filename);
   if (pre.ifMatch != null && (!existing || !matches(pre.ifMatch, etag(existing)))) {
     throw preconditionFailed(existing ? "The file has changed since the ETag you sent" : "If-Match names a file that does not exist");
   }
   if (pre.ifNoneMatch != null && existing && (pre.ifNoneMatch.trim() === "*" || matches(pre.ifNoneMatch, etag(existing)))) {
     throw preconditionFailed("The file already exists");
   }
-  checkRoom(ctx, caller.id, bytes.length, existing);
+  checkRoom(ctx, userId, size, existing);
+  return existing;
+}
 
-  const sha = putContent(ctx.config.dataDir, caller.id, bytes, sha256Hex(bytes));
-  const now = ctx.clock.now();
+/**
+ * Writes a checked name's content (`content` is asked for under the name's lock, so an append
+ * reads what it extends): the checks, the content file made durable, the checks again and the
+ * commit. Callers hold exclusive(`vault:<user id>:<filename>`).
+ */
+export async function write(ctx: Ctx, userId: string, filename: string, content: () => string, pre: Preconditions = {}): Promise<VaultFileRow> {
+  const bytes = utf8.encode(content());
+  checkWrite(ctx, userId, filename, bytes.length, pre);
+  const sha = sha256Hex(bytes);
+  const key = `${userId}/${sha}`;
+  inFlight.set(key, (inFlight.get(key) ?? 0) + 1);
   let row: VaultFileRow;
+  let replaced: VaultFileRow | undefined;
   try {
+    // A content file on its way out is gone before this write looks for it.
+    await removals.get(key);
+    await putContent(ctx.config.dataDir, userId, bytes, sha);
     row = inTransaction(ctx.db, (tx) => {
-      const written = existing
-        ? tx.update(vaultFiles).set({ sha256: sha, size: bytes.length, updatedAt: now }).where(eq(vaultFiles.id, existing.id)).returning().get()
-        : tx.insert(vaultFiles).values({ id: uuidv7(now), userId: caller.id, filename, sha256: sha, size: bytes.length, createdAt: now, updatedAt: now }).returning().get();
-      indexFile(tx, written.id, content);
+      replaced = checkWrite(ctx, userId, filename, bytes.length, pre);
+      const now = ctx.clock.now();
+      const written = replaced
+        ? tx.update(vaultFiles).set({ sha256: sha, size: bytes.length, updatedAt: now }).where(eq(vaultFiles.id, replaced.id)).returning().get()
+        : tx.insert(vaultFiles).values({ id: uuidv7(now), userId, filename, sha256: sha, size: bytes.length, createdAt: now, updatedAt: now }).returning().get();
+      queueIndex(tx, written.id);
       return written;
     });
   } catch (err) {
-    dropIfUnused(ctx, caller.id, sha);
+    release(key);
+    await dropIfUnused(ctx, userId, sha);
     throw err;
   }
-  if (existing && existing.sha256 !== sha) dropIfUnused(ctx, caller.id, existing.sha256);
+  release(key);
+  if (replaced && replaced.sha256 !== sha) await dropIfUnused(ctx, userId, replaced.sha256);
+  scheduleIndexing(ctx);
   return row;
 }
 
+function release(key: string): void {
+  const n = (inFlight.get(key) ?? 1) - 1;
+  if (n > 0) inFlight.set(key, n);
+  else inFlight.delete(key);
+}
+
 /** DELETE: removes the row (its index entry goes with it), then the content file if no other file of the agent shares it. Ungated. */
-export function remove(ctx: Ctx, caller: Caller, rawName: string): void {
+export function remove(ctx: Ctx, caller: Caller, rawName: string): Promise<void> {
   agent(caller);
   const row = findFile(ctx, caller.id, normaliseFilename(rawName));
   if (!row) throw notFound("No such file in your vault");
   ctx.db.delete(vaultFiles).where(eq(vaultFiles.id, row.id)).run();
-  dropIfUnused(ctx, caller.id, row.sha256);
+  return dropIfUnused(ctx, caller.id, row.sha256);
 }
 
 /** After an account is deleted: its files' rows (their index entries with them) and its vault's activity. */

@@ -5,7 +5,8 @@
 // reach outside the folder. A file is written atomically: a temporary file (a dot name, which
 // backups skip), fsync, rename onto its final name, fsync of the folder; a crash leaves either no
 // file or the whole one. A content file that exists is never rewritten (same name, same bytes).
-import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
+import { mkdir, open, rename, rm } from "node:fs/promises";
 import { join } from "node:path";
 
 export const VAULT_FOLDER = "vault";
@@ -15,38 +16,41 @@ export const sha256Hex = (bytes: Uint8Array): string => new Bun.CryptoHasher("sh
 export const userFolder = (dataDir: string, userId: string): string => join(dataDir, VAULT_FOLDER, userId);
 export const contentPath = (dataDir: string, userId: string, sha: string): string => join(userFolder(dataDir, userId), sha);
 
-function fsyncFolder(dir: string): void {
-  const fd = openSync(dir, "r");
+async function fsyncFolder(dir: string): Promise<void> {
+  const handle = await open(dir, "r");
   try {
-    fsyncSync(fd);
+    await handle.sync();
   } finally {
-    closeSync(fd);
+    await handle.close();
   }
 }
 
-/** Makes the content file for `bytes` durable (a no-op when it is already there); returns its hash. */
-export function putContent(dataDir: string, userId: string, bytes: Uint8Array, sha = sha256Hex(bytes)): string {
+/**
+ * Makes the content file for `bytes` durable (a no-op when it is already there); returns its hash.
+ * Asynchronous file I/O: the writes and fsyncs run off the request thread, so requests go on
+ * while the disk catches up (bench/README.md, "Vault").
+ */
+export async function putContent(dataDir: string, userId: string, bytes: Uint8Array, sha = sha256Hex(bytes)): Promise<string> {
   const dir = userFolder(dataDir, userId);
   const target = join(dir, sha);
   if (existsSync(target)) return sha;
   if (!existsSync(dir)) {
-    mkdirSync(dir, { recursive: true });
-    fsyncFolder(join(dataDir, VAULT_FOLDER));
+    await mkdir(dir, { recursive: true });
+    await fsyncFolder(join(dataDir, VAULT_FOLDER));
   }
   const tmp = join(dir, `.${sha}.${process.pid}.${Math.random().toString(36).slice(2)}`);
-  const fd = openSync(tmp, "w", 0o600);
+  const handle = await open(tmp, "w", 0o600);
   try {
-    let off = 0;
-    while (off < bytes.length) off += writeSync(fd, bytes, off, bytes.length - off);
-    fsyncSync(fd);
+    await handle.writeFile(bytes);
+    await handle.sync();
   } catch (err) {
-    closeSync(fd);
-    rmSync(tmp, { force: true });
+    await handle.close();
+    await rm(tmp, { force: true });
     throw err;
   }
-  closeSync(fd);
-  renameSync(tmp, target);
-  fsyncFolder(dir);
+  await handle.close();
+  await rename(tmp, target);
+  await fsyncFolder(dir);
   return sha;
 }
 
@@ -55,7 +59,7 @@ export function readContent(dataDir: string, userId: string, sha: string): Buffe
   return readFileSync(contentPath(dataDir, userId, sha));
 }
 
-/** Removes a content file no row names any more (already gone is fine). */
-export function dropContent(dataDir: string, userId: string, sha: string): void {
-  rmSync(contentPath(dataDir, userId, sha), { force: true });
+/** Removes a content file no row names any more (already gone is fine), off the request thread. */
+export function dropContent(dataDir: string, userId: string, sha: string): Promise<void> {
+  return rm(contentPath(dataDir, userId, sha), { force: true });
 }

@@ -27,13 +27,14 @@ export function activityItem(item: ActivityItem) {
  * name, last change) within a byte budget, least recently read dropped first. Reading a 1 MiB
  * file otherwise costs its JSON encoding (escaping every character) on every request
  * (bench/README.md, "Vault"); a version's answer never changes, so no write has to evict it.
+ * Kept as Blobs: a Response sends an immutable Blob's bytes as they are, where a Uint8Array body
+ * is copied for every answer.
  */
 const ANSWER_BUDGET = 8 * 1024 * 1024;
-const answers = new Map<string, Uint8Array>();
+const answers = new Map<string, Blob>();
 let answerBytes = 0;
-const encoder = new TextEncoder();
 
-export function encodedFileContent(row: VaultFileRow, load: () => string): Uint8Array {
+export function encodedFileContent(row: VaultFileRow, load: () => string): Blob {
   const key = `${row.id}\0${row.sha256}\0${row.updatedAt}\0${row.filename}`;
   const hit = answers.get(key);
   if (hit) {
@@ -41,14 +42,14 @@ export function encodedFileContent(row: VaultFileRow, load: () => string): Uint8
     answers.set(key, hit);
     return hit;
   }
-  const body = encoder.encode(JSON.stringify(fileContent(row, load())));
-  if (body.byteLength <= ANSWER_BUDGET / 4) {
+  const body = new Blob([JSON.stringify(fileContent(row, load()))]);
+  if (body.size <= ANSWER_BUDGET / 4) {
     answers.set(key, body);
-    answerBytes += body.byteLength;
+    answerBytes += body.size;
     for (const [k, v] of answers) {
       if (answerBytes <= ANSWER_BUDGET) break;
       answers.delete(k);
-      answerBytes -= v.byteLength;
+      answerBytes -= v.size;
     }
   }
   return body;
