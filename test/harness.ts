@@ -17,6 +17,10 @@ import { join } from "node:path";
 import type { TSchema } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
 import { instrument } from "./query-counter";
+import { ContextOut } from "../src/features/posts/context-routes";
+import { PostList } from "../src/features/posts/schemas";
+import { SearchResults } from "../src/features/search/routes";
+import { VaultFileContentOut } from "../src/features/vault/routes";
 
 export const BASE = "http://localhost";
 
@@ -32,6 +36,29 @@ export function expectAnswer(schema: TSchema, body: unknown): void {
   if (JSON.stringify(cleaned) !== JSON.stringify(body)) throw new Error("answer holds fields its schema does not declare");
   const errors = [...Value.Errors(schema, body)].slice(0, 3).map((e) => `${e.path}: ${e.message}`);
   if (errors.length) throw new Error(`answer does not match its schema: ${errors.join("; ")}`);
+}
+
+/**
+ * The routes that serialise their own 200 answers (http/answer.ts, http/read-cache.ts
+ * cachedJsonAnswer), which Elysia neither cleans nor checks: every such answer any test receives
+ * through `req` is held to the route's schema.
+ */
+const SELF_SERIALISED: { method: string; path: RegExp; schema: TSchema }[] = [
+  { method: "GET", path: /^\/api\/v1\/posts$/, schema: PostList },
+  { method: "GET", path: /^\/api\/v1\/posts\/[^/]+\/context$/, schema: ContextOut },
+  { method: "GET", path: /^\/api\/v1\/search$/, schema: SearchResults },
+  { method: "GET", path: /^\/api\/v1\/vault\/files\/.+/, schema: VaultFileContentOut },
+];
+
+function checkSelfSerialised(method: string, url: URL, status: number, body: unknown): void {
+  if (status !== 200) return;
+  const route = SELF_SERIALISED.find((r) => r.method === method && r.path.test(url.pathname));
+  if (!route) return;
+  try {
+    expectAnswer(route.schema, body);
+  } catch (err) {
+    throw new Error(`${method} ${url.pathname}: ${(err as Error).message}`);
+  }
 }
 
 export interface Res<T = any> {
@@ -92,6 +119,7 @@ export function setup(overrides: Partial<Config> = {}, opts: { readers?: number;
     try {
       parsed = text ? JSON.parse(text) : null;
     } catch {}
+    checkSelfSerialised(method, url, res.status, parsed);
     return { status: res.status, body: parsed, text, headers: res.headers };
   }
 

@@ -12,6 +12,7 @@
 // route validated it (Elysia drops parameters the route does not declare), so a client adding
 // `&x=<anything>` reaches the same entry instead of filling the cache. Expired entries are
 // dropped by a sweep (the read-cache-sweep task) as well as when they are next asked for.
+import type { Static, TSchema } from "@sinclair/typebox";
 import { Elysia } from "elysia";
 import type { Clock } from "../core/clock";
 import type { Ctx } from "../core/context";
@@ -131,6 +132,18 @@ export const stampOf =
 /** What a route's cached answers depend on: every forum write, unless the route says less. */
 export type ReadScopes = true | ((request: { params: Record<string, unknown>; query: Record<string, unknown> }) => readonly string[]);
 const FORUM_ONLY: readonly string[] = ["forum"];
+
+/**
+ * A cacheable route's 200 answer serialised by the route (http/answer.ts: no response cleaning or
+ * check by Elysia; the route's tests hold every answer to its schema), kept by the read cache
+ * when the request was looked up in it.
+ */
+export function cachedJsonAnswer<S extends TSchema>(ctx: Ctx, request: Request, _schema: S, body: Static<S>): Response {
+  const bytes = encoder.encode(JSON.stringify(body));
+  const state = peekState(request);
+  if (state?.cacheKey) readCacheOf(ctx).set(state.cacheKey, bytes, state.cacheDeps!, state.cacheStamp!);
+  return new Response(bytes, { headers: JSON_HEADERS });
+}
 
 export const readCachePlugin = (ctx: Ctx) => {
   const cache = readCacheOf(ctx);

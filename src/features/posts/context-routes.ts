@@ -3,7 +3,7 @@
 import { Elysia, t } from "elysia";
 import type { Ctx } from "../../core/context";
 import { authPlugin } from "../../http/auth";
-import { readCachePlugin } from "../../http/read-cache";
+import { cachedJsonAnswer, readCachePlugin } from "../../http/read-cache";
 import { ErrorOut, Int, Nullable } from "../../http/schemas";
 import type { Caller } from "../auth/service";
 import * as comments from "../comments/service";
@@ -16,7 +16,7 @@ import { PostIdParams, PostOut } from "./schemas";
 import { getVisiblePost } from "./service";
 import { onePostOut } from "./views";
 
-const ContextOut = t.Object({
+export const ContextOut = t.Object({
   post: PostOut,
   author: Nullable(
     t.Object({ id: t.String(), username: t.String(), display_name: t.String(), user_type: t.String(), karma: Int(), bio: Nullable(t.String()) }),
@@ -82,7 +82,8 @@ export const contextRoutes = (ctx: Ctx) =>
   new Elysia({ tags: ["posts"] })
     .use(authPlugin(ctx))
     .use(readCachePlugin(ctx))
-    .get("/:post_id/context", ({ params, caller }) => contextOf(ctx, caller, params.post_id), {
+    // Serialised here (http/read-cache.ts); the context tests hold every answer to ContextOut.
+    .get("/:post_id/context", async ({ params, caller, request }) => cachedJsonAnswer(ctx, request, ContextOut, await contextOf(ctx, caller, params.post_id)), {
       auth: "optional",
       readCache: true,
       params: PostIdParams,

@@ -5,7 +5,7 @@ import type { Ctx } from "../../core/context";
 import { authPlugin } from "../../http/auth";
 import { resolvePage } from "../../http/paging";
 import { rateLimitPlugin } from "../../http/rate-limit";
-import { readCachePlugin } from "../../http/read-cache";
+import { cachedJsonAnswer, readCachePlugin } from "../../http/read-cache";
 import { ErrorOut } from "../../http/schemas";
 import { actionRoutes } from "./action-routes";
 import { contextRoutes } from "./context-routes";
@@ -44,10 +44,17 @@ export const postsRoutes = (ctx: Ctx) => {
     .use(contextRoutes(ctx))
     .get(
       "",
-      ({ query, caller }) => {
+      ({ query, caller, request }) => {
         const page = resolvePage(query, PAGING);
         const r = posts.listPosts(ctx, caller, query, page);
-        return { items: postsOut(ctx, r.items, caller?.id ?? null), total: r.total, has_more: r.has_more, next_cursor: r.next_cursor, ...(page.page !== undefined ? { page: page.page } : {}) };
+        // Serialised here (http/read-cache.ts); the posts tests hold every list to PostList.
+        return cachedJsonAnswer(ctx, request, PostList, {
+          items: postsOut(ctx, r.items, caller?.id ?? null),
+          total: r.total,
+          has_more: r.has_more,
+          next_cursor: r.next_cursor,
+          ...(page.page !== undefined ? { page: page.page } : {}),
+        });
       },
       {
         auth: "optional",

@@ -156,30 +156,38 @@ export function anyPrivateIndexed(ctx: Ctx): boolean {
 }
 
 /**
- * The ranking of one page of matches, as a statement for `ctx.reads` (a reader thread: bm25 over
- * every match is the costly part of a search). Its rows are `{ rid }`, the posts' rowids in page
- * order. By relevance the index orders and pages the matches itself; the other sorts order the
- * `cap` most relevant matches by their column, so a term found in every post costs the same as
- * one found in a thousand. Null when the page lies past the cap.
+ * How many of the newest matches a search ranks (docs/decisions.md §131): bm25 scores every match
+ * it ranks, so a broad term found in 10,000 posts cost 4 times what its newest 2,000 do. Twice the
+ * candidates a search pages (SEARCH_CANDIDATES): a term with fewer matches is ranked whole.
  */
-export function rankingRead(ctx: Ctx, match: string, sort: SearchSort, cap: number, limit: number, offset: number): ReadStatement | null {
+export const RANK_WINDOW = 2000;
+
+/**
+ * The ranking of one page of matches, as a statement for `ctx.reads` (a reader thread: bm25 over
+ * the matches is the costly part of a search). Its rows are `{ rid }`, the posts' rowids in page
+ * order. Only the newest RANK_WINDOW matches are ranked: the rowid of the window's oldest bounds
+ * the match (FTS5 seeks to it, so the rest of the doclist is never scored). By relevance the index
+ * orders and pages them itself; the other sorts order the `cap` most relevant by their column.
+ * Null when the page lies past the cap.
+ */
+export function rankingRead(ctx: Ctx, match: string, sort: SearchSort, cap: number, limit: number, offset: number, window = RANK_WINDOW): ReadStatement | null {
   if (offset >= cap) return null;
+  const windowed = sql`posts_fts match ${sql.placeholder("m")} and rowid >= coalesce((select rowid from posts_fts where posts_fts match ${sql.placeholder("m")} order by rowid desc limit 1 offset ${sql.placeholder("window")}), 0)`;
   const page = readStatement(ctx.db, `posts.search.${sort}`, () =>
     sort === "relevance"
-      ? sql`select rowid as rid from posts_fts where posts_fts match ${sql.placeholder("m")} order by ${BM25} asc, rowid desc limit ${sql.placeholder("limit")} offset ${sql.placeholder("offset")}`
-      : sql`with m as (select rowid as rid, ${BM25} as rank from posts_fts where posts_fts match ${sql.placeholder("m")} order by rank asc, rowid desc limit ${sql.placeholder("cap")})
+      ? sql`select rowid as rid from posts_fts where ${windowed} order by ${BM25} asc, rowid desc limit ${sql.placeholder("limit")} offset ${sql.placeholder("offset")}`
+      : sql`with m as (select rowid as rid, ${BM25} as rank from posts_fts where ${windowed} order by rank asc, rowid desc limit ${sql.placeholder("cap")})
             select m.rid from m join posts p on p.rowid = m.rid order by ${sql.raw(ORDER[sort])} limit ${sql.placeholder("limit")} offset ${sql.placeholder("offset")}`,
   );
-  return page({ m: match, limit: Math.min(limit, cap - offset), offset, cap });
+  return page({ m: match, limit: Math.min(limit, cap - offset), offset, cap, window: window - 1 });
 }
 
 /**
- * How many posts match, as a statement for `ctx.reads` (a walk of the terms' doclists, no
- * ranking, yet for a broad prefix as costly as reading every post's entry): its one row is
- * `{ n }`, read with matchCount.
+ * How many posts match, up to `cap` + 1, as a statement for `ctx.reads` (a walk of the terms'
+ * doclists that stops there): its one row is `{ n }`, read with matchCount.
  */
-export function countRead(ctx: Ctx, match: string): ReadStatement {
-  return readStatement(ctx.db, "posts.search.count", () => sql`select count(*) as n from posts_fts where posts_fts match ${sql.placeholder("m")}`)({ m: match });
+export function countRead(ctx: Ctx, match: string, cap: number): ReadStatement {
+  return readStatement(ctx.db, "posts.search.count", () => sql`select count(*) as n from (select 1 from posts_fts where posts_fts match ${sql.placeholder("m")} limit ${sql.placeholder("cap")})`)({ m: match, cap: cap + 1 });
 }
 
 /** The number of matches of a countRead's rows, at most `cap`. */

@@ -116,3 +116,28 @@ describe("rate limits", () => {
     expect(r.body.limits.find((l: any) => l.action === "search_ip")).toBeUndefined();
   });
 });
+
+describe("a broad term is ranked over its newest matches (docs/decisions.md §131)", () => {
+  test("the ranking scores the newest RANK_WINDOW matches: an older, better match is left out; with fewer matches than the window, all are ranked", async () => {
+    const { rankingRead, countRead, indexPending, matchCount, RANK_WINDOW } = await import("../posts/search");
+    expect(RANK_WINDOW).toBe(2000);
+    // The oldest post matches best (the word in its title); eight newer ones in the body only.
+    const best = await post(h, alice, { title: "Quokka quokka", body: "The quokka, again: quokka." });
+    for (let i = 0; i < 8; i++) await post(h, alice, { title: `Note ${i}`, body: `A note that mentions a quokka once (${i}).` });
+    indexPending(h.ctx);
+    const ranked = async (window: number) => {
+      const [rows] = await h.ctx.reads.all([rankingRead(h.ctx, '("quokka")', "relevance", 1000, 20, 0, window)!]);
+      return rows.map((r) => r.rid as number);
+    };
+    const rowidOf = (id: string) => (h.ctx.db.$client.query("select rowid as r from posts where id = ?").get(id) as { r: number }).r;
+    const all = await ranked(RANK_WINDOW);
+    expect(all).toHaveLength(9);
+    expect(all[0]).toBe(rowidOf(best.id));
+    const newest = await ranked(5);
+    expect(newest).toHaveLength(5);
+    expect(newest).not.toContain(rowidOf(best.id));
+    // The count stops past the cap.
+    const [count] = await h.ctx.reads.all([countRead(h.ctx, '("quokka")', 3)]);
+    expect([count[0].n, matchCount(count, 3)]).toEqual([4, 3]);
+  });
+});

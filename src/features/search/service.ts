@@ -24,10 +24,10 @@ export type { SearchSort } from "../posts/search";
 // Search
 
 /**
- * Broad terms are bounded: only the best SEARCH_CANDIDATES matches by bm25 are paged or re-sorted,
- * so `total` is at most this number. Counting the matches is one FTS5 count over the index (its
- * doclists, not the posts), and the relevance page is the index's own top-k, so a term found in
- * every post does not read every post.
+ * Broad terms are bounded: only the best SEARCH_CANDIDATES matches by bm25 (among the newest
+ * RANK_WINDOW, posts/search.ts) are paged or re-sorted, so `total` is at most this number.
+ * Counting the matches stops past it, and the relevance page is the index's own top-k, so a term
+ * found in every post does not read every post.
  */
 export const SEARCH_CANDIDATES = 1000;
 export const SEARCH_USERS_MAX = 10;
@@ -90,7 +90,7 @@ export async function search(ctx: Ctx, caller: Caller | null, f: SearchInput, pa
   // The count of matches, the posts' ranking and the users list go to a reader thread together,
   // in one batch (one snapshot); this thread then reads only the page's rows. Nothing whose cost
   // grows with the number of matches runs on this thread, which serves every other request.
-  const count = match ? postSearch.countRead(ctx, match) : null;
+  const count = match ? postSearch.countRead(ctx, match, SEARCH_CANDIDATES) : null;
   const ranking = match ? postSearch.rankingRead(ctx, match, f.sort ?? "relevance", SEARCH_CANDIDATES, page.limit, page.offset) : null;
   const usersRead = usersService.matchUsersRead(ctx, f.q, SEARCH_USERS_MAX);
   const postsOnly = f.post_type !== undefined || f.member_colonies !== undefined;
