@@ -85,11 +85,10 @@ function Comment({ c, depth, t, postId }: { c: CommentRow; depth: number; t: Thr
       <article class={gone ? "c gone" : "c"} id={`comment-${c.id}`} aria-label={gone ? "Deleted comment" : undefined}>
         <div class="h">
           {gone ? <span>[deleted]</span> : <Author user={t.authors.get(c.authorId)} />}
-          <Time at={c.createdAt} />
-          <span safe>{plural(c.score, "point")}</span>
-          <a href={`#comment-${c.id}`} aria-label="Permalink">
-            #
+          <a href={`#comment-${c.id}`}>
+            <Time at={c.createdAt} />
           </a>
+          <span safe>{plural(c.score, "point")}</span>
         </div>
         <div class="body">{gone ? "[deleted]" : (c.bodyHtml as "safe")}</div>
         {below as "safe"}
