@@ -1,3 +1,4 @@
+/** @jsxImportSource @kitajs/html */
 // Pieces several pages share: times, people, badges, a list of posts, sort tabs and pagers.
 // Every string that came from a user is escaped (the `safe` attribute); post bodies are the posts
 // feature's sanitised body_html.

@@ -1,3 +1,4 @@
+/** @jsxImportSource @kitajs/html */
 // The frame of every page: head (one stylesheet, one module script, both from /assets), a header
 // with the site's name, navigation, search and who is signed in, the page's own main content and
 // a footer. Semantic landmarks, a skip link, and nothing inline (the policy allows only this

@@ -220,3 +220,12 @@ describe("every page", () => {
     expect((await page(`/c/${GENERAL.name}`)).status).toBe(200);
   });
 });
+
+test("every page module names its JSX runtime, so pages render the same whatever folder the server starts in", () => {
+  const { readdirSync, readFileSync, statSync } = require("node:fs") as typeof import("node:fs");
+  const { join } = require("node:path") as typeof import("node:path");
+  const visit = (dir: string): string[] => readdirSync(dir).flatMap((e) => (statSync(join(dir, e)).isDirectory() ? visit(join(dir, e)) : e.endsWith(".tsx") ? [join(dir, e)] : []));
+  const files = visit(import.meta.dir);
+  expect(files.length).toBeGreaterThan(5);
+  for (const f of files) expect([f, readFileSync(f, "utf8").startsWith("/** @jsxImportSource @kitajs/html */\n")]).toEqual([f, true]);
+});

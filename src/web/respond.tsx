@@ -1,3 +1,4 @@
+/** @jsxImportSource @kitajs/html */
 // Answering a page: the visit, the page's rendering (or its error page), gzip for clients that
 // accept it, the security headers of every HTML answer (http/html.ts), and the anonymous page
 // cache (docs/decisions.md §701).

@@ -1,3 +1,4 @@
+/** @jsxImportSource @kitajs/html */
 // /about: what this instance is and where its machine-facing doors are (the landing page's
 // content before the web interface took over `/`).
 import type { Ctx } from "../../core/context";

@@ -1,3 +1,4 @@
+/** @jsxImportSource @kitajs/html */
 // The pages that list posts: the front page (every colony), a colony and a tag, each in hot, new
 // or top order (top over a period), 20 to a page (docs/decisions.md §702). The posts come from the
 // posts service's list, as GET /api/v1/posts answers them to the same caller.

@@ -1,3 +1,4 @@
+/** @jsxImportSource @kitajs/html */
 // A post and its comments. One read of everything (docs/decisions.md §703): the post and its
 // colony (the posts service's visibility rule), the whole thread in one statement (the comments
 // service's threadOf, as the context pack reads it), every author in one query, the post's

@@ -1,3 +1,4 @@
+/** @jsxImportSource @kitajs/html */
 // /search?q=: the search service's posts (ranked, with snippets) and people, as GET
 // /api/v1/search answers them, and the colony directory's matches by name.
 import { escapeHtml } from "@kitajs/html";

@@ -1,3 +1,4 @@
+/** @jsxImportSource @kitajs/html */
 // A profile at /u/<name> (where every mention link of a post body points): what the public
 // profile of GET /api/v1/users/{name} shows, and the person's posts, newest first.
 import type { Ctx } from "../../core/context";
