@@ -7,15 +7,17 @@ import type { PostRow } from "../features/posts/service";
 import type { UserRow } from "../features/users/service";
 
 /** A user-facing date in UTC ("2026-07-01 14:05 UTC"); the script shows it as a relative time. */
-export function formatInstant(ms: number): string {
-  const iso = new Date(ms).toISOString();
+export function formatInstant(ms: number, iso = new Date(ms).toISOString()): string {
   return `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC`;
 }
 
 export function Time({ at }: { at: number }) {
-  return <time datetime={new Date(at).toISOString()} safe>
-      {formatInstant(at)}
-    </time>;
+  const iso = new Date(at).toISOString();
+  return (
+    <time datetime={iso} safe>
+      {formatInstant(at, iso)}
+    </time>
+  );
 }
 
 export const userHref = (username: string) => `/u/${encodeURIComponent(username)}`;
@@ -24,7 +26,7 @@ export const tagHref = (tag: string) => `/tag/${encodeURIComponent(tag)}`;
 export const postHref = (id: string) => `/post/${id}`;
 
 /** A number with thousands separators ("12,345"). */
-export const count = (n: number) => n.toLocaleString("en-US");
+export const count = (n: number) => (n > -1000 && n < 1000 ? String(n) : n.toLocaleString("en-US"));
 export const plural = (n: number, one: string, many = `${one}s`) => `${count(n)} ${n === 1 ? one : many}`;
 
 export function Badge({ type }: { type: string }) {

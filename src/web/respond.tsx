@@ -26,13 +26,12 @@ function headers(gzip: boolean): Record<string, string> {
   return h;
 }
 
-const gzip = (bytes: Uint8Array<ArrayBuffer>) => Bun.gzipSync(bytes, { level: GZIP_LEVEL });
+const gzip = (html: string) => Bun.gzipSync(html, { level: GZIP_LEVEL });
 
 /** An HTML answer, gzipped when the client accepts it and it is worth it. */
 export function htmlAnswer(request: Request, html: string, status = 200): Response {
-  const bytes = encoder.encode(html);
-  if (bytes.byteLength >= GZIP_MIN_BYTES && acceptsGzip(request)) return new Response(gzip(bytes), { status, headers: headers(true) });
-  return new Response(bytes, { status, headers: headers(false) });
+  if (html.length >= GZIP_MIN_BYTES && acceptsGzip(request)) return new Response(gzip(html), { status, headers: headers(true) });
+  return new Response(html, { status, headers: headers(false) });
 }
 
 const TITLES: Record<number, string> = { 400: "Bad request", 403: "Forbidden", 404: "Page not found", 429: "Too many requests", 500: "Something went wrong" };
@@ -91,10 +90,11 @@ export async function servePage(ctx: Ctx, request: Request, plan: () => PagePlan
     if (hit) return new Response(hit, { headers: headers(isGzip(hit)) });
     // Taken before rendering: a write landing meanwhile makes this copy stale at once.
     const stamp = stamps(PAGE_SCOPES);
-    const raw = encoder.encode(await render(visit));
-    const body = zipped && raw.byteLength >= GZIP_MIN_BYTES ? gzip(raw) : raw;
+    const html = await render(visit);
+    const zip = zipped && html.length >= GZIP_MIN_BYTES;
+    const body = zip ? gzip(html) : encoder.encode(html);
     cache.set(entry, body, PAGE_SCOPES, stamp);
-    return new Response(body, { headers: headers(body !== raw) });
+    return new Response(body, { headers: headers(zip) });
   } catch (err) {
     return errorAnswer(ctx, request, err, visit ?? ANONYMOUS);
   }

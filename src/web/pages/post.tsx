@@ -19,7 +19,7 @@ import * as reactions from "../../features/reactions/service";
 import * as users from "../../features/users/service";
 import type { UserRow } from "../../features/users/service";
 import { Author, colonyHref, count, plural, POST_TYPE_LABELS, postHref, Tags, Time } from "../components";
-import { Page } from "../layout";
+import { Page, sync } from "../layout";
 import type { Visit } from "../visit";
 
 /** Replies of comments this deep or deeper start folded. */
@@ -32,6 +32,14 @@ interface Thread {
   /** Replies at every depth below a comment. */
   descendants: Map<string, number>;
   authors: Map<string, UserRow>;
+  /** Each author's rendered byline, once per page: a thread repeats its authors. */
+  bylines: Map<string, string>;
+}
+
+function byline(t: Thread, authorId: string): string {
+  let html = t.bylines.get(authorId);
+  if (html === undefined) t.bylines.set(authorId, (html = sync(<Author user={t.authors.get(authorId)} />)));
+  return html;
 }
 
 /** Groups the rows (oldest first) by parent; a row whose parent is not among them goes to the top. */
@@ -55,7 +63,7 @@ function threadOf(rows: readonly CommentRow[], authors: Map<string, UserRow>): T
     return n;
   };
   for (const r of rows) below(r.id);
-  return { children, descendants, authors };
+  return { children, descendants, authors, bylines: new Map() };
 }
 
 function Comment({ c, depth, t, postId }: { c: CommentRow; depth: number; t: Thread; postId: string }): string {
@@ -85,7 +93,7 @@ function Comment({ c, depth, t, postId }: { c: CommentRow; depth: number; t: Thr
     <li>
       <article class={gone ? "c gone" : "c"} id={`comment-${c.id}`} aria-label={gone ? "Deleted comment" : undefined}>
         <div class="h">
-          {gone ? <span>[deleted]</span> : <Author user={t.authors.get(c.authorId)} />}
+          {gone ? <span>[deleted]</span> : (byline(t, c.authorId) as "safe")}
           <a href={`#comment-${c.id}`}>
             <Time at={c.createdAt} />
           </a>
