@@ -33,8 +33,8 @@ function Who({ viewer, csrf }: Pick<PageProps, "viewer" | "csrf">) {
   }
   return (
     <div class="who">
-      <a href={`/u/${encodeURIComponent(viewer.username)}`} safe>
-        {viewer.displayName || viewer.username}
+      <a href={`/u/${encodeURIComponent(viewer.username)}`} title={viewer.displayName ?? undefined} safe>
+        {viewer.username}
       </a>
       <form method="post" action="/logout">
         <input type="hidden" name="csrf" value={csrf ?? ""} />
