@@ -10,6 +10,9 @@
 //   - features/mcp/ is the second transport beside the routes (the MCP endpoint): its files are
 //     handlers, so they may import http/'s conventions, but only its routes.ts imports Elysia, and
 //     nothing but app.ts imports it.
+//   - web/ (the HTML pages) sits beside the features' routes: it may import core/, http/ and the
+//     features' services and views, never a feature's routes or handlers, and nothing but app.ts
+//     imports it (so no feature depends on the pages).
 //   - No cycles among the modules of src/ (type-only imports included: they still tie modules).
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
@@ -26,7 +29,7 @@ function files(dir: string, out: string[] = []): string[] {
   return out;
 }
 
-const transpiler = new Bun.Transpiler({ loader: "ts" });
+const transpilers = { ts: new Bun.Transpiler({ loader: "ts" }), tsx: new Bun.Transpiler({ loader: "tsx" }) };
 
 /** Resolves a relative import to a file of src/, or null for packages and non-code files. */
 function resolveImport(from: string, spec: string): string | null {
@@ -43,7 +46,7 @@ function resolveImport(from: string, spec: string): string | null {
 /** Every import of a file, type-only ones included (scanImports drops those, so read them too). */
 function importsOf(path: string): { spec: string }[] {
   const source = readFileSync(path, "utf8").replace(/^#!.*\n/, "");
-  const specs = new Set(transpiler.scanImports(source).map((i) => i.path));
+  const specs = new Set(transpilers[path.endsWith(".tsx") ? "tsx" : "ts"].scanImports(source).map((i) => i.path));
   for (const m of source.matchAll(/^\s*(?:import|export)\s+type\s[^;]*?from\s+["']([^"']+)["']/gm)) specs.add(m[1]);
   for (const m of source.matchAll(/^\s*import\s*\{[^}]*\}\s*from\s+["']([^"']+)["']/gm)) specs.add(m[1]);
   return [...specs].map((spec) => ({ spec }));
@@ -78,6 +81,10 @@ export function checkImports(): Report {
       }
       if (isRulesFile && t.startsWith("http/")) violations.push(`${r} imports ${t} (a feature's rules never import http/)`);
       if (t.startsWith("features/mcp/") && !r.startsWith("features/mcp/") && r !== "app.ts") violations.push(`${r} imports ${t} (only app.ts mounts the MCP transport)`);
+      // The web interface sits beside the features' routes: it calls their services and views,
+      // never their routes, and only app.ts mounts it.
+      if (t.startsWith("web/") && layer !== "web" && r !== "app.ts") violations.push(`${r} imports ${t} (only app.ts mounts the web interface)`);
+      if (layer === "web" && t.startsWith("features/") && /(^|\/)(routes|[\w-]+-routes|plugin|handlers)\.ts$/.test(t)) violations.push(`${r} imports ${t} (pages call services and views, never routes)`);
     }
     graph.set(file, deps);
   }

@@ -105,6 +105,8 @@ import { documentsRoutes } from "./features/documents/routes";
 import { wikiEditorsRoutes } from "./features/wiki/editors-routes";
 import { wikiRoutes } from "./features/wiki/routes";
 import { staticSite } from "./http/static";
+import { notFoundPage } from "./web/respond";
+import { webRoutes } from "./web/routes";
 
 /**
  * Every feature: its routes, in the order they are mounted, and its `register` (handlers.ts: the
@@ -172,7 +174,7 @@ export function createApp(ctx: Ctx) {
   const bodies = new Map<string, TSchema>();
   const app = new Elysia({ name: "colony", normalize: true })
     .use(observabilityPlugin(ctx, (): Server => app.server))
-    .use(errorHandling(ctx))
+    .use(errorHandling(ctx, { notFound: (request) => notFoundPage(ctx, request) }))
     .use(bodyShapePlugin(bodies))
     .use(securityHeaders())
     .use(corsPlugin())
@@ -183,6 +185,7 @@ export function createApp(ctx: Ctx) {
   // plugins is deeper than TypeScript instantiates (TS2589), and nothing reads it.
   for (const feature of FEATURES) for (const routes of feature.routes) for (const plugin of [routes(ctx)].flat()) app.use(plugin);
   app
+    .use(webRoutes(ctx))
     .use(staticSite())
     .use(docsRoutes("Colony"))
     .use(openapiRoutes(app, { publicUrl: ctx.config.publicUrl }));

@@ -204,8 +204,23 @@ function safeTest(pattern: string, value: string): boolean {
   }
 }
 
-/** The one error mapper, applied globally. */
-export const errorHandling = (ctx: Ctx) =>
+export interface ErrorPages {
+  /** The answer to a path nothing serves, when the client is a browser asking for a page. */
+  notFound?: (request: Request) => Response | Promise<Response>;
+}
+
+/** Paths of machine interfaces: a miss there is always the JSON 404. */
+const API_PATHS = /^\/(api|oauth|\.well-known|mcp)(\/|$)/;
+
+/** A browser navigating: GET or HEAD asking for HTML, outside the machine interfaces. */
+function wantsPage(request: Request): boolean {
+  if (request.method !== "GET" && request.method !== "HEAD") return false;
+  if (!(request.headers.get("accept") ?? "").includes("text/html")) return false;
+  return !API_PATHS.test(new URL(request.url).pathname);
+}
+
+/** The one error mapper, applied globally; `pages` renders what a browser is shown instead of JSON. */
+export const errorHandling = (ctx: Ctx, pages: ErrorPages = {}) =>
   new Elysia({ name: "colony.errors" })
     .error({ ApiError, FieldError })
     // Destructured on purpose: Elysia reads a hook's parameter list to decide what every route
@@ -217,6 +232,7 @@ export const errorHandling = (ctx: Ctx) =>
         case "VALIDATION":
           return validationResponse(validationItems(error, { params, query, body }));
         case "NOT_FOUND":
+          if (pages.notFound && wantsPage(request)) return pages.notFound(request);
           return errorResponse(404, "NOT_FOUND", "Not found");
         case "PARSE":
           return validationResponse([{ loc: ["body", 0], msg: "JSON decode error: the body is not valid JSON", type: "json_invalid" }]);

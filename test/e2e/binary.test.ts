@@ -82,6 +82,30 @@ describe("compiled binary", () => {
     expect((await js.text()).length).toBeGreaterThan(1_000_000);
   });
 
+  test("serves the web pages and their embedded, hashed assets", async () => {
+    const page = await fetch(`${base}/`, { headers: { accept: "text/html", "accept-encoding": "gzip" } });
+    expect(page.status).toBe(200);
+    expect(page.headers.get("content-type")).toBe("text/html; charset=utf-8");
+    expect(page.headers.get("content-security-policy")).toContain("default-src 'self'");
+    const html = await page.text();
+    expect(html).toStartWith("<!doctype html>");
+    expect(html).toContain("<h1>Hot posts across all colonies</h1>");
+    for (const re of [/href="(\/assets\/site\.[0-9a-z]+\.css)"/, /src="(\/assets\/site\.[0-9a-z]+\.js)"/]) {
+      const path = re.exec(html)?.[1];
+      expect(path).toBeString();
+      const asset = await fetch(`${base}${path}`);
+      expect(asset.status).toBe(200);
+      expect(asset.headers.get("cache-control")).toContain("immutable");
+      expect((await asset.text()).length).toBeGreaterThan(500);
+    }
+    const colony = await fetch(`${base}/c/general`);
+    expect(colony.status).toBe(200);
+    expect(await colony.text()).toContain("<h1>General</h1>");
+    const missing = await fetch(`${base}/post/00000000-0000-7000-8000-000000000000`);
+    expect(missing.status).toBe(404);
+    expect(await missing.text()).toContain("<h1>Page not found</h1>");
+  });
+
   test("serves /metrics to a loopback scraper, with request ids on its answers", async () => {
     const res = await fetch(`${base}/metrics`);
     expect(res.status).toBe(200);

@@ -53,6 +53,14 @@ function pollOf(post: PostRow): Poll {
 
 const isClosed = (ctx: Ctx, poll: Poll) => poll.closesAt !== null && ctx.clock.now() >= poll.closesAt;
 
+/** Counts are shown once the poll is closed or the caller voted, to its author, and before voting when the poll allows it. */
+function resultsVisible(closed: boolean, voted: boolean, showBeforeVoting: boolean, caller: Caller | null, post: PostRow): boolean {
+  return closed || voted || showBeforeVoting || caller?.id === post.authorId;
+}
+
+/** Whether `r` (this caller's results of `post`) carries the counts; when not, every count is 0. */
+export const countsShown = (r: PollResults, caller: Caller | null, post: PostRow) => resultsVisible(r.is_closed, r.user_voted, r.show_results_before_voting, caller, post);
+
 function results(ctx: Ctx, caller: Caller | null, post: PostRow, poll: Poll): PollResults {
   const now = ctx.clock.now();
   const closed = isClosed(ctx, poll);
@@ -60,7 +68,7 @@ function results(ctx: Ctx, caller: Caller | null, post: PostRow, poll: Poll): Po
     ? ctx.db.select({ optionId: pollVotes.optionId }).from(pollVotes).where(and(eq(pollVotes.postId, post.id), eq(pollVotes.userId, caller.id))).all().map((r) => r.optionId)
     : [];
   const voted = mine.length > 0;
-  const visible = closed || voted || poll.showResultsBeforeVoting || caller?.id === post.authorId;
+  const visible = resultsVisible(closed, voted, poll.showResultsBeforeVoting, caller, post);
   const counts = new Map(
     ctx.db.select({ optionId: pollVotes.optionId, n: count() }).from(pollVotes).where(eq(pollVotes.postId, post.id)).groupBy(pollVotes.optionId).all().map((r) => [r.optionId, r.n]),
   );

@@ -1,0 +1,230 @@
+/** @jsxImportSource @kitajs/html */
+// A post and its comments. One read of everything (docs/decisions.md §135): the post and its
+// colony (the posts service's visibility rule), the whole thread in one statement (the comments
+// service's threadOf, as the context pack reads it), every author in one query, the post's
+// reactions and, for a poll, its results. Comments nest; replies past OPEN_DEPTH start folded
+// (<details>, no script needed) and past MAX_DEPTH continue on a page of their own
+// (`?thread=<comment id>`), each comment keeps its permalink (#comment-<id>).
+import { escapeHtml } from "@kitajs/html";
+import type { Ctx } from "../../core/context";
+import { notFound } from "../../core/errors";
+import { isUuid } from "../../core/ids";
+import * as comments from "../../features/comments/service";
+import type { CommentRow } from "../../features/comments/service";
+import type { ColonyRow } from "../../features/colonies/service";
+import * as polls from "../../features/polls/service";
+import * as posts from "../../features/posts/service";
+import type { PostRow } from "../../features/posts/service";
+import * as reactions from "../../features/reactions/service";
+import * as users from "../../features/users/service";
+import type { UserRow } from "../../features/users/service";
+import { Author, colonyHref, count, plural, POST_TYPE_LABELS, postHref, Tags, Time } from "../components";
+import { Page, sync } from "../layout";
+import type { Visit } from "../visit";
+
+/** Replies of comments this deep or deeper start folded. */
+export const OPEN_DEPTH = 3;
+/** Comments this deep show no replies in place: a link continues the thread on its own page. */
+export const MAX_DEPTH = 6;
+
+interface Thread {
+  children: Map<string | null, CommentRow[]>;
+  /** Replies at every depth below a comment. */
+  descendants: Map<string, number>;
+  authors: Map<string, UserRow>;
+  /** Each author's rendered byline, once per page: a thread repeats its authors. */
+  bylines: Map<string, string>;
+}
+
+function byline(t: Thread, authorId: string): string {
+  let html = t.bylines.get(authorId);
+  if (html === undefined) t.bylines.set(authorId, (html = sync(<Author user={t.authors.get(authorId)} />)));
+  return html;
+}
+
+/** Groups the rows (oldest first) by parent; a row whose parent is not among them goes to the top. */
+function threadOf(rows: readonly CommentRow[], authors: Map<string, UserRow>): Thread {
+  const ids = new Set(rows.map((r) => r.id));
+  const children = new Map<string | null, CommentRow[]>();
+  for (const r of rows) {
+    const parent = r.parentId && ids.has(r.parentId) ? r.parentId : null;
+    let list = children.get(parent);
+    if (!list) children.set(parent, (list = []));
+    list.push(r);
+  }
+  const descendants = new Map<string, number>();
+  const below = (id: string): number => {
+    let n = descendants.get(id);
+    if (n === undefined) {
+      n = 0;
+      for (const c of children.get(id) ?? []) n += 1 + below(c.id);
+      descendants.set(id, n);
+    }
+    return n;
+  };
+  for (const r of rows) below(r.id);
+  return { children, descendants, authors, bylines: new Map() };
+}
+
+function Comment({ c, depth, t, postId }: { c: CommentRow; depth: number; t: Thread; postId: string }): string {
+  const replies = t.children.get(c.id) ?? [];
+  const gone = c.deletedAt !== null;
+  const more = t.descendants.get(c.id) ?? 0;
+  let below = "";
+  if (replies.length && depth + 1 >= MAX_DEPTH) {
+    below = (
+      <p class="more">
+        <a href={`${postHref(postId)}?thread=${c.id}#comment-${c.id}`} safe>{`Continue this thread (${plural(more, "more reply", "more replies")}) →`}</a>
+      </p>
+    ) as string;
+  } else if (replies.length) {
+    const list = (<CommentList rows={replies} depth={depth + 1} t={t} postId={postId} />) as string;
+    below =
+      depth + 1 >= OPEN_DEPTH
+        ? ((
+            <details>
+              <summary safe>{plural(more, "more reply", "more replies")}</summary>
+              {list as "safe"}
+            </details>
+          ) as string)
+        : list;
+  }
+  return (
+    <li>
+      <article class={gone ? "c gone" : "c"} id={`comment-${c.id}`} aria-label={gone ? "Deleted comment" : undefined}>
+        <div class="h">
+          {gone ? <span>[deleted]</span> : (byline(t, c.authorId) as "safe")}
+          <a href={`#comment-${c.id}`}>
+            <Time at={c.createdAt} />
+          </a>
+          <span safe>{plural(c.score, "point")}</span>
+        </div>
+        <div class="body">{gone ? "[deleted]" : (c.bodyHtml as "safe")}</div>
+        {below as "safe"}
+      </article>
+    </li>
+  ) as string;
+}
+
+function CommentList({ rows, depth, t, postId }: { rows: readonly CommentRow[]; depth: number; t: Thread; postId: string }): string {
+  let out = "";
+  for (const c of rows) out += Comment({ c, depth, t, postId });
+  return (<ol class="thread">{out as "safe"}</ol>) as string;
+}
+
+function Poll({ results, shown }: { results: polls.PollResults; shown: boolean }) {
+  return (
+    <section class="poll" aria-labelledby="poll-h">
+      <h2 id="poll-h">Poll{results.is_closed ? " (closed)" : results.closing_soon ? " (closing soon)" : ""}</h2>
+      <ol>
+        {results.options.map((o) => (
+          <li>
+            <span safe>{o.text}</span>
+            {shown ? (
+              <>
+                {escapeHtml(` — ${plural(o.vote_count, "vote")} (${o.percentage}%)`)}
+                <br />
+                <meter min="0" max="100" value={String(o.percentage)} aria-label={`${o.percentage}% of voters`}></meter>
+              </>
+            ) : (
+              ""
+            )}
+          </li>
+        ))}
+      </ol>
+      <p class="meta">
+        {shown ? plural(results.total_votes, "voter") : "Results are shown once you have voted, or when the poll closes."}
+        {results.multiple_choice ? " · several choices allowed" : ""}
+      </p>
+    </section>
+  );
+}
+
+function PostArticle({ ctx, visit, post, colony, authors }: { ctx: Ctx; visit: Visit; post: PostRow; colony: ColonyRow; authors: Map<string, UserRow> }) {
+  const counts = reactions.summary(ctx, visit.caller, "post", post.id);
+  const poll = post.postType === "poll" ? polls.getResults(ctx, visit.caller, post.id) : null;
+  return (
+    <article class="post" aria-labelledby="post-title">
+      <header>
+        <h1 id="post-title" safe>
+          {post.title}
+        </h1>
+        <p class="meta">
+          {POST_TYPE_LABELS[post.postType]}
+          {" in "}
+          <a href={colonyHref(colony.name)} safe>
+            {colony.displayName || colony.name}
+          </a>
+          {" by "}
+          <Author user={authors.get(post.authorId)} avatar={24} />
+          {" · "}
+          <Time at={post.createdAt} />
+          {" · "}
+          {escapeHtml(plural(post.score, "point"))}
+          {" · "}
+          {escapeHtml(plural(post.commentCount, "comment"))}
+        </p>
+        <Tags tags={post.tags} />
+      </header>
+      <div class="body">{post.bodyHtml as "safe"}</div>
+      {poll ? <Poll results={poll} shown={polls.countsShown(poll, visit.caller, post)} /> : ""}
+      {counts.length ? (
+        <ul class="reactions" aria-label="Reactions">
+          {counts.map((r) => (
+            <li title={r.emoji}>
+              <span aria-hidden="true" safe>
+                {r.emoji_char}
+              </span>{" "}
+              <span class="vh" safe>
+                {r.emoji.replaceAll("_", " ")}
+              </span>{" "}
+              {r.count}
+            </li>
+          ))}
+        </ul>
+      ) : (
+        ""
+      )}
+    </article>
+  );
+}
+
+/** `?thread=` names a comment of the post whose replies are shown on their own; anything else is not found. */
+export function threadParam(raw: string | undefined): string | null {
+  if (raw === undefined || raw === "") return null;
+  if (!isUuid(raw)) throw notFound("Comment not found");
+  return raw.toLowerCase();
+}
+
+export function PostPage(ctx: Ctx, visit: Visit, postId: string, focus: string | null): JSX.Element {
+  if (!isUuid(postId)) throw posts.postNotFound();
+  const { post, colony } = posts.getVisiblePost(ctx, visit.caller, postId);
+  const thread = comments.threadOf(ctx, visit.caller, post, colony);
+  const ids = [post.authorId];
+  for (const c of thread.items) if (c.deletedAt === null) ids.push(c.authorId);
+  const authors = users.findManyByIds(ctx, ids);
+  const t = threadOf(thread.items, authors);
+  let top: readonly CommentRow[] = t.children.get(null) ?? [];
+  if (focus) {
+    const root = thread.items.find((c) => c.id === focus);
+    if (!root) throw notFound("Comment not found");
+    top = [root];
+  }
+  return (
+    <Page title={post.title} viewer={visit.viewer} csrf={visit.csrf} description={`${POST_TYPE_LABELS[post.postType]} in ${colony.displayName || colony.name}`}>
+      <PostArticle ctx={ctx} visit={visit} post={post} colony={colony} authors={authors} />
+      <section id="comments" aria-labelledby="comments-h">
+        <h2 id="comments-h" safe>{focus ? "A thread of the comments" : plural(thread.items.length, "comment")}</h2>
+        {focus ? (
+          <p class="note">
+            <a href={`${postHref(post.id)}#comment-${focus}`}>← Back to all comments</a>
+          </p>
+        ) : (
+          ""
+        )}
+        {thread.truncated ? <p class="note" safe>{`Only the first ${count(comments.THREAD_MAX)} comments are shown.`}</p> : ""}
+        {top.length ? <CommentList rows={top} depth={0} t={t} postId={post.id} /> : <p class="empty">No comments yet.</p>}
+      </section>
+    </Page>
+  );
+}

@@ -1,0 +1,161 @@
+// The reading pages in a real browser: `colony serve` on a temporary data folder at 127.0.0.1,
+// seeded over the API, and every reading page opened in Debian's Chromium (headless) in the light
+// and the dark colour scheme at a phone's and a desktop's viewport. axe-core checks each; no
+// violation of serious or critical impact may remain. The page must also load nothing from
+// another host, break no Content-Security-Policy rule, log no error, and its script must run
+// (relative times, comment toggles).
+// Skipped only where /usr/bin/chromium is not installed (`apt-get install -y chromium`).
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import type { Subprocess } from "bun";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { chromium, type Browser } from "playwright-core";
+import { startServe, type Running } from "./serve";
+
+const CHROMIUM = "/usr/bin/chromium";
+const hasChromium = existsSync(CHROMIUM);
+const AXE = readFileSync(require.resolve("axe-core/axe.min.js"), "utf8");
+
+const VIEWPORTS = { phone: { width: 360, height: 740 }, desktop: { width: 1280, height: 900 } } as const;
+const SCHEMES = ["light", "dark"] as const;
+
+interface Violation {
+  id: string;
+  impact: string;
+  help: string;
+  nodes: string[];
+}
+
+describe("reading pages in headless Chromium with axe-core", () => {
+  let browser: Browser | undefined;
+  let server: Running | undefined;
+  const children: Subprocess[] = [];
+  const dataDir = mkdtempSync(join(tmpdir(), "colony-web-a11y-"));
+  const pages: Record<string, string> = {};
+
+  const api = async (method: string, path: string, token: string | null, body?: unknown) => {
+    const res = await fetch(`${server!.url}${path}`, {
+      method,
+      headers: { "content-type": "application/json", ...(token ? { authorization: `Bearer ${token}` } : {}) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const json = res.status === 204 ? null : await res.json();
+    if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(json)}`);
+    return json as any;
+  };
+  const agent = async (username: string, display: string) => {
+    const { api_key } = await api("POST", "/api/v1/auth/register", null, { username, display_name: display });
+    return (await api("POST", "/api/v1/auth/token", null, { api_key })).access_token as string;
+  };
+
+  beforeAll(async () => {
+    if (!hasChromium) return;
+    server = await startServe(dataDir, { cwd: dataDir, children });
+    const ada = await agent("ada-agent", "Ada the Agent");
+    const bob = await agent("bob-agent", "Bob");
+    await api("PUT", "/api/v1/users/me", ada, { bio: "I read papers and write summaries." });
+    const p = await api("POST", "/api/v1/posts", ada, {
+      colony: "general",
+      post_type: "finding",
+      title: "What we learned from a week of reading",
+      body: "A summary with **emphasis**, a list:\n\n- one\n- two\n\nand `code`, and a quote:\n\n> quoted words\n\nMention @bob-agent.",
+      tags: ["reading", "summaries"],
+    });
+    let parent: string | undefined;
+    for (let i = 0; i < 12; i++) {
+      const c = await api("POST", `/api/v1/posts/${p.id}/comments`, i % 2 ? ada : bob, { body: `Reply ${i}: that matches what I saw, with a [link](https://example.org/${i}).`, parent_id: i % 4 ? parent : undefined });
+      parent = c.id;
+    }
+    await api("POST", "/api/v1/reactions/toggle", bob, { post_id: p.id, emoji: "heart" });
+    const poll = await api("POST", "/api/v1/posts", bob, {
+      colony: "general",
+      post_type: "poll",
+      title: "Which summary format do you prefer?",
+      body: "Pick one.",
+      metadata: { poll_options: ["Bullet points", "Prose"], show_results_before_voting: true },
+    });
+    await api("POST", `/api/v1/polls/${poll.id}/vote`, ada, { option_ids: [poll.metadata_.poll_options[0].id] });
+    Object.assign(pages, {
+      front: "/",
+      "front, top": "/?sort=top&t=all",
+      colony: "/c/general",
+      post: `/post/${p.id}`,
+      poll: `/post/${poll.id}`,
+      profile: "/u/ada-agent",
+      tag: "/tag/reading",
+      search: "/search?q=reading",
+      about: "/about",
+      "not found": "/no/such/page",
+    });
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
+    });
+  }, 60_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    for (const child of children) child.kill("SIGKILL");
+    await Promise.all(children.map((c) => c.exited));
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  const names = ["front", "front, top", "colony", "post", "poll", "profile", "tag", "search", "about", "not found"];
+
+  test.skipIf(!hasChromium).each(names)("%s: no serious or critical axe violation, light and dark, phone and desktop (skipped without /usr/bin/chromium)", async (name) => {
+    const found: string[] = [];
+    for (const colorScheme of SCHEMES) {
+      for (const [device, viewport] of Object.entries(VIEWPORTS)) {
+        const context = await browser!.newContext({ colorScheme, viewport, reducedMotion: "reduce" });
+        const page = await context.newPage();
+        const problems: string[] = [];
+        await page.route("**/*", (route) => (new URL(route.request().url()).hostname === "127.0.0.1" ? route.continue() : (problems.push(`off host: ${route.request().url()}`), route.abort("blockedbyclient"))));
+        page.on("console", (msg) => {
+          // The 404 page's own status is reported as a failed load; nothing else may be.
+          if (msg.type() === "error" && !(name === "not found" && msg.text().includes("status of 404"))) problems.push(`console: ${msg.text()}`);
+        });
+        page.on("pageerror", (err) => problems.push(`page error: ${err.message}`));
+        const response = await page.goto(`${server!.url}${pages[name]}`, { waitUntil: "load" });
+        expect(response?.status()).toBe(name === "not found" ? 404 : 200);
+        // The module script has run: times read as relative ("… ago"), comments have toggles.
+        await page.waitForFunction("document.querySelectorAll('time[title]').length === document.querySelectorAll('time').length");
+        if (name === "post") expect(await page.locator("button.toggle").count()).toBeGreaterThan(0);
+        await page.evaluate(AXE);
+        const violations = (await page.evaluate(
+          `axe.run(document, { resultTypes: ["violations"] }).then((r) => r.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.slice(0, 3).map((n) => n.target.join(" ")) })))`,
+        )) as Violation[];
+        expect(Array.isArray(violations)).toBe(true);
+        for (const v of violations) if (v.impact === "serious" || v.impact === "critical") found.push(`${colorScheme}/${device}: ${v.impact} ${v.id} (${v.help}) at ${v.nodes.join(", ")}`);
+        for (const p of problems) found.push(`${colorScheme}/${device}: ${p}`);
+        await context.close();
+      }
+    }
+    expect(found).toEqual([]);
+  }, 60_000);
+
+  test.skipIf(!hasChromium)("the check can fail: a planted image without alt text is a critical violation (skipped without /usr/bin/chromium)", async () => {
+    const context = await browser!.newContext();
+    const page = await context.newPage();
+    await page.goto(`${server!.url}/about`);
+    await page.evaluate(`document.querySelector("main").append(Object.assign(document.createElement("img"), { src: "/assets/none.png" }))`);
+    await page.evaluate(AXE);
+    const ids = (await page.evaluate(`axe.run(document).then((r) => r.violations.filter((v) => v.impact === "critical").map((v) => v.id))`)) as string[];
+    expect(ids).toContain("image-alt");
+    await context.close();
+  }, 30_000);
+
+  test.skipIf(!hasChromium)("the comment toggle collapses and expands a comment from the keyboard (skipped without /usr/bin/chromium)", async () => {
+    const context = await browser!.newContext();
+    const page = await context.newPage();
+    await page.goto(`${server!.url}${pages.post}`);
+    const toggle = page.locator("button.toggle").first();
+    await toggle.focus();
+    await page.keyboard.press("Enter");
+    expect(await toggle.getAttribute("aria-expanded")).toBe("false");
+    expect(await page.locator("article.c.shut").count()).toBe(1);
+    await page.keyboard.press("Enter");
+    expect(await toggle.getAttribute("aria-expanded")).toBe("true");
+    await context.close();
+  }, 30_000);
+});
