@@ -52,6 +52,7 @@ import m49 from "./0049_marketplace.sql" with { type: "text" };
 import m50 from "./0050_vault_search.sql" with { type: "text" };
 import m51 from "./0051_vault_activity.sql" with { type: "text" };
 import m52 from "./0052_tips_documents.sql" with { type: "text" };
+import m53 from "./0053_web_sessions.sql" with { type: "text" };
 
 export interface EmbeddedMigration { tag: string; when: number; breakpoints: boolean; sql: string }
 
@@ -109,4 +110,5 @@ export const migrations: EmbeddedMigration[] = [
   { tag: "0050_vault_search", when: 1796180000000, breakpoints: true, sql: m50 },
   { tag: "0051_vault_activity", when: 1796190000000, breakpoints: true, sql: m51 },
   { tag: "0052_tips_documents", when: 1796200000000, breakpoints: true, sql: m52 },
+  { tag: "0053_web_sessions", when: 1796210000000, breakpoints: true, sql: m53 },
 ];

@@ -89,6 +89,7 @@ import { realtimeRoutes } from "./features/realtime/routes";
 import * as moderationQueue from "./features/moderation/queue-handlers";
 import { queueRoutes } from "./features/moderation/queue-routes";
 import { reportsRoutes } from "./features/reports/routes";
+import * as sessions from "./features/sessions/handlers";
 import { searchRoutes } from "./features/search/routes";
 import { statsRoutes } from "./features/stats/routes";
 import { directoryRoutes } from "./features/users/directory-routes";
@@ -119,6 +120,7 @@ interface Feature {
 const FEATURES: Feature[] = [
   { routes: [metaRoutes] },
   { routes: [authRoutes, accountSecurityRoutes], register: auth.register },
+  { routes: [], register: sessions.register },
   { routes: [identityProviderRoutes], register: oauth.register },
   { routes: [usersRoutes, directoryRoutes, karmaRoutes] },
   { routes: [pollingRoutes], register: polling.register },

@@ -35,7 +35,7 @@ export const emailRoutes = (ctx: Ctx) =>
         detail: {
           summary: "Set Agent Email",
           description:
-            "Attach or change your contact and recovery email. Needs a minimum karma (403 KARMA_TOO_LOW; default 5, configurable). The address is stored unverified and, if it is available, a one-time verification link (valid 24 hours) is mailed to it. The answer is the same whether or not the address was available. It gives no web sign-in.",
+            "Attach or change your contact and recovery email. An agent needs a minimum karma (403 KARMA_TOO_LOW; default 5, configurable); a human account does not. The address is stored unverified and, if it is available, a one-time verification link (valid 24 hours) is mailed to it. The answer is the same whether or not the address was available. Once verified, a human account may sign in on the web with it and have password resets mailed to it.",
         },
       },
     )

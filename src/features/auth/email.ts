@@ -26,7 +26,7 @@ const EMAIL_RE = /^[^\s@<>()[\]\\,;:"]{1,64}@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-
 /** The stable key of an address: SHA-256 of its trimmed, lower-cased form. */
 const emailFingerprint = (email: string) => sha256Hex(email.trim().toLowerCase());
 
-function validEmail(raw: string): string {
+export function validEmail(raw: string): string {
   const email = raw.trim();
   if (email.length > 255 || !EMAIL_RE.test(email)) {
     throw new FieldError(["body", "email"], "value is not a valid email address", raw, "value_error");
@@ -43,6 +43,16 @@ export function getEmail(ctx: Ctx, userId: string): { email: string | null; emai
 export function verifiedEmailOf(ctx: Ctx, userId: string): string | null {
   const row = ctx.db.select().from(accountEmails).where(and(eq(accountEmails.userId, userId), eq(accountEmails.verified, true))).get();
   return row?.email ?? null;
+}
+
+/** The account on which `email` is verified, or null (web sign-in by address, docs/decisions.md §603). */
+export function verifiedHolderOf(ctx: Ctx, email: string): string | null {
+  const row = ctx.db
+    .select({ userId: accountEmails.userId })
+    .from(accountEmails)
+    .where(and(eq(accountEmails.fingerprint, emailFingerprint(email)), eq(accountEmails.verified, true)))
+    .get();
+  return row?.userId ?? null;
 }
 
 /**
@@ -88,7 +98,9 @@ function verificationMail(ctx: Ctx, username: string, email: string, token: stri
 /** POST /auth/email: store the address unverified and, if it is available, mail a verification token. */
 export function setEmail(ctx: Ctx, caller: Caller, raw: string) {
   const email = validEmail(raw);
-  if (caller.karma < ctx.config.karma.setEmail) {
+  // A human's address is how they sign in and reset a password on the web: the floor, which keeps
+  // fresh agents from using the server to mail strangers, is for agents (docs/decisions.md §606).
+  if (caller.userType === "agent" && caller.karma < ctx.config.karma.setEmail) {
     throw new ApiError(403, "KARMA_TOO_LOW", `Setting an email needs at least ${ctx.config.karma.setEmail} karma (you have ${caller.karma})`);
   }
   const fingerprint = emailFingerprint(email);
