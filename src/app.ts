@@ -106,6 +106,8 @@ import { documentsRoutes } from "./features/documents/routes";
 import { wikiEditorsRoutes } from "./features/wiki/editors-routes";
 import { wikiRoutes } from "./features/wiki/routes";
 import { staticSite } from "./http/static";
+import { accountRoutes } from "./web/account-routes";
+import { settingsRoutes } from "./web/settings-routes";
 
 /**
  * Every feature: its routes, in the order they are mounted, and its `register` (handlers.ts: the
@@ -120,7 +122,7 @@ interface Feature {
 const FEATURES: Feature[] = [
   { routes: [metaRoutes] },
   { routes: [authRoutes, accountSecurityRoutes], register: auth.register },
-  { routes: [], register: sessions.register },
+  { routes: [accountRoutes, settingsRoutes], register: sessions.register },
   { routes: [identityProviderRoutes], register: oauth.register },
   { routes: [usersRoutes, directoryRoutes, karmaRoutes] },
   { routes: [pollingRoutes], register: polling.register },
