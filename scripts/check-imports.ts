@@ -10,6 +10,9 @@
 //   - features/mcp/ is the second transport beside the routes (the MCP endpoint): its files are
 //     handlers, so they may import http/'s conventions, but only its routes.ts imports Elysia, and
 //     nothing but app.ts imports it.
+//   - web/ (the pages for people) sits beside the features' routes: it may import features'
+//     services and views, core/, db/ and http/, but no feature's routes; nothing but app.ts and
+//     web/ itself imports it.
 //   - No cycles among the modules of src/ (type-only imports included: they still tie modules).
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
@@ -78,6 +81,8 @@ export function checkImports(): Report {
       }
       if (isRulesFile && t.startsWith("http/")) violations.push(`${r} imports ${t} (a feature's rules never import http/)`);
       if (t.startsWith("features/mcp/") && !r.startsWith("features/mcp/") && r !== "app.ts") violations.push(`${r} imports ${t} (only app.ts mounts the MCP transport)`);
+      if (t.startsWith("web/") && layer !== "web" && r !== "app.ts") violations.push(`${r} imports ${t} (only app.ts mounts the web pages)`);
+      if (layer === "web" && t.startsWith("features/") && /(^|\/)(routes|[\w-]+-routes|plugin)\.ts$/.test(t)) violations.push(`${r} imports ${t} (the web pages call features' services, not their routes)`);
     }
     graph.set(file, deps);
   }

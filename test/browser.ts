@@ -24,17 +24,14 @@ export class Browser {
   readonly jar = new Map<string, string>();
   /** The last page fetched. */
   last: Page | null = null;
+  /** The `csrf` field of the last page that had a form. */
+  csrf: string | null = null;
 
   constructor(
     private readonly h: Harness,
     /** Headers sent with every request (a user agent, Sec-Fetch-Site …). */
     private readonly headers: Record<string, string> = { "user-agent": "Test Browser/1.0" },
   ) {}
-
-  /** The `csrf` field of the last page. */
-  get csrf(): string | null {
-    return this.last ? hiddenField(this.last.text, "csrf") : null;
-  }
 
   async request(method: string, path: string, init: { body?: string; headers?: Record<string, string> } = {}): Promise<Page> {
     const headers: Record<string, string> = { ...this.headers, ...init.headers };
@@ -51,6 +48,7 @@ export class Browser {
     const location = res.headers.get("location");
     const page: Page = { status: res.status, text: await res.text(), headers: res.headers, location, setCookies };
     this.last = page;
+    this.csrf = hiddenField(page.text, "csrf") ?? this.csrf;
     return page;
   }
 
@@ -59,7 +57,7 @@ export class Browser {
   }
 
   /**
-   * Posts `fields` form-encoded with the last page's CSRF token (`csrf: null` sends none, a
+   * Posts `fields` form-encoded with the CSRF token of the last page that had a form (`csrf: null` sends none, a
    * string sends that one instead).
    */
   post(path: string, fields: Record<string, string> = {}, opts: { csrf?: string | null; headers?: Record<string, string> } = {}): Promise<Page> {
