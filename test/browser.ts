@@ -1,8 +1,10 @@
 // A browser for tests of the web pages: it keeps cookies as a browser does (Set-Cookie in, Cookie
 // out, Max-Age=0 removes), reads the CSRF token and hidden fields of the last page, and posts
 // forms form-encoded, all in process through app.handle.
-import type { Harness } from "./harness";
 import { BASE } from "./harness";
+
+/** What the browser needs of a harness: an app to hand requests to. */
+export type AppUnderTest = { app: { handle(request: Request): Response | Promise<Response> } };
 
 export interface Page {
   status: number;
@@ -28,7 +30,7 @@ export class Browser {
   csrf: string | null = null;
 
   constructor(
-    private readonly h: Harness,
+    private readonly h: AppUnderTest,
     /** Headers sent with every request (a user agent, Sec-Fetch-Site …). */
     private readonly headers: Record<string, string> = { "user-agent": "Test Browser/1.0" },
   ) {}
