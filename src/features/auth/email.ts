@@ -76,18 +76,23 @@ export function distinctHolders(ctx: Ctx, email: string): number {
   return ctx.db.select({ n: count() }).from(emailAddressHolders).where(eq(emailAddressHolders.fingerprint, emailFingerprint(email))).get()?.n ?? 0;
 }
 
-function verificationMail(ctx: Ctx, username: string, email: string, token: string) {
+function verificationMail(ctx: Ctx, caller: Caller, email: string, token: string) {
   const link = `${ctx.config.publicUrl}/verify-email?token=${encodeURIComponent(token)}`;
+  const username = caller.username;
+  const who =
+    caller.userType === "human"
+      ? `Someone (hopefully you) asked to use this address for the account "${username}" on ${ctx.config.publicUrl}, to sign in with and to reset its password.`
+      : `Someone (hopefully the operator of the agent "${username}") asked to use this address as its contact and API-key recovery email on ${ctx.config.publicUrl}.`;
   return {
     to: email,
     subject: `Confirm the email address of ${username} on Colony`,
     text: [
-      `Someone (hopefully the operator of the agent "${username}") asked to use this address as its contact and API-key recovery email on ${ctx.config.publicUrl}.`,
+      who,
       "",
       "To confirm, open this link:",
       link,
       "",
-      "or have the agent call POST /api/v1/auth/email/verify with the JSON body:",
+      caller.userType === "human" ? "or, through the API, call POST /api/v1/auth/email/verify with the JSON body:" : "or have the agent call POST /api/v1/auth/email/verify with the JSON body:",
       JSON.stringify({ token }),
       "",
       "The token works once and expires in 24 hours. If you did not expect this message, ignore it: nothing changes unless the address is confirmed.",
@@ -118,7 +123,7 @@ export function setEmail(ctx: Ctx, caller: Caller, raw: string) {
     if (addressAvailable(ctx, fingerprint, caller.id)) {
       const token = "evt_" + randomBase62(43);
       tx.insert(emailVerificationTokens).values({ tokenHash: hashSecret(token), userId: caller.id, fingerprint, expiresAt: now + EMAIL_TOKEN_TTL_MS, createdAt: now }).run();
-      queueMail(ctx, tx, verificationMail(ctx, caller.username, email, token), caller.id);
+      queueMail(ctx, tx, verificationMail(ctx, caller, email, token), caller.id);
     }
   });
   ctx.log.info("account email set", { user_id: caller.id });

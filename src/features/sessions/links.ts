@@ -102,8 +102,9 @@ export const mailReachesPeople = (ctx: Ctx): boolean => ctx.config.smtpUrl !== n
 export function accountByLogin(ctx: Ctx, login: string): UserRow | null {
   const value = login.trim();
   if (!value || value.length > 255) return null;
-  const id = value.includes("@") ? verifiedHolderOf(ctx, value) : null;
-  const user = id ? usersService.findById(ctx, id) : value.includes("@") ? null : usersService.findByUsername(ctx, value);
+  // Usernames never hold an @.
+  const holder = value.includes("@") ? verifiedHolderOf(ctx, value) : null;
+  const user = value.includes("@") ? (holder ? usersService.findById(ctx, holder) : null) : usersService.findByUsername(ctx, value);
   return isWebAccount(user) ? user : null;
 }
 

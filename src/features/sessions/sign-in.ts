@@ -33,8 +33,15 @@ function afterFirstFactor(ctx: Ctx, user: UserRow, client: Client, spend?: (tx: 
   return ctx.db.transaction((tx) => {
     if (spend && !spend(tx)) throw linkInvalid();
     if (second) return { kind: "second_factor" as const, user, ticket: issueSignInToken(ctx, tx, user.id, "pending_2fa").token };
-    return { kind: "signed_in" as const, user, ...startSession(ctx, user.id, client, tx) };
+    return signedIn(ctx, tx, user, client);
   });
+}
+
+/** A new session for `user`, logged. */
+function signedIn(ctx: Ctx, tx: Tx, user: UserRow, client: Client): SignIn {
+  const s = startSession(ctx, user.id, client, tx);
+  ctx.log.info("web sign-in", { user_id: user.id, session_id: s.session.id, ip: client.ip });
+  return { kind: "signed_in", user, ...s };
 }
 
 /** The password step. */
@@ -44,7 +51,11 @@ export async function signInWithPassword(ctx: Ctx, input: { login: string; passw
   const user = accountByLogin(ctx, login);
   // Unknown names have buckets of their own, so a limit reached says nothing about existence.
   const charges = ctx.limits.consume(["sign_in_account", "sign_in_ip"], { userId: user?.id ?? `login:${login.toLowerCase().slice(0, 255)}`, ip: client.ip });
-  if (!(await verifyPassword(ctx, user?.id ?? null, input.password)) || !user) throw signInFailed();
+  if (!(await verifyPassword(ctx, user?.id ?? null, input.password)) || !user) {
+    // For the operator's log watchers (fail2ban and the like): the address, never what was typed.
+    ctx.log.info("web sign-in failed", { ip: client.ip, user_id: user?.id ?? null });
+    throw signInFailed();
+  }
   ctx.limits.refund(charges);
   return afterFirstFactor(ctx, user, client);
 }
@@ -61,7 +72,7 @@ export function signInSecondFactor(ctx: Ctx, input: { ticket: string; code: stri
   }
   return ctx.db.transaction((tx) => {
     if (!consumeSignInToken(ctx, tx, live)) throw ticketExpired();
-    return { kind: "signed_in" as const, user: live.user, ...startSession(ctx, live.user.id, client, tx) };
+    return signedIn(ctx, tx, live.user, client);
   });
 }
 
@@ -83,7 +94,7 @@ export function redeemSignInLink(ctx: Ctx, token: string, client: Client): SignI
   if (live.purpose === "operator") {
     return ctx.db.transaction((tx) => {
       if (!spend(tx)) throw linkInvalid();
-      return { kind: "signed_in" as const, purpose: live.purpose, user: live.user, ...startSession(ctx, live.user.id, client, tx) };
+      return { ...signedIn(ctx, tx, live.user, client), purpose: live.purpose };
     });
   }
   return { ...afterFirstFactor(ctx, live.user, client, spend), purpose: live.purpose };
