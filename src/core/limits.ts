@@ -333,6 +333,20 @@ export class RateLimiter {
     return charges;
   }
 
+  /**
+   * Charges one attempt like `consume`, answering whether there was room instead of throwing: for
+   * budgets whose refusal must not show (mails sent to one account: the caller answers alike).
+   */
+  tryConsume(actions: readonly string[], s: LimitSubject): boolean {
+    try {
+      this.consume(actions, s);
+      return true;
+    } catch (err) {
+      if (err instanceof ApiError && err.status === 429) return false;
+      throw err;
+    }
+  }
+
   /** Gives back charges made for a request that did not succeed. */
   refund(charges: readonly Charge[]): void {
     for (const c of charges) {

@@ -2,30 +2,19 @@
 // password reset and sign-in by email, and the operator's link.
 import { describe, expect, test } from "bun:test";
 import { HOUR, MINUTE, DAY } from "../../core/clock";
-import { ApiError, FieldError } from "../../core/errors";
 import type { Config } from "../../config";
 import { setup, type Harness } from "../../../test/harness";
 import { verifyEmail } from "../auth/fixtures";
 import { callerOf } from "../auth/service";
 import * as usersService from "../users/service";
 import { resetPassword, signUp, type SignUpInput } from "./account";
-import { CLIENT, PASSWORD, enableTwoFactor, human, mailedLink, totp } from "./fixtures";
+import { CLIENT, PASSWORD, enableTwoFactor, human, mailedLink, refusal, totp } from "./fixtures";
 import { createInvite } from "./invites";
 import { mailSignInLink, operatorSignInLink } from "./links";
 import { passwordProblem, verifyPassword } from "./passwords";
 import { resolveSession, startSession } from "./service";
 import { peekSignInLink, redeemSignInLink, signInSecondFactor, signInWithPassword } from "./sign-in";
 
-async function refusal(fn: () => unknown): Promise<{ status: number; code: string }> {
-  try {
-    await fn();
-  } catch (err) {
-    if (err instanceof ApiError) return { status: err.status, code: err.code };
-    if (err instanceof FieldError) return { status: 422, code: err.loc.join(".") };
-    throw err;
-  }
-  throw new Error("expected a refusal");
-}
 
 let seq = 0;
 const input = (more: Partial<SignUpInput> = {}): SignUpInput => ({ username: `person-${++seq}`, password: PASSWORD, ...more });

@@ -2,6 +2,7 @@
 // sign-up limit), two-factor turned on through its service, and the links the outbox delivered.
 import { generateSync } from "otplib";
 import type { Harness, TestUser } from "../../../test/harness";
+import { ApiError, FieldError } from "../../core/errors";
 import { callerOf } from "../auth/caller";
 import * as twoFactor from "../auth/two-factor";
 import * as usersService from "../users/service";
@@ -37,4 +38,16 @@ export async function mailedLink(h: Harness, to: string): Promise<string | null>
   const m = h.mail.to(to).at(-1);
   const path = m && /http:\/\/localhost(\/(?:reset|login\/link)\/[0-9A-Za-z]{43})/.exec(m.text);
   return path ? path[1] : null;
+}
+
+/** What a call refuses with (thrown or rejected): an ApiError's status and code, or 422 and the field of a FieldError. */
+export async function refusal(fn: () => unknown): Promise<{ status: number; code: string }> {
+  try {
+    await fn();
+  } catch (err) {
+    if (err instanceof ApiError) return { status: err.status, code: err.code };
+    if (err instanceof FieldError) return { status: 422, code: err.loc.join(".") };
+    throw err;
+  }
+  throw new Error("expected a refusal");
 }

@@ -108,16 +108,6 @@ export function accountByLogin(ctx: Ctx, login: string): UserRow | null {
   return isWebAccount(user) ? user : null;
 }
 
-/** A few mails an hour per account at most; further requests are answered the same and send nothing. */
-function mailAllowed(ctx: Ctx, userId: string): boolean {
-  try {
-    ctx.limits.consume(["sign_in_mail_account"], { userId });
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 const RESET_SUBJECT = "Reset your Colony password";
 const MAGIC_SUBJECT = "Your Colony sign-in link";
 
@@ -131,7 +121,8 @@ export function mailSignInLink(ctx: Ctx, purpose: "reset" | "magic", login: stri
   ctx.limits.consume(["sign_in_mail_ip"], { ip });
   const user = accountByLogin(ctx, login);
   const email = user ? verifiedEmailOf(ctx, user.id) : null;
-  if (!user || !email || !mailAllowed(ctx, user.id)) return;
+  // A few mails an hour per account at most; further requests are answered alike and send nothing.
+  if (!user || !email || !ctx.limits.tryConsume(["sign_in_mail_account"], { userId: user.id })) return;
   ctx.db.transaction((tx) => {
     // One live link of a kind at a time: asking again replaces the earlier one.
     dropSignInTokens(tx, user.id, [purpose]);

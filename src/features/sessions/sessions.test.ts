@@ -2,12 +2,11 @@
 // everywhere, and every change that ends them.
 import { beforeEach, describe, expect, test } from "bun:test";
 import { DAY, MINUTE } from "../../core/clock";
-import { ApiError } from "../../core/errors";
 import { setup, type Harness } from "../../../test/harness";
 import { ADMIN_ROTATION, callerOf, deleteOwnAccount, rotateKey } from "../auth/service";
 import * as usersService from "../users/service";
 import { changePassword } from "./account";
-import { CLIENT, PASSWORD, human } from "./fixtures";
+import { CLIENT, PASSWORD, human, refusal } from "./fixtures";
 import { verifyPassword } from "./passwords";
 import { endSession, listSessions, purgeEndedSessions, resolveSession, revokeAllSessions, revokeSession, startSession } from "./service";
 
@@ -19,15 +18,6 @@ beforeEach(() => {
 const resolve = (token: string) => resolveSession(h.ctx, token, CLIENT);
 const callerFor = (id: string) => callerOf(usersService.findById(h.ctx, id)!);
 
-async function refusal(fn: () => unknown): Promise<{ status: number; code: string }> {
-  try {
-    await fn();
-  } catch (err) {
-    if (err instanceof ApiError) return { status: err.status, code: err.code };
-    throw err;
-  }
-  throw new Error("expected a refusal");
-}
 
 describe("lifetimes", () => {
   test("a session unused for 30 days is over, and is deleted when met", async () => {

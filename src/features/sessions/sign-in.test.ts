@@ -2,11 +2,10 @@
 // pending ticket, the limits on failed attempts, and who can never sign in with a password.
 import { beforeEach, describe, expect, test } from "bun:test";
 import { MINUTE } from "../../core/clock";
-import { ApiError } from "../../core/errors";
 import { limitRule } from "../../core/limits";
 import { setup, type Harness } from "../../../test/harness";
 import { verifyEmail } from "../auth/fixtures";
-import { CLIENT, PASSWORD, enableTwoFactor, human, totp } from "./fixtures";
+import { CLIENT, PASSWORD, enableTwoFactor, human, refusal, totp } from "./fixtures";
 import { resolveSession } from "./service";
 import { signInSecondFactor, signInWithPassword, type SignIn } from "./sign-in";
 
@@ -15,16 +14,6 @@ beforeEach(() => {
   h = setup();
 });
 
-/** The ApiError a call throws (or rejects with), as {status, code}. */
-async function refusal(fn: () => unknown): Promise<{ status: number; code: string }> {
-  try {
-    await fn();
-  } catch (err) {
-    if (err instanceof ApiError) return { status: err.status, code: err.code };
-    throw err;
-  }
-  throw new Error("expected a refusal");
-}
 
 const signIn = (login: string, password = PASSWORD, client = CLIENT) => signInWithPassword(h.ctx, { login, password }, client);
 const FAILED = { status: 401, code: "SIGN_IN_FAILED" };
