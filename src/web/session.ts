@@ -46,6 +46,10 @@ export interface Web {
   form: URLSearchParams;
 }
 
+/** A request of a signed-in viewer. */
+export type SignedInWeb = Web & { viewer: Viewer };
+export const isSignedIn = (web: Web): web is SignedInWeb => web.viewer !== null;
+
 export const FORM_MAX_BYTES = 64 * 1024;
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 const PRE_RE = /^[0-9A-Za-z]{32}$/;

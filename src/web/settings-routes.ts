@@ -11,7 +11,7 @@ import { listSessions, revokeAllSessions, revokeSession } from "../features/sess
 import { charge, rateLimitPlugin, subjectOf } from "../http/rate-limit";
 import { accountPage, noticeText, securityPage, type SecurityView } from "./account-pages";
 import { refusedPage } from "./account-routes";
-import { clearedSessionCookie, failure, field, page, seeOther, webSession, type Viewer, type Web } from "./session";
+import { clearedSessionCookie, failure, field, isSignedIn, page, seeOther, webSession, type SignedInWeb, type Web } from "./session";
 
 const PAGE = { detail: { hide: true } };
 const FORM = { parse: "none" as const, detail: { hide: true } };
@@ -23,20 +23,19 @@ const CODE_REFUSED = "That code did not work. Enter the code your app shows now;
 export const settingsRoutes = (ctx: Ctx) => {
   const signIn = (web: Web, path: string) => seeOther(web, `/login?next=${encodeURIComponent(path)}`);
 
-  function account(web: Web & { viewer: Viewer }, status = 200, more: { error?: string | null; notice?: string | null } = {}, headers: Record<string, string> = {}): Response {
+  function account(web: SignedInWeb, status = 200, more: { error?: string | null; notice?: string | null } = {}, headers: Record<string, string> = {}): Response {
     const id = web.viewer.user.id;
     const view = { hasPassword: hasPassword(ctx, id), email: email.getEmail(ctx, id), sessions: listSessions(ctx, id), ...more };
     return page(web, accountPage(web, view), status, headers);
   }
 
-  function security(web: Web & { viewer: Viewer }, status = 200, more: Partial<SecurityView> = {}, headers: Record<string, string> = {}): Response {
+  function security(web: SignedInWeb, status = 200, more: Partial<SecurityView> = {}, headers: Record<string, string> = {}): Response {
     const s = twoFactor.status(ctx, web.viewer.user.id);
     return page(web, securityPage(web, { enabled: s.enabled, remaining: s.recovery_codes_remaining, ...more }), status, headers);
   }
 
-  const signedIn = (web: Web): web is Web & { viewer: Viewer } => web.viewer !== null;
   /** A refused account form: the account page again with the message and status. */
-  const accountRefused = (web: Web & { viewer: Viewer }, err: unknown) => {
+  const accountRefused = (web: SignedInWeb, err: unknown) => {
     const f = failure(err);
     return account(web, f.status, { error: f.message }, f.headers);
   };
@@ -44,11 +43,11 @@ export const settingsRoutes = (ctx: Ctx) => {
   return new Elysia()
     .use(rateLimitPlugin(ctx))
     .use(webSession(ctx, refusedPage))
-    .get("/settings/account", ({ web, query }) => (signedIn(web) ? account(web, 200, { notice: noticeText(query.notice) }) : signIn(web, "/settings/account")), { query: NoticeQuery, ...PAGE })
+    .get("/settings/account", ({ web, query }) => (isSignedIn(web) ? account(web, 200, { notice: noticeText(query.notice) }) : signIn(web, "/settings/account")), { query: NoticeQuery, ...PAGE })
     .post(
       "/settings/account/password",
       async ({ web }) => {
-        if (!signedIn(web)) return signIn(web, "/settings/account");
+        if (!isSignedIn(web)) return signIn(web, "/settings/account");
         try {
           await changePassword(ctx, web.viewer.caller, { current: field(web, "current", 1024), password: field(web, "password", 1024) }, web.viewer.sessionId);
           return seeOther(web, "/settings/account?notice=password-changed");
@@ -61,7 +60,7 @@ export const settingsRoutes = (ctx: Ctx) => {
     .post(
       "/settings/account/email",
       ({ web, request }) => {
-        if (!signedIn(web)) return signIn(web, "/settings/account");
+        if (!isSignedIn(web)) return signIn(web, "/settings/account");
         try {
           // Each change mails a link: the API route's limit, charged to the same account.
           charge(ctx, request, subjectOf(web.viewer.caller, web.client.ip), ["email_set"]);
@@ -76,7 +75,7 @@ export const settingsRoutes = (ctx: Ctx) => {
     .post(
       "/settings/account/sessions/:id/revoke",
       ({ web, params }) => {
-        if (!signedIn(web)) return signIn(web, "/settings/account");
+        if (!isSignedIn(web)) return signIn(web, "/settings/account");
         try {
           revokeSession(ctx, web.viewer.user.id, params.id);
         } catch (err) {
@@ -90,17 +89,17 @@ export const settingsRoutes = (ctx: Ctx) => {
     .post(
       "/settings/account/sessions/revoke-all",
       ({ web }) => {
-        if (!signedIn(web)) return signIn(web, "/settings/account");
+        if (!isSignedIn(web)) return signIn(web, "/settings/account");
         revokeAllSessions(ctx, web.viewer.user.id);
         return seeOther(web, "/login?notice=signed-out-everywhere", [clearedSessionCookie(ctx)]);
       },
       FORM,
     )
-    .get("/settings/security", ({ web, query }) => (signedIn(web) ? security(web, 200, { notice: noticeText(query.notice) }) : signIn(web, "/settings/security")), { query: NoticeQuery, ...PAGE })
+    .get("/settings/security", ({ web, query }) => (isSignedIn(web) ? security(web, 200, { notice: noticeText(query.notice) }) : signIn(web, "/settings/security")), { query: NoticeQuery, ...PAGE })
     .post(
       "/settings/security/2fa/enroll",
       ({ web }) => {
-        if (!signedIn(web)) return signIn(web, "/settings/security");
+        if (!isSignedIn(web)) return signIn(web, "/settings/security");
         try {
           // The key is shown on this answer (never stored until confirmed), so no redirect.
           return security(web, 200, { enrolment: twoFactor.enroll(ctx, web.viewer.caller) });
@@ -114,7 +113,7 @@ export const settingsRoutes = (ctx: Ctx) => {
     .post(
       "/settings/security/2fa/confirm",
       ({ web }) => {
-        if (!signedIn(web)) return signIn(web, "/settings/security");
+        if (!isSignedIn(web)) return signIn(web, "/settings/security");
         let enrolment = { secret: "", otpauth_uri: "", ticket: "" };
         try {
           enrolment = { secret: field(web, "secret", 128), otpauth_uri: field(web, "otpauth_uri", 512), ticket: field(web, "ticket", 256) };
@@ -132,7 +131,7 @@ export const settingsRoutes = (ctx: Ctx) => {
     .post(
       "/settings/security/2fa/disable",
       ({ web }) => {
-        if (!signedIn(web)) return signIn(web, "/settings/security");
+        if (!isSignedIn(web)) return signIn(web, "/settings/security");
         try {
           twoFactor.disable(ctx, web.viewer.caller, field(web, "code", 64));
           return seeOther(web, "/settings/security?notice=2fa-off");
@@ -146,7 +145,7 @@ export const settingsRoutes = (ctx: Ctx) => {
     .post(
       "/settings/security/2fa/recovery-codes",
       ({ web }) => {
-        if (!signedIn(web)) return signIn(web, "/settings/security");
+        if (!isSignedIn(web)) return signIn(web, "/settings/security");
         try {
           const out = twoFactor.regenerate(ctx, web.viewer.caller, field(web, "code", 64));
           return security(web, 200, { codes: out.recovery_codes, notice: "New recovery codes made; the old ones no longer work." });
