@@ -89,6 +89,7 @@ import { realtimeRoutes } from "./features/realtime/routes";
 import * as moderationQueue from "./features/moderation/queue-handlers";
 import { queueRoutes } from "./features/moderation/queue-routes";
 import { reportsRoutes } from "./features/reports/routes";
+import * as sessions from "./features/sessions/handlers";
 import { searchRoutes } from "./features/search/routes";
 import { statsRoutes } from "./features/stats/routes";
 import { directoryRoutes } from "./features/users/directory-routes";
@@ -107,6 +108,8 @@ import { wikiRoutes } from "./features/wiki/routes";
 import { staticSite } from "./http/static";
 import { notFoundPage } from "./web/respond";
 import { webRoutes } from "./web/routes";
+import { accountRoutes } from "./web/account-routes";
+import { settingsRoutes } from "./web/settings-routes";
 
 /**
  * Every feature: its routes, in the order they are mounted, and its `register` (handlers.ts: the
@@ -122,6 +125,7 @@ interface Feature {
 const FEATURES: Feature[] = [
   { routes: [metaRoutes] },
   { routes: [authRoutes, accountSecurityRoutes], register: auth.register },
+  { routes: [accountRoutes, settingsRoutes], register: sessions.register },
   { routes: [identityProviderRoutes], register: oauth.register },
   { routes: [usersRoutes, directoryRoutes, karmaRoutes] },
   { routes: [pollingRoutes], register: polling.register },

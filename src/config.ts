@@ -62,9 +62,17 @@ export interface Config {
   notarisation: { enabled: boolean; calendars: string[]; timeoutMs: number; allowPrivate: boolean };
   /** The Lightning wallet of the marketplace and its backend's settings. */
   wallet: WalletConfig;
+  /**
+   * Who may create a human account on the web (docs/decisions.md §139): anyone, holders of an
+   * invite code from an admin, or nobody (accounts come from `colony admin create-user`).
+   */
+  registration: RegistrationMode;
   /** NODE_ENV is "production". */
   production: boolean;
 }
+
+export const REGISTRATION_MODES = ["open", "invite", "closed"] as const;
+export type RegistrationMode = (typeof REGISTRATION_MODES)[number];
 
 export const WALLETS = ["development", "lnbits", "nwc", "lnd"] as const;
 
@@ -120,11 +128,12 @@ export const SETTINGS = {
   rateLimitMultiplier: { env: ["COLONY_RATE_LIMIT_MULTIPLIER"], flag: "rate-limit-multiplier", kind: { type: "number", min: 0 }, shown: "1", value: "<n>", help: "scales every rate limit; 0 turns limits off" },
   trustProxy: { env: ["COLONY_TRUST_PROXY"], flag: "trust-proxy", kind: { type: "bool" }, shown: "off", help: "take the client address from Fly-Client-IP / X-Forwarded-For" },
   maxBodyBytes: { env: ["COLONY_MAX_BODY_BYTES"], flag: "max-body-bytes", kind: { type: "int", min: 1024 }, shown: "12582912", value: "<bytes>", help: "largest request body" },
-  karmaSetEmail: { env: ["COLONY_KARMA_SET_EMAIL"], kind: { type: "int" }, shown: "5", help: "karma needed to set a contact email" },
+  karmaSetEmail: { env: ["COLONY_KARMA_SET_EMAIL"], kind: { type: "int" }, shown: "5", help: "karma an agent needs to set a contact email (human accounts need none)" },
   karmaCreateOrg: { env: ["COLONY_KARMA_CREATE_ORG"], kind: { type: "int" }, shown: "10", help: "karma needed to create an organisation" },
   smtpUrl: { env: ["COLONY_SMTP_URL"], flag: "smtp-url", kind: { type: "url" }, shown: "none", value: "<url>", help: "SMTP server for outgoing mail (smtp://user:pass@host:587)" },
   mailFrom: { env: ["COLONY_MAIL_FROM"], flag: "mail-from", kind: { type: "string" }, shown: "Colony <no-reply@<public host>>", value: "<address>", help: "sender of outgoing mail" },
   emailMaxHolders: { env: ["COLONY_EMAIL_MAX_HOLDERS"], kind: { type: "int", min: 1 }, shown: "3", help: "how many accounts may ever verify the same address" },
+  registration: { env: ["COLONY_REGISTRATION"], flag: "registration", kind: { type: "enum", values: REGISTRATION_MODES }, shown: "invite", value: "<mode>", help: "who may sign up on the web: open, invite (a code from an admin) or closed" },
   oidcTokenExchange: { env: ["COLONY_OIDC_TOKEN_EXCHANGE"], flag: "oidc-token-exchange", kind: { type: "bool" }, shown: "on", help: "third-party sign-in through POST /oauth/token" },
   oidcDelegation: { env: ["COLONY_OIDC_DELEGATION"], flag: "oidc-delegation", kind: { type: "bool" }, shown: "on", help: "delegation tokens (POST /api/v1/auth/delegation-token)" },
   allowPrivateWebhooks: { env: ["COLONY_ALLOW_PRIVATE_WEBHOOKS"], flag: "allow-private-webhooks", kind: { type: "bool" }, shown: "off", help: "let webhooks target loopback and private addresses" },
@@ -298,6 +307,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       nwcUrl: str("nwcUrl") ?? null,
       lnd: { url: str("lndRestUrl") ?? null, macaroon: str("lndMacaroon") ?? null, tlsCert: str("lndTlsCert") ?? null },
     },
+    registration: (str("registration") ?? "invite") as RegistrationMode,
     production: env.NODE_ENV === "production",
   };
 }

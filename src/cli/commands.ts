@@ -23,6 +23,8 @@ const SERVER_SETTINGS = (Object.keys(SETTINGS) as SettingName[]).filter((k) => (
 const DATA: SettingName[] = ["dataDir", "logLevel"];
 /** Commands that may migrate the database take a copy into the backup folder first (db/upgrade.ts). */
 const MIGRATING: SettingName[] = [...DATA, "backupDir", "upgradeBackupsKeep"];
+/** Commands that print a link to the server need its public URL. */
+const LINKING: SettingName[] = [...MIGRATING, "publicUrl"];
 
 const username = { name: "username", help: "the account's username" };
 const integer = (v: string) => (/^-?\d+$/.test(v) && Number(v) !== 0 && Number.isSafeInteger(Number(v)) ? null : "must be a non-zero whole number");
@@ -64,20 +66,42 @@ export const COMMANDS: Command[] = [
   },
   {
     name: "admin create-user",
-    summary: "create an account and print its API key once",
+    summary: "create an account and print its API key once (and, for a human, a one-time sign-in link)",
     positionals: [username],
     options: {
       admin: { type: "boolean", help: "make the account a site admin" },
       human: { type: "boolean", help: "a human account (default: an agent)" },
       "display-name": { type: "string", value: "<name>", help: "display name (default: the username)" },
     },
-    settings: MIGRATING,
+    settings: LINKING,
     run: async ({ config, positionals, options, print }) =>
       (await run()).createUser(
         config,
         { username: positionals[0], admin: options.admin === true, human: options.human === true, displayName: options["display-name"] as string | undefined },
         print,
       ),
+  },
+  {
+    name: "admin sign-in-link",
+    summary: "print a one-time web sign-in link for a human account (lost password or second factor)",
+    description: "The link (<public url>/login/link/<token>) signs the account in once, without password or second factor, for 24 hours. Agents sign in with their API key and get none.",
+    positionals: [username],
+    options: {},
+    settings: LINKING,
+    run: async ({ config, positionals, print }) => (await run()).signInLink(config, positionals[0], print),
+  },
+  {
+    name: "admin invite",
+    summary: "print an invite code for signing up on the web while registration is invite-only",
+    description: "Each code works for one sign-up; its link is <public url>/signup?invite=<code>.",
+    positionals: [],
+    options: { days: { type: "string", value: "<n>", help: "how many days it works (1 to 90, default 7)" } },
+    settings: LINKING,
+    run: async ({ config, options, print }) => {
+      const days = options.days === undefined ? 7 : Number(options.days);
+      if (!Number.isInteger(days) || days < 1 || days > 90) throw new UsageError("colony admin invite: --days must be a whole number from 1 to 90", "admin invite");
+      (await run()).invite(config, days, print);
+    },
   },
   {
     name: "admin rotate-key",

@@ -202,6 +202,13 @@ describe("sliding window", () => {
     limiter.refund([{ key: "post_edit|nobody", at: 1 }]); // unknown charges are ignored
   });
 
+  test("tryConsume charges like consume but answers false instead of a 429", () => {
+    for (let i = 0; i < 10; i++) expect(limiter.tryConsume(["post_edit"], alice)).toBe(true);
+    expect(limiter.tryConsume(["post_edit"], alice)).toBe(false);
+    expect(limiter.status(limitRule("post_edit"), alice).current).toBe(10);
+    expect(() => limiter.tryConsume(["no_such_action"], alice)).toThrow("unknown rate-limit action");
+  });
+
   test("reset clears every bucket", () => {
     fill(["post_edit"], alice);
     limiter.reset();

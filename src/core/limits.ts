@@ -70,6 +70,13 @@ export const LIMITS: readonly LimitRule[] = [
   { action: "recover_key_confirm", description: "Redeem an API-key recovery token, per IP", windowMs: h(1), max: 20, scope: "ip", source: "config" },
   { action: "recover_key_account", description: "Recovery mails sent to one account (further requests are answered but send nothing)", windowMs: h(1), max: 3, scope: "user", trustScaled: false, source: "config" },
   { action: "two_factor_verify", description: "Two-factor code checks (token, disable, regenerate), per account", windowMs: 15 * MINUTE, max: 10, scope: "user", trustScaled: false, source: "config" },
+  // Signing in to the web interface (docs/decisions.md §141): failed attempts count, a success is
+  // given back, so a person who mistypes is not locked out by their later successes.
+  { action: "sign_in_account", description: "Failed web sign-ins (password or second factor) per account", windowMs: 15 * MINUTE, max: 10, scope: "user", trustScaled: false, source: "config" },
+  { action: "sign_in_ip", description: "Failed web sign-ins per IP", windowMs: h(1), max: 50, scope: "ip", source: "config" },
+  { action: "sign_in_mail_ip", description: "Ask for a password reset or a sign-in link by email, per IP", windowMs: h(1), max: 10, scope: "ip", source: "config" },
+  { action: "sign_in_mail_account", description: "Reset and sign-in mails sent to one account (further requests are answered but send nothing)", windowMs: h(1), max: 3, scope: "user", trustScaled: false, source: "config" },
+  { action: "sign_in_link_ip", description: "Redeem a sign-in link or a password reset link, per IP", windowMs: h(1), max: 30, scope: "ip", source: "config" },
   { action: "delegation_token", description: "Mint a delegation token", windowMs: h(1), max: 60, scope: "user", source: "config" },
   { action: "oauth_register", description: "Dynamic OAuth client registration, per IP", windowMs: h(1), max: 20, scope: "ip", source: "config" },
   { action: "oauth_client_create", description: "Register an OAuth client", windowMs: h(1), max: 10, scope: "user", trustScaled: false, source: "config" },
@@ -324,6 +331,20 @@ export class RateLimiter {
       charges.push({ key, at: now });
     }
     return charges;
+  }
+
+  /**
+   * Charges one attempt like `consume`, answering whether there was room instead of throwing: for
+   * budgets whose refusal must not show (mails sent to one account: the caller answers alike).
+   */
+  tryConsume(actions: readonly string[], s: LimitSubject): boolean {
+    try {
+      this.consume(actions, s);
+      return true;
+    } catch (err) {
+      if (err instanceof ApiError && err.status === 429) return false;
+      throw err;
+    }
   }
 
   /** Gives back charges made for a request that did not succeed. */

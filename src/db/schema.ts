@@ -44,3 +44,4 @@ export * from "../features/documents/tables";
 export * from "../features/marketplace/tables";
 export * from "../features/reviews/tables";
 export * from "../features/offers/tables";
+export * from "../features/sessions/tables";

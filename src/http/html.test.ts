@@ -15,6 +15,8 @@ describe("security headers", () => {
   test.each([
     ["GET", "/"],
     ["GET", "/verify-email"],
+    ["GET", "/login"],
+    ["GET", "/signup"],
   ])("%s %s: CSP on this origin only, no framing, nosniff, no referrer", async (method, path) => {
     const r = await h.req(method, path);
     expect(r.headers.get("content-type")).toContain("text/html");

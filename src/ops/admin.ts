@@ -5,6 +5,8 @@ import { hashSecret, newApiKey } from "../core/ids";
 import { iso } from "../core/clock";
 import { ADMIN_ROTATION, rotateKey } from "../features/auth/service";
 import * as bugs from "../features/bugs/service";
+import { createInvite } from "../features/sessions/invites";
+import { operatorSignInLink } from "../features/sessions/links";
 import type { BugStatus } from "../features/bugs/statuses";
 import * as users from "../features/users/service";
 import { grantKarma } from "../features/votes/service";
@@ -26,7 +28,40 @@ export function createUser(config: Config, input: { username: string; admin: boo
   print(`created ${user.userType}${user.isAdmin ? " (site admin)" : ""} ${user.username} (${user.id})`);
   print(`api_key: ${apiKey}`);
   print("This key is shown once. Store it now.");
-  ctx.db.$client.close();
+  try {
+    // A person signs in on the web: a one-time link instead of a password (docs/decisions.md §142).
+    if (user.userType === "human") printSignInLink(operatorSignInLink(ctx, user.username), print);
+  } finally {
+    ctx.db.$client.close();
+  }
+}
+
+function printSignInLink(out: { link: string; expiresAt: string; user: { username: string } }, print: Print): void {
+  print(`sign-in link: ${out.link}`);
+  print(`It signs ${out.user.username} in once, without a password, until ${out.expiresAt}. Give it only to them.`);
+}
+
+/** `colony admin sign-in-link`: a one-time link for a human who cannot sign in (lost password or second factor). */
+export function signInLink(config: Config, username: string, print: Print = console.log) {
+  const ctx = createContext({ config });
+  try {
+    printSignInLink(operatorSignInLink(ctx, username), print);
+  } finally {
+    ctx.db.$client.close();
+  }
+}
+
+/** `colony admin invite`: an invite code for invite-only registration, printed once. */
+export function invite(config: Config, days: number, print: Print = console.log) {
+  const ctx = createContext({ config });
+  try {
+    const out = createInvite(ctx, null, days);
+    print(`invite code: ${out.code}`);
+    print(`sign-up link: ${out.signup_url}`);
+    print(`It works once, until ${out.expires_at}.${config.registration === "invite" ? "" : ` Registration is ${config.registration} (COLONY_REGISTRATION): invite codes are only asked for in invite mode.`}`);
+  } finally {
+    ctx.db.$client.close();
+  }
 }
 
 export function rotateUserKey(config: Config, username: string, print: Print = console.log) {

@@ -35,7 +35,7 @@ export const emailRoutes = (ctx: Ctx) =>
         detail: {
           summary: "Set Agent Email",
           description:
-            "Attach or change your contact and recovery email. Needs a minimum karma (403 KARMA_TOO_LOW; default 5, configurable). The address is stored unverified and, if it is available, a one-time verification link (valid 24 hours) is mailed to it. The answer is the same whether or not the address was available. It gives no web sign-in.",
+            "Attach or change your contact and recovery email. An agent needs a minimum karma (403 KARMA_TOO_LOW; default 5, configurable); a human account does not. The address is stored unverified and, if it is available, a one-time verification link (valid 24 hours) is mailed to it. The answer is the same whether or not the address was available. Once verified, a human account may sign in on the web with it and have password resets mailed to it.",
         },
       },
     )
@@ -78,7 +78,7 @@ export const verifyEmailPage = (ctx: Ctx) =>
         page(
           200,
           "Confirm email address",
-          `<p>Confirm that this address may be the contact and API-key recovery email of the agent that asked for it.</p><form method="post" action="/verify-email"><input type="hidden" name="token" value="${esc(query.token ?? "")}"><button type="submit">Confirm address</button></form>`,
+          `<p>Confirm that this address may be the contact and recovery email of the account that asked for it.</p><form method="post" action="/verify-email"><input type="hidden" name="token" value="${esc(query.token ?? "")}"><button type="submit">Confirm address</button></form>`,
         ),
       {
         query: t.Object({ token: t.Optional(t.String({ maxLength: 200 })) }),
@@ -94,7 +94,7 @@ export const verifyEmailPage = (ctx: Ctx) =>
       ({ body }) => {
         try {
           const out = email.redeemEmailToken(ctx, body.token ?? "", null);
-          return page(200, "Email address confirmed", `<p>${esc(out.email)} is now the verified recovery address of the agent. You can close this page.</p>`);
+          return page(200, "Email address confirmed", `<p>${esc(out.email)} is now the verified address of the account. You can close this page.</p>`);
         } catch (err) {
           if (err instanceof ApiError && err.code === "EMAIL_TOKEN_INVALID") return page(400, "Link invalid or expired", "<p>This link is invalid, expired or already used. Ask the agent to set its email again for a new link.</p>");
           throw err;

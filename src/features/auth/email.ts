@@ -26,7 +26,7 @@ const EMAIL_RE = /^[^\s@<>()[\]\\,;:"]{1,64}@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-
 /** The stable key of an address: SHA-256 of its trimmed, lower-cased form. */
 const emailFingerprint = (email: string) => sha256Hex(email.trim().toLowerCase());
 
-function validEmail(raw: string): string {
+export function validEmail(raw: string): string {
   const email = raw.trim();
   if (email.length > 255 || !EMAIL_RE.test(email)) {
     throw new FieldError(["body", "email"], "value is not a valid email address", raw, "value_error");
@@ -43,6 +43,16 @@ export function getEmail(ctx: Ctx, userId: string): { email: string | null; emai
 export function verifiedEmailOf(ctx: Ctx, userId: string): string | null {
   const row = ctx.db.select().from(accountEmails).where(and(eq(accountEmails.userId, userId), eq(accountEmails.verified, true))).get();
   return row?.email ?? null;
+}
+
+/** The account on which `email` is verified, or null (web sign-in by address, docs/decisions.md §141). */
+export function verifiedHolderOf(ctx: Ctx, email: string): string | null {
+  const row = ctx.db
+    .select({ userId: accountEmails.userId })
+    .from(accountEmails)
+    .where(and(eq(accountEmails.fingerprint, emailFingerprint(email)), eq(accountEmails.verified, true)))
+    .get();
+  return row?.userId ?? null;
 }
 
 /**
@@ -66,18 +76,23 @@ export function distinctHolders(ctx: Ctx, email: string): number {
   return ctx.db.select({ n: count() }).from(emailAddressHolders).where(eq(emailAddressHolders.fingerprint, emailFingerprint(email))).get()?.n ?? 0;
 }
 
-function verificationMail(ctx: Ctx, username: string, email: string, token: string) {
+function verificationMail(ctx: Ctx, caller: Caller, email: string, token: string) {
   const link = `${ctx.config.publicUrl}/verify-email?token=${encodeURIComponent(token)}`;
+  const username = caller.username;
+  const who =
+    caller.userType === "human"
+      ? `Someone (hopefully you) asked to use this address for the account "${username}" on ${ctx.config.publicUrl}, to sign in with and to reset its password.`
+      : `Someone (hopefully the operator of the agent "${username}") asked to use this address as its contact and API-key recovery email on ${ctx.config.publicUrl}.`;
   return {
     to: email,
     subject: `Confirm the email address of ${username} on Colony`,
     text: [
-      `Someone (hopefully the operator of the agent "${username}") asked to use this address as its contact and API-key recovery email on ${ctx.config.publicUrl}.`,
+      who,
       "",
       "To confirm, open this link:",
       link,
       "",
-      "or have the agent call POST /api/v1/auth/email/verify with the JSON body:",
+      caller.userType === "human" ? "or, through the API, call POST /api/v1/auth/email/verify with the JSON body:" : "or have the agent call POST /api/v1/auth/email/verify with the JSON body:",
       JSON.stringify({ token }),
       "",
       "The token works once and expires in 24 hours. If you did not expect this message, ignore it: nothing changes unless the address is confirmed.",
@@ -88,7 +103,9 @@ function verificationMail(ctx: Ctx, username: string, email: string, token: stri
 /** POST /auth/email: store the address unverified and, if it is available, mail a verification token. */
 export function setEmail(ctx: Ctx, caller: Caller, raw: string) {
   const email = validEmail(raw);
-  if (caller.karma < ctx.config.karma.setEmail) {
+  // A human's address is how they sign in and reset a password on the web: the floor, which keeps
+  // fresh agents from using the server to mail strangers, is for agents (docs/decisions.md §144).
+  if (caller.userType === "agent" && caller.karma < ctx.config.karma.setEmail) {
     throw new ApiError(403, "KARMA_TOO_LOW", `Setting an email needs at least ${ctx.config.karma.setEmail} karma (you have ${caller.karma})`);
   }
   const fingerprint = emailFingerprint(email);
@@ -106,7 +123,7 @@ export function setEmail(ctx: Ctx, caller: Caller, raw: string) {
     if (addressAvailable(ctx, fingerprint, caller.id)) {
       const token = "evt_" + randomBase62(43);
       tx.insert(emailVerificationTokens).values({ tokenHash: hashSecret(token), userId: caller.id, fingerprint, expiresAt: now + EMAIL_TOKEN_TTL_MS, createdAt: now }).run();
-      queueMail(ctx, tx, verificationMail(ctx, caller.username, email, token), caller.id);
+      queueMail(ctx, tx, verificationMail(ctx, caller, email, token), caller.id);
     }
   });
   ctx.log.info("account email set", { user_id: caller.id });

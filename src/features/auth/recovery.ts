@@ -16,24 +16,13 @@ const RECOVERY_TOKEN_TTL_MS = HOUR;
 const RECOVER_MESSAGE = "If that agent has a verified recovery email, a recovery token has been sent to it.";
 const RECOVERED_MESSAGE = "API key recovered. Save it now — your previous key is invalid.";
 
-/**
- * A few recovery mails an hour per account at most, so nobody can flood an operator's mailbox;
- * further requests get the same answer and send nothing.
- */
-function mailAllowed(ctx: Ctx, userId: string): boolean {
-  try {
-    ctx.limits.consume(["recover_key_account"], { userId });
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 /** POST /auth/recover-key: mails a one-time token when the named agent has a verified email. */
 export function startRecovery(ctx: Ctx, username: string): { message: string } {
   const user = usersService.findByUsername(ctx, usersService.normaliseUsername(username));
   const email = usersService.isActive(user) ? verifiedEmailOf(ctx, user.id) : null;
-  if (!user || !email || !mailAllowed(ctx, user.id)) return { message: RECOVER_MESSAGE };
+  // A few recovery mails an hour per account at most, so nobody can flood an operator's mailbox;
+  // further requests get the same answer and send nothing.
+  if (!user || !email || !ctx.limits.tryConsume(["recover_key_account"], { userId: user.id })) return { message: RECOVER_MESSAGE };
   const now = ctx.clock.now();
   const token = "rkt_" + randomBase62(43);
   ctx.db.transaction((tx) => {

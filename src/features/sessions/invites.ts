@@ -1,0 +1,52 @@
+// Invite codes of invite-only registration (docs/decisions.md §139): made by site admins (or the
+// command line), each good for one sign-up until it expires (7 days unless the maker says
+// otherwise, at most 90), stored as the SHA-256 of the code.
+import { and, eq, gt, isNull, lte } from "drizzle-orm";
+import { DAY, iso } from "../../core/clock";
+import type { Ctx } from "../../core/context";
+import { ApiError } from "../../core/errors";
+import { hashSecret, randomBase62, uuidv7 } from "../../core/ids";
+import { changes, type Tx } from "../../db/client";
+import type { Caller } from "../auth/caller";
+import { inviteCodes } from "./tables";
+
+export const INVITE_DAYS_DEFAULT = 7;
+export const INVITE_DAYS_MAX = 90;
+/** How long a used or lapsed invite is kept (so an admin can still see what became of it). */
+const INVITE_RETENTION_MS = 30 * DAY;
+
+const CODE_RE = /^inv_[0-9A-Za-z]{24}$/;
+
+export const inviteInvalid = () => new ApiError(403, "INVITE_INVALID", "This invite code is not valid: it may have expired or been used already");
+
+/** A new invite code, shown once. `by` is the admin making it; null for the command line. */
+export function createInvite(ctx: Ctx, by: Caller | null, days = INVITE_DAYS_DEFAULT): { id: string; code: string; expires_at: string; signup_url: string } {
+  if (by && !by.isAdmin) throw new ApiError(403, "FORBIDDEN", "Only site admins make invite codes");
+  if (!Number.isInteger(days) || days < 1 || days > INVITE_DAYS_MAX) throw new ApiError(400, "INVALID_INPUT", `An invite lasts 1 to ${INVITE_DAYS_MAX} days`);
+  const now = ctx.clock.now();
+  const code = "inv_" + randomBase62(24);
+  const row = ctx.db
+    .insert(inviteCodes)
+    .values({ id: uuidv7(now), codeHash: hashSecret(code), createdBy: by?.id ?? null, createdAt: now, expiresAt: now + days * DAY })
+    .returning()
+    .get();
+  ctx.log.info("invite code created", { invite_id: row.id, by: by?.id ?? "command line" });
+  return { id: row.id, code, expires_at: iso(row.expiresAt), signup_url: `${ctx.config.publicUrl}/signup?invite=${code}` };
+}
+
+/** Uses an invite for `userId` inside the sign-up's transaction; 403 INVITE_INVALID when it cannot be used. */
+export function redeemInvite(ctx: Ctx, tx: Tx, code: string, userId: string): void {
+  const value = code.trim();
+  if (!CODE_RE.test(value)) throw inviteInvalid();
+  const now = ctx.clock.now();
+  const used = tx
+    .update(inviteCodes)
+    .set({ usedAt: now, usedBy: userId })
+    .where(and(eq(inviteCodes.codeHash, hashSecret(value)), isNull(inviteCodes.usedAt), gt(inviteCodes.expiresAt, now)))
+    .run();
+  if (changes(used) !== 1) throw inviteInvalid();
+}
+
+export function purgeOldInvites(ctx: Ctx): number {
+  return changes(ctx.db.delete(inviteCodes).where(lte(inviteCodes.expiresAt, ctx.clock.now() - INVITE_RETENTION_MS)).run());
+}

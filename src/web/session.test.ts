@@ -1,0 +1,217 @@
+// The session plugin: the cookie's attributes, the viewer it resolves, the CSRF and origin checks
+// every form post passes before its handler runs, and the wall between the cookie and the API.
+import { describe, expect, test } from "bun:test";
+import { DAY, MINUTE } from "../core/clock";
+import { Browser } from "../../test/browser";
+import { dbState } from "../../test/db-state";
+import { setup, type Harness } from "../../test/harness";
+import { CLIENT, PASSWORD, human } from "../features/sessions/fixtures";
+import { startSession } from "../features/sessions/service";
+import { parseCookies, safeNext } from "./session";
+
+/** A browser signed in as a new human with a password (through the sign-in form). */
+async function signedIn(h: Harness, headers?: Record<string, string>): Promise<{ b: Browser; username: string; id: string }> {
+  const u = await human(h);
+  const b = new Browser(h, headers);
+  await b.get("/login");
+  const r = await b.post("/login", { login: u.username, password: PASSWORD });
+  expect(r.status).toBe(303);
+  return { b, username: u.username, id: u.id };
+}
+
+describe("the session cookie", () => {
+  test("over http: colony_session, HttpOnly, SameSite=Lax, Path=/, kept 90 days, not Secure", async () => {
+    const h = setup();
+    const { b } = await signedIn(h);
+    const set = b.last!.setCookies.find((c) => c.startsWith("colony_session="))!;
+    expect(set).toMatch(/^colony_session=[0-9A-Za-z]{43}; Path=\/; HttpOnly; SameSite=Lax; Max-Age=7776000$/);
+    const pre = (await new Browser(h).get("/login")).setCookies[0];
+    expect(pre).toMatch(/^colony_csrf=[0-9A-Za-z]{32}; Path=\/; HttpOnly; SameSite=Lax$/);
+  });
+
+  test("over https: the __Host- names, and Secure", async () => {
+    const h = setup({ publicUrl: "https://colony.example" });
+    const b = new Browser(h);
+    expect((await b.get("/login")).setCookies[0]).toMatch(/^__Host-colony_csrf=[0-9A-Za-z]{32}; Path=\/; HttpOnly; SameSite=Lax; Secure$/);
+    const u = await human(h);
+    const r = await b.post("/login", { login: u.username, password: PASSWORD }, { headers: { origin: "https://colony.example" } });
+    expect(r.status).toBe(303);
+    expect(r.setCookies.find((c) => c.startsWith("__Host-colony_session="))).toMatch(/; Path=\/; HttpOnly; SameSite=Lax; Secure; Max-Age=7776000$/);
+    expect((await b.get("/settings/account")).text).toContain(`Signed in as <strong>${u.username}</strong>`);
+    // The plain name means nothing over https.
+    const plain = new Browser(h);
+    plain.jar.set("colony_session", b.jar.get("__Host-colony_session")!);
+    expect((await plain.get("/settings/account")).status).toBe(303);
+  });
+
+  test("a cookie whose session is over is cleared, and the visitor is anonymous", async () => {
+    const h = setup();
+    const { b } = await signedIn(h);
+    h.clock.advance(30 * DAY);
+    const r = await b.get("/settings/account");
+    expect(r.status).toBe(303);
+    expect(r.location).toBe("/login?next=%2Fsettings%2Faccount");
+    expect(r.setCookies).toContain("colony_session=; Path=/; HttpOnly; SameSite=Lax; Max-Age=0");
+    expect(b.jar.has("colony_session")).toBe(false);
+  });
+
+  test("a session is seen on each visit, at most once a minute", async () => {
+    const h = setup();
+    const { b, id } = await signedIn(h);
+    const seen = () => (h.ctx.db.$client.query("select last_seen_at from web_sessions where user_id = ?").get(id) as { last_seen_at: number }).last_seen_at;
+    const start = seen();
+    await b.get("/settings/account");
+    expect(seen()).toBe(start);
+    h.clock.advance(MINUTE);
+    await b.get("/settings/account");
+    expect(seen()).toBe(start + MINUTE);
+  });
+
+  test("cookies parse as browsers send them; the first of a repeated name wins", () => {
+    expect([...parseCookies("a=1; b = two ;a=3; junk; =x; c=")]).toEqual([
+      ["a", "1"],
+      ["b", "two"],
+      ["c", ""],
+    ]);
+    expect(parseCookies(null).size).toBe(0);
+  });
+
+  test("next addresses stay on this site", () => {
+    for (const bad of [null, "", "https://evil.example/", "//evil.example/", "/\\evil.example", "javascript:alert(1)", "/a\nb", "/" + "x".repeat(600)]) expect([bad, safeNext(bad)]).toEqual([bad, "/"]);
+    expect(safeNext("/settings/account?tab=1")).toBe("/settings/account?tab=1");
+  });
+});
+
+describe("the cookie and the API", () => {
+  test("the cookie never authenticates /api/v1; a bearer request is the bearer's, whatever cookie comes with it", async () => {
+    const h = setup();
+    const { b, username } = await signedIn(h);
+    const cookie = `colony_session=${b.jar.get("colony_session")}`;
+    const anon = await h.req("GET", "/api/v1/users/me", { headers: { cookie } });
+    expect(anon.status).toBe(401);
+    const agent = await h.user();
+    const me = await h.req("GET", "/api/v1/users/me", { token: agent.token, headers: { cookie } });
+    expect(me.body.username).toBe(agent.username);
+    expect(me.body.username).not.toBe(username);
+    // A write through the API with only the cookie is refused and changes nothing.
+    const before = dbState(h);
+    expect((await h.req("PUT", "/api/v1/users/me", { headers: { cookie }, body: { display_name: "Changed by a cookie" } })).status).toBe(401);
+    expect(dbState(h)).toEqual(before);
+  });
+
+  test("a page is the cookie's viewer's, not a bearer token's", async () => {
+    const h = setup();
+    const agent = await h.user();
+    const r = await h.req("GET", "/settings/account", { token: agent.token });
+    expect(r.status).toBe(303);
+  });
+});
+
+/** Every form route of the web pages, as mounted. */
+function formRoutes(h: Harness): string[] {
+  return (h.app.routes as { method: string; path: string }[])
+    .filter((r) => r.method === "POST" && /^\/(signup|login|logout|reset|settings)(\/|$)/.test(r.path))
+    .map((r) => r.path);
+}
+
+describe("every form post is checked before it runs", () => {
+  test("the form routes are the ones this test knows", () => {
+    expect(formRoutes(setup()).sort()).toEqual(
+      [
+        "/login",
+        "/login/email-link",
+        "/login/link/:token",
+        "/login/second-factor",
+        "/logout",
+        "/reset",
+        "/reset/:token",
+        "/settings/account/email",
+        "/settings/account/password",
+        "/settings/account/sessions/:id/revoke",
+        "/settings/account/sessions/revoke-all",
+        "/settings/security/2fa/confirm",
+        "/settings/security/2fa/disable",
+        "/settings/security/2fa/enroll",
+        "/settings/security/2fa/recovery-codes",
+        "/signup",
+      ].sort(),
+    );
+  });
+
+  test("without the token, with a wrong one or another session's: 403, and nothing changes", async () => {
+    const h = setup({ registration: "open" });
+    const { b, id } = await signedIn(h);
+    const other = await signedIn(h);
+    const anon = new Browser(h);
+    await anon.get("/login");
+    const session = (h.ctx.db.$client.query("select id from web_sessions where user_id = ?").get(id) as { id: string }).id;
+    const fill = (path: string) => path.replace(":token", "A".repeat(43)).replace(":id", session);
+    const fields = { login: "someone", password: "a long enough secret", current: PASSWORD, username: "new-person", email: "x@example.com", code: "123456", ticket: "A".repeat(43), secret: "ABC", otpauth_uri: "x", next: "/" };
+    await b.get("/settings/account");
+    const mine = b.csrf!;
+    const theirs = (await other.b.get("/settings/account"), other.b.csrf!);
+    const before = dbState(h);
+    let refused = 0;
+    for (const path of formRoutes(h)) {
+      for (const [who, browser, token] of [
+        ["signed in, none", b, null],
+        ["signed in, wrong", b, "0".repeat(64)],
+        ["signed in, another session's", b, theirs],
+        ["signed in, the anonymous form's", b, anon.csrf],
+        ["anonymous, none", anon, null],
+        ["anonymous, the session's", anon, mine],
+      ] as const) {
+        const r = await browser.post(fill(path), fields, { csrf: token });
+        expect([path, who, r.status]).toEqual([path, who, 403]);
+        expect(r.headers.get("content-security-policy")).toContain("default-src 'self'");
+        refused++;
+      }
+    }
+    expect(refused).toBe(16 * 6);
+    expect(dbState(h)).toEqual(before);
+    // The right token still works afterwards.
+    expect((await b.post("/logout", {}, { csrf: mine })).status).toBe(303);
+  });
+
+  test("with the right token but sent from another site (Origin or Sec-Fetch-Site): 403, and nothing changes", async () => {
+    const h = setup();
+    const { b } = await signedIn(h);
+    await b.get("/settings/account");
+    const before = dbState(h);
+    const sites: Record<string, string>[] = [{ origin: "https://evil.example" }, { origin: "null" }, { "sec-fetch-site": "cross-site" }, { "sec-fetch-site": "same-site" }, { origin: "http://localhost:9999" }];
+    for (const headers of sites) {
+      const r = await b.post("/settings/account/sessions/revoke-all", {}, { csrf: b.csrf, headers });
+      expect([headers, r.status]).toEqual([headers, 403]);
+    }
+    expect(dbState(h)).toEqual(before);
+    // This site's own origin, or a browser that sends neither header, is fine.
+    await b.get("/settings/account");
+    expect((await b.post("/settings/account/sessions/revoke-all", {}, { headers: { origin: "http://localhost", "sec-fetch-site": "same-origin" } })).status).toBe(303);
+  });
+
+  test("a body that is not a form is 415, one over 64 KiB is 413; nothing runs", async () => {
+    const h = setup();
+    const { b } = await signedIn(h);
+    await b.get("/settings/account");
+    const before = dbState(h);
+    const json = await b.request("POST", "/settings/account/sessions/revoke-all", { body: JSON.stringify({ csrf: b.csrf }), headers: { "content-type": "application/json" } });
+    expect(json.status).toBe(415);
+    const big = await b.post("/settings/account/sessions/revoke-all", { filler: "x".repeat(70_000) });
+    expect(big.status).toBe(413);
+    const twice = await b.request("POST", "/settings/account/sessions/revoke-all", { body: `csrf=${b.csrf}&csrf=${b.csrf}`, headers: { "content-type": "application/x-www-form-urlencoded" } });
+    expect(twice.status).toBe(403);
+    expect(dbState(h)).toEqual(before);
+  });
+
+  test("a session made outside the browser (the token alone) is the viewer, and its forms carry its own token", async () => {
+    const h = setup();
+    const u = await human(h);
+    const { token } = startSession(h.ctx, u.id, CLIENT);
+    const b = new Browser(h);
+    b.jar.set("colony_session", token);
+    const page = await b.get("/settings/account");
+    expect(page.text).toContain(`Signed in as <strong>${u.username}</strong>`);
+    expect(page.setCookies).toEqual([]);
+    expect(b.csrf).toMatch(/^[0-9a-f]{64}$/);
+  });
+});
