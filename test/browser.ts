@@ -68,3 +68,9 @@ export class Browser {
     return this.request("POST", path, { body, headers: { "content-type": "application/x-www-form-urlencoded", ...opts.headers } });
   }
 }
+
+/** The username the page's header shows as signed in (layout.tsx), or null when it offers sign-in. */
+export function signedInAs(html: string): string | null {
+  const m = /<div class="who"><a href="\/u\/[^"]*"[^>]*>([^<]*)<\/a>/.exec(html);
+  return m ? m[1] : null;
+}

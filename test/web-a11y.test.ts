@@ -86,6 +86,9 @@ describe("reading pages in headless Chromium with axe-core", () => {
       tag: "/tag/reading",
       search: "/search?q=reading",
       about: "/about",
+      "sign in": "/login",
+      "sign up": "/signup",
+      "password reset": "/reset",
       "not found": "/no/such/page",
     });
     browser = await chromium.launch({
@@ -101,7 +104,7 @@ describe("reading pages in headless Chromium with axe-core", () => {
     rmSync(dataDir, { recursive: true, force: true });
   });
 
-  const names = ["front", "front, top", "colony", "post", "poll", "profile", "tag", "search", "about", "not found"];
+  const names = ["front", "front, top", "colony", "post", "poll", "profile", "tag", "search", "about", "sign in", "sign up", "password reset", "not found"];
 
   test.skipIf(!hasChromium).each(names)("%s: no serious or critical axe violation, light and dark, phone and desktop (skipped without /usr/bin/chromium)", async (name) => {
     const found: string[] = [];

@@ -1,5 +1,6 @@
-// The frame of the account pages: plain, semantic HTML with no script and no style of its own
-// (the page's CSP allows neither inline), until the shared layout takes these pages in.
+// The frame of the account pages (sign-up, sign-in, reset, settings): the site's layout
+// (layout.tsx) around plain, semantic HTML built with escapeHtml.
+import { Page } from "./layout";
 import type { Web } from "./session";
 
 /** Text made safe for HTML element content and quoted attribute values. */
@@ -13,27 +14,14 @@ export type Frame = Pick<Web, "viewer" | "csrf">;
 /** The hidden CSRF field every form carries. */
 export const csrfField = (frame: Frame) => `<input type="hidden" name="csrf" value="${escapeHtml(frame.csrf)}">`;
 
-function nav(frame: Frame): string {
-  if (!frame.viewer) return `<a href="/">Colony</a> · <a href="/login">Sign in</a> · <a href="/signup">Sign up</a>`;
-  const name = escapeHtml(frame.viewer.user.username);
-  return (
-    `<a href="/">Colony</a> · <a href="/settings/account">Account</a> · <a href="/settings/security">Security</a>` +
-    ` · Signed in as <strong>${name}</strong> <form method="post" action="/logout">${csrfField(frame)}<button type="submit">Sign out</button></form>`
-  );
+/** The account pages' own navigation, for a signed-in viewer (the shared header signs out). */
+function settingsNav(frame: Frame): string {
+  if (!frame.viewer) return "";
+  return `<nav aria-label="Settings" class="tabs"><a href="/settings/account">Account</a> <a href="/settings/security">Security</a></nav>`;
 }
 
-/** A whole page: `body` is HTML already escaped by its maker; the title is escaped here. */
+/** A whole page in the site's layout (layout.tsx): `body` is HTML already escaped by its maker; the title is escaped here. */
 export function layout(frame: Frame, title: string, body: string): string {
-  return [
-    `<!doctype html>`,
-    `<html lang="en">`,
-    `<head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><meta name="robots" content="noindex"><title>${escapeHtml(title)} · Colony</title></head>`,
-    `<body>`,
-    `<header><nav aria-label="Site">${nav(frame)}</nav></header>`,
-    `<main><h1>${escapeHtml(title)}</h1>`,
-    body,
-    `</main>`,
-    `</body>`,
-    `</html>`,
-  ].join("\n");
+  const viewer = frame.viewer ? { username: frame.viewer.user.username, displayName: frame.viewer.user.displayName, isAdmin: frame.viewer.user.isAdmin } : null;
+  return Page({ title, viewer, csrf: frame.csrf, noindex: true, children: `<section class="account"><h1>${escapeHtml(title)}</h1>${settingsNav(frame)}\n${body}</section>` });
 }

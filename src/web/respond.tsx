@@ -8,6 +8,7 @@ import { htmlHeaders } from "../http/html";
 import { readCacheOf, stampOf } from "../http/read-cache";
 import { acceptsGzip } from "./assets";
 import { Page, sync } from "./layout";
+import type { Server } from "../http/client-ip";
 import { ANONYMOUS, visitOf, type Visit } from "./visit";
 
 /** Bodies smaller than this go out as they are: gzip would save less than a packet. */
@@ -76,10 +77,10 @@ export interface PagePlan {
  * visit is answered from the read cache while no forum write has happened since and for at most
  * its time to live. `render` throws ApiError for pages that do not exist or are not visible.
  */
-export async function servePage(ctx: Ctx, request: Request, plan: () => PagePlan): Promise<Response> {
+export async function servePage(ctx: Ctx, request: Request, server: Server, plan: () => PagePlan): Promise<Response> {
   let visit: Visit | null = null;
   try {
-    visit = await visitOf(ctx, request);
+    visit = await visitOf(ctx, request, server);
     const { key, render } = plan();
     const cache = readCacheOf(ctx);
     if (key === null || visit.caller !== null || cache.budget <= 0) return htmlAnswer(request, await render(visit));

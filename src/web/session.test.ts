@@ -2,7 +2,7 @@
 // every form post passes before its handler runs, and the wall between the cookie and the API.
 import { describe, expect, test } from "bun:test";
 import { DAY, MINUTE } from "../core/clock";
-import { Browser } from "../../test/browser";
+import { Browser, signedInAs } from "../../test/browser";
 import { dbState } from "../../test/db-state";
 import { setup, type Harness } from "../../test/harness";
 import { CLIENT, PASSWORD, human } from "../features/sessions/fixtures";
@@ -37,7 +37,7 @@ describe("the session cookie", () => {
     const r = await b.post("/login", { login: u.username, password: PASSWORD }, { headers: { origin: "https://colony.example" } });
     expect(r.status).toBe(303);
     expect(r.setCookies.find((c) => c.startsWith("__Host-colony_session="))).toMatch(/; Path=\/; HttpOnly; SameSite=Lax; Secure; Max-Age=7776000$/);
-    expect((await b.get("/settings/account")).text).toContain(`Signed in as <strong>${u.username}</strong>`);
+    expect(signedInAs((await b.get("/settings/account")).text)).toBe(u.username);
     // The plain name means nothing over https.
     const plain = new Browser(h);
     plain.jar.set("colony_session", b.jar.get("__Host-colony_session")!);
@@ -210,8 +210,32 @@ describe("every form post is checked before it runs", () => {
     const b = new Browser(h);
     b.jar.set("colony_session", token);
     const page = await b.get("/settings/account");
-    expect(page.text).toContain(`Signed in as <strong>${u.username}</strong>`);
+    expect(signedInAs(page.text)).toBe(u.username);
     expect(page.setCookies).toEqual([]);
     expect(b.csrf).toMatch(/^[0-9a-f]{64}$/);
+  });
+});
+
+describe("the reading pages know who is signed in", () => {
+  test("the header names the signed-in person on every reading page, its sign-out form carries the session's token, and no signed-in page reaches the anonymous cache", async () => {
+    const h = setup();
+    const { b, username } = await signedIn(h);
+    const anonymous = new Browser(h);
+    for (const path of ["/", "/about", "/search?q=anything"]) {
+      // The anonymous copy first: the signed-in read must not be answered from it, nor fill it.
+      expect(signedInAs((await anonymous.get(path)).text)).toBeNull();
+      const page = await b.get(path);
+      expect(page.status).toBe(200);
+      expect(signedInAs(page.text)).toBe(username);
+      const token = /<form method="post" action="\/logout"><input type="hidden" name="csrf" value="([0-9a-f]+)"/.exec(page.text)?.[1];
+      const settings = await b.get("/settings/account");
+      expect(token).toBe(/name="csrf" value="([0-9a-f]+)"/.exec(settings.text)![1]);
+      expect(signedInAs((await anonymous.get(path)).text)).toBeNull();
+    }
+    // Signing out from a reading page's header works.
+    const home = await b.get("/");
+    const token = /action="\/logout"><input type="hidden" name="csrf" value="([0-9a-f]+)"/.exec(home.text)![1];
+    expect((await b.post("/logout", { csrf: token })).status).toBe(303);
+    expect(signedInAs((await b.get("/")).text)).toBeNull();
   });
 });

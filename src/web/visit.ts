@@ -1,9 +1,11 @@
-// Who is reading a page. Every page asks visitOf(); until people can sign in to the web
-// interface, every visit is anonymous, and pages call the feature services as an anonymous API
-// caller would (caller null). Signing in fills in the caller, what the header shows of them and
-// the CSRF token of the page's forms.
+// Who is reading a page. Every page asks visitOf(): a visit with a live session cookie
+// (web/session.ts) is the signed-in person, and pages call the feature services as that account's
+// API caller would; any other visit is anonymous (caller null). A signed-in visit is never served
+// from the anonymous page cache (respond.tsx).
 import type { Ctx } from "../core/context";
-import type { Caller } from "../features/auth/service";
+import type { Server } from "../http/client-ip";
+import type { Caller } from "../features/auth/caller";
+import { parseCookies, sessionCookieName, webOf } from "./session";
 
 /** What the layout shows of a signed-in person. */
 export interface Viewer {
@@ -22,6 +24,11 @@ export interface Visit {
 
 export const ANONYMOUS: Visit = { caller: null, viewer: null };
 
-export function visitOf(_ctx: Ctx, _request: Request): Visit | Promise<Visit> {
-  return ANONYMOUS;
+export function visitOf(ctx: Ctx, request: Request, server: Server = null): Visit {
+  // Most page reads carry no session: answered without reading any cookie's session.
+  if (!parseCookies(request.headers.get("cookie")).has(sessionCookieName(ctx))) return ANONYMOUS;
+  const web = webOf(ctx, request, server);
+  if (!web.viewer) return ANONYMOUS;
+  const { user, caller } = web.viewer;
+  return { caller, viewer: { username: user.username, displayName: user.displayName, isAdmin: user.isAdmin }, csrf: web.csrf };
 }
