@@ -20,11 +20,11 @@ export const BATCH_BYTES = 256 * 1024;
 /** How long after a write the background batch starts, so that writes arriving together share it. */
 export const BATCH_DELAY_MS = 25;
 /**
- * Background indexing takes at most about 1 / (1 + IDLE_FACTOR) of the request thread: after a
+ * Background indexing takes at most about 1 / (1 + IDLE_FACTOR) (a seventh) of the request thread: after a
  * batch of T ms the next waits IDLE_FACTOR × T. Under a burst of writes the queue grows and the
  * requests stay served; it drains when the burst ends (and a search indexes its caller's files).
  */
-export const IDLE_FACTOR = 3;
+export const IDLE_FACTOR = 6;
 
 interface Queued {
   rid: number;

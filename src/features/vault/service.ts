@@ -96,6 +96,10 @@ const statements = (db: Db) =>
     find: db.$client.prepare<Record<string, unknown>, [string, string]>("select * from vault_files where user_id = ? and filename = ?"),
     usage: db.$client.prepare<{ used: number; files: number }, [string]>("select coalesce(sum(size), 0) as used, count(*) as files from vault_files where user_id = ?"),
     names: db.$client.prepare<{ one: number }, [string, string]>("select 1 as one from vault_files where user_id = ? and sha256 = ? limit 1"),
+    replace: db.$client.prepare<Record<string, unknown>, [string, number, number, string]>("update vault_files set sha256 = ?, size = ?, updated_at = ? where id = ? returning *"),
+    create: db.$client.prepare<Record<string, unknown>, [string, string, string, string, number, number, number]>(
+      "insert into vault_files (id, user_id, filename, sha256, size, created_at, updated_at) values (?, ?, ?, ?, ?, ?, ?) returning *",
+    ),
   }));
 
 export function findFile(ctx: Ctx, userId: string, filename: string): VaultFileRow | undefined {
@@ -255,9 +259,8 @@ export async function write(ctx: Ctx, userId: string, filename: string, content:
     row = inTransaction(ctx.db, (tx) => {
       replaced = checkWrite(ctx, userId, filename, bytes.length, pre);
       const now = ctx.clock.now();
-      const written = replaced
-        ? tx.update(vaultFiles).set({ sha256: sha, size: bytes.length, updatedAt: now }).where(eq(vaultFiles.id, replaced.id)).returning().get()
-        : tx.insert(vaultFiles).values({ id: uuidv7(now), userId, filename, sha256: sha, size: bytes.length, createdAt: now, updatedAt: now }).returning().get();
+      const s = statements(ctx.db);
+      const written = mapFile(replaced ? s.replace.get(sha, bytes.length, now, replaced.id)! : s.create.get(uuidv7(now), userId, filename, sha, bytes.length, now, now)!);
       queueIndex(tx, written.id);
       return written;
     });
