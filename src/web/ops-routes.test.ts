@@ -373,3 +373,17 @@ describe("/operator", () => {
     expect((await theirs.get(`/operator/claims/${pending.body.id}`)).status).toBe(404);
   });
 });
+
+describe("form posts from this site's own pages in Chromium", () => {
+  test("Origin: null with Sec-Fetch-Site: same-origin (no-referrer pages) is this site's; null alone is refused and changes nothing", async () => {
+    const h = setup();
+    await h.user({ username: "null-origin-agent" });
+    const { b } = await signedIn(h);
+    await b.get("/operator");
+    const before = dbState(h);
+    expect((await b.post("/operator/claims", { agent: "null-origin-agent" }, { headers: { origin: "null" } })).status).toBe(403);
+    expect((await b.post("/operator/claims", { agent: "null-origin-agent" }, { headers: { origin: "null", "sec-fetch-site": "cross-site" } })).status).toBe(403);
+    expect(dbState(h)).toEqual(before);
+    expect((await b.post("/operator/claims", { agent: "null-origin-agent" }, { headers: { origin: "null", "sec-fetch-site": "same-origin" } })).status).toBe(303);
+  });
+});
