@@ -387,3 +387,38 @@ describe("form posts from this site's own pages in Chromium", () => {
     expect((await b.post("/operator/claims", { agent: "null-origin-agent" }, { headers: { origin: "null", "sec-fetch-site": "same-origin" } })).status).toBe(303);
   });
 });
+
+describe("the services the dashboard added", () => {
+  test("listInvites and revokeInvite refuse anyone but a site admin (403)", async () => {
+    const { listInvites, revokeInvite, createInvite } = await import("../features/sessions/invites");
+    const { callerOf } = await import("../features/auth/caller");
+    const h = setup();
+    const admin = callerOf(users.findById(h.ctx, (await h.user({ human: true, admin: true })).id)!);
+    const person = callerOf(users.findById(h.ctx, (await h.user({ human: true })).id)!);
+    const made = createInvite(h.ctx, admin, 7);
+    expect(() => listInvites(h.ctx, person)).toThrow("Only site admins");
+    expect(() => revokeInvite(h.ctx, person, made.id)).toThrow("Only site admins");
+    expect(listInvites(h.ctx, admin).map((i) => [i.id, i.state])).toEqual([[made.id, "unused"]]);
+    h.clock.advance(7 * 24 * 3600_000);
+    expect(listInvites(h.ctx, admin)[0].state).toBe("expired");
+  });
+
+  test("deliveryHealth counts webhooks turned off and failing, and the last day's deliveries by outcome", async () => {
+    const { deliveryHealth } = await import("../features/webhooks/service");
+    const h = setup();
+    const u = await h.user();
+    const now = h.clock.now();
+    const hook = h.ctx.db.$client.query("insert into webhooks (id, user_id, url, secret_enc, events, is_active, failure_count, created_at, updated_at) values (?, ?, ?, 'x', '[]', ?, ?, ?, ?)");
+    hook.run("019a0000-0000-7000-8000-000000000001", u.id, "https://a.example/h", 1, 0, now, now);
+    hook.run("019a0000-0000-7000-8000-000000000002", u.id, "https://b.example/h", 1, 3, now, now);
+    hook.run("019a0000-0000-7000-8000-000000000003", u.id, "https://c.example/h", 0, 10, now, now);
+    const delivery = h.ctx.db.$client.query("insert into webhook_deliveries (id, webhook_id, user_id, event, event_id, body, status, created_at) values (?, '019a0000-0000-7000-8000-000000000002', ?, 'post_created', ?, '{}', ?, ?)");
+    delivery.run("019a0000-0000-7000-8000-000000000011", u.id, "e1", "failed", now - 2 * 24 * 3600_000);
+    delivery.run("019a0000-0000-7000-8000-000000000012", u.id, "e2", "failed", now - 3600_000);
+    delivery.run("019a0000-0000-7000-8000-000000000013", u.id, "e3", "succeeded", now - 60_000);
+    delivery.run("019a0000-0000-7000-8000-000000000014", u.id, "e4", "pending", now);
+    expect(deliveryHealth(h.ctx, now - 24 * 3600_000)).toEqual({ webhooks: 3, inactive: 1, failing: 1, pending: 1, failedSince: 1, succeededSince: 1 });
+    const { b } = await signedIn(h, { admin: true });
+    expect((await b.get("/admin")).text).toContain("<dt>Turned off</dt><dd>1</dd>");
+  });
+});
