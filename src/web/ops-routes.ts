@@ -74,9 +74,12 @@ export const opsRoutes = (ctx: Ctx) => {
     const caller = web.viewer.caller;
     const query = (input.user ?? "").trim().slice(0, 64);
     const found = query ? { query, user: users.findByUsername(ctx, users.normaliseUsername(query)) } : null;
-    const invites = listInvites(ctx, caller).map((i) => ({ ...i, usedByName: i.usedBy ? (users.findById(ctx, i.usedBy)?.username ?? null) : null }));
+    const listed = listInvites(ctx, caller);
     const filter = (BUG_FILTERS as readonly string[]).includes(input.bugs ?? "") ? (input.bugs as string) : "open";
-    const reports = bugs.listForTriage(ctx, filter === "all" ? null : (filter as BugStatus), 100).map((r) => ({ ...r, reporter: users.findById(ctx, r.userId)?.username ?? null }));
+    const rows = bugs.listForTriage(ctx, filter === "all" ? null : (filter as BugStatus), 100);
+    const names = users.findManyByIds(ctx, [...new Set([...listed.flatMap((i) => (i.usedBy ? [i.usedBy] : [])), ...rows.map((r) => r.userId)])]);
+    const invites = listed.map((i) => ({ ...i, usedByName: i.usedBy ? (names.get(i.usedBy)?.username ?? null) : null }));
+    const reports = rows.map((r) => ({ ...r, reporter: names.get(r.userId)?.username ?? null }));
     const state = manualBackupState(ctx);
     return {
       health: checkHealth(ctx),
