@@ -83,6 +83,20 @@ export function Page(props: PageProps): string {
                   <li>
                     <a href="/about">About</a>
                   </li>
+                  {props.viewer ? (
+                    <li>
+                      <a href="/operator">Your agents</a>
+                    </li>
+                  ) : (
+                    ""
+                  )}
+                  {props.viewer?.isAdmin ? (
+                    <li>
+                      <a href="/admin">Admin</a>
+                    </li>
+                  ) : (
+                    ""
+                  )}
                 </ul>
               </nav>
               <form role="search" method="get" action="/search">

@@ -113,13 +113,16 @@ export function webOf(ctx: Ctx, request: Request, server: Server): Web {
 /**
  * Whether the browser says the request comes from another site: Sec-Fetch-Site other than
  * same-origin (or none: typed by the person), or an Origin that is neither the public URL's nor
- * the request's own. Browsers that send neither header are covered by the token alone.
+ * the request's own (or `null` without Sec-Fetch-Site: same-origin). Browsers that send neither
+ * header are covered by the token alone.
  */
 export function fromAnotherSite(ctx: Ctx, request: Request): boolean {
   const site = request.headers.get("sec-fetch-site");
   if (site && site !== "same-origin" && site !== "none") return true;
   const origin = request.headers.get("origin");
-  if (origin === null) return false;
+  // Under `Referrer-Policy: no-referrer` (http/html.ts) Chromium sends `Origin: null` with this
+  // site's own form posts; Sec-Fetch-Site, which no page can forge, vouches for them (docs/decisions.md §906).
+  if (origin === null || (origin === "null" && site === "same-origin")) return false;
   return origin !== new URL(ctx.config.publicUrl).origin && origin !== new URL(request.url).origin;
 }
 

@@ -1,7 +1,7 @@
 // Invite codes of invite-only registration (docs/decisions.md §139): made by site admins (or the
 // command line), each good for one sign-up until it expires (7 days unless the maker says
 // otherwise, at most 90), stored as the SHA-256 of the code.
-import { and, eq, gt, isNull, lte } from "drizzle-orm";
+import { and, desc, eq, gt, isNull, lte } from "drizzle-orm";
 import { DAY, iso } from "../../core/clock";
 import type { Ctx } from "../../core/context";
 import { ApiError } from "../../core/errors";
@@ -49,4 +49,45 @@ export function redeemInvite(ctx: Ctx, tx: Tx, code: string, userId: string): vo
 
 export function purgeOldInvites(ctx: Ctx): number {
   return changes(ctx.db.delete(inviteCodes).where(lte(inviteCodes.expiresAt, ctx.clock.now() - INVITE_RETENTION_MS)).run());
+}
+
+export type InviteState = "unused" | "used" | "expired";
+export interface InviteListed {
+  id: string;
+  createdBy: string | null;
+  createdAt: number;
+  expiresAt: number;
+  usedAt: number | null;
+  usedBy: string | null;
+  state: InviteState;
+}
+
+const requireAdmin = (by: Caller) => {
+  if (!by.isAdmin) throw new ApiError(403, "FORBIDDEN", "Only site admins see and revoke invite codes");
+};
+
+/** Every invite still kept (codes themselves are never stored), newest first, for site admins. */
+export function listInvites(ctx: Ctx, by: Caller, limit = 100): InviteListed[] {
+  requireAdmin(by);
+  const now = ctx.clock.now();
+  return ctx.db
+    .select()
+    .from(inviteCodes)
+    .orderBy(desc(inviteCodes.createdAt), desc(inviteCodes.id))
+    .limit(limit)
+    .all()
+    .map((r) => ({ id: r.id, createdBy: r.createdBy, createdAt: r.createdAt, expiresAt: r.expiresAt, usedAt: r.usedAt, usedBy: r.usedBy, state: r.usedAt !== null ? "used" : r.expiresAt <= now ? "expired" : "unused" }));
+}
+
+/**
+ * Revokes an unused invite: its row is deleted, so the code no longer redeems (docs/decisions.md
+ * §900). 404 when there is no such invite; 409 once used (the record of who signed up stays).
+ */
+export function revokeInvite(ctx: Ctx, by: Caller, id: string): void {
+  requireAdmin(by);
+  const row = ctx.db.select().from(inviteCodes).where(eq(inviteCodes.id, id)).get();
+  if (!row) throw new ApiError(404, "NOT_FOUND", "No such invite code");
+  if (row.usedAt !== null) throw new ApiError(409, "CONFLICT", "This invite code was already used; it cannot be revoked");
+  ctx.db.delete(inviteCodes).where(and(eq(inviteCodes.id, id), isNull(inviteCodes.usedAt))).run();
+  ctx.log.info("invite code revoked", { invite_id: id, by: by.id });
 }

@@ -543,3 +543,31 @@ export function purgeUserWebhooks(ctx: Ctx, userId: string): void {
   const ids = ctx.db.select({ id: webhooks.id }).from(webhooks).where(eq(webhooks.userId, userId)).all().map((r) => r.id);
   ctx.db.transaction((tx) => purgeWebhooks(tx, ids));
 }
+
+/** Delivery health across the instance, for the admin dashboard: the figures behind failing webhooks. */
+export interface DeliveryHealth {
+  webhooks: number;
+  /** Turned off after DISABLE_AFTER_FAILURES failures in a row (or by their owner). */
+  inactive: number;
+  /** Active webhooks whose last delivery failed (failure_count above 0). */
+  failing: number;
+  pending: number;
+  /** Deliveries that ended failed, made since `since`. */
+  failedSince: number;
+  succeededSince: number;
+}
+
+export function deliveryHealth(ctx: Ctx, since: number): DeliveryHealth {
+  const hooks = ctx.db
+    .select({ n: count(), inactive: sql<number>`coalesce(sum(case when ${webhooks.isActive} then 0 else 1 end), 0)`, failing: sql<number>`coalesce(sum(case when ${webhooks.isActive} and ${webhooks.failureCount} > 0 then 1 else 0 end), 0)` })
+    .from(webhooks)
+    .get();
+  const byStatus = ctx.db
+    .select({ status: webhookDeliveries.status, n: count() })
+    .from(webhookDeliveries)
+    .where(sql`${webhookDeliveries.createdAt} >= ${since}`)
+    .groupBy(webhookDeliveries.status)
+    .all();
+  const of = (s: string) => byStatus.find((r) => r.status === s)?.n ?? 0;
+  return { webhooks: hooks?.n ?? 0, inactive: Number(hooks?.inactive ?? 0), failing: Number(hooks?.failing ?? 0), pending: pendingCount(ctx), failedSince: of("failed"), succeededSince: of("succeeded") };
+}

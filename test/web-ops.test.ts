@@ -1,0 +1,203 @@
+// The operator dashboard and a person's agents in a real browser: `colony serve` on a temporary
+// data folder at 127.0.0.1, a site admin and a person made with `colony admin create-user` and
+// signed in through their one-time links, in Debian's Chromium (headless).
+//   - The journey: the admin runs a backup from the dashboard and sees it listed; the person
+//     claims an agent, the agent confirms over the API, and the person gives it a new key.
+//   - axe-core on /admin, /operator and an agent's page, light and dark, phone and desktop: no
+//     violation of serious or critical impact, nothing loaded from another host, no CSP error.
+// Skipped only where /usr/bin/chromium is not installed (`apt-get install -y chromium`).
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import type { Subprocess } from "bun";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { chromium, type Browser, type BrowserContext } from "playwright-core";
+import { ROOT, serveEnv, startServe, type Running } from "./serve";
+
+const CHROMIUM = "/usr/bin/chromium";
+const hasChromium = existsSync(CHROMIUM);
+const AXE = readFileSync(require.resolve("axe-core/axe.min.js"), "utf8");
+const VIEWPORTS = { phone: { width: 360, height: 740 }, desktop: { width: 1280, height: 900 } } as const;
+const SCHEMES = ["light", "dark"] as const;
+
+describe("operator dashboard and agents' operators in headless Chromium", () => {
+  let browser: Browser | undefined;
+  let server: Running | undefined;
+  const children: Subprocess[] = [];
+  const dataDir = mkdtempSync(join(tmpdir(), "colony-web-ops-"));
+  /** Each account's one-time sign-in link, as a path. */
+  const links: Record<string, string> = {};
+  let claimPage = "";
+
+  /** `colony admin create-user` before the server starts; returns the path of its sign-in link. */
+  function createHuman(username: string, admin: boolean): string {
+    const out = Bun.spawnSync(["bun", join(ROOT, "src/main.ts"), "admin", "create-user", username, "--human", ...(admin ? ["--admin"] : [])], { cwd: dataDir, env: serveEnv(dataDir) });
+    const text = out.stdout.toString();
+    const m = /sign-in link: (\S+)/.exec(text);
+    if (!m) throw new Error(`create-user ${username}: ${text}${out.stderr.toString()}`);
+    return new URL(m[1]).pathname;
+  }
+
+  const api = async (method: string, path: string, token: string | null, body?: unknown) => {
+    const res = await fetch(`${server!.url}${path}`, {
+      method,
+      headers: { "content-type": "application/json", ...(token ? { authorization: `Bearer ${token}` } : {}) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const json = res.status === 204 ? null : await res.json();
+    if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(json)}`);
+    return json as any;
+  };
+
+  /** A browser context signed in through a one-time link. */
+  async function signedIn(name: string, options: Parameters<Browser["newContext"]>[0] = {}): Promise<BrowserContext> {
+    const context = await browser!.newContext(options);
+    const page = await context.newPage();
+    await page.goto(`${server!.url}${links[name]}`);
+    await Promise.all([page.waitForNavigation(), page.getByRole("button", { name: "Sign in" }).click()]);
+    if (new URL(page.url()).pathname.startsWith("/login")) throw new Error(`${name} was not signed in: ${page.url()} ${await page.locator("main").textContent()}`);
+    await page.close();
+    return context;
+  }
+
+  beforeAll(async () => {
+    if (!hasChromium) return;
+    links.admin = createHuman("ops-admin", true);
+    links.person = createHuman("ops-person", false);
+    links.axe = createHuman("ops-axe", true);
+    // Something in every section of the dashboard for axe to check: an invite code, a bug report.
+    expect(Bun.spawnSync(["bun", join(ROOT, "src/main.ts"), "admin", "invite"], { cwd: dataDir, env: serveEnv(dataDir) }).exitCode).toBe(0);
+    server = await startServe(dataDir, { cwd: dataDir, children });
+    const reporter = await api("POST", "/api/v1/auth/register", null, { username: "ops-reporter", display_name: "Reporter" });
+    const reporterToken = (await api("POST", "/api/v1/auth/token", null, { api_key: reporter.api_key })).access_token as string;
+    await api("POST", "/api/v1/bugs", reporterToken, { title: "The feed skips a post", description: "Between two pages one post never shows up." });
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
+    });
+  }, 60_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    for (const child of children) child.kill("SIGKILL");
+    await Promise.all(children.map((c) => c.exited));
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  test.skipIf(!hasChromium)("an admin signs in, runs a backup from the dashboard and sees it listed (skipped without /usr/bin/chromium)", async () => {
+    const context = await signedIn("admin");
+    const page = await context.newPage();
+    await page.goto(`${server!.url}/`);
+    await page.getByRole("link", { name: "Admin", exact: true }).click();
+    expect(await page.getByRole("heading", { level: 1, name: "Admin" }).count()).toBe(1);
+    expect(await page.getByText("No backup files yet.").count()).toBe(1);
+    await page.getByRole("button", { name: "Back up now" }).click();
+    await page.waitForURL((u) => u.pathname === "/admin" && u.searchParams.get("notice") === "backup-started");
+    // Written on a worker thread: reload until it is listed.
+    const link = page.locator('a[href^="/admin/backups/colony-"]');
+    for (let i = 0; i < 100 && (await link.count()) === 0; i++) {
+      await Bun.sleep(100);
+      await page.reload();
+    }
+    expect(await link.count()).toBe(1);
+    const name = (await link.textContent())!;
+    expect(readdirSync(join(dataDir, "backups"))).toContain(name);
+    const download = await page.request.get(`${server!.url}/admin/backups/${name}`);
+    expect(download.status()).toBe(200);
+    expect((await download.body()).subarray(0, 2)).toEqual(Buffer.from([0x1f, 0x8b]));
+    await context.close();
+  }, 60_000);
+
+  test.skipIf(!hasChromium)("a person claims an agent; the agent confirms over the API; the person gives it a new key (skipped without /usr/bin/chromium)", async () => {
+    const reg = await api("POST", "/api/v1/auth/register", null, { username: "ops-agent", display_name: "Ops Agent" });
+    const agentToken = (await api("POST", "/api/v1/auth/token", null, { api_key: reg.api_key })).access_token as string;
+    await api("POST", "/api/v1/posts", agentToken, { colony: "general", post_type: "discussion", title: "Notes from the operated agent", body: "What I did today, in some detail." });
+
+    const context = await signedIn("person");
+    const page = await context.newPage();
+    await page.goto(`${server!.url}/`);
+    await page.getByRole("link", { name: "Your agents" }).click();
+    await page.getByLabel("Agent's username").fill("ops-agent");
+    await page.getByRole("button", { name: "Claim" }).click();
+    await page.waitForURL((u) => u.searchParams.get("notice") === "claimed");
+    expect(await page.getByText("@ops-agent: waiting for the agent to confirm").count()).toBe(1);
+
+    const claims = await api("GET", "/api/v1/claims", agentToken);
+    const claim = (Array.isArray(claims) ? claims : claims.items)[0];
+    await api("POST", `/api/v1/claims/${claim.id}/confirm`, agentToken);
+
+    await page.reload();
+    await page.getByRole("link", { name: "@ops-agent" }).click();
+    claimPage = new URL(page.url()).pathname;
+    expect(await page.getByRole("heading", { level: 1, name: "Operating @ops-agent" }).count()).toBe(1);
+    expect(await page.getByText("Notes from the operated agent").count()).toBe(1);
+    await page.getByRole("button", { name: "Give the agent a new API key" }).click();
+    const key = (await page.locator("code.ops-secret").textContent())!;
+    expect(key).toMatch(/^col_/);
+    // The old key no longer mints tokens; the new one does.
+    expect((await fetch(`${server!.url}/api/v1/auth/token`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ api_key: reg.api_key }) })).status).toBe(401);
+    await api("POST", "/api/v1/auth/token", null, { api_key: key });
+    await context.close();
+  }, 60_000);
+
+  test.skipIf(!hasChromium)("/admin, /operator and an agent's page: no serious or critical axe violation, light and dark, phone and desktop (skipped without /usr/bin/chromium)", async () => {
+    expect(claimPage).toMatch(/^\/operator\/claims\//);
+    const found: string[] = [];
+    const pages: [string, string][] = [
+      ["axe", "/admin?user=ops-person"],
+      ["person", "/operator"],
+      ["person", claimPage],
+    ];
+    for (const colorScheme of SCHEMES) {
+      for (const [device, viewport] of Object.entries(VIEWPORTS)) {
+        const contexts: Record<string, BrowserContext> = {};
+        for (const [who, path] of pages) {
+          // Each one-time link signs in once: the other contexts reuse its cookies.
+          contexts[who] ??= await signedInOnce(who, { colorScheme, viewport, reducedMotion: "reduce" });
+          const page = await contexts[who].newPage();
+          const problems: string[] = [];
+          await page.route("**/*", (route) => (new URL(route.request().url()).hostname === "127.0.0.1" ? route.continue() : (problems.push(`off host: ${route.request().url()}`), route.abort("blockedbyclient"))));
+          page.on("console", (msg) => {
+            if (msg.type() === "error") problems.push(`console: ${msg.text()}`);
+          });
+          page.on("pageerror", (err) => problems.push(`page error: ${err.message}`));
+          const response = await page.goto(`${server!.url}${path}`, { waitUntil: "load" });
+          expect(response?.status()).toBe(200);
+          await page.evaluate(AXE);
+          const violations = (await page.evaluate(
+            `axe.run(document, { resultTypes: ["violations"] }).then((r) => r.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.slice(0, 3).map((n) => n.target.join(" ")) })))`,
+          )) as { id: string; impact: string; help: string; nodes: string[] }[];
+          for (const v of violations) if (v.impact === "serious" || v.impact === "critical") found.push(`${path} ${colorScheme}/${device}: ${v.impact} ${v.id} (${v.help}) at ${v.nodes.join(", ")}`);
+          for (const p of problems) found.push(`${path} ${colorScheme}/${device}: ${p}`);
+          await page.close();
+        }
+        for (const c of Object.values(contexts)) await c.close();
+      }
+    }
+    expect(found).toEqual([]);
+  }, 120_000);
+
+  /** Cookies of each account's first signed-in context, reused for every other context of that account. */
+  const jars: Record<string, Awaited<ReturnType<BrowserContext["cookies"]>>> = {};
+  async function signedInOnce(who: string, options: Parameters<Browser["newContext"]>[0]): Promise<BrowserContext> {
+    if (!jars[who]) {
+      if (who === "person") {
+        // Signed in by the journey already, whose link is spent: a new link from the command line.
+        links.person = newLink("ops-person");
+      }
+      const first = await signedIn(who, options);
+      jars[who] = await first.cookies();
+      return first;
+    }
+    const context = await browser!.newContext(options);
+    await context.addCookies(jars[who]);
+    return context;
+  }
+
+  function newLink(username: string): string {
+    const out = Bun.spawnSync(["bun", join(ROOT, "src/main.ts"), "admin", "sign-in-link", username], { cwd: dataDir, env: serveEnv(dataDir) });
+    const m = /sign-in link: (\S+)/.exec(out.stdout.toString());
+    if (!m) throw new Error(`sign-in-link ${username}: ${out.stdout.toString()}${out.stderr.toString()}`);
+    return new URL(m[1]).pathname;
+  }
+});
