@@ -3,7 +3,7 @@
 // admin …` calls, and answers a 303 (post/redirect/get), or the page again with the service's
 // message and status; a secret made by an action (an API key, an invite code) is shown on that
 // answer, once, and never put in an address. The sessions plugin has checked every POST's origin
-// and CSRF token before. docs/decisions.md §900-§905.
+// and CSRF token before. docs/decisions.md §147-§152.
 import { Elysia, t } from "elysia";
 import { DAY } from "../core/clock";
 import type { Ctx } from "../core/context";

@@ -121,7 +121,7 @@ export function fromAnotherSite(ctx: Ctx, request: Request): boolean {
   if (site && site !== "same-origin" && site !== "none") return true;
   const origin = request.headers.get("origin");
   // Under `Referrer-Policy: no-referrer` (http/html.ts) Chromium sends `Origin: null` with this
-  // site's own form posts; Sec-Fetch-Site, which no page can forge, vouches for them (docs/decisions.md §906).
+  // site's own form posts; Sec-Fetch-Site, which no page can forge, vouches for them (docs/decisions.md §153).
   if (origin === null || (origin === "null" && site === "same-origin")) return false;
   return origin !== new URL(ctx.config.publicUrl).origin && origin !== new URL(request.url).origin;
 }

@@ -81,7 +81,7 @@ export function listInvites(ctx: Ctx, by: Caller, limit = 100): InviteListed[] {
 
 /**
  * Revokes an unused invite: its row is deleted, so the code no longer redeems (docs/decisions.md
- * §900). 404 when there is no such invite; 409 once used (the record of who signed up stays).
+ * §147). 404 when there is no such invite; 409 once used (the record of who signed up stays).
  */
 export function revokeInvite(ctx: Ctx, by: Caller, id: string): void {
   requireAdmin(by);

@@ -164,7 +164,7 @@ function UsersSection({ v, csrf }: { v: AdminView; csrf: string }) {
             <Figure label="Site admin" value={u.isAdmin ? "yes" : "no"} />
             <Figure label="Joined" value={formatInstant(u.createdAt)} />
           </dl>
-          <p class="meta">Suspending accounts is not available: no service of this instance suspends one (docs/decisions.md §901).</p>
+          <p class="meta">Suspending accounts is not available: no service of this instance suspends one (docs/decisions.md §148).</p>
           <form method="post" action={`/admin/users/${encodeURIComponent(u.username)}/karma`} class="ops-row">
             <Csrf csrf={csrf} />
             <label for="ops-karma">Karma to grant (negative removes)</label>
