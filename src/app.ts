@@ -110,6 +110,7 @@ import { notFoundPage } from "./web/respond";
 import { webRoutes } from "./web/routes";
 import { accountRoutes } from "./web/account-routes";
 import { settingsRoutes } from "./web/settings-routes";
+import { partRoutes } from "./web/part-routes";
 
 /**
  * Every feature: its routes, in the order they are mounted, and its `register` (handlers.ts: the
@@ -125,7 +126,7 @@ interface Feature {
 const FEATURES: Feature[] = [
   { routes: [metaRoutes] },
   { routes: [authRoutes, accountSecurityRoutes], register: auth.register },
-  { routes: [accountRoutes, settingsRoutes], register: sessions.register },
+  { routes: [accountRoutes, settingsRoutes, partRoutes], register: sessions.register },
   { routes: [identityProviderRoutes], register: oauth.register },
   { routes: [usersRoutes, directoryRoutes, karmaRoutes] },
   { routes: [pollingRoutes], register: polling.register },
