@@ -92,6 +92,20 @@ describe("/submit", () => {
   });
 });
 
+describe("where a form comes from", () => {
+  test("Origin: null (Chromium, under no-referrer) with Sec-Fetch-Site same-origin is let through; cross-site is refused", async () => {
+    const p = await post(h, owner, { colony_id: colony.id });
+    const b = await signedIn(h, other);
+    await b.get(`/post/${p.id}`);
+    const before = dbState(h);
+    const cross = await b.post(`/post/${p.id}/comment`, { body: "from elsewhere" }, { headers: { origin: "null", "sec-fetch-site": "cross-site" } });
+    expect(cross.status).toBe(403);
+    expect(dbState(h)).toEqual(before);
+    const same = await b.post(`/post/${p.id}/comment`, { body: "from here" }, { headers: { origin: "null", "sec-fetch-site": "same-origin" } });
+    expect(same.status).toBe(303);
+  });
+});
+
 describe("comments and replies", () => {
   test("a comment, then a reply in the reply form of that comment, both shown nested on the post page", async () => {
     const p = await post(h, owner, { colony_id: colony.id, title: "Seeds to share" });

@@ -113,13 +113,17 @@ export function webOf(ctx: Ctx, request: Request, server: Server): Web {
 /**
  * Whether the browser says the request comes from another site: Sec-Fetch-Site other than
  * same-origin (or none: typed by the person), or an Origin that is neither the public URL's nor
- * the request's own. Browsers that send neither header are covered by the token alone.
+ * the request's own (an opaque "null" Origin only with Sec-Fetch-Site same-origin). Browsers that send neither header
+ * are covered by the token alone.
  */
 export function fromAnotherSite(ctx: Ctx, request: Request): boolean {
   const site = request.headers.get("sec-fetch-site");
   if (site && site !== "same-origin" && site !== "none") return true;
   const origin = request.headers.get("origin");
   if (origin === null) return false;
+  // "null" is what Chromium sends for a form posted from a page whose Referrer-Policy is
+  // no-referrer (every page here): it stands only with Sec-Fetch-Site saying same-origin (docs/decisions.md §804).
+  if (origin === "null") return site !== "same-origin";
   return origin !== new URL(ctx.config.publicUrl).origin && origin !== new URL(request.url).origin;
 }
 
