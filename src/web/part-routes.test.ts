@@ -301,3 +301,35 @@ describe("/messages", () => {
     expect(dbState(h)).toEqual(before);
   });
 });
+
+describe("limits", () => {
+  test("votes share the API's hourly budget: the 11th is a 429 page with Retry-After, a refused vote costs nothing, and an hour later it works", async () => {
+    const hh = setup({ readCacheBytes: 0 });
+    const a = await human(hh, { username: "writer" });
+    const a2 = await human(hh, { username: "writer-two" });
+    const v = await human(hh, { username: "voter" });
+    const c = makeColony(hh, a, "public", "limits");
+    await join(hh, c, v);
+    await join(hh, c, a2);
+    const ids: string[] = [];
+    // Two writers: each may post 10 an hour.
+    for (let i = 0; i < 12; i++) ids.push((await post(hh, i % 2 ? a2 : a, { colony_id: c.id, title: `Post number ${i}` })).id);
+    const own = await post(hh, v, { colony_id: c.id, title: "The voter's own" });
+    const b = await signedIn(hh, v);
+    await b.get(`/post/${ids[0]}`);
+    expect((await b.post(`/post/${own.id}/vote`, { value: "1" })).status).toBe(400);
+    for (let i = 0; i < 10; i++) expect((await b.post(`/post/${ids[i]}/vote`, { value: "1" })).status).toBe(303);
+    const before = dbState(hh);
+    const refused = await b.post(`/post/${ids[10]}/vote`, { value: "1" });
+    expect(refused.status).toBe(429);
+    expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(0);
+    expect(dbState(hh)).toEqual(before);
+    // The same budget as POST /api/v1/posts/{id}/vote.
+    const api = await hh.req("POST", `/api/v1/posts/${ids[10]}/vote`, { token: (await hh.fresh(v)).token, body: { value: 1 } });
+    expect(api.status).toBe(429);
+    hh.clock.advance(61 * 60 * 1000);
+    const again = await signedIn(hh, v);
+    await again.get(`/post/${ids[11]}`);
+    expect((await again.post(`/post/${ids[11]}/vote`, { value: "1" })).status).toBe(303);
+  });
+});
