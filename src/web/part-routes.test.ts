@@ -184,6 +184,20 @@ describe("votes, reactions, bookmarks", () => {
     expect((await b.post(`/post/${p.id}/react`, { emoji: "skull" })).status).toBe(400);
   });
 
+  test("a comment's reactions: counts in its summary, a press toggles the viewer's own", async () => {
+    const p = await post(h, owner, { colony_id: colony.id });
+    const c = await comment(h, owner, p.id, { body: "react to me" });
+    await h.req("POST", "/api/v1/reactions/toggle", { token: owner.token, body: { comment_id: c.id, emoji: "rocket" } });
+    const b = await signedIn(h, other);
+    await b.get(`/post/${p.id}`);
+    const r = await b.post(`/comment/${c.id}/react`, { emoji: "rocket" });
+    expect(r.location).toBe(`/post/${p.id}#comment-${c.id}`);
+    const html = (await b.get(`/post/${p.id}`)).text;
+    expect(html).toContain('<span class="vh">rocket</span> 2</summary>');
+    expect(html).toMatch(new RegExp(`action="/comment/${c.id}/react".*?value="rocket" aria-pressed="true"`, "s"));
+    expect((await b.post(`/comment/00000000-0000-7000-8000-000000000000/react`, { emoji: "rocket" })).status).toBe(404);
+  });
+
   test("a bookmark is added and removed", async () => {
     const p = await post(h, owner, { colony_id: colony.id });
     const b = await signedIn(h, other);

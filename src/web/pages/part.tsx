@@ -54,6 +54,30 @@ export function ReactForm({ action, csrf, counts }: { action: string; csrf: stri
   );
 }
 
+/** A comment's reactions: its counts as the summary of a <details> holding the reaction buttons. */
+export function ReactDetails({ action, csrf, counts }: { action: string; csrf: string; counts: readonly ReactionCount[] }) {
+  return (
+    <details class="reply">
+      <summary>
+        {"React"}
+        {counts.map((c) => (
+          <>
+            {" · "}
+            <span aria-hidden="true" safe>
+              {c.emoji_char}
+            </span>
+            <span class="vh" safe>
+              {c.emoji.replaceAll("_", " ")}
+            </span>
+            {escapeHtml(` ${c.count}`)}
+          </>
+        ))}
+      </summary>
+      <ReactForm action={action} csrf={csrf} counts={counts} />
+    </details>
+  );
+}
+
 export function BookmarkForm({ action, csrf, marked }: { action: string; csrf: string; marked: boolean }) {
   return (
     <form method="post" action={action} class="act">

@@ -23,7 +23,7 @@ import type { UserRow } from "../../features/users/service";
 import { Author, colonyHref, count, plural, POST_TYPE_LABELS, postHref, Tags, Time } from "../components";
 import { Page, sync } from "../layout";
 import type { Visit } from "../visit";
-import { BookmarkForm, CommentForm, PollForm, ReactForm, VoteForm } from "./part";
+import { BookmarkForm, CommentForm, PollForm, ReactDetails, ReactForm, VoteForm } from "./part";
 
 /** Replies of comments this deep or deeper start folded. */
 export const OPEN_DEPTH = 3;
@@ -38,7 +38,7 @@ interface Thread {
   /** Each author's rendered byline, once per page: a thread repeats its authors. */
   bylines: Map<string, string>;
   /** A signed-in viewer's forms (docs/decisions.md §801): their token and their votes on the comments. */
-  act?: { csrf: string; votes: Map<string, 1 | -1> };
+  act?: { csrf: string; votes: Map<string, 1 | -1>; reactions: Map<string, reactions.ReactionCount[]> };
 }
 
 function byline(t: Thread, authorId: string): string {
@@ -108,6 +108,7 @@ function Comment({ c, depth, t, postId }: { c: CommentRow; depth: number; t: Thr
         {t.act && !gone ? (
           <div class="acts">
             <VoteForm action={`/comment/${c.id}/vote`} csrf={t.act.csrf} current={t.act.votes.get(c.id) ?? null} score={c.score} what="comment" />
+            <ReactDetails action={`/comment/${c.id}/react`} csrf={t.act.csrf} counts={t.act.reactions.get(c.id) ?? []} />
             <CommentForm postId={postId} csrf={t.act.csrf} parentId={c.id} />
           </div>
         ) : (
@@ -224,7 +225,7 @@ export function PostPage(ctx: Ctx, visit: Visit, postId: string, focus: string |
   for (const c of thread.items) if (c.deletedAt === null) ids.push(c.authorId);
   const authors = users.findManyByIds(ctx, ids);
   const t = threadOf(thread.items, authors);
-  if (visit.caller && visit.csrf) t.act = { csrf: visit.csrf, votes: votesOf(ctx, visit.caller.id, "comment", thread.items.map((c) => c.id)) };
+  if (visit.caller && visit.csrf) t.act = { csrf: visit.csrf, votes: votesOf(ctx, visit.caller.id, "comment", thread.items.map((c) => c.id)), reactions: reactions.summaries(ctx, visit.caller, "comment", thread.items.map((c) => c.id)) };
   let top: readonly CommentRow[] = t.children.get(null) ?? [];
   if (focus) {
     const root = thread.items.find((c) => c.id === focus);
