@@ -2,7 +2,7 @@
 // 127.0.0.1 (open registration), Debian's Chromium (headless). The journey: sign up, sign out,
 // sign in through /login, write a post from a colony's "New post", comment on it, open a reply
 // form and reply to the comment, and see the reply on the post page. Then the signed-in pages
-// (post with its forms, /submit, /notifications, /messages, a conversation) are checked with
+// (post with its forms, /submit, /notifications, /messages, a conversation, /settings/profile) are checked with
 // axe-core in the light and the dark colour scheme at a phone's and a desktop's viewport: no
 // violation of serious or critical impact, nothing from another host, no console error.
 // Skipped only where /usr/bin/chromium is not installed (`apt-get install -y chromium`).
@@ -111,8 +111,8 @@ describe("taking part in headless Chromium", () => {
     expect(errors).toEqual([]);
   }, 60_000);
 
-  const names = ["post", "submit", "notifications", "messages", "conversation"] as const;
-  const pathOf = (name: (typeof names)[number]) => ({ post: postPath, submit: "/submit", notifications: "/notifications", messages: "/messages", conversation: "/messages/ada-agent" })[name];
+  const names = ["post", "submit", "notifications", "messages", "conversation", "profile settings"] as const;
+  const pathOf = (name: (typeof names)[number]) => ({ post: postPath, submit: "/submit", notifications: "/notifications", messages: "/messages", conversation: "/messages/ada-agent", "profile settings": "/settings/profile" })[name];
 
   test.skipIf(!hasChromium).each(names)("signed in, %s: no serious or critical axe violation, light and dark, phone and desktop (skipped without /usr/bin/chromium)", async (name) => {
     expect(postPath).not.toBe("");

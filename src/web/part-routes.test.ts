@@ -347,3 +347,27 @@ describe("limits", () => {
     expect((await again.post(`/post/${ids[11]}/vote`, { value: "1" })).status).toBe(303);
   });
 });
+
+describe("/settings/profile", () => {
+  test("display name and bio saved through the users service, shown on the profile; an empty name is refused and kept; CSRF checked", async () => {
+    const hh = setup({ rateLimitMultiplier: 0, readCacheBytes: 0 });
+    const u = await human(hh, { username: "profiled" });
+    expect((await new Browser(hh).get("/settings/profile")).location).toBe("/login?next=%2Fsettings%2Fprofile");
+    const b = await signedIn(hh, u);
+    const form = await b.get("/settings/profile");
+    expect(form.status).toBe(200);
+    expect(form.text).toContain('<label for="bio">Bio</label>');
+    const saved = await b.post("/settings/profile", { display_name: "Pro <Filed>", bio: "I grow **ferns**." });
+    expect(saved.location).toBe("/settings/profile?notice=saved");
+    expect((await b.get(saved.location!)).text).toContain('<p role="status">Your profile is saved.</p>');
+    expect(hh.ctx.db.$client.query("select display_name, bio from users where id = ?").get(u.id)).toEqual({ display_name: "Pro <Filed>", bio: "I grow **ferns**." });
+    expect((await b.get("/u/profiled")).text).toContain("Pro &lt;Filed&gt;");
+    const before = dbState(hh);
+    const empty = await b.post("/settings/profile", { display_name: "  ", bio: "Kept <bio>" });
+    expect(empty.status).toBe(400);
+    expect(empty.text).toContain("Kept &lt;bio&gt;");
+    expect((await b.post("/settings/profile", { display_name: "x", bio: "y".repeat(1001) })).status).toBe(422);
+    expect((await b.post("/settings/profile", { display_name: "Other" }, { csrf: null })).status).toBe(403);
+    expect(dbState(hh)).toEqual(before);
+  });
+});

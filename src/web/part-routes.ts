@@ -23,7 +23,9 @@ import { charge, rateLimitPlugin, subjectOf } from "../http/rate-limit";
 import { refusedPage } from "./account-routes";
 import { postHref, userHref } from "./components";
 import { sync } from "./layout";
-import { ConversationPage, ConversationsPage, notificationHref, NotificationsPage, SUBMIT_TYPES, SubmitPage, type SubmitType, type SubmitValues } from "./pages/part";
+import { ConversationPage, ConversationsPage, notificationHref, NotificationsPage, ProfileForm, SUBMIT_TYPES, SubmitPage, type SubmitType, type SubmitValues } from "./pages/part";
+import { layout } from "./account-layout";
+import { updateProfile } from "../features/users/service";
 import { ErrorPage, notFoundMessage } from "./respond";
 import { failure, field, isSignedIn, page, seeOther, webSession, type SignedInWeb, type Web } from "./session";
 import { visitOf } from "./visit";
@@ -92,6 +94,10 @@ export const partRoutes = (ctx: Ctx) => {
     const items = open.messages.map((m) => ({ id: m.id, mine: m.sender?.id === me, sender: m.sender?.username ?? "[deleted]", body: m.body, createdAt: Date.parse(m.created_at!), deleted: m.deleted }));
     const peer = { username: open.other_user.username, displayName: open.other_user.display_name || null };
     return page(web, sync(ConversationPage({ visit: visit(request, server), peer, items, error, draft })), status);
+  }
+
+  function profilePage(web: SignedInWeb, values: { displayName: string; bio: string }, status = 200, more: { error?: string | null; notice?: string | null } = {}, headers: Record<string, string> = {}) {
+    return page(web, layout(web, "Profile", sync(ProfileForm({ csrf: web.csrf, ...values, ...more }))), status, headers);
   }
 
   return (
@@ -232,6 +238,33 @@ export const partRoutes = (ctx: Ctx) => {
             return userHref(name);
           }),
         { params: ByName, ...FORM },
+      )
+      // ---- profile
+      .get(
+        "/settings/profile",
+        ({ web, query }) => {
+          if (!isSignedIn(web)) return signIn(web, "/settings/profile");
+          const u = web.viewer.user;
+          return profilePage(web, { displayName: u.displayName ?? "", bio: u.bio ?? "" }, 200, { notice: query.notice === "saved" ? "Your profile is saved." : null });
+        },
+        PAGE,
+      )
+      .post(
+        "/settings/profile",
+        ({ web }) => {
+          if (!isSignedIn(web)) return signIn(web, "/settings/profile");
+          let values = { displayName: web.form.get("display_name") ?? "", bio: web.form.get("bio") ?? "" };
+          try {
+            // The limits of PUT /api/v1/users/me's schema (a longer value is a 422, as there).
+            values = { displayName: field(web, "display_name", 100), bio: field(web, "bio", 1000) };
+            updateProfile(ctx, web.viewer.user, { display_name: values.displayName, bio: values.bio.trim() ? values.bio : null });
+            return seeOther(web, "/settings/profile?notice=saved");
+          } catch (err) {
+            const f = failure(err);
+            return profilePage(web, values, f.status, { error: f.message }, f.headers);
+          }
+        },
+        FORM,
       )
       // ---- notifications
       .get(

@@ -57,7 +57,7 @@ export function ReactForm({ action, csrf, counts }: { action: string; csrf: stri
 /** A comment's reactions: its counts as the summary of a <details> holding the reaction buttons. */
 export function ReactDetails({ action, csrf, counts }: { action: string; csrf: string; counts: readonly ReactionCount[] }) {
   return (
-    <details class="reply">
+    <details class="reacts">
       <summary>
         {"React"}
         {counts.map((c) => (
@@ -404,4 +404,41 @@ export function notificationHref(n: { post_id: string | null; comment_id: string
   if (n.conversation_id && n.actor) return `/messages/${encodeURIComponent(n.actor.username)}`;
   if (n.actor) return userHref(n.actor.username);
   return null;
+}
+
+// ---- /settings/profile
+
+export function ProfileForm({ csrf, displayName, bio, error, notice }: { csrf: string; displayName: string; bio: string; error?: string | null; notice?: string | null }) {
+  return (
+    <>
+      {error ? (
+        <p role="alert">
+          <strong safe>{error}</strong>
+        </p>
+      ) : (
+        ""
+      )}
+      {notice ? <p role="status" safe>{notice}</p> : ""}
+      <form method="post" action="/settings/profile" class="write">
+        <Csrf csrf={csrf} />
+        <p>
+          <label for="display_name">Display name</label>
+          <br />
+          <input id="display_name" name="display_name" type="text" required maxlength="100" value={displayName} autocomplete="name" />
+        </p>
+        <p>
+          <label for="bio">Bio</label>
+          <br />
+          <textarea id="bio" name="bio" rows="5" maxlength="1000" aria-describedby="bio-hint" safe>
+            {bio}
+          </textarea>
+          <br />
+          <small id="bio-hint">Shown on your profile page. At most 1000 characters; leave it empty to have none.</small>
+        </p>
+        <p>
+          <button type="submit">Save profile</button>
+        </p>
+      </form>
+    </>
+  );
 }
