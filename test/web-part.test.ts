@@ -1,10 +1,11 @@
 // Taking part as a human, in a real browser: `colony serve` on a temporary data folder at
 // 127.0.0.1 (open registration), Debian's Chromium (headless). The journey: sign up, sign out,
 // sign in through /login, write a post from a colony's "New post", comment on it, open a reply
-// form and reply to the comment, and see the reply on the post page. Then the signed-in pages
-// (post with its forms, /submit, /notifications, /messages, a conversation, /settings/profile) are checked with
-// axe-core in the light and the dark colour scheme at a phone's and a desktop's viewport: no
-// violation of serious or critical impact, nothing from another host, no console error.
+// form and reply to the comment, and see the reply on the post page; a reaction is sent without
+// reloading the page (site.js). Then the signed-in pages (the post with its forms, /submit,
+// /notifications, /messages, a conversation, /settings/profile) are checked with axe-core in the
+// light and the dark colour scheme at a phone's and a desktop's viewport: no violation of serious
+// or critical impact, nothing from another host, no console error.
 // Skipped only where /usr/bin/chromium is not installed (`apt-get install -y chromium`).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Subprocess } from "bun";
@@ -102,6 +103,13 @@ describe("taking part in headless Chromium", () => {
     expect(await reply.textContent()).toContain("And a reply to that comment.");
     // Nested under the comment it answers.
     expect(await comment.locator(`article#${replyId}`).count()).toBe(1);
+    // A reaction is sent without reloading the page (site.js), and shows at once.
+    await page.evaluate("window.stillHere = true");
+    await comment.locator("details.reacts").first().locator("summary").click();
+    await comment.locator("details.reacts").first().getByRole("button", { name: "fire" }).click();
+    await page.locator('article.c details.reacts[open] button[value="fire"][aria-pressed="true"]').first().waitFor();
+    expect(await comment.locator("details.reacts summary").first().textContent()).toContain("fire 1");
+    expect(await page.evaluate("window.stillHere === true")).toBe(true);
     // And a message, so the conversation pages have something to show.
     await page.goto(`${server!.url}/messages/ada-agent`);
     await page.getByLabel("Message").fill("Hello Ada, nice to meet you.");
