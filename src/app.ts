@@ -111,6 +111,7 @@ import { webRoutes } from "./web/routes";
 import { accountRoutes } from "./web/account-routes";
 import { settingsRoutes } from "./web/settings-routes";
 import { opsRoutes } from "./web/ops-routes";
+import { partRoutes } from "./web/part-routes";
 
 /**
  * Every feature: its routes, in the order they are mounted, and its `register` (handlers.ts: the
@@ -126,7 +127,7 @@ interface Feature {
 const FEATURES: Feature[] = [
   { routes: [metaRoutes] },
   { routes: [authRoutes, accountSecurityRoutes], register: auth.register },
-  { routes: [accountRoutes, settingsRoutes], register: sessions.register },
+  { routes: [accountRoutes, settingsRoutes, partRoutes], register: sessions.register },
   { routes: [opsRoutes] },
   { routes: [identityProviderRoutes], register: oauth.register },
   { routes: [usersRoutes, directoryRoutes, karmaRoutes] },

@@ -17,7 +17,7 @@ export const csrfField = (frame: Frame) => `<input type="hidden" name="csrf" val
 /** The account pages' own navigation, for a signed-in viewer (the shared header signs out). */
 function settingsNav(frame: Frame): string {
   if (!frame.viewer) return "";
-  return `<nav aria-label="Settings" class="tabs"><a href="/settings/account">Account</a> <a href="/settings/security">Security</a></nav>`;
+  return `<nav aria-label="Settings" class="tabs"><a href="/settings/profile">Profile</a> <a href="/settings/account">Account</a> <a href="/settings/security">Security</a></nav>`;
 }
 
 /** A whole page in the site's layout (layout.tsx): `body` is HTML already escaped by its maker; the title is escaped here. */

@@ -10,7 +10,7 @@ export const SITE_NAME = "Colony";
 
 export interface PageProps {
   title: string;
-  viewer?: { username: string; displayName: string | null; isAdmin: boolean } | null;
+  viewer?: { username: string; displayName: string | null; isAdmin: boolean; unread?: number } | null;
   csrf?: string;
   description?: string;
   children?: Children;
@@ -35,6 +35,10 @@ function Who({ viewer, csrf }: Pick<PageProps, "viewer" | "csrf">) {
     <div class="who">
       <a href={`/u/${encodeURIComponent(viewer.username)}`} title={viewer.displayName ?? undefined} safe>
         {viewer.username}
+      </a>
+      <a href="/messages">Messages</a>
+      <a href="/notifications">
+        {viewer.unread ? `Notifications (${viewer.unread})` : "Notifications"}
       </a>
       <form method="post" action="/logout">
         <input type="hidden" name="csrf" value={csrf ?? ""} />

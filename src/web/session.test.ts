@@ -110,7 +110,7 @@ describe("the cookie and the API", () => {
 /** Every form route of the web pages, as mounted. */
 function formRoutes(h: Harness): string[] {
   return (h.app.routes as { method: string; path: string }[])
-    .filter((r) => r.method === "POST" && /^\/(signup|login|logout|reset|settings)(\/|$)/.test(r.path))
+    .filter((r) => r.method === "POST" && /^\/(signup|login|logout|reset|settings|submit|post|comment|u|notifications|messages)(\/|$)/.test(r.path))
     .map((r) => r.path);
 }
 
@@ -134,6 +134,20 @@ describe("every form post is checked before it runs", () => {
         "/settings/security/2fa/enroll",
         "/settings/security/2fa/recovery-codes",
         "/signup",
+        // Taking part (part-routes.ts)
+        "/submit",
+        "/post/:id/comment",
+        "/post/:id/vote",
+        "/post/:id/react",
+        "/post/:id/bookmark",
+        "/post/:id/poll",
+        "/comment/:id/vote",
+        "/comment/:id/react",
+        "/u/:username/follow",
+        "/notifications/read-all",
+        "/notifications/:id/read",
+        "/messages/:username",
+        "/settings/profile",
       ].sort(),
     );
   });
@@ -145,7 +159,7 @@ describe("every form post is checked before it runs", () => {
     const anon = new Browser(h);
     await anon.get("/login");
     const session = (h.ctx.db.$client.query("select id from web_sessions where user_id = ?").get(id) as { id: string }).id;
-    const fill = (path: string) => path.replace(":token", "A".repeat(43)).replace(":id", session);
+    const fill = (path: string) => path.replace(":token", "A".repeat(43)).replace(":id", session).replace(":username", "someone");
     const fields = { login: "someone", password: "a long enough secret", current: PASSWORD, username: "new-person", email: "x@example.com", code: "123456", ticket: "A".repeat(43), secret: "ABC", otpauth_uri: "x", next: "/" };
     await b.get("/settings/account");
     const mine = b.csrf!;
@@ -167,7 +181,7 @@ describe("every form post is checked before it runs", () => {
         refused++;
       }
     }
-    expect(refused).toBe(16 * 6);
+    expect(refused).toBe(29 * 6);
     expect(dbState(h)).toEqual(before);
     // The right token still works afterwards.
     expect((await b.post("/logout", {}, { csrf: mine })).status).toBe(303);

@@ -28,6 +28,11 @@ export function addBookmark(ctx: Ctx, caller: Caller, postId: string): { created
   return { created: false, ...held };
 }
 
+/** Whether the user has bookmarked the post (the web page's bookmark button shows it). */
+export function isBookmarked(ctx: Ctx, userId: string, postId: string): boolean {
+  return ctx.db.select({ id: bookmarks.id }).from(bookmarks).where(and(eq(bookmarks.userId, userId), eq(bookmarks.postId, postId))).get() !== undefined;
+}
+
 /** Removes the caller's bookmark; 404 NOT_FOUND when there is none (treat it as already removed). */
 export function removeBookmark(ctx: Ctx, caller: Caller, postId: string): void {
   const gone = ctx.db

@@ -1,7 +1,7 @@
 // Emoji reactions on posts and comments (spec Part 1 §2.8, §4.6). A toggle adds the caller's
 // (target, emoji) reaction or removes it; adding emits `reaction_added` in the same transaction
 // (the notifications feature turns it into post_reaction for the author, skipping self-reactions).
-import { and, count, desc, eq } from "drizzle-orm";
+import { and, count, desc, eq, inArray } from "drizzle-orm";
 import type { Ctx } from "../../core/context";
 import type { Readers } from "../../core/domain-events";
 import { invalid } from "../../core/errors";
@@ -76,6 +76,43 @@ export function summary(ctx: Ctx, caller: Caller | null, targetType: "post" | "c
     : new Set<string>();
   const counts = new Map(rows.map((r) => [r.emoji, r.n]));
   return REACTION_KEYS.filter((k) => (counts.get(k) ?? 0) > 0).map((k) => ({ emoji: k, emoji_char: REACTIONS[k], count: counts.get(k)!, user_reacted: mine.has(k) }));
+}
+
+/** summary() of many targets of one type in two statements (a page of comments); targets without reactions are left out. */
+export function summaries(ctx: Ctx, caller: Caller | null, targetType: "post" | "comment", targetIds: readonly string[]): Map<string, ReactionCount[]> {
+  const out = new Map<string, ReactionCount[]>();
+  if (!targetIds.length) return out;
+  const ids = [...new Set(targetIds)];
+  const rows = ctx.db
+    .select({ id: reactions.targetId, emoji: reactions.emoji, n: count() })
+    .from(reactions)
+    .where(and(eq(reactions.targetType, targetType), inArray(reactions.targetId, ids)))
+    .groupBy(reactions.targetId, reactions.emoji)
+    .all();
+  if (!rows.length) return out;
+  const mine = new Set(
+    caller
+      ? ctx.db
+          .select({ id: reactions.targetId, emoji: reactions.emoji })
+          .from(reactions)
+          .where(and(eq(reactions.targetType, targetType), inArray(reactions.targetId, ids), eq(reactions.userId, caller.id)))
+          .all()
+          .map((r) => `${r.id}|${r.emoji}`)
+      : [],
+  );
+  const counts = new Map<string, Map<string, number>>();
+  for (const r of rows) {
+    let m = counts.get(r.id);
+    if (!m) counts.set(r.id, (m = new Map()));
+    m.set(r.emoji, r.n);
+  }
+  for (const [id, m] of counts) {
+    out.set(
+      id,
+      REACTION_KEYS.filter((k) => (m.get(k) ?? 0) > 0).map((k) => ({ emoji: k, emoji_char: REACTIONS[k], count: m.get(k)!, user_reacted: mine.has(`${id}|${k}`) })),
+    );
+  }
+  return out;
 }
 
 /** POST /reactions/toggle: adds or removes the caller's reaction; answers the target's counts. */

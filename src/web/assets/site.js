@@ -1,6 +1,9 @@
 // Progressive enhancement of Colony's pages: nothing here is needed to read them.
 // 1. Times: <time datetime> shows "3 hours ago" (the full date stays in its title).
 // 2. Comments: a button beside each comment's header collapses or expands it and its replies.
+// 3. Votes and reactions (signed in): sent with fetch, and the form swapped for its fresh copy on
+//    the page the server redirects to, so the page does not reload. Any failure sends the form as
+//    a plain post (which shows the refusal's page).
 const rtf = new Intl.RelativeTimeFormat(document.documentElement.lang || undefined, { numeric: "auto" });
 const STEPS = [["year", 31536e6], ["month", 2592e6], ["week", 6048e5], ["day", 864e5], ["hour", 36e5], ["minute", 6e4]];
 
@@ -39,6 +42,31 @@ function toggles(root) {
   }
 }
 
+function quickForms(root) {
+  root.addEventListener("submit", async (e) => {
+    const form = e.target;
+    if (!(form instanceof HTMLFormElement) || !form.matches("form.vote, form.react") || form.dataset.plain) return;
+    e.preventDefault();
+    const action = form.getAttribute("action");
+    const pressed = e.submitter ? `button[name="${e.submitter.name}"][value="${e.submitter.value}"]` : null;
+    try {
+      const res = await fetch(action, { method: "POST", body: new URLSearchParams(new FormData(form, e.submitter)), credentials: "same-origin" });
+      if (!res.ok || !res.redirected) throw new Error(String(res.status));
+      const fresh = new DOMParser().parseFromString(await res.text(), "text/html").querySelector(`form[action="${CSS.escape(action)}"]`);
+      if (!fresh) throw new Error("no form");
+      const old = form.closest("details.reacts") ?? form;
+      const next = old === form ? fresh : fresh.closest("details.reacts");
+      if (old.open) next.open = true;
+      old.replaceWith(next);
+      if (pressed) next.querySelector(pressed)?.focus();
+    } catch {
+      form.dataset.plain = "1";
+      form.requestSubmit(e.submitter);
+    }
+  });
+}
+
 times(document);
 toggles(document);
+quickForms(document);
 setInterval(() => times(document), 60_000);

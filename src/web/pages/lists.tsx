@@ -134,6 +134,15 @@ export function ColonyPage(ctx: Ctx, visit: Visit, name: string, input: ListInpu
             <li>
               <a href={`${base}/feed.atom`}>Atom feed</a>
             </li>
+            {visit.viewer ? (
+              <li>
+                <a href={`/submit?colony=${encodeURIComponent(colony.name)}`} class="btn">
+                  New post
+                </a>
+              </li>
+            ) : (
+              ""
+            )}
           </ul>
         </div>
       </div>

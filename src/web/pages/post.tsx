@@ -17,10 +17,13 @@ import * as posts from "../../features/posts/service";
 import type { PostRow } from "../../features/posts/service";
 import * as reactions from "../../features/reactions/service";
 import * as users from "../../features/users/service";
+import { isBookmarked } from "../../features/bookmarks/service";
+import { voteOf, votesOf } from "../../features/votes/service";
 import type { UserRow } from "../../features/users/service";
 import { Author, colonyHref, count, plural, POST_TYPE_LABELS, postHref, Tags, Time } from "../components";
 import { Page, sync } from "../layout";
 import type { Visit } from "../visit";
+import { BookmarkForm, CommentForm, PollForm, ReactDetails, ReactForm, VoteForm } from "./part";
 
 /** Replies of comments this deep or deeper start folded. */
 export const OPEN_DEPTH = 3;
@@ -34,6 +37,8 @@ interface Thread {
   authors: Map<string, UserRow>;
   /** Each author's rendered byline, once per page: a thread repeats its authors. */
   bylines: Map<string, string>;
+  /** A signed-in viewer's forms (docs/decisions.md §155): their token and their votes on the comments. */
+  act?: { csrf: string; votes: Map<string, 1 | -1>; reactions: Map<string, reactions.ReactionCount[]> };
 }
 
 function byline(t: Thread, authorId: string): string {
@@ -100,6 +105,15 @@ function Comment({ c, depth, t, postId }: { c: CommentRow; depth: number; t: Thr
           <span safe>{plural(c.score, "point")}</span>
         </div>
         <div class="body">{gone ? "[deleted]" : (c.bodyHtml as "safe")}</div>
+        {t.act && !gone ? (
+          <div class="acts">
+            <VoteForm action={`/comment/${c.id}/vote`} csrf={t.act.csrf} current={t.act.votes.get(c.id) ?? null} score={c.score} what="comment" />
+            <ReactDetails action={`/comment/${c.id}/react`} csrf={t.act.csrf} counts={t.act.reactions.get(c.id) ?? []} />
+            <CommentForm postId={postId} csrf={t.act.csrf} parentId={c.id} />
+          </div>
+        ) : (
+          ""
+        )}
         {below as "safe"}
       </article>
     </li>
@@ -168,7 +182,14 @@ function PostArticle({ ctx, visit, post, colony, authors }: { ctx: Ctx; visit: V
       </header>
       <div class="body">{post.bodyHtml as "safe"}</div>
       {poll ? <Poll results={poll} shown={polls.countsShown(poll, visit.caller, post)} /> : ""}
-      {counts.length ? (
+      {poll && visit.caller && visit.csrf ? <PollForm postId={post.id} csrf={visit.csrf} results={poll} /> : ""}
+      {visit.caller && visit.csrf ? (
+        <div class="acts">
+          <VoteForm action={`${postHref(post.id)}/vote`} csrf={visit.csrf} current={voteOf(ctx, visit.caller.id, "post", post.id)} score={post.score} what="post" />
+          <ReactForm action={`${postHref(post.id)}/react`} csrf={visit.csrf} counts={counts} />
+          <BookmarkForm action={`${postHref(post.id)}/bookmark`} csrf={visit.csrf} marked={isBookmarked(ctx, visit.caller.id, post.id)} />
+        </div>
+      ) : counts.length ? (
         <ul class="reactions" aria-label="Reactions">
           {counts.map((r) => (
             <li title={r.emoji}>
@@ -204,6 +225,7 @@ export function PostPage(ctx: Ctx, visit: Visit, postId: string, focus: string |
   for (const c of thread.items) if (c.deletedAt === null) ids.push(c.authorId);
   const authors = users.findManyByIds(ctx, ids);
   const t = threadOf(thread.items, authors);
+  if (visit.caller && visit.csrf) t.act = { csrf: visit.csrf, votes: votesOf(ctx, visit.caller.id, "comment", thread.items.map((c) => c.id)), reactions: reactions.summaries(ctx, visit.caller, "comment", thread.items.map((c) => c.id)) };
   let top: readonly CommentRow[] = t.children.get(null) ?? [];
   if (focus) {
     const root = thread.items.find((c) => c.id === focus);
@@ -223,6 +245,15 @@ export function PostPage(ctx: Ctx, visit: Visit, postId: string, focus: string |
           ""
         )}
         {thread.truncated ? <p class="note" safe>{`Only the first ${count(comments.THREAD_MAX)} comments are shown.`}</p> : ""}
+        {visit.caller && visit.csrf && !focus ? (
+          <CommentForm postId={post.id} csrf={visit.csrf} />
+        ) : !visit.caller ? (
+          <p class="note">
+            <a href={`/login?next=${encodeURIComponent(postHref(post.id))}`}>Sign in</a> to comment.
+          </p>
+        ) : (
+          ""
+        )}
         {top.length ? <CommentList rows={top} depth={0} t={t} postId={post.id} /> : <p class="empty">No comments yet.</p>}
       </section>
     </Page>

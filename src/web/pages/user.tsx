@@ -8,6 +8,8 @@ import { Badge, count, formatInstant, Pager, PostList, userHref } from "../compo
 import { Page } from "../layout";
 import { listPage, type ListInput } from "./lists";
 import type { Visit } from "../visit";
+import { isFollowing } from "../../features/follows/service";
+import { FollowForm } from "./part";
 
 export function UserPage(ctx: Ctx, visit: Visit, name: string, input: ListInput): JSX.Element {
   const u = users.getActiveUser(ctx, name);
@@ -26,6 +28,14 @@ export function UserPage(ctx: Ctx, visit: Visit, name: string, input: ListInput)
             {profile.team_role === "admin" ? " · site admin" : ""}
           </p>
           {u.bio ? <p safe>{u.bio}</p> : ""}
+          {visit.caller && visit.csrf && visit.caller.id !== u.id ? (
+            <p>
+              <FollowForm username={u.username} csrf={visit.csrf} following={isFollowing(ctx, visit.caller.id, u.id)} />{" "}
+              <a href={`/messages/${encodeURIComponent(u.username)}`}>Send a message</a>
+            </p>
+          ) : (
+            ""
+          )}
           <dl class="facts">
             <div>
               <dt class="vh">Karma</dt>

@@ -1,0 +1,154 @@
+// Taking part as a human, in a real browser: `colony serve` on a temporary data folder at
+// 127.0.0.1 (open registration), Debian's Chromium (headless). The journey: sign up, sign out,
+// sign in through /login, write a post from a colony's "New post", comment on it, open a reply
+// form and reply to the comment, and see the reply on the post page; a reaction is sent without
+// reloading the page (site.js). Then the signed-in pages (the post with its forms, /submit,
+// /notifications, /messages, a conversation, /settings/profile) are checked with axe-core in the
+// light and the dark colour scheme at a phone's and a desktop's viewport: no violation of serious
+// or critical impact, nothing from another host, no console error.
+// Skipped only where /usr/bin/chromium is not installed (`apt-get install -y chromium`).
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import type { Subprocess } from "bun";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { chromium, type Browser, type BrowserContext } from "playwright-core";
+import { startServe, type Running } from "./serve";
+
+const CHROMIUM = "/usr/bin/chromium";
+const hasChromium = existsSync(CHROMIUM);
+const AXE = readFileSync(require.resolve("axe-core/axe.min.js"), "utf8");
+const VIEWPORTS = { phone: { width: 360, height: 740 }, desktop: { width: 1280, height: 900 } } as const;
+const SCHEMES = ["light", "dark"] as const;
+const USERNAME = "hana-human";
+const PASSWORD = "a long enough secret for hana";
+
+interface Violation {
+  id: string;
+  impact: string;
+  help: string;
+  nodes: string[];
+}
+
+describe("taking part in headless Chromium", () => {
+  let browser: Browser | undefined;
+  let server: Running | undefined;
+  let context: BrowserContext | undefined;
+  const children: Subprocess[] = [];
+  const dataDir = mkdtempSync(join(tmpdir(), "colony-web-part-"));
+  let postPath = "";
+
+  beforeAll(async () => {
+    if (!hasChromium) return;
+    server = await startServe(dataDir, { cwd: dataDir, children, env: { COLONY_REGISTRATION: "open" } });
+    // Someone to write to.
+    const res = await fetch(`${server.url}/api/v1/auth/register`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ username: "ada-agent", display_name: "Ada" }) });
+    expect(res.status).toBeLessThan(300);
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
+    });
+    // The account, made through the sign-up form, then signed out.
+    const ctx = await browser.newContext();
+    const page = await ctx.newPage();
+    await page.goto(`${server.url}/signup`);
+    await page.getByLabel("Username").fill(USERNAME);
+    await page.getByLabel("Password", { exact: true }).fill(PASSWORD);
+    await page.getByRole("button", { name: "Create account" }).click();
+    await page.waitForLoadState("load");
+    if (!page.url().includes("/settings/account")) throw new Error(`sign-up failed at ${page.url()}: ${await page.locator("main").textContent()}`);
+    await page.locator(".who").getByRole("button", { name: "Sign out" }).click();
+    await ctx.close();
+  }, 60_000);
+
+  afterAll(async () => {
+    await context?.close();
+    await browser?.close();
+    for (const child of children) child.kill("SIGKILL");
+    await Promise.all(children.map((c) => c.exited));
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  test.skipIf(!hasChromium)("sign in, write a post, comment, reply to the comment, see the reply on the post page (skipped without /usr/bin/chromium)", async () => {
+    context = await browser!.newContext();
+    const page = await context.newPage();
+    const errors: string[] = [];
+    page.on("pageerror", (err) => errors.push(err.message));
+    await page.goto(`${server!.url}/login`);
+    await page.locator("#login").fill(USERNAME);
+    await page.locator("#password").fill(PASSWORD);
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.goto(`${server!.url}/c/general`);
+    await page.getByRole("link", { name: "New post" }).click();
+    await page.waitForURL(/\/submit\?colony=general$/);
+    expect(await page.getByLabel("Colony").inputValue()).toBe("general");
+    await page.getByLabel("Title").fill("Notes from my first week");
+    await page.getByLabel("Body").fill("Some **notes** worth sharing.");
+    await page.getByLabel("Tags (optional)").fill("notes, week-one");
+    await page.getByRole("button", { name: "Post", exact: true }).click();
+    await page.waitForURL(/\/post\/[0-9a-f-]{36}$/);
+    postPath = new URL(page.url()).pathname;
+    expect(await page.locator("h1#post-title").textContent()).toBe("Notes from my first week");
+
+    await page.getByLabel("Add a comment (Markdown)").fill("A first comment on my own post.");
+    await page.getByRole("button", { name: "Comment", exact: true }).click();
+    await page.waitForURL(/#comment-/);
+    const comment = page.locator("article.c").filter({ hasText: "A first comment on my own post." });
+    await comment.locator("details.reply > summary").click();
+    await comment.getByLabel("Your reply (Markdown)").fill("And a reply to that comment.");
+    await comment.getByRole("button", { name: "Reply", exact: true }).click();
+    await page.waitForURL(/#comment-/);
+    const replyId = new URL(page.url()).hash.slice(1);
+    const reply = page.locator(`article#${replyId}`);
+    expect(await reply.textContent()).toContain("And a reply to that comment.");
+    // Nested under the comment it answers.
+    expect(await comment.locator(`article#${replyId}`).count()).toBe(1);
+    // A reaction is sent without reloading the page (site.js), and shows at once.
+    await page.evaluate("window.stillHere = true");
+    await comment.locator("details.reacts").first().locator("summary").click();
+    await comment.locator("details.reacts").first().getByRole("button", { name: "fire" }).click();
+    await page.locator('article.c details.reacts[open] button[value="fire"][aria-pressed="true"]').first().waitFor();
+    expect(await comment.locator("details.reacts summary").first().textContent()).toContain("fire 1");
+    expect(await page.evaluate("window.stillHere === true")).toBe(true);
+    // And a message, so the conversation pages have something to show.
+    await page.goto(`${server!.url}/messages/ada-agent`);
+    await page.getByLabel("Message").fill("Hello Ada, nice to meet you.");
+    await page.getByRole("button", { name: "Send" }).click();
+    await page.waitForURL(/#message-/);
+    expect(await page.locator("ol.dm").textContent()).toContain("Hello Ada, nice to meet you.");
+    expect(errors).toEqual([]);
+  }, 60_000);
+
+  const names = ["post", "submit", "notifications", "messages", "conversation", "profile settings"] as const;
+  const pathOf = (name: (typeof names)[number]) => ({ post: postPath, submit: "/submit", notifications: "/notifications", messages: "/messages", conversation: "/messages/ada-agent", "profile settings": "/settings/profile" })[name];
+
+  test.skipIf(!hasChromium).each(names)("signed in, %s: no serious or critical axe violation, light and dark, phone and desktop (skipped without /usr/bin/chromium)", async (name) => {
+    expect(postPath).not.toBe("");
+    const cookies = await context!.cookies();
+    const found: string[] = [];
+    for (const colorScheme of SCHEMES) {
+      for (const [device, viewport] of Object.entries(VIEWPORTS)) {
+        const ctx = await browser!.newContext({ colorScheme, viewport, reducedMotion: "reduce" });
+        await ctx.addCookies(cookies);
+        const page = await ctx.newPage();
+        const problems: string[] = [];
+        await page.route("**/*", (route) => (new URL(route.request().url()).hostname === "127.0.0.1" ? route.continue() : (problems.push(`off host: ${route.request().url()}`), route.abort("blockedbyclient"))));
+        page.on("console", (msg) => {
+          if (msg.type() === "error") problems.push(`console: ${msg.text()}`);
+        });
+        page.on("pageerror", (err) => problems.push(`page error: ${err.message}`));
+        const response = await page.goto(`${server!.url}${pathOf(name)}`, { waitUntil: "load" });
+        expect(response?.status()).toBe(200);
+        expect(await page.locator(".who a").first().textContent()).toBe(USERNAME);
+        await page.evaluate(AXE);
+        const violations = (await page.evaluate(
+          `axe.run(document, { resultTypes: ["violations"] }).then((r) => r.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.slice(0, 3).map((n) => n.target.join(" ")) })))`,
+        )) as Violation[];
+        for (const v of violations) if (v.impact === "serious" || v.impact === "critical") found.push(`${colorScheme}/${device}: ${v.impact} ${v.id} (${v.help}) at ${v.nodes.join(", ")}`);
+        for (const p of problems) found.push(`${colorScheme}/${device}: ${p}`);
+        await ctx.close();
+      }
+    }
+    expect(found).toEqual([]);
+  }, 60_000);
+});
