@@ -110,6 +110,8 @@ import { notFoundPage } from "./web/respond";
 import { webRoutes } from "./web/routes";
 import { accountRoutes } from "./web/account-routes";
 import { settingsRoutes } from "./web/settings-routes";
+import { modRoutes } from "./web/mod-routes";
+import { requestsRoutes } from "./web/requests-routes";
 
 /**
  * Every feature: its routes, in the order they are mounted, and its `register` (handlers.ts: the
@@ -126,6 +128,7 @@ const FEATURES: Feature[] = [
   { routes: [metaRoutes] },
   { routes: [authRoutes, accountSecurityRoutes], register: auth.register },
   { routes: [accountRoutes, settingsRoutes], register: sessions.register },
+  { routes: [modRoutes, requestsRoutes] },
   { routes: [identityProviderRoutes], register: oauth.register },
   { routes: [usersRoutes, directoryRoutes, karmaRoutes] },
   { routes: [pollingRoutes], register: polling.register },

@@ -10,7 +10,7 @@ export const SITE_NAME = "Colony";
 
 export interface PageProps {
   title: string;
-  viewer?: { username: string; displayName: string | null; isAdmin: boolean } | null;
+  viewer?: { username: string; displayName: string | null; isAdmin: boolean; moderates?: boolean } | null;
   csrf?: string;
   description?: string;
   children?: Children;
@@ -83,6 +83,20 @@ export function Page(props: PageProps): string {
                   <li>
                     <a href="/about">About</a>
                   </li>
+                  {props.viewer ? (
+                    <li>
+                      <a href="/requests">Requests</a>
+                    </li>
+                  ) : (
+                    ""
+                  )}
+                  {props.viewer?.moderates ? (
+                    <li>
+                      <a href="/mod">Moderation</a>
+                    </li>
+                  ) : (
+                    ""
+                  )}
                 </ul>
               </nav>
               <form role="search" method="get" action="/search">

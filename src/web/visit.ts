@@ -5,6 +5,7 @@
 import type { Ctx } from "../core/context";
 import type { Server } from "../http/client-ip";
 import type { Caller } from "../features/auth/caller";
+import { moderatesSomething } from "./moderates";
 import { parseCookies, sessionCookieName, webOf } from "./session";
 
 /** What the layout shows of a signed-in person. */
@@ -12,6 +13,8 @@ export interface Viewer {
   username: string;
   displayName: string | null;
   isAdmin: boolean;
+  /** Whether the header links to the moderation pages. */
+  moderates?: boolean;
 }
 
 export interface Visit {
@@ -30,5 +33,5 @@ export function visitOf(ctx: Ctx, request: Request, server: Server = null): Visi
   const web = webOf(ctx, request, server);
   if (!web.viewer) return ANONYMOUS;
   const { user, caller } = web.viewer;
-  return { caller, viewer: { username: user.username, displayName: user.displayName, isAdmin: user.isAdmin }, csrf: web.csrf };
+  return { caller, viewer: { username: user.username, displayName: user.displayName, isAdmin: user.isAdmin, moderates: moderatesSomething(ctx, user) }, csrf: web.csrf };
 }
