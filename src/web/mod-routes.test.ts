@@ -123,6 +123,19 @@ describe("the queue", () => {
     expect(again.text).toContain("already resolved");
   });
 
+  test("Origin: null (Chromium's under Referrer-Policy: no-referrer) with the page's token is accepted; another site's Origin is refused", async () => {
+    const id = await heldPost();
+    const b = await signIn(modUser);
+    await b.get(base());
+    const before = dbState(h);
+    const foreign = await b.post(`${base()}/queue/action`, { source: "pending_post", source_id: id, action: "approve" }, { headers: { origin: "https://evil.example" } });
+    expect(foreign.status).toBe(403);
+    expect(dbState(h)).toEqual(before);
+    const r = await b.post(`${base()}/queue/action`, { source: "pending_post", source_id: id, action: "approve" }, { headers: { origin: "null", "sec-fetch-site": "same-origin" } });
+    expect(r.status).toBe(303);
+    expect(postRow(id).held).toBe(0);
+  });
+
   test("an action the item does not take is 400 and changes nothing; a missing CSRF token is 403 and changes nothing", async () => {
     const id = await heldPost();
     const b = await signIn(modUser);
