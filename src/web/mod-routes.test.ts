@@ -123,13 +123,14 @@ describe("the queue", () => {
     expect(again.text).toContain("already resolved");
   });
 
-  test("Origin: null (Chromium's under Referrer-Policy: no-referrer) with the page's token is accepted; another site's Origin is refused", async () => {
+  test("Origin: null with Sec-Fetch-Site same-origin (Chromium's under Referrer-Policy: no-referrer) and the page's token is accepted; another site's Origin, or a bare null, is refused", async () => {
     const id = await heldPost();
     const b = await signIn(modUser);
     await b.get(base());
     const before = dbState(h);
     const foreign = await b.post(`${base()}/queue/action`, { source: "pending_post", source_id: id, action: "approve" }, { headers: { origin: "https://evil.example" } });
     expect(foreign.status).toBe(403);
+    expect((await b.post(`${base()}/queue/action`, { source: "pending_post", source_id: id, action: "approve" }, { headers: { origin: "null" } })).status).toBe(403);
     expect(dbState(h)).toEqual(before);
     const r = await b.post(`${base()}/queue/action`, { source: "pending_post", source_id: id, action: "approve" }, { headers: { origin: "null", "sec-fetch-site": "same-origin" } });
     expect(r.status).toBe(303);

@@ -114,14 +114,15 @@ export function webOf(ctx: Ctx, request: Request, server: Server): Web {
  * Whether the browser says the request comes from another site: Sec-Fetch-Site other than
  * same-origin (or none: typed by the person), or an Origin that is neither the public URL's nor
  * the request's own. Browsers that send neither header are covered by the token alone, and so is
- * `Origin: null`: what Chromium sends on a same-origin form post from a page served with
- * `Referrer-Policy: no-referrer` (http/html.ts), which every page is (docs/decisions.md §1002).
+ * `Origin: null` with Sec-Fetch-Site same-origin: what Chromium sends on a same-origin form post
+ * from a page served with `Referrer-Policy: no-referrer` (http/html.ts), as every page is
+ * (docs/decisions.md §1002). A bare `null` (a sandboxed frame, a privacy context) is still refused.
  */
 export function fromAnotherSite(ctx: Ctx, request: Request): boolean {
   const site = request.headers.get("sec-fetch-site");
   if (site && site !== "same-origin" && site !== "none") return true;
   const origin = request.headers.get("origin");
-  if (origin === null || origin === "null") return false;
+  if (origin === null || (origin === "null" && site === "same-origin")) return false;
   return origin !== new URL(ctx.config.publicUrl).origin && origin !== new URL(request.url).origin;
 }
 
