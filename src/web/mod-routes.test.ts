@@ -30,7 +30,7 @@ beforeEach(async () => {
   modUser = await human(h);
   outsider = await human(h);
   member = await h.user();
-  colony = makeColony(h, modUser, "public", `mods-${Math.random().toString(36).slice(2, 7)}`);
+  colony = makeColony(h, modUser, { name: `mods-${Math.random().toString(36).slice(2, 7)}` });
   await join(h, colony, member);
 });
 
