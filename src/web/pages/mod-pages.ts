@@ -88,8 +88,8 @@ export function modHomePage(ctx: Ctx, web: Web, rows: ModHomeColony[], invites: 
         .map(
           ({ invite, colony }) =>
             `<li>c/${escapeHtml(colony.name)}: ${escapeHtml(invite.roleOffered)}, until ${when(invite.expiresAt)} ` +
-            button(web, `/mod/invites/${encodeURIComponent(invite.id)}/accept`, "Accept") +
-            button(web, `/mod/invites/${encodeURIComponent(invite.id)}/decline`, "Decline") +
+            button(web, `/mod/invites/${encodeURIComponent(invite.id)}/accept`, `Accept: moderate c/${colony.name}`) +
+            button(web, `/mod/invites/${encodeURIComponent(invite.id)}/decline`, `Decline c/${colony.name}`) +
             `</li>`,
         )
         .join("") +
