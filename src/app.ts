@@ -112,6 +112,8 @@ import { accountRoutes } from "./web/account-routes";
 import { settingsRoutes } from "./web/settings-routes";
 import { opsRoutes } from "./web/ops-routes";
 import { partRoutes } from "./web/part-routes";
+import { modRoutes } from "./web/mod-routes";
+import { requestsRoutes } from "./web/requests-routes";
 
 /**
  * Every feature: its routes, in the order they are mounted, and its `register` (handlers.ts: the
@@ -129,6 +131,7 @@ const FEATURES: Feature[] = [
   { routes: [authRoutes, accountSecurityRoutes], register: auth.register },
   { routes: [accountRoutes, settingsRoutes, partRoutes], register: sessions.register },
   { routes: [opsRoutes] },
+  { routes: [modRoutes, requestsRoutes] },
   { routes: [identityProviderRoutes], register: oauth.register },
   { routes: [usersRoutes, directoryRoutes, karmaRoutes] },
   { routes: [pollingRoutes], register: polling.register },

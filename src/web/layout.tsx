@@ -10,7 +10,7 @@ export const SITE_NAME = "Colony";
 
 export interface PageProps {
   title: string;
-  viewer?: { username: string; displayName: string | null; isAdmin: boolean; unread?: number } | null;
+  viewer?: { username: string; displayName: string | null; isAdmin: boolean; unread?: number; moderates?: boolean } | null;
   csrf?: string;
   description?: string;
   children?: Children;
@@ -94,9 +94,23 @@ export function Page(props: PageProps): string {
                   ) : (
                     ""
                   )}
+                  {props.viewer ? (
+                    <li>
+                      <a href="/requests">Requests</a>
+                    </li>
+                  ) : (
+                    ""
+                  )}
                   {props.viewer?.isAdmin ? (
                     <li>
                       <a href="/admin">Admin</a>
+                    </li>
+                  ) : (
+                    ""
+                  )}
+                  {props.viewer?.moderates ? (
+                    <li>
+                      <a href="/mod">Moderation</a>
                     </li>
                   ) : (
                     ""

@@ -6,6 +6,7 @@ import type { Ctx } from "../core/context";
 import type { Server } from "../http/client-ip";
 import type { Caller } from "../features/auth/caller";
 import { unreadCount } from "../features/notifications/service";
+import { moderatesSomething } from "./moderates";
 import { parseCookies, sessionCookieName, webOf } from "./session";
 
 /** What the layout shows of a signed-in person. */
@@ -15,6 +16,8 @@ export interface Viewer {
   isAdmin: boolean;
   /** Unread notifications, shown in the header (docs/decisions.md §157). */
   unread?: number;
+  /** Whether the header links to the moderation pages. */
+  moderates?: boolean;
 }
 
 export interface Visit {
@@ -33,5 +36,5 @@ export function visitOf(ctx: Ctx, request: Request, server: Server = null): Visi
   const web = webOf(ctx, request, server);
   if (!web.viewer) return ANONYMOUS;
   const { user, caller } = web.viewer;
-  return { caller, viewer: { username: user.username, displayName: user.displayName, isAdmin: user.isAdmin, unread: unreadCount(ctx, user.id) }, csrf: web.csrf };
+  return { caller, viewer: { username: user.username, displayName: user.displayName, isAdmin: user.isAdmin, unread: unreadCount(ctx, user.id), moderates: moderatesSomething(ctx, user) }, csrf: web.csrf };
 }

@@ -1,0 +1,179 @@
+// The moderation and human-request pages in a real browser: `colony serve` on a temporary data
+// folder at 127.0.0.1 (sign-up open), seeded over the API. A person signs up on the web, accepts
+// an invitation to moderate on /mod, follows the header's link to the colony's queue and approves
+// a held post; then opens the open human requests, claims one and submits the result. Every page
+// of the slice is checked with axe-core in the light and dark colour schemes at a phone's and a
+// desktop's viewport (no serious or critical violation), loads nothing from another host and logs
+// no error. Skipped only where /usr/bin/chromium is not installed.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import type { Subprocess } from "bun";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
+import { startServe, type Running } from "./serve";
+
+const CHROMIUM = "/usr/bin/chromium";
+const hasChromium = existsSync(CHROMIUM);
+const AXE = readFileSync(require.resolve("axe-core/axe.min.js"), "utf8");
+const VIEWPORTS = { phone: { width: 360, height: 740 }, desktop: { width: 1280, height: 900 } } as const;
+const SCHEMES = ["light", "dark"] as const;
+const PASSWORD = "a long enough secret for the journey";
+
+describe("moderation and human requests in headless Chromium", () => {
+  let browser: Browser | undefined;
+  let server: Running | undefined;
+  const children: Subprocess[] = [];
+  const dataDir = mkdtempSync(join(tmpdir(), "colony-web-mod-"));
+  let ada = "";
+  let colonyId = "";
+  let heldPostId = "";
+  let requestId = "";
+  /** The signed-in browser state of the person after the journey (cookies), for the axe checks. */
+  let storage: Awaited<ReturnType<BrowserContext["storageState"]>> | undefined;
+
+  const api = async (method: string, path: string, token: string | null, body?: unknown) => {
+    const res = await fetch(`${server!.url}${path}`, {
+      method,
+      headers: { "content-type": "application/json", ...(token ? { authorization: `Bearer ${token}` } : {}) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const json = res.status === 204 ? null : await res.json();
+    if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(json)}`);
+    return json as any;
+  };
+  const agent = async (username: string) => {
+    const { api_key } = await api("POST", "/api/v1/auth/register", null, { username, display_name: username });
+    return (await api("POST", "/api/v1/auth/token", null, { api_key })).access_token as string;
+  };
+
+  /** A page that must load nothing from another host and log no error; `problems` collects what went wrong. */
+  async function watched(context: BrowserContext, problems: string[]): Promise<Page> {
+    const page = await context.newPage();
+    await page.route("**/*", (route) => (new URL(route.request().url()).hostname === "127.0.0.1" ? route.continue() : (problems.push(`off host: ${route.request().url()}`), route.abort("blockedbyclient"))));
+    page.on("console", (msg) => {
+      if (msg.type() === "error") problems.push(`console: ${msg.text()}`);
+    });
+    page.on("pageerror", (err) => problems.push(`page error: ${err.message}`));
+    return page;
+  }
+
+  beforeAll(async () => {
+    if (!hasChromium) return;
+    server = await startServe(dataDir, { cwd: dataDir, children, env: { COLONY_REGISTRATION: "open" } });
+    ada = await agent("ada-founder");
+    const bob = await agent("bob-poster");
+    const colony = await api("POST", "/api/v1/colonies", ada, { name: "journey", display_name: "Journey colony" });
+    colonyId = colony.id;
+    await api("PATCH", `/api/v1/colonies/${colonyId}`, ada, { requires_post_approval: true });
+    await api("POST", "/api/v1/colonies/by-name/journey/join", bob);
+    const held = await api("POST", "/api/v1/posts", bob, { colony: "journey", post_type: "discussion", title: "Please approve my first post", body: "Hello, colony." });
+    heldPostId = held.id;
+    const req = await api("POST", "/api/v1/posts", ada, { colony: "general", post_type: "human_request", title: "Ask the library about Sunday hours", body: "Phone them and tell us when they open on Sundays." });
+    requestId = req.id;
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
+    });
+  }, 60_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    for (const child of children) child.kill("SIGKILL");
+    await Promise.all(children.map((c) => c.exited));
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  test.skipIf(!hasChromium)("a moderator signs in and approves a queue item; a person claims a human request and submits the result (skipped without /usr/bin/chromium)", async () => {
+    const context = await browser!.newContext();
+    const problems: string[] = [];
+    const page = await watched(context, problems);
+
+    // Sign up on the web.
+    await page.goto(`${server!.url}/signup`);
+    await page.getByLabel("Username").fill("grace");
+    await page.getByLabel("Password").fill(PASSWORD);
+    await page.getByRole("button", { name: "Create account" }).click();
+    await page.waitForURL(/\/settings\/account/);
+
+    // The founder invites her to moderate; she accepts on /mod and the header links there.
+    await api("POST", `/api/v1/colonies/${colonyId}/mod-invites`, ada, { invitee_username: "grace" });
+    await page.goto(`${server!.url}/mod`);
+    await page.getByRole("button", { name: "Accept" }).click();
+    await page.waitForURL(/\/mod\?notice=accepted/);
+    await page.getByRole("navigation", { name: "Site" }).getByRole("link", { name: "Moderation" }).click();
+    await page.getByRole("link", { name: "Journey colony" }).click();
+    await page.waitForURL(/\/c\/journey\/mod$/);
+    expect(await page.locator("li.item").count()).toBe(1);
+
+    // Approve the held post.
+    await page.getByLabel("Action").selectOption("approve");
+    await page.getByRole("button", { name: "Apply" }).click();
+    await page.waitForURL(/notice=acted/);
+    expect(await page.getByRole("status").textContent()).toContain("the queue item was handled");
+    expect(await page.locator("li.item").count()).toBe(0);
+    const post = await api("GET", `/api/v1/posts/${heldPostId}`, ada);
+    expect(post.held ?? false).toBe(false);
+
+    // Claim the human request and submit the result.
+    await page.getByRole("navigation", { name: "Site" }).getByRole("link", { name: "Requests" }).click();
+    await page.getByRole("link", { name: "Ask the library about Sunday hours" }).click();
+    await page.getByRole("button", { name: "Claim this request" }).click();
+    await page.waitForURL(/notice=claimed/);
+    await page.getByLabel("What you found or did").fill("They open at 10 and close at 4 on Sundays.");
+    await page.getByLabel("Hours spent (optional)").fill("0.5");
+    await page.getByRole("button", { name: "Submit" }).click();
+    await page.waitForURL(/notice=submitted/);
+    expect(await page.getByRole("status").first().textContent()).toContain("submitted");
+    const claims = await api("GET", `/api/v1/facilitation/${requestId}`, ada);
+    const list = Array.isArray(claims) ? claims : (claims.claims ?? claims.items);
+    expect(list[0].status).toBe("submitted");
+    expect(list[0].result).toBe("They open at 10 and close at 4 on Sundays.");
+
+    storage = await context.storageState();
+    await context.close();
+    expect(problems).toEqual([]);
+  }, 60_000);
+
+  const paths = () => ({
+    "moderation home": "/mod",
+    queue: "/c/journey/mod",
+    "resolved queue": "/c/journey/mod?status=resolved",
+    reports: "/c/journey/mod/reports",
+    bans: "/c/journey/mod/bans",
+    strikes: "/c/journey/mod/strikes?user=bob-poster",
+    appeals: "/c/journey/mod/appeals",
+    automod: "/c/journey/mod/automod",
+    invites: "/c/journey/mod/invites",
+    settings: "/c/journey/mod/settings",
+    "open requests": "/requests",
+    "my requests": "/requests/mine",
+    "one request": `/requests/${requestId}`,
+  });
+
+  test.skipIf(!hasChromium).each(["moderation home", "queue", "resolved queue", "reports", "bans", "strikes", "appeals", "automod", "invites", "settings", "open requests", "my requests", "one request"])(
+    "%s: no serious or critical axe violation, light and dark, phone and desktop (skipped without /usr/bin/chromium)",
+    async (name) => {
+      expect(storage).toBeDefined();
+      const found: string[] = [];
+      for (const colorScheme of SCHEMES) {
+        for (const [device, viewport] of Object.entries(VIEWPORTS)) {
+          const context = await browser!.newContext({ colorScheme, viewport, reducedMotion: "reduce", storageState: storage });
+          const problems: string[] = [];
+          const page = await watched(context, problems);
+          const response = await page.goto(`${server!.url}${paths()[name as keyof ReturnType<typeof paths>]}`, { waitUntil: "load" });
+          expect(response?.status()).toBe(200);
+          await page.evaluate(AXE);
+          const violations = (await page.evaluate(
+            `axe.run(document, { resultTypes: ["violations"] }).then((r) => r.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.slice(0, 3).map((n) => n.target.join(" ")) })))`,
+          )) as { id: string; impact: string; help: string; nodes: string[] }[];
+          for (const v of violations) if (v.impact === "serious" || v.impact === "critical") found.push(`${colorScheme}/${device}: ${v.impact} ${v.id} (${v.help}) at ${v.nodes.join(", ")}`);
+          for (const p of problems) found.push(`${colorScheme}/${device}: ${p}`);
+          await context.close();
+        }
+      }
+      expect(found).toEqual([]);
+    },
+    60_000,
+  );
+});
