@@ -7,25 +7,12 @@
 // Skipped only where /usr/bin/chromium is not installed (`apt-get install -y chromium`).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Subprocess } from "bun";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { chromium, type Browser } from "playwright-core";
+import type { Browser } from "playwright-core";
+import { AXE, SCHEMES, VIEWPORTS, axeProblems, hasChromium, launchChromium, watchPage } from "./chromium";
 import { startServe, type Running } from "./serve";
-
-const CHROMIUM = "/usr/bin/chromium";
-const hasChromium = existsSync(CHROMIUM);
-const AXE = readFileSync(require.resolve("axe-core/axe.min.js"), "utf8");
-
-const VIEWPORTS = { phone: { width: 360, height: 740 }, desktop: { width: 1280, height: 900 } } as const;
-const SCHEMES = ["light", "dark"] as const;
-
-interface Violation {
-  id: string;
-  impact: string;
-  help: string;
-  nodes: string[];
-}
 
 describe("reading pages in headless Chromium with axe-core", () => {
   let browser: Browser | undefined;
@@ -91,10 +78,7 @@ describe("reading pages in headless Chromium with axe-core", () => {
       "password reset": "/reset",
       "not found": "/no/such/page",
     });
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
-    });
+    browser = await launchChromium();
   }, 60_000);
 
   afterAll(async () => {
@@ -112,24 +96,14 @@ describe("reading pages in headless Chromium with axe-core", () => {
       for (const [device, viewport] of Object.entries(VIEWPORTS)) {
         const context = await browser!.newContext({ colorScheme, viewport, reducedMotion: "reduce" });
         const page = await context.newPage();
-        const problems: string[] = [];
-        await page.route("**/*", (route) => (new URL(route.request().url()).hostname === "127.0.0.1" ? route.continue() : (problems.push(`off host: ${route.request().url()}`), route.abort("blockedbyclient"))));
-        page.on("console", (msg) => {
-          // The 404 page's own status is reported as a failed load; nothing else may be.
-          if (msg.type() === "error" && !(name === "not found" && msg.text().includes("status of 404"))) problems.push(`console: ${msg.text()}`);
-        });
-        page.on("pageerror", (err) => problems.push(`page error: ${err.message}`));
+        // The 404 page's own status is reported as a failed load; nothing else may be.
+        const problems = await watchPage(page, (text) => name === "not found" && text.includes("status of 404"));
         const response = await page.goto(`${server!.url}${pages[name]}`, { waitUntil: "load" });
         expect(response?.status()).toBe(name === "not found" ? 404 : 200);
         // The module script has run: times read as relative ("… ago"), comments have toggles.
         await page.waitForFunction("document.querySelectorAll('time[title]').length === document.querySelectorAll('time').length");
         if (name === "post") expect(await page.locator("button.toggle").count()).toBeGreaterThan(0);
-        await page.evaluate(AXE);
-        const violations = (await page.evaluate(
-          `axe.run(document, { resultTypes: ["violations"] }).then((r) => r.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.slice(0, 3).map((n) => n.target.join(" ")) })))`,
-        )) as Violation[];
-        expect(Array.isArray(violations)).toBe(true);
-        for (const v of violations) if (v.impact === "serious" || v.impact === "critical") found.push(`${colorScheme}/${device}: ${v.impact} ${v.id} (${v.help}) at ${v.nodes.join(", ")}`);
+        for (const v of await axeProblems(page)) found.push(`${colorScheme}/${device}: ${v}`);
         for (const p of problems) found.push(`${colorScheme}/${device}: ${p}`);
         await context.close();
       }

@@ -7,17 +7,13 @@
 // no error. Skipped only where /usr/bin/chromium is not installed.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Subprocess } from "bun";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
+import { type Browser, type BrowserContext, type Page } from "playwright-core";
+import { SCHEMES, VIEWPORTS, axeProblems, hasChromium, launchChromium, watchPage } from "./chromium";
 import { startServe, type Running } from "./serve";
 
-const CHROMIUM = "/usr/bin/chromium";
-const hasChromium = existsSync(CHROMIUM);
-const AXE = readFileSync(require.resolve("axe-core/axe.min.js"), "utf8");
-const VIEWPORTS = { phone: { width: 360, height: 740 }, desktop: { width: 1280, height: 900 } } as const;
-const SCHEMES = ["light", "dark"] as const;
 const PASSWORD = "a long enough secret for the journey";
 
 describe("moderation and human requests in headless Chromium", () => {
@@ -47,15 +43,10 @@ describe("moderation and human requests in headless Chromium", () => {
     return (await api("POST", "/api/v1/auth/token", null, { api_key })).access_token as string;
   };
 
-  /** A page that must load nothing from another host and log no error; `problems` collects what went wrong. */
-  async function watched(context: BrowserContext, problems: string[]): Promise<Page> {
+  /** A new page that must load nothing from another host and log no error; `problems` collects what went wrong. */
+  async function watched(context: BrowserContext): Promise<{ page: Page; problems: string[] }> {
     const page = await context.newPage();
-    await page.route("**/*", (route) => (new URL(route.request().url()).hostname === "127.0.0.1" ? route.continue() : (problems.push(`off host: ${route.request().url()}`), route.abort("blockedbyclient"))));
-    page.on("console", (msg) => {
-      if (msg.type() === "error") problems.push(`console: ${msg.text()}`);
-    });
-    page.on("pageerror", (err) => problems.push(`page error: ${err.message}`));
-    return page;
+    return { page, problems: await watchPage(page) };
   }
 
   beforeAll(async () => {
@@ -71,10 +62,7 @@ describe("moderation and human requests in headless Chromium", () => {
     heldPostId = held.id;
     const req = await api("POST", "/api/v1/posts", ada, { colony: "general", post_type: "human_request", title: "Ask the library about Sunday hours", body: "Phone them and tell us when they open on Sundays." });
     requestId = req.id;
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
-    });
+    browser = await launchChromium();
   }, 60_000);
 
   afterAll(async () => {
@@ -86,8 +74,7 @@ describe("moderation and human requests in headless Chromium", () => {
 
   test.skipIf(!hasChromium)("a moderator signs in and approves a queue item; a person claims a human request and submits the result (skipped without /usr/bin/chromium)", async () => {
     const context = await browser!.newContext();
-    const problems: string[] = [];
-    const page = await watched(context, problems);
+    const { page, problems } = await watched(context);
 
     // Sign up on the web.
     await page.goto(`${server!.url}/signup`);
@@ -159,15 +146,10 @@ describe("moderation and human requests in headless Chromium", () => {
       for (const colorScheme of SCHEMES) {
         for (const [device, viewport] of Object.entries(VIEWPORTS)) {
           const context = await browser!.newContext({ colorScheme, viewport, reducedMotion: "reduce", storageState: storage });
-          const problems: string[] = [];
-          const page = await watched(context, problems);
+          const { page, problems } = await watched(context);
           const response = await page.goto(`${server!.url}${paths()[name as keyof ReturnType<typeof paths>]}`, { waitUntil: "load" });
           expect(response?.status()).toBe(200);
-          await page.evaluate(AXE);
-          const violations = (await page.evaluate(
-            `axe.run(document, { resultTypes: ["violations"] }).then((r) => r.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.slice(0, 3).map((n) => n.target.join(" ")) })))`,
-          )) as { id: string; impact: string; help: string; nodes: string[] }[];
-          for (const v of violations) if (v.impact === "serious" || v.impact === "critical") found.push(`${colorScheme}/${device}: ${v.impact} ${v.id} (${v.help}) at ${v.nodes.join(", ")}`);
+          for (const v of await axeProblems(page)) found.push(`${colorScheme}/${device}: ${v}`);
           for (const p of problems) found.push(`${colorScheme}/${device}: ${p}`);
           await context.close();
         }

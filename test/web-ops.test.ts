@@ -8,17 +8,12 @@
 // Skipped only where /usr/bin/chromium is not installed (`apt-get install -y chromium`).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Subprocess } from "bun";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { chromium, type Browser, type BrowserContext } from "playwright-core";
+import { type Browser, type BrowserContext } from "playwright-core";
+import { SCHEMES, VIEWPORTS, axeProblems, hasChromium, launchChromium, watchPage } from "./chromium";
 import { ROOT, serveEnv, startServe, type Running } from "./serve";
-
-const CHROMIUM = "/usr/bin/chromium";
-const hasChromium = existsSync(CHROMIUM);
-const AXE = readFileSync(require.resolve("axe-core/axe.min.js"), "utf8");
-const VIEWPORTS = { phone: { width: 360, height: 740 }, desktop: { width: 1280, height: 900 } } as const;
-const SCHEMES = ["light", "dark"] as const;
 
 describe("operator dashboard and agents' operators in headless Chromium", () => {
   let browser: Browser | undefined;
@@ -71,10 +66,7 @@ describe("operator dashboard and agents' operators in headless Chromium", () => 
     const reporter = await api("POST", "/api/v1/auth/register", null, { username: "ops-reporter", display_name: "Reporter" });
     const reporterToken = (await api("POST", "/api/v1/auth/token", null, { api_key: reporter.api_key })).access_token as string;
     await api("POST", "/api/v1/bugs", reporterToken, { title: "The feed skips a post", description: "Between two pages one post never shows up." });
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
-    });
+    browser = await launchChromium();
   }, 60_000);
 
   afterAll(async () => {
@@ -155,19 +147,10 @@ describe("operator dashboard and agents' operators in headless Chromium", () => 
           // Each one-time link signs in once: the other contexts reuse its cookies.
           contexts[who] ??= await signedInOnce(who, { colorScheme, viewport, reducedMotion: "reduce" });
           const page = await contexts[who].newPage();
-          const problems: string[] = [];
-          await page.route("**/*", (route) => (new URL(route.request().url()).hostname === "127.0.0.1" ? route.continue() : (problems.push(`off host: ${route.request().url()}`), route.abort("blockedbyclient"))));
-          page.on("console", (msg) => {
-            if (msg.type() === "error") problems.push(`console: ${msg.text()}`);
-          });
-          page.on("pageerror", (err) => problems.push(`page error: ${err.message}`));
+          const problems = await watchPage(page);
           const response = await page.goto(`${server!.url}${path}`, { waitUntil: "load" });
           expect(response?.status()).toBe(200);
-          await page.evaluate(AXE);
-          const violations = (await page.evaluate(
-            `axe.run(document, { resultTypes: ["violations"] }).then((r) => r.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.slice(0, 3).map((n) => n.target.join(" ")) })))`,
-          )) as { id: string; impact: string; help: string; nodes: string[] }[];
-          for (const v of violations) if (v.impact === "serious" || v.impact === "critical") found.push(`${path} ${colorScheme}/${device}: ${v.impact} ${v.id} (${v.help}) at ${v.nodes.join(", ")}`);
+          for (const v of await axeProblems(page)) found.push(`${path} ${colorScheme}/${device}: ${v}`);
           for (const p of problems) found.push(`${path} ${colorScheme}/${device}: ${p}`);
           await page.close();
         }

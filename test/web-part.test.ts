@@ -9,26 +9,15 @@
 // Skipped only where /usr/bin/chromium is not installed (`apt-get install -y chromium`).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Subprocess } from "bun";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { chromium, type Browser, type BrowserContext } from "playwright-core";
+import { type Browser, type BrowserContext } from "playwright-core";
+import { SCHEMES, VIEWPORTS, axeProblems, hasChromium, launchChromium, watchPage } from "./chromium";
 import { startServe, type Running } from "./serve";
 
-const CHROMIUM = "/usr/bin/chromium";
-const hasChromium = existsSync(CHROMIUM);
-const AXE = readFileSync(require.resolve("axe-core/axe.min.js"), "utf8");
-const VIEWPORTS = { phone: { width: 360, height: 740 }, desktop: { width: 1280, height: 900 } } as const;
-const SCHEMES = ["light", "dark"] as const;
 const USERNAME = "hana-human";
 const PASSWORD = "a long enough secret for hana";
-
-interface Violation {
-  id: string;
-  impact: string;
-  help: string;
-  nodes: string[];
-}
 
 describe("taking part in headless Chromium", () => {
   let browser: Browser | undefined;
@@ -44,10 +33,7 @@ describe("taking part in headless Chromium", () => {
     // Someone to write to.
     const res = await fetch(`${server.url}/api/v1/auth/register`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ username: "ada-agent", display_name: "Ada" }) });
     expect(res.status).toBeLessThan(300);
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
-    });
+    browser = await launchChromium();
     // The account, made through the sign-up form, then signed out.
     const ctx = await browser.newContext();
     const page = await ctx.newPage();
@@ -131,20 +117,11 @@ describe("taking part in headless Chromium", () => {
         const ctx = await browser!.newContext({ colorScheme, viewport, reducedMotion: "reduce" });
         await ctx.addCookies(cookies);
         const page = await ctx.newPage();
-        const problems: string[] = [];
-        await page.route("**/*", (route) => (new URL(route.request().url()).hostname === "127.0.0.1" ? route.continue() : (problems.push(`off host: ${route.request().url()}`), route.abort("blockedbyclient"))));
-        page.on("console", (msg) => {
-          if (msg.type() === "error") problems.push(`console: ${msg.text()}`);
-        });
-        page.on("pageerror", (err) => problems.push(`page error: ${err.message}`));
+        const problems = await watchPage(page);
         const response = await page.goto(`${server!.url}${pathOf(name)}`, { waitUntil: "load" });
         expect(response?.status()).toBe(200);
         expect(await page.locator(".who a").first().textContent()).toBe(USERNAME);
-        await page.evaluate(AXE);
-        const violations = (await page.evaluate(
-          `axe.run(document, { resultTypes: ["violations"] }).then((r) => r.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.slice(0, 3).map((n) => n.target.join(" ")) })))`,
-        )) as Violation[];
-        for (const v of violations) if (v.impact === "serious" || v.impact === "critical") found.push(`${colorScheme}/${device}: ${v.impact} ${v.id} (${v.help}) at ${v.nodes.join(", ")}`);
+        for (const v of await axeProblems(page)) found.push(`${colorScheme}/${device}: ${v}`);
         for (const p of problems) found.push(`${colorScheme}/${device}: ${p}`);
         await ctx.close();
       }
