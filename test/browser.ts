@@ -1,6 +1,7 @@
 // A browser for tests of the web pages: it keeps cookies as a browser does (Set-Cookie in, Cookie
 // out, Max-Age=0 removes), reads the CSRF token and hidden fields of the last page, and posts
 // forms form-encoded, all in process through app.handle.
+import { PASSWORD } from "../src/features/sessions/fixtures";
 import { BASE } from "./harness";
 
 /** What the browser needs of a harness: an app to hand requests to. */
@@ -73,4 +74,13 @@ export class Browser {
 export function signedInAs(html: string): string | null {
   const m = /<div class="who"><a href="\/u\/[^"]*"[^>]*>([^<]*)<\/a>/.exec(html);
   return m ? m[1] : null;
+}
+
+/** A browser signed in as `username` through the sign-in form (the fixtures' password by default). */
+export async function signedInBrowser(h: AppUnderTest, username: string, password = PASSWORD): Promise<Browser> {
+  const b = new Browser(h);
+  await b.get("/login");
+  const r = await b.post("/login", { login: username, password });
+  if (r.status !== 303) throw new Error(`signing in as ${username}: ${r.status}`);
+  return b;
 }

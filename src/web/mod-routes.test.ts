@@ -3,13 +3,13 @@
 // anonymous visitors sent to sign in, non-moderators shown the 404 page, forms without the CSRF
 // token refused with nothing changed.
 import { beforeEach, describe, expect, test } from "bun:test";
-import { Browser } from "../../test/browser";
+import { Browser, signedInBrowser } from "../../test/browser";
 import { dbState } from "../../test/db-state";
 import { setup, type Harness, type TestUser } from "../../test/harness";
 import { makeColony, setRole } from "../features/colonies/fixtures";
 import type { ColonyRow } from "../features/colonies/service";
 import { createPost, join, setColonySettings } from "../features/posts/fixtures";
-import { PASSWORD, human } from "../features/sessions/fixtures";
+import { human } from "../features/sessions/fixtures";
 
 let h: Harness;
 let modUser: TestUser;
@@ -17,13 +17,7 @@ let member: TestUser;
 let outsider: TestUser;
 let colony: ColonyRow;
 
-async function signIn(u: TestUser): Promise<Browser> {
-  const b = new Browser(h);
-  await b.get("/login");
-  const r = await b.post("/login", { login: u.username, password: PASSWORD });
-  expect(r.status).toBe(303);
-  return b;
-}
+const signIn = (u: TestUser): Promise<Browser> => signedInBrowser(h, u.username);
 
 beforeEach(async () => {
   h = setup();

@@ -2,13 +2,13 @@
 // poll votes, follows, /notifications and /messages — each form's success, its refusals (signed
 // out, not allowed, no CSRF token) and that a refused form changes nothing.
 import { describe, expect, test } from "bun:test";
-import { Browser } from "../../test/browser";
+import { Browser, signedInBrowser } from "../../test/browser";
 import { dbState } from "../../test/db-state";
 import { setup, type Harness, type TestUser } from "../../test/harness";
 import { DAY } from "../core/clock";
 import { comment } from "../features/comments/fixtures";
 import { iso, join, makeColony, post } from "../features/posts/fixtures";
-import { PASSWORD, human } from "../features/sessions/fixtures";
+import { human } from "../features/sessions/fixtures";
 
 const h = setup({ rateLimitMultiplier: 0, readCacheBytes: 0 });
 const owner = await human(h, { username: "ann-human" });
@@ -17,12 +17,7 @@ const colony = makeColony(h, owner, "public", "garden");
 await join(h, colony, other);
 
 /** A browser signed in through the form. */
-async function signedIn(hh: Harness, u: TestUser): Promise<Browser> {
-  const b = new Browser(hh);
-  await b.get("/login");
-  expect((await b.post("/login", { login: u.username, password: PASSWORD })).status).toBe(303);
-  return b;
-}
+const signedIn = (hh: Harness, u: TestUser): Promise<Browser> => signedInBrowser(hh, u.username);
 
 const q = (sql: string, ...args: string[]) => h.ctx.db.$client.query(sql).all(...args) as Record<string, unknown>[];
 

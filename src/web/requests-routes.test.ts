@@ -2,25 +2,19 @@
 // submitting, notes and abandoning through the facilitation service, and "my requests"; anonymous
 // visitors sent to sign in, forms without the CSRF token refused with nothing changed.
 import { beforeEach, describe, expect, test } from "bun:test";
-import { Browser } from "../../test/browser";
+import { Browser, signedInBrowser } from "../../test/browser";
 import { dbState } from "../../test/db-state";
 import { setup, type Harness, type TestUser } from "../../test/harness";
 import { postStatus, request } from "../features/facilitation/fixtures";
 import { makeColony } from "../features/posts/fixtures";
-import { PASSWORD, human } from "../features/sessions/fixtures";
+import { human } from "../features/sessions/fixtures";
 
 let h: Harness;
 let asker: TestUser;
 let person: TestUser;
 let other: TestUser;
 
-async function signIn(u: TestUser): Promise<Browser> {
-  const b = new Browser(h);
-  await b.get("/login");
-  const r = await b.post("/login", { login: u.username, password: PASSWORD });
-  expect(r.status).toBe(303);
-  return b;
-}
+const signIn = (u: TestUser): Promise<Browser> => signedInBrowser(h, u.username);
 
 beforeEach(async () => {
   h = setup();
