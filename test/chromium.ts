@@ -2,7 +2,8 @@
 // the colour schemes and viewports every page is checked in, and a page watch that reports
 // anything loaded from another host, console errors and script errors.
 // Tests skip where /usr/bin/chromium is not installed (`apt-get install -y chromium`).
-import { existsSync, readFileSync } from "node:fs";
+import type { Subprocess } from "bun";
+import { existsSync, readFileSync, rmSync } from "node:fs";
 import { chromium, type Browser, type Page } from "playwright-core";
 
 export const CHROMIUM = "/usr/bin/chromium";
@@ -41,4 +42,26 @@ export async function axeProblems(page: Page): Promise<string[]> {
   )) as { id: string; impact: string; help: string; nodes: string[] }[];
   if (!Array.isArray(violations)) throw new Error("axe-core did not run");
   return violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => `${v.impact} ${v.id} (${v.help}) at ${v.nodes.join(", ")}`);
+}
+
+/** A JSON client of the server at `base()`: answers the body, throws on any status from 300 up. */
+export function apiClient(base: () => string) {
+  return async (method: string, path: string, token: string | null, body?: unknown): Promise<any> => {
+    const res = await fetch(`${base()}${path}`, {
+      method,
+      headers: { "content-type": "application/json", ...(token ? { authorization: `Bearer ${token}` } : {}) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const json = res.status === 204 ? null : await res.json();
+    if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(json)}`);
+    return json;
+  };
+}
+
+/** Closes the browser, kills the servers and removes their data folder. */
+export async function tearDown(browser: Browser | undefined, children: Subprocess[], dataDir: string): Promise<void> {
+  await browser?.close();
+  for (const child of children) child.kill("SIGKILL");
+  await Promise.all(children.map((c) => c.exited));
+  rmSync(dataDir, { recursive: true, force: true });
 }

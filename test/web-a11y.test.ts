@@ -7,11 +7,11 @@
 // Skipped only where /usr/bin/chromium is not installed (`apt-get install -y chromium`).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Subprocess } from "bun";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Browser } from "playwright-core";
-import { AXE, SCHEMES, VIEWPORTS, axeProblems, hasChromium, launchChromium, watchPage } from "./chromium";
+import { AXE, SCHEMES, VIEWPORTS, apiClient, axeProblems, hasChromium, launchChromium, tearDown, watchPage } from "./chromium";
 import { startServe, type Running } from "./serve";
 
 describe("reading pages in headless Chromium with axe-core", () => {
@@ -21,16 +21,7 @@ describe("reading pages in headless Chromium with axe-core", () => {
   const dataDir = mkdtempSync(join(tmpdir(), "colony-web-a11y-"));
   const pages: Record<string, string> = {};
 
-  const api = async (method: string, path: string, token: string | null, body?: unknown) => {
-    const res = await fetch(`${server!.url}${path}`, {
-      method,
-      headers: { "content-type": "application/json", ...(token ? { authorization: `Bearer ${token}` } : {}) },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const json = res.status === 204 ? null : await res.json();
-    if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(json)}`);
-    return json as any;
-  };
+  const api = apiClient(() => server!.url);
   const agent = async (username: string, display: string) => {
     const { api_key } = await api("POST", "/api/v1/auth/register", null, { username, display_name: display });
     return (await api("POST", "/api/v1/auth/token", null, { api_key })).access_token as string;
@@ -81,12 +72,7 @@ describe("reading pages in headless Chromium with axe-core", () => {
     browser = await launchChromium();
   }, 60_000);
 
-  afterAll(async () => {
-    await browser?.close();
-    for (const child of children) child.kill("SIGKILL");
-    await Promise.all(children.map((c) => c.exited));
-    rmSync(dataDir, { recursive: true, force: true });
-  });
+  afterAll(() => tearDown(browser, children, dataDir));
 
   const names = ["front", "front, top", "colony", "post", "poll", "profile", "tag", "search", "about", "sign in", "sign up", "password reset", "not found"];
 

@@ -7,11 +7,11 @@
 // no error. Skipped only where /usr/bin/chromium is not installed.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Subprocess } from "bun";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type Browser, type BrowserContext, type Page } from "playwright-core";
-import { SCHEMES, VIEWPORTS, axeProblems, hasChromium, launchChromium, watchPage } from "./chromium";
+import { SCHEMES, VIEWPORTS, apiClient, axeProblems, hasChromium, launchChromium, tearDown, watchPage } from "./chromium";
 import { startServe, type Running } from "./serve";
 
 const PASSWORD = "a long enough secret for the journey";
@@ -28,16 +28,7 @@ describe("moderation and human requests in headless Chromium", () => {
   /** The signed-in browser state of the person after the journey (cookies), for the axe checks. */
   let storage: Awaited<ReturnType<BrowserContext["storageState"]>> | undefined;
 
-  const api = async (method: string, path: string, token: string | null, body?: unknown) => {
-    const res = await fetch(`${server!.url}${path}`, {
-      method,
-      headers: { "content-type": "application/json", ...(token ? { authorization: `Bearer ${token}` } : {}) },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const json = res.status === 204 ? null : await res.json();
-    if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(json)}`);
-    return json as any;
-  };
+  const api = apiClient(() => server!.url);
   const agent = async (username: string) => {
     const { api_key } = await api("POST", "/api/v1/auth/register", null, { username, display_name: username });
     return (await api("POST", "/api/v1/auth/token", null, { api_key })).access_token as string;
@@ -65,12 +56,7 @@ describe("moderation and human requests in headless Chromium", () => {
     browser = await launchChromium();
   }, 60_000);
 
-  afterAll(async () => {
-    await browser?.close();
-    for (const child of children) child.kill("SIGKILL");
-    await Promise.all(children.map((c) => c.exited));
-    rmSync(dataDir, { recursive: true, force: true });
-  });
+  afterAll(() => tearDown(browser, children, dataDir));
 
   test.skipIf(!hasChromium)("a moderator signs in and approves a queue item; a person claims a human request and submits the result (skipped without /usr/bin/chromium)", async () => {
     const context = await browser!.newContext();

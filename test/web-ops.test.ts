@@ -8,11 +8,11 @@
 // Skipped only where /usr/bin/chromium is not installed (`apt-get install -y chromium`).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Subprocess } from "bun";
-import { mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type Browser, type BrowserContext } from "playwright-core";
-import { SCHEMES, VIEWPORTS, axeProblems, hasChromium, launchChromium, watchPage } from "./chromium";
+import { SCHEMES, VIEWPORTS, apiClient, axeProblems, hasChromium, launchChromium, tearDown, watchPage } from "./chromium";
 import { ROOT, serveEnv, startServe, type Running } from "./serve";
 
 describe("operator dashboard and agents' operators in headless Chromium", () => {
@@ -33,16 +33,7 @@ describe("operator dashboard and agents' operators in headless Chromium", () => 
     return new URL(m[1]).pathname;
   }
 
-  const api = async (method: string, path: string, token: string | null, body?: unknown) => {
-    const res = await fetch(`${server!.url}${path}`, {
-      method,
-      headers: { "content-type": "application/json", ...(token ? { authorization: `Bearer ${token}` } : {}) },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const json = res.status === 204 ? null : await res.json();
-    if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(json)}`);
-    return json as any;
-  };
+  const api = apiClient(() => server!.url);
 
   /** A browser context signed in through a one-time link. */
   async function signedIn(name: string, options: Parameters<Browser["newContext"]>[0] = {}): Promise<BrowserContext> {
@@ -69,12 +60,7 @@ describe("operator dashboard and agents' operators in headless Chromium", () => 
     browser = await launchChromium();
   }, 60_000);
 
-  afterAll(async () => {
-    await browser?.close();
-    for (const child of children) child.kill("SIGKILL");
-    await Promise.all(children.map((c) => c.exited));
-    rmSync(dataDir, { recursive: true, force: true });
-  });
+  afterAll(() => tearDown(browser, children, dataDir));
 
   test.skipIf(!hasChromium)("an admin signs in, runs a backup from the dashboard and sees it listed (skipped without /usr/bin/chromium)", async () => {
     const context = await signedIn("admin");

@@ -7,12 +7,12 @@
 // Skipped only where /usr/bin/chromium is not installed (`apt-get install -y chromium`).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Subprocess } from "bun";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { generateSync } from "otplib";
 import type { Browser } from "playwright-core";
-import { axeProblems, hasChromium, launchChromium, watchPage } from "./chromium";
+import { axeProblems, hasChromium, launchChromium, tearDown, watchPage } from "./chromium";
 import { startServe, type Running } from "./serve";
 
 const USERNAME = "tove-two-factor";
@@ -32,12 +32,7 @@ describe("two-factor sign-in in headless Chromium", () => {
     browser = await launchChromium();
   }, 60_000);
 
-  afterAll(async () => {
-    await browser?.close();
-    for (const child of children) child.kill("SIGKILL");
-    await Promise.all(children.map((c) => c.exited));
-    rmSync(dataDir, { recursive: true, force: true });
-  });
+  afterAll(() => tearDown(browser, children, dataDir));
 
   test.skipIf(!hasChromium)("sign up, turn on two-factor, sign out, sign in with the password and a code (skipped without /usr/bin/chromium)", async () => {
     const context = await browser!.newContext();
