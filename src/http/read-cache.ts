@@ -139,10 +139,14 @@ const FORUM_ONLY: readonly string[] = ["forum"];
  * when the request was looked up in it.
  */
 export function cachedJsonAnswer<S extends TSchema>(ctx: Ctx, request: Request, _schema: S, body: Static<S>): Response {
-  const bytes = encoder.encode(JSON.stringify(body));
-  const state = peekState(request);
-  if (state?.cacheKey) readCacheOf(ctx).set(state.cacheKey, bytes, state.cacheDeps!, state.cacheStamp!);
-  return new Response(bytes, { headers: JSON_HEADERS });
+  return keptAnswer(readCacheOf(ctx), peekState(request), body);
+}
+
+/** `value` as a JSON answer, kept under the request's cache key when it was looked up in the cache. */
+function keptAnswer(cache: ReadCache, state: ReturnType<typeof peekState>, value: unknown): Response {
+  const body = encoder.encode(JSON.stringify(value));
+  if (state?.cacheKey) cache.set(state.cacheKey, body, state.cacheDeps!, state.cacheStamp!);
+  return new Response(body, { headers: JSON_HEADERS });
 }
 
 export const readCachePlugin = (ctx: Ctx) => {
@@ -166,13 +170,10 @@ export const readCachePlugin = (ctx: Ctx) => {
       },
       mapResponse({ request, responseValue, set }) {
         const state = peekState(request);
-        const key = state?.cacheKey;
-        if (!key || responseValue instanceof Response) return;
+        if (!state?.cacheKey || responseValue instanceof Response) return;
         if (set.status !== undefined && set.status !== 200) return;
         if (responseValue === null || typeof responseValue !== "object") return;
-        const body = encoder.encode(JSON.stringify(responseValue));
-        cache.set(key, body, state.cacheDeps!, state.cacheStamp!);
-        return new Response(body, { headers: JSON_HEADERS });
+        return keptAnswer(cache, state, responseValue);
       },
     }),
   });

@@ -7,6 +7,7 @@
 import { and, count, desc, eq, inArray, ne } from "drizzle-orm";
 import { iso } from "../../core/clock";
 import type { Ctx } from "../../core/context";
+import { exclusive } from "../../core/exclusive";
 import { ApiError, forbidden, invalid, notFound } from "../../core/errors";
 import { uuidv7 } from "../../core/ids";
 import type { Page } from "../../core/paging";
@@ -215,12 +216,12 @@ function emitFromAuthor(ctx: Ctx, tx: Tx, type: "bid_accepted" | "bid_rejected" 
  * anything changes (a wallet failure is 502 UPSTREAM_FAILURE and changes nothing); then, in one
  * transaction, the bid is accepted by compare-and-set, the task moves to accepted, every other
  * pending bid is rejected and the invoice is recorded. The whole runs alone per task
- * (payments.exclusive), so a double accept finds the bid accepted and asks for no second invoice
+ * (core/exclusive.ts), so a double accept finds the bid accepted and asks for no second invoice
  * (400 CONFLICT). Accepting the accepted bid again once its invoice lapsed unpaid issues a new
  * one (docs/decisions.md §114).
  */
 export function acceptBid(ctx: Ctx, caller: Caller, postId: string, bidId: string): Promise<BidRow> {
-  return payments.exclusive(`${PURPOSE}:${postId.toLowerCase()}`, async () => {
+  return exclusive(`${PURPOSE}:${postId.toLowerCase()}`, async () => {
     const { post } = getTask(ctx, caller, postId);
     requireAuthor(post, caller, "accepts bids");
     const bid = bidOnTask(ctx, post.id, bidId);

@@ -7,6 +7,7 @@
 // (docs/decisions.md §106-§111).
 import { and, count, desc, eq, inArray, or, type SQL } from "drizzle-orm";
 import type { Ctx } from "../../core/context";
+import { exclusive } from "../../core/exclusive";
 import { ApiError, forbidden, notFound } from "../../core/errors";
 import { uuidv7 } from "../../core/ids";
 import type { Page } from "../../core/paging";
@@ -181,7 +182,7 @@ const notRequested = (o: OrderRow, verb: string) => conflict400(`This order is $
  * CONFLICT without asking the wallet again.
  */
 export function acceptOrder(ctx: Ctx, caller: Caller, id: string): Promise<OrderRow> {
-  return payments.exclusive(lockKey(id), async () => {
+  return exclusive(lockKey(id), async () => {
     const order = orderAs(ctx, caller, id, "seller");
     if (order.status !== "requested") throw notRequested(order, "accepted");
     const title = titleOf(ctx, order.postId);
@@ -204,7 +205,7 @@ export function acceptOrder(ctx: Ctx, caller: Caller, id: string): Promise<Order
 
 /** POST …/decline (the seller): requested → declined, terminal; anything else 400 CONFLICT. */
 export function declineOrder(ctx: Ctx, caller: Caller, id: string): Promise<OrderRow> {
-  return payments.exclusive(lockKey(id), async () => {
+  return exclusive(lockKey(id), async () => {
     orderAs(ctx, caller, id, "seller");
     return inTransaction(ctx.db, (tx) => {
       const row = move(ctx, tx, id, ["requested"], "declined", { declinedAt: ctx.clock.now() });
@@ -217,7 +218,7 @@ export function declineOrder(ctx: Ctx, caller: Caller, id: string): Promise<Orde
 
 /** POST …/cancel (the buyer): requested → cancelled, terminal; anything else 400 CONFLICT. */
 export function cancelOrder(ctx: Ctx, caller: Caller, id: string): Promise<OrderRow> {
-  return payments.exclusive(lockKey(id), async () => {
+  return exclusive(lockKey(id), async () => {
     orderAs(ctx, caller, id, "buyer");
     const row = inTransaction(ctx.db, (tx) => move(ctx, tx, id, ["requested"], "cancelled", { cancelledAt: ctx.clock.now() }));
     if (!row) throw notRequested(findOrder(ctx, id)!, "cancelled");

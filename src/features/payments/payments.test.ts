@@ -7,6 +7,7 @@ import { setup } from "../../../test/harness";
 import { FakeLnbits, lnbitsWallet, withWallet } from "../../../test/fake-lnbits";
 import { createWallet, WalletError, type LazyWallet } from "../../adapters/lightning";
 import type { DevelopmentWallet } from "../../adapters/lightning/dev-wallet";
+import { exclusive } from "../../core/exclusive";
 import { inTransaction } from "../../db/client";
 import * as payments from "./service";
 
@@ -71,7 +72,7 @@ describe("exclusive", () => {
       if (name === "b") throw new Error("b failed");
       return name;
     };
-    const results = await Promise.allSettled([payments.exclusive("k", step("a", 20)), payments.exclusive("k", step("b", 5)), payments.exclusive("k", step("c", 1)), payments.exclusive("other", step("x", 1))]);
+    const results = await Promise.allSettled([exclusive("k", step("a", 20)), exclusive("k", step("b", 5)), exclusive("k", step("c", 1)), exclusive("other", step("x", 1))]);
     expect(results.map((r) => r.status)).toEqual(["fulfilled", "rejected", "fulfilled", "fulfilled"]);
     expect(log.filter((l) => !l.startsWith("x"))).toEqual(["a start", "a end", "b start", "b end", "c start", "c end"]);
     expect(log.indexOf("x end")).toBeLessThan(log.indexOf("a end"));

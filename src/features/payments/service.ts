@@ -9,7 +9,6 @@ import { createHash, timingSafeEqual } from "node:crypto";
 import { and, asc, eq, inArray, lte, sql } from "drizzle-orm";
 import { WalletError, type CreatedInvoice, type PaymentStatus } from "../../adapters/lightning";
 import type { Ctx } from "../../core/context";
-import { exclusive as coreExclusive } from "../../core/exclusive";
 import { ApiError } from "../../core/errors";
 import { uuidv7 } from "../../core/ids";
 import { inTransaction, type Tx } from "../../db/client";
@@ -51,12 +50,6 @@ export function registerPurpose(purpose: string, handlers: PurposeHandlers): voi
 
 const upstream = (err: unknown) =>
   new ApiError(502, "UPSTREAM_FAILURE", `The Lightning wallet did not answer: ${err instanceof Error ? err.message : String(err)}. Nothing was changed; try again.`);
-
-/**
- * Runs `fn` alone for `key` in this process (core/exclusive.ts). A flow whose wallet call precedes its compare-and-set (an order's accept) runs under its
- * subject's key, so a double request finds the state already moved and asks for no second invoice.
- */
-export const exclusive = coreExclusive;
 
 /** Asks the wallet for an invoice; a wallet failure is 502 UPSTREAM_FAILURE (and nothing was recorded). */
 export async function requestInvoice(ctx: Ctx, input: { amountSats: number; memo: string; ttlSeconds: number }): Promise<CreatedInvoice> {
