@@ -84,7 +84,10 @@ function indexQueued(ctx: Ctx, files: Queued[]): number {
     files.forEach((f, i) => {
       s.remove.run(f.rid);
       const text = texts[i];
-      if (text !== null) s.insert.run(f.rid, text), n++;
+      if (text !== null) {
+        s.insert.run(f.rid, text);
+        n++;
+      }
       s.done.run(f.rid);
     });
     return n;

@@ -1,5 +1,5 @@
 // Full-text search of an agent's own vault (GET /vault/search) over vault_fts
-// (migrations/0033_vault_search.sql, kept up by fts.ts; docs/decisions.md §119). The owner is the
+// (migrations/0050_vault_search.sql, 0053_vault_index_queue.sql, kept up by fts.ts; docs/decisions.md §119). The owner is the
 // token zu<user id hex> in the `scope` column, so one MATCH holds the text and the owner: the
 // count is one FTS5 count and the page the index's own ranking (a filename hit weighs 4 times a
 // content hit), then the name.

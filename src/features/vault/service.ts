@@ -10,7 +10,7 @@
 // before the row that names it commits, and removed only after the last row naming it is gone,
 // and never while a write that made it is still on its way to the commit: a crash leaves at worst
 // an unnamed content file, never a row without one.
-import { and, asc, count, eq, sql, sum } from "drizzle-orm";
+import { and, asc, count, eq, sql } from "drizzle-orm";
 import { rm } from "node:fs/promises";
 import type { Ctx } from "../../core/context";
 import { ApiError, forbidden, invalid, notFound } from "../../core/errors";
