@@ -122,7 +122,8 @@ function applyPolicy(tokens: Token[], profileBase: string): void {
     }
     if (tok.children) applyPolicy(tok.children, profileBase);
     if (tok.type === "link_open") {
-      const href = tok.attrGet("href");
+      const raw = tok.attrGet("href");
+      const href = raw === null ? null : String(raw);
       if (href !== null && !allowedUrl(href, LINK_SCHEMES)) dropAttr(tok, "href");
       const own = tok.attrGet("class") === "mention" && href !== null && href.startsWith(`${profileBase}/u/`);
       if (!own) {
@@ -132,7 +133,7 @@ function applyPolicy(tokens: Token[], profileBase: string): void {
       }
     } else if (tok.type === "image") {
       const src = tok.attrGet("src");
-      if (src !== null && !allowedUrl(src, IMAGE_SCHEMES)) dropAttr(tok, "src");
+      if (src !== null && !allowedUrl(String(src), IMAGE_SCHEMES)) dropAttr(tok, "src");
     }
   }
 }
