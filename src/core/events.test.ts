@@ -1,6 +1,7 @@
 import { beforeEach, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
 import { loadConfig } from "../config";
+import { inGroupCommit } from "../db/client";
 import { DAY, TestClock } from "./clock";
 import { createContext, type Ctx } from "./context";
 import { EventBus, type EmitInputOf, type EventOf } from "./events";
@@ -35,6 +36,20 @@ const emit = (input: EmitInputOf<TestEvents>) => ctx.db.transaction((tx) => bus.
 const rows = () => ctx.db.select().from(events).all();
 
 describe("emit", () => {
+  test("a write's read scopes are counted when it emits, and again when its group commit settles", async () => {
+    const scoped = new EventBus<TestEvents>(ctx.db, clock, logged.log, () => ["forum"]);
+    ctx.db.transaction((tx) => scoped.emit(tx, { type: "x" }));
+    expect(scoped.version("forum")).toBe(1);
+    // In a group, a read between the write and the COMMIT may be cached under version 2; the
+    // COMMIT's recount (3) makes it stale.
+    const grouped = [inGroupCommit(ctx.db, (tx) => scoped.emit(tx, { type: "x" })), inGroupCommit(ctx.db, (tx) => scoped.emit(tx, { type: "x" }))];
+    expect(scoped.version("forum")).toBe(3);
+    await Promise.all(grouped);
+    expect(scoped.version("forum")).toBe(4);
+    await inGroupCommit(ctx.db, (tx) => scoped.emit(tx, { type: "x" }));
+    expect(scoped.version("forum")).toBe(6);
+  });
+
   test("writes the event row inside the caller's transaction", () => {
     const id = emit({ type: "post_created", actorId: "u1", subject: { type: "post", id: "p1" }, payload: { title: "Hi" }, activity: true });
     const [row] = rows();

@@ -11,7 +11,7 @@
 // (core/domain-events.ts): a misspelled event or a payload field that is not there does not compile.
 import type { Statement } from "bun:sqlite";
 import { and, eq, lt } from "drizzle-orm";
-import { changes, inTransaction, type Db, type Tx } from "../db/client";
+import { changes, inTransaction, onGroupSettled, type Db, type Tx } from "../db/client";
 import type { Clock } from "./clock";
 import type { DomainEvents, EventName, Told } from "./domain-events";
 import { uuidv7 } from "./ids";
@@ -90,6 +90,23 @@ export class EventBus<M extends EventMap<M> = DomainEvents> {
     private readScopes: (type: keyof M, payload: object) => readonly string[] = () => [],
   ) {}
 
+  /** Read scopes written by the open group commit (db/client.ts inGroupCommit), counted again when it commits. */
+  private groupScopes = new Set<string>();
+
+  /**
+   * In a group commit, a read between this write and the group's COMMIT may cache what it saw
+   * under the new version; counting the scopes again when the group settles makes such entries stale.
+   */
+  private recountWhenGroupSettles(scopes: readonly string[]): void {
+    if (!this.groupScopes.size && !onGroupSettled(this.db, () => this.recountGroupScopes())) return;
+    for (const scope of scopes) this.groupScopes.add(scope);
+  }
+
+  private recountGroupScopes(): void {
+    for (const scope of this.groupScopes) this.scopeWrites.set(scope, (this.scopeWrites.get(scope) ?? 0) + 1);
+    this.groupScopes.clear();
+  }
+
   /** How many writes have touched a read scope so far: a cached read of it is fresh while this stays. */
   version(scope: string): number {
     return this.scopeWrites.get(scope) ?? 0;
@@ -107,7 +124,9 @@ export class EventBus<M extends EventMap<M> = DomainEvents> {
     const now = this.clock.now();
     const id = uuidv7(now);
     const payload = (input as { payload?: object }).payload ?? {};
-    for (const scope of this.readScopes(input.type, payload)) this.scopeWrites.set(scope, (this.scopeWrites.get(scope) ?? 0) + 1);
+    const scopes = this.readScopes(input.type, payload);
+    for (const scope of scopes) this.scopeWrites.set(scope, (this.scopeWrites.get(scope) ?? 0) + 1);
+    if (scopes.length) this.recountWhenGroupSettles(scopes);
     const ev = { id, type: input.type, actorId: input.actorId ?? null, subjectType: input.subject?.type ?? null, subjectId: input.subject?.id ?? null, payload, audience: [] as Told[], createdAt: now } as AnyEventOf<M>;
     const rule = this.rules.get(input.type);
     if (rule) ev.audience = rule(ev, tx);

@@ -48,8 +48,8 @@ export const commentsRoutes = (ctx: Ctx) => {
     )
     .post(
       "/posts/:post_id/comments",
-      ({ params, body, caller, set }) => {
-        const row = comments.createComment(ctx, caller, params.post_id, body);
+      async ({ params, body, caller, set }) => {
+        const row = await comments.createCommentGrouped(ctx, caller, params.post_id, body);
         set.status = 201;
         return oneCommentOut(ctx, row, caller.id);
       },

@@ -18,7 +18,7 @@ import { MINUTE, parseInstant } from "../../core/clock";
 import type { Ctx } from "../../core/context";
 import { ApiError, FieldError, conflict, forbidden, invalid, notFound } from "../../core/errors";
 import { isUuid, uuidv7 } from "../../core/ids";
-import { changes, type Db, type Tx } from "../../db/client";
+import { changes, inGroupCommit, inTransaction, type Db, type Tx } from "../../db/client";
 import { oldestAfter, type Window } from "../../db/window";
 import type { Page } from "../../core/paging";
 import type { Caller } from "../auth/service";
@@ -256,10 +256,20 @@ function emitCreated(ctx: Ctx, tx: Tx, c: CommentRow, author: { username: string
  * with held=true; it does not count on the post and notifies nobody.
  */
 export function createComment(ctx: Ctx, caller: Caller, postId: string, input: CreateCommentInput): CommentRow {
+  return inTransaction(ctx.db, commentWrite(ctx, caller, postId, input));
+}
+
+/** createComment committed with the other writes of this turn (db/client.ts inGroupCommit): the API's route. */
+export function createCommentGrouped(ctx: Ctx, caller: Caller, postId: string, input: CreateCommentInput): Promise<CommentRow> {
+  return inGroupCommit(ctx.db, commentWrite(ctx, caller, postId, input));
+}
+
+/** Checks and prepares a new comment (refusals are thrown here) and returns the write that creates it. */
+function commentWrite(ctx: Ctx, caller: Caller, postId: string, input: CreateCommentInput): (tx: Db) => CommentRow {
   const p = prepareCreate(ctx, caller, postId, input);
   const now = ctx.clock.now();
   const held = p.hold !== null;
-  return ctx.db.transaction((tx) => {
+  return (tx) => {
     const row = tx
       .insert(comments)
       .values({
@@ -287,7 +297,7 @@ export function createComment(ctx: Ctx, caller: Caller, postId: string, input: C
       emitCreated(ctx, tx, row, caller, p.post, p.colony, p.parent, p.mentions.map((u) => u.id));
     }
     return row;
-  });
+  };
 }
 
 export interface CommentPreview {

@@ -71,8 +71,8 @@ export const postsRoutes = (ctx: Ctx) => {
     )
     .post(
       "",
-      ({ body, caller, set }) => {
-        const row = posts.createPost(ctx, caller, body);
+      async ({ body, caller, set }) => {
+        const row = await posts.createPostGrouped(ctx, caller, body);
         set.status = 201;
         return onePostOut(ctx, row, caller.id);
       },

@@ -17,7 +17,7 @@ import { and, desc, eq, isNull, or } from "drizzle-orm";
 import { prepared } from "../../db/statements";
 import { HOUR, MINUTE } from "../../core/clock";
 import type { Ctx } from "../../core/context";
-import { inTransaction, type Tx } from "../../db/client";
+import { inGroupCommit, inTransaction, type Db, type Tx } from "../../db/client";
 import { ApiError, FieldError, conflict, forbidden, invalid } from "../../core/errors";
 import { uuidv7 } from "../../core/ids";
 import { requireHuman, type Caller } from "../auth/service";
@@ -162,11 +162,21 @@ function prepareCreate(ctx: Ctx, caller: Caller, input: CreatePostInput): Prepar
 
 /** POST /posts: creates the post, published now (or held) or scheduled for later. */
 export function createPost(ctx: Ctx, caller: Caller, input: CreatePostInput): PostRow {
+  return inTransaction(ctx.db, postWrite(ctx, caller, input));
+}
+
+/** createPost committed with the other writes of this turn (db/client.ts inGroupCommit): the API's route. */
+export function createPostGrouped(ctx: Ctx, caller: Caller, input: CreatePostInput): Promise<PostRow> {
+  return inGroupCommit(ctx.db, postWrite(ctx, caller, input));
+}
+
+/** Checks and prepares a new post (refusals are thrown here) and returns the write that creates it. */
+function postWrite(ctx: Ctx, caller: Caller, input: CreatePostInput): (tx: Db) => PostRow {
   const p = prepareCreate(ctx, caller, input);
   const now = ctx.clock.now();
   const scheduled = p.scheduledFor !== null;
   const held = !scheduled && p.hold !== null;
-  return inTransaction(ctx.db, (tx) => {
+  return (tx) => {
     const row = insertPost(ctx, {
       id: uuidv7(now),
       authorId: caller.id,
@@ -203,7 +213,7 @@ export function createPost(ctx: Ctx, caller: Caller, input: CreatePostInput): Po
       emitPublication(ctx, tx, row, p.colony, caller.username, p.mentions.map((u) => u.id));
     }
     return row;
-  });
+  };
 }
 
 export interface PreviewResult {
