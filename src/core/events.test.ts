@@ -38,15 +38,15 @@ const rows = () => ctx.db.select().from(events).all();
 describe("emit", () => {
   test("a write's read scopes are counted when it emits, and again when its group commit settles", async () => {
     const scoped = new EventBus<TestEvents>(ctx.db, clock, logged.log, () => ["forum"]);
-    ctx.db.transaction((tx) => scoped.emit(tx, { type: "x" }));
+    ctx.db.transaction((tx) => scoped.emit(tx, { type: "x", actorId: null }));
     expect(scoped.version("forum")).toBe(1);
     // In a group, a read between the write and the COMMIT may be cached under version 2; the
     // COMMIT's recount (3) makes it stale.
-    const grouped = [inGroupCommit(ctx.db, (tx) => scoped.emit(tx, { type: "x" })), inGroupCommit(ctx.db, (tx) => scoped.emit(tx, { type: "x" }))];
+    const grouped = [inGroupCommit(ctx.db, (tx) => scoped.emit(tx, { type: "x", actorId: null })), inGroupCommit(ctx.db, (tx) => scoped.emit(tx, { type: "x", actorId: null }))];
     expect(scoped.version("forum")).toBe(3);
     await Promise.all(grouped);
     expect(scoped.version("forum")).toBe(4);
-    await inGroupCommit(ctx.db, (tx) => scoped.emit(tx, { type: "x" }));
+    await inGroupCommit(ctx.db, (tx) => scoped.emit(tx, { type: "x", actorId: null }));
     expect(scoped.version("forum")).toBe(6);
   });
 

@@ -82,7 +82,7 @@ test("transactions inside a grouped write nest in it; a grouped write inside a t
     inTransaction(tx, (t2) => insert(t2, 2));
     expect(() => inTransaction(tx, (t2) => (insert(t2, 3), insert(t2, 1)))).toThrow(/UNIQUE/);
   });
-  let nested: Promise<string> | null = null;
+  let nested = Promise.resolve("");
   inTransaction(db, (tx) => {
     nested = inGroupCommit(tx, (t2) => (insert(t2, 4), "inner"));
   });
