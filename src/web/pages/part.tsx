@@ -336,7 +336,7 @@ export function ConversationsPage({ visit, items, error, to, children }: { visit
       ) : (
         <p class="empty">No conversations yet.</p>
       )}
-      {children ?? ""}
+      {children as "safe"}
     </Page>
   );
 }
