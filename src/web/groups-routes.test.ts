@@ -149,6 +149,8 @@ describe("invitations", () => {
     expect(memberStatus(g, ben)?.invite_status).toBe("accepted");
     const page = await b.get(ok.location!);
     expect(page.text).toContain("You joined the group.");
+    // Only the fixed notices: anything else in the address says nothing.
+    expect((await b.get(`/groups/${g}?notice=constructor`)).text).not.toContain('role="status"');
     expect(page.text).toContain("Welcome, everyone");
     // Accepting again is what is already true.
     expect((await b.post(`/groups/${g}/respond`, { answer: "accept" })).status).toBe(303);

@@ -189,7 +189,7 @@ export const groupsWebRoutes = (ctx: Ctx) => {
             const id = groupId(params.id);
             const pageNo = pageParam(query.page);
             try {
-              return groupPage(web, request, server, id, pageNo, { notice: NOTICES[String(query.notice)] ?? null });
+              return groupPage(web, request, server, id, pageNo, { notice: typeof query.notice === "string" && Object.hasOwn(NOTICES, query.notice) ? NOTICES[query.notice] : null });
             } catch (err) {
               // Not a member: a pending invitee sees the invitation; anyone else the 404 page.
               if (err instanceof ApiError && err.status === 404) return invitationPage(web, request, server, id);
