@@ -234,6 +234,27 @@ describe("a group's page", () => {
     expect(dbState(h)).toEqual(before);
   });
 
+  test("sending is charged to the API's message budget: past it, a 429 on the group's page with Retry-After, the message kept, nothing sent", async () => {
+    const hh = setup({ readCacheBytes: 0 });
+    const a = await human(hh, { username: "talker" });
+    const f = await human(hh, { username: "listener" });
+    const g = await makeGroup(hh, a, [f], [f], "Busy");
+    const b = await signedIn(hh, a);
+    await b.get(`/groups/${g}`);
+    let sent = 0;
+    for (; sent < 100; sent++) if ((await b.post(`/groups/${g}/send`, { body: `number ${sent}` })).status !== 303) break;
+    expect(sent).toBeGreaterThan(0);
+    const before = dbState(hh);
+    const refused = await b.post(`/groups/${g}/send`, { body: "one more <please>" });
+    expect(refused.status).toBe(429);
+    expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(0);
+    expect(refused.text).toContain("<h1>Busy</h1>");
+    expect(refused.text).toContain("one more &lt;please&gt;</textarea>");
+    expect(dbState(hh)).toEqual(before);
+    // The same budget as POST /api/v1/messages/groups/{id}/send.
+    expect((await hh.req("POST", `${G}/${g}/send`, { token: a.token, body: { body: "api" } })).status).toBe(429);
+  });
+
   test("messages oldest first, a page at a time: older pages behind a link; a page past the last is a 400 page", async () => {
     const g = await makeGroup(h, ann, [ben], [ben], "Long");
     for (let i = 1; i <= 55; i++) await groupSent(h, i % 2 ? ann : ben, g, `message number ${i}.`);
