@@ -114,6 +114,7 @@ import { opsRoutes } from "./web/ops-routes";
 import { partRoutes } from "./web/part-routes";
 import { modRoutes } from "./web/mod-routes";
 import { requestsRoutes } from "./web/requests-routes";
+import { groupsWebRoutes } from "./web/groups-routes";
 
 /**
  * Every feature: its routes, in the order they are mounted, and its `register` (handlers.ts: the
@@ -132,6 +133,7 @@ const FEATURES: Feature[] = [
   { routes: [accountRoutes, settingsRoutes, partRoutes], register: sessions.register },
   { routes: [opsRoutes] },
   { routes: [modRoutes, requestsRoutes] },
+  { routes: [groupsWebRoutes] },
   { routes: [identityProviderRoutes], register: oauth.register },
   { routes: [usersRoutes, directoryRoutes, karmaRoutes] },
   { routes: [pollingRoutes], register: polling.register },

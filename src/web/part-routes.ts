@@ -23,6 +23,7 @@ import { charge, rateLimitPlugin, subjectOf } from "../http/rate-limit";
 import { refusedPage } from "./account-routes";
 import { postHref, userHref } from "./components";
 import { sync } from "./layout";
+import { groupItems, GroupsSection } from "./pages/groups";
 import { ConversationPage, ConversationsPage, notificationHref, NotificationsPage, ProfileForm, SUBMIT_TYPES, SubmitPage, type SubmitType, type SubmitValues } from "./pages/part";
 import { layout } from "./account-layout";
 import { updateProfile } from "../features/users/service";
@@ -85,7 +86,8 @@ export const partRoutes = (ctx: Ctx) => {
     const shown = items
       .filter((c) => !c.is_group && c.other_user)
       .map((c) => ({ username: c.other_user!.username, displayName: c.other_user!.display_name || null, lastAt: Date.parse(c.last_message_at!), unread: c.unread_count, preview: c.last_message_preview }));
-    return page(web, sync(ConversationsPage({ visit: visit(request, server), items: shown, error, to })), status);
+    const v = visit(request, server);
+    return page(web, sync(ConversationsPage({ visit: v, items: shown, error, to, children: GroupsSection({ csrf: v.csrf ?? "", ...groupItems(items) }) })), status);
   }
 
   function conversationPage(web: SignedInWeb, request: Request, server: unknown, username: string, status = 200, error: string | null = null, draft?: string) {

@@ -110,7 +110,7 @@ describe("the cookie and the API", () => {
 /** Every form route of the web pages, as mounted. */
 function formRoutes(h: Harness): string[] {
   return (h.app.routes as { method: string; path: string }[])
-    .filter((r) => r.method === "POST" && /^\/(signup|login|logout|reset|settings|submit|post|comment|u|notifications|messages)(\/|$)/.test(r.path))
+    .filter((r) => r.method === "POST" && /^\/(signup|login|logout|reset|settings|submit|post|comment|u|notifications|messages|groups)(\/|$)/.test(r.path))
     .map((r) => r.path);
 }
 
@@ -148,6 +148,14 @@ describe("every form post is checked before it runs", () => {
         "/notifications/:id/read",
         "/messages/:username",
         "/settings/profile",
+        // Group conversations (groups-routes.ts)
+        "/groups/new",
+        "/groups/:id/send",
+        "/groups/:id/respond",
+        "/groups/:id/leave",
+        "/groups/:id/edit",
+        "/groups/:id/members",
+        "/groups/:id/members/:username/remove",
       ].sort(),
     );
   });
@@ -181,7 +189,7 @@ describe("every form post is checked before it runs", () => {
         refused++;
       }
     }
-    expect(refused).toBe(29 * 6);
+    expect(refused).toBe(36 * 6);
     expect(dbState(h)).toEqual(before);
     // The right token still works afterwards.
     expect((await b.post("/logout", {}, { csrf: mine })).status).toBe(303);

@@ -298,13 +298,14 @@ export interface ConversationItem {
   preview: string | null;
 }
 
-export function ConversationsPage({ visit, items, error, to }: { visit: Visit; items: readonly ConversationItem[]; error?: string | null; to?: string }) {
+/** `children`: more of the page after the direct conversations (the groups and invitations: pages/groups.tsx). */
+export function ConversationsPage({ visit, items, error, to, children }: { visit: Visit; items: readonly ConversationItem[]; error?: string | null; to?: string; children?: JSX.Element }) {
   return (
     <Page title="Messages" viewer={visit.viewer} csrf={visit.csrf} noindex>
       <h1>Messages</h1>
-      <form method="get" action="/messages/to" class="write">
+      <form method="get" action="/messages" class="write">
         <label for="to">Write to (username)</label>
-        <input id="to" name="username" type="text" required maxlength="32" value={to ?? ""} />
+        <input id="to" name="to" type="text" required maxlength="32" value={to ?? ""} />
         <button type="submit">Open</button>
       </form>
       {error ? (
@@ -335,6 +336,7 @@ export function ConversationsPage({ visit, items, error, to }: { visit: Visit; i
       ) : (
         <p class="empty">No conversations yet.</p>
       )}
+      {children as "safe"}
     </Page>
   );
 }
@@ -348,6 +350,33 @@ export interface MessageItem {
   deleted: boolean;
 }
 
+/**
+ * Messages oldest first, the viewer's own marked, as plain pre-wrapped text (never HTML); shared by
+ * a 1:1 conversation and a group's page. `anchors: false` for a second list of the same messages
+ * (a group's pinned ones), whose items must not repeat the `message-<id>` anchors.
+ */
+export function MessageList({ items, anchors = true, label }: { items: readonly MessageItem[]; anchors?: boolean; label?: string }) {
+  if (!items.length) return <p class="empty">No messages yet.</p>;
+  return (
+    <ol class="dm" aria-label={label}>
+      {items.map((m) => (
+        <li class={m.mine ? "mine" : "theirs"} id={anchors ? `message-${m.id}` : undefined}>
+          <p class="meta">
+            <span safe>{m.mine ? "You" : m.sender}</span>
+            {" · "}
+            <time datetime={new Date(m.createdAt).toISOString()} safe>
+              {formatInstant(m.createdAt)}
+            </time>
+          </p>
+          <p class="text" safe>
+            {m.deleted ? "[deleted]" : m.body}
+          </p>
+        </li>
+      ))}
+    </ol>
+  );
+}
+
 export function ConversationPage({ visit, peer, items, error, draft }: { visit: Visit; peer: { username: string; displayName: string | null }; items: readonly MessageItem[]; error?: string | null; draft?: string }) {
   const shown = peer.displayName || peer.username;
   return (
@@ -358,26 +387,7 @@ export function ConversationPage({ visit, peer, items, error, draft }: { visit: 
         {" · "}
         <a href={userHref(peer.username)} safe>{`@${peer.username}`}</a>
       </p>
-      {items.length ? (
-        <ol class="dm">
-          {items.map((m) => (
-            <li class={m.mine ? "mine" : "theirs"} id={`message-${m.id}`}>
-              <p class="meta">
-                <span safe>{m.mine ? "You" : m.sender}</span>
-                {" · "}
-                <time datetime={new Date(m.createdAt).toISOString()} safe>
-                  {formatInstant(m.createdAt)}
-                </time>
-              </p>
-              <p class="text" safe>
-                {m.deleted ? "[deleted]" : m.body}
-              </p>
-            </li>
-          ))}
-        </ol>
-      ) : (
-        <p class="empty">No messages yet.</p>
-      )}
+      <MessageList items={items} />
       {error ? (
         <p role="alert">
           <strong safe>{error}</strong>
@@ -397,10 +407,11 @@ export function ConversationPage({ visit, peer, items, error, draft }: { visit: 
   );
 }
 
-/** Where a notification leads: its comment, its post, its conversation's peer, or nowhere. */
+/** Where a notification leads: its comment, its post, its group, its conversation's peer, or nowhere. */
 export function notificationHref(n: { post_id: string | null; comment_id: string | null; conversation_id: string | null; actor: { username: string } | null; kind: string }): string | null {
   if (n.post_id && n.comment_id) return `${postHref(n.post_id)}#comment-${n.comment_id}`;
   if (n.post_id) return postHref(n.post_id);
+  if (n.conversation_id && n.kind.startsWith("group_")) return `/groups/${n.conversation_id}`;
   if (n.conversation_id && n.actor) return `/messages/${encodeURIComponent(n.actor.username)}`;
   if (n.actor) return userHref(n.actor.username);
   return null;

@@ -542,6 +542,19 @@ export function respond(ctx: Ctx, caller: Caller, convId: string, accept: boolea
   });
 }
 
+/**
+ * The group `convId` when the caller holds a pending invite to it, with their member row (who
+ * invited them, when): what an invitee may see before answering (the web's invitation page).
+ * 404 NOT_FOUND otherwise, as respond answers.
+ */
+export function pendingInvite(ctx: Ctx, caller: Pick<Caller, "id">, convId: string): GroupAccess {
+  const conv = groupById(ctx, convId);
+  if (!conv) throw notFound();
+  const member = memberRow(ctx, conv.id, caller.id);
+  if (!member || member.leftAt !== null || member.inviteStatus !== "pending") throw notFound();
+  return { conv, member };
+}
+
 /** The target of a member path: a user id or a username of someone currently in the group (else 404). */
 function targetMember(ctx: Ctx, conv: ConversationRow, ref: string): { user: UserRow | null; member: MemberRow } {
   const user = userByRef(ctx, ref);

@@ -1,0 +1,158 @@
+// Group conversations in a real browser: `colony serve` on a temporary data folder at 127.0.0.1
+// (sign-up open), Debian's Chromium (headless). Two people sign up on the web and an agent
+// registers through the API; the first person creates a group with the other two from /messages,
+// writes in it; the second finds the invitation on /messages, accepts it, reads the message and
+// replies; the first sees the reply. The group's page, the new-group form and the invitation page
+// are checked with axe-core in the light and dark colour schemes at a phone's and a desktop's
+// viewport (no serious or critical violation), load nothing from another host and log no error.
+// Skipped only where /usr/bin/chromium is not installed (`apt-get install -y chromium`).
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import type { Subprocess } from "bun";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { Browser, BrowserContext, Page } from "playwright-core";
+import { SCHEMES, VIEWPORTS, apiClient, axeProblems, hasChromium, launchChromium, tearDown, watchPage } from "./chromium";
+import { startServe, type Running } from "./serve";
+
+const PASSWORD = "a long enough secret for the group journey";
+
+describe("group conversations in headless Chromium", () => {
+  let browser: Browser | undefined;
+  let server: Running | undefined;
+  const children: Subprocess[] = [];
+  const dataDir = mkdtempSync(join(tmpdir(), "colony-web-groups-"));
+  let groupPath = "";
+  /** The signed-in browser states after the journey, for the axe checks. */
+  const storage: Record<string, Awaited<ReturnType<BrowserContext["storageState"]>>> = {};
+
+  const api = apiClient(() => server!.url);
+  let adaToken = "";
+
+  async function signUp(context: BrowserContext, username: string): Promise<Page> {
+    const page = await context.newPage();
+    await page.goto(`${server!.url}/signup`);
+    await page.getByLabel("Username").fill(username);
+    await page.getByLabel("Password", { exact: true }).fill(PASSWORD);
+    await page.getByRole("button", { name: "Create account" }).click();
+    await page.waitForURL(/\/settings\/account/);
+    return page;
+  }
+
+  beforeAll(async () => {
+    if (!hasChromium) return;
+    server = await startServe(dataDir, { cwd: dataDir, children, env: { COLONY_REGISTRATION: "open" } });
+    const { api_key } = await api("POST", "/api/v1/auth/register", null, { username: "ada-agent", display_name: "Ada" });
+    adaToken = (await api("POST", "/api/v1/auth/token", null, { api_key })).access_token;
+    browser = await launchChromium();
+  }, 60_000);
+
+  afterAll(() => tearDown(browser, children, dataDir));
+
+  test.skipIf(!hasChromium)("a group with two members: created from /messages, the second member accepts the invitation and replies (skipped without /usr/bin/chromium)", async () => {
+    const hugoContext = await browser!.newContext();
+    const hugo = await signUp(hugoContext, "hugo");
+    const hugoProblems = await watchPage(hugo);
+    const ginaContext = await browser!.newContext();
+    const gina = await signUp(ginaContext, "gina");
+    const ginaProblems = await watchPage(gina);
+
+    // Gina makes the group from /messages.
+    await gina.goto(`${server!.url}/messages`);
+    await gina.getByRole("link", { name: "New group" }).click();
+    await gina.waitForURL(/\/groups\/new$/);
+    await gina.getByLabel("Title").fill("Allotment rota");
+    await gina.getByLabel("Members").fill("hugo, @ada-agent");
+    await gina.getByLabel("Description (optional)").fill("Who waters when.");
+    await gina.getByRole("button", { name: "Create group" }).click();
+    await gina.waitForURL(/\/groups\/[0-9a-f-]{36}\?notice=created$/);
+    groupPath = new URL(gina.url()).pathname;
+    expect(await gina.getByRole("heading", { level: 1 }).textContent()).toBe("Allotment rota");
+    expect(await gina.getByRole("status").textContent()).toContain("The group is made");
+    expect(await gina.locator("ul.members li").count()).toBe(3);
+    await gina.getByLabel("Message", { exact: true }).fill("I can water on Mondays.\nWho takes Thursday?");
+    await gina.getByRole("button", { name: "Send" }).click();
+    await gina.waitForURL(/#message-/);
+    expect(await gina.locator("ol.dm").textContent()).toContain("Who takes Thursday?");
+
+    // Hugo finds the invitation on /messages and accepts it.
+    await hugo.goto(`${server!.url}/messages`);
+    const invitation = hugo.locator("#groups li").filter({ hasText: "Allotment rota" });
+    await invitation.getByRole("button", { name: "Accept the invitation to Allotment rota" }).click();
+    await hugo.waitForURL(/\?notice=joined$/);
+    expect(new URL(hugo.url()).pathname).toBe(groupPath);
+    expect(await hugo.getByRole("status").textContent()).toBe("You joined the group.");
+    expect(await hugo.locator("ol.dm").textContent()).toContain("I can water on Mondays.");
+    await hugo.getByLabel("Message", { exact: true }).fill("Thursday is mine, @gina.");
+    await hugo.getByRole("button", { name: "Send" }).click();
+    await hugo.waitForURL(/#message-/);
+    storage.hugo = await hugoContext.storageState();
+
+    // Gina sees the reply, and the group is unread for her until she opens it.
+    await gina.goto(`${server!.url}/messages`);
+    expect(await gina.locator("#groups li").filter({ hasText: "Allotment rota" }).textContent()).toContain("1 unread");
+    await gina.locator("#groups").getByRole("link", { name: "Allotment rota" }).click();
+    await gina.waitForURL(new RegExp(`${groupPath}$`));
+    expect(await gina.locator("ol.dm li.theirs").last().textContent()).toContain("Thursday is mine, @gina.");
+    storage.gina = await ginaContext.storageState();
+
+    // The agent, invited too, sees the invitation through the API.
+    const inbox = JSON.stringify(await api("GET", "/api/v1/messages/conversations", adaToken));
+    expect(inbox).toContain('"title":"Allotment rota"');
+    expect(inbox).toContain('"invite_status":"pending"');
+
+    expect([...ginaProblems, ...hugoProblems]).toEqual([]);
+    await ginaContext.close();
+    await hugoContext.close();
+  }, 90_000);
+
+  const pages = [
+    ["the group", "gina", () => groupPath],
+    ["a new group", "gina", () => "/groups/new"],
+    ["messages with groups", "hugo", () => "/messages"],
+  ] as const;
+
+  test.skipIf(!hasChromium).each(pages)("signed in, %s: no serious or critical axe violation, light and dark, phone and desktop (skipped without /usr/bin/chromium)", async (_name, who, path) => {
+    expect(groupPath).not.toBe("");
+    const found: string[] = [];
+    for (const colorScheme of SCHEMES) {
+      for (const [device, viewport] of Object.entries(VIEWPORTS)) {
+        const ctx = await browser!.newContext({ colorScheme, viewport, reducedMotion: "reduce", storageState: storage[who] });
+        const page = await ctx.newPage();
+        const problems = await watchPage(page);
+        const response = await page.goto(`${server!.url}${path()}`, { waitUntil: "load" });
+        expect(response?.status()).toBe(200);
+        expect(await page.locator(".who a").first().textContent()).toBe(who);
+        for (const v of await axeProblems(page)) found.push(`${colorScheme}/${device}: ${v}`);
+        for (const p of problems) found.push(`${colorScheme}/${device}: ${p}`);
+        await ctx.close();
+      }
+    }
+    expect(found).toEqual([]);
+  }, 60_000);
+
+  test.skipIf(!hasChromium)("the invitation page passes axe too (skipped without /usr/bin/chromium)", async () => {
+    // A fresh invitation for Hugo to a second group, made through the form.
+    const ctx = await browser!.newContext({ storageState: storage.gina });
+    const page = await ctx.newPage();
+    await page.goto(`${server!.url}/groups/new`);
+    await page.getByLabel("Title").fill("Seed library");
+    await page.getByLabel("Members").fill("hugo");
+    await page.getByRole("button", { name: "Create group" }).click();
+    await page.waitForURL(/\?notice=created$/);
+    const path = new URL(page.url()).pathname;
+    await ctx.close();
+    const found: string[] = [];
+    for (const colorScheme of SCHEMES) {
+      const c = await browser!.newContext({ colorScheme, storageState: storage.hugo });
+      const p = await c.newPage();
+      const problems = await watchPage(p);
+      await p.goto(`${server!.url}${path}`, { waitUntil: "load" });
+      expect(await p.getByRole("heading", { level: 1 }).textContent()).toBe("Invitation: Seed library");
+      for (const v of await axeProblems(p)) found.push(`${colorScheme}: ${v}`);
+      for (const x of problems) found.push(`${colorScheme}: ${x}`);
+      await c.close();
+    }
+    expect(found).toEqual([]);
+  }, 60_000);
+});
