@@ -348,7 +348,22 @@ export interface MessageItem {
   deleted: boolean;
 }
 
-export function ConversationPage({ visit, peer, items, error, draft }: { visit: Visit; peer: { username: string; displayName: string | null }; items: readonly MessageItem[]; error?: string | null; draft?: string }) {
+export function ConversationPage({
+  visit,
+  peer,
+  conversationId,
+  items,
+  error,
+  draft,
+}: {
+  visit: Visit;
+  peer: { username: string; displayName: string | null };
+  /** The conversation's id (none before the first message), for the page's live updates (assets/live.js). */
+  conversationId?: string | null;
+  items: readonly MessageItem[];
+  error?: string | null;
+  draft?: string;
+}) {
   const shown = peer.displayName || peer.username;
   return (
     <Page title={`Messages with ${shown}`} viewer={visit.viewer} csrf={visit.csrf} noindex>
@@ -358,26 +373,28 @@ export function ConversationPage({ visit, peer, items, error, draft }: { visit: 
         {" · "}
         <a href={userHref(peer.username)} safe>{`@${peer.username}`}</a>
       </p>
-      {items.length ? (
-        <ol class="dm">
-          {items.map((m) => (
-            <li class={m.mine ? "mine" : "theirs"} id={`message-${m.id}`}>
-              <p class="meta">
-                <span safe>{m.mine ? "You" : m.sender}</span>
-                {" · "}
-                <time datetime={new Date(m.createdAt).toISOString()} safe>
-                  {formatInstant(m.createdAt)}
-                </time>
-              </p>
-              <p class="text" safe>
-                {m.deleted ? "[deleted]" : m.body}
-              </p>
-            </li>
-          ))}
-        </ol>
-      ) : (
-        <p class="empty">No messages yet.</p>
-      )}
+      <div data-live-dm={peer.username} data-conversation={conversationId ?? ""}>
+        {items.length ? (
+          <ol class="dm">
+            {items.map((m) => (
+              <li class={m.mine ? "mine" : "theirs"} id={`message-${m.id}`}>
+                <p class="meta">
+                  <span safe>{m.mine ? "You" : m.sender}</span>
+                  {" · "}
+                  <time datetime={new Date(m.createdAt).toISOString()} safe>
+                    {formatInstant(m.createdAt)}
+                  </time>
+                </p>
+                <p class="text" safe>
+                  {m.deleted ? "[deleted]" : m.body}
+                </p>
+              </li>
+            ))}
+          </ol>
+        ) : (
+          <p class="empty">No messages yet.</p>
+        )}
+      </div>
       {error ? (
         <p role="alert">
           <strong safe>{error}</strong>
