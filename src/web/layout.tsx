@@ -37,7 +37,7 @@ function Who({ viewer, csrf }: Pick<PageProps, "viewer" | "csrf">) {
         {viewer.username}
       </a>
       <a href="/messages">Messages</a>
-      <a href="/notifications" data-live="unread">
+      <a href="/notifications">
         {viewer.unread ? `Notifications (${viewer.unread})` : "Notifications"}
       </a>
       <form method="post" action="/logout">

@@ -304,7 +304,7 @@ describe("the session, the page and the server", () => {
 });
 
 describe("the pages", () => {
-  test("signed-in pages load the live script and mark the count; anonymous pages load neither", async () => {
+  test("signed-in pages load the live script and a post page names its post; anonymous pages have neither", async () => {
     const p = await post(h, ann);
     const anon = await new Browser(h).get(`/post/${p.id}`);
     expect(anon.text).not.toContain(LIVE_SCRIPT.path);
@@ -312,7 +312,6 @@ describe("the pages", () => {
     const b = await signedInBrowser(h, ben.username);
     const page = await b.get(`/post/${p.id}`);
     expect(page.text).toContain(`<script type="module" src="${LIVE_SCRIPT.path}"></script>`);
-    expect(page.text).toContain('<a href="/notifications" data-live="unread">');
     expect(page.text).toContain(`data-live-post="${p.id}"`);
     const js = await h.app.handle(new Request(`${BASE}${LIVE_SCRIPT.path}`));
     expect(js.status).toBe(200);

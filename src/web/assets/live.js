@@ -10,7 +10,7 @@
 // EventSource reconnects by itself after a network failure or a server restart; a refusal (the
 // session ended) closes it for good. A tab hidden for a minute closes its stream, so background
 // tabs do not hold connections, and catches up when it is shown again.
-const unreadLink = document.querySelector('a[data-live="unread"]');
+const unreadLink = document.querySelector('.who a[href="/notifications"]');
 const dmBox = document.querySelector("[data-live-dm]");
 const postBox = document.querySelector("[data-live-post]");
 const baseTitle = document.title;
