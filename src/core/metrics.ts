@@ -225,10 +225,10 @@ export class Metrics {
     });
     new Gauge({
       name: "colony_realtime_subscribers",
-      help: "Open realtime streams (GET /api/v1/stream).",
+      help: "Open realtime streams (GET /api/v1/stream and the web pages' GET /live).",
       registers,
       collect() {
-        this.set(ctx.realtime.total());
+        this.set(ctx.realtime.streams);
       },
     });
     new Gauge({

@@ -75,6 +75,11 @@ export class RealtimeHub {
     return closers.length;
   }
 
+  /** Open streams: each stream (the API's, or a web page's over several keys) subscribes with one close listener. */
+  get streams(): number {
+    return this.closers.size;
+  }
+
   /** Open subscriptions across all users. */
   get size(): number {
     let n = 0;

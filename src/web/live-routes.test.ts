@@ -282,7 +282,10 @@ describe("the session, the page and the server", () => {
   test("closing the page unsubscribes every key; a server shutdown sends its last frame and ends", async () => {
     const p = await post(h, ben);
     const b = await signedInBrowser(h, ben.username);
+    const streams = h.ctx.realtime.streams;
     const s = await liveOf(b, `/live?post=${p.id}`);
+    // One stream, whatever keys it listens to (the colony_realtime_subscribers gauge counts streams).
+    expect(h.ctx.realtime.streams).toBe(streams + 1);
     const keys = () => [h.ctx.realtime.subscribers(ben.id), h.ctx.realtime.subscribers(webKey(ben.id)), h.ctx.realtime.subscribers(postTopic(p.id))];
     expect(keys()).toEqual([1, 1, 1]);
     await s.cancel();
