@@ -24,7 +24,7 @@ export interface MetricsSources {
   events: Pick<EventBus, "pendingCount" | "oldestPendingAt">;
   jobs: Pick<Jobs, "stats">;
   reads: Pick<Reads, "threads" | "queued">;
-  realtime: Pick<RealtimeHub, "total">;
+  realtime: Pick<RealtimeHub, "streams">;
 }
 
 /** Upper bounds of the request-latency buckets, in seconds. */

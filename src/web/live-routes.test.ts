@@ -114,7 +114,7 @@ describe("refusals are never a stream", () => {
 
   test("a request from another site: 403", async () => {
     const b = await signedInBrowser(h, ann.username);
-    for (const headers of [{ "sec-fetch-site": "cross-site" }, { origin: "https://elsewhere.example" }]) {
+    for (const headers of [{ "sec-fetch-site": "cross-site" }, { origin: "https://elsewhere.example" }] as Record<string, string>[]) {
       const res = await openLive(b, "/live", headers);
       expect(res.status).toBe(403);
     }
