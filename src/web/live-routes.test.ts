@@ -14,6 +14,7 @@ import * as direct from "../features/messages/direct";
 import { join, makeColony, post } from "../features/posts/fixtures";
 import { human } from "../features/sessions/fixtures";
 import * as users from "../features/users/service";
+import { eventStream } from "../features/realtime/stream";
 import { LIVE_SCRIPT } from "./assets";
 import { LIVE_MAX_STREAMS } from "./live-routes";
 
@@ -303,6 +304,16 @@ describe("the session, the page and the server", () => {
     expect(s2.state.ended).toBe(true);
     expect(s2.events().at(-1)).toMatchObject({ event: "server.shutdown", retry: "5000" });
     expect(h2.ctx.realtime.total()).toBe(0);
+  });
+});
+
+describe("the stream underneath (features/realtime/stream.ts)", () => {
+  test("a session check that cannot run ends the stream without session.ended, so the page reconnects", async () => {
+    const s = reader(new Response(eventStream(h.ctx, ["k-broken", "k-other"], { heartbeatMs: 25, alive: () => { throw new Error("the database is closing"); } })));
+    await s.next(() => false);
+    expect(s.state.ended).toBe(true);
+    expect(s.events()).toEqual([]);
+    expect([h.ctx.realtime.subscribers("k-broken"), h.ctx.realtime.subscribers("k-other")]).toEqual([0, 0]);
   });
 });
 

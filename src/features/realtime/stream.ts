@@ -89,7 +89,14 @@ export function eventStream(ctx: Ctx, keys: string | readonly string[], opts: St
       // One shutdown callback however many keys: the first subscription carries it.
       const unsubscribes = [keys].flat().map((key, i) => ctx.realtime.subscribe(key, listener, i === 0 ? onShutdown : undefined));
       const beat = () => {
-        if (opts.alive && !opts.alive()) {
+        let alive = true;
+        try {
+          alive = !opts.alive || opts.alive();
+        } catch {
+          // The check could not run (the database is closing): end the stream, and the client reconnects.
+          return onAbort();
+        }
+        if (!alive) {
           write(stateFrame("session.ended", { reason: "the session has ended", at: iso(ctx.clock.now()) }));
           return onAbort();
         }
