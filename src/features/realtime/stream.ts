@@ -1,6 +1,8 @@
 // The server-sent event stream of one user (spec Part 2 §6.3): what `ctx.realtime` publishes for
 // the user, as `id:` / `event:` / `data:` frames, with a heartbeat comment so proxies and clients
 // keep the connection open. Closing the stream (client gone, request aborted) unsubscribes.
+// The web pages' stream (web/live-routes.ts) is the same stream over more keys, with a filter of
+// its own, its session checked at each heartbeat and the unread count as its first event.
 import { iso } from "../../core/clock";
 import type { Ctx } from "../../core/context";
 import type { RealtimeEvent } from "../../core/realtime";
