@@ -348,22 +348,8 @@ export interface MessageItem {
   deleted: boolean;
 }
 
-export function ConversationPage({
-  visit,
-  peer,
-  conversationId,
-  items,
-  error,
-  draft,
-}: {
-  visit: Visit;
-  peer: { username: string; displayName: string | null };
-  /** The conversation's id (none before the first message), for the page's live updates (assets/live.js). */
-  conversationId?: string | null;
-  items: readonly MessageItem[];
-  error?: string | null;
-  draft?: string;
-}) {
+/** A conversation; `conversationId` (none before the first message) is for the page's live updates (assets/live.js). */
+export function ConversationPage({ visit, peer, conversationId, items, error, draft }: { visit: Visit; peer: { username: string; displayName: string | null }; conversationId?: string | null; items: readonly MessageItem[]; error?: string | null; draft?: string }) {
   const shown = peer.displayName || peer.username;
   return (
     <Page title={`Messages with ${shown}`} viewer={visit.viewer} csrf={visit.csrf} noindex>
