@@ -307,6 +307,31 @@ describe("the session, the page and the server", () => {
   });
 });
 
+describe("over a real socket", () => {
+  test("events arrive, and a page that goes away is unsubscribed", async () => {
+    const b = await signedInBrowser(h, ben.username);
+    const server = h.app.listen({ hostname: "127.0.0.1", port: 0 });
+    try {
+      const controller = new AbortController();
+      const cookie = [...b.jar].map(([k, v]) => `${k}=${v}`).join("; ");
+      const res = await fetch(`http://127.0.0.1:${server.server!.port}/live`, { headers: { cookie, "sec-fetch-site": "same-origin" }, signal: controller.signal });
+      expect(res.status).toBe(200);
+      const s = reader(res);
+      await s.next((f) => f.some((x) => x.event === "notifications.unread"));
+      expect(h.ctx.realtime.subscribers(webKey(ben.id))).toBe(1);
+      send(cat, ben, "over the wire");
+      await settle();
+      await s.next((f) => f.some((x) => x.event === "dm.new"));
+      controller.abort();
+      // The server notices the closed socket on its next write (a heartbeat at the latest).
+      for (let i = 0; i < 100 && h.ctx.realtime.subscribers(webKey(ben.id)) > 0; i++) await Bun.sleep(10);
+      expect([h.ctx.realtime.subscribers(ben.id), h.ctx.realtime.subscribers(webKey(ben.id))]).toEqual([0, 0]);
+    } finally {
+      await server.stop();
+    }
+  });
+});
+
 describe("the stream underneath (features/realtime/stream.ts)", () => {
   test("a session check that cannot run ends the stream without session.ended, so the page reconnects", async () => {
     const s = reader(new Response(eventStream(h.ctx, ["k-broken", "k-other"], { heartbeatMs: 25, alive: () => { throw new Error("the database is closing"); } })));
