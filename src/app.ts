@@ -85,6 +85,7 @@ import { pollsRoutes } from "./features/polls/routes";
 import * as posts from "./features/posts/handlers";
 import { postsRoutes } from "./features/posts/routes";
 import { reactionsRoutes } from "./features/reactions/routes";
+import * as realtime from "./features/realtime/handlers";
 import { realtimeRoutes } from "./features/realtime/routes";
 import * as moderationQueue from "./features/moderation/queue-handlers";
 import { queueRoutes } from "./features/moderation/queue-routes";
@@ -115,6 +116,7 @@ import { partRoutes } from "./web/part-routes";
 import { modRoutes } from "./web/mod-routes";
 import { requestsRoutes } from "./web/requests-routes";
 import { groupsWebRoutes } from "./web/groups-routes";
+import { liveRoutes } from "./web/live-routes";
 
 /**
  * Every feature: its routes, in the order they are mounted, and its `register` (handlers.ts: the
@@ -134,6 +136,7 @@ const FEATURES: Feature[] = [
   { routes: [opsRoutes] },
   { routes: [modRoutes, requestsRoutes] },
   { routes: [groupsWebRoutes] },
+  { routes: [liveRoutes] },
   { routes: [identityProviderRoutes], register: oauth.register },
   { routes: [usersRoutes, directoryRoutes, karmaRoutes] },
   { routes: [pollingRoutes], register: polling.register },
@@ -173,7 +176,7 @@ const FEATURES: Feature[] = [
   { routes: [statsRoutes] },
   { routes: [calendarFeedRoutes, calendarRoutes], register: calendar.register },
   { routes: [wikiRoutes, wikiEditorsRoutes] },
-  { routes: [realtimeRoutes] },
+  { routes: [realtimeRoutes], register: realtime.register },
   { routes: [mcpRoutes], register: mcp.register },
 ];
 

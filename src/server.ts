@@ -122,7 +122,7 @@ async function stop(ctx: Ctx, server: Server<unknown>, background: Background, l
   const started = performance.now();
   const deadline = started + ctx.config.shutdownTimeoutMs;
   const left = () => deadline - performance.now();
-  ctx.log.info("shutting down", { reason, deadline_ms: ctx.config.shutdownTimeoutMs, open_streams: ctx.realtime.size });
+  ctx.log.info("shutting down", { reason, deadline_ms: ctx.config.shutdownTimeoutMs, open_streams: ctx.realtime.streams });
 
   // 1-3: no new connections; streams told and ended; requests in flight finish or are cut.
   const closed = server.stop(false);

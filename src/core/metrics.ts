@@ -24,7 +24,7 @@ export interface MetricsSources {
   events: Pick<EventBus, "pendingCount" | "oldestPendingAt">;
   jobs: Pick<Jobs, "stats">;
   reads: Pick<Reads, "threads" | "queued">;
-  realtime: Pick<RealtimeHub, "total">;
+  realtime: Pick<RealtimeHub, "streams">;
 }
 
 /** Upper bounds of the request-latency buckets, in seconds. */
@@ -225,10 +225,10 @@ export class Metrics {
     });
     new Gauge({
       name: "colony_realtime_subscribers",
-      help: "Open realtime streams (GET /api/v1/stream).",
+      help: "Open realtime streams (GET /api/v1/stream and the web pages' GET /live).",
       registers,
       collect() {
-        this.set(ctx.realtime.total());
+        this.set(ctx.realtime.streams);
       },
     });
     new Gauge({

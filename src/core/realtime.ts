@@ -18,6 +18,16 @@ export type RealtimeListener = (ev: RealtimeEvent) => void;
 
 export const dmChannel = (userId: string) => `user:${userId}:dm`;
 
+// Beyond the user's own key, the hub keeps two kinds of subscription key for the web pages' live
+// stream (web/live-routes.ts, docs/decisions.md §170); user ids are bare UUIDs, so neither can
+// collide with one, and the API's stream (GET /api/v1/stream) subscribes to the user's key only.
+
+/** The key of a user's web-only events (the unread count), which the API's stream never carries. */
+export const webKey = (userId: string) => `web:${userId}`;
+export const notificationsChannel = (userId: string) => `user:${userId}:notifications`;
+/** The key and channel of a post's public activity (a new visible comment), for the readers of the post. */
+export const postTopic = (postId: string) => `post:${postId}`;
+
 /** Told once when the server shuts down: the stream sends its last frame and ends. */
 export type CloseListener = () => void;
 
@@ -35,8 +45,8 @@ export class RealtimeHub {
   }
 
   /**
-   * Listens to one user's channels; `onClose` is called if the server shuts down while the
-   * subscription is open. Returns the unsubscribe function.
+   * Listens to one user's channels (or another key: `webKey`, `postTopic`); `onClose` is called
+   * if the server shuts down while the subscription is open. Returns the unsubscribe function.
    */
   subscribe(userId: string, listener: RealtimeListener, onClose?: CloseListener): () => void {
     let set = this.listeners.get(userId);
@@ -63,6 +73,11 @@ export class RealtimeHub {
       }
     }
     return closers.length;
+  }
+
+  /** Open streams: each stream (the API's, or a web page's over several keys) subscribes with one close listener. */
+  get streams(): number {
+    return this.closers.size;
   }
 
   /** Open subscriptions across all users. */

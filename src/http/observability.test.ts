@@ -357,7 +357,7 @@ describe("GET /metrics content", () => {
   });
 
   test("gauges of the reader pool, realtime subscribers, WAL and memory, and the webhook counter at zero", async () => {
-    const stop = h.ctx.realtime.subscribe("someone", () => {});
+    const stop = h.ctx.realtime.subscribe("someone", () => {}, () => {});
     const text = await scrape();
     stop();
     expect(sample(text, "colony_read_pool_threads")).toBe(0);

@@ -4,6 +4,7 @@
 import { Elysia } from "elysia";
 import css from "./assets/site.css" with { type: "text" };
 import js from "./assets/site.js" with { type: "text" };
+import liveJs from "./assets/live.js" with { type: "text" };
 
 export interface Asset {
   /** Where it is served, hash included. */
@@ -21,8 +22,10 @@ function asset(name: string, ext: string, body: string, type: string): Asset {
 
 export const STYLESHEET = asset("site", "css", css, "text/css; charset=utf-8");
 export const SCRIPT = asset("site", "js", js, "text/javascript; charset=utf-8");
+/** Live updates over /live (web/live-routes.ts), loaded by signed-in pages only. */
+export const LIVE_SCRIPT = asset("live", "js", liveJs, "text/javascript; charset=utf-8");
 
-const BY_NAME = new Map([STYLESHEET, SCRIPT].map((a) => [a.path.slice("/assets/".length), a]));
+const BY_NAME = new Map([STYLESHEET, SCRIPT, LIVE_SCRIPT].map((a) => [a.path.slice("/assets/".length), a]));
 const IMMUTABLE = "public, max-age=31536000, immutable";
 
 export const acceptsGzip = (request: Request) => /\bgzip\b/.test(request.headers.get("accept-encoding") ?? "");

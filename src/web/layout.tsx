@@ -4,7 +4,7 @@
 // a footer. Semantic landmarks, a skip link, and nothing inline (the policy allows only this
 // origin's files).
 import type { Children } from "@kitajs/html";
-import { SCRIPT, STYLESHEET } from "./assets";
+import { LIVE_SCRIPT, SCRIPT, STYLESHEET } from "./assets";
 
 export const SITE_NAME = "Colony";
 
@@ -68,6 +68,7 @@ export function Page(props: PageProps): string {
           {props.noindex ? <meta name="robots" content="noindex" /> : ""}
           <link rel="stylesheet" href={STYLESHEET.path} />
           <script type="module" src={SCRIPT.path}></script>
+          {props.viewer ? <script type="module" src={LIVE_SCRIPT.path}></script> : ""}
           {props.feed ? <link rel="alternate" type="application/atom+xml" title={props.feed.title} href={props.feed.href} /> : ""}
         </head>
         <body>

@@ -95,7 +95,7 @@ export const partRoutes = (ctx: Ctx) => {
     const me = web.viewer.user.id;
     const items = open.messages.map((m) => ({ id: m.id, mine: m.sender?.id === me, sender: m.sender?.username ?? "[deleted]", body: m.body, createdAt: Date.parse(m.created_at!), deleted: m.deleted }));
     const peer = { username: open.other_user.username, displayName: open.other_user.display_name || null };
-    return page(web, sync(ConversationPage({ visit: visit(request, server), peer, items, error, draft })), status);
+    return page(web, sync(ConversationPage({ visit: visit(request, server), peer, conversationId: open.id, items, error, draft })), status);
   }
 
   function profilePage(web: SignedInWeb, values: { displayName: string; bio: string }, status = 200, more: { error?: string | null; notice?: string | null } = {}, headers: Record<string, string> = {}) {

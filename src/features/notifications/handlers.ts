@@ -8,7 +8,7 @@
 // strikes and appeals with colonies (colonies/handlers.ts).
 import type { Ctx } from "../../core/context";
 import type { DomainEvent, Told } from "../../core/events";
-import { hasUnreadFrom, isThreadMuted, purgeUser, tell, type NotifyInput } from "./service";
+import { hasUnreadFrom, isThreadMuted, publishUnread, purgeUser, tell, type NotifyInput } from "./service";
 
 /** Writes each notification; returns whom it told (a blocked actor, an inactive account or a repeat tells nobody). */
 /** `user_followed` → new_follower to the followed user (not again while an earlier one is unread). */
@@ -71,6 +71,11 @@ export function register(ctx: Ctx): void {
   ctx.events.fanOut("mention", (ev) => onMention(ctx, ev));
   ctx.events.fanOut("reaction_added", (ev) => onReactionAdded(ctx, ev));
   ctx.events.fanOut("colony_member_approved", (ev) => onColonyMemberApproved(ctx, ev));
+  // After commit, everyone an event told (any feature's fan-out) sees their new unread count on
+  // their open pages (docs/decisions.md §170).
+  ctx.events.on("*", (ev) => {
+    for (const id of new Set(ev.audience.map((t) => t.user_id))) publishUnread(ctx, id);
+  });
   // A self-deleted account leaves nothing behind: what it received and the threads it muted.
   ctx.events.on("account_deleted", (ev) => purgeUser(ctx, ev.payload.user_id));
 }

@@ -5,6 +5,7 @@
 import { and, count, desc, eq, gte, inArray } from "drizzle-orm";
 import type { Ctx } from "../../core/context";
 import type { Told } from "../../core/events";
+import { notificationsChannel, webKey } from "../../core/realtime";
 import { oldestAfter, type Window } from "../../db/window";
 import { ApiError } from "../../core/errors";
 import { uuidv7 } from "../../core/ids";
@@ -164,6 +165,17 @@ export function unreadCount(ctx: Ctx, userId: string): number {
   return ctx.db.select({ n: count() }).from(notifications).where(ownedBy(userId, false)).get()?.n ?? 0;
 }
 
+/**
+ * Tells the user's open web pages their unread count (`notifications.unread` on the web's live
+ * stream, docs/decisions.md §170): after a notification is delivered and after the user reads or
+ * deletes some. Nothing is counted when no page of theirs listens.
+ */
+export function publishUnread(ctx: Ctx, userId: string, known?: number): void {
+  const key = webKey(userId);
+  if (ctx.realtime.subscribers(key) === 0) return;
+  ctx.realtime.publish(key, notificationsChannel(userId), "notifications.unread", { unread: known ?? unreadCount(ctx, userId) });
+}
+
 // ---------------------------------------------------------------------------------------------
 // Marking read and deleting
 
@@ -178,11 +190,14 @@ export function markRead(ctx: Ctx, userId: string, id: string): void {
     .returning({ id: notifications.id })
     .get();
   if (!row) throw notFound();
+  publishUnread(ctx, userId);
 }
 
 /** Marks every unread notification of the caller read; returns how many changed. */
 export function markAllRead(ctx: Ctx, userId: string): number {
-  return changes(ctx.db.update(notifications).set({ isRead: true }).where(ownedBy(userId, false)).run());
+  const n = changes(ctx.db.update(notifications).set({ isRead: true }).where(ownedBy(userId, false)).run());
+  if (n) publishUnread(ctx, userId);
+  return n;
 }
 
 const normalisedIds = (ids: readonly string[]) => [...new Set(ids.map((id) => id.toLowerCase()))];
@@ -190,24 +205,28 @@ const normalisedIds = (ids: readonly string[]) => [...new Set(ids.map((id) => id
 /** Marks the caller's notifications among `ids` read (others are ignored); returns the unread count. */
 export function markReadBatch(ctx: Ctx, userId: string, ids: readonly string[]): number {
   const list = normalisedIds(ids);
-  return ctx.db.transaction((tx) => {
+  const unread = ctx.db.transaction((tx) => {
     if (list.length) tx.update(notifications).set({ isRead: true }).where(and(ownedBy(userId, false), inArray(notifications.id, list))).run();
     return tx.select({ n: count() }).from(notifications).where(ownedBy(userId, false)).get()?.n ?? 0;
   });
+  publishUnread(ctx, userId, unread);
+  return unread;
 }
 
 /** Deletes one of the caller's notifications; unknown and foreign ids are left alone silently. */
 export function deleteOne(ctx: Ctx, userId: string, id: string): void {
-  ctx.db.delete(notifications).where(and(eq(notifications.id, id.toLowerCase()), eq(notifications.userId, userId))).run();
+  if (changes(ctx.db.delete(notifications).where(and(eq(notifications.id, id.toLowerCase()), eq(notifications.userId, userId))).run())) publishUnread(ctx, userId);
 }
 
 /** Deletes the caller's notifications among `ids` (others are ignored); returns the unread count. */
 export function deleteBatch(ctx: Ctx, userId: string, ids: readonly string[]): number {
   const list = normalisedIds(ids);
-  return ctx.db.transaction((tx) => {
+  const unread = ctx.db.transaction((tx) => {
     if (list.length) tx.delete(notifications).where(and(eq(notifications.userId, userId), inArray(notifications.id, list))).run();
     return tx.select({ n: count() }).from(notifications).where(ownedBy(userId, false)).get()?.n ?? 0;
   });
+  publishUnread(ctx, userId, unread);
+  return unread;
 }
 
 /** Deletes every notification the caller has already read; returns how many. */

@@ -1,6 +1,8 @@
 // The server-sent event stream of one user (spec Part 2 §6.3): what `ctx.realtime` publishes for
 // the user, as `id:` / `event:` / `data:` frames, with a heartbeat comment so proxies and clients
 // keep the connection open. Closing the stream (client gone, request aborted) unsubscribes.
+// The web pages' stream (web/live-routes.ts) is the same stream over more keys, with a filter of
+// its own, its session checked at each heartbeat and the unread count as its first event.
 import { iso } from "../../core/clock";
 import type { Ctx } from "../../core/context";
 import type { RealtimeEvent } from "../../core/realtime";
@@ -13,6 +15,15 @@ export interface StreamOptions {
   heartbeatMs: number;
   /** Aborted when the client goes away. */
   signal?: AbortSignal;
+  /** A further filter on each event (after channels and types): false leaves it out. */
+  accept?: (ev: RealtimeEvent) => boolean;
+  /**
+   * Asked at every heartbeat: false ends the stream with a `session.ended` event first (a web session
+   * that was signed out or ran out while the stream was open).
+   */
+  alive?: () => boolean;
+  /** Frames sent right after the stream opens (the web stream's current unread count). */
+  opening?: () => string;
 }
 
 /** Splits a comma-separated filter parameter. */
@@ -42,7 +53,14 @@ export const SHUTDOWN_RETRY_MS = 5000;
 export const shutdownFrame = (nowMs: number) =>
   `retry: ${SHUTDOWN_RETRY_MS}\nevent: server.shutdown\ndata: ${JSON.stringify({ reason: "the server is shutting down", reconnect_after_ms: SHUTDOWN_RETRY_MS, at: iso(nowMs) })}\n\n`;
 
-export function eventStream(ctx: Ctx, userId: string, opts: StreamOptions): ReadableStream<Uint8Array> {
+/** A frame without an id: state sent as the stream opens or ends, not a published event. */
+export const stateFrame = (type: string, data: Record<string, unknown>) => `event: ${type}\ndata: ${JSON.stringify(data)}\n\n`;
+
+/**
+ * The stream of what the hub publishes under `keys`: a user id (the user's channels), and for the
+ * web's live stream also `webKey(user)` and a `postTopic(post)`.
+ */
+export function eventStream(ctx: Ctx, keys: string | readonly string[], opts: StreamOptions): ReadableStream<Uint8Array> {
   const encoder = new TextEncoder();
   let closed = false;
   let cleanup = () => {};
@@ -67,18 +85,30 @@ export function eventStream(ctx: Ctx, userId: string, opts: StreamOptions): Read
         write(shutdownFrame(ctx.clock.now()));
         onAbort();
       };
-      const unsubscribe = ctx.realtime.subscribe(
-        userId,
-        (ev) => {
-          if (matches(ev, opts)) write(frame(ev));
-        },
-        onShutdown,
-      );
-      const timer = setInterval(() => write(heartbeatFrame(ctx.clock.now())), opts.heartbeatMs);
+      const listener = (ev: RealtimeEvent) => {
+        if (matches(ev, opts) && (!opts.accept || opts.accept(ev))) write(frame(ev));
+      };
+      // One shutdown callback however many keys: the first subscription carries it.
+      const unsubscribes = [keys].flat().map((key, i) => ctx.realtime.subscribe(key, listener, i === 0 ? onShutdown : undefined));
+      const beat = () => {
+        let alive = true;
+        try {
+          alive = !opts.alive || opts.alive();
+        } catch {
+          // The check could not run (the database is closing): end the stream, and the client reconnects.
+          return onAbort();
+        }
+        if (!alive) {
+          write(stateFrame("session.ended", { reason: "the session has ended", at: iso(ctx.clock.now()) }));
+          return onAbort();
+        }
+        write(heartbeatFrame(ctx.clock.now()));
+      };
+      const timer = setInterval(beat, opts.heartbeatMs);
       cleanup = () => {
         if (closed) return;
         closed = true;
-        unsubscribe();
+        for (const unsubscribe of unsubscribes) unsubscribe();
         clearInterval(timer);
         opts.signal?.removeEventListener("abort", onAbort);
       };
@@ -87,6 +117,7 @@ export function eventStream(ctx: Ctx, userId: string, opts: StreamOptions): Read
       if (ctx.realtime.closed) return onShutdown();
       // Reconnect after 3 s; the comment flushes the headers to the client at once.
       write(`retry: 3000\n: connected ${iso(ctx.clock.now())}\n\n`);
+      if (opts.opening) write(opts.opening());
     },
     cancel() {
       cleanup();

@@ -69,6 +69,23 @@ const toSession = (raw: Record<string, unknown>): SessionRow => ({
   userAgent: raw.user_agent as string | null,
 });
 
+/** Whether a session still holds: used lately and not too old, its account an active human whose credentials were not reset since. */
+function holds(session: SessionRow, user: UserRow | null | undefined, now: number): user is UserRow {
+  return now < sessionEnds(session) && usersService.isActive(user) && user.userType === "human" && session.createdAt >= user.tokensValidAfter;
+}
+
+/**
+ * Whether the session `sessionId` is still signed in (the rule of resolveSession), without
+ * counting as a use: a page's open live stream asks this as it runs (web/live-routes.ts).
+ */
+export function sessionLive(ctx: Ctx, sessionId: string): boolean {
+  const byId = prepared(ctx.db, "webSessions.byId", () => ctx.db.$client.prepare("select * from web_sessions where id = ?"));
+  const raw = byId.get(sessionId) as Record<string, unknown> | null;
+  if (!raw) return false;
+  const session = toSession(raw);
+  return holds(session, usersService.findById(ctx, session.userId), ctx.clock.now());
+}
+
 /**
  * The session a cookie names and its account, or null when the token is unknown or the session is
  * over (a session found over is deleted). Every page view reads it, so through a statement
@@ -82,8 +99,7 @@ export function resolveSession(ctx: Ctx, token: string, meta: ClientMeta): Resol
   const session = toSession(raw);
   const now = ctx.clock.now();
   const user = usersService.findById(ctx, session.userId);
-  const over = now >= sessionEnds(session) || !usersService.isActive(user) || user.userType !== "human" || session.createdAt < user.tokensValidAfter;
-  if (over) {
+  if (!holds(session, user, now)) {
     ctx.db.delete(webSessions).where(eq(webSessions.id, session.id)).run();
     return null;
   }

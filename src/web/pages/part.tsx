@@ -377,7 +377,8 @@ export function MessageList({ items, anchors = true, label }: { items: readonly 
   );
 }
 
-export function ConversationPage({ visit, peer, items, error, draft }: { visit: Visit; peer: { username: string; displayName: string | null }; items: readonly MessageItem[]; error?: string | null; draft?: string }) {
+/** A conversation; `conversationId` (none before the first message) is for the page's live updates (assets/live.js). */
+export function ConversationPage({ visit, peer, conversationId, items, error, draft }: { visit: Visit; peer: { username: string; displayName: string | null }; conversationId?: string | null; items: readonly MessageItem[]; error?: string | null; draft?: string }) {
   const shown = peer.displayName || peer.username;
   return (
     <Page title={`Messages with ${shown}`} viewer={visit.viewer} csrf={visit.csrf} noindex>
@@ -387,7 +388,9 @@ export function ConversationPage({ visit, peer, items, error, draft }: { visit: 
         {" · "}
         <a href={userHref(peer.username)} safe>{`@${peer.username}`}</a>
       </p>
-      <MessageList items={items} />
+      <div data-live-dm={peer.username} data-conversation={conversationId ?? ""}>
+        <MessageList items={items} />
+      </div>
       {error ? (
         <p role="alert">
           <strong safe>{error}</strong>

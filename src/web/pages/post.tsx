@@ -235,7 +235,7 @@ export function PostPage(ctx: Ctx, visit: Visit, postId: string, focus: string |
   return (
     <Page title={post.title} viewer={visit.viewer} csrf={visit.csrf} description={`${POST_TYPE_LABELS[post.postType]} in ${colony.displayName || colony.name}`}>
       <PostArticle ctx={ctx} visit={visit} post={post} colony={colony} authors={authors} />
-      <section id="comments" aria-labelledby="comments-h">
+      <section id="comments" aria-labelledby="comments-h" data-live-post={visit.caller ? post.id : undefined}>
         <h2 id="comments-h" safe>{focus ? "A thread of the comments" : plural(thread.items.length, "comment")}</h2>
         {focus ? (
           <p class="note">

@@ -1,0 +1,3 @@
+// live.js is embedded as text (src/web/assets.ts imports it `with { type: "text" }`).
+declare const text: string;
+export default text;

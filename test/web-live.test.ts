@@ -1,0 +1,119 @@
+// Live updates in a real browser: `colony serve` on a temporary data folder at 127.0.0.1 (open
+// registration), Debian's Chromium (headless), two people in two browser contexts. Bob writes to
+// Alice: her open conversation shows the message and her header's count rises, without a reload
+// (assets/live.js over GET /live). Alice comments on her post while Bob reads it: his page says
+// "1 new comment — Show", and Show reloads it at the comment. Both pages, as updated, are checked
+// with axe-core (light and dark): no violation of serious or critical impact, nothing from another
+// host, no console error.
+// Skipped only where /usr/bin/chromium is not installed (`apt-get install -y chromium`).
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import type { Subprocess } from "bun";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { Browser, BrowserContext, Page } from "playwright-core";
+import { SCHEMES, axeProblems, hasChromium, launchChromium, tearDown, watchPage } from "./chromium";
+import { startServe, type Running } from "./serve";
+
+const PASSWORD = "a long enough secret for the live test";
+
+describe("live updates in headless Chromium", () => {
+  let browser: Browser | undefined;
+  let server: Running | undefined;
+  const children: Subprocess[] = [];
+  const dataDir = mkdtempSync(join(tmpdir(), "colony-web-live-"));
+  const contexts: BrowserContext[] = [];
+
+  /** A new browser context signed up as `username` through the form. */
+  async function person(username: string, colorScheme: "light" | "dark" = "light"): Promise<{ page: Page; problems: string[] }> {
+    const ctx = await browser!.newContext({ colorScheme, reducedMotion: "reduce" });
+    contexts.push(ctx);
+    const page = await ctx.newPage();
+    const problems = await watchPage(page);
+    await page.goto(`${server!.url}/signup`);
+    await page.getByLabel("Username").fill(username);
+    await page.getByLabel("Password", { exact: true }).fill(PASSWORD);
+    await page.getByRole("button", { name: "Create account" }).click();
+    await page.waitForURL(/\/settings\/account/);
+    return { page, problems };
+  }
+
+  /** Goes to `path` and waits until the page's live stream has answered. */
+  async function openLive(page: Page, path: string): Promise<void> {
+    const live = page.waitForResponse((r) => new URL(r.url()).pathname === "/live");
+    await page.goto(`${server!.url}${path}`, { waitUntil: "load" });
+    expect((await live).status()).toBe(200);
+  }
+
+  beforeAll(async () => {
+    if (!hasChromium) return;
+    server = await startServe(dataDir, { cwd: dataDir, children, env: { COLONY_REGISTRATION: "open" } });
+    browser = await launchChromium();
+  }, 60_000);
+
+  afterAll(async () => {
+    for (const ctx of contexts) await ctx.close();
+    await tearDown(browser, children, dataDir);
+  });
+
+  test.skipIf(!hasChromium)("a message and a comment appear on the other person's open page without a reload (skipped without /usr/bin/chromium)", async () => {
+    const alice = await person("alice-live");
+    const bob = await person("bob-live", "dark");
+
+    // Alice has her (empty) conversation with Bob open.
+    await openLive(alice.page, "/messages/bob-live");
+    expect(await alice.page.locator(".who a[href='/notifications']").textContent()).toBe("Notifications");
+    await alice.page.evaluate("window.stillHere = true");
+
+    // Bob writes to her from his own conversation page (a plain form post).
+    await bob.page.goto(`${server!.url}/messages/alice-live`);
+    await bob.page.getByLabel("Message").fill("Hello Alice, are you there? <b>not bold</b>");
+    await bob.page.getByRole("button", { name: "Send" }).click();
+    await bob.page.waitForURL(/#message-/);
+
+    // Alice's page shows it, as the server renders it, and her count rises; no reload happened.
+    const message = alice.page.locator("ol.dm li.theirs").filter({ hasText: "Hello Alice, are you there?" });
+    await message.waitFor({ timeout: 10_000 });
+    expect(await message.locator(".text").textContent()).toBe("Hello Alice, are you there? <b>not bold</b>");
+    expect(await message.locator("b").count()).toBe(0);
+    await alice.page.locator(".who a[href='/notifications']", { hasText: "Notifications (1)" }).waitFor({ timeout: 10_000 });
+    expect(await alice.page.title()).toBe("(1) Messages with bob-live · Colony");
+    expect(await alice.page.getByRole("status").filter({ hasText: "New message from bob-live" }).count()).toBe(1);
+    expect(await alice.page.evaluate("window.stillHere === true")).toBe(true);
+    for (const scheme of SCHEMES) {
+      await alice.page.emulateMedia({ colorScheme: scheme });
+      expect((await axeProblems(alice.page)).map((v) => `conversation/${scheme}: ${v}`)).toEqual([]);
+    }
+
+    // Alice writes a post; Bob reads it; Alice comments on it.
+    await alice.page.goto(`${server!.url}/submit?colony=general`);
+    await alice.page.getByLabel("Title").fill("Live from the garden");
+    await alice.page.getByLabel("Body").fill("The tomatoes are in.");
+    await alice.page.getByRole("button", { name: "Post", exact: true }).click();
+    await alice.page.waitForURL(/\/post\/[0-9a-f-]{36}$/);
+    const postPath = new URL(alice.page.url()).pathname;
+    await openLive(bob.page, postPath);
+    await bob.page.evaluate("window.stillHere = true");
+    await alice.page.getByLabel("Add a comment (Markdown)").fill("And the beans are next.");
+    await alice.page.getByRole("button", { name: "Comment", exact: true }).click();
+    await alice.page.waitForURL(/#comment-/);
+    const commentId = new URL(alice.page.url()).hash.slice(1);
+
+    const note = bob.page.locator("#comments .live-note[role='status']");
+    await note.filter({ hasText: "1 new comment — Show" }).waitFor({ timeout: 10_000 });
+    expect(await bob.page.evaluate("window.stillHere === true")).toBe(true);
+    expect(await bob.page.locator(`article#${commentId}`).count()).toBe(0);
+    for (const scheme of SCHEMES) {
+      await bob.page.emulateMedia({ colorScheme: scheme });
+      expect((await axeProblems(bob.page)).map((v) => `post/${scheme}: ${v}`)).toEqual([]);
+    }
+    // Show reloads the page at the new comment.
+    await note.getByRole("link", { name: "Show" }).click();
+    await bob.page.locator(`article#${commentId}`).waitFor({ timeout: 10_000 });
+    expect(new URL(bob.page.url()).hash).toBe(`#${commentId}`);
+    expect(await bob.page.evaluate("window.stillHere === true")).toBe(false);
+    expect(await bob.page.locator(`article#${commentId}`).textContent()).toContain("And the beans are next.");
+
+    expect([...alice.problems, ...bob.problems]).toEqual([]);
+  }, 90_000);
+});
