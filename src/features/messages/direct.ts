@@ -6,7 +6,7 @@ import type { Ctx } from "../../core/context";
 import { dmChannel } from "../../core/realtime";
 import { ApiError } from "../../core/errors";
 import { uuidv7 } from "../../core/ids";
-import { inTransaction } from "../../db/client";
+import { inGroupCommit, inTransaction, type Db } from "../../db/client";
 import { prepared, rowsByIds } from "../../db/statements";
 import type { Page } from "../../core/paging";
 import type { Caller } from "../auth/service";
@@ -59,12 +59,22 @@ export function peerOf(ctx: Ctx, caller: Caller, username: string): UserRow {
  * to the cold-contact ledger), the message, the sender's draft cleared, the `direct_message` event.
  */
 export function send(ctx: Ctx, caller: Caller, username: string, input: SendInput, opts: { forwardedFromId?: string | null } = {}): MessageRow {
+  return inTransaction(ctx.db, sendWrite(ctx, caller, username, input, opts));
+}
+
+/** send committed with the other writes of this turn (db/client.ts inGroupCommit): the API's route. */
+export function sendGrouped(ctx: Ctx, caller: Caller, username: string, input: SendInput): Promise<MessageRow> {
+  return inGroupCommit(ctx.db, sendWrite(ctx, caller, username, input, {}));
+}
+
+/** The checks of a send (refusals are thrown here) and the write that sends it. */
+function sendWrite(ctx: Ctx, caller: Caller, username: string, input: SendInput, opts: { forwardedFromId?: string | null }): (tx: Db) => MessageRow {
   const peer = peerOf(ctx, caller, username);
   assertCanSend(caller);
   assertNotBlocked(ctx, caller.id, peer.id);
   const existing = directConversation(ctx, caller.id, peer.id);
   const valid = validateSendInput(ctx, caller.id, existing?.id ?? null, input);
-  return inTransaction(ctx.db, (tx) => {
+  return (tx) => {
     const { conversation, created } = getOrCreateDirect(tx, ctx, caller.id, peer.id, existing);
     if (created && isCold(ctx, caller.id, peer.id)) recordColdContact(tx, ctx, caller.id, peer.id, conversation.id, "direct");
     const msg = insertMessage(tx, ctx, {
@@ -93,7 +103,7 @@ export function send(ctx: Ctx, caller: Caller, username: string, input: SendInpu
       activity: true,
     });
     return msg;
-  });
+  };
 }
 
 // ---------------------------------------------------------------------------------------------

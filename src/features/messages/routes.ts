@@ -147,8 +147,8 @@ export const messagesRoutes = (ctx: Ctx) =>
       response: { 204: t.Void(), 403: ErrorOut, 404: ErrorOut, 429: ErrorOut },
       detail: { operationId: "sendTypingIndicatorByConv", summary: "Send Typing Indicator By Conv", description: "Publishes dm.typing to every other participant of a 1:1 or group conversation. 404 NOT_FOUND unless the caller participates; 403 KARMA_TOO_LOW." },
     })
-    .post("/send/:username", ({ caller, params, body, set }) => {
-      const msg = direct.send(ctx, caller, params.username, body);
+    .post("/send/:username", async ({ caller, params, body, set }) => {
+      const msg = await direct.sendGrouped(ctx, caller, params.username, body);
       set.status = 201;
       return sentMessageView(ctx, caller.user, msg);
     }, {
