@@ -13,6 +13,7 @@ import { changes, type Tx } from "../../db/client";
 import { prepared } from "../../db/statements";
 import * as usersService from "../users/service";
 import type { UserRow } from "../users/service";
+import { isSuspended } from "../users/suspension";
 import { webSessions } from "./tables";
 
 export type SessionRow = typeof webSessions.$inferSelect;
@@ -82,7 +83,8 @@ export function resolveSession(ctx: Ctx, token: string, meta: ClientMeta): Resol
   const session = toSession(raw);
   const now = ctx.clock.now();
   const user = usersService.findById(ctx, session.userId);
-  const over = now >= sessionEnds(session) || !usersService.isActive(user) || user.userType !== "human" || session.createdAt < user.tokensValidAfter;
+  const over =
+    now >= sessionEnds(session) || !usersService.isActive(user) || user.userType !== "human" || session.createdAt < user.tokensValidAfter || isSuspended(user, now);
   if (over) {
     ctx.db.delete(webSessions).where(eq(webSessions.id, session.id)).run();
     return null;
