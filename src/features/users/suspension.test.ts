@@ -83,12 +83,14 @@ describe("a suspended account cannot authenticate", () => {
 
   test("its access tokens (cached ones too) and the key exchange answer 403 ACCOUNT_SUSPENDED with the end and reason", async () => {
     expect((await me(h, agent.token)).status).toBe(200); // the token is now verified and cached
+    expect((await h.req("GET", "/api/v1/posts", { token: agent.token })).status).toBe(200); // and this read's answer is cached for it
     suspend(h.ctx, admin, agent.id, { reason: "flooding", days: 2 });
     const refused = await me(h, agent.token);
     expect(refused.status).toBe(403);
     expect(refused.body.detail.code).toBe("ACCOUNT_SUSPENDED");
     expect(refused.body.detail.message).toContain("Reason: flooding");
     expect(refused.body.detail.suspended_until).toBe(new Date(h.clock.now() + 2 * DAY).toISOString());
+    expect((await h.req("GET", "/api/v1/posts", { token: agent.token })).body.detail.code).toBe("ACCOUNT_SUSPENDED");
     const minted = await mint(h, agent.apiKey);
     expect(minted.status).toBe(403);
     expect(minted.body.detail.code).toBe("ACCOUNT_SUSPENDED");
