@@ -162,7 +162,7 @@ function UsersSection({ v, csrf }: { v: AdminView; csrf: string }) {
             <Badge type={u.userType} />
           </h3>
           <dl class="ops-figures">
-            <Figure label="Status" value={u.status} />
+            <Figure label="Status" value={v.found?.suspension ? "suspended" : u.status} />
             <Figure label="Karma" value={u.karma} />
             <Figure label="Site admin" value={u.isAdmin ? "yes" : "no"} />
             <Figure label="Joined" value={formatInstant(u.createdAt)} />
@@ -194,7 +194,7 @@ function SuspensionForms({ v, u, csrf }: { v: AdminView; u: UserRow; csrf: strin
   if (s) {
     return (
       <div class="ops-suspension">
-        <p class="ops-bad" role="status">
+        <p class="ops-bad">
           <strong>Suspended</strong> since <When ms={s.since} />
           {s.until === null ? (
             " until lifted"

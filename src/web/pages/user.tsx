@@ -29,7 +29,7 @@ export function UserPage(ctx: Ctx, visit: Visit, name: string, input: ListInput)
             {profile.team_role === "admin" ? " · site admin" : ""}
           </p>
           {isSuspended(u, ctx.clock.now()) ? (
-            <p class="note suspended" role="status">
+            <p class="note suspended">
               <strong>This account is suspended</strong>
               {u.suspendedUntil === null ? "." : <span safe>{` until ${formatInstant(u.suspendedUntil)}.`}</span>} Its posts and comments stay.
             </p>
