@@ -102,7 +102,6 @@ describe("the dashboard's suspension forms", () => {
     await h.user({ username: "other-admin", admin: true });
     await b.get("/admin?user=target-agent");
     const me = signedInAs((await b.get("/admin")).text)!;
-    const before = dbState(h);
     const cases: [string, Record<string, string>, number, string][] = [
       ["/admin/users/target-agent/suspend", { days: "1.5" }, 422, "must be a whole number"],
       ["/admin/users/target-agent/suspend", { days: "0" }, 422, "from 1 to 3650"],
@@ -113,6 +112,13 @@ describe("the dashboard's suspension forms", () => {
       ["/admin/users/nobody-here/suspend", {}, 404, "User not found"],
       ["/admin/users/target-agent/unsuspend", {}, 409, "is not suspended"],
     ];
+    // A site admin suspended by the command line is shown so, and lifted there only.
+    suspend(h.ctx, null, users.findByUsername(h.ctx, "other-admin")!.id);
+    const shown = await b.get("/admin?user=other-admin");
+    expect(shown.text).toContain("<strong>Suspended</strong>");
+    expect(shown.text).not.toContain('action="/admin/users/other-admin/unsuspend"');
+    cases.push(["/admin/users/other-admin/unsuspend", {}, 403, "cannot unsuspend one another"]);
+    const before = dbState(h);
     for (const [path, fields, status, says] of cases) {
       const r = await b.post(path, fields);
       expect([path, r.status]).toEqual([path, status]);

@@ -206,10 +206,14 @@ function SuspensionForms({ v, u, csrf }: { v: AdminView; u: UserRow; csrf: strin
           )}
           {s.reason ? <span safe>{`. Reason: ${s.reason}`}</span> : ""}
         </p>
-        <form method="post" action={action("unsuspend")} class="ops-row">
-          <Csrf csrf={csrf} />
-          <button type="submit">Lift the suspension</button>
-        </form>
+        {u.isAdmin ? (
+          <p class="meta">A site admin's suspension is lifted from the command line (colony admin unsuspend).</p>
+        ) : (
+          <form method="post" action={action("unsuspend")} class="ops-row">
+            <Csrf csrf={csrf} />
+            <button type="submit">Lift the suspension</button>
+          </form>
+        )}
       </div>
     );
   }
