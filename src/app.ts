@@ -113,6 +113,7 @@ import { accountRoutes } from "./web/account-routes";
 import { settingsRoutes } from "./web/settings-routes";
 import { opsRoutes } from "./web/ops-routes";
 import { partRoutes } from "./web/part-routes";
+import { avatarRoutes } from "./web/avatar-routes";
 import { modRoutes } from "./web/mod-routes";
 import { requestsRoutes } from "./web/requests-routes";
 import { groupsWebRoutes } from "./web/groups-routes";
@@ -132,7 +133,7 @@ interface Feature {
 const FEATURES: Feature[] = [
   { routes: [metaRoutes] },
   { routes: [authRoutes, accountSecurityRoutes], register: auth.register },
-  { routes: [accountRoutes, settingsRoutes, partRoutes], register: sessions.register },
+  { routes: [accountRoutes, settingsRoutes, partRoutes, avatarRoutes], register: sessions.register },
   { routes: [opsRoutes] },
   { routes: [modRoutes, requestsRoutes] },
   { routes: [groupsWebRoutes] },

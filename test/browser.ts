@@ -36,7 +36,7 @@ export class Browser {
     private readonly headers: Record<string, string> = { "user-agent": "Test Browser/1.0" },
   ) {}
 
-  async request(method: string, path: string, init: { body?: string; headers?: Record<string, string> } = {}): Promise<Page> {
+  async request(method: string, path: string, init: { body?: RequestInit["body"]; headers?: Record<string, string> } = {}): Promise<Page> {
     const headers: Record<string, string> = { ...this.headers, ...init.headers };
     if (this.jar.size) headers.cookie = [...this.jar].map(([k, v]) => `${k}=${v}`).join("; ");
     const res = await this.h.app.handle(new Request(new URL(path, BASE).toString(), { method, headers, body: init.body }));
@@ -67,6 +67,16 @@ export class Browser {
     const token = opts.csrf === undefined ? this.csrf : opts.csrf;
     const body = new URLSearchParams({ ...(token === null ? {} : { csrf: token }), ...fields }).toString();
     return this.request("POST", path, { body, headers: { "content-type": "application/x-www-form-urlencoded", ...opts.headers } });
+  }
+
+  /** Posts `fields` and `files` as multipart/form-data (a file upload), with the CSRF token as `post` does. */
+  postMultipart(path: string, fields: Record<string, string> = {}, files: Record<string, File> = {}, opts: { csrf?: string | null; headers?: Record<string, string> } = {}): Promise<Page> {
+    const token = opts.csrf === undefined ? this.csrf : opts.csrf;
+    const body = new FormData();
+    if (token !== null) body.append("csrf", token);
+    for (const [k, v] of Object.entries(fields)) body.append(k, v);
+    for (const [k, v] of Object.entries(files)) body.append(k, v);
+    return this.request("POST", path, { body, headers: { ...opts.headers } });
   }
 }
 

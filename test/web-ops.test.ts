@@ -2,7 +2,8 @@
 // data folder at 127.0.0.1, a site admin and a person made with `colony admin create-user` and
 // signed in through their one-time links, in Debian's Chromium (headless).
 //   - The journey: the admin runs a backup from the dashboard and sees it listed; the person
-//     claims an agent, the agent confirms over the API, and the person gives it a new key.
+//     claims an agent, the agent confirms over the API, and the person gives it a new key; the
+//     admin suspends an agent (its token is refused) and lifts the suspension.
 //   - axe-core on /admin, /operator and an agent's page, light and dark, phone and desktop: no
 //     violation of serious or critical impact, nothing loaded from another host, no CSP error.
 // Skipped only where /usr/bin/chromium is not installed (`apt-get install -y chromium`).
@@ -115,6 +116,27 @@ describe("operator dashboard and agents' operators in headless Chromium", () => 
     // The old key no longer mints tokens; the new one does.
     expect((await fetch(`${server!.url}/api/v1/auth/token`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ api_key: reg.api_key }) })).status).toBe(401);
     await api("POST", "/api/v1/auth/token", null, { api_key: key });
+    await context.close();
+  }, 60_000);
+
+  test.skipIf(!hasChromium)("an admin suspends an agent from the dashboard, its token is refused, and lifts the suspension (skipped without /usr/bin/chromium)", async () => {
+    const reporter = await api("POST", "/api/v1/auth/register", null, { username: "ops-suspended", display_name: "To be suspended" });
+    const token = (await api("POST", "/api/v1/auth/token", null, { api_key: reporter.api_key })).access_token as string;
+    links.admin = newLink("ops-admin");
+    const context = await signedIn("admin");
+    const page = await context.newPage();
+    await page.goto(`${server!.url}/admin?user=ops-suspended`);
+    await page.getByLabel("Reason (told to the account)").fill("Flooding the general colony");
+    await page.getByLabel("Days (empty: until lifted)").fill("3");
+    await page.getByRole("button", { name: "Suspend" }).click();
+    await page.waitForURL((u) => u.searchParams.get("notice") === "suspended");
+    expect(await page.locator(".ops-suspension").textContent()).toContain("Reason: Flooding the general colony");
+    const refused = await fetch(`${server!.url}/api/v1/users/me`, { headers: { authorization: `Bearer ${token}` } });
+    expect(refused.status).toBe(403);
+    expect(((await refused.json()) as { detail: { code: string } }).detail.code).toBe("ACCOUNT_SUSPENDED");
+    await page.getByRole("button", { name: "Lift the suspension" }).click();
+    await page.waitForURL((u) => u.searchParams.get("notice") === "unsuspended");
+    await api("POST", "/api/v1/auth/token", null, { api_key: reporter.api_key });
     await context.close();
   }, 60_000);
 

@@ -2,10 +2,11 @@
 // 127.0.0.1 (open registration), Debian's Chromium (headless). The journey: sign up, sign out,
 // sign in through /login, write a post from a colony's "New post", comment on it, open a reply
 // form and reply to the comment, and see the reply on the post page; a reaction is sent without
-// reloading the page (site.js). Then the signed-in pages (the post with its forms, /submit,
-// /notifications, /messages, a conversation, /settings/profile) are checked with axe-core in the
-// light and the dark colour scheme at a phone's and a desktop's viewport: no violation of serious
-// or critical impact, nothing from another host, no console error.
+// reloading the page (site.js); a picture is uploaded on /settings/profile and removed. Then the
+// signed-in pages (the post with its forms, /submit, /notifications, /messages, a conversation,
+// /settings/profile) are checked with axe-core in the light and the dark colour scheme at a
+// phone's and a desktop's viewport: no violation of serious or critical impact, nothing from
+// another host, no console error.
 // Skipped only where /usr/bin/chromium is not installed (`apt-get install -y chromium`).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Subprocess } from "bun";
@@ -13,6 +14,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Browser, BrowserContext } from "playwright-core";
+import sharp from "sharp";
 import { SCHEMES, VIEWPORTS, axeProblems, hasChromium, launchChromium, watchPage } from "./chromium";
 import { startServe, type Running } from "./serve";
 
@@ -103,6 +105,29 @@ describe("taking part in headless Chromium", () => {
     await page.waitForURL(/#message-/);
     expect(await page.locator("ol.dm").textContent()).toContain("Hello Ada, nice to meet you.");
     expect(errors).toEqual([]);
+  }, 60_000);
+
+  test.skipIf(!hasChromium)("upload a picture on /settings/profile through the file input; it is shown (skipped without /usr/bin/chromium)", async () => {
+    const page = await context!.newPage();
+    const errors = await watchPage(page);
+    await page.goto(`${server!.url}/settings/profile`);
+    const png = await sharp({ create: { width: 120, height: 120, channels: 3, background: { r: 20, g: 160, b: 90 } } })
+      .png()
+      .toBuffer();
+    await page.getByLabel("Picture file").setInputFiles({ name: "me.png", mimeType: "image/png", buffer: png });
+    await page.getByRole("button", { name: "Upload picture" }).click();
+    await page.waitForURL((u) => u.searchParams.get("notice") === "avatar-saved");
+    const img = page.getByRole("img", { name: "Your current picture" });
+    expect(await img.getAttribute("src")).toMatch(/^\/avatars\/[0-9a-f-]{36}\/96\.webp\?v=\d+$/);
+    await page.waitForFunction('document.querySelector(".avatar-now img")?.naturalWidth === 96');
+    expect(await axeProblems(page)).toEqual([]);
+    // Removed again: the post page shows the author's picture through /u/<name>/avatar, whose
+    // redirect names the public URL, which a server on port 0 does not know.
+    await page.getByRole("button", { name: "Remove picture" }).click();
+    await page.waitForURL((u) => u.searchParams.get("notice") === "avatar-removed");
+    expect(await page.getByRole("img", { name: "Your current picture" }).getAttribute("src")).toBe(`/u/${USERNAME}/avatar?size=96`);
+    expect(errors).toEqual([]);
+    await page.close();
   }, 60_000);
 
   const names = ["post", "submit", "notifications", "messages", "conversation", "profile settings"] as const;

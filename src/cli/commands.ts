@@ -112,6 +112,33 @@ export const COMMANDS: Command[] = [
     run: async ({ config, positionals, print }) => (await run()).rotateUserKey(config, positionals[0], print),
   },
   {
+    name: "admin suspend",
+    summary: "suspend an account: its credentials and web sessions stop working (for --days, or until unsuspended)",
+    description:
+      "Its access tokens are revoked, its web sessions end and it can neither mint tokens nor sign in, answered 403 ACCOUNT_SUSPENDED with the reason; its posts and comments stay. Suspending a suspended account replaces its end and reason. Site admins may be suspended from here only.",
+    positionals: [username],
+    options: {
+      reason: { type: "string", value: "<text>", help: "why, told to the account (at most 500 characters)" },
+      days: { type: "string", value: "<n>", help: "how many days it lasts (1 to 3650); without it, until colony admin unsuspend" },
+    },
+    settings: MIGRATING,
+    run: async ({ config, positionals, options, print }) => {
+      const days = options.days === undefined ? null : Number(options.days);
+      if (days !== null && (!Number.isInteger(days) || days < 1 || days > 3650)) throw new UsageError("colony admin suspend: --days must be a whole number from 1 to 3650", "admin suspend");
+      const reason = typeof options.reason === "string" ? options.reason : null;
+      if (reason !== null && reason.trim().length > 500) throw new UsageError("colony admin suspend: --reason may have at most 500 characters", "admin suspend");
+      (await run()).suspendUser(config, positionals[0], { reason, days }, print);
+    },
+  },
+  {
+    name: "admin unsuspend",
+    summary: "lift an account's suspension now",
+    positionals: [username],
+    options: {},
+    settings: MIGRATING,
+    run: async ({ config, positionals, print }) => (await run()).unsuspendUser(config, positionals[0], print),
+  },
+  {
     name: "admin grant-karma",
     summary: "add (or with a negative amount remove) karma, as a ledger entry with reason admin_grant",
     positionals: [username, { name: "amount", help: "a non-zero whole number; negative removes karma", check: integer }],

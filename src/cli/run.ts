@@ -5,6 +5,6 @@
 // of the throughput of the cheapest routes (bench/README.md, "Cold start").
 export { serve } from "../server";
 export { migrateDataDir } from "../ops/maintenance";
-export { answerBugReport, createUser, grantUserKarma, invite, listBugReports, rotateUserKey, settleInvoice, showLedger, signInLink } from "../ops/admin";
+export { answerBugReport, createUser, grantUserKarma, invite, listBugReports, rotateUserKey, settleInvoice, showLedger, signInLink, suspendUser, unsuspendUser } from "../ops/admin";
 export { backup, restore } from "../ops/backup";
 export { runDoctor } from "../ops/doctor";

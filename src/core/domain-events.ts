@@ -62,6 +62,9 @@ export interface DomainEvents {
    * (null for the instance's command line, which acts as nobody).
    */
   agent_key_rotated: { recipient_ids: string[]; reason: "operator_rotation" | "admin_rotation"; by: string; rotated_by_id: string | null };
+  /** A site admin (by_id) or the command line (null) suspended an account, until an instant or (null) until lifted. */
+  account_suspended: { user_id: string; username: string; until: string | null; reason: string | null; by_id: string | null };
+  account_unsuspended: { user_id: string; username: string; by_id: string | null };
   oauth_client_created: Empty;
   oauth_client_updated: Empty;
   oauth_client_deleted: Empty;
@@ -381,6 +384,9 @@ export const READ_SCOPES: { [K in EventName]: (payload: DomainEvents[K]) => read
   security_2fa_enabled: () => NONE,
   security_2fa_disabled: () => NONE,
   agent_key_rotated: () => NONE,
+  // A profile page says that its account is suspended.
+  account_suspended: () => FORUM,
+  account_unsuspended: () => FORUM,
   oauth_client_created: () => NONE,
   oauth_client_updated: () => NONE,
   oauth_client_deleted: () => NONE,

@@ -314,7 +314,7 @@ export function openapiDocument(app: AnyElysia, opts: DocumentOptions): Json {
     tags: [...used].sort().map((name) => (TAGS[name] ? { name, description: TAGS[name] } : { name })),
     paths: generated.paths,
     components: {
-      securitySchemes: { [BEARER_SCHEME]: { type: "http", scheme: "bearer", bearerFormat: "JWT", description: "An access token from `POST /api/v1/auth/token`." } },
+      securitySchemes: { [BEARER_SCHEME]: { type: "http", scheme: "bearer", bearerFormat: "JWT", description: "An access token from `POST /api/v1/auth/token`. A suspended account's tokens answer 403 ACCOUNT_SUSPENDED." } },
       schemas: { ...SCHEMAS, ...generated.components.schemas },
       responses: RESPONSES,
     },

@@ -9,6 +9,7 @@ import { createInvite } from "../features/sessions/invites";
 import { operatorSignInLink } from "../features/sessions/links";
 import type { BugStatus } from "../features/bugs/statuses";
 import * as users from "../features/users/service";
+import * as suspension from "../features/users/suspension";
 import { grantKarma } from "../features/votes/service";
 
 type Print = (line: string) => void;
@@ -71,6 +72,31 @@ export function rotateUserKey(config: Config, username: string, print: Print = c
   print(`rotated the key of ${user.username}; every access token issued before ${out.issued_at} is revoked`);
   print(`api_key: ${out.api_key}`);
   ctx.db.$client.close();
+}
+
+/** `colony admin suspend`: the account stops authenticating, for `days` or until `colony admin unsuspend` (docs/decisions.md §148). */
+export function suspendUser(config: Config, username: string, input: { reason: string | null; days: number | null }, print: Print = console.log) {
+  const ctx = createContext({ config });
+  try {
+    const user = users.getActiveUser(ctx, username);
+    const row = suspension.suspend(ctx, null, user.id, input);
+    print(`suspended ${row.username} ${row.suspendedUntil === null ? "until unsuspended" : `until ${iso(row.suspendedUntil)}`}${row.suspensionReason ? ` (reason: ${row.suspensionReason})` : ""}`);
+    print("Its access tokens are revoked and its web sessions end; its content stays.");
+  } finally {
+    ctx.db.$client.close();
+  }
+}
+
+/** `colony admin unsuspend`: lifts a suspension now. */
+export function unsuspendUser(config: Config, username: string, print: Print = console.log) {
+  const ctx = createContext({ config });
+  try {
+    const user = users.getActiveUser(ctx, username);
+    suspension.unsuspend(ctx, null, user.id);
+    print(`unsuspended ${user.username}; it mints new access tokens with its API key${user.userType === "human" ? " and signs in again on the web" : ""}`);
+  } finally {
+    ctx.db.$client.close();
+  }
 }
 
 export function grantUserKarma(config: Config, username: string, amount: number, print: Print = console.log) {

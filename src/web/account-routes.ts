@@ -146,7 +146,8 @@ export const accountRoutes = (ctx: Ctx) => {
         } catch (err) {
           const f = failure(err);
           if (f.status === 400) return invalidLink(web, `<a href="/login">Sign in</a> or ask for a new link.`);
-          return page(web, messagePage(web, "Try again later", f.message), f.status, f.headers);
+          const title = (err as { code?: string }).code === "ACCOUNT_SUSPENDED" ? "Account suspended" : "Try again later";
+          return page(web, messagePage(web, title, f.message), f.status, f.headers);
         }
       },
       { params: Token, ...FORM },

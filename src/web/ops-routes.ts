@@ -3,7 +3,7 @@
 // admin …` calls, and answers a 303 (post/redirect/get), or the page again with the service's
 // message and status; a secret made by an action (an API key, an invite code) is shown on that
 // answer, once, and never put in an address. The sessions plugin has checked every POST's origin
-// and CSRF token before. docs/decisions.md §147-§152.
+// and CSRF token before. docs/decisions.md §147-§152 (suspension: §148, §175).
 import { Elysia, t } from "elysia";
 import { DAY } from "../core/clock";
 import type { Ctx } from "../core/context";
@@ -17,6 +17,8 @@ import { checkHealth } from "../features/meta/health";
 import { createInvite, listInvites, revokeInvite } from "../features/sessions/invites";
 import { platformStats } from "../features/stats/service";
 import * as users from "../features/users/service";
+import * as suspension from "../features/users/suspension";
+import { isSuspended } from "../features/users/suspension";
 import { grantKarma } from "../features/votes/service";
 import { deliveryHealth } from "../features/webhooks/service";
 import { API_VERSION } from "../core/version";
@@ -43,6 +45,8 @@ const NOTICES: Record<string, string> = {
   "invite-revoked": "The invite code was revoked; it no longer works.",
   "backup-started": "A backup is being written. Reload this page in a moment to see it listed.",
   "backup-running": "A backup is already being written.",
+  suspended: "The account is suspended: its tokens and sessions stopped working.",
+  unsuspended: "The suspension is lifted. The account mints new tokens with its key, or signs in again.",
   "bug-answered": "The bug report was saved; its reporter sees it in GET /api/v1/bugs.",
   claimed: "Claim made. The agent is told and confirms it through the API; it waits 7 days.",
   withdrawn: "Claim withdrawn.",
@@ -73,7 +77,9 @@ export const opsRoutes = (ctx: Ctx) => {
   function adminView(web: SignedInWeb, input: { user?: string; bugs?: string }, more: Partial<AdminView>): AdminView {
     const caller = web.viewer.caller;
     const query = (input.user ?? "").trim().slice(0, 64);
-    const found = query ? { query, user: users.findByUsername(ctx, users.normaliseUsername(query)) } : null;
+    const user = query ? users.findByUsername(ctx, users.normaliseUsername(query)) : null;
+    const suspended = user && isSuspended(user, ctx.clock.now()) ? { since: user.suspendedAt!, until: user.suspendedUntil, reason: user.suspensionReason } : null;
+    const found = query ? { query, user, suspension: suspended } : null;
     const listed = listInvites(ctx, caller);
     const filter = (BUG_FILTERS as readonly string[]).includes(input.bugs ?? "") ? (input.bugs as string) : "open";
     const rows = bugs.listForTriage(ctx, filter === "all" ? null : (filter as BugStatus), 100);
@@ -95,6 +101,7 @@ export const opsRoutes = (ctx: Ctx) => {
       backup: { stats: state.stats, startedAt: state.startedAt, running: state.running !== null, dir: ctx.config.backupDir, cron: ctx.config.backupCron, keep: ctx.config.backupKeep },
       bugs: reports,
       bugFilter: filter,
+      viewerId: caller.id,
       ...more,
     };
   }
@@ -176,6 +183,36 @@ export const opsRoutes = (ctx: Ctx) => {
             ctx.log.info("key rotated on the web", { user_id: u.id, by: w.viewer.user.id });
             // The key is shown on this answer, once: no redirect.
             return admin(w, 200, { user: u.username }, { rotated: { username: u.username, apiKey: out.api_key } });
+          } catch (err) {
+            return adminRefused(w, err, { user: params.name });
+          }
+        }),
+      { params: Name, ...FORM },
+    )
+    .post(
+      "/admin/users/:name/suspend",
+      ({ web, params }) =>
+        asAdmin(web, (w) => {
+          try {
+            const u = users.getActiveUser(ctx, params.name);
+            const daysText = field(w, "days", 20).trim();
+            const days = daysText === "" ? null : wholeNumber(w, "days", "The days of a suspension");
+            suspension.suspend(ctx, w.viewer.caller, u.id, { reason: field(w, "reason", 2000), days });
+            return seeOther(w, `/admin?user=${encodeURIComponent(u.username)}&notice=suspended#ops-users`);
+          } catch (err) {
+            return adminRefused(w, err, { user: params.name });
+          }
+        }),
+      { params: Name, ...FORM },
+    )
+    .post(
+      "/admin/users/:name/unsuspend",
+      ({ web, params }) =>
+        asAdmin(web, (w) => {
+          try {
+            const u = users.getActiveUser(ctx, params.name);
+            suspension.unsuspend(ctx, w.viewer.caller, u.id);
+            return seeOther(w, `/admin?user=${encodeURIComponent(u.username)}&notice=unsuspended#ops-users`);
           } catch (err) {
             return adminRefused(w, err, { user: params.name });
           }

@@ -26,6 +26,8 @@ import { sync } from "./layout";
 import { groupItems, GroupsSection } from "./pages/groups";
 import { ConversationPage, ConversationsPage, notificationHref, NotificationsPage, ProfileForm, SUBMIT_TYPES, SubmitPage, type SubmitType, type SubmitValues } from "./pages/part";
 import { layout } from "./account-layout";
+import { AVATAR_NOTICES } from "./avatar-routes";
+import { avatarView } from "./pages/avatar-form";
 import { updateProfile } from "../features/users/service";
 import { ErrorPage, notFoundMessage } from "./respond";
 import { failure, field, isSignedIn, page, seeOther, webSession, type SignedInWeb, type Web } from "./session";
@@ -36,6 +38,9 @@ const PAGE = { detail: { hide: true } };
 const FORM = { parse: "none" as const, detail: { hide: true } };
 const NOTIFICATIONS_PER_PAGE = 30;
 const MESSAGES_SHOWN = 100;
+
+/** What /settings/profile?notice= names (the picture's from avatar-routes.ts). */
+const PROFILE_NOTICES: Record<string, string> = { saved: "Your profile is saved.", ...AVATAR_NOTICES };
 
 const ById = t.Object({ id: t.String() });
 const ByName = t.Object({ username: t.String() });
@@ -99,7 +104,7 @@ export const partRoutes = (ctx: Ctx) => {
   }
 
   function profilePage(web: SignedInWeb, values: { displayName: string; bio: string }, status = 200, more: { error?: string | null; notice?: string | null } = {}, headers: Record<string, string> = {}) {
-    return page(web, layout(web, "Profile", sync(ProfileForm({ csrf: web.csrf, ...values, ...more }))), status, headers);
+    return page(web, layout(web, "Profile", sync(ProfileForm({ csrf: web.csrf, ...values, ...more, avatar: avatarView(web.viewer.user) }))), status, headers);
   }
 
   return (
@@ -247,7 +252,7 @@ export const partRoutes = (ctx: Ctx) => {
         ({ web, query }) => {
           if (!isSignedIn(web)) return signIn(web, "/settings/profile");
           const u = web.viewer.user;
-          return profilePage(web, { displayName: u.displayName ?? "", bio: u.bio ?? "" }, 200, { notice: query.notice === "saved" ? "Your profile is saved." : null });
+          return profilePage(web, { displayName: u.displayName ?? "", bio: u.bio ?? "" }, 200, { notice: Object.hasOwn(PROFILE_NOTICES, query.notice ?? "") ? PROFILE_NOTICES[query.notice!] : null });
         },
         PAGE,
       )

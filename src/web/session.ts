@@ -4,7 +4,9 @@
 // the answer must set. Every unsafe request (anything but GET, HEAD, OPTIONS) to those routes is
 // checked before its handler runs: an application/x-www-form-urlencoded body of at most 64 KiB,
 // from this site (Origin and Sec-Fetch-Site), whose `csrf` field is the page's token, compared in
-// constant time; anything else is refused with a 4xx page and nothing runs.
+// constant time; anything else is refused with a 4xx page and nothing runs. A plugin may opt in
+// to multipart/form-data bodies up to a size of its own (a file upload: docs/decisions.md §176),
+// checked the same way, the token a field of the multipart body.
 //
 // Tokens: a signed-in viewer's forms carry HMAC(data key, session id), a synchronizer token that
 // lives as long as the session. Forms shown before there is a session (sign in, sign up, reset)
@@ -44,6 +46,16 @@ export interface Web {
   cookies: string[];
   /** The fields of an unsafe request's form, read and checked before the handler runs. */
   form: URLSearchParams;
+  /** The files of a multipart form, on the routes that take one (`webSession`'s `multipart`). */
+  files: Map<string, File>;
+}
+
+/**
+ * A web route plugin's opt-in to multipart/form-data bodies (a file upload) of at most `maxBytes`
+ * in all (the file with the form's other fields), beside the usual form-encoded ones.
+ */
+export interface MultipartOption {
+  maxBytes: number;
 }
 
 /** A request of a signed-in viewer. */
@@ -105,7 +117,7 @@ export function webOf(ctx: Ctx, request: Request, server: Server): Web {
     }
     csrf = keyedHash(ctx.secrets.dataKey, "web-csrf-pre", pre);
   }
-  const web: Web = { viewer, csrf, client, cookies, form: new URLSearchParams() };
+  const web: Web = { viewer, csrf, client, cookies, form: new URLSearchParams(), files: new Map() };
   states.set(request, web);
   return web;
 }
@@ -126,16 +138,62 @@ export function fromAnotherSite(ctx: Ctx, request: Request): boolean {
   return origin !== new URL(ctx.config.publicUrl).origin && origin !== new URL(request.url).origin;
 }
 
+/**
+ * The body of `request`, or null once it passes `max` bytes: a declared Content-Length over it is
+ * refused before anything is read, and a body without one is read only until it passes `max`.
+ */
+async function boundedBody(request: Request, max: number): Promise<Uint8Array | null> {
+  const declared = request.headers.get("content-length");
+  if (declared !== null && Number(declared) > max) return null;
+  if (!request.body) return new Uint8Array(0);
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > max) {
+      reader.cancel().catch(() => {});
+      return null;
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks, size);
+}
+
+const TOO_LARGE: [number, string] = [413, "That form was too large."];
+
 /** Why an unsafe request is refused before its handler runs: [status, message], or null when it may go on. */
-async function refusalOf(ctx: Ctx, request: Request, web: Web): Promise<[number, string] | null> {
-  const type = (request.headers.get("content-type") ?? "").split(";")[0].trim().toLowerCase();
-  if (type !== "application/x-www-form-urlencoded") return [415, "This address takes form submissions only."];
-  const declared = Number(request.headers.get("content-length") ?? 0);
-  if (declared > FORM_MAX_BYTES) return [413, "That form was too large."];
-  const body = await request.arrayBuffer();
-  if (body.byteLength > FORM_MAX_BYTES) return [413, "That form was too large."];
-  if (fromAnotherSite(ctx, request)) return [403, "That form was sent from another site, so nothing was done."];
-  web.form = new URLSearchParams(new TextDecoder().decode(body));
+async function refusalOf(ctx: Ctx, request: Request, web: Web, multipart: MultipartOption | null): Promise<[number, string] | null> {
+  const contentType = request.headers.get("content-type") ?? "";
+  const type = contentType.split(";")[0].trim().toLowerCase();
+  const isMultipart = multipart !== null && type === "multipart/form-data";
+  if (type !== "application/x-www-form-urlencoded" && !isMultipart) return [415, "This address takes form submissions only."];
+  if (isMultipart) {
+    // Refused from another site before a byte of the upload is read.
+    if (fromAnotherSite(ctx, request)) return [403, "That form was sent from another site, so nothing was done."];
+    const body = await boundedBody(request, multipart.maxBytes);
+    if (!body) return TOO_LARGE;
+    let parsed: Awaited<ReturnType<Response["formData"]>>;
+    try {
+      parsed = await new Response(body, { headers: { "content-type": contentType } }).formData();
+    } catch {
+      return [400, "That form could not be read. Go back and try again."];
+    }
+    web.form = new URLSearchParams();
+    for (const [name, value] of parsed.entries()) {
+      if (typeof value === "string") web.form.append(name, value);
+      else web.files.set(name, value as File);
+    }
+  } else {
+    const declared = Number(request.headers.get("content-length") ?? 0);
+    if (declared > FORM_MAX_BYTES) return TOO_LARGE;
+    const body = await request.arrayBuffer();
+    if (body.byteLength > FORM_MAX_BYTES) return TOO_LARGE;
+    if (fromAnotherSite(ctx, request)) return [403, "That form was sent from another site, so nothing was done."];
+    web.form = new URLSearchParams(new TextDecoder().decode(body));
+  }
   const sent = web.form.getAll("csrf");
   if (sent.length !== 1 || !safeEqual(sent[0], web.csrf)) return [403, "That form has expired or did not come from this site, so nothing was done. Go back, reload the page and try again."];
   return null;
@@ -186,12 +244,12 @@ export function safeNext(raw: string | null | undefined): string {
  * without a name on purpose: each web route plugin gets its own copy of the hooks (`scoped`: they
  * apply to the routes of the plugin that uses this one, and to nothing else).
  */
-export const webSession = (ctx: Ctx, refuse: (web: Web, status: number, message: string) => Response) =>
+export const webSession = (ctx: Ctx, refuse: (web: Web, status: number, message: string) => Response, opts: { multipart?: MultipartOption } = {}) =>
   new Elysia()
     .resolve({ as: "scoped" }, ({ request, server }) => ({ web: webOf(ctx, request, server as Server) }))
     .onBeforeHandle({ as: "scoped" }, async ({ request, server }) => {
       if (SAFE_METHODS.has(request.method)) return;
       const web = webOf(ctx, request, server as Server);
-      const refused = await refusalOf(ctx, request, web);
+      const refused = await refusalOf(ctx, request, web, opts.multipart ?? null);
       if (refused) return refuse(web, refused[0], refused[1]);
     });

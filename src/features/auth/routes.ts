@@ -89,7 +89,7 @@ export const authRoutes = (ctx: Ctx) =>
       detail: {
         summary: "Get Token",
         description:
-          "Exchange an API key for a JWT access token valid 24 hours. Send it as `Authorization: Bearer <access_token>`. With two-factor on, also send `totp_code` (a current TOTP code or a recovery code): 401 AUTH_2FA_REQUIRED without it, 400 AUTH_2FA_INVALID when wrong. 403 AUTH_IP_DENIED when the agent's operator set an IP allowlist that does not hold your address.",
+          "Exchange an API key for a JWT access token valid 24 hours. Send it as `Authorization: Bearer <access_token>`. With two-factor on, also send `totp_code` (a current TOTP code or a recovery code): 401 AUTH_2FA_REQUIRED without it, 400 AUTH_2FA_INVALID when wrong. 403 AUTH_IP_DENIED when the agent's operator set an IP allowlist that does not hold your address. 403 ACCOUNT_SUSPENDED while a site administrator has the account suspended (`suspended_until` says until when; null: until lifted); every authenticated request answers the same.",
       },
     })
     .post("/rotate-key", ({ caller }) => auth.rotateKey(ctx, caller.id, null), {

@@ -9,6 +9,7 @@ import { API_KEY_PREFIX, fingerprintOf, hashSecret, newApiKey, newClaimToken, sa
 import { AllowlistCache, allows } from "../../core/ip-allowlist";
 import * as usersService from "../users/service";
 import type { UserRow } from "../users/service";
+import { accountSuspended, isSuspended } from "../users/suspension";
 import { registrationClaims } from "./tables";
 import { callerOf, requireAgent, requireHuman, type Caller } from "./caller";
 import * as twoFactor from "./two-factor";
@@ -122,6 +123,7 @@ export function verifyKey(ctx: Ctx, apiKey: string): UserRow {
   if (user.status === "pending") {
     throw new ApiError(403, "AUTH_PENDING_ACTIVATION", "This account is pending activation: call /auth/register/confirm first");
   }
+  if (isSuspended(user, ctx.clock.now())) throw accountSuspended(user);
   return user;
 }
 
@@ -255,6 +257,8 @@ export function authenticate(ctx: Ctx, authorization: string | null | undefined,
 function callerFromToken(ctx: Ctx, v: VerifiedToken, from: ClientAddress): Caller {
   const user = usersService.findById(ctx, v.sub);
   if (!user) throw new ApiError(401, "AUTH_INVALID_TOKEN", "Invalid access token");
+  // Before the revocation check: suspending revokes the account's tokens, and the account is told why.
+  if (user.suspendedAt !== null && isSuspended(user, ctx.clock.now())) throw accountSuspended(user);
   if (v.iatMs < user.tokensValidAfter) throw new ApiError(401, "AUTH_TOKEN_REVOKED", "This access token was revoked: mint a new one from your current API key");
   if (user.status === "pending") throw new ApiError(403, "AUTH_PENDING_ACTIVATION", "This account is pending activation");
   assertAllowedAddress(user, from);

@@ -18,6 +18,8 @@ export function forgetAccount(ctx: Ctx, userId: string): void {
 
 export function register(ctx: Ctx): void {
   ctx.events.on("account_deleted", (ev) => forgetAccount(ctx, ev.payload.user_id));
+  // A suspended person is signed out everywhere (their sessions are refused from the moment of the suspension).
+  ctx.events.on("account_suspended", (ev) => revokeAllSessions(ctx, ev.payload.user_id));
   ctx.jobs.every("purge-web-sessions", "23 * * * *", () => {
     purgeEndedSessions(ctx);
     purgeExpiredSignInTokens(ctx);

@@ -13,6 +13,7 @@ import { changes, type Tx } from "../../db/client";
 import { prepared } from "../../db/statements";
 import * as usersService from "../users/service";
 import type { UserRow } from "../users/service";
+import { isSuspended } from "../users/suspension";
 import { webSessions } from "./tables";
 
 export type SessionRow = typeof webSessions.$inferSelect;
@@ -71,7 +72,7 @@ const toSession = (raw: Record<string, unknown>): SessionRow => ({
 
 /** Whether a session still holds: used lately and not too old, its account an active human whose credentials were not reset since. */
 function holds(session: SessionRow, user: UserRow | null | undefined, now: number): user is UserRow {
-  return now < sessionEnds(session) && usersService.isActive(user) && user.userType === "human" && session.createdAt >= user.tokensValidAfter;
+  return now < sessionEnds(session) && usersService.isActive(user) && user.userType === "human" && session.createdAt >= user.tokensValidAfter && !isSuspended(user, now);
 }
 
 /**

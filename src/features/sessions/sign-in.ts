@@ -9,6 +9,7 @@ import { ApiError } from "../../core/errors";
 import type { Tx } from "../../db/client";
 import * as twoFactor from "../auth/two-factor";
 import type { UserRow } from "../users/service";
+import { accountSuspended, isSuspended } from "../users/suspension";
 import { accountByLogin, consumeSignInToken, countFailedAttempt, issueSignInToken, linkInvalid, peekSignInToken } from "./links";
 import { verifyPassword } from "./passwords";
 import { startSession, type ClientMeta, type SessionRow } from "./service";
@@ -29,6 +30,7 @@ const ticketExpired = () => new ApiError(401, "SIGN_IN_EXPIRED", "This sign-in t
 
 /** After a first factor: the session, or the second-factor step when the account has two-factor on. */
 function afterFirstFactor(ctx: Ctx, user: UserRow, client: Client, spend?: (tx: Tx) => boolean): SignIn {
+  refuseSuspended(ctx, user);
   const second = twoFactor.isEnabled(ctx, user.id);
   return ctx.db.transaction((tx) => {
     if (spend && !spend(tx)) throw linkInvalid();
@@ -37,8 +39,21 @@ function afterFirstFactor(ctx: Ctx, user: UserRow, client: Client, spend?: (tx: 
   });
 }
 
+/**
+ * A suspended account signs in by no means (docs/decisions.md §174): told so only once its first
+ * factor is right (the password, or a link only it was given), so the answer says nothing about
+ * the account to anyone else; a link it brings is not spent.
+ */
+function refuseSuspended(ctx: Ctx, user: UserRow): void {
+  if (isSuspended(user, ctx.clock.now())) {
+    ctx.log.info("web sign-in of a suspended account refused", { user_id: user.id });
+    throw accountSuspended(user);
+  }
+}
+
 /** A new session for `user`, logged. */
 function signedIn(ctx: Ctx, tx: Tx, user: UserRow, client: Client): SignIn {
+  refuseSuspended(ctx, user);
   const s = startSession(ctx, user.id, client, tx);
   ctx.log.info("web sign-in", { user_id: user.id, session_id: s.session.id, ip: client.ip });
   return { kind: "signed_in", user, ...s };

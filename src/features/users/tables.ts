@@ -56,6 +56,17 @@ export const users = sqliteTable(
      * makes with its credentials is checked against it (auth).
      */
     allowedIps: text("allowed_ips"),
+    /**
+     * A site admin's (or the operator's) suspension (docs/decisions.md §148): when it began, when
+     * it ends by itself (null: until lifted), why, and who did it (null: the command line). The
+     * account is suspended while `suspended_at` is set and `suspended_until` is null or later than
+     * now (derived when read; a lapsed suspension leaves its record). Read from the row the
+     * authentication path already loads, so refusing a suspended account costs no query.
+     */
+    suspendedAt: integer("suspended_at"),
+    suspendedUntil: integer("suspended_until"),
+    suspensionReason: text("suspension_reason"),
+    suspendedBy: text("suspended_by"),
   },
   (t) => [index("users_pending_idx").on(t.status, t.pendingExpiresAt), index("users_karma_idx").on(t.karma)],
 );

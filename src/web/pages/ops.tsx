@@ -60,7 +60,8 @@ export interface AdminView {
   version: string;
   stats: PlatformStats;
   registration: string;
-  found: { query: string; user: UserRow | null } | null;
+  /** The account found by username, and its suspension in force now (null: none). */
+  found: { query: string; user: UserRow | null; suspension?: { since: number; until: number | null; reason: string | null } | null } | null;
   /** A key just rotated, shown once. */
   rotated: { username: string; apiKey: string } | null;
   invites: (InviteListed & { usedByName: string | null })[];
@@ -71,6 +72,8 @@ export interface AdminView {
   backup: Pick<ManualBackupState, "stats" | "startedAt"> & { running: boolean; dir: string; cron: string | null; keep: number };
   bugs: (BugReportRow & { reporter: string | null })[];
   bugFilter: string;
+  /** The signed-in admin's own account id. */
+  viewerId?: string;
   error?: string | null;
   notice?: string | null;
 }
@@ -159,12 +162,12 @@ function UsersSection({ v, csrf }: { v: AdminView; csrf: string }) {
             <Badge type={u.userType} />
           </h3>
           <dl class="ops-figures">
-            <Figure label="Status" value={u.status} />
+            <Figure label="Status" value={v.found?.suspension ? "suspended" : u.status} />
             <Figure label="Karma" value={u.karma} />
             <Figure label="Site admin" value={u.isAdmin ? "yes" : "no"} />
             <Figure label="Joined" value={formatInstant(u.createdAt)} />
           </dl>
-          <p class="meta">Suspending accounts is not available: no service of this instance suspends one (docs/decisions.md §148).</p>
+          <SuspensionForms v={v} u={u} csrf={csrf} />
           <form method="post" action={`/admin/users/${encodeURIComponent(u.username)}/karma`} class="ops-row">
             <Csrf csrf={csrf} />
             <label for="ops-karma">Karma to grant (negative removes)</label>
@@ -181,6 +184,58 @@ function UsersSection({ v, csrf }: { v: AdminView; csrf: string }) {
         ""
       )}
     </section>
+  );
+}
+
+/** The account's suspension in force and the form that lifts it, or the form that suspends it (docs/decisions.md §148, §175). */
+function SuspensionForms({ v, u, csrf }: { v: AdminView; u: UserRow; csrf: string }) {
+  const s = v.found?.suspension ?? null;
+  const action = (what: string) => `/admin/users/${encodeURIComponent(u.username)}/${what}`;
+  if (s) {
+    return (
+      <div class="ops-suspension">
+        <p class="ops-bad">
+          <strong>Suspended</strong> since <When ms={s.since} />
+          {s.until === null ? (
+            " until lifted"
+          ) : (
+            <>
+              {" until "}
+              <When ms={s.until} />
+            </>
+          )}
+          {s.reason ? <span safe>{`. Reason: ${s.reason}`}</span> : ""}
+        </p>
+        {u.isAdmin ? (
+          <p class="meta">A site admin's suspension is lifted from the command line (colony admin unsuspend).</p>
+        ) : (
+          <form method="post" action={action("unsuspend")} class="ops-row">
+            <Csrf csrf={csrf} />
+            <button type="submit">Lift the suspension</button>
+          </form>
+        )}
+      </div>
+    );
+  }
+  if (u.isAdmin || u.id === v.viewerId) return <p class="meta">Site admins are not suspended from the dashboard; the command line can (colony admin suspend).</p>;
+  return (
+    <form method="post" action={action("suspend")} class="ops-suspend">
+      <Csrf csrf={csrf} />
+      <p>
+        <label for="ops-suspend-reason">Reason (told to the account)</label>
+        <br />
+        <input id="ops-suspend-reason" type="text" name="reason" maxlength="500" autocomplete="off" />
+      </p>
+      <p>
+        <label for="ops-suspend-days">Days (empty: until lifted)</label>
+        <br />
+        <input id="ops-suspend-days" type="number" name="days" min="1" max="3650" step="1" />
+      </p>
+      <p>
+        <button type="submit">Suspend</button>{" "}
+        <span class="meta">Its tokens and sessions stop working at once; its posts and comments stay.</span>
+      </p>
+    </form>
   );
 }
 

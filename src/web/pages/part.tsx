@@ -10,6 +10,7 @@ import { REACTIONS, REACTION_KEYS } from "../../features/reactions/tables";
 import type * as polls from "../../features/polls/service";
 import { formatInstant, plural, postHref, userHref } from "../components";
 import { Page } from "../layout";
+import { AvatarForm, type AvatarView } from "./avatar-form";
 import type { Visit } from "../visit";
 
 const Csrf = ({ csrf }: { csrf: string }) => <input type="hidden" name="csrf" value={csrf} />;
@@ -422,7 +423,22 @@ export function notificationHref(n: { post_id: string | null; comment_id: string
 
 // ---- /settings/profile
 
-export function ProfileForm({ csrf, displayName, bio, error, notice }: { csrf: string; displayName: string; bio: string; error?: string | null; notice?: string | null }) {
+export function ProfileForm({
+  csrf,
+  displayName,
+  bio,
+  error,
+  notice,
+  avatar,
+}: {
+  csrf: string;
+  displayName: string;
+  bio: string;
+  error?: string | null;
+  notice?: string | null;
+  /** The picture section (avatar-form.tsx), when shown. */
+  avatar?: AvatarView;
+}) {
   return (
     <>
       {error ? (
@@ -453,6 +469,7 @@ export function ProfileForm({ csrf, displayName, bio, error, notice }: { csrf: s
           <button type="submit">Save profile</button>
         </p>
       </form>
+      {avatar ? <AvatarForm csrf={csrf} avatar={avatar} /> : ""}
     </>
   );
 }

@@ -3,6 +3,7 @@
 // profile of GET /api/v1/users/{name} shows, and the person's posts, newest first.
 import type { Ctx } from "../../core/context";
 import * as users from "../../features/users/service";
+import { isSuspended } from "../../features/users/suspension";
 import { userOut } from "../../features/users/views";
 import { Badge, count, formatInstant, Pager, PostList, userHref } from "../components";
 import { Page } from "../layout";
@@ -27,6 +28,14 @@ export function UserPage(ctx: Ctx, visit: Visit, name: string, input: ListInput)
             <span safe>{`@${u.username}`}</span> <Badge type={u.userType} />
             {profile.team_role === "admin" ? " · site admin" : ""}
           </p>
+          {isSuspended(u, ctx.clock.now()) ? (
+            <p class="note suspended">
+              <strong>This account is suspended</strong>
+              {u.suspendedUntil === null ? "." : <span safe>{` until ${formatInstant(u.suspendedUntil)}.`}</span>} Its posts and comments stay.
+            </p>
+          ) : (
+            ""
+          )}
           {u.bio ? <p safe>{u.bio}</p> : ""}
           {visit.caller && visit.csrf && visit.caller.id !== u.id ? (
             <p>
