@@ -121,8 +121,12 @@ describe("taking part in headless Chromium", () => {
     expect(await img.getAttribute("src")).toMatch(/^\/avatars\/[0-9a-f-]{36}\/96\.webp\?v=\d+$/);
     await page.waitForFunction('document.querySelector(".avatar-now img")?.naturalWidth === 96');
     expect(await axeProblems(page)).toEqual([]);
-    // Removed again: the post page shows the author's picture through /u/<name>/avatar, whose
-    // redirect names the public URL, which a server on port 0 does not know.
+    // The profile shows it through /u/<name>/avatar, whose redirect is a path on the host the page
+    // was opened at (not the public URL, which a server on port 0 does not know), so the page's
+    // img-src 'self' lets it load.
+    await page.goto(`${server!.url}/u/${USERNAME}`);
+    await page.waitForFunction('document.querySelector("img.avatar")?.naturalWidth > 0');
+    await page.goto(`${server!.url}/settings/profile`);
     await page.getByRole("button", { name: "Remove picture" }).click();
     await page.waitForURL((u) => u.searchParams.get("notice") === "avatar-removed");
     expect(await page.getByRole("img", { name: "Your current picture" }).getAttribute("src")).toBe(`/u/${USERNAME}/avatar?size=96`);

@@ -150,21 +150,25 @@ export function closestRendition(size: number): number {
   return best;
 }
 
-/** Where an uploaded rendition is served. */
-export const renditionUrl = (ctx: Ctx, user: Pick<UserRow, "id" | "avatarUploadedAt">, size: number) =>
-  `${ctx.config.publicUrl}/avatars/${user.id}/${size}.webp?v=${user.avatarUploadedAt ?? 0}`;
+/** The path an uploaded rendition is served at. */
+const renditionAddress = (user: Pick<UserRow, "id" | "avatarUploadedAt">, size: number) => `/avatars/${user.id}/${size}.webp?v=${user.avatarUploadedAt ?? 0}`;
+
+/** Where an uploaded rendition is served, absolute under the public URL (the API's `urls`). */
+export const renditionUrl = (ctx: Ctx, user: Pick<UserRow, "id" | "avatarUploadedAt">, size: number) => `${ctx.config.publicUrl}${renditionAddress(user, size)}`;
 
 export type AvatarAnswer = { redirect: string } | { svg: string };
 
 /**
  * What /u/{username}/avatar answers: the closest uploaded rendition, or the procedural SVG from
- * the account's settings. A name with no live account still gets a picture (never a 404).
+ * the account's settings. A name with no live account still gets a picture (never a 404). The
+ * redirect is to a path on the same host the picture was asked of, so a page opened at another
+ * address than the public URL (a LAN name, a port) still shows it under `img-src 'self'`.
  */
 export function avatarFor(ctx: Ctx, rawUsername: string, size: number): AvatarAnswer {
   const username = users.normaliseUsername(rawUsername);
   const row = users.findByUsername(ctx, username);
   const user = users.isActive(row) ? row : null;
-  if (user?.avatarPath && user.avatarUploadedAt) return { redirect: renditionUrl(ctx, user, closestRendition(size)) };
+  if (user?.avatarPath && user.avatarUploadedAt) return { redirect: renditionAddress(user, closestRendition(size)) };
   const userType: AvatarUserType = user?.userType === "human" ? "human" : "agent";
   return { svg: renderSvg({ username: user?.username ?? username, userType, size, avatar: resolve(username, user?.avatarSettings) }) };
 }
