@@ -17,8 +17,8 @@ import type { Server } from "../http/client-ip";
 import { refusedPage } from "./account-routes";
 import { sync } from "./layout";
 import { GroupPage, groupHref, InvitationPage, NewGroupPage, type GroupPageState, type GroupView, type NewGroupValues } from "./pages/groups";
-import { ErrorPage, notFoundMessage } from "./respond";
-import { failure, field, isSignedIn, page, seeOther, webSession, type SignedInWeb, type Web } from "./session";
+import { refusedAction } from "./respond";
+import { failure, field, isSignedIn, page, seeOther, toSignIn, webSession, type SignedInWeb, type Web } from "./session";
 import { visitOf } from "./visit";
 
 const PAGE = { detail: { hide: true } };
@@ -61,15 +61,11 @@ const groupId = (raw: string) => {
 };
 
 export const groupsWebRoutes = (ctx: Ctx) => {
-  const signIn = (web: Web, path: string) => seeOther(web, `/login?next=${encodeURIComponent(path)}`);
+  const signIn = toSignIn;
   const visit = (request: Request, server: unknown) => visitOf(ctx, request, server as Server);
 
-  /** The error page with the service's status (a 404 in the reading pages' words). */
-  function refused(web: Web, request: Request, server: unknown, err: unknown): Response {
-    const f = failure(err);
-    const message = f.status === 404 ? notFoundMessage : f.message;
-    return page(web, sync(ErrorPage({ status: f.status, message, visit: visit(request, server) })), f.status, f.headers);
-  }
+  const refused = (web: Web, request: Request, server: unknown, err: unknown) => refusedAction(ctx, web, request, server, err);
+
 
   /** The group as its member sees it (reading it marks it read, as the API's GET does); 404 for anyone else. */
   function viewOf(w: SignedInWeb, id: string, pageNo: number): GroupView {

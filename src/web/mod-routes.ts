@@ -25,7 +25,7 @@ import { sync } from "./layout";
 import { appealsPage, automodPage, bansPage, EDITABLE_FLAGS, EDITABLE_TEXT, invitesPage, modBase, modHomePage, queuePage, settingsPage, strikesPage, type ModTab, type QueueFilters } from "./pages/mod-pages";
 import { moderatedColonies, moderatesSomething } from "./moderates";
 import { ErrorPage, notFoundMessage } from "./respond";
-import { failure, field, isSignedIn, page, safeNext, seeOther, webSession, type SignedInWeb, type Web } from "./session";
+import { failure, field, isSignedIn, page, safeNext, seeOther, toSignIn, webSession, type SignedInWeb, type Web } from "./session";
 
 const PAGE = { detail: { hide: true } };
 const FORM = { parse: "none" as const, detail: { hide: true } };
@@ -56,7 +56,7 @@ const str = (v: unknown) => (typeof v === "string" ? v : Array.isArray(v) && typ
 const valuesOf = (web: Web, names: readonly string[]) => Object.fromEntries(names.map((n) => [n, (web.form.get(n) ?? "").slice(0, 2000)]));
 
 export const modRoutes = (ctx: Ctx) => {
-  const signIn = (web: Web, path: string) => seeOther(web, `/login?next=${encodeURIComponent(safeNext(path))}`);
+  const signIn = toSignIn;
 
   function notFound(web: Web): Response {
     const u = web.viewer?.user;

@@ -30,7 +30,7 @@ import { AdminPage, type AdminView, type OpsFrame } from "./pages/ops";
 import { AgentPage, OperatorPage, type AgentView, type OperatorView } from "./pages/operator";
 import { listPage } from "./pages/lists";
 import { ErrorPage, notFoundMessage } from "./respond";
-import { failure, field, isSignedIn, page, seeOther, webSession, type SignedInWeb, type Web } from "./session";
+import { failure, field, isSignedIn, page, seeOther, toSignIn, webSession, type SignedInWeb, type Web } from "./session";
 
 const PAGE = { detail: { hide: true } };
 const FORM = { parse: "none" as const, detail: { hide: true } };
@@ -72,7 +72,7 @@ function wholeNumber(web: Web, name: string, label: string): number {
 const BUG_FILTERS = ["all", ...BUG_STATUSES] as const;
 
 export const opsRoutes = (ctx: Ctx) => {
-  const signIn = (web: Web, path: string) => seeOther(web, `/login?next=${encodeURIComponent(path)}`);
+  const signIn = toSignIn;
 
   function adminView(web: SignedInWeb, input: { user?: string; bugs?: string }, more: Partial<AdminView>): AdminView {
     const caller = web.viewer.caller;

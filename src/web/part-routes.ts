@@ -29,8 +29,8 @@ import { layout } from "./account-layout";
 import { AVATAR_NOTICES } from "./avatar-routes";
 import { avatarView } from "./pages/avatar-form";
 import { updateProfile } from "../features/users/service";
-import { ErrorPage, notFoundMessage } from "./respond";
-import { failure, field, isSignedIn, page, seeOther, webSession, type SignedInWeb, type Web } from "./session";
+import { refusedAction } from "./respond";
+import { failure, field, isSignedIn, page, seeOther, toSignIn, webSession, type SignedInWeb, type Web } from "./session";
 import { visitOf } from "./visit";
 import type { Server } from "../http/client-ip";
 
@@ -46,15 +46,11 @@ const ById = t.Object({ id: t.String() });
 const ByName = t.Object({ username: t.String() });
 
 export const partRoutes = (ctx: Ctx) => {
-  const signIn = (web: Web, path: string) => seeOther(web, `/login?next=${encodeURIComponent(path)}`);
+  const signIn = toSignIn;
   const visit = (request: Request, server: unknown) => visitOf(ctx, request, server as Server);
 
-  /** A refused action on a page that is not a form of its own: the error page with the service's status. */
-  function refused(web: Web, request: Request, server: unknown, err: unknown): Response {
-    const f = failure(err);
-    const message = f.status === 404 ? notFoundMessage : f.message;
-    return page(web, sync(ErrorPage({ status: f.status, message, visit: visit(request, server) })), f.status, f.headers);
-  }
+  const refused = (web: Web, request: Request, server: unknown, err: unknown) => refusedAction(ctx, web, request, server, err);
+
 
   /** Runs an action of a signed-in viewer: charged to `limits`, answered with a 303 to where `act` says. */
   function action(web: Web, request: Request, server: unknown, back: string, limits: string[], act: (w: SignedInWeb) => string): Response {

@@ -17,7 +17,7 @@ import { sync } from "./layout";
 import { moderatesSomething } from "./moderates";
 import { myRequestsPage, openRequestsPage, requestPage, type RequestView } from "./pages/requests-pages";
 import { ErrorPage, notFoundMessage } from "./respond";
-import { failure, field, isSignedIn, page, seeOther, webSession, type SignedInWeb, type Web } from "./session";
+import { failure, field, isSignedIn, page, seeOther, toSignIn, webSession, type SignedInWeb, type Web } from "./session";
 
 const PAGE = { detail: { hide: true } };
 const FORM = { parse: "none" as const, detail: { hide: true } };
@@ -35,7 +35,7 @@ const str = (v: unknown) => (typeof v === "string" ? v : undefined);
 const pageOf = (v: unknown) => Math.min(Math.max(1, Math.floor(Number(str(v) ?? 1)) || 1), 4000);
 
 export const requestsRoutes = (ctx: Ctx) => {
-  const signIn = (web: Web, path: string) => seeOther(web, `/login?next=${encodeURIComponent(path)}`);
+  const signIn = toSignIn;
 
   function errorPage(web: Web, status: number, message: string): Response {
     const u = web.viewer?.user;

@@ -9,6 +9,7 @@ import { readCacheOf, stampOf } from "../http/read-cache";
 import { acceptsGzip } from "./assets";
 import { Page, sync } from "./layout";
 import type { Server } from "../http/client-ip";
+import { failure, page, type Web } from "./session";
 import { ANONYMOUS, visitOf, type Visit } from "./visit";
 
 /** Bodies smaller than this go out as they are: gzip would save less than a packet. */
@@ -63,6 +64,16 @@ export function errorAnswer(ctx: Ctx, request: Request, err: unknown, visit: Vis
   }
   ctx.log.error("page failed", { path: new URL(request.url).pathname, error: String((err as Error)?.stack ?? err) });
   return htmlAnswer(request, sync(ErrorPage({ status: 500, message: "The page could not be shown. Please try again in a moment.", visit })), 500);
+}
+
+/**
+ * A refused action on a page that is not a form of its own: the error page with the service's
+ * status and message (a 404 in the reading pages' words), the session's cookies kept.
+ */
+export function refusedAction(ctx: Ctx, web: Web, request: Request, server: unknown, err: unknown): Response {
+  const f = failure(err);
+  const message = f.status === 404 ? notFoundMessage : f.message;
+  return page(web, sync(ErrorPage({ status: f.status, message, visit: visitOf(ctx, request, server as Server) })), f.status, f.headers);
 }
 
 /** What a page is: the key of its cached copy (null: never cached) and how to render it. */

@@ -214,6 +214,11 @@ export function seeOther(web: Web, location: string, cookies: string[] = []): Re
   return new Response(null, { status: 303, headers });
 }
 
+/** Sends a visitor who is not signed in to /login, to come back to `path` (a path of this site) after. */
+export function toSignIn(web: Web, path: string): Response {
+  return seeOther(web, `/login?next=${encodeURIComponent(safeNext(path))}`);
+}
+
 /**
  * A form field as text: missing is empty; sent twice, or longer than `max` characters, is a 422
  * naming the field (the page shows it), never cut short.

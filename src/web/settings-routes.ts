@@ -11,7 +11,7 @@ import { listSessions, revokeAllSessions, revokeSession } from "../features/sess
 import { charge, rateLimitPlugin, subjectOf } from "../http/rate-limit";
 import { accountPage, noticeText, securityPage, type SecurityView } from "./account-pages";
 import { refusedPage } from "./account-routes";
-import { clearedSessionCookie, failure, field, isSignedIn, page, seeOther, webSession, type SignedInWeb, type Web } from "./session";
+import { clearedSessionCookie, failure, field, isSignedIn, page, seeOther, toSignIn, webSession, type SignedInWeb } from "./session";
 
 const PAGE = { detail: { hide: true } };
 const FORM = { parse: "none" as const, detail: { hide: true } };
@@ -21,7 +21,7 @@ const NoticeQuery = t.Object({ notice: t.Optional(t.String()) });
 const CODE_REFUSED = "That code did not work. Enter the code your app shows now; if setting up took more than 10 minutes, start again.";
 
 export const settingsRoutes = (ctx: Ctx) => {
-  const signIn = (web: Web, path: string) => seeOther(web, `/login?next=${encodeURIComponent(path)}`);
+  const signIn = toSignIn;
 
   function account(web: SignedInWeb, status = 200, more: { error?: string | null; notice?: string | null } = {}, headers: Record<string, string> = {}): Response {
     const id = web.viewer.user.id;
