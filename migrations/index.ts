@@ -54,6 +54,7 @@ import m51 from "./0051_vault_activity.sql" with { type: "text" };
 import m52 from "./0052_tips_documents.sql" with { type: "text" };
 import m53 from "./0053_vault_index_queue.sql" with { type: "text" };
 import m54 from "./0054_web_sessions.sql" with { type: "text" };
+import m55 from "./0055_vault_index_file.sql" with { type: "text" };
 
 export interface EmbeddedMigration { tag: string; when: number; breakpoints: boolean; sql: string }
 
@@ -113,4 +114,5 @@ export const migrations: EmbeddedMigration[] = [
   { tag: "0052_tips_documents", when: 1796200000000, breakpoints: true, sql: m52 },
   { tag: "0053_vault_index_queue", when: 1796210000000, breakpoints: true, sql: m53 },
   { tag: "0054_web_sessions", when: 1796220000000, breakpoints: true, sql: m54 },
+  { tag: "0055_vault_index_file", when: 1796230000000, breakpoints: true, sql: m55 },
 ];
