@@ -131,6 +131,9 @@ export async function stopVaultIndex(ctx: Ctx, graceMs = 2000): Promise<void> {
   indexers.delete(ctx);
 }
 
+/** Resolves once the context's index is open (and, if it was made empty, every file queued). */
+export const indexReady = (ctx: Ctx): Promise<IndexChannel> => indexerOf(ctx).ready;
+
 /** Whether the context's index runs on a thread of its own (false inline, or not open yet). */
 export const indexOnThread = (ctx: Ctx): boolean => indexers.get(ctx)?.channel?.thread ?? false;
 
@@ -290,6 +293,12 @@ export async function searchIndex(ctx: Ctx, userId: string, match: string, limit
 export async function indexEntries(ctx: Ctx, after: string, limit: number): Promise<IndexEntry[]> {
   const channel = await indexerOf(ctx).ready;
   return (await channel.request({ op: "entries", after, limit })).rows;
+}
+
+/** Sends files to the index as given, leaving the queue alone (tests that put the index out of step). */
+export async function indexWithoutQueue(ctx: Ctx, items: IndexItem[]): Promise<IndexReplies["index"]> {
+  const channel = await indexerOf(ctx).ready;
+  return channel.request({ op: "index", items });
 }
 
 /** The index's entry count and FTS5's integrity check (tests, doctor). */

@@ -14,7 +14,7 @@ import { eq } from "drizzle-orm";
 import { existsSync, readdirSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import type { Ctx } from "../../core/context";
-import { drainIndexQueue, indexEntries, queuedCount, requeue } from "./fts";
+import { drainIndexQueue, indexEntries, indexReady, queuedCount, requeue } from "./fts";
 import type { IndexEntry } from "./index-db";
 import { contentPath, VAULT_FOLDER } from "./store";
 import { vaultFiles } from "./tables";
@@ -78,6 +78,7 @@ const COMPARE_PAGE = 1000;
  * sends those.
  */
 async function reconcileIndex(ctx: Ctx, repair: VaultRepair): Promise<VaultRepair> {
+  await indexReady(ctx);
   repair.queued = queuedCount(ctx);
   await drainIndexQueue(ctx);
   const rowsAfter = ctx.db.$client.prepare<IndexEntry, [string, number]>(
