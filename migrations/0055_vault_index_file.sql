@@ -10,7 +10,21 @@
 -- exist yet, so the first start queues every file and fills it.
 DROP TRIGGER IF EXISTS `vault_fts_ad`;
 --> statement-breakpoint
+-- SQLite (3.54) leaves the shadow table of a contentless_unindexed index (vault_fts_content)
+-- behind when it drops the index, and this connection still takes it for a shadow table, which may
+-- not be dropped: empty the index, drop it, have the connection read its schema again (rolling
+-- back to a savepoint after a schema change does), then drop what was left.
+INSERT INTO vault_fts(vault_fts) VALUES ('delete-all');
+--> statement-breakpoint
 DROP TABLE IF EXISTS `vault_fts`;
+--> statement-breakpoint
+SAVEPOINT `reload_schema`;
+--> statement-breakpoint
+ROLLBACK TO `reload_schema`;
+--> statement-breakpoint
+RELEASE `reload_schema`;
+--> statement-breakpoint
+DROP TABLE IF EXISTS `vault_fts_content`;
 --> statement-breakpoint
 DROP TABLE IF EXISTS `vault_fts_pending`;
 --> statement-breakpoint

@@ -230,7 +230,9 @@ export class IndexStore {
     }
   }
 
+  /** Closes the index (its statements first: a connection with statements left open stays open until they are collected). */
   close(): void {
+    for (const st of Object.values(this.s)) st.finalize();
     this.db.close();
   }
 }
