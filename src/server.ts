@@ -81,7 +81,11 @@ export async function startServer(config: Config): Promise<RunningServer> {
     // and content files agree; the index is brought in step with them after, while the server
     // serves (features/vault/reconcile.ts).
     startVaultIndex(ctx, { thread: config.readWorkers > 0 });
-    reconcileVault(ctx).catch((err) => ctx.log.warn("vault: the search index could not be brought in step with the files; it is tried again at the next start", { error: String(err) }));
+    const reconciling = ctx;
+    reconcileVault(reconciling).catch((err) => {
+      // Stopped under way (shutdown) is not a failure: the queue is sent again at the next start.
+      if (reconciling.events.running) reconciling.log.warn("vault: the search index could not be brought in step with the files; it is tried again at the next start", { error: String(err) });
+    });
     server = Bun.serve(serverOptions(ctx, app));
     app.server = server; // Elysia reads each request's socket peer (client address, /metrics access) from it
   } catch (err) {
