@@ -76,11 +76,11 @@ export async function startServer(config: Config): Promise<RunningServer> {
     ctx = createContext({ config });
     opened = ctx;
     const app = createApp(ctx);
-    // The vault's search index, on a thread of its own (features/vault/fts.ts; until the thread
-    // has opened the index file, searches wait for it). Before the first request the vault's rows
-    // and content files agree; the index is brought in step with them after, while the server
-    // serves (features/vault/reconcile.ts).
-    startVaultIndex(ctx, { thread: config.readWorkers > 0 });
+    // The vault's search index, on a thread of its own started with the other threads, below
+    // (features/vault/fts.ts; until it has opened the index file, searches wait for it). Before
+    // the first request the vault's rows and content files agree; the index is brought in step
+    // with them after, while the server serves (features/vault/reconcile.ts).
+    startVaultIndex(ctx, { thread: config.readWorkers > 0, delayMs: BACKGROUND_START_MS });
     const reconciling = ctx;
     reconcileVault(reconciling).catch((err) => {
       // Stopped under way (shutdown) is not a failure: the queue is sent again at the next start.

@@ -109,13 +109,15 @@ function indexerOf(ctx: Ctx): Indexer {
 
 /**
  * Opens the context's index (the server, before it listens): on the index thread when `thread`,
- * else inline. Until the thread has opened the file, requests wait for it.
+ * else inline, after `delayMs` (the server starts its threads once the requests waiting for it
+ * are answered). Until the index is open, requests to it wait.
  */
-export function startVaultIndex(ctx: Ctx, opts: { thread: boolean }): Promise<IndexChannel> {
+export function startVaultIndex(ctx: Ctx, opts: { thread: boolean; delayMs?: number }): Promise<IndexChannel> {
   const existing = indexers.get(ctx);
   if (existing) return existing.ready;
   const path = indexPath(ctx);
-  const open = opts.thread && path !== ":memory:" ? startIndexThread(path, ctx.config.dataDir, ctx.log) : Promise.resolve().then(() => inlineChannel(path, ctx.config.dataDir));
+  const delay = new Promise<void>((resolve) => (opts.delayMs ? setTimeout(resolve, opts.delayMs) : resolve()));
+  const open = delay.then(() => (opts.thread && path !== ":memory:" ? startIndexThread(path, ctx.config.dataDir, ctx.log) : inlineChannel(path, ctx.config.dataDir)));
   return makeIndexer(ctx, open).ready;
 }
 
@@ -125,8 +127,9 @@ export async function stopVaultIndex(ctx: Ctx, graceMs = 2000): Promise<void> {
   if (!ix) return;
   ix.stopped = true;
   const channel = await ix.ready.catch(() => null);
-  const settled = Promise.allSettled([...ix.inFlight]);
-  await Promise.race([settled, new Promise((r) => setTimeout(r, graceMs))]);
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  await Promise.race([Promise.allSettled([...ix.inFlight]), new Promise((r) => (timer = setTimeout(r, graceMs)))]);
+  clearTimeout(timer);
   await channel?.stop();
   indexers.delete(ctx);
 }
