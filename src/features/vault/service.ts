@@ -256,7 +256,7 @@ export async function write(ctx: Ctx, userId: string, filename: string, content:
     // A content file on its way out is gone before this write looks for it.
     await removals.get(key);
     await putContent(ctx.config.dataDir, userId, bytes, sha);
-    row = inTransaction(ctx.db, (tx) => {
+    row = inTransaction(ctx.db, () => {
       replaced = checkWrite(ctx, userId, filename, bytes.length, pre);
       const now = ctx.clock.now();
       const s = statements(ctx.db);
