@@ -25,16 +25,21 @@ import { INDEX_FILE, type IndexEntry, type IndexItem, type IndexReplies } from "
 
 export { scopeToken } from "./index-db";
 
-/** Content sent per background batch (the thread tokenises about 100 KiB in 5 ms; a search waits behind at most one batch). */
+/** Content indexed per background batch inline (about 5 ms of tokenising per 100 KiB on the request thread). */
 export const BATCH_BYTES = 256 * 1024;
 /** How long after a write the background batch starts, so that writes arriving together share it. */
 export const BATCH_DELAY_MS = 25;
 /**
- * Inline (no index thread), background indexing takes at most about 1 / (1 + IDLE_FACTOR) of the
- * request thread: after a batch of T ms the next waits IDLE_FACTOR × T. On the thread, batches
- * follow each other at once.
+ * Background batches are paced: after a batch that took T ms (sent to answered), the next waits
+ * IDLE_FACTOR × T. Inline (no index thread) that keeps background indexing to about
+ * 1 / (1 + IDLE_FACTOR) of the request thread; on the thread, THREAD_IDLE_FACTOR keeps it to about
+ * half of a core, and a file written again meanwhile is indexed once, in its newer version (the
+ * queue holds a file once). A search never waits for the pace: it sends its caller's files itself.
  */
 export const IDLE_FACTOR = 6;
+export const THREAD_IDLE_FACTOR = 1;
+/** Content sent per background batch to the index thread. */
+export const THREAD_BATCH_BYTES = 512 * 1024;
 /** Files looked at per batch. */
 const BATCH_FILES = 64;
 
@@ -260,16 +265,18 @@ async function pump(ctx: Ctx, ix: Indexer): Promise<void> {
   try {
     const channel = await ix.ready;
     while (ctx.events.running && !ix.stopped) {
-      let batch = nextBatch(ctx, ix, BATCH_BYTES);
+      const bytes = channel.thread ? THREAD_BATCH_BYTES : BATCH_BYTES;
+      let batch = nextBatch(ctx, ix, bytes);
       if (!batch.length && ix.after > 0 && !ix.sent.size && queuedCount(ctx) > 0) {
         // Rows behind the cursor (a failed batch, or the cursor past rows a search had sent): start over.
         ix.after = 0;
-        batch = nextBatch(ctx, ix, BATCH_BYTES);
+        batch = nextBatch(ctx, ix, bytes);
       }
       if (!batch.length) break;
       const started = performance.now();
       await send(ctx, ix, channel, batch);
-      if (!channel.thread) await new Promise((r) => setTimeout(r, IDLE_FACTOR * (performance.now() - started)));
+      const pace = channel.thread ? THREAD_IDLE_FACTOR : IDLE_FACTOR;
+      await new Promise((r) => setTimeout(r, pace * (performance.now() - started)));
     }
   } catch (err) {
     ctx.log.warn("vault: background indexing failed; the queue is sent again at the next write, search or start", { error: String(err) });
