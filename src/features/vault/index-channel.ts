@@ -38,6 +38,17 @@ export function inlineChannel(path: string, dataDir: string): IndexChannel {
   };
 }
 
+/** The index inline, or, if even that cannot open the file, a channel refusing every request (logged). */
+function inlineOrBroken(path: string, dataDir: string, log: Logger): IndexChannel {
+  try {
+    return inlineChannel(path, dataDir);
+  } catch (err) {
+    log.error("vault: the search index cannot be opened; vault search fails until it can", { path, error: String(err) });
+    const refused = () => Promise.reject(new Error(`the vault's index cannot be opened: ${String(err)}`));
+    return { thread: false, created: false, request: refused, stop: async () => {} };
+  }
+}
+
 interface Pending {
   req: IndexRequest;
   resolve: (reply: never) => void;
@@ -54,7 +65,7 @@ export function startIndexThread(path: string, dataDir: string, log: Logger): Pr
     worker = new Worker(workerScript("index-worker", "features/vault"));
   } catch (err) {
     log.warn("vault index thread not started; the index runs on the main thread", { error: String(err) });
-    return Promise.resolve(inlineChannel(path, dataDir));
+    return Promise.resolve(inlineOrBroken(path, dataDir, log));
   }
   return new Promise<IndexChannel>((resolveOpen) => {
     const pending = new Map<number, Pending>();
@@ -66,7 +77,7 @@ export function startIndexThread(path: string, dataDir: string, log: Logger): Pr
       if (inline) return;
       log.warn("vault index thread stopped; the index runs on the main thread", { error: why, requests_in_flight: pending.size });
       worker.terminate();
-      inline = inlineChannel(path, dataDir);
+      inline = inlineOrBroken(path, dataDir, log);
       const left = [...pending.values()];
       pending.clear();
       for (const p of left) inline.request(p.req).then(p.resolve as (r: unknown) => void, p.reject);

@@ -10,6 +10,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setup, type Harness, type TestUser } from "../../../test/harness";
 import { checkIndex, drainIndexQueue, indexEntries, indexOnThread, startVaultIndex, stopVaultIndex } from "./fts";
+import { createLogger } from "../../core/log";
+import { startIndexThread } from "./index-channel";
 import { INDEX_FILE } from "./index-db";
 import { reconcileVault } from "./reconcile";
 
@@ -163,5 +165,17 @@ describe("the vault's index on its own thread", () => {
       expect([what, await found(h, a, "uniform")]).toEqual([what, ["one.md", "two.md"]]);
       await close(h);
     }
+  });
+
+  test("an index file that cannot be opened: the thread's failure is logged, the main thread tries, and requests are refused rather than left waiting", async () => {
+    let lines = "";
+    const log = createLogger("warn", Date.now, (chunk) => void (lines += chunk));
+    const channel = await startIndexThread(join(root, "no-such-folder", INDEX_FILE), root, log);
+    log.flush();
+    expect(channel.thread).toBe(false);
+    expect(lines).toContain("vault index thread stopped; the index runs on the main thread");
+    expect(lines).toContain("the search index cannot be opened");
+    await expect(channel.request({ op: "check" })).rejects.toThrow("cannot be opened");
+    await channel.stop();
   });
 });
