@@ -12,9 +12,8 @@
 // order they were sent, so a search sent after its caller's queued files finds them all
 // (read-your-writes), and the main thread joins the hits with vault_files for the current rows.
 //
-// The queue is sent in batches of about BATCH_BYTES of content after writes while the server runs
-// (scheduleIndexing), a searcher's own queued files before the search, and everything at start-up
-// (reconcile.ts). Start-up also compares the index with the rows and queues what differs; a
+// The queue is sent in paced batches after writes while the server runs (scheduleIndexing), a
+// searcher's own queued files right before the search, and everything at start-up (reconcile.ts). Start-up also compares the index with the rows and queues what differs; a
 // missing, unreadable or older index file is made anew and every file queued.
 import { join } from "node:path";
 import type { Ctx } from "../../core/context";
