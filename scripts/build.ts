@@ -208,13 +208,14 @@ async function compileOnce(wasm: WasmPackage, outfile: string, target: string | 
   const result = await Bun.build({
     // The glue is a second entry point so that it exists as its own script inside the
     // executable, for Emscripten's pthread workers to start from.
-    // The WAL checkpointer's, the read pool's and the scheduled backups' workers are entry points
-    // too, so their scripts exist inside it.
+    // The WAL checkpointer's, the read pool's, the scheduled backups' and the vault index's
+    // workers are entry points too, so their scripts exist inside it.
     entrypoints: [
       join(ROOT, "src", "main.ts"),
       join(ROOT, "src", "db", "checkpoint-worker.ts"),
       join(ROOT, "src", "db", "read-worker.ts"),
       join(ROOT, "src", "ops", "backup-worker.ts"),
+      join(ROOT, "src", "features", "vault", "index-worker.ts"),
       wasm.glue,
     ],
     root: ROOT,

@@ -6,13 +6,14 @@
 //   2. end every event stream with a last `server.shutdown` frame (clients reconnect later);
 //   3. let the requests in flight finish, until the deadline, then cut what is left;
 //   4. deliver what the outbox still holds, in the time that remains (at least a second);
-//   5. stop the reader and checkpoint threads, checkpoint the WAL into the database, close it,
+//   5. stop the reader, vault index and checkpoint threads, checkpoint the WAL into the database, close it,
 //      release the data folder and exit 0.
 // A second signal during all that exits at once (status 128 + signal); the database is in WAL
 // mode, so nothing committed is lost, and the kernel drops the lock with the process.
 import type { Server } from "bun";
 import type { Config } from "./config";
 import { createApp } from "./app";
+import { startVaultIndex, stopVaultIndex } from "./features/vault/fts";
 import { reconcileVault } from "./features/vault/reconcile";
 import { createContext, databasePath, type Ctx } from "./core/context";
 import { acquireDataLock, type DataLock } from "./core/lock";
@@ -70,14 +71,25 @@ export async function startServer(config: Config): Promise<RunningServer> {
   const lock = acquireDataLock(config.dataDir, "serve");
   let ctx: Ctx;
   let server: Server<unknown>;
+  let opened: Ctx | null = null;
   try {
     ctx = createContext({ config });
+    opened = ctx;
     const app = createApp(ctx);
-    // Before the first request: the vault's rows and content files agree (features/vault/reconcile.ts).
-    reconcileVault(ctx);
+    // The vault's search index, on a thread of its own started with the other threads, below
+    // (features/vault/fts.ts; until it has opened the index file, searches wait for it). Before
+    // the first request the vault's rows and content files agree; the index is brought in step
+    // with them after, while the server serves (features/vault/reconcile.ts).
+    startVaultIndex(ctx, { thread: config.readWorkers > 0, delayMs: BACKGROUND_START_MS });
+    const reconciling = ctx;
+    reconcileVault(reconciling).catch((err) => {
+      // Stopped under way (shutdown) is not a failure: the queue is sent again at the next start.
+      if (reconciling.events.running) reconciling.log.warn("vault: the search index could not be brought in step with the files; it is tried again at the next start", { error: String(err) });
+    });
     server = Bun.serve(serverOptions(ctx, app));
     app.server = server; // Elysia reads each request's socket peer (client address, /metrics access) from it
   } catch (err) {
+    if (opened) await stopVaultIndex(opened).catch(() => {});
     lock.release();
     throw err;
   }
@@ -141,6 +153,7 @@ async function stop(ctx: Ctx, server: Server<unknown>, background: Background, l
 
   // 5: threads, final checkpoint, the lock.
   await ctx.reads.stop();
+  await stopVaultIndex(ctx);
   await background.checkpointer?.stop();
   try {
     ctx.db.$client.run("PRAGMA wal_checkpoint(TRUNCATE)");

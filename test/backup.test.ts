@@ -26,6 +26,8 @@ import { fileStamp } from "../src/db/snapshot";
 import { migrateGuarded, NewerDatabaseError } from "../src/db/upgrade";
 import { issueToken } from "../src/features/auth/service";
 import * as users from "../src/features/users/service";
+import { stopVaultIndex } from "../src/features/vault/fts";
+import { INDEX_FILE as VAULT_INDEX_FILE } from "../src/features/vault/index-db";
 import { reconcileVault } from "../src/features/vault/reconcile";
 import { extractArchive, writeArchive, type Manifest } from "../src/ops/archive";
 import { restore } from "../src/ops/backup";
@@ -73,7 +75,11 @@ function live(dataDir: string, extra: Partial<Config> = {}, clock = new TestCloc
     const { access_token } = await issueToken(ctx, apiKey);
     return { id: row.id, username, apiKey, token: access_token };
   };
-  return { ctx, app, req, user, clock, close: () => ctx.db.$client.close() };
+  const close = () => {
+    void stopVaultIndex(ctx);
+    ctx.db.$client.close();
+  };
+  return { ctx, app, req, user, clock, close };
 }
 
 // --- archives, read and written by hand ----------------------------------------------------
@@ -199,6 +205,9 @@ beforeAll(async () => {
   attachmentId = attached.body.attachment_id;
   const filed = await src.req("PUT", "/api/v1/vault/files/notes/kept.md", { token: alice.token, json: { content: "a restorable zulu note" } });
   expect(filed.status).toBe(200);
+  // A search makes the vault's index file (derived data, which no backup carries).
+  expect((await src.req("GET", "/api/v1/vault/search?q=zulu", { token: alice.token })).body.total).toBe(1);
+  expect(existsSync(join(srcDir, VAULT_INDEX_FILE))).toBe(true);
   // An upload still being written (a dot-named work file) is not part of a backup.
   writeFileSync(join(srcDir, "avatars", alice.id, ".256.webp.12345-abc"), "half");
   archive = join(fresh("archives"), "colony.tar.gz");
@@ -247,8 +256,9 @@ describe("colony backup", () => {
 
   test("DATA_FOLDERS names every folder the server writes files into", () => {
     // After an avatar and an attachment upload, everything in the data folder is either the
-    // database, the lock, or a declared folder.
-    const known = new Set([...DATA_FOLDER_NAMES, "colony.db", "colony.db-wal", "colony.db-shm", LOCK_FILE, "mail", "backups"]);
+    // database, the vault's search index (derived from the vault's files), the lock, or a declared folder.
+    const index = ["", "-wal", "-shm"].map((s) => VAULT_INDEX_FILE + s);
+    const known = new Set([...DATA_FOLDER_NAMES, "colony.db", "colony.db-wal", "colony.db-shm", ...index, LOCK_FILE, "mail", "backups"]);
     expect(readdirSync(srcDir).filter((f) => !known.has(f))).toEqual([]);
     expect(readdirSync(srcDir)).toContain("attachments");
   });
@@ -299,7 +309,9 @@ describe("colony backup", () => {
 describe("colony restore", () => {
   test("round trip into a second data folder: accounts, uploaded files and secrets; a token minted before still verifies", async () => {
     const dest = fresh("restored");
-    // Whatever the folder held before is set aside, not lost.
+    // Whatever the folder held before is set aside, not lost; its vault index (derived) goes.
+    mkdirSync(dest, { recursive: true });
+    writeFileSync(join(dest, VAULT_INDEX_FILE), "an index of other files");
     mkdirSync(join(dest, "avatars", "old"), { recursive: true });
     writeFileSync(join(dest, "avatars", "old", "32.webp"), "previous");
     const r = colony(dest, ["restore", archive]);
@@ -336,12 +348,13 @@ describe("colony restore", () => {
       for (const fts of FTS_INDEXES) expect(() => b.ctx.db.$client.run(`INSERT INTO ${fts}(${fts}, rank) VALUES('integrity-check', 1)`)).not.toThrow();
       const found = b.ctx.db.$client.query("select u.username from users_fts f join users u on u.rowid = f.rowid where users_fts match 'alice'").all();
       expect(found).toContainEqual({ username: "alice-backup" });
-      // The vault's files came back; its index, whose text is in those files, was emptied and is
-      // refilled by the start-up reconciliation.
+      // The vault's files came back; its search index, a file of its own that no backup carries,
+      // is made anew from them at start-up (every file queued, then indexed).
       const file = await b.req("GET", "/api/v1/vault/files/notes/kept.md", { token: alice.token });
       expect([file.status, file.body.content]).toEqual([200, "a restorable zulu note"]);
-      expect(b.ctx.db.$client.query("select count(*) as n from vault_fts").get()).toEqual({ n: 0 });
-      expect(reconcileVault(b.ctx)).toMatchObject({ reindexed: 1, rowsWithoutFile: 0 });
+      expect(existsSync(join(dest, VAULT_INDEX_FILE))).toBe(false);
+      expect(await reconcileVault(b.ctx)).toMatchObject({ queued: 1, reindexed: 0, staleEntries: 0, rowsWithoutFile: 0 });
+      expect(existsSync(join(dest, VAULT_INDEX_FILE))).toBe(true);
       const hits = await b.req("GET", "/api/v1/vault/search?q=zulu", { token: alice.token });
       expect(hits.body).toMatchObject({ total: 1, items: [{ filename: "notes/kept.md", snippet: "a restorable [[hl]]zulu[[/hl]] note" }] });
     } finally {

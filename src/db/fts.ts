@@ -5,33 +5,25 @@
 // the time (bench/README.md, migration 0022). Compaction runs at night in small steps.
 import type { Db } from "./client";
 
-/** Every full-text index of the schema (restore rebuilds them, the nightly job compacts them). */
-export const FTS_INDEXES = ["posts_fts", "users_fts", "messages_fts", "wiki_pages_fts", "vault_fts"] as const;
+/**
+ * Every full-text index of the main database (restore rebuilds them, the nightly job compacts
+ * them). The vault's index is a database file of its own (features/vault/index-db.ts).
+ */
+export const FTS_INDEXES = ["posts_fts", "users_fts", "messages_fts", "wiki_pages_fts"] as const;
 export type FtsIndex = (typeof FTS_INDEXES)[number];
 
 /**
- * Contentless indexes, whose text is not in the database (the vault's is in the data folder):
- * FTS5 cannot rebuild them, so a rebuild empties them and their feature refills them at start-up
- * (vault: features/vault/reconcile.ts).
+ * Queues of rows waiting to enter an index (posts: migration 0026), by rowid. A 'rebuild' indexes
+ * every row the content yields, queued ones included, so it empties the queue too (the rowids a
+ * restored copy's queue names may have been renumbered).
  */
-const CONTENTLESS: ReadonlySet<FtsIndex> = new Set(["vault_fts"]);
+const PENDING_QUEUES: Partial<Record<FtsIndex, string>> = { posts_fts: "posts_fts_pending" };
 
-/**
- * Queues of rows waiting to enter an index (posts: migration 0026; vault: 0053), by rowid. A
- * 'rebuild' indexes every row the content yields, queued ones included, so it empties the queue
- * too; an emptied contentless index is refilled with every row at the next start, and the rowids
- * a restored copy's queue names may have been renumbered.
- */
-const PENDING_QUEUES: Partial<Record<FtsIndex, string>> = { posts_fts: "posts_fts_pending", vault_fts: "vault_fts_pending" };
-
-/**
- * Rebuilds an index from its content (restore) and empties its queue, in one transaction; a
- * contentless index is emptied, to be refilled at the next start.
- */
+/** Rebuilds an index from its content (restore) and empties its queue, in one transaction. */
 export function rebuildFtsIndex(db: Db, index: FtsIndex): void {
   const queue = PENDING_QUEUES[index];
   db.$client.transaction(() => {
-    db.$client.run(`INSERT INTO ${index}(${index}) VALUES('${CONTENTLESS.has(index) ? "delete-all" : "rebuild"}')`);
+    db.$client.run(`INSERT INTO ${index}(${index}) VALUES('rebuild')`);
     if (queue) db.$client.run(`DELETE FROM ${queue}`);
   })();
 }

@@ -18,6 +18,7 @@ import { FTS_INDEXES, rebuildFtsIndex } from "../db/fts";
 import { migrate } from "../db/migrate";
 import { fileStamp, publishFile, snapshotDatabase } from "../db/snapshot";
 import { assertKnownMigrations } from "../db/upgrade";
+import { INDEX_FILE as VAULT_INDEX_FILE } from "../features/vault/index-db";
 import { extractArchive, formatBytes, writeArchive, type Print } from "./archive";
 
 export interface BackupOptions {
@@ -138,13 +139,15 @@ export async function restore(config: Config, source: string, print: Print = con
       // VACUUM INTO (how backups are taken) may renumber rowids, which the external-content
       // search indexes refer to: rebuild them from the restored rows, then compact each (a
       // rebuild writes many segments; the server is stopped, so at once rather than in steps).
-      // The vault's index, whose text is in the data folder, is emptied here and refilled from
-      // the restored files when the server starts (features/vault/reconcile.ts).
       print(`rebuilding the search indexes (${FTS_INDEXES.join(", ")}) …`);
       for (const fts of FTS_INDEXES) {
         rebuildFtsIndex(db, fts);
         db.$client.run(`INSERT INTO ${fts}(${fts}) VALUES('optimize')`);
       }
+      // The vault's search index is a file of its own, derived from the vault's files and never
+      // in a backup (docs/decisions.md §177): the one of the replaced data goes, and the server
+      // makes it anew from the restored files when it starts (features/vault/fts.ts).
+      for (const s of ["", "-wal", "-shm"]) rmSync(join(config.dataDir, VAULT_INDEX_FILE + s), { force: true });
     } finally {
       db.$client.close();
     }

@@ -155,6 +155,23 @@ describe("compiled binary", () => {
     expect(serverLog.text()).not.toContain("read worker");
   });
 
+  test("runs the vault's index thread from inside the executable: a written file is found by its writer's next search", async () => {
+    const post = (path: string, body: unknown, token?: string) =>
+      fetch(`${base}${path}`, { method: "POST", headers: { "content-type": "application/json", ...(token ? { authorization: `Bearer ${token}` } : {}) }, body: JSON.stringify(body) });
+    const reg = await post("/api/v1/auth/register", { username: `${username}-vault`, display_name: "E2E Vault" });
+    expect(reg.status).toBe(201);
+    const { api_key } = (await reg.json()) as { api_key: string };
+    const { access_token } = (await (await post("/api/v1/auth/token", { api_key })).json()) as { access_token: string };
+    const auth = { authorization: `Bearer ${access_token}`, "content-type": "application/json" };
+    const put = await fetch(`${base}/api/v1/vault/files/notes/e2e.md`, { method: "PUT", headers: auth, body: JSON.stringify({ content: "an executable xylophone" }) });
+    expect(put.status).toBe(200);
+    const found = await fetch(`${base}/api/v1/vault/search?q=xylophone`, { headers: auth });
+    expect(found.status).toBe(200);
+    expect(await found.json()).toMatchObject({ total: 1, items: [{ filename: "notes/e2e.md", snippet: "an executable [[hl]]xylophone[[/hl]]" }] });
+    expect(existsSync(join(dataDir, "vault-index.sqlite"))).toBe(true);
+    expect(serverLog.text()).not.toContain("vault index thread");
+  });
+
   test("speaks MCP at /mcp/ through the SDK bundled in the executable", async () => {
     const { Client } = await import("@modelcontextprotocol/sdk/client/index.js");
     const { StreamableHTTPClientTransport } = await import("@modelcontextprotocol/sdk/client/streamableHttp.js");

@@ -4,6 +4,7 @@
 import type { Ctx } from "../../core/context";
 import type { DomainEvent, Told } from "../../core/events";
 import { tell } from "../notifications/service";
+import { compactIndex } from "./fts";
 import { purgeUserFiles, purgeUserRows } from "./service";
 
 /** vault_file_deleted → one notification to the agent (a redelivered event never notifies twice). */
@@ -26,4 +27,6 @@ export function register(ctx: Ctx): void {
   // A deleted account's files, index entries and activity go; its folder after the transaction.
   ctx.events.on("account_deleted", (ev) => purgeUserRows(ctx, ev.payload.user_id));
   ctx.events.onAsync("account_deleted", (ev) => purgeUserFiles(ctx, ev.payload.user_id));
+  // The search index (its own file, on its own thread) gathers small segments as files are written.
+  ctx.jobs.every("compact-vault-index", "53 4 * * *", () => compactIndex(ctx).then(() => {}));
 }

@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { expectAnswer, type Harness, type TestUser } from "../../../test/harness";
 import { api, cast, claimed, notificationsOf, operated, refused } from "../claims/fixtures";
 import * as users from "../users/service";
+import { drainIndexQueue, indexEntries } from "./fts";
 import { VaultActivityOut } from "./routes";
 import { sha, vaultKit } from "./testkit";
 
@@ -190,6 +191,8 @@ describe("a deleted account's vault", () => {
     // A claimed agent has acted; a fresh one may delete itself (within 15 minutes, no activity).
     const fresh = await h.user();
     await put(fresh, "mine.md", "mine");
+    await drainIndexQueue(h.ctx);
+    expect((await indexEntries(h.ctx, "", 100_000)).filter((e) => e.user_id === fresh.id).map((e) => e.filename)).toEqual(["mine.md"]);
     h.ctx.db.$client.query("insert into vault_activity (id, agent_id, action, filename, actor_id, actor_ip, created_at) values ('act-x', ?, 'list', null, null, null, 0)").run(fresh.id);
     expect(existsSync(join(dataDir, "vault", fresh.id))).toBe(true);
     expect((await h.req("DELETE", "/api/v1/auth/account", { token: fresh.token })).status).toBe(204);
@@ -197,7 +200,8 @@ describe("a deleted account's vault", () => {
     const count = (sql: string) => (h.ctx.db.$client.query(sql).get(fresh.id) as { n: number }).n;
     expect(count("select count(*) as n from vault_files where user_id = ?")).toBe(0);
     expect(count("select count(*) as n from vault_activity where agent_id = ?")).toBe(0);
-    expect(count("select count(*) as n from vault_fts where scope match 'zu' || replace(?, '-', '')")).toBe(0);
+    await drainIndexQueue(h.ctx);
+    expect((await indexEntries(h.ctx, "", 100_000)).filter((e) => e.user_id === fresh.id)).toEqual([]);
     expect(existsSync(join(dataDir, "vault", fresh.id))).toBe(false);
     // Others' vaults are untouched.
     expect(await fileNames(agent)).toEqual(["a.md"]);

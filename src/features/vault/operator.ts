@@ -14,6 +14,7 @@ import { inTransaction } from "../../db/client";
 import type { Caller } from "../auth/caller";
 import { operatedClaim } from "../claims/service";
 import * as users from "../users/service";
+import { scheduleIndexing } from "./fts";
 import { agent, dropIfUnused, filesOf, findFile, normaliseFilename, type VaultFileRow } from "./service";
 import { vaultActivity, vaultFiles } from "./tables";
 
@@ -51,6 +52,7 @@ export async function operatorDelete(ctx: Ctx, caller: Caller, claimId: string, 
       payload: { agent_id: claim.agentId, filename, claim_id: claim.id, operator_id: caller.id, operator_username: caller.username, activity_id: activityId },
     });
   });
+  scheduleIndexing(ctx);
   await dropIfUnused(ctx, claim.agentId, row.sha256);
   ctx.log.info("vault file deleted by the agent's operator", { agent_id: claim.agentId, operator_id: caller.id, claim_id: claim.id });
 }

@@ -3,32 +3,35 @@
 // commits and remove it only after the last row naming it is gone, so after a crash the only
 // expected leftovers are unnamed content files and dot work files of interrupted writes; a row
 // whose file is missing (lost or removed by hand) is deleted too, so that every listed file reads
-// and the quota counts what is on disk. Then the full-text index (fts.ts): every row has one entry,
-// made from the row's file as it now stands, and no entry outlives its row (after a restore, whose
-// VACUUM INTO copy may renumber rowids, or with files from before the index existed). Each fix is
-// logged.
+// and the quota counts what is on disk. Then the full-text index (fts.ts, in its own file:
+// docs/decisions.md §177): what the queue holds is sent, then every entry is compared with its
+// row (the content and name it was made from) and whatever differs is queued again — a file
+// without its entry or with an older one, an entry without its file — and sent. The rows and files
+// are reconciled before the returned promise's first wait (so before the server listens); the
+// index after, while the server serves (a search sends its caller's queued files first). Each fix
+// is logged.
 import { eq } from "drizzle-orm";
 import { existsSync, readdirSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import type { Ctx } from "../../core/context";
-import { inTransaction } from "../../db/client";
-import { indexAllQueued, indexNow } from "./fts";
-import { contentPath, readContent, VAULT_FOLDER } from "./store";
+import { drainIndexQueue, indexEntries, indexReady, queuedCount, requeue } from "./fts";
+import type { IndexEntry } from "./index-db";
+import { contentPath, VAULT_FOLDER } from "./store";
 import { vaultFiles } from "./tables";
 
 export interface VaultRepair {
   rowsWithoutFile: number;
   filesWithoutRow: number;
   workFiles: number;
-  /** Files whose index entry was missing or made from another row or content. */
+  /** Files whose index entry was missing or made from another content or name (queued again and indexed). */
   reindexed: number;
-  /** Index entries without their row. */
+  /** Index entries without their file (removed). */
   staleEntries: number;
-  /** Files written but not yet indexed when the server stopped (indexed now). */
+  /** Files queued for the index when reconciliation began (a crash, or an index made anew): indexed now. */
   queued: number;
 }
 
-export function reconcileVault(ctx: Ctx): VaultRepair {
+export function reconcileVault(ctx: Ctx): Promise<VaultRepair> {
   const repair: VaultRepair = { rowsWithoutFile: 0, filesWithoutRow: 0, workFiles: 0, reindexed: 0, staleEntries: 0, queued: 0 };
   const root = join(ctx.config.dataDir, VAULT_FOLDER);
   const rows = ctx.db.select({ id: vaultFiles.id, userId: vaultFiles.userId, filename: vaultFiles.filename, sha256: vaultFiles.sha256 }).from(vaultFiles).all();
@@ -42,10 +45,12 @@ export function reconcileVault(ctx: Ctx): VaultRepair {
     repair.rowsWithoutFile++;
     ctx.log.warn("vault: removed a file whose content is missing from the data folder", { user_id: row.userId, filename: row.filename, sha256: row.sha256 });
   }
-  // What a crash left queued first (fts.ts), then whatever else disagrees.
-  repair.queued = indexAllQueued(ctx);
-  reconcileIndex(ctx, repair);
-  if (!existsSync(root)) return repair;
+  reconcileFolders(ctx, root, named, repair);
+  return reconcileIndex(ctx, repair);
+}
+
+function reconcileFolders(ctx: Ctx, root: string, named: Set<string>, repair: VaultRepair): void {
+  if (!existsSync(root)) return;
   for (const user of readdirSync(root)) {
     const dir = join(root, user);
     if (!statSync(dir).isDirectory()) continue;
@@ -61,45 +66,73 @@ export function reconcileVault(ctx: Ctx): VaultRepair {
       }
     }
   }
+}
+
+/** Rows and entries compared per page. */
+const COMPARE_PAGE = 1000;
+
+/**
+ * Sends what the queue holds, then walks the rows and the index's entries side by side in file id
+ * order, a page at a time (nothing of either is held whole), queues every file whose entry is
+ * missing or was made from other content or another name and every entry without its file, and
+ * sends those.
+ */
+async function reconcileIndex(ctx: Ctx, repair: VaultRepair): Promise<VaultRepair> {
+  await indexReady(ctx);
+  repair.queued = queuedCount(ctx);
+  await drainIndexQueue(ctx);
+  const rowsAfter = ctx.db.$client.prepare<IndexEntry, [string, number]>(
+    "select id as file_id, user_id, sha256, filename from vault_files where id > ? order by id limit ?",
+  );
+  const rows = walk((after) => Promise.resolve(rowsAfter.all(after, COMPARE_PAGE)));
+  const entries = walk((after) => indexEntries(ctx, after, COMPARE_PAGE));
+  const differ: { fileId: string; userId: string }[] = [];
+  let row = await rows.next();
+  let entry = await entries.next();
+  while (row || entry) {
+    if (row && (!entry || row.file_id < entry.file_id)) {
+      differ.push({ fileId: row.file_id, userId: row.user_id });
+      repair.reindexed++;
+      row = await rows.next();
+    } else if (entry && (!row || entry.file_id < row.file_id)) {
+      differ.push({ fileId: entry.file_id, userId: entry.user_id });
+      repair.staleEntries++;
+      entry = await entries.next();
+    } else {
+      if (row!.sha256 !== entry!.sha256 || row!.filename !== entry!.filename || row!.user_id !== entry!.user_id) {
+        differ.push({ fileId: row!.file_id, userId: row!.user_id });
+        repair.reindexed++;
+      }
+      row = await rows.next();
+      entry = await entries.next();
+    }
+    if (differ.length >= COMPARE_PAGE) requeue(ctx, differ.splice(0));
+  }
+  requeue(ctx, differ);
+  if (repair.reindexed || repair.staleEntries) {
+    await drainIndexQueue(ctx);
+    ctx.log.info("vault: search index brought in step with the files", { reindexed: repair.reindexed, stale_entries_removed: repair.staleEntries });
+  }
   return repair;
 }
 
-/**
- * Drops index entries without their row (or made for another row), then re-indexes the rows whose
- * entry is missing or was made from other content, in batches walked by rowid: SQL joins by rowid
- * find both, so nothing of the index is held in memory.
- */
-function reconcileIndex(ctx: Ctx, repair: VaultRepair): void {
-  const client = ctx.db.$client;
-  const stale = client
-    .query<{ rid: number }, []>("select f.rowid as rid from vault_fts f left join vault_files v on v.rowid = f.rowid where v.id is null or v.id is not f.file_id")
-    .all()
-    .map((r) => r.rid);
-  if (stale.length) {
-    const drop = client.prepare<unknown, [number]>("delete from vault_fts where rowid = ?");
-    inTransaction(ctx.db, () => {
-      for (const rid of stale) drop.run(rid);
-    });
-    repair.staleEntries = stale.length;
-  }
-  const page = client.prepare<{ rid: number; id: string; user_id: string; sha256: string }, [number, number]>(
-    `select v.rowid as rid, v.id, v.user_id, v.sha256 from vault_files v left join vault_fts f on f.rowid = v.rowid
-     where v.rowid > ? and (f.file_id is null or f.file_id is not v.id or f.sha256 is not v.sha256) order by v.rowid limit ?`,
-  );
-  for (let after = 0; ; ) {
-    const batch = page.all(after, REINDEX_BATCH);
-    if (!batch.length) break;
-    const files = batch.map((r) => ({ rid: r.rid, content: readContent(ctx.config.dataDir, r.user_id, r.sha256).toString("utf8") }));
-    inTransaction(ctx.db, (tx) => {
-      for (const f of files) indexNow(tx, f.rid, f.content);
-    });
-    repair.reindexed += batch.length;
-    after = batch[batch.length - 1]!.rid;
-  }
-  if (repair.staleEntries || repair.reindexed) {
-    ctx.log.info("vault: search index brought in step with the files", { reindexed: repair.reindexed, stale_entries_removed: repair.staleEntries });
-  }
+/** One item at a time from pages fetched by the key of the last item (file ids, ascending); null at the end. */
+function walk(page: (after: string) => Promise<IndexEntry[]>): { next(): Promise<IndexEntry | null> } {
+  let buffer: IndexEntry[] = [];
+  let i = 0;
+  let after = "";
+  let done = false;
+  return {
+    async next() {
+      if (i >= buffer.length) {
+        if (done) return null;
+        buffer = await page(after);
+        i = 0;
+        if (buffer.length < COMPARE_PAGE) done = true;
+        if (!buffer.length) return null;
+        after = buffer[buffer.length - 1]!.file_id;
+      }
+      return buffer[i++]!;
+    },
+  };
 }
-
-/** Files re-indexed per transaction at start-up (each up to 1 MiB of text read and tokenised). */
-const REINDEX_BATCH = 50;

@@ -9,7 +9,7 @@ import { inTransaction } from "../../db/client";
 import type { Caller } from "../auth/caller";
 import { exclusive } from "../../core/exclusive";
 import { agent, checkExtension, checkRoom, dropIfUnused, findFile, normaliseFilename, requireKarma, write, type VaultFileRow } from "./service";
-import { queueIndex, scheduleIndexing } from "./fts";
+import { scheduleIndexing } from "./fts";
 import { readContent } from "./store";
 import { vaultFiles } from "./tables";
 
@@ -53,11 +53,10 @@ function resolve(ctx: Ctx, caller: Caller, rawSource: string, to: Relocation): {
 export async function move(ctx: Ctx, caller: Caller, rawSource: string, to: Relocation): Promise<VaultFileRow> {
   agent(caller);
   const { source, destination, replaced } = resolve(ctx, caller, rawSource, to);
-  // The index holds the name, so the entry is made again (queued: fts.ts).
+  // The index holds the name, so the entry is made again (the row's trigger queues it: fts.ts).
   const row = inTransaction(ctx.db, (tx) => {
     if (replaced) tx.delete(vaultFiles).where(eq(vaultFiles.id, replaced.id)).run();
     const moved = tx.update(vaultFiles).set({ filename: destination, updatedAt: ctx.clock.now() }).where(eq(vaultFiles.id, source.id)).returning().get();
-    queueIndex(tx, moved.id);
     return moved;
   });
   if (replaced && replaced.sha256 !== source.sha256) await dropIfUnused(ctx, caller.id, replaced.sha256);
@@ -76,7 +75,6 @@ export async function copy(ctx: Ctx, caller: Caller, rawSource: string, to: Relo
     const written = replaced
       ? tx.update(vaultFiles).set({ sha256: source.sha256, size: source.size, updatedAt: now }).where(eq(vaultFiles.id, replaced.id)).returning().get()
       : tx.insert(vaultFiles).values({ id: uuidv7(now), userId: caller.id, filename: destination, sha256: source.sha256, size: source.size, createdAt: now, updatedAt: now }).returning().get();
-    queueIndex(tx, written.id);
     return written;
   });
   if (replaced && replaced.sha256 !== source.sha256) await dropIfUnused(ctx, caller.id, replaced.sha256);

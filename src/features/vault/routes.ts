@@ -135,8 +135,8 @@ export const vaultRoutes = (ctx: Ctx) =>
     )
     .get(
       "/search",
-      ({ caller, query }) => {
-        const { hits, total } = search(ctx, caller, query.q ?? "", resolvePage(query, SEARCH_PAGING));
+      async ({ caller, query }) => {
+        const { hits, total } = await search(ctx, caller, query.q ?? "", resolvePage(query, SEARCH_PAGING));
         return { items: hits.map(searchResult), total };
       },
       {

@@ -1,15 +1,18 @@
-// Full-text search of an agent's own vault (GET /vault/search) over vault_fts
-// (migrations/0050_vault_search.sql, 0053_vault_index_queue.sql, kept up by fts.ts; docs/decisions.md §119). The owner is the
-// token zu<user id hex> in the `scope` column, so one MATCH holds the text and the owner: the
+// Full-text search of an agent's own vault (GET /vault/search; docs/decisions.md §119, §177). The
+// query runs on the index (index-db.ts, on its own thread) after the caller's queued files were
+// sent to it (fts.ts), so it finds everything the caller wrote before it. The owner is the token
+// zu<user id hex> in the index's `scope` column, so one MATCH holds the text and the owner: the
 // count is one FTS5 count and the page the index's own ranking (a filename hit weighs 4 times a
-// content hit), then the name.
+// content hit), then the name. The hits are joined with vault_files here for the rows as they
+// stand: a hit whose row is gone, is another agent's, or holds other content than its entry was
+// made from is never answered.
 import type { Ctx } from "../../core/context";
 import type { Page } from "../../core/paging";
 import type { Db } from "../../db/client";
 import { prepared, rowMapper } from "../../db/statements";
 import type { Caller } from "../auth/caller";
 import { toFtsQuery } from "../posts/search";
-import { indexQueuedOf, scopeToken } from "./fts";
+import { scopeToken, searchIndex } from "./fts";
 import { agent, type VaultFileRow } from "./service";
 import { queryTerms, snippet } from "./snippet";
 import { readContent } from "./store";
@@ -20,12 +23,7 @@ export const MIN_QUERY_CHARS = 2;
 
 function statements(db: Db) {
   return prepared(db, "vault:search", () => ({
-    total: db.$client.prepare<{ n: number }, [string]>("select count(*) as n from vault_fts where vault_fts match ?"),
-    page: db.$client.prepare<Record<string, unknown>, [string, number, number]>(
-      `select f.*
-       from vault_fts join vault_files f on f.rowid = vault_fts.rowid
-       where vault_fts match ?1 order by vault_fts.rank, f.filename limit ?2 offset ?3`,
-    ),
+    rows: db.$client.prepare<Record<string, unknown>, [string, string]>("select f.* from json_each(?) j join vault_files f on f.id = j.value where f.user_id = ?"),
   }));
 }
 
@@ -42,21 +40,27 @@ const mapFile = rowMapper<VaultFileRow>(vaultFiles);
  * snippet of its content. A query under 2 characters, or without a searchable word, matches
  * nothing. 400 INVALID_INPUT for more words or prefixes than the search caps allow.
  */
-export function search(ctx: Ctx, caller: Caller, q: string, page: Page): { hits: VaultSearchHit[]; total: number } {
+export async function search(ctx: Ctx, caller: Caller, q: string, page: Page): Promise<{ hits: VaultSearchHit[]; total: number }> {
   agent(caller);
   const trimmed = q.trim();
   if ([...trimmed].length < MIN_QUERY_CHARS) return { hits: [], total: 0 };
   const text = toFtsQuery(trimmed);
   if (!text) return { hits: [], total: 0 };
-  // The caller's files written since the last batch enter the index first (fts.ts).
-  indexQueuedOf(ctx, caller.id);
   const match = `{filename body} : (${text}) AND scope : "${scopeToken(caller.id)}"`;
-  const s = statements(ctx.db);
-  const total = s.total.get(match)?.n ?? 0;
-  const rows = total > page.offset ? s.page.all(match, page.limit, page.offset).map(mapFile) : [];
+  const found = await searchIndex(ctx, caller.id, match, page.limit, page.offset);
+  if (!found.hits.length) return { hits: [], total: found.total };
+  const byId = new Map<string, VaultFileRow>();
+  for (const raw of statements(ctx.db).rows.all(JSON.stringify(found.hits.map((h) => h.file_id)), caller.id)) {
+    const row = mapFile(raw);
+    byId.set(row.id, row);
+  }
   const terms = queryTerms(trimmed);
-  const hits = rows.map((row) => ({ row, snippet: snippetOf(ctx, row, terms) }));
-  return { hits, total };
+  const hits: VaultSearchHit[] = [];
+  for (const h of found.hits) {
+    const row = byId.get(h.file_id);
+    if (row && row.sha256 === h.sha256) hits.push({ row, snippet: snippetOf(ctx, row, terms) });
+  }
+  return { hits, total: found.total };
 }
 
 function snippetOf(ctx: Ctx, row: VaultFileRow, terms: ReturnType<typeof queryTerms>): string {

@@ -19,7 +19,7 @@ import { exclusive } from "../../core/exclusive";
 import { inTransaction, type Db } from "../../db/client";
 import { prepared, rowMapper } from "../../db/statements";
 import { requireAgent, type Caller } from "../auth/caller";
-import { queueIndex, scheduleIndexing } from "./fts";
+import { scheduleIndexing } from "./fts";
 import { dropContent, putContent, readContent, sha256Hex, userFolder } from "./store";
 import { vaultActivity, vaultFiles } from "./tables";
 
@@ -256,13 +256,12 @@ export async function write(ctx: Ctx, userId: string, filename: string, content:
     // A content file on its way out is gone before this write looks for it.
     await removals.get(key);
     await putContent(ctx.config.dataDir, userId, bytes, sha);
-    row = inTransaction(ctx.db, (tx) => {
+    row = inTransaction(ctx.db, () => {
       replaced = checkWrite(ctx, userId, filename, bytes.length, pre);
       const now = ctx.clock.now();
       const s = statements(ctx.db);
-      const written = mapFile(replaced ? s.replace.get(sha, bytes.length, now, replaced.id)! : s.create.get(uuidv7(now), userId, filename, sha, bytes.length, now, now)!);
-      queueIndex(tx, written.id);
-      return written;
+      // The row's triggers queue the file for the search index (fts.ts).
+      return mapFile(replaced ? s.replace.get(sha, bytes.length, now, replaced.id)! : s.create.get(uuidv7(now), userId, filename, sha, bytes.length, now, now)!);
     });
   } catch (err) {
     release(key);
@@ -281,21 +280,23 @@ function release(key: string): void {
   else inFlight.delete(key);
 }
 
-/** DELETE: removes the row (its index entry goes with it), then the content file if no other file of the agent shares it. Ungated. */
+/** DELETE: removes the row (its trigger queues the index entry's removal), then the content file if no other file of the agent shares it. Ungated. */
 export function remove(ctx: Ctx, caller: Caller, rawName: string): Promise<void> {
   agent(caller);
   const row = findFile(ctx, caller.id, normaliseFilename(rawName));
   if (!row) throw notFound("No such file in your vault");
   ctx.db.delete(vaultFiles).where(eq(vaultFiles.id, row.id)).run();
+  scheduleIndexing(ctx);
   return dropIfUnused(ctx, caller.id, row.sha256);
 }
 
-/** After an account is deleted: its files' rows (their index entries with them) and its vault's activity. */
+/** After an account is deleted: its files' rows (their index entries queued for removal) and its vault's activity. */
 export function purgeUserRows(ctx: Ctx, userId: string): void {
   inTransaction(ctx.db, (tx) => {
     tx.delete(vaultFiles).where(eq(vaultFiles.userId, userId)).run();
     tx.delete(vaultActivity).where(eq(vaultActivity.agentId, userId)).run();
   });
+  scheduleIndexing(ctx);
 }
 
 /** After an account is deleted and its rows are gone: its content files (start-up reconciliation would remove them too). */
