@@ -269,19 +269,25 @@ async function recordStart(executable: string, orderFile: string): Promise<void>
     let text = "";
     const decoder = new TextDecoder();
     const deadline = setTimeout(() => proc.kill("SIGKILL"), 30_000);
-    let url: string | undefined;
-    for await (const chunk of proc.stderr) {
-      text += decoder.decode(chunk, { stream: true });
-      url = /"msg":"colony listening","url":"([^"]+)"/.exec(text)?.[1];
-      if (url) break;
-    }
+    // stderr is read to its end (a pipe closed early would fail the executable's later log lines).
+    let listening: (url: string | undefined) => void = () => {};
+    const started = new Promise<string | undefined>((resolve) => (listening = resolve));
+    const drained = (async () => {
+      for await (const chunk of proc.stderr) {
+        text += decoder.decode(chunk, { stream: true });
+        const found = /"msg":"colony listening","url":"([^"]+)"/.exec(text)?.[1];
+        if (found) listening(found);
+      }
+      listening(undefined);
+    })();
+    const url = await started;
     clearTimeout(deadline);
     if (!url) throw new Error(`the executable did not start:\n${text}`);
     const health = await fetch(`${url}/health`);
     if (health.status !== 200) throw new Error(`GET /health answered ${health.status}`);
     await health.arrayBuffer();
     proc.kill("SIGTERM");
-    if ((await proc.exited) !== 0) throw new Error(`the executable exited with ${proc.exitCode}`);
+    if ((await proc.exited) !== 0) throw new Error(`the executable exited with ${proc.exitCode}:\n${(await drained, text).slice(-2000)}`);
     if (!existsSync(orderFile)) throw new Error("no bytecode order was written");
   } finally {
     proc.kill("SIGKILL");
