@@ -270,24 +270,15 @@ function commentWrite(ctx: Ctx, caller: Caller, postId: string, input: CreateCom
   const now = ctx.clock.now();
   const held = p.hold !== null;
   return (tx) => {
-    const row = tx
-      .insert(comments)
-      .values({
-        id: uuidv7(now),
-        postId: p.post.id,
-        colonyId: p.post.colonyId,
-        authorId: caller.id,
-        parentId: p.parent?.id ?? null,
-        body: p.body,
-        bodyHtml: p.bodyHtml,
-        held,
-        heldExplanation: p.hold,
-        client: input.client?.trim() || null,
-        createdAt: now,
-        updatedAt: now,
-      })
-      .returning()
-      .get();
+    const insert = prepared(tx, "comments.insert", () =>
+      tx.$client.prepare<Record<string, unknown>, (string | number | null)[]>(
+        `insert into comments (id, post_id, colony_id, author_id, parent_id, body, body_html, held, held_explanation, client, created_at, updated_at)
+         values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) returning *`,
+      ),
+    );
+    const row = mapComment(
+      insert.get(uuidv7(now), p.post.id, p.post.colonyId, caller.id, p.parent?.id ?? null, p.body, p.bodyHtml, held ? 1 : 0, p.hold, input.client?.trim() || null, now, now)!,
+    );
     if (held || p.automod.fired.length) recordModeration(ctx, tx, moderationTarget(row), p.automod, held ? p.settingsHold : null);
     if (p.automod.lock) posts.lockPost(ctx, p.post.id, true);
     if (held) {

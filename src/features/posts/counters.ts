@@ -3,6 +3,7 @@
 // status that human-request facilitation moves.
 import { and, eq, isNull, or, sql } from "drizzle-orm";
 import { changes, type Tx } from "../../db/client";
+import { prepared } from "../../db/statements";
 import { posts, type PostStatus } from "./tables";
 
 /** Epoch of the hot rank's time term (2025-01-01T00:00:00Z), keeping the numbers small. */
@@ -42,13 +43,18 @@ export function setScore(tx: Tx, postId: string, score: number): void {
  * `lastCommentAt` is set when a comment is added.
  */
 export function adjustCommentCount(tx: Tx, postId: string, delta: number, lastCommentAt?: number): void {
-  tx.update(posts)
-    .set({
-      commentCount: sql`max(0, ${posts.commentCount} + ${delta})`,
-      ...(lastCommentAt !== undefined ? { lastCommentAt: sql`max(coalesce(${posts.lastCommentAt}, 0), ${lastCommentAt})` } : {}),
-    })
-    .where(eq(posts.id, postId))
-    .run();
+  // Prepared once per connection: a comment's write runs this every time.
+  const stmt = prepared(tx, "posts.adjustCommentCount", () =>
+    tx
+      .update(posts)
+      .set({
+        commentCount: sql`max(0, ${posts.commentCount} + ${sql.placeholder("delta")})`,
+        lastCommentAt: sql`case when ${sql.placeholder("at")} is null then ${posts.lastCommentAt} else max(coalesce(${posts.lastCommentAt}, 0), ${sql.placeholder("at")}) end`,
+      })
+      .where(eq(posts.id, sql.placeholder("id")))
+      .prepare(),
+  );
+  stmt.run({ id: postId, delta, at: lastCommentAt ?? null });
 }
 
 /** Marks a post notarised (Part 3 §4.15): frozen for good. False when it already was. */
