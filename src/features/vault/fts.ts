@@ -32,11 +32,11 @@ export const BATCH_DELAY_MS = 25;
  * Background batches are paced: after a batch that took T ms (sent to answered), the next waits
  * IDLE_FACTOR × T. Inline (no index thread) that keeps background indexing to about
  * 1 / (1 + IDLE_FACTOR) of the request thread; on the thread, THREAD_IDLE_FACTOR keeps it to about
- * half of a core, and a file written again meanwhile is indexed once, in its newer version (the
+ * a seventh of a core (the CPU a burst of writes needs), and a file written again meanwhile is indexed once, in its newer version (the
  * queue holds a file once). A search never waits for the pace: it sends its caller's files itself.
  */
 export const IDLE_FACTOR = 6;
-export const THREAD_IDLE_FACTOR = 1;
+export const THREAD_IDLE_FACTOR = 6;
 /** Content sent per background batch to the index thread. */
 export const THREAD_BATCH_BYTES = 512 * 1024;
 /** Files looked at per batch. */
