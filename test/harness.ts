@@ -18,7 +18,9 @@ import type { TSchema } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
 import { instrument } from "./query-counter";
 import { ContextOut } from "../src/features/posts/context-routes";
-import { PostList } from "../src/features/posts/schemas";
+import { PostList, PostOut } from "../src/features/posts/schemas";
+import { CommentOut } from "../src/features/comments/schemas";
+import { MessageOut } from "../src/features/messages/schemas";
 import { SearchResults } from "../src/features/search/routes";
 import { VaultFileContentOut } from "../src/features/vault/routes";
 
@@ -43,16 +45,18 @@ export function expectAnswer(schema: TSchema, body: unknown): void {
  * cachedJsonAnswer), which Elysia neither cleans nor checks: every such answer any test receives
  * through `req` is held to the route's schema.
  */
-const SELF_SERIALISED: { method: string; path: RegExp; schema: TSchema }[] = [
+const SELF_SERIALISED: { method: string; path: RegExp; schema: TSchema; status?: number }[] = [
   { method: "GET", path: /^\/api\/v1\/posts$/, schema: PostList },
   { method: "GET", path: /^\/api\/v1\/posts\/[^/]+\/context$/, schema: ContextOut },
   { method: "GET", path: /^\/api\/v1\/search$/, schema: SearchResults },
   { method: "GET", path: /^\/api\/v1\/vault\/files\/.+/, schema: VaultFileContentOut },
+  { method: "POST", path: /^\/api\/v1\/posts$/, schema: PostOut, status: 201 },
+  { method: "POST", path: /^\/api\/v1\/posts\/[^/]+\/comments$/, schema: CommentOut, status: 201 },
+  { method: "POST", path: /^\/api\/v1\/messages\/send\/[^/]+$/, schema: MessageOut, status: 201 },
 ];
 
 function checkSelfSerialised(method: string, url: URL, status: number, body: unknown): void {
-  if (status !== 200) return;
-  const route = SELF_SERIALISED.find((r) => r.method === method && r.path.test(url.pathname));
+  const route = SELF_SERIALISED.find((r) => r.method === method && r.path.test(url.pathname) && status === (r.status ?? 200));
   if (!route) return;
   try {
     expectAnswer(route.schema, body);

@@ -7,7 +7,7 @@
 // route's tests check every answer at run time with `expectAnswer` (test/harness.ts).
 import type { Static, TSchema } from "@sinclair/typebox";
 
-/** `body` as the route's 200 answer, as Elysia would send it (application/json, UTF-8). */
-export function jsonAnswer<S extends TSchema>(_schema: S, body: Static<S>): Response {
-  return Response.json(body);
+/** `body` as the route's answer (200 unless `status`), as Elysia would send it (application/json, UTF-8). */
+export function jsonAnswer<S extends TSchema>(_schema: S, body: Static<S>, status = 200): Response {
+  return Response.json(body, { status });
 }

@@ -2,6 +2,7 @@
 // tombstone delete and reparent. Per-author lists live in user-routes.ts.
 import { Elysia, t } from "elysia";
 import type { Ctx } from "../../core/context";
+import { jsonAnswer } from "../../http/answer";
 import { authPlugin } from "../../http/auth";
 import { resolvePage } from "../../http/paging";
 import { rateLimitPlugin } from "../../http/rate-limit";
@@ -48,11 +49,8 @@ export const commentsRoutes = (ctx: Ctx) => {
     )
     .post(
       "/posts/:post_id/comments",
-      async ({ params, body, caller, set }) => {
-        const row = await comments.createCommentGrouped(ctx, caller, params.post_id, body);
-        set.status = 201;
-        return oneCommentOut(ctx, row, caller.id);
-      },
+      // Serialised here (http/answer.ts); the tests hold every 201 answer to CommentOut.
+      async ({ params, body, caller }) => jsonAnswer(CommentOut, oneCommentOut(ctx, await comments.createCommentGrouped(ctx, caller, params.post_id, body), caller.id), 201),
       {
         auth: "required",
         rateLimit: "create_comment",

@@ -4,6 +4,7 @@ import { Elysia, t } from "elysia";
 import { parseInstant } from "../../core/clock";
 import type { Ctx } from "../../core/context";
 import { FieldError } from "../../core/errors";
+import { jsonAnswer } from "../../http/answer";
 import { authPlugin } from "../../http/auth";
 import { withAliases } from "../../http/deprecations";
 import { bareList, pagingQuery, resolvePage, type PagingSpec } from "../../http/paging";
@@ -147,11 +148,8 @@ export const messagesRoutes = (ctx: Ctx) =>
       response: { 204: t.Void(), 403: ErrorOut, 404: ErrorOut, 429: ErrorOut },
       detail: { operationId: "sendTypingIndicatorByConv", summary: "Send Typing Indicator By Conv", description: "Publishes dm.typing to every other participant of a 1:1 or group conversation. 404 NOT_FOUND unless the caller participates; 403 KARMA_TOO_LOW." },
     })
-    .post("/send/:username", async ({ caller, params, body, set }) => {
-      const msg = await direct.sendGrouped(ctx, caller, params.username, body);
-      set.status = 201;
-      return sentMessageView(ctx, caller.user, msg);
-    }, {
+    // Serialised here (http/answer.ts); the tests hold every 201 answer to MessageOut.
+    .post("/send/:username", async ({ caller, params, body }) => jsonAnswer(MessageOut, sentMessageView(ctx, caller.user, await direct.sendGrouped(ctx, caller, params.username, body)), 201), {
       auth: "required",
       rateLimit: ["send_message", "send_message_daily"],
       params: ByUsername,
