@@ -225,6 +225,22 @@ describe("every form post is checked before it runs", () => {
     expect(big.status).toBe(413);
     const twice = await b.request("POST", "/settings/account/sessions/revoke-all", { body: `csrf=${b.csrf}&csrf=${b.csrf}`, headers: { "content-type": "application/x-www-form-urlencoded" } });
     expect(twice.status).toBe(403);
+    // Without a declared length (a chunked body) the form is read only until it passes the limit.
+    const chunk = new TextEncoder().encode(`a=${"x".repeat(16 * 1024)}&`);
+    let pulled = 0;
+    const stream = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        if (pulled > 8 * 1024 * 1024) return controller.close();
+        pulled += chunk.byteLength;
+        controller.enqueue(chunk);
+      },
+    });
+    const cookie = [...b.jar].map(([k, v]) => `${k}=${v}`).join("; ");
+    const chunked = await h.app.handle(
+      new Request("http://localhost/settings/account/sessions/revoke-all", { method: "POST", headers: { cookie, "content-type": "application/x-www-form-urlencoded" }, body: stream }),
+    );
+    expect(chunked.status).toBe(413);
+    expect(pulled).toBeLessThan(64 * 1024 + 4 * chunk.byteLength);
     expect(dbState(h)).toEqual(before);
   });
 

@@ -187,10 +187,9 @@ async function refusalOf(ctx: Ctx, request: Request, web: Web, multipart: Multip
       else web.files.set(name, value as File);
     }
   } else {
-    const declared = Number(request.headers.get("content-length") ?? 0);
-    if (declared > FORM_MAX_BYTES) return TOO_LARGE;
-    const body = await request.arrayBuffer();
-    if (body.byteLength > FORM_MAX_BYTES) return TOO_LARGE;
+    // Read only up to the limit, with a declared length or without (a chunked body).
+    const body = await boundedBody(request, FORM_MAX_BYTES);
+    if (!body) return TOO_LARGE;
     if (fromAnotherSite(ctx, request)) return [403, "That form was sent from another site, so nothing was done."];
     web.form = new URLSearchParams(new TextDecoder().decode(body));
   }
