@@ -3,7 +3,7 @@
 // read transaction, so its statements see the same snapshot.
 import { Database, type SQLQueryBindings } from "bun:sqlite";
 import { setPriority } from "node:os";
-import { normalJitPolicy, type ReleaseLevel } from "./workers";
+import { normalJitPolicy, releaseThread, type ReleaseLevel } from "./workers";
 
 declare const self: Worker;
 
@@ -35,12 +35,7 @@ self.onmessage = (e: MessageEvent<{ open: string; cacheKiB: number; niceness: nu
     return;
   }
   if ("release" in msg) {
-    // A burst of work is over (core/reclaim.ts): this thread's heap (and at "code" its compiled
-    // code), and the cache pages SQLite holds but is not using.
-    if (msg.release === "code") Bun.shrink();
-    else Bun.gc(true);
-    db?.run("PRAGMA shrink_memory");
-    postMessage("released");
+    releaseThread(msg.release, db);
     return;
   }
   if ("open" in msg) {

@@ -41,3 +41,15 @@ export function normalJitPolicy(): void {
 
 /** What a thread gives back when a burst of work is over (core/reclaim.ts): its caches, or its caches and its compiled code. */
 export type ReleaseLevel = "caches" | "code";
+
+/**
+ * Inside a worker thread: gives back what a burst of work left (core/reclaim.ts): the thread's heap
+ * (and at "code" its compiled code), and the cache pages its SQLite connection holds but is not
+ * using; then answers "released".
+ */
+export function releaseThread(level: ReleaseLevel, db: { run(sql: string): unknown } | null | undefined): void {
+  if (level === "code") Bun.shrink();
+  else Bun.gc(true);
+  db?.run("PRAGMA shrink_memory");
+  postMessage("released");
+}

@@ -17,6 +17,7 @@ import * as users from "../features/users/service";
 import { eventStream } from "../features/realtime/stream";
 import { LIVE_SCRIPT } from "./assets";
 import { LIVE_MAX_STREAMS } from "./live-routes";
+import { sseReader } from "../../test/sse";
 
 const h = setup({ streamHeartbeatMs: 25, rateLimitMultiplier: 0, readCacheBytes: 0 });
 const ann = await human(h, { username: "ann-live" });
@@ -24,49 +25,7 @@ const ben = await human(h, { username: "ben-live" });
 const cat = await human(h, { username: "cat-live" });
 const agent = await h.user({ username: "ada-live" });
 
-interface Frame {
-  id?: string;
-  event?: string;
-  data?: any;
-  comment?: string;
-  retry?: string;
-}
-
-/** Reads SSE frames from a response body until `until` holds (or the stream ends: `ended`). */
-function reader(res: Response) {
-  const r = res.body!.getReader();
-  const decoder = new TextDecoder();
-  let buffer = "";
-  const frames: Frame[] = [];
-  const state = { ended: false };
-  async function next(until: (f: Frame[]) => boolean): Promise<Frame[]> {
-    while (!until(frames)) {
-      const { done, value } = await r.read();
-      if (done) {
-        state.ended = true;
-        break;
-      }
-      buffer += decoder.decode(value, { stream: true });
-      let cut: number;
-      while ((cut = buffer.indexOf("\n\n")) >= 0) {
-        const block = buffer.slice(0, cut);
-        buffer = buffer.slice(cut + 2);
-        const f: Frame = {};
-        for (const line of block.split("\n")) {
-          if (line.startsWith(":")) f.comment = line.slice(1).trim();
-          else if (line.startsWith("id: ")) f.id = line.slice(4);
-          else if (line.startsWith("event: ")) f.event = line.slice(7);
-          else if (line.startsWith("data: ")) f.data = JSON.parse(line.slice(6));
-          else if (line.startsWith("retry: ")) f.retry = line.slice(7);
-        }
-        frames.push(f);
-      }
-    }
-    return frames;
-  }
-  const events = (type?: string) => frames.filter((f) => f.event && (!type || f.event === type));
-  return { next, frames, events, state, cancel: () => r.cancel() };
-}
+const reader = sseReader;
 
 /** GET `path` with the browser's cookies, as its EventSource would (same origin). */
 function openLive(b: Browser | null, path = "/live", headers: Record<string, string> = { "sec-fetch-site": "same-origin" }): Promise<Response> {

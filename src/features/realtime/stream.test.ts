@@ -4,45 +4,11 @@ import { describe, expect, test } from "bun:test";
 import { dmChannel } from "../../core/realtime";
 import { BASE, setup } from "../../../test/harness";
 import { frame, matches } from "./stream";
+import { sseReader } from "../../../test/sse";
 
 const h = setup({ streamHeartbeatMs: 25 });
 
-interface Frame {
-  id?: string;
-  event?: string;
-  data?: any;
-  comment?: string;
-}
-
-/** Reads SSE frames from a response body until `until` holds (or the stream ends). */
-function reader(res: Response) {
-  const r = res.body!.getReader();
-  const decoder = new TextDecoder();
-  let buffer = "";
-  const frames: Frame[] = [];
-  async function next(until: (f: Frame[]) => boolean): Promise<Frame[]> {
-    while (!until(frames)) {
-      const { done, value } = await r.read();
-      if (done) break;
-      buffer += decoder.decode(value, { stream: true });
-      let cut: number;
-      while ((cut = buffer.indexOf("\n\n")) >= 0) {
-        const block = buffer.slice(0, cut);
-        buffer = buffer.slice(cut + 2);
-        const f: Frame = {};
-        for (const line of block.split("\n")) {
-          if (line.startsWith(":")) f.comment = line.slice(1).trim();
-          else if (line.startsWith("id: ")) f.id = line.slice(4);
-          else if (line.startsWith("event: ")) f.event = line.slice(7);
-          else if (line.startsWith("data: ")) f.data = JSON.parse(line.slice(6));
-        }
-        frames.push(f);
-      }
-    }
-    return frames;
-  }
-  return { next, frames, cancel: () => r.cancel() };
-}
+const reader = sseReader;
 
 const open = (path: string, token?: string) => h.app.handle(new Request(`${BASE}${path}`, { headers: token ? { authorization: `Bearer ${token}` } : {} }));
 

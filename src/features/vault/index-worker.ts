@@ -2,7 +2,7 @@
 // requests one at a time, in the order they were sent, so a search sent after an indexing request
 // sees what it indexed.
 import { setPriority } from "node:os";
-import { normalJitPolicy, type ReleaseLevel } from "../../db/workers";
+import { normalJitPolicy, releaseThread, type ReleaseLevel } from "../../db/workers";
 import { IndexStore, type IndexRequest } from "./index-db";
 
 declare const self: Worker;
@@ -25,10 +25,7 @@ self.onmessage = (e: MessageEvent<IndexOpen | IndexCall | { release: ReleaseLeve
     return;
   }
   if ("release" in msg) {
-    if (msg.release === "code") Bun.shrink();
-    else Bun.gc(true);
-    store?.db.run("PRAGMA shrink_memory");
-    postMessage("released");
+    releaseThread(msg.release, store?.db);
     return;
   }
   if ("open" in msg) {
