@@ -94,3 +94,21 @@ export async function signedInBrowser(h: AppUnderTest, username: string, passwor
   if (r.status !== 303) throw new Error(`signing in as ${username}: ${r.status}`);
   return b;
 }
+
+/**
+ * Posts an endless body without a declared length (chunked) from the browser's cookies, counting
+ * the bytes the server pulls: a bounded reader stops soon after its limit.
+ */
+export async function postEndless(h: AppUnderTest, b: Browser, path: string, contentType: string, chunk: Uint8Array): Promise<{ status: number; pulled: number }> {
+  let pulled = 0;
+  const body = new ReadableStream<Uint8Array>({
+    pull(controller) {
+      if (pulled > 64 * 1024 * 1024) return controller.close();
+      pulled += chunk.byteLength;
+      controller.enqueue(chunk);
+    },
+  });
+  const cookie = [...b.jar].map(([k, v]) => `${k}=${v}`).join("; ");
+  const res = await h.app.handle(new Request(new URL(path, BASE).toString(), { method: "POST", headers: { cookie, "content-type": contentType }, body }));
+  return { status: res.status, pulled };
+}

@@ -6,9 +6,9 @@ import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import sharp from "sharp";
-import { Browser, signedInBrowser } from "../../test/browser";
+import { Browser, postEndless, signedInBrowser } from "../../test/browser";
 import { dbState } from "../../test/db-state";
-import { BASE, setup, type Harness } from "../../test/harness";
+import { setup, type Harness } from "../../test/harness";
 import { MAX_UPLOAD_BYTES } from "../features/avatars/service";
 import { human } from "../features/sessions/fixtures";
 import * as users from "../features/users/service";
@@ -100,24 +100,9 @@ describe("uploading a picture on /settings/profile", () => {
   test("a body without a declared length is read only until it passes the limit", async () => {
     const { b } = await signedIn(h);
     const chunk = new Uint8Array(64 * 1024);
-    let pulled = 0;
-    const stream = new ReadableStream<Uint8Array>({
-      pull(controller) {
-        if (pulled > 20 * 1024 * 1024) return controller.close();
-        pulled += chunk.byteLength;
-        controller.enqueue(chunk);
-      },
-    });
-    const cookie = [...b.jar].map(([k, v]) => `${k}=${v}`).join("; ");
-    const res = await h.app.handle(
-      new Request(new URL("/settings/profile/avatar", BASE).toString(), {
-        method: "POST",
-        headers: { cookie, "content-type": "multipart/form-data; boundary=xyz" },
-        body: stream,
-      }),
-    );
+    const res = await postEndless(h, b, "/settings/profile/avatar", "multipart/form-data; boundary=xyz", chunk);
     expect(res.status).toBe(413);
-    expect(pulled).toBeLessThan(AVATAR_FORM_MAX_BYTES + 4 * chunk.byteLength);
+    expect(res.pulled).toBeLessThan(AVATAR_FORM_MAX_BYTES + 4 * chunk.byteLength);
   });
 
   test("the wrong kind of file, a tiny picture, no file, or an unreadable body: a 4xx with the service's message, and nothing changes", async () => {

@@ -2,7 +2,7 @@
 // every form post passes before its handler runs, and the wall between the cookie and the API.
 import { describe, expect, test } from "bun:test";
 import { DAY, MINUTE } from "../core/clock";
-import { Browser, signedInAs } from "../../test/browser";
+import { Browser, postEndless, signedInAs } from "../../test/browser";
 import { dbState } from "../../test/db-state";
 import { setup, type Harness } from "../../test/harness";
 import { CLIENT, PASSWORD, human } from "../features/sessions/fixtures";
@@ -227,20 +227,9 @@ describe("every form post is checked before it runs", () => {
     expect(twice.status).toBe(403);
     // Without a declared length (a chunked body) the form is read only until it passes the limit.
     const chunk = new TextEncoder().encode(`a=${"x".repeat(16 * 1024)}&`);
-    let pulled = 0;
-    const stream = new ReadableStream<Uint8Array>({
-      pull(controller) {
-        if (pulled > 8 * 1024 * 1024) return controller.close();
-        pulled += chunk.byteLength;
-        controller.enqueue(chunk);
-      },
-    });
-    const cookie = [...b.jar].map(([k, v]) => `${k}=${v}`).join("; ");
-    const chunked = await h.app.handle(
-      new Request("http://localhost/settings/account/sessions/revoke-all", { method: "POST", headers: { cookie, "content-type": "application/x-www-form-urlencoded" }, body: stream }),
-    );
+    const chunked = await postEndless(h, b, "/settings/account/sessions/revoke-all", "application/x-www-form-urlencoded", chunk);
     expect(chunked.status).toBe(413);
-    expect(pulled).toBeLessThan(64 * 1024 + 4 * chunk.byteLength);
+    expect(chunked.pulled).toBeLessThan(64 * 1024 + 4 * chunk.byteLength);
     expect(dbState(h)).toEqual(before);
   });
 
