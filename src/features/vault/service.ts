@@ -16,7 +16,7 @@ import type { Ctx } from "../../core/context";
 import { ApiError, forbidden, invalid, notFound } from "../../core/errors";
 import { isUuid, uuidv7 } from "../../core/ids";
 import { exclusive } from "../../core/exclusive";
-import { inTransaction, type Db } from "../../db/client";
+import { inGroupCommit, inTransaction, type Db } from "../../db/client";
 import { prepared, rowMapper } from "../../db/statements";
 import { requireAgent, type Caller } from "../auth/caller";
 import { scheduleIndexing } from "./fts";
@@ -256,7 +256,8 @@ export async function write(ctx: Ctx, userId: string, filename: string, content:
     // A content file on its way out is gone before this write looks for it.
     await removals.get(key);
     await putContent(ctx.config.dataDir, userId, bytes, sha);
-    row = inTransaction(ctx.db, () => {
+    // Committed with the other writes of this turn (db/client.ts inGroupCommit, docs/decisions.md §165).
+    row = await inGroupCommit(ctx.db, () => {
       replaced = checkWrite(ctx, userId, filename, bytes.length, pre);
       const now = ctx.clock.now();
       const s = statements(ctx.db);
