@@ -121,6 +121,16 @@ export const opsRoutes = (ctx: Ctx) => {
     return fn(web);
   };
 
+  /** A dashboard action on the account named `name` (active accounts only); a refusal shows the people section again. */
+  const onUser = (web: Web, name: string, fn: (web: SignedInWeb, user: users.UserRow) => Response) =>
+    asAdmin(web, (w) => {
+      try {
+        return fn(w, users.getActiveUser(ctx, name));
+      } catch (err) {
+        return adminRefused(w, err, { user: name });
+      }
+    });
+
   function operator(web: SignedInWeb, status = 200, more: Partial<OperatorView> = {}, headers: Record<string, string> = {}): Response {
     const caller = web.viewer.caller;
     const rows = claims.listClaims(ctx, caller).filter((r) => r.humanId === caller.id);
@@ -159,63 +169,43 @@ export const opsRoutes = (ctx: Ctx) => {
     .post(
       "/admin/users/:name/karma",
       ({ web, params }) =>
-        asAdmin(web, (w) => {
-          try {
-            const u = users.getActiveUser(ctx, params.name);
-            const amount = wholeNumber(w, "amount", "The karma to grant");
-            if (amount === 0) throw new ApiError(422, "INVALID_INPUT", "The karma to grant must not be 0");
-            grantKarma(ctx, u.id, amount);
-            ctx.log.info("karma granted on the web", { user_id: u.id, amount, by: w.viewer.user.id });
-            return seeOther(w, `/admin?user=${encodeURIComponent(u.username)}&notice=karma#ops-users`);
-          } catch (err) {
-            return adminRefused(w, err, { user: params.name });
-          }
+        onUser(web, params.name, (w, u) => {
+          const amount = wholeNumber(w, "amount", "The karma to grant");
+          if (amount === 0) throw new ApiError(422, "INVALID_INPUT", "The karma to grant must not be 0");
+          grantKarma(ctx, u.id, amount);
+          ctx.log.info("karma granted on the web", { user_id: u.id, amount, by: w.viewer.user.id });
+          return seeOther(w, `/admin?user=${encodeURIComponent(u.username)}&notice=karma#ops-users`);
         }),
       { params: Name, ...FORM },
     )
     .post(
       "/admin/users/:name/rotate-key",
       ({ web, params }) =>
-        asAdmin(web, (w) => {
-          try {
-            const u = users.getActiveUser(ctx, params.name);
-            const out = rotateKey(ctx, u.id, ADMIN_ROTATION);
-            ctx.log.info("key rotated on the web", { user_id: u.id, by: w.viewer.user.id });
-            // The key is shown on this answer, once: no redirect.
-            return admin(w, 200, { user: u.username }, { rotated: { username: u.username, apiKey: out.api_key } });
-          } catch (err) {
-            return adminRefused(w, err, { user: params.name });
-          }
+        onUser(web, params.name, (w, u) => {
+          const out = rotateKey(ctx, u.id, ADMIN_ROTATION);
+          ctx.log.info("key rotated on the web", { user_id: u.id, by: w.viewer.user.id });
+          // The key is shown on this answer, once: no redirect.
+          return admin(w, 200, { user: u.username }, { rotated: { username: u.username, apiKey: out.api_key } });
         }),
       { params: Name, ...FORM },
     )
     .post(
       "/admin/users/:name/suspend",
       ({ web, params }) =>
-        asAdmin(web, (w) => {
-          try {
-            const u = users.getActiveUser(ctx, params.name);
-            const daysText = field(w, "days", 20).trim();
-            const days = daysText === "" ? null : wholeNumber(w, "days", "The days of a suspension");
-            suspension.suspend(ctx, w.viewer.caller, u.id, { reason: field(w, "reason", 2000), days });
-            return seeOther(w, `/admin?user=${encodeURIComponent(u.username)}&notice=suspended#ops-users`);
-          } catch (err) {
-            return adminRefused(w, err, { user: params.name });
-          }
+        onUser(web, params.name, (w, u) => {
+          const daysText = field(w, "days", 20).trim();
+          const days = daysText === "" ? null : wholeNumber(w, "days", "The days of a suspension");
+          suspension.suspend(ctx, w.viewer.caller, u.id, { reason: field(w, "reason", 2000), days });
+          return seeOther(w, `/admin?user=${encodeURIComponent(u.username)}&notice=suspended#ops-users`);
         }),
       { params: Name, ...FORM },
     )
     .post(
       "/admin/users/:name/unsuspend",
       ({ web, params }) =>
-        asAdmin(web, (w) => {
-          try {
-            const u = users.getActiveUser(ctx, params.name);
-            suspension.unsuspend(ctx, w.viewer.caller, u.id);
-            return seeOther(w, `/admin?user=${encodeURIComponent(u.username)}&notice=unsuspended#ops-users`);
-          } catch (err) {
-            return adminRefused(w, err, { user: params.name });
-          }
+        onUser(web, params.name, (w, u) => {
+          suspension.unsuspend(ctx, w.viewer.caller, u.id);
+          return seeOther(w, `/admin?user=${encodeURIComponent(u.username)}&notice=unsuspended#ops-users`);
         }),
       { params: Name, ...FORM },
     )
