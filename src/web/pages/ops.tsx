@@ -239,6 +239,29 @@ function SuspensionForms({ v, u, csrf }: { v: AdminView; u: UserRow; csrf: strin
   );
 }
 
+/** A list as a table: a caption for screen readers, one header per column, the rows as children. */
+function ListTable({ caption, columns, children }: { caption: string; columns: readonly string[]; children: JSX.Element | JSX.Element[] }) {
+  return (
+    <div class="ops-table">
+      <table>
+        <caption class="vh" safe>
+          {caption}
+        </caption>
+        <thead>
+          <tr>
+            {columns.map((c) => (
+              <th scope="col" safe>
+                {c}
+              </th>
+            ))}
+          </tr>
+        </thead>
+        <tbody>{children as "safe"}</tbody>
+      </table>
+    </div>
+  );
+}
+
 const INVITE_STATES: Record<string, string> = { unused: "unused", used: "used", expired: "expired" };
 
 function InvitesSection({ v, csrf }: { v: AdminView; csrf: string }) {
@@ -271,44 +294,31 @@ function InvitesSection({ v, csrf }: { v: AdminView; csrf: string }) {
         <button type="submit">Create an invite code</button>
       </form>
       {v.invites.length ? (
-        <div class="ops-table">
-          <table>
-            <caption class="vh">Invite codes, newest first</caption>
-            <thead>
-              <tr>
-                <th scope="col">Made</th>
-                <th scope="col">Expires</th>
-                <th scope="col">State</th>
-                <th scope="col">Action</th>
-              </tr>
-            </thead>
-            <tbody>
-              {v.invites.map((i) => (
-                <tr>
-                  <td>
-                    <When ms={i.createdAt} />
-                  </td>
-                  <td>
-                    <When ms={i.expiresAt} />
-                  </td>
-                  <td safe>{i.state === "used" && i.usedByName ? `used by @${i.usedByName}` : INVITE_STATES[i.state]}</td>
-                  <td>
-                    {i.state === "used" ? (
-                      ""
-                    ) : (
-                      <form method="post" action={`/admin/invites/${i.id}/revoke`}>
-                        <Csrf csrf={csrf} />
-                        <button type="submit" aria-label={`Revoke the invite made ${formatInstant(i.createdAt)}`}>
-                          Revoke
-                        </button>
-                      </form>
-                    )}
-                  </td>
-                </tr>
+        <ListTable caption="Invite codes, newest first" columns={["Made", "Expires", "State", "Action"]}>
+          {v.invites.map((i) => (
+            <tr>
+              <td>
+                <When ms={i.createdAt} />
+              </td>
+              <td>
+                <When ms={i.expiresAt} />
+              </td>
+              <td safe>{i.state === "used" && i.usedByName ? `used by @${i.usedByName}` : INVITE_STATES[i.state]}</td>
+              <td>
+                {i.state === "used" ? (
+                  ""
+                ) : (
+                  <form method="post" action={`/admin/invites/${i.id}/revoke`}>
+                    <Csrf csrf={csrf} />
+                    <button type="submit" aria-label={`Revoke the invite made ${formatInstant(i.createdAt)}`}>
+                      Revoke
+                    </button>
+                  </form>
+                )}
+              </td>
+            </tr>
               ))}
-            </tbody>
-          </table>
-        </div>
+        </ListTable>
       ) : (
         <p class="empty">No invite codes.</p>
       )}
@@ -355,33 +365,21 @@ function BackupsSection({ v, csrf }: { v: AdminView; csrf: string }) {
         <span class="meta">The database, the secrets and the uploaded files, as one archive.</span>
       </form>
       {v.backups.length ? (
-        <div class="ops-table">
-          <table>
-            <caption class="vh">Backup files, newest first</caption>
-            <thead>
-              <tr>
-                <th scope="col">File</th>
-                <th scope="col">Size</th>
-                <th scope="col">Written</th>
-              </tr>
-            </thead>
-            <tbody>
-              {v.backups.map((f) => (
-                <tr>
-                  <td>
-                    <a href={`/admin/backups/${encodeURIComponent(f.name)}`} download={f.name} safe>
-                      {f.name}
-                    </a>
-                  </td>
-                  <td safe>{formatBytes(f.bytes)}</td>
-                  <td>
-                    <When ms={Math.floor(f.modifiedAt)} />
-                  </td>
-                </tr>
+        <ListTable caption="Backup files, newest first" columns={["File", "Size", "Written"]}>
+          {v.backups.map((f) => (
+            <tr>
+              <td>
+                <a href={`/admin/backups/${encodeURIComponent(f.name)}`} download={f.name} safe>
+                  {f.name}
+                </a>
+              </td>
+              <td safe>{formatBytes(f.bytes)}</td>
+              <td>
+                <When ms={Math.floor(f.modifiedAt)} />
+              </td>
+            </tr>
               ))}
-            </tbody>
-          </table>
-        </div>
+        </ListTable>
       ) : (
         <p class="empty">No backup files yet.</p>
       )}
