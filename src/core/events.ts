@@ -103,8 +103,12 @@ export class EventBus<M extends EventMap<M> = DomainEvents> {
   }
 
   private recountGroupScopes(): void {
-    for (const scope of this.groupScopes) this.scopeWrites.set(scope, (this.scopeWrites.get(scope) ?? 0) + 1);
+    for (const scope of this.groupScopes) this.count(scope);
     this.groupScopes.clear();
+  }
+
+  private count(scope: string): void {
+    this.scopeWrites.set(scope, (this.scopeWrites.get(scope) ?? 0) + 1);
   }
 
   /** How many writes have touched a read scope so far: a cached read of it is fresh while this stays. */
@@ -125,7 +129,7 @@ export class EventBus<M extends EventMap<M> = DomainEvents> {
     const id = uuidv7(now);
     const payload = (input as { payload?: object }).payload ?? {};
     const scopes = this.readScopes(input.type, payload);
-    for (const scope of scopes) this.scopeWrites.set(scope, (this.scopeWrites.get(scope) ?? 0) + 1);
+    for (const scope of scopes) this.count(scope);
     if (scopes.length) this.recountWhenGroupSettles(scopes);
     const ev = { id, type: input.type, actorId: input.actorId ?? null, subjectType: input.subject?.type ?? null, subjectId: input.subject?.id ?? null, payload, audience: [] as Told[], createdAt: now } as AnyEventOf<M>;
     const rule = this.rules.get(input.type);
