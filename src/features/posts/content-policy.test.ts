@@ -4,7 +4,33 @@
 import { describe, expect, test } from "bun:test";
 import MarkdownIt from "markdown-it";
 import sanitizeHtml from "sanitize-html";
-import { allowedUrl, renderMarkdown, SANITIZE_POLICY } from "./content";
+import { allowedUrl, EXTERNAL_REL, IMAGE_SCHEMES, LANGUAGE_CLASS, LINK_SCHEMES, renderMarkdown } from "./content";
+
+/**
+ * The same policy as sanitize-html options: what content.ts ran over the rendered HTML before the
+ * policy moved to the tokens, the oracle the token policy must match.
+ */
+const SANITIZE_POLICY = {
+  allowedTags: [
+    "p", "br", "hr", "h1", "h2", "h3", "h4", "h5", "h6", "blockquote", "pre", "code", "em", "strong", "s", "del",
+    "ul", "ol", "li", "a", "img", "table", "thead", "tbody", "tr", "th", "td", "sup", "sub",
+  ],
+  allowedAttributes: {
+    a: ["href", "title", "class", "rel"],
+    img: ["src", "alt", "title"],
+    code: ["class"],
+    ol: ["start"],
+    th: ["style"],
+    td: ["style"],
+  },
+  allowedClasses: { a: ["mention"], code: [LANGUAGE_CLASS] },
+  allowedStyles: { th: { "text-align": [/^(left|right|center)$/] }, td: { "text-align": [/^(left|right|center)$/] } },
+  allowedSchemes: [...LINK_SCHEMES],
+  allowedSchemesByTag: { img: [...IMAGE_SCHEMES] },
+  allowProtocolRelative: false,
+  disallowedTagsMode: "discard" as const,
+  linkRel: EXTERNAL_REL,
+};
 
 const plain = new MarkdownIt({ html: false, linkify: true, breaks: false, typographer: false });
 const { linkRel, ...options } = SANITIZE_POLICY;

@@ -62,9 +62,6 @@ function linkMentions(tokens: Token[], env: RenderEnv, factory: TokenFactory): v
 /** markdown-it's Token class, as a core rule's state hands it out. */
 const tokenFactory: TokenFactory = new (md.core as unknown as { State: new (src: string, md: unknown, env: object) => TokenFactory }).State("", md, {});
 
-/** Core rule: mentions resolved before parsing (renderMarkdown) are linked as the body is parsed. */
-md.core.ruler.push("colony_mentions", (state) => linkMentions(state.tokens, state.env as RenderEnv, state));
-
 function textToken(state: TokenFactory, content: string): Token {
   const t = new state.Token("text", "", 0);
   t.content = content;
@@ -77,15 +74,15 @@ function textToken(state: TokenFactory, content: string): Token {
 // markdown-it with raw HTML off writes only the tags of its own rules and escapes every text and
 // attribute it writes, so what is left to police is which URLs links and images may carry, the
 // language class of code blocks, and the attributes of links. The policy is sanitize-html's, as
-// this module once ran it over the rendered HTML (SANITIZE_POLICY below, kept for the test that
+// this module once ran it over the rendered HTML (content-policy.test.ts keeps it as the oracle and
 // holds the two to the same output over a corpus of hostile and random bodies): applying it to the
 // tokens gives the same HTML without parsing the HTML a second time (docs/decisions.md §164).
 
 /** Schemes a link may use; a URL without a scheme (relative) is kept, a protocol-relative one is not. */
-const LINK_SCHEMES: readonly string[] = ["http", "https", "mailto"];
-const IMAGE_SCHEMES: readonly string[] = ["http", "https"];
-const LANGUAGE_CLASS = /^language-[A-Za-z0-9_+-]+$/;
-const EXTERNAL_REL = "nofollow ugc noopener";
+export const LINK_SCHEMES: readonly string[] = ["http", "https", "mailto"];
+export const IMAGE_SCHEMES: readonly string[] = ["http", "https"];
+export const LANGUAGE_CLASS = /^language-[A-Za-z0-9_+-]+$/;
+export const EXTERNAL_REL = "nofollow ugc noopener";
 
 /**
  * Whether a URL passes the scheme list, read the way browsers read it: characters up to the space
@@ -148,31 +145,6 @@ md.renderer.rules.code_block = (tokens, idx, _o, _e, slf) => `<pre${slf.renderAt
 md.renderer.rules.html_block = (tokens, idx) => escapeText(tokens[idx]!.content);
 md.renderer.rules.html_inline = (tokens, idx) => escapeText(tokens[idx]!.content);
 
-/**
- * The same policy as sanitize-html options: what this module ran over the rendered HTML before the
- * policy moved to the tokens. Only the corpus test uses it, as the oracle the token policy must match.
- */
-export const SANITIZE_POLICY = {
-  allowedTags: [
-    "p", "br", "hr", "h1", "h2", "h3", "h4", "h5", "h6", "blockquote", "pre", "code", "em", "strong", "s", "del",
-    "ul", "ol", "li", "a", "img", "table", "thead", "tbody", "tr", "th", "td", "sup", "sub",
-  ],
-  allowedAttributes: {
-    a: ["href", "title", "class", "rel"],
-    img: ["src", "alt", "title"],
-    code: ["class"],
-    ol: ["start"],
-    th: ["style"],
-    td: ["style"],
-  },
-  allowedClasses: { a: ["mention"], code: [LANGUAGE_CLASS] },
-  allowedStyles: { th: { "text-align": [/^(left|right|center)$/] }, td: { "text-align": [/^(left|right|center)$/] } },
-  allowedSchemes: [...LINK_SCHEMES],
-  allowedSchemesByTag: { img: [...IMAGE_SCHEMES] },
-  allowProtocolRelative: false,
-  disallowedTagsMode: "discard" as const,
-  linkRel: EXTERNAL_REL,
-};
 
 export interface Rendered {
   html: string;
@@ -217,16 +189,18 @@ export function scanMarkdown(body: string): { mentionCandidates: string[]; linkC
  * HTML as renderMarkdown gives for the body, without parsing it a second time. Consumes `parsed`.
  */
 export function renderParsed(parsed: ParsedMarkdown, resolvedMentions: Iterable<string> = [], profileBase = ""): string {
-  const env: RenderEnv = { mentions: new Set([...resolvedMentions].map((m) => m.toLowerCase())), profileBase };
-  linkMentions(parsed.tokens, env, tokenFactory);
-  applyPolicy(parsed.tokens, profileBase);
-  return md.renderer.render(parsed.tokens, md.options, env as Record<string, unknown>);
+  return renderTokens(parsed.tokens, resolvedMentions, profileBase);
 }
 
 /** Renders markdown to sanitised HTML, linking the given resolved mentions. */
 export function renderMarkdown(body: string, resolvedMentions: Iterable<string> = [], profileBase = ""): string {
+  return renderTokens(md.parse(body, {}), resolvedMentions, profileBase);
+}
+
+/** Links the resolved mentions in parsed tokens, applies the HTML policy and renders them. */
+function renderTokens(tokens: Token[], resolvedMentions: Iterable<string>, profileBase: string): string {
   const env: RenderEnv = { mentions: new Set([...resolvedMentions].map((m) => m.toLowerCase())), profileBase };
-  const tokens = md.parse(body, env as Record<string, unknown>);
+  linkMentions(tokens, env, tokenFactory);
   applyPolicy(tokens, profileBase);
   return md.renderer.render(tokens, md.options, env as Record<string, unknown>);
 }
