@@ -21,7 +21,7 @@ import { notificationsChannel, postTopic, webKey } from "../core/realtime";
 import type { Server } from "../http/client-ip";
 import { unreadCount } from "../features/notifications/service";
 import { getVisiblePost } from "../features/posts/read";
-import { eventStream, stateFrame } from "../features/realtime/stream";
+import { eventStream, sseResponse, stateFrame } from "../features/realtime/stream";
 import { sessionLive } from "../features/sessions/service";
 import { fromAnotherSite, webOf, type Web } from "./session";
 
@@ -67,9 +67,7 @@ export const liveRoutes = (ctx: Ctx) =>
         alive: () => sessionLive(ctx, sessionId),
         opening: () => stateFrame("notifications.unread", { unread: unreadCount(ctx, user.id), channel: notificationsChannel(user.id) }),
       });
-      const headers = new Headers({ "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-store, no-transform", "x-accel-buffering": "no" });
-      for (const c of web.cookies) headers.append("set-cookie", c);
-      return new Response(stream, { headers });
+      return sseResponse(stream, "no-store, no-transform", web.cookies);
     },
     { detail: { hide: true } },
   );

@@ -6,7 +6,7 @@ import type { Ctx } from "../../core/context";
 import { securityOf } from "../../http/auth";
 import { clientIp } from "../../http/client-ip";
 import { authenticate } from "../auth/service";
-import { eventStream, listParam } from "./stream";
+import { eventStream, listParam, sseResponse } from "./stream";
 
 const StreamQuery = t.Object({
   channels: t.Optional(t.String({ maxLength: 1000, description: "Comma-separated channels to receive (`user:{your_id}:dm` or just `dm`); default all of yours" })),
@@ -29,13 +29,7 @@ export const realtimeRoutes = (ctx: Ctx): Elysia =>
         heartbeatMs: ctx.config.streamHeartbeatMs,
         signal: request.signal,
       });
-      return new Response(stream, {
-        headers: {
-          "content-type": "text/event-stream; charset=utf-8",
-          "cache-control": "no-cache, no-transform",
-          "x-accel-buffering": "no",
-        },
-      });
+      return sseResponse(stream);
     },
     {
       query: StreamQuery,

@@ -124,3 +124,10 @@ export function eventStream(ctx: Ctx, keys: string | readonly string[], opts: St
     },
   });
 }
+
+/** The answer that carries an event stream (`cacheControl`: the API's no-cache, the web's no-store; `cookies` set with it). */
+export function sseResponse(stream: ReadableStream, cacheControl = "no-cache, no-transform", cookies: readonly string[] = []): Response {
+  const headers = new Headers({ "content-type": "text/event-stream; charset=utf-8", "cache-control": cacheControl, "x-accel-buffering": "no" });
+  for (const c of cookies) headers.append("set-cookie", c);
+  return new Response(stream, { headers });
+}
