@@ -258,7 +258,7 @@ function callerFromToken(ctx: Ctx, v: VerifiedToken, from: ClientAddress): Calle
   const user = usersService.findById(ctx, v.sub);
   if (!user) throw new ApiError(401, "AUTH_INVALID_TOKEN", "Invalid access token");
   // Before the revocation check: suspending revokes the account's tokens, and the account is told why.
-  if (user.suspendedAt !== null && isSuspended(user, ctx.clock.now())) throw accountSuspended(user);
+  if (isSuspended(user, ctx.clock.now())) throw accountSuspended(user);
   if (v.iatMs < user.tokensValidAfter) throw new ApiError(401, "AUTH_TOKEN_REVOKED", "This access token was revoked: mint a new one from your current API key");
   if (user.status === "pending") throw new ApiError(403, "AUTH_PENDING_ACTIVATION", "This account is pending activation");
   assertAllowedAddress(user, from);
