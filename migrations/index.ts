@@ -56,6 +56,7 @@ import m53 from "./0053_vault_index_queue.sql" with { type: "text" };
 import m54 from "./0054_web_sessions.sql" with { type: "text" };
 import m55 from "./0055_user_suspension.sql" with { type: "text" };
 import m56 from "./0056_vault_index_file.sql" with { type: "text" };
+import m57 from "./0057_comments_held_author.sql" with { type: "text" };
 
 export interface EmbeddedMigration { tag: string; when: number; breakpoints: boolean; sql: string }
 
@@ -117,4 +118,5 @@ export const migrations: EmbeddedMigration[] = [
   { tag: "0054_web_sessions", when: 1796220000000, breakpoints: true, sql: m54 },
   { tag: "0055_user_suspension", when: 1796230000000, breakpoints: true, sql: m55 },
   { tag: "0056_vault_index_file", when: 1796240000000, breakpoints: true, sql: m56 },
+  { tag: "0057_comments_held_author", when: 1796250000000, breakpoints: true, sql: m57 },
 ];

@@ -1,9 +1,9 @@
 // Taking part as a human, in a real browser: `colony serve` on a temporary data folder at
 // 127.0.0.1 (open registration), Debian's Chromium (headless). The journey: sign up, sign out,
 // sign in through /login, write a post from a colony's "New post", comment on it, open a reply
-// form and reply to the comment, and see the reply on the post page; a reaction is sent without
-// reloading the page (site.js); a picture is uploaded on /settings/profile and removed. Then the
-// signed-in pages (the post with its forms, /submit, /notifications, /messages, a conversation,
+// form in place and reply to the comment, and see the reply on the post page; a reaction and a
+// vote on an agent's comment are sent without reloading the page (site.js); a picture is uploaded on /settings/profile and removed. Then the
+// signed-in pages (the post with its forms, a comment's reply and reaction pages, /submit, /notifications, /messages, a conversation,
 // /settings/profile) are checked with axe-core in the light and the dark colour scheme at a
 // phone's and a desktop's viewport: no violation of serious or critical impact, nothing from
 // another host, no console error.
@@ -16,7 +16,7 @@ import { join } from "node:path";
 import type { Browser, BrowserContext } from "playwright-core";
 import sharp from "sharp";
 import { SCHEMES, VIEWPORTS, axeProblems, hasChromium, launchChromium, watchPage } from "./chromium";
-import { startServe, type Running } from "./serve";
+import { registerAgent, startServe, type Running } from "./serve";
 
 const USERNAME = "hana-human";
 const PASSWORD = "a long enough secret for hana";
@@ -28,13 +28,14 @@ describe("taking part in headless Chromium", () => {
   const children: Subprocess[] = [];
   const dataDir = mkdtempSync(join(tmpdir(), "colony-web-part-"));
   let postPath = "";
+  let commentPath = "";
+  let adaToken = "";
 
   beforeAll(async () => {
     if (!hasChromium) return;
     server = await startServe(dataDir, { cwd: dataDir, children, env: { COLONY_REGISTRATION: "open" } });
     // Someone to write to.
-    const res = await fetch(`${server.url}/api/v1/auth/register`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ username: "ada-agent", display_name: "Ada" }) });
-    expect(res.status).toBeLessThan(300);
+    adaToken = await registerAgent(server.url, "ada-agent");
     browser = await launchChromium();
     // The account, made through the sign-up form, then signed out.
     const ctx = await browser.newContext();
@@ -81,8 +82,10 @@ describe("taking part in headless Chromium", () => {
     await page.getByLabel("Add a comment (Markdown)").fill("A first comment on my own post.");
     await page.getByRole("button", { name: "Comment", exact: true }).click();
     await page.waitForURL(/#comment-/);
+    commentPath = `/comment/${new URL(page.url()).hash.slice("#comment-".length)}`;
     const comment = page.locator("article.c").filter({ hasText: "A first comment on my own post." });
-    await comment.locator("details.reply > summary").click();
+    // "Reply" opens the reply page's form in place (site.js).
+    await comment.locator(".acts").first().getByRole("link", { name: "Reply", exact: true }).click();
     await comment.getByLabel("Your reply (Markdown)").fill("And a reply to that comment.");
     await comment.getByRole("button", { name: "Reply", exact: true }).click();
     await page.waitForURL(/#comment-/);
@@ -93,10 +96,20 @@ describe("taking part in headless Chromium", () => {
     expect(await comment.locator(`article#${replyId}`).count()).toBe(1);
     // A reaction is sent without reloading the page (site.js), and shows at once.
     await page.evaluate("window.stillHere = true");
-    await comment.locator("details.reacts").first().locator("summary").click();
-    await comment.locator("details.reacts").first().getByRole("button", { name: "fire" }).click();
-    await page.locator('article.c details.reacts[open] button[value="fire"][aria-pressed="true"]').first().waitFor();
-    expect(await comment.locator("details.reacts summary").first().textContent()).toContain("fire 1");
+    await comment.locator(".acts").first().getByRole("link", { name: /^React/ }).click();
+    await comment.locator(".act-panel").getByRole("button", { name: "fire" }).click();
+    await comment.locator(".acts").first().locator("a.react .mine", { hasText: "fire 1" }).waitFor();
+    expect(await comment.locator(".act-panel").count()).toBe(0);
+    expect(await page.evaluate("window.stillHere === true")).toBe(true);
+    // A vote on someone else's comment: the button of the page's one form, sent in place too.
+    const adas = await fetch(`${server!.url}/api/v1${postPath.replace("/post/", "/posts/")}/comments`, { method: "POST", headers: { "content-type": "application/json", authorization: `Bearer ${adaToken}` }, body: JSON.stringify({ body: "Ada agrees." }) });
+    expect(adas.status).toBe(201);
+    await page.reload();
+    await page.evaluate("window.stillHere = true");
+    const ada = page.locator("article.c").filter({ hasText: "Ada agrees." });
+    await ada.locator(".acts").first().getByRole("button", { name: "Upvote", exact: true }).click();
+    await ada.locator('.acts button[value="1"][aria-pressed="true"]').waitFor();
+    expect(await ada.locator(".acts .score").first().textContent()).toBe("1 point");
     expect(await page.evaluate("window.stillHere === true")).toBe(true);
     // And a message, so the conversation pages have something to show.
     await page.goto(`${server!.url}/messages/ada-agent`);
@@ -134,8 +147,9 @@ describe("taking part in headless Chromium", () => {
     await page.close();
   }, 60_000);
 
-  const names = ["post", "submit", "notifications", "messages", "conversation", "profile settings"] as const;
-  const pathOf = (name: (typeof names)[number]) => ({ post: postPath, submit: "/submit", notifications: "/notifications", messages: "/messages", conversation: "/messages/ada-agent", "profile settings": "/settings/profile" })[name];
+  const names = ["post", "reply", "react", "submit", "notifications", "messages", "conversation", "profile settings"] as const;
+  const pathOf = (name: (typeof names)[number]) =>
+    ({ post: postPath, reply: `${commentPath}/reply`, react: `${commentPath}/react`, submit: "/submit", notifications: "/notifications", messages: "/messages", conversation: "/messages/ada-agent", "profile settings": "/settings/profile" })[name];
 
   test.skipIf(!hasChromium).each(names)("signed in, %s: no serious or critical axe violation, light and dark, phone and desktop (skipped without /usr/bin/chromium)", async (name) => {
     expect(postPath).not.toBe("");

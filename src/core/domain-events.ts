@@ -374,7 +374,8 @@ export type EventName = keyof DomainEvents;
  */
 const FORUM: readonly string[] = ["forum", "colony:*"];
 const NONE: readonly string[] = [];
-const inColony = (colonyId: string): readonly string[] => ["forum", `colony:${colonyId}`];
+/** The read scopes of a write to a colony's content: the forum and the colony. */
+export const inColony = (colonyId: string): readonly string[] => ["forum", `colony:${colonyId}`];
 
 export const READ_SCOPES: { [K in EventName]: (payload: DomainEvents[K]) => readonly string[] } = {
   account_deleted: () => FORUM,

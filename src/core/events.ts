@@ -111,6 +111,13 @@ export class EventBus<M extends EventMap<M> = DomainEvents> {
     this.scopeWrites.set(scope, (this.scopeWrites.get(scope) ?? 0) + 1);
   }
 
+  /** Counts a write to read scopes that emits no event (a reaction taken back), inside its transaction. */
+  touch(scopes: readonly string[]): void {
+    this.writes++;
+    for (const scope of scopes) this.count(scope);
+    if (scopes.length) this.recountWhenGroupSettles(scopes);
+  }
+
   /** How many writes have touched a read scope so far: a cached read of it is fresh while this stays. */
   version(scope: string): number {
     return this.scopeWrites.get(scope) ?? 0;

@@ -24,7 +24,8 @@ export const READ_CACHE_TTL_MS = 15_000;
 const ENTRY_OVERHEAD = 96;
 
 interface Entry {
-  body: Uint8Array;
+  /** An encoded answer, or a value a page keeps (web/pages/post.tsx's comment lists) with its size given. */
+  body: Uint8Array | object;
   bytes: number;
   /** The read scopes the answer depends on, and their write counts when it was computed. */
   deps: readonly string[];
@@ -59,6 +60,11 @@ export class ReadCache {
   }
 
   get(key: string, stampOf: StampOf): Uint8Array | undefined {
+    return this.value<Uint8Array>(key, stampOf);
+  }
+
+  /** An entry stored with keep() (or set()), while fresh. */
+  value<T extends object>(key: string, stampOf: StampOf): T | undefined {
     const e = this.entries.get(key);
     if (!e) return undefined;
     this.entries.delete(key);
@@ -67,12 +73,17 @@ export class ReadCache {
       return undefined;
     }
     this.entries.set(key, e); // most recently used goes last
-    return e.body;
+    return e.body as T;
   }
 
   /** Stores an answer unless it alone would take more than an eighth of the budget. */
   set(key: string, body: Uint8Array, deps: readonly string[], stamp: string): void {
-    const bytes = body.byteLength + key.length * 2 + ENTRY_OVERHEAD;
+    this.keep(key, body, body.byteLength, deps, stamp);
+  }
+
+  /** Stores a value that holds about `size` bytes, under the same rules as an answer. */
+  keep(key: string, body: Uint8Array | object, size: number, deps: readonly string[], stamp: string): void {
+    const bytes = size + key.length * 2 + ENTRY_OVERHEAD;
     if (bytes > this.budget / 8) return;
     const old = this.entries.get(key);
     if (old) {

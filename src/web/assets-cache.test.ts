@@ -31,10 +31,11 @@ describe("assets", () => {
     for (const path of ["/assets/site.0000.css", "/assets/other.js", "/assets/"]) expect((await h.req("GET", path)).status).toBe(404);
   });
 
-  test("the script only enhances: it reads times and comments already on the page, and loads nothing but a vote or reaction form's own post (docs/decisions.md §160)", () => {
+  test("the script only enhances: it reads times and comments already on the page, and loads nothing but a vote or reaction form's own post and a comment link's own page (docs/decisions.md §160)", () => {
     expect(SCRIPT.body).not.toMatch(/XMLHttpRequest|import\(|eval\(|innerHTML/);
-    expect([...SCRIPT.body.matchAll(/\bfetch\(/g)]).toHaveLength(1);
+    expect([...SCRIPT.body.matchAll(/\bfetch\(/g)]).toHaveLength(2);
     expect(SCRIPT.body).toContain('fetch(action, { method: "POST"');
+    expect(SCRIPT.body).toContain('fetch(link.href, { credentials: "same-origin"');
   });
 });
 

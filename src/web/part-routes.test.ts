@@ -111,10 +111,14 @@ describe("comments and replies", () => {
     expect(c.status).toBe(303);
     const cid = new RegExp(`^/post/${p.id}#comment-([0-9a-f-]{36})$`).exec(c.location!)![1];
     const withComment = await b.get(`/post/${p.id}`);
-    expect(withComment.text).toContain('<details class="reply"><summary>Reply</summary>');
-    expect(withComment.text).toContain(`<input type="hidden" name="parent_id" value="${cid}"/>`);
+    expect(withComment.text).toContain(`<a class="reply" href="/comment/${cid}/reply">Reply</a>`);
     const ownerBrowser = await signedIn(h, owner);
-    await ownerBrowser.get(`/post/${p.id}`);
+    const form = await ownerBrowser.get(`/comment/${cid}/reply`);
+    expect(form.status).toBe(200);
+    expect(form.text).toContain("<h1>Reply to ben-human</h1>");
+    expect(form.text).toContain("<p>I would like <em>some</em>.</p>");
+    expect(form.text).toContain(`<form method="post" action="/post/${p.id}/comment" class="write">`);
+    expect(form.text).toContain(`<input type="hidden" name="parent_id" value="${cid}"/>`);
     const reply = await ownerBrowser.post(`/post/${p.id}/comment`, { body: "Here you go.", parent_id: cid });
     expect(reply.status).toBe(303);
     const rid = /#comment-(.+)$/.exec(reply.location!)![1];
@@ -188,8 +192,12 @@ describe("votes, reactions, bookmarks", () => {
     const r = await b.post(`/comment/${c.id}/react`, { emoji: "rocket" });
     expect(r.location).toBe(`/post/${p.id}#comment-${c.id}`);
     const html = (await b.get(`/post/${p.id}`)).text;
-    expect(html).toContain('<span class="vh">rocket</span> 2</summary>');
-    expect(html).toMatch(new RegExp(`action="/comment/${c.id}/react".*?value="rocket" aria-pressed="true"`, "s"));
+    expect(html).toContain(`<a class="react" href="/comment/${c.id}/react">React · <span aria-hidden="true">🚀</span><span class="mine"><span class="vh">rocket</span> 2<span class="vh"> (yours)</span></span></a>`);
+    const picker = (await b.get(`/comment/${c.id}/react`)).text;
+    expect(picker).toMatch(new RegExp(`action="/comment/${c.id}/react".*?value="rocket" aria-pressed="true"`, "s"));
+    // Taken back: the count and the mark follow.
+    await b.post(`/comment/${c.id}/react`, { emoji: "rocket" });
+    expect((await b.get(`/post/${p.id}`)).text).toContain(`<a class="react" href="/comment/${c.id}/react">React · <span aria-hidden="true">🚀</span><span><span class="vh">rocket</span> 1</span></a>`);
     expect((await b.post(`/comment/00000000-0000-7000-8000-000000000000/react`, { emoji: "rocket" })).status).toBe(404);
   });
 

@@ -17,18 +17,18 @@ import { notificationsOut } from "../features/notifications/views";
 import * as polls from "../features/polls/service";
 import * as posts from "../features/posts/service";
 import { createComment } from "../features/comments/service";
-import { toggleReaction } from "../features/reactions/service";
+import { summary, toggleReaction } from "../features/reactions/service";
 import { castVote } from "../features/votes/service";
 import { charge, rateLimitPlugin, subjectOf } from "../http/rate-limit";
 import { refusedPage } from "./account-routes";
 import { postHref, userHref } from "./components";
 import { sync } from "./layout";
 import { groupItems, GroupsSection } from "./pages/groups";
-import { ConversationPage, ConversationsPage, notificationHref, NotificationsPage, ProfileForm, SUBMIT_TYPES, SubmitPage, type SubmitType, type SubmitValues } from "./pages/part";
+import { CommentActionPage, type CommentView, ConversationPage, ConversationsPage, notificationHref, NotificationsPage, ProfileForm, SUBMIT_TYPES, SubmitPage, type SubmitType, type SubmitValues } from "./pages/part";
 import { layout } from "./account-layout";
 import { AVATAR_NOTICES } from "./avatar-routes";
 import { avatarView } from "./pages/avatar-form";
-import { updateProfile } from "../features/users/service";
+import { findById, updateProfile } from "../features/users/service";
 import { refusedAction } from "./respond";
 import { failure, field, isSignedIn, page, seeOther, toSignIn, webSession, type SignedInWeb, type Web } from "./session";
 import { visitOf } from "./visit";
@@ -198,6 +198,8 @@ export const partRoutes = (ctx: Ctx) => {
         { params: ById, ...FORM },
       )
       // ---- on a comment
+      .get("/comment/:id/reply", ({ web, request, server, params }) => commentActionPage(web, request, server, params.id, "reply"), { params: ById, ...PAGE })
+      .get("/comment/:id/react", ({ web, request, server, params }) => commentActionPage(web, request, server, params.id, "react"), { params: ById, ...PAGE })
       .post(
         "/comment/:id/vote",
         ({ web, request, server, params }) =>
@@ -346,6 +348,27 @@ export const partRoutes = (ctx: Ctx) => {
         { params: ByName, ...FORM },
       )
   );
+
+  /** A comment's reply form or reaction buttons on a page of their own (docs/decisions.md §180). */
+  function commentActionPage(web: Web, request: Request, server: unknown, rawId: string, what: "reply" | "react"): Response {
+    const path = `/comment/${encodeURIComponent(rawId)}/${what}`;
+    if (!isSignedIn(web)) return signIn(web, path);
+    try {
+      const { comment, post } = getVisibleComment(ctx, web.viewer.caller, uuidOr404(rawId));
+      const author = findById(ctx, comment.authorId);
+      const view: CommentView = {
+        id: comment.id,
+        postId: post.id,
+        postTitle: post.title,
+        author: author ? author.displayName || author.username : "[deleted]",
+        bodyHtml: comment.bodyHtml,
+        counts: summary(ctx, web.viewer.caller, "comment", comment.id),
+      };
+      return page(web, sync(CommentActionPage({ visit: visit(request, server), comment: view, what })));
+    } catch (err) {
+      return refused(web, request, server, err);
+    }
+  }
 
   /** Where a comment is shown: its post's page, at the comment. */
   function commentHref(w: SignedInWeb, id: string): string {

@@ -637,6 +637,20 @@ export function approvedMemberships(ctx: Ctx, userId: string): { id: string; nam
     .all();
 }
 
+/** Whether the user is an approved moderator (any moderating role) of a live colony; every signed-in page asks. */
+export function moderatesAColony(ctx: Ctx, userId: string): boolean {
+  const stmt = prepared(ctx.db, "colonies.moderatesAColony", () =>
+    ctx.db
+      .select({ one: sql`1` })
+      .from(colonyMembers)
+      .innerJoin(colonies, eq(colonies.id, colonyMembers.colonyId))
+      .where(and(eq(colonyMembers.userId, sql.placeholder("user")), eq(colonyMembers.approved, true), inArray(colonyMembers.role, [...MODERATOR_ROLES]), isNull(colonies.deletedAt)))
+      .limit(1)
+      .prepare(),
+  );
+  return stmt.get({ user: userId }) !== undefined;
+}
+
 /** Live colonies the user founded (achievements). */
 export function foundedColonyCount(ctx: Ctx, userId: string): number {
   return ctx.db.select({ n: count() }).from(colonies).where(and(eq(colonies.createdBy, userId), isNull(colonies.deletedAt))).get()?.n ?? 0;

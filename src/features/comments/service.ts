@@ -471,15 +471,17 @@ export function listPostComments(ctx: Ctx, caller: Caller | null, postId: string
 
 /**
  * Every thread member of a visible post, oldest first (at most THREAD_MAX), for trees. The same
- * WHERE as postCommentsQuery without filters, as one statement per kind of reader (anonymous,
- * signed in, moderator) prepared once: the context pack and the conversation read it every time.
+ * WHERE as postCommentsQuery without filters, as one statement per audience (threadAudience)
+ * prepared once: the context pack and the conversation read it every time.
  */
-export function threadOf(ctx: Ctx, caller: Caller | null, post: PostRow, colony: ColonyRow): { items: CommentRow[]; truncated: boolean } {
-  const kind = isModerator(ctx, colony, caller) ? "moderator" : caller ? "member" : "anonymous";
+export function threadOf(ctx: Ctx, caller: Caller | null, post: PostRow, colony: ColonyRow, audience?: ThreadAudience): { items: CommentRow[]; truncated: boolean } {
+  // Without an audience, any signed-in caller reads as a possible author (no query to find out).
+  audience ??= !caller ? "public" : isModerator(ctx, colony, caller) ? "moderator" : "author";
+  const kind = audience;
   const db = ctx.db;
   // Raw rows mapped by mapComment: drizzle's own row mapping cost more than the query itself.
   const stmt = preparedSql(db, `comments.thread.${kind}`, () => {
-    const held = kind === "moderator" ? undefined : kind === "member" ? or(eq(comments.held, false), eq(comments.authorId, sql.placeholder("viewer"))) : eq(comments.held, false);
+    const held = kind === "moderator" ? undefined : kind === "author" ? or(eq(comments.held, false), eq(comments.authorId, sql.placeholder("viewer"))) : eq(comments.held, false);
     return db
       .select()
       .from(comments)
@@ -490,6 +492,20 @@ export function threadOf(ctx: Ctx, caller: Caller | null, post: PostRow, colony:
   });
   const rows = stmt.all({ post: post.id, viewer: caller?.id ?? null }).map(mapComment);
   return { items: rows.slice(0, THREAD_MAX), truncated: rows.length > THREAD_MAX };
+}
+
+/**
+ * Which of a thread's comments a caller sees: every one (the colony's moderators), the unheld ones
+ * and their own held ones (an author with a held comment on the post), or the unheld ones (anyone
+ * else, who all see the same list).
+ */
+export type ThreadAudience = "moderator" | "author" | "public";
+
+export function threadAudience(ctx: Ctx, caller: Caller | null, post: PostRow, colony: ColonyRow): ThreadAudience {
+  if (!caller) return "public";
+  if (isModerator(ctx, colony, caller)) return "moderator";
+  const stmt = preparedSql(ctx.db, "comments.heldBy", () => sql`select 1 from ${comments} where ${comments.postId} = ${sql.placeholder("post")} and ${comments.authorId} = ${sql.placeholder("author")} and ${comments.held} = 1 limit 1`);
+  return stmt.get({ post: post.id, author: caller.id }) ? "author" : "public";
 }
 
 /** How many live comments `userId` has on `postId` (the context pack's your_comment_count). */

@@ -1,5 +1,6 @@
 // Comments. Every list query has an index below; the planner's choices are asserted in
 // list.test.ts with EXPLAIN QUERY PLAN.
+import { sql } from "drizzle-orm";
 import { index, integer, real, sqliteTable, text } from "drizzle-orm/sqlite-core";
 
 export const comments = sqliteTable(
@@ -46,5 +47,7 @@ export const comments = sqliteTable(
     index("comments_parent_idx").on(t.parentId),
     // GET /users/{id}/comments, newest first.
     index("comments_author_created_idx").on(t.authorId, t.createdAt, t.id),
+    // Whether a reader has a held comment on a post (the web's shared comment list); held ones are few.
+    index("comments_held_author_idx").on(t.postId, t.authorId).where(sql`${t.held} = 1`),
   ],
 );

@@ -2,7 +2,7 @@
 // transaction of the action that causes them), reading, marking read and deleting them, and
 // muted threads.
 // Every read and write is scoped to the caller's own rows; a foreign id behaves like an unknown one.
-import { and, count, desc, eq, gte, inArray } from "drizzle-orm";
+import { and, count, desc, eq, gte, inArray, sql } from "drizzle-orm";
 import type { Ctx } from "../../core/context";
 import type { Told } from "../../core/events";
 import { notificationsChannel, webKey } from "../../core/realtime";
@@ -162,7 +162,15 @@ export function listNotifications(ctx: Ctx, userId: string, filter: ListFilter, 
 
 /** Unread notifications of a user (direct messages are counted elsewhere). */
 export function unreadCount(ctx: Ctx, userId: string): number {
-  return ctx.db.select({ n: count() }).from(notifications).where(ownedBy(userId, false)).get()?.n ?? 0;
+  // Every signed-in page shows it: prepared once.
+  const stmt = prepared(ctx.db, "notifications.unreadCount", () =>
+    ctx.db
+      .select({ n: count() })
+      .from(notifications)
+      .where(and(eq(notifications.userId, sql.placeholder("user")), eq(notifications.isRead, false)))
+      .prepare(),
+  );
+  return stmt.get({ user: userId })?.n ?? 0;
 }
 
 /**

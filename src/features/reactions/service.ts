@@ -1,11 +1,12 @@
 // Emoji reactions on posts and comments (spec Part 1 §2.8, §4.6). A toggle adds the caller's
 // (target, emoji) reaction or removes it; adding emits `reaction_added` in the same transaction
 // (the notifications feature turns it into post_reaction for the author, skipping self-reactions).
-import { and, count, desc, eq, inArray } from "drizzle-orm";
+import { and, count, desc, eq, inArray, sql } from "drizzle-orm";
 import type { Ctx } from "../../core/context";
-import type { Readers } from "../../core/domain-events";
+import { inColony, type Readers } from "../../core/domain-events";
 import { invalid } from "../../core/errors";
 import { uuidv7 } from "../../core/ids";
+import { prepared } from "../../db/statements";
 import type { Caller } from "../auth/service";
 import * as colonies from "../colonies/service";
 import type { ColonyRow } from "../colonies/service";
@@ -58,24 +59,20 @@ function resolveTarget(ctx: Ctx, caller: Caller | null, input: ReactionTargetInp
 
 /** Counts per emoji of one target (emoji with at least one reaction, in the catalogue's order). */
 export function summary(ctx: Ctx, caller: Caller | null, targetType: "post" | "comment", targetId: string): ReactionCount[] {
-  const rows = ctx.db
-    .select({ emoji: reactions.emoji, n: count() })
-    .from(reactions)
-    .where(and(eq(reactions.targetType, targetType), eq(reactions.targetId, targetId)))
-    .groupBy(reactions.emoji)
-    .all();
-  const mine = caller
-    ? new Set(
-        ctx.db
-          .select({ emoji: reactions.emoji })
-          .from(reactions)
-          .where(and(eq(reactions.targetType, targetType), eq(reactions.targetId, targetId), eq(reactions.userId, caller.id)))
-          .all()
-          .map((r) => r.emoji),
-      )
-    : new Set<string>();
+  // Every post page shows its post's: prepared once.
+  const stmt = prepared(ctx.db, "reactions.summary", () =>
+    ctx.db
+      .select({ emoji: reactions.emoji, n: count() })
+      .from(reactions)
+      .where(and(eq(reactions.targetType, sql.placeholder("type")), eq(reactions.targetId, sql.placeholder("target"))))
+      .groupBy(reactions.emoji)
+      .prepare(),
+  );
+  const rows = stmt.all({ type: targetType, target: targetId });
+  if (!rows.length) return [];
+  const mine = caller ? reactedBy(ctx, caller.id, targetType, [targetId]) : new Set<string>();
   const counts = new Map(rows.map((r) => [r.emoji, r.n]));
-  return REACTION_KEYS.filter((k) => (counts.get(k) ?? 0) > 0).map((k) => ({ emoji: k, emoji_char: REACTIONS[k], count: counts.get(k)!, user_reacted: mine.has(k) }));
+  return REACTION_KEYS.filter((k) => (counts.get(k) ?? 0) > 0).map((k) => ({ emoji: k, emoji_char: REACTIONS[k], count: counts.get(k)!, user_reacted: mine.has(`${targetId}|${k}`) }));
 }
 
 /** summary() of many targets of one type in two statements (a page of comments); targets without reactions are left out. */
@@ -90,16 +87,7 @@ export function summaries(ctx: Ctx, caller: Caller | null, targetType: "post" | 
     .groupBy(reactions.targetId, reactions.emoji)
     .all();
   if (!rows.length) return out;
-  const mine = new Set(
-    caller
-      ? ctx.db
-          .select({ id: reactions.targetId, emoji: reactions.emoji })
-          .from(reactions)
-          .where(and(eq(reactions.targetType, targetType), inArray(reactions.targetId, ids), eq(reactions.userId, caller.id)))
-          .all()
-          .map((r) => `${r.id}|${r.emoji}`)
-      : [],
-  );
+  const mine = caller ? reactedBy(ctx, caller.id, targetType, ids) : new Set<string>();
   const counts = new Map<string, Map<string, number>>();
   for (const r of rows) {
     let m = counts.get(r.id);
@@ -115,6 +103,16 @@ export function summaries(ctx: Ctx, caller: Caller | null, targetType: "post" | 
   return out;
 }
 
+/** A user's own reactions among some targets, as `<target id>|<emoji>`. */
+export function reactedBy(ctx: Ctx, userId: string, targetType: "post" | "comment", targetIds: readonly string[]): Set<string> {
+  if (!targetIds.length) return new Set();
+  const stmt = prepared(ctx.db, "reactions.reactedBy", () =>
+    ctx.db.$client.prepare("select target_id as id, emoji from reactions where user_id = ? and target_type = ? and target_id in (select value from json_each(?))"),
+  );
+  const rows = stmt.all(userId, targetType, JSON.stringify(targetIds)) as { id: string; emoji: string }[];
+  return new Set(rows.map((r) => `${r.id}|${r.emoji}`));
+}
+
 /** POST /reactions/toggle: adds or removes the caller's reaction; answers the target's counts. */
 export function toggleReaction(ctx: Ctx, caller: Caller, input: ReactionTargetInput & { emoji: string }): { reactions: ReactionCount[] } {
   const emoji = reactionKey(input.emoji);
@@ -125,6 +123,8 @@ export function toggleReaction(ctx: Ctx, caller: Caller, input: ReactionTargetIn
     const existing = tx.select({ id: reactions.id }).from(reactions).where(mine).get();
     if (existing) {
       tx.delete(reactions).where(eq(reactions.id, existing.id)).run();
+      // Taking a reaction back emits no event, but cached reads show the counts.
+      ctx.events.touch(inColony(target.colony.id));
       return;
     }
     const now = ctx.clock.now();

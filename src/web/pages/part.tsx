@@ -55,27 +55,65 @@ export function ReactForm({ action, csrf, counts }: { action: string; csrf: stri
   );
 }
 
-/** A comment's reactions: its counts as the summary of a <details> holding the reaction buttons. */
-export function ReactDetails({ action, csrf, counts }: { action: string; csrf: string; counts: readonly ReactionCount[] }) {
+/**
+ * The page's one form for the actions on its comments (docs/decisions.md §180): it holds the CSRF
+ * token, and each comment's buttons belong to it (`form="act"`) and name their own action.
+ */
+export function ActForm({ csrf }: { csrf: string }) {
   return (
-    <details class="reacts">
-      <summary>
+    <form id="act" method="post" hidden>
+      <Csrf csrf={csrf} />
+    </form>
+  );
+}
+
+const reactionCounts = (counts: readonly ReactionCount[]): string =>
+  counts.map((c) => (
+    <>
+      {" · "}
+      <span aria-hidden="true" safe>
+        {c.emoji_char}
+      </span>
+      <span class={c.user_reacted ? "mine" : undefined}>
+        <span class="vh" safe>
+          {c.emoji.replaceAll("_", " ")}
+        </span>
+        {escapeHtml(` ${c.count}`)}
+        {c.user_reacted ? <span class="vh"> (yours)</span> : ""}
+      </span>
+    </>
+  )).join("");
+
+/**
+ * A comment's actions: up and down buttons of the page's ActForm (the viewer's vote pressed), its
+ * reaction counts on a link to the reaction buttons, and a link to the reply form. Nothing in it
+ * but `vote` and the counts' `user_reacted` depends on the viewer, so a thread's list is rendered
+ * once for every viewer without votes or reactions there.
+ */
+export function CommentActs({ id, score, counts, vote }: { id: string; score: number; counts: readonly ReactionCount[]; vote: 1 | -1 | null }) {
+  // Kept short: a signed-in page repeats it for every comment (each byte is gzipped per answer).
+  const action = `/comment/${id}/vote`;
+  return (
+    <div class="acts">
+      <span class="act vote">
+        <button form="act" formaction={action} name="value" value="1" aria-pressed={vote === 1 ? "true" : "false"} aria-label="Upvote">
+          ▲
+        </button>
+        <span class="score" safe>
+          {plural(score, "point")}
+        </span>
+        <button form="act" formaction={action} name="value" value="-1" aria-pressed={vote === -1 ? "true" : "false"} aria-label="Downvote">
+          ▼
+        </button>
+      </span>
+      <a class="react" href={`/comment/${id}/react`}>
         {"React"}
-        {counts.map((c) => (
-          <>
-            {" · "}
-            <span aria-hidden="true" safe>
-              {c.emoji_char}
-            </span>
-            <span class="vh" safe>
-              {c.emoji.replaceAll("_", " ")}
-            </span>
-            {escapeHtml(` ${c.count}`)}
-          </>
-        ))}
-      </summary>
-      <ReactForm action={action} csrf={csrf} counts={counts} />
-    </details>
+        {reactionCounts(counts) as "safe"}
+      </a>
+      <a class="reply" href={`/comment/${id}/reply`}>
+        Reply
+      </a>
+    </div>
   );
 }
 
@@ -101,10 +139,10 @@ export function FollowForm({ username, csrf, following }: { username: string; cs
   );
 }
 
-/** The comment form under a post, or a reply form (folded in a <details>) under a comment. */
+/** The comment form under a post, or the reply form to a comment. */
 export function CommentForm({ postId, csrf, parentId }: { postId: string; csrf: string; parentId?: string }) {
   const id = parentId ? `reply-${parentId}` : "comment-body";
-  const form = (
+  return (
     <form method="post" action={`${postHref(postId)}/comment`} class="write">
       <Csrf csrf={csrf} />
       {parentId ? <input type="hidden" name="parent_id" value={parentId} /> : ""}
@@ -113,12 +151,41 @@ export function CommentForm({ postId, csrf, parentId }: { postId: string; csrf: 
       <button type="submit">{parentId ? "Reply" : "Comment"}</button>
     </form>
   );
-  if (!parentId) return form;
+}
+
+/** What the reply and reaction pages show of the comment they act on. */
+export interface CommentView {
+  id: string;
+  postId: string;
+  postTitle: string;
+  author: string;
+  bodyHtml: string;
+  counts: readonly ReactionCount[];
+}
+
+/**
+ * /comment/<id>/reply and /comment/<id>/react: the comment and its reply form or reaction buttons,
+ * the pages a comment's links open without the script (which shows the same form in place).
+ */
+export function CommentActionPage({ visit, comment, what }: { visit: Visit; comment: CommentView; what: "reply" | "react" }) {
+  const csrf = visit.csrf ?? "";
+  const back = `${postHref(comment.postId)}#comment-${comment.id}`;
+  const title = what === "reply" ? `Reply to ${comment.author}` : `React to ${comment.author}'s comment`;
   return (
-    <details class="reply">
-      <summary>Reply</summary>
-      {form as "safe"}
-    </details>
+    <Page title={title} viewer={visit.viewer} csrf={visit.csrf} noindex>
+      <h1 safe>{title}</h1>
+      <p class="meta">
+        {"On "}
+        <a href={back} safe>
+          {comment.postTitle}
+        </a>
+      </p>
+      <blockquote class="body">{comment.bodyHtml as "safe"}</blockquote>
+      {what === "reply" ? <CommentForm postId={comment.postId} csrf={csrf} parentId={comment.id} /> : <ReactForm action={`/comment/${comment.id}/react`} csrf={csrf} counts={comment.counts} />}
+      <p>
+        <a href={back}>← Back to the comment</a>
+      </p>
+    </Page>
   );
 }
 

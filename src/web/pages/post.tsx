@@ -5,6 +5,9 @@
 // reactions and, for a poll, its results. Comments nest; replies past OPEN_DEPTH start folded
 // (<details>, no script needed) and past MAX_DEPTH continue on a page of their own
 // (`?thread=<comment id>`), each comment keeps its permalink (#comment-<id>).
+// The comment list is the same for everyone who sees the same comments (docs/decisions.md §180):
+// it is rendered once per version of the forum and kept in the read cache, cut where each
+// comment's actions go, and a signed-in viewer's page puts their votes and reactions back in.
 import { escapeHtml } from "@kitajs/html";
 import type { Ctx } from "../../core/context";
 import { notFound } from "../../core/errors";
@@ -19,16 +22,20 @@ import * as reactions from "../../features/reactions/service";
 import * as users from "../../features/users/service";
 import { isBookmarked } from "../../features/bookmarks/service";
 import { voteOf, votesOf } from "../../features/votes/service";
+import { readCacheOf, stampOf } from "../../http/read-cache";
 import type { UserRow } from "../../features/users/service";
 import { Author, colonyHref, count, plural, POST_TYPE_LABELS, postHref, Tags, Time } from "../components";
 import { Page, sync } from "../layout";
 import type { Visit } from "../visit";
-import { BookmarkForm, CommentForm, PollForm, ReactDetails, ReactForm, VoteForm } from "./part";
+import { ActForm, BookmarkForm, CommentActs, CommentForm, PollForm, ReactForm, VoteForm } from "./part";
 
 /** Replies of comments this deep or deeper start folded. */
 export const OPEN_DEPTH = 3;
 /** Comments this deep show no replies in place: a link continues the thread on its own page. */
 export const MAX_DEPTH = 6;
+
+/** Cuts the list where each comment's actions go; a random mark no comment's HTML can contain. */
+const SLOT = `<!--acts-${crypto.randomUUID()}-->`;
 
 interface Thread {
   children: Map<string | null, CommentRow[]>;
@@ -37,8 +44,15 @@ interface Thread {
   authors: Map<string, UserRow>;
   /** Each author's rendered byline, once per page: a thread repeats its authors. */
   bylines: Map<string, string>;
-  /** A signed-in viewer's forms (docs/decisions.md §155): their token and their votes on the comments. */
-  act?: { csrf: string; votes: Map<string, 1 | -1>; reactions: Map<string, reactions.ReactionCount[]> };
+  /** For a signed-in audience: the comments whose actions the list leaves a SLOT for, in order. */
+  slots?: Slot[];
+}
+
+interface Slot {
+  id: string;
+  score: number;
+  /** Its reaction counts, as nobody's (user_reacted false). */
+  counts: reactions.ReactionCount[];
 }
 
 function byline(t: Thread, authorId: string): string {
@@ -75,6 +89,12 @@ function Comment({ c, depth, t, postId }: { c: CommentRow; depth: number; t: Thr
   const replies = t.children.get(c.id) ?? [];
   const gone = c.deletedAt !== null;
   const more = t.descendants.get(c.id) ?? 0;
+  // The slot is taken before the replies render theirs: slots follow the markup's order.
+  let acts = "";
+  if (t.slots && !gone) {
+    t.slots.push({ id: c.id, score: c.score, counts: [] });
+    acts = SLOT;
+  }
   let below = "";
   if (replies.length && depth + 1 >= MAX_DEPTH) {
     below = (
@@ -105,15 +125,7 @@ function Comment({ c, depth, t, postId }: { c: CommentRow; depth: number; t: Thr
           <span safe>{plural(c.score, "point")}</span>
         </div>
         <div class="body">{gone ? "[deleted]" : (c.bodyHtml as "safe")}</div>
-        {t.act && !gone ? (
-          <div class="acts">
-            <VoteForm action={`/comment/${c.id}/vote`} csrf={t.act.csrf} current={t.act.votes.get(c.id) ?? null} score={c.score} what="comment" />
-            <ReactDetails action={`/comment/${c.id}/react`} csrf={t.act.csrf} counts={t.act.reactions.get(c.id) ?? []} />
-            <CommentForm postId={postId} csrf={t.act.csrf} parentId={c.id} />
-          </div>
-        ) : (
-          ""
-        )}
+        {acts as "safe"}
         {below as "safe"}
       </article>
     </li>
@@ -124,6 +136,86 @@ function CommentList({ rows, depth, t, postId }: { rows: readonly CommentRow[]; 
   let out = "";
   for (const c of rows) out += Comment({ c, depth, t, postId });
   return (<ol class="thread">{out as "safe"}</ol>) as string;
+}
+
+/** A post's comment list as one audience sees it, with or without actions (docs/decisions.md §180). */
+interface SharedList {
+  /** The list's markup (or the "no comments" line), cut at each slot. */
+  pieces: string[];
+  slots: Slot[];
+  /** Each slot's actions for a viewer with no vote or reaction on its comment. */
+  plain: string[];
+  count: number;
+  truncated: boolean;
+}
+
+function renderList(ctx: Ctx, caller: Visit["caller"], post: PostRow, colony: ColonyRow, audience: comments.ThreadAudience, acts: boolean, focus: string | null): SharedList {
+  const thread = comments.threadOf(ctx, caller, post, colony, audience);
+  const ids: string[] = [];
+  for (const c of thread.items) if (c.deletedAt === null) ids.push(c.authorId);
+  const t = threadOf(thread.items, users.findManyByIds(ctx, ids));
+  if (acts) t.slots = [];
+  let top: readonly CommentRow[] = t.children.get(null) ?? [];
+  if (focus) {
+    const root = thread.items.find((c) => c.id === focus);
+    if (!root) throw notFound("Comment not found");
+    top = [root];
+  }
+  const html = top.length ? CommentList({ rows: top, depth: 0, t, postId: post.id }) : (<p class="empty">No comments yet.</p>) as string;
+  const slots = t.slots ?? [];
+  // Counts as nobody's: the viewer's own reactions are put back per page.
+  const counts = slots.length ? reactions.summaries(ctx, null, "comment", slots.map((s) => s.id)) : new Map<string, reactions.ReactionCount[]>();
+  for (const s of slots) s.counts = counts.get(s.id) ?? [];
+  return {
+    pieces: slots.length ? html.split(SLOT) : [html],
+    slots,
+    plain: slots.map((s) => CommentActs({ id: s.id, score: s.score, counts: s.counts, vote: null }) as string),
+    count: thread.items.length,
+    truncated: thread.truncated,
+  };
+}
+
+const LIST_SCOPES: readonly string[] = ["forum"];
+
+/** The list from the read cache, or rendered and kept there while no forum write happens and for at most its time to live. */
+function sharedList(ctx: Ctx, caller: Visit["caller"], post: PostRow, colony: ColonyRow, audience: comments.ThreadAudience, acts: boolean, focus: string | null): SharedList {
+  const cache = readCacheOf(ctx);
+  if (cache.budget <= 0) return renderList(ctx, caller, post, colony, audience, acts, focus);
+  const stamps = stampOf(ctx);
+  const key = `web.comments ${audience}${acts ? "+acts" : ""} ${post.id} ${focus ?? ""}`;
+  const hit = cache.value<SharedList>(key, stamps);
+  if (hit) return hit;
+  // Taken before reading: a write landing meanwhile makes this copy stale at once.
+  const stamp = stamps(LIST_SCOPES);
+  const list = renderList(ctx, caller, post, colony, audience, acts, focus);
+  let chars = 0;
+  for (const p of list.pieces) chars += p.length;
+  for (const p of list.plain) chars += p.length;
+  cache.keep(key, list, chars * 2 + list.slots.length * 64, LIST_SCOPES, stamp);
+  return list;
+}
+
+/** The list's markup for one viewer: the slots of comments they voted or reacted on rendered with their state. */
+function listHtml(ctx: Ctx, viewerId: string | null, list: SharedList): string {
+  const { pieces, slots, plain } = list;
+  if (!slots.length) return pieces[0];
+  const ids = slots.map((s) => s.id);
+  const votes = viewerId ? votesOf(ctx, viewerId, "comment", ids) : new Map<string, 1 | -1>();
+  const mine = viewerId ? reactions.reactedBy(ctx, viewerId, "comment", ids) : new Set<string>();
+  const reactedOn = new Set<string>();
+  for (const k of mine) reactedOn.add(k.slice(0, k.indexOf("|")));
+  let out = pieces[0];
+  for (let i = 0; i < slots.length; i++) {
+    const s = slots[i];
+    const vote = votes.get(s.id) ?? null;
+    if (vote === null && !reactedOn.has(s.id)) out += plain[i];
+    else {
+      const counts = reactedOn.has(s.id) ? s.counts.map((c) => ({ ...c, user_reacted: mine.has(`${s.id}|${c.emoji}`) })) : s.counts;
+      out += CommentActs({ id: s.id, score: s.score, counts, vote }) as string;
+    }
+    out += pieces[i + 1];
+  }
+  return out;
 }
 
 function Poll({ results, shown }: { results: polls.PollResults; shown: boolean }) {
@@ -220,23 +312,16 @@ export function threadParam(raw: string | undefined): string | null {
 export function PostPage(ctx: Ctx, visit: Visit, postId: string, focus: string | null): JSX.Element {
   if (!isUuid(postId)) throw posts.postNotFound();
   const { post, colony } = posts.getVisiblePost(ctx, visit.caller, postId);
-  const thread = comments.threadOf(ctx, visit.caller, post, colony);
-  const ids = [post.authorId];
-  for (const c of thread.items) if (c.deletedAt === null) ids.push(c.authorId);
-  const authors = users.findManyByIds(ctx, ids);
-  const t = threadOf(thread.items, authors);
-  if (visit.caller && visit.csrf) t.act = { csrf: visit.csrf, votes: votesOf(ctx, visit.caller.id, "comment", thread.items.map((c) => c.id)), reactions: reactions.summaries(ctx, visit.caller, "comment", thread.items.map((c) => c.id)) };
-  let top: readonly CommentRow[] = t.children.get(null) ?? [];
-  if (focus) {
-    const root = thread.items.find((c) => c.id === focus);
-    if (!root) throw notFound("Comment not found");
-    top = [root];
-  }
+  const signedIn = !!(visit.caller && visit.csrf);
+  const audience = comments.threadAudience(ctx, visit.caller, post, colony);
+  // An author of a held comment there sees a list of their own: rendered for them, never kept.
+  const list = audience === "author" ? renderList(ctx, visit.caller, post, colony, audience, signedIn, focus) : sharedList(ctx, visit.caller, post, colony, audience, signedIn, focus);
+  const authors = users.findManyByIds(ctx, [post.authorId]);
   return (
     <Page title={post.title} viewer={visit.viewer} csrf={visit.csrf} description={`${POST_TYPE_LABELS[post.postType]} in ${colony.displayName || colony.name}`}>
       <PostArticle ctx={ctx} visit={visit} post={post} colony={colony} authors={authors} />
       <section id="comments" aria-labelledby="comments-h" data-live-post={visit.caller ? post.id : undefined}>
-        <h2 id="comments-h" safe>{focus ? "A thread of the comments" : plural(thread.items.length, "comment")}</h2>
+        <h2 id="comments-h" safe>{focus ? "A thread of the comments" : plural(list.count, "comment")}</h2>
         {focus ? (
           <p class="note">
             <a href={`${postHref(post.id)}#comment-${focus}`}>← Back to all comments</a>
@@ -244,9 +329,9 @@ export function PostPage(ctx: Ctx, visit: Visit, postId: string, focus: string |
         ) : (
           ""
         )}
-        {thread.truncated ? <p class="note" safe>{`Only the first ${count(comments.THREAD_MAX)} comments are shown.`}</p> : ""}
-        {visit.caller && visit.csrf && !focus ? (
-          <CommentForm postId={post.id} csrf={visit.csrf} />
+        {list.truncated ? <p class="note" safe>{`Only the first ${count(comments.THREAD_MAX)} comments are shown.`}</p> : ""}
+        {signedIn && !focus ? (
+          <CommentForm postId={post.id} csrf={visit.csrf!} />
         ) : !visit.caller ? (
           <p class="note">
             <a href={`/login?next=${encodeURIComponent(postHref(post.id))}`}>Sign in</a> to comment.
@@ -254,7 +339,8 @@ export function PostPage(ctx: Ctx, visit: Visit, postId: string, focus: string |
         ) : (
           ""
         )}
-        {top.length ? <CommentList rows={top} depth={0} t={t} postId={post.id} /> : <p class="empty">No comments yet.</p>}
+        {signedIn ? <ActForm csrf={visit.csrf!} /> : ""}
+        {listHtml(ctx, signedIn ? visit.caller!.id : null, list) as "safe"}
       </section>
     </Page>
   );

@@ -1,0 +1,1 @@
+CREATE INDEX `comments_held_author_idx` ON `comments` (`post_id`,`author_id`) WHERE "comments"."held" = 1;
