@@ -6,7 +6,7 @@
 // backups skip), fsync, rename onto its final name, fsync of the folder; a crash leaves either no
 // file or the whole one. A content file that exists is never rewritten (same name, same bytes).
 import { existsSync, readFileSync } from "node:fs";
-import { mkdir, open, rename, rm } from "node:fs/promises";
+import { mkdir, open, rename, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 
 export const VAULT_FOLDER = "vault";
@@ -25,10 +25,45 @@ async function fsyncFolder(dir: string): Promise<void> {
   }
 }
 
+/** Per folder: the fsync under way, and the one that will follow it for renames made meanwhile. */
+const folderSyncs = new Map<string, { running: Promise<void> | null; next: Promise<void> | null }>();
+
+/**
+ * Makes the renames done in `dir` before this call durable. Writes landing together share an
+ * fsync: one that starts after the caller's rename covers it, so a caller joins the next fsync
+ * when one is already under way (it may have started before the rename) and that next fsync is
+ * shared by every caller that arrives while the first runs.
+ */
+export function syncFolder(dir: string): Promise<void> {
+  let s = folderSyncs.get(dir);
+  if (!s) folderSyncs.set(dir, (s = { running: null, next: null }));
+  const state = s;
+  const start = (): Promise<void> => {
+    const run = fsyncFolder(dir).finally(() => {
+      if (state.running === run) state.running = null;
+      if (!state.running && !state.next) folderSyncs.delete(dir);
+    });
+    state.running = run;
+    return run;
+  };
+  if (!state.running) return start();
+  if (!state.next) {
+    state.next = state.running
+      .catch(() => {})
+      .then(() => {
+        state.next = null;
+        return start();
+      });
+  }
+  return state.next;
+}
+
 /**
  * Makes the content file for `bytes` durable (a no-op when it is already there); returns its hash.
  * Asynchronous file I/O: the writes and fsyncs run off the request thread, so requests go on
- * while the disk catches up (bench/README.md, "Vault").
+ * while the disk catches up (bench/README.md, "Vault"). Three steps, each one trip off the
+ * thread: the temporary file written and fsynced (`flush`), the rename, and the folder's fsync,
+ * which concurrent writes to the folder share (syncFolder).
  */
 export async function putContent(dataDir: string, userId: string, bytes: Uint8Array, sha = sha256Hex(bytes)): Promise<string> {
   const dir = userFolder(dataDir, userId);
@@ -36,21 +71,17 @@ export async function putContent(dataDir: string, userId: string, bytes: Uint8Ar
   if (existsSync(target)) return sha;
   if (!existsSync(dir)) {
     await mkdir(dir, { recursive: true });
-    await fsyncFolder(join(dataDir, VAULT_FOLDER));
+    await syncFolder(join(dataDir, VAULT_FOLDER));
   }
   const tmp = join(dir, `.${sha}.${process.pid}.${Math.random().toString(36).slice(2)}`);
-  const handle = await open(tmp, "w", 0o600);
   try {
-    await handle.writeFile(bytes);
-    await handle.sync();
+    await writeFile(tmp, bytes, { mode: 0o600, flag: "wx", flush: true });
   } catch (err) {
-    await handle.close();
     await rm(tmp, { force: true });
     throw err;
   }
-  await handle.close();
   await rename(tmp, target);
-  await fsyncFolder(dir);
+  await syncFolder(dir);
   return sha;
 }
 
