@@ -113,6 +113,15 @@ export function reactedBy(ctx: Ctx, userId: string, targetType: "post" | "commen
   return new Set(rows.map((r) => `${r.id}|${r.emoji}`));
 }
 
+/** Everyone who has reacted to any of the targets (the web's comment list: whose reactions to look up). */
+export function reactorsOf(ctx: Ctx, targetType: "post" | "comment", targetIds: readonly string[]): Set<string> {
+  if (!targetIds.length) return new Set();
+  const stmt = prepared(ctx.db, "reactions.reactorsOf", () =>
+    ctx.db.$client.prepare("select distinct user_id as id from reactions where target_type = ? and target_id in (select value from json_each(?))"),
+  );
+  return new Set((stmt.all(targetType, JSON.stringify(targetIds)) as { id: string }[]).map((r) => r.id));
+}
+
 /** POST /reactions/toggle: adds or removes the caller's reaction; answers the target's counts. */
 export function toggleReaction(ctx: Ctx, caller: Caller, input: ReactionTargetInput & { emoji: string }): { reactions: ReactionCount[] } {
   const emoji = reactionKey(input.emoji);

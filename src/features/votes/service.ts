@@ -199,6 +199,15 @@ export function votesOf(ctx: Ctx, userId: string, targetType: VoteTarget, target
   return new Map(rows.map((r) => [r.targetId, r.value as 1 | -1]));
 }
 
+/** Everyone who has voted on any of the targets (the web's comment list: whose votes to look up). */
+export function votersOf(ctx: Ctx, targetType: VoteTarget, targetIds: readonly string[]): Set<string> {
+  if (!targetIds.length) return new Set();
+  const stmt = prepared(ctx.db, "votes.votersOf", () =>
+    ctx.db.$client.prepare("select distinct user_id as id from votes where target_type = ? and target_id in (select value from json_each(?))"),
+  );
+  return new Set((stmt.all(targetType, JSON.stringify(targetIds)) as { id: string }[]).map((r) => r.id));
+}
+
 // ---------------------------------------------------------------------------------------------
 // Casting a vote
 

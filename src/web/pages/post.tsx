@@ -21,7 +21,7 @@ import type { PostRow } from "../../features/posts/service";
 import * as reactions from "../../features/reactions/service";
 import * as users from "../../features/users/service";
 import { isBookmarked } from "../../features/bookmarks/service";
-import { voteOf, votesOf } from "../../features/votes/service";
+import { voteOf, votersOf, votesOf } from "../../features/votes/service";
 import { readCacheOf, stampOf } from "../../http/read-cache";
 import type { UserRow } from "../../features/users/service";
 import { Author, colonyHref, count, plural, POST_TYPE_LABELS, postHref, Tags, Time } from "../components";
@@ -140,11 +140,12 @@ function CommentList({ rows, depth, t, postId }: { rows: readonly CommentRow[]; 
 
 /** A post's comment list as one audience sees it, with or without actions (docs/decisions.md §180). */
 interface SharedList {
-  /** The list's markup (or the "no comments" line), cut at each slot. */
-  pieces: string[];
-  slots: Slot[];
-  /** Each slot's actions for a viewer with no vote or reaction on its comment. */
-  plain: string[];
+  /** The list's markup with every comment's actions as nobody's (or the "no comments" line). */
+  html: string;
+  /** The comments with actions, in the markup's order, each with where its actions sit in `html`. */
+  slots: (Slot & { start: number; end: number })[];
+  /** Who has voted or reacted on the list's comments: anyone else's page is `html` as it is. */
+  actors: Set<string>;
   count: number;
   truncated: boolean;
 }
@@ -164,15 +165,21 @@ function renderList(ctx: Ctx, caller: Visit["caller"], post: PostRow, colony: Co
   const html = top.length ? CommentList({ rows: top, depth: 0, t, postId: post.id }) : (<p class="empty">No comments yet.</p>) as string;
   const slots = t.slots ?? [];
   // Counts as nobody's: the viewer's own reactions are put back per page.
-  const counts = slots.length ? reactions.summaries(ctx, null, "comment", slots.map((s) => s.id)) : new Map<string, reactions.ReactionCount[]>();
+  const slotIds = slots.map((s) => s.id);
+  const counts = slots.length ? reactions.summaries(ctx, null, "comment", slotIds) : new Map<string, reactions.ReactionCount[]>();
   for (const s of slots) s.counts = counts.get(s.id) ?? [];
-  return {
-    pieces: slots.length ? html.split(SLOT) : [html],
-    slots,
-    plain: slots.map((s) => CommentActs({ id: s.id, score: s.score, counts: s.counts, vote: null }) as string),
-    count: thread.items.length,
-    truncated: thread.truncated,
-  };
+  const actors = votersOf(ctx, "comment", slotIds);
+  for (const id of reactions.reactorsOf(ctx, "comment", slotIds)) actors.add(id);
+  const pieces = html.split(SLOT);
+  let out = pieces[0];
+  const placed = slots.map((s, i) => {
+    const start = out.length;
+    out += CommentActs({ id: s.id, score: s.score, counts: s.counts, vote: null }) as string;
+    const end = out.length;
+    out += pieces[i + 1];
+    return { ...s, start, end };
+  });
+  return { html: out, slots: placed, actors, count: thread.items.length, truncated: thread.truncated };
 }
 
 const LIST_SCOPES: readonly string[] = ["forum"];
@@ -188,34 +195,29 @@ function sharedList(ctx: Ctx, caller: Visit["caller"], post: PostRow, colony: Co
   // Taken before reading: a write landing meanwhile makes this copy stale at once.
   const stamp = stamps(LIST_SCOPES);
   const list = renderList(ctx, caller, post, colony, audience, acts, focus);
-  let chars = 0;
-  for (const p of list.pieces) chars += p.length;
-  for (const p of list.plain) chars += p.length;
-  cache.keep(key, list, chars * 2 + list.slots.length * 64, LIST_SCOPES, stamp);
+  cache.keep(key, list, list.html.length * 2 + list.slots.length * 160 + list.actors.size * 96, LIST_SCOPES, stamp);
   return list;
 }
 
-/** The list's markup for one viewer: the slots of comments they voted or reacted on rendered with their state. */
+/** The list's markup for one viewer: the actions of comments they voted or reacted on rendered with their state. */
 function listHtml(ctx: Ctx, viewerId: string | null, list: SharedList): string {
-  const { pieces, slots, plain } = list;
-  if (!slots.length) return pieces[0];
-  const ids = slots.map((s) => s.id);
-  const votes = viewerId ? votesOf(ctx, viewerId, "comment", ids) : new Map<string, 1 | -1>();
-  const mine = viewerId ? reactions.reactedBy(ctx, viewerId, "comment", ids) : new Set<string>();
+  // Someone who never voted or reacted there (and every anonymous reader) sees the list as it is.
+  if (!viewerId || !list.actors.has(viewerId)) return list.html;
+  const ids = list.slots.map((s) => s.id);
+  const votes = votesOf(ctx, viewerId, "comment", ids);
+  const mine = reactions.reactedBy(ctx, viewerId, "comment", ids);
   const reactedOn = new Set<string>();
   for (const k of mine) reactedOn.add(k.slice(0, k.indexOf("|")));
-  let out = pieces[0];
-  for (let i = 0; i < slots.length; i++) {
-    const s = slots[i];
+  let out = "";
+  let from = 0;
+  for (const s of list.slots) {
     const vote = votes.get(s.id) ?? null;
-    if (vote === null && !reactedOn.has(s.id)) out += plain[i];
-    else {
-      const counts = reactedOn.has(s.id) ? s.counts.map((c) => ({ ...c, user_reacted: mine.has(`${s.id}|${c.emoji}`) })) : s.counts;
-      out += CommentActs({ id: s.id, score: s.score, counts, vote }) as string;
-    }
-    out += pieces[i + 1];
+    if (vote === null && !reactedOn.has(s.id)) continue;
+    const counts = reactedOn.has(s.id) ? s.counts.map((c) => ({ ...c, user_reacted: mine.has(`${s.id}|${c.emoji}`) })) : s.counts;
+    out += list.html.slice(from, s.start) + (CommentActs({ id: s.id, score: s.score, counts, vote }) as string);
+    from = s.end;
   }
-  return out;
+  return out + list.html.slice(from);
 }
 
 function Poll({ results, shown }: { results: polls.PollResults; shown: boolean }) {
