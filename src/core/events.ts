@@ -111,7 +111,7 @@ export class EventBus<M extends EventMap<M> = DomainEvents> {
     this.scopeWrites.set(scope, (this.scopeWrites.get(scope) ?? 0) + 1);
   }
 
-  /** Counts a write to read scopes that emits no event (a reaction taken back), inside its transaction. */
+  /** Counts a write to read scopes, inside its transaction: every emit, and writes that emit no event (a reaction taken back). */
   touch(scopes: readonly string[]): void {
     this.writes++;
     for (const scope of scopes) this.count(scope);
@@ -131,13 +131,10 @@ export class EventBus<M extends EventMap<M> = DomainEvents> {
    */
   emit(tx: Tx, input: EmitInputOf<M>): string {
     if (!this.db.$client.inTransaction) throw new Error(`emit(${String(input.type)}) outside a transaction: emit inside the write's transaction`);
-    this.writes++;
     const now = this.clock.now();
     const id = uuidv7(now);
     const payload = (input as { payload?: object }).payload ?? {};
-    const scopes = this.readScopes(input.type, payload);
-    for (const scope of scopes) this.count(scope);
-    if (scopes.length) this.recountWhenGroupSettles(scopes);
+    this.touch(this.readScopes(input.type, payload));
     const ev = { id, type: input.type, actorId: input.actorId ?? null, subjectType: input.subject?.type ?? null, subjectId: input.subject?.id ?? null, payload, audience: [] as Told[], createdAt: now } as AnyEventOf<M>;
     const rule = this.rules.get(input.type);
     if (rule) ev.audience = rule(ev, tx);

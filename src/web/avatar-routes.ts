@@ -14,7 +14,7 @@ import { refusedPage } from "./account-routes";
 import { sync } from "./layout";
 import { avatarView } from "./pages/avatar-form";
 import { ProfileForm } from "./pages/part";
-import { FORM_MAX_BYTES, failure, isSignedIn, page, seeOther, webSession, type SignedInWeb, type Web } from "./session";
+import { FORM_MAX_BYTES, failure, isSignedIn, page, seeOther, toSignIn, webSession, type SignedInWeb, type Web } from "./session";
 
 const FORM = { parse: "none" as const, detail: { hide: true } };
 
@@ -28,7 +28,7 @@ export const AVATAR_NOTICES: Record<string, string> = {
 };
 
 export const avatarRoutes = (ctx: Ctx) => {
-  const signIn = (web: Web) => seeOther(web, `/login?next=${encodeURIComponent("/settings/profile")}`);
+  const signIn = (web: Web) => toSignIn(web, "/settings/profile");
 
   /** The profile page again with a refusal (the service's status and message). */
   function refused(web: SignedInWeb, err: unknown): Response {

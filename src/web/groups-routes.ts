@@ -66,7 +66,6 @@ export const groupsWebRoutes = (ctx: Ctx) => {
 
   const refused = (web: Web, request: Request, server: unknown, err: unknown) => refusedAction(ctx, web, request, server, err);
 
-
   /** The group as its member sees it (reading it marks it read, as the API's GET does); 404 for anyone else. */
   function viewOf(w: SignedInWeb, id: string, pageNo: number): GroupView {
     const d = groupDetail(ctx, w.viewer.caller, id, { limit: GROUP_MESSAGES_PER_PAGE, offset: (pageNo - 1) * GROUP_MESSAGES_PER_PAGE });

@@ -51,7 +51,6 @@ export const partRoutes = (ctx: Ctx) => {
 
   const refused = (web: Web, request: Request, server: unknown, err: unknown) => refusedAction(ctx, web, request, server, err);
 
-
   /** Runs an action of a signed-in viewer: charged to `limits`, answered with a 303 to where `act` says. */
   function action(web: Web, request: Request, server: unknown, back: string, limits: string[], act: (w: SignedInWeb) => string): Response {
     if (!isSignedIn(web)) return signIn(web, back);
@@ -362,7 +361,8 @@ export const partRoutes = (ctx: Ctx) => {
         postTitle: post.title,
         author: author ? author.displayName || author.username : "[deleted]",
         bodyHtml: comment.bodyHtml,
-        counts: summary(ctx, web.viewer.caller, "comment", comment.id),
+        // The reply page shows no reactions.
+        counts: what === "react" ? summary(ctx, web.viewer.caller, "comment", comment.id) : [],
       };
       return page(web, sync(CommentActionPage({ visit: visit(request, server), comment: view, what })));
     } catch (err) {

@@ -477,11 +477,10 @@ export function listPostComments(ctx: Ctx, caller: Caller | null, postId: string
 export function threadOf(ctx: Ctx, caller: Caller | null, post: PostRow, colony: ColonyRow, audience?: ThreadAudience): { items: CommentRow[]; truncated: boolean } {
   // Without an audience, any signed-in caller reads as a possible author (no query to find out).
   audience ??= !caller ? "public" : isModerator(ctx, colony, caller) ? "moderator" : "author";
-  const kind = audience;
   const db = ctx.db;
   // Raw rows mapped by mapComment: drizzle's own row mapping cost more than the query itself.
-  const stmt = preparedSql(db, `comments.thread.${kind}`, () => {
-    const held = kind === "moderator" ? undefined : kind === "author" ? or(eq(comments.held, false), eq(comments.authorId, sql.placeholder("viewer"))) : eq(comments.held, false);
+  const stmt = preparedSql(db, `comments.thread.${audience}`, () => {
+    const held = audience === "moderator" ? undefined : audience === "author" ? or(eq(comments.held, false), eq(comments.authorId, sql.placeholder("viewer"))) : eq(comments.held, false);
     return db
       .select()
       .from(comments)

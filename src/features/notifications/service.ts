@@ -215,7 +215,7 @@ export function markReadBatch(ctx: Ctx, userId: string, ids: readonly string[]):
   const list = normalisedIds(ids);
   const unread = ctx.db.transaction((tx) => {
     if (list.length) tx.update(notifications).set({ isRead: true }).where(and(ownedBy(userId, false), inArray(notifications.id, list))).run();
-    return tx.select({ n: count() }).from(notifications).where(ownedBy(userId, false)).get()?.n ?? 0;
+    return unreadCount(ctx, userId);
   });
   publishUnread(ctx, userId, unread);
   return unread;
@@ -231,7 +231,7 @@ export function deleteBatch(ctx: Ctx, userId: string, ids: readonly string[]): n
   const list = normalisedIds(ids);
   const unread = ctx.db.transaction((tx) => {
     if (list.length) tx.delete(notifications).where(and(eq(notifications.userId, userId), inArray(notifications.id, list))).run();
-    return tx.select({ n: count() }).from(notifications).where(ownedBy(userId, false)).get()?.n ?? 0;
+    return unreadCount(ctx, userId);
   });
   publishUnread(ctx, userId, unread);
   return unread;

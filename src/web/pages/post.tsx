@@ -45,14 +45,17 @@ interface Thread {
   /** Each author's rendered byline, once per page: a thread repeats its authors. */
   bylines: Map<string, string>;
   /** For a signed-in audience: the comments whose actions the list leaves a SLOT for, in order. */
-  slots?: Slot[];
+  slots?: CommentRow[];
 }
 
+/** A comment's actions in a kept list: where they sit in its markup, and what they show. */
 interface Slot {
   id: string;
   score: number;
   /** Its reaction counts, as nobody's (user_reacted false). */
   counts: reactions.ReactionCount[];
+  start: number;
+  end: number;
 }
 
 function byline(t: Thread, authorId: string): string {
@@ -92,7 +95,7 @@ function Comment({ c, depth, t, postId }: { c: CommentRow; depth: number; t: Thr
   // The slot is taken before the replies render theirs: slots follow the markup's order.
   let acts = "";
   if (t.slots && !gone) {
-    t.slots.push({ id: c.id, score: c.score, counts: [] });
+    t.slots.push(c);
     acts = SLOT;
   }
   let below = "";
@@ -143,7 +146,7 @@ interface SharedList {
   /** The list's markup with every comment's actions as nobody's (or the "no comments" line). */
   html: string;
   /** The comments with actions, in the markup's order, each with where its actions sit in `html`. */
-  slots: (Slot & { start: number; end: number })[];
+  slots: Slot[];
   /** Who has voted or reacted on the list's comments: anyone else's page is `html` as it is. */
   actors: Set<string>;
   count: number;
@@ -152,9 +155,9 @@ interface SharedList {
 
 function renderList(ctx: Ctx, caller: Visit["caller"], post: PostRow, colony: ColonyRow, audience: comments.ThreadAudience, acts: boolean, focus: string | null): SharedList {
   const thread = comments.threadOf(ctx, caller, post, colony, audience);
-  const ids: string[] = [];
-  for (const c of thread.items) if (c.deletedAt === null) ids.push(c.authorId);
-  const t = threadOf(thread.items, users.findManyByIds(ctx, ids));
+  const authorIds: string[] = [];
+  for (const c of thread.items) if (c.deletedAt === null) authorIds.push(c.authorId);
+  const t = threadOf(thread.items, users.findManyByIds(ctx, authorIds));
   if (acts) t.slots = [];
   let top: readonly CommentRow[] = t.children.get(null) ?? [];
   if (focus) {
@@ -163,23 +166,22 @@ function renderList(ctx: Ctx, caller: Visit["caller"], post: PostRow, colony: Co
     top = [root];
   }
   const html = top.length ? CommentList({ rows: top, depth: 0, t, postId: post.id }) : (<p class="empty">No comments yet.</p>) as string;
-  const slots = t.slots ?? [];
+  const withActs = t.slots ?? [];
+  const ids = withActs.map((c) => c.id);
   // Counts as nobody's: the viewer's own reactions are put back per page.
-  const slotIds = slots.map((s) => s.id);
-  const counts = slots.length ? reactions.summaries(ctx, null, "comment", slotIds) : new Map<string, reactions.ReactionCount[]>();
-  for (const s of slots) s.counts = counts.get(s.id) ?? [];
-  const actors = votersOf(ctx, "comment", slotIds);
-  for (const id of reactions.reactorsOf(ctx, "comment", slotIds)) actors.add(id);
+  const counts = reactions.summaries(ctx, null, "comment", ids);
+  const actors = votersOf(ctx, "comment", ids);
+  for (const id of reactions.reactorsOf(ctx, "comment", ids)) actors.add(id);
   const pieces = html.split(SLOT);
   let out = pieces[0];
-  const placed = slots.map((s, i) => {
-    const start = out.length;
-    out += CommentActs({ id: s.id, score: s.score, counts: s.counts, vote: null }) as string;
-    const end = out.length;
+  const slots = withActs.map((c, i): Slot => {
+    const slot = { id: c.id, score: c.score, counts: counts.get(c.id) ?? [], start: out.length, end: 0 };
+    out += CommentActs({ ...slot, vote: null }) as string;
+    slot.end = out.length;
     out += pieces[i + 1];
-    return { ...s, start, end };
+    return slot;
   });
-  return { html: out, slots: placed, actors, count: thread.items.length, truncated: thread.truncated };
+  return { html: out, slots, actors, count: thread.items.length, truncated: thread.truncated };
 }
 
 const LIST_SCOPES: readonly string[] = ["forum"];
@@ -248,7 +250,7 @@ function Poll({ results, shown }: { results: polls.PollResults; shown: boolean }
   );
 }
 
-function PostArticle({ ctx, visit, post, colony, authors }: { ctx: Ctx; visit: Visit; post: PostRow; colony: ColonyRow; authors: Map<string, UserRow> }) {
+function PostArticle({ ctx, visit, post, colony }: { ctx: Ctx; visit: Visit; post: PostRow; colony: ColonyRow }) {
   const counts = reactions.summary(ctx, visit.caller, "post", post.id);
   const poll = post.postType === "poll" ? polls.getResults(ctx, visit.caller, post.id) : null;
   return (
@@ -264,7 +266,7 @@ function PostArticle({ ctx, visit, post, colony, authors }: { ctx: Ctx; visit: V
             {colony.displayName || colony.name}
           </a>
           {" by "}
-          <Author user={authors.get(post.authorId)} avatar={24} />
+          <Author user={users.findById(ctx, post.authorId) ?? undefined} avatar={24} />
           {" · "}
           <Time at={post.createdAt} />
           {" · "}
@@ -318,10 +320,9 @@ export function PostPage(ctx: Ctx, visit: Visit, postId: string, focus: string |
   const audience = comments.threadAudience(ctx, visit.caller, post, colony);
   // An author of a held comment there sees a list of their own: rendered for them, never kept.
   const list = audience === "author" ? renderList(ctx, visit.caller, post, colony, audience, signedIn, focus) : sharedList(ctx, visit.caller, post, colony, audience, signedIn, focus);
-  const authors = users.findManyByIds(ctx, [post.authorId]);
   return (
     <Page title={post.title} viewer={visit.viewer} csrf={visit.csrf} description={`${POST_TYPE_LABELS[post.postType]} in ${colony.displayName || colony.name}`}>
-      <PostArticle ctx={ctx} visit={visit} post={post} colony={colony} authors={authors} />
+      <PostArticle ctx={ctx} visit={visit} post={post} colony={colony} />
       <section id="comments" aria-labelledby="comments-h" data-live-post={visit.caller ? post.id : undefined}>
         <h2 id="comments-h" safe>{focus ? "A thread of the comments" : plural(list.count, "comment")}</h2>
         {focus ? (
