@@ -1,6 +1,7 @@
 // A browser for tests of the web pages: it keeps cookies as a browser does (Set-Cookie in, Cookie
-// out, Max-Age=0 removes), reads the CSRF token and hidden fields of the last page, and posts
+// out, Max-Age=0 removes), unpacks gzip answers, reads the CSRF token and hidden fields of the last page, and posts
 // forms form-encoded, all in process through app.handle.
+import { gunzipSync } from "node:zlib";
 import { PASSWORD } from "../src/features/sessions/fixtures";
 import { BASE } from "./harness";
 
@@ -9,7 +10,10 @@ export type AppUnderTest = { app: { handle(request: Request): Response | Promise
 
 export interface Page {
   status: number;
+  /** The body as a browser shows it (a gzip answer unpacked). */
   text: string;
+  /** The body as sent. */
+  bytes: Uint8Array;
   headers: Headers;
   /** The Location of a redirect, as a path. */
   location: string | null;
@@ -49,7 +53,9 @@ export class Browser {
       else this.jar.set(name, pair.slice(eq + 1));
     }
     const location = res.headers.get("location");
-    const page: Page = { status: res.status, text: await res.text(), headers: res.headers, location, setCookies };
+    const bytes = new Uint8Array(await res.arrayBuffer());
+    const text = new TextDecoder().decode(res.headers.get("content-encoding") === "gzip" ? gunzipSync(bytes) : bytes);
+    const page: Page = { status: res.status, text, bytes, headers: res.headers, location, setCookies };
     this.last = page;
     this.csrf = hiddenField(page.text, "csrf") ?? this.csrf;
     return page;

@@ -7,6 +7,7 @@ import { ApiError } from "../core/errors";
 import { htmlHeaders } from "../http/html";
 import { readCacheOf, stampOf } from "../http/read-cache";
 import { acceptsGzip } from "./assets";
+import { gzipAround, gzipOnce, gzipPage, type Spliced } from "./gzip";
 import { Page, sync } from "./layout";
 import type { Server } from "../http/client-ip";
 import { failure, page, type Web } from "./session";
@@ -14,14 +15,6 @@ import { ANONYMOUS, visitOf, type Visit } from "./visit";
 
 /** Bodies smaller than this go out as they are: gzip would save less than a packet. */
 const GZIP_MIN_BYTES = 1024;
-/**
- * A page kept in the page cache is compressed once for many answers, at level 4 (a 139 kB post
- * page became 12.3 kB in 0.29 ms; level 6: 11.4 kB in 0.47 ms); a page rendered for one answer
- * (a signed-in visitor's) at level 1, which takes under half the time (the same page: 17.4 kB in
- * 0.12 ms; a signed-in 200-comment page, 298 kB: 0.14 ms against 0.34 ms).
- */
-const GZIP_KEPT = 4;
-const GZIP_ONCE = 1;
 /** Every page shows forum content: any forum write makes its cached copy stale. */
 const PAGE_SCOPES: readonly string[] = ["forum"];
 const encoder = new TextEncoder();
@@ -34,12 +27,14 @@ function headers(gzip: boolean): Record<string, string> {
   return h;
 }
 
-const gzip = (html: string, level: 1 | 4) => Bun.gzipSync(html, { level });
-
 /** An HTML answer, gzipped when the client accepts it and it is worth it. */
-export function htmlAnswer(request: Request, html: string, status = 200): Response {
-  if (html.length >= GZIP_MIN_BYTES && acceptsGzip(request)) return new Response(gzip(html, GZIP_ONCE), { status, headers: headers(true) });
-  return new Response(html, { status, headers: headers(false) });
+export function htmlAnswer(request: Request, page: string | Spliced, status = 200): Response {
+  if (typeof page !== "string") {
+    if (acceptsGzip(request)) return new Response(gzipAround(page.head, page.middle.piece(), page.tail), { status, headers: headers(true) });
+    page = page.html;
+  }
+  if (page.length >= GZIP_MIN_BYTES && acceptsGzip(request)) return new Response(gzipOnce(page), { status, headers: headers(true) });
+  return new Response(page, { status, headers: headers(false) });
 }
 
 const TITLES: Record<number, string> = { 400: "Bad request", 403: "Forbidden", 404: "Page not found", 429: "Too many requests", 500: "Something went wrong" };
@@ -85,7 +80,7 @@ export function refusedAction(ctx: Ctx, web: Web, request: Request, server: unkn
 /** What a page is: the key of its cached copy (null: never cached) and how to render it. */
 export interface PagePlan {
   key: string | null;
-  render: (visit: Visit) => JSX.Element | Promise<JSX.Element>;
+  render: (visit: Visit) => JSX.Element | Spliced | Promise<JSX.Element>;
 }
 
 /**
@@ -108,9 +103,10 @@ export async function servePage(ctx: Ctx, request: Request, server: Server, plan
     if (hit) return new Response(hit, { headers: headers(isGzip(hit)) });
     // Taken before rendering: a write landing meanwhile makes this copy stale at once.
     const stamp = stamps(PAGE_SCOPES);
-    const html = await render(visit);
+    const out = await render(visit);
+    const html = typeof out === "string" ? out : out.html;
     const zip = zipped && html.length >= GZIP_MIN_BYTES;
-    const body = zip ? gzip(html, GZIP_KEPT) : encoder.encode(html);
+    const body = zip ? gzipPage(html) : encoder.encode(html);
     cache.set(entry, body, PAGE_SCOPES, stamp);
     return new Response(body, { headers: headers(zip) });
   } catch (err) {

@@ -2,6 +2,7 @@
 // file them in up to 20 folders (docs/decisions.md §75).
 import { and, asc, count, desc, eq, isNull, sql } from "drizzle-orm";
 import { inTransaction } from "../../db/client";
+import { prepared } from "../../db/statements";
 import type { Ctx } from "../../core/context";
 import { ApiError } from "../../core/errors";
 import { uuidv7 } from "../../core/ids";
@@ -30,7 +31,14 @@ export function addBookmark(ctx: Ctx, caller: Caller, postId: string): { created
 
 /** Whether the user has bookmarked the post (the web page's bookmark button shows it). */
 export function isBookmarked(ctx: Ctx, userId: string, postId: string): boolean {
-  return ctx.db.select({ id: bookmarks.id }).from(bookmarks).where(and(eq(bookmarks.userId, userId), eq(bookmarks.postId, postId))).get() !== undefined;
+  const stmt = prepared(ctx.db, "bookmarks.isBookmarked", () =>
+    ctx.db
+      .select({ id: bookmarks.id })
+      .from(bookmarks)
+      .where(and(eq(bookmarks.userId, sql.placeholder("user")), eq(bookmarks.postId, sql.placeholder("post"))))
+      .prepare(),
+  );
+  return stmt.get({ user: userId, post: postId }) !== undefined;
 }
 
 /** Removes the caller's bookmark; 404 NOT_FOUND when there is none (treat it as already removed). */

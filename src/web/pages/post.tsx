@@ -26,6 +26,7 @@ import { readCacheOf, stampOf } from "../../http/read-cache";
 import type { UserRow } from "../../features/users/service";
 import { Author, colonyHref, count, plural, POST_TYPE_LABELS, postHref, Tags, Time } from "../components";
 import { Page, sync } from "../layout";
+import { keptPiece, keptPieceBytes, Spliced, type KeptPiece } from "../gzip";
 import type { Visit } from "../visit";
 import { ActForm, BookmarkForm, CommentActs, CommentForm, PollForm, ReactForm, VoteForm } from "./part";
 
@@ -151,6 +152,8 @@ interface SharedList {
   actors: Set<string>;
   count: number;
   truncated: boolean;
+  /** Set when the list is kept in the read cache: then its gzip is made once, on first use (gzip.ts). */
+  kept?: { piece?: KeptPiece };
 }
 
 function renderList(ctx: Ctx, caller: Visit["caller"], post: PostRow, colony: ColonyRow, audience: comments.ThreadAudience, acts: boolean, focus: string | null): SharedList {
@@ -197,7 +200,8 @@ function sharedList(ctx: Ctx, caller: Visit["caller"], post: PostRow, colony: Co
   // Taken before reading: a write landing meanwhile makes this copy stale at once.
   const stamp = stamps(LIST_SCOPES);
   const list = renderList(ctx, caller, post, colony, audience, acts, focus);
-  cache.keep(key, list, list.html.length * 2 + list.slots.length * 160 + list.actors.size * 96, LIST_SCOPES, stamp);
+  list.kept = {};
+  cache.keep(key, list, list.html.length * 2 + keptPieceBytes(list.html) + list.slots.length * 160 + list.actors.size * 96, LIST_SCOPES, stamp);
   return list;
 }
 
@@ -313,14 +317,20 @@ export function threadParam(raw: string | undefined): string | null {
   return raw.toLowerCase();
 }
 
-export function PostPage(ctx: Ctx, visit: Visit, postId: string, focus: string | null): JSX.Element {
+/** Where a kept list goes in a signed-in page, for the page to be cut there (see `Spliced`). */
+const LIST_MARK = `<!--comments ${crypto.randomUUID()}-->`;
+
+export function PostPage(ctx: Ctx, visit: Visit, postId: string, focus: string | null): string | Spliced {
   if (!isUuid(postId)) throw posts.postNotFound();
   const { post, colony } = posts.getVisiblePost(ctx, visit.caller, postId);
   const signedIn = !!(visit.caller && visit.csrf);
   const audience = comments.threadAudience(ctx, visit.caller, post, colony);
   // An author of a held comment there sees a list of their own: rendered for them, never kept.
   const list = audience === "author" ? renderList(ctx, visit.caller, post, colony, audience, signedIn, focus) : sharedList(ctx, visit.caller, post, colony, audience, signedIn, focus);
-  return (
+  const mine = listHtml(ctx, signedIn ? visit.caller!.id : null, list);
+  // Signed-in readers are answered per request; those who see the kept list as it is share its gzip.
+  const spliced = signedIn && list.kept !== undefined && mine === list.html;
+  const page = sync(
     <Page title={post.title} viewer={visit.viewer} csrf={visit.csrf} description={`${POST_TYPE_LABELS[post.postType]} in ${colony.displayName || colony.name}`}>
       <PostArticle ctx={ctx} visit={visit} post={post} colony={colony} />
       <section id="comments" aria-labelledby="comments-h" data-live-post={visit.caller ? post.id : undefined}>
@@ -343,8 +353,13 @@ export function PostPage(ctx: Ctx, visit: Visit, postId: string, focus: string |
           ""
         )}
         {signedIn ? <ActForm csrf={visit.csrf!} /> : ""}
-        {listHtml(ctx, signedIn ? visit.caller!.id : null, list) as "safe"}
+        {(spliced ? LIST_MARK : mine) as "safe"}
       </section>
-    </Page>
+    </Page>,
   );
+  if (!spliced) return page;
+  // The list kept for many readers is compressed once: the page's answer compresses only its ends.
+  const at = page.lastIndexOf(LIST_MARK);
+  const kept = list.kept!;
+  return new Spliced(page.slice(0, at), { html: list.html, piece: () => (kept.piece ??= keptPiece(list.html)) }, page.slice(at + LIST_MARK.length));
 }
