@@ -4,6 +4,9 @@
 #   - GET /api/v1/vault/files/{filename}   a 1 MiB file (the JSON answer with its content), wrk
 #   - PUT /api/v1/vault/files/{filename}   100 KiB of new content per request over 50 names, wrk
 #     (bench/put.lua): each request writes and fsyncs a content file, indexes it and commits
+#   - the same PUT to bench/vault-bare.ts    the baseline: Colony's own durable write (temporary file,
+#     fsync, rename, the folder's fsync) behind a raw Bun.serve, nothing else; measured in the
+#     same rounds, right after Colony's PUT, so both see the disk in the same state
 #   - GET /api/v1/vault/export             a full vault (10 files of 1 MiB, 10 MiB), EXPORTS times
 #     one after the other with curl, Colony's VmRSS sampled every 50 ms: its growth over the
 #     resident memory before the export (peak minus before) and the time each took
@@ -24,18 +27,25 @@ source "$BENCH_DIR/lib.sh"
 
 bench_defaults 10s
 COLONY_PORT="${COLONY_PORT:-18098}"
+BARE_PORT="${BARE_PORT:-18091}"
 EXPORTS="${EXPORTS:-5}"
 HOST=127.0.0.1
 OUT_DIR="${OUT_DIR:-$(mktemp -d /tmp/colony-vault.XXXXXX)}"
 
 require_tools wrk bun curl timeout
-require_free_ports "$COLONY_PORT"
+require_free_ports "$COLONY_PORT" "$BARE_PORT"
 
 with_data_dir vault
 mkdir -p "$OUT_DIR"
 echo "results and logs: $OUT_DIR" >&2
 
 start_colony 300
+BARE_DIR="$DATA_DIR/bare"
+mkdir -p "$BARE_DIR"
+BENCH_BARE_PORT="$BARE_PORT" BENCH_BARE_DIR="$BARE_DIR" bun "$BENCH_DIR/vault-bare.ts" >"$OUT_DIR/bare.log" 2>&1 &
+EXTRA_PID=$!
+BARE="http://$HOST:$BARE_PORT"
+wait_ready "$BARE/health" "$EXTRA_PID" bare
 
 register_agent
 READ_TOKEN="$TOKEN"
@@ -67,6 +77,7 @@ run_facts src migrations
 TARGETS=(
   "GET /vault/files/{filename} (1 MiB)|$COLONY/api/v1/vault/files/bench/big.txt|get.lua|$READ_TOKEN"
   "PUT /vault/files/{filename} (100 KiB)|$COLONY/api/v1/vault/files/bench|put.lua|$READ_TOKEN"
+  "PUT, the durable write alone (vault-bare.ts)|$BARE/files/bench|put.lua|"
 )
 RESULTS="$OUT_DIR/results.tsv"
 measure_targets

@@ -116,6 +116,9 @@ const inFlight = new Map<string, number>();
 /** Removals of content files under way (off the request thread), by the same key: a write of that content waits for its removal first. */
 const removals = new Map<string, Promise<void>>();
 
+/** Resolves once the removals under way have ended (they never reject). */
+export const removalsSettled = (): Promise<unknown> => Promise.all(removals.values());
+
 /**
  * Removes the content file when no row of the agent names it any more and no write in flight made
  * it, off the request thread; resolves once it is gone (callers answer after that). Never rejects:
@@ -270,7 +273,9 @@ export async function write(ctx: Ctx, userId: string, filename: string, content:
     throw err;
   }
   release(key);
-  if (replaced && replaced.sha256 !== sha) await dropIfUnused(ctx, userId, replaced.sha256);
+  // The content it replaces goes after the answer: the write is durable already, a later write of
+  // those bytes waits for the removal (`removals`), and start-up reconciliation removes what a crash left.
+  if (replaced && replaced.sha256 !== sha) void dropIfUnused(ctx, userId, replaced.sha256);
   scheduleIndexing(ctx);
   return row;
 }

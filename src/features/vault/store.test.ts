@@ -2,7 +2,7 @@
 // for the next one (which may have started before the rename), and every caller arriving while
 // the first runs shares that next one.
 import { describe, expect, test } from "bun:test";
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { putContent, sha256Hex, syncFolder, userFolder } from "./store";
@@ -22,6 +22,31 @@ describe("syncFolder", () => {
       const fourth = syncFolder(dir);
       expect(fourth).not.toBe(second);
       await fourth;
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test("fsyncs that follow one another use one open handle of the folder, closed once none is waiting", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "colony-sync-"));
+    const handlesOf = () => readdirSync("/proc/self/fd").filter((fd) => {
+      try {
+        return readlinkSync(`/proc/self/fd/${fd}`) === dir;
+      } catch {
+        return false;
+      }
+    }).length;
+    try {
+      const first = syncFolder(dir);
+      const second = syncFolder(dir);
+      await first;
+      expect(handlesOf()).toBe(1);
+      await second;
+      await Bun.sleep(20); // the close runs off the thread
+      expect(handlesOf()).toBe(0);
+      await syncFolder(dir);
+      await Bun.sleep(20);
+      expect(handlesOf()).toBe(0);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

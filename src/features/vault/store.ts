@@ -6,7 +6,7 @@
 // backups skip), fsync, rename onto its final name, fsync of the folder; a crash leaves either no
 // file or the whole one. A content file that exists is never rewritten (same name, same bytes).
 import { existsSync, readFileSync } from "node:fs";
-import { mkdir, open, rename, rm, writeFile } from "node:fs/promises";
+import { mkdir, open, rename, rm, writeFile, type FileHandle } from "node:fs/promises";
 import { join } from "node:path";
 
 export const VAULT_FOLDER = "vault";
@@ -16,32 +16,42 @@ export const sha256Hex = (bytes: Uint8Array): string => new Bun.CryptoHasher("sh
 export const userFolder = (dataDir: string, userId: string): string => join(dataDir, VAULT_FOLDER, userId);
 export const contentPath = (dataDir: string, userId: string, sha: string): string => join(userFolder(dataDir, userId), sha);
 
-async function fsyncFolder(dir: string): Promise<void> {
-  const handle = await open(dir, "r");
-  try {
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
+/** Per folder: its open handle, the fsync under way, and the one that will follow it for renames made meanwhile. */
+interface FolderSync {
+  handle: Promise<FileHandle> | null;
+  running: Promise<void> | null;
+  next: Promise<void> | null;
 }
-
-/** Per folder: the fsync under way, and the one that will follow it for renames made meanwhile. */
-const folderSyncs = new Map<string, { running: Promise<void> | null; next: Promise<void> | null }>();
+const folderSyncs = new Map<string, FolderSync>();
 
 /**
  * Makes the renames done in `dir` before this call durable. Writes landing together share an
  * fsync: one that starts after the caller's rename covers it, so a caller joins the next fsync
  * when one is already under way (it may have started before the rename) and that next fsync is
- * shared by every caller that arrives while the first runs.
+ * shared by every caller that arrives while the first runs. The folder stays open while fsyncs
+ * follow one another (one trip off the thread each, instead of open, fsync and close) and is
+ * closed once none is under way or waiting.
  */
 export function syncFolder(dir: string): Promise<void> {
   let s = folderSyncs.get(dir);
-  if (!s) folderSyncs.set(dir, (s = { running: null, next: null }));
+  if (!s) folderSyncs.set(dir, (s = { handle: null, running: null, next: null }));
   const state = s;
   const start = (): Promise<void> => {
-    const run = fsyncFolder(dir).finally(() => {
-      if (state.running === run) state.running = null;
-      if (!state.running && !state.next) folderSyncs.delete(dir);
+    state.handle ??= open(dir, "r");
+    const handle = state.handle;
+    const run = handle
+      .then((h) => h.sync())
+      .finally(() => {
+        if (state.running === run) state.running = null;
+        if (!state.running && !state.next) {
+          folderSyncs.delete(dir);
+          state.handle = null;
+          handle.then((h) => h.close()).catch(() => {});
+        }
+      });
+    run.catch(() => {
+      // A handle that failed to open or sync is not reused.
+      if (state.handle === handle) state.handle = null;
     });
     state.running = run;
     return run;

@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { dbState } from "../../../test/db-state";
 import { expectAnswer, setup, type Harness, type TestUser } from "../../../test/harness";
 import { VaultFileContentOut } from "./routes";
-import { MAX_FILE_BYTES, MAX_FILES, normaliseFilename, QUOTA_BYTES } from "./service";
+import { MAX_FILE_BYTES, MAX_FILES, normaliseFilename, QUOTA_BYTES, removalsSettled } from "./service";
 
 const dataDir = mkdtempSync(join(tmpdir(), "colony-vault-"));
 let h: Harness;
@@ -20,17 +20,20 @@ const sha = (s: string) => new Bun.CryptoHasher("sha256").update(s).digest("hex"
 const put = (u: TestUser, name: string, content: string, headers: Record<string, string> = {}) => h.req("PUT", `/api/v1/vault/files/${name}`, { token: u.token, body: { content }, headers });
 const get = (u: TestUser, name: string) => h.req("GET", `/api/v1/vault/files/${name}`, { token: u.token });
 /** What the agent has on disk: the names in its vault folder (work files included). */
-const disk = (u: TestUser) => (existsSync(join(dataDir, "vault", u.id)) ? readdirSync(join(dataDir, "vault", u.id)).sort() : []);
+const disk = async (u: TestUser) => {
+  await removalsSettled(); // a replaced content file goes after the answer
+  return existsSync(join(dataDir, "vault", u.id)) ? readdirSync(join(dataDir, "vault", u.id)).sort() : [];
+};
 
 /** A refusal: its status and code, and nothing written (rows and folder unchanged). */
 async function refused(u: TestUser, run: () => Promise<{ status: number; body: any }>, status: number, code: string) {
   const before = dbState(h);
-  const files = disk(u);
+  const files = await disk(u);
   const r = await run();
   expect({ status: r.status, code: r.body?.detail?.code }).toEqual({ status, code });
   const after = dbState(h);
   expect(after.vault_files).toEqual(before.vault_files);
-  expect(disk(u)).toEqual(files);
+  expect(await disk(u)).toEqual(files);
 }
 
 describe("vault status and files", () => {
@@ -49,7 +52,7 @@ describe("vault status and files", () => {
     expect(c.status).toBe(200);
     expect(c.headers.get("etag")).toBe(`"${sha("# plan")}"`);
     expect(c.body).toEqual({ filename: "notes/2026/plan.md", content_size: 6, created_at: expect.any(String), updated_at: expect.any(String) });
-    expect(disk(a)).toEqual([sha("# plan")]);
+    expect(await disk(a)).toEqual([sha("# plan")]);
     const r = await get(a, "notes/2026/plan.md");
     expect(r.status).toBe(200);
     expect(r.headers.get("etag")).toBe(`"${sha("# plan")}"`);
@@ -60,7 +63,7 @@ describe("vault status and files", () => {
     expect(u.body.updated_at).not.toBe(c.body.updated_at);
     expect(u.headers.get("etag")).toBe(`"${sha("# plan v2")}"`);
     // The old content file went with the last row naming it.
-    expect(disk(a)).toEqual([sha("# plan v2")]);
+    expect(await disk(a)).toEqual([sha("# plan v2")]);
     expect((await get(a, "notes/2026/plan.md")).body.content).toBe("# plan v2");
   });
 
@@ -89,12 +92,12 @@ describe("vault status and files", () => {
     const a = await h.user();
     await put(a, "one.txt", "same");
     await put(a, "two.txt", "same");
-    expect(disk(a)).toEqual([sha("same")]);
+    expect(await disk(a)).toEqual([sha("same")]);
     expect((await h.req("DELETE", "/api/v1/vault/files/one.txt", { token: a.token })).status).toBe(204);
-    expect(disk(a)).toEqual([sha("same")]);
+    expect(await disk(a)).toEqual([sha("same")]);
     expect((await get(a, "two.txt")).body.content).toBe("same");
     expect((await h.req("DELETE", "/api/v1/vault/files/two.txt", { token: a.token })).status).toBe(204);
-    expect(disk(a)).toEqual([]);
+    expect(await disk(a)).toEqual([]);
   });
 
   test("an empty file is a file", async () => {

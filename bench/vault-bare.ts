@@ -1,0 +1,41 @@
+// Baseline for bench/vault.sh's PUT: the durable write alone. A raw Bun.serve that takes the same
+// request (PUT /files/<name>, a JSON body with `content`) and does only what makes the content
+// durable, with Colony's own store (src/features/vault/store.ts: a temporary file written and
+// fsynced, the rename, the folder's shared fsync), then removes the content file the name held
+// before, off the answer as Colony does: no authentication, no SQLite, no quota, no index. Colony's
+// PUT is read against this one: what is left between them is Colony's, the rest is the disk's.
+//   BENCH_BARE_PORT=18091 BENCH_BARE_DIR=/tmp/x bun bench/vault-bare.ts
+import { rm } from "node:fs/promises";
+import { contentPath, putContent, sha256Hex } from "../src/features/vault/store";
+
+const port = Number(process.env.BENCH_BARE_PORT ?? 18091);
+const dataDir = process.env.BENCH_BARE_DIR;
+if (!dataDir) throw new Error("BENCH_BARE_DIR names the data folder");
+const USER = "00000000-0000-7000-8000-000000000000";
+const utf8 = new TextEncoder();
+const held = new Map<string, string>();
+
+const server = Bun.serve({
+  hostname: "127.0.0.1",
+  port,
+  async fetch(req) {
+    const url = new URL(req.url);
+    if (url.pathname === "/health") return new Response("ok");
+    if (req.method !== "PUT" || !url.pathname.startsWith("/files/")) return new Response("not found", { status: 404 });
+    const { content } = (await req.json()) as { content: string };
+    const bytes = utf8.encode(content);
+    const sha = await putContent(dataDir, USER, bytes, sha256Hex(bytes));
+    const before = held.get(url.pathname);
+    held.set(url.pathname, sha);
+    if (before && before !== sha) void rm(contentPath(dataDir, USER, before), { force: true });
+    return Response.json({ sha256: sha, size: bytes.length });
+  },
+});
+
+console.log(`bare vault write listening on http://${server.hostname}:${server.port}`);
+const stop = () => {
+  server.stop(true);
+  process.exit(0);
+};
+process.on("SIGINT", stop);
+process.on("SIGTERM", stop);
