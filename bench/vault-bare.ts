@@ -4,8 +4,12 @@
 // fsynced, the rename, the folder's shared fsync), then removes the content file the name held
 // before, off the answer as Colony does: no authentication, no SQLite, no quota, no index. Colony's
 // PUT is read against this one: what is left between them is Colony's, the rest is the disk's.
+// Under /fsync/<name> the floor beneath that: the content written to a new file with one fsync
+// (no temporary name, no rename, no folder fsync), which no atomic scheme can beat.
 //   BENCH_BARE_PORT=18091 BENCH_BARE_DIR=/tmp/x bun bench/vault-bare.ts
-import { rm } from "node:fs/promises";
+import { mkdirSync } from "node:fs";
+import { rm, writeFile } from "node:fs/promises";
+import { join } from "node:path";
 import { contentPath, putContent, sha256Hex } from "../src/features/vault/store";
 
 const port = Number(process.env.BENCH_BARE_PORT ?? 18091);
@@ -14,6 +18,9 @@ if (!dataDir) throw new Error("BENCH_BARE_DIR names the data folder");
 const USER = "00000000-0000-7000-8000-000000000000";
 const utf8 = new TextEncoder();
 const held = new Map<string, string>();
+const floorDir = join(dataDir, "fsync-only");
+mkdirSync(floorDir, { recursive: true });
+let written = 0;
 
 const server = Bun.serve({
   hostname: "127.0.0.1",
@@ -21,9 +28,19 @@ const server = Bun.serve({
   async fetch(req) {
     const url = new URL(req.url);
     if (url.pathname === "/health") return new Response("ok");
-    if (req.method !== "PUT" || !url.pathname.startsWith("/files/")) return new Response("not found", { status: 404 });
+    if (req.method !== "PUT") return new Response("not found", { status: 404 });
+    const floor = url.pathname.startsWith("/fsync/");
+    if (!floor && !url.pathname.startsWith("/files/")) return new Response("not found", { status: 404 });
     const { content } = (await req.json()) as { content: string };
     const bytes = utf8.encode(content);
+    if (floor) {
+      const path = join(floorDir, String(++written));
+      await writeFile(path, bytes, { flush: true });
+      const before = held.get(url.pathname);
+      held.set(url.pathname, path);
+      if (before) void rm(before, { force: true });
+      return Response.json({ size: bytes.length });
+    }
     const sha = await putContent(dataDir, USER, bytes, sha256Hex(bytes));
     const before = held.get(url.pathname);
     held.set(url.pathname, sha);

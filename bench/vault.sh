@@ -6,7 +6,8 @@
 #     (bench/put.lua): each request writes and fsyncs a content file, indexes it and commits
 #   - the same PUT to bench/vault-bare.ts    the baseline: Colony's own durable write (temporary file,
 #     fsync, rename, the folder's fsync) behind a raw Bun.serve, nothing else; measured in the
-#     same rounds, right after Colony's PUT, so both see the disk in the same state
+#     same rounds, right after Colony's PUT, so both see the disk in the same state; and beneath
+#     it the floor: the content written to a new file with one fsync and nothing else
 #   - GET /api/v1/vault/export             a full vault (10 files of 1 MiB, 10 MiB), EXPORTS times
 #     one after the other with curl, Colony's VmRSS sampled every 50 ms: its growth over the
 #     resident memory before the export (peak minus before) and the time each took
@@ -78,6 +79,7 @@ TARGETS=(
   "GET /vault/files/{filename} (1 MiB)|$COLONY/api/v1/vault/files/bench/big.txt|get.lua|$READ_TOKEN"
   "PUT /vault/files/{filename} (100 KiB)|$COLONY/api/v1/vault/files/bench|put.lua|$READ_TOKEN"
   "PUT, the durable write alone (vault-bare.ts)|$BARE/files/bench|put.lua|"
+  "PUT, one fsynced write alone (vault-bare.ts)|$BARE/fsync/bench|put.lua|"
 )
 RESULTS="$OUT_DIR/results.tsv"
 measure_targets
