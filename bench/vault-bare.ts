@@ -5,7 +5,9 @@
 // before, off the answer as Colony does: no authentication, no SQLite, no quota, no index. Colony's
 // PUT is read against this one: what is left between them is Colony's, the rest is the disk's.
 // Under /fsync/<name> the floor beneath that: the content written to a new file with one fsync
-// (no temporary name, no rename, no folder fsync), which no atomic scheme can beat.
+// (no temporary name, no rename, no folder fsync), which no atomic scheme can beat. And for the
+// read, GET /answer: a JSON answer of the same size as Colony's 1 MiB file, held in memory (the
+// first PUT /answer sets its content), sent as a Blob as Colony sends its kept answer.
 //   BENCH_BARE_PORT=18091 BENCH_BARE_DIR=/tmp/x bun bench/vault-bare.ts
 import { mkdirSync } from "node:fs";
 import { rm, writeFile } from "node:fs/promises";
@@ -21,6 +23,7 @@ const held = new Map<string, string>();
 const floorDir = join(dataDir, "fsync-only");
 mkdirSync(floorDir, { recursive: true });
 let written = 0;
+let answer: Blob | null = null;
 
 const server = Bun.serve({
   hostname: "127.0.0.1",
@@ -28,6 +31,10 @@ const server = Bun.serve({
   async fetch(req) {
     const url = new URL(req.url);
     if (url.pathname === "/health") return new Response("ok");
+    if (url.pathname === "/answer") {
+      if (req.method === "PUT") answer = new Blob([JSON.stringify(await req.json())]);
+      return answer ? new Response(answer, { headers: { "content-type": "application/json" } }) : new Response("no answer yet", { status: 404 });
+    }
     if (req.method !== "PUT") return new Response("not found", { status: 404 });
     const floor = url.pathname.startsWith("/fsync/");
     if (!floor && !url.pathname.startsWith("/files/")) return new Response("not found", { status: 404 });

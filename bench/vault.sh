@@ -4,6 +4,7 @@
 #   - GET /api/v1/vault/files/{filename}   a 1 MiB file (the JSON answer with its content), wrk
 #   - PUT /api/v1/vault/files/{filename}   100 KiB of new content per request over 50 names, wrk
 #     (bench/put.lua): each request writes and fsyncs a content file, indexes it and commits
+#   - the same GET answer from bench/vault-bare.ts's memory, a raw Bun.serve: the read's baseline
 #   - the same PUT to bench/vault-bare.ts    the baseline: Colony's own durable write (temporary file,
 #     fsync, rename, the folder's fsync) behind a raw Bun.serve, nothing else; measured in the
 #     same rounds, right after Colony's PUT, so both see the disk in the same state; and beneath
@@ -71,12 +72,15 @@ EXPORT_TOKEN="$TOKEN"
   for (let i = 0; i < 10; i++) await put(exportToken, `full/f${i}.txt`, text(i + 1));
   console.log("seeded: a 1 MiB file, and a vault of 10 x 1 MiB");
 ' "$COLONY" "$READ_TOKEN" "$EXPORT_TOKEN") | tee "$OUT_DIR/seed.log" >&2
+# The bare read's answer: Colony's own answer for the 1 MiB file, byte for byte.
+curl -fsS "$COLONY/api/v1/vault/files/bench/big.txt" -H "Authorization: Bearer $READ_TOKEN" | curl -fsS -o /dev/null -X PUT --data-binary @- "$BARE/answer"
 curl -fsS "$COLONY/api/v1/vault/status" -H "Authorization: Bearer $EXPORT_TOKEN" -o "$OUT_DIR/export-status.json"
 echo "export vault: $(cat "$OUT_DIR/export-status.json")" >&2
 
 run_facts src migrations
 TARGETS=(
   "GET /vault/files/{filename} (1 MiB)|$COLONY/api/v1/vault/files/bench/big.txt|get.lua|$READ_TOKEN"
+  "GET, the same answer from memory alone (vault-bare.ts)|$BARE/answer|get.lua|"
   "PUT /vault/files/{filename} (100 KiB)|$COLONY/api/v1/vault/files/bench|put.lua|$READ_TOKEN"
   "PUT, the durable write alone (vault-bare.ts)|$BARE/files/bench|put.lua|"
   "PUT, one fsynced write alone (vault-bare.ts)|$BARE/fsync/bench|put.lua|"
