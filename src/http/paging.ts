@@ -6,13 +6,20 @@ import { type Page, type PagingSpec, MAX_OFFSET } from "../core/paging";
 
 export { MAX_OFFSET, paged, resolvePage, type Page, type Paged, type PagingSpec } from "../core/paging";
 
-/** The query fields of a paged endpoint, to spread into its `query` schema. */
+const pagingFields = (spec: PagingSpec) => ({
+  limit: t.Optional(t.Integer({ minimum: 1, maximum: spec.max, default: spec.default, description: `1-${spec.max}, default ${spec.default}` })),
+  offset: t.Optional(t.Integer({ minimum: 0, maximum: MAX_OFFSET, description: `0-${MAX_OFFSET}` })),
+  page: t.Optional(t.Integer({ minimum: 1, description: "1-indexed; equals offset = (page-1)*limit" })),
+});
+/** One set of fields per limit rule: Elysia compiles a checker for every `t.Integer` it makes, which added up at start. */
+const pagingBySpec = new Map<string, ReturnType<typeof pagingFields>>();
+
+/** The query fields of a paged endpoint, to spread into its `query` schema (shared by the endpoints with the same limits). */
 export function pagingQuery(spec: PagingSpec) {
-  return {
-    limit: t.Optional(t.Integer({ minimum: 1, maximum: spec.max, default: spec.default, description: `1-${spec.max}, default ${spec.default}` })),
-    offset: t.Optional(t.Integer({ minimum: 0, maximum: MAX_OFFSET, description: `0-${MAX_OFFSET}` })),
-    page: t.Optional(t.Integer({ minimum: 1, description: "1-indexed; equals offset = (page-1)*limit" })),
-  };
+  const key = `${spec.max} ${spec.default}`;
+  let fields = pagingBySpec.get(key);
+  if (!fields) pagingBySpec.set(key, (fields = pagingFields(spec)));
+  return fields;
 }
 
 /** Bare-array variant: the array is the body, the paging facts go to headers. */
