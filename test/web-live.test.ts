@@ -4,7 +4,7 @@
 // (assets/live.js over GET /live). Alice comments on her post while Bob reads it: his page says
 // "1 new comment — Show", and Show reloads it at the comment. Both pages, as updated, are checked
 // with axe-core (light and dark): no violation of serious or critical impact, nothing from another
-// host, no console error.
+// host, no console error. Cara and Dan share a group: Dan's message appears on Cara's open group page.
 // Skipped only where /usr/bin/chromium is not installed (`apt-get install -y chromium`).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Subprocess } from "bun";
@@ -115,5 +115,40 @@ describe("live updates in headless Chromium", () => {
     expect(await bob.page.locator(`article#${commentId}`).textContent()).toContain("And the beans are next.");
 
     expect([...alice.problems, ...bob.problems]).toEqual([]);
+  }, 90_000);
+
+  test.skipIf(!hasChromium)("a group message appears on the other member's open group page without a reload (skipped without /usr/bin/chromium)", async () => {
+    const cara = await person("cara-live");
+    const dan = await person("dan-live", "dark");
+
+    // Cara makes a group with Dan, who accepts the invitation.
+    await cara.page.goto(`${server!.url}/groups/new`);
+    await cara.page.getByLabel("Title").fill("Seed swap");
+    await cara.page.getByLabel("Members").fill("dan-live");
+    await cara.page.getByRole("button", { name: "Create group" }).click();
+    await cara.page.waitForURL(/\/groups\/[0-9a-f-]{36}/);
+    const groupPath = new URL(cara.page.url()).pathname;
+    await dan.page.goto(`${server!.url}${groupPath}`);
+    await dan.page.getByRole("button", { name: "Accept the invitation to Seed swap" }).click();
+    await dan.page.getByRole("textbox", { name: "Message" }).waitFor();
+
+    // Cara has the group open; Dan writes to it.
+    await openLive(cara.page, groupPath);
+    await cara.page.evaluate("window.stillHere = true");
+    await dan.page.getByRole("textbox", { name: "Message" }).fill("Beans for tomatoes? <i>plain</i>");
+    await dan.page.getByRole("button", { name: "Send" }).click();
+    await dan.page.waitForURL(/#message-/);
+
+    const message = cara.page.locator("[data-live-group] ol.dm li.theirs").filter({ hasText: "Beans for tomatoes?" });
+    await message.waitFor({ timeout: 10_000 });
+    expect(await message.locator(".text").textContent()).toBe("Beans for tomatoes? <i>plain</i>");
+    expect(await message.locator("i").count()).toBe(0);
+    expect(await cara.page.getByRole("status").filter({ hasText: "New message from dan-live" }).count()).toBe(1);
+    expect(await cara.page.evaluate("window.stillHere === true")).toBe(true);
+    for (const scheme of SCHEMES) {
+      await cara.page.emulateMedia({ colorScheme: scheme });
+      expect((await axeProblems(cara.page)).map((v) => `group/${scheme}: ${v}`)).toEqual([]);
+    }
+    expect([...cara.problems, ...dan.problems]).toEqual([]);
   }, 90_000);
 });

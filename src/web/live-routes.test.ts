@@ -17,6 +17,8 @@ import * as users from "../features/users/service";
 import { eventStream } from "../features/realtime/stream";
 import { LIVE_SCRIPT } from "./assets";
 import { LIVE_MAX_STREAMS } from "./live-routes";
+import { GROUP_MESSAGES_PER_PAGE } from "./groups-routes";
+import { groupSent, makeGroup } from "../features/messages/groups/gtestkit";
 import { sseReader } from "../../test/sse";
 
 const h = setup({ streamHeartbeatMs: 25, rateLimitMultiplier: 0, readCacheBytes: 0 });
@@ -324,6 +326,19 @@ describe("the pages", () => {
     const msg = send(ann, agent, "hi");
     const page = await b.get(`/messages/${agent.username}`);
     expect(page.text).toContain(`<div data-live-dm="${agent.username}" data-conversation="${msg.conversationId}">`);
+  });
+
+  test("a group's newest page names the group for the script; an older page, whose list does not grow, does not", async () => {
+    const g = await makeGroup(h, ann, [ben]);
+    for (let i = 0; i <= GROUP_MESSAGES_PER_PAGE; i++) await groupSent(h, i % 2 ? ann : ben, g, `message ${i}`);
+    const b = await signedInBrowser(h, ann.username);
+    const newest = await b.get(`/groups/${g}`);
+    expect(newest.text).toContain(`<div data-live-group="${g}"><ol class="dm"`);
+    expect(newest.text).toContain(`<script type="module" src="${LIVE_SCRIPT.path}"></script>`);
+    const older = await b.get(`/groups/${g}?page=2`);
+    expect(older.status).toBe(200);
+    expect(older.text).toContain("message 0");
+    expect(older.text).not.toContain("data-live-group");
   });
 });
 

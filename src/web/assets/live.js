@@ -2,9 +2,9 @@
 // event stream at /live (same origin, the session cookie). Only signed-in pages load this file,
 // and every page works without it:
 // 1. The header's notification count (and the tab's title) follows the unread count.
-// 2. A conversation (/messages/<name>) shows a new message as it arrives: the page fetches its own
-//    address again (which marks the conversation read, as opening it does) and appends the
-//    messages it does not show yet, as the server rendered them.
+// 2. A conversation (/messages/<name>), and the newest page of a group (/groups/<id>), show a new
+//    message as it arrives: the page fetches its own address again (which marks the messages read,
+//    as opening it does) and appends the messages it does not show yet, as the server rendered them.
 // 3. A post page says how many comments others have added since it was loaded, in a polite live
 //    region, with a link that reloads the page at the first of them.
 // EventSource reconnects by itself after a network failure or a server restart; a refusal (the
@@ -12,6 +12,11 @@
 // tabs do not hold connections, and catches up when it is shown again.
 const unreadLink = document.querySelector('.who a[href="/notifications"]');
 const dmBox = document.querySelector("[data-live-dm]");
+const groupBox = document.querySelector("[data-live-group]");
+/** The list a new message goes to: a conversation's or a group's (a page has one or neither). */
+const messageBox = dmBox ?? groupBox;
+/** The signed-in person's username, from the header's link to their profile. */
+const me = decodeURIComponent(document.querySelector('.who a[href^="/u/"]')?.getAttribute("href")?.slice(3) ?? "").toLowerCase();
 const postBox = document.querySelector("[data-live-post]");
 const baseTitle = document.title;
 const HIDDEN_CLOSE_MS = 60_000;
@@ -29,11 +34,11 @@ function showUnread(n) {
 
 // ---- 2. a conversation
 let status = null;
-if (dmBox) {
+if (messageBox) {
   status = document.createElement("p");
   status.className = "vh";
   status.setAttribute("role", "status");
-  dmBox.after(status);
+  messageBox.after(status);
 }
 
 let refreshing = null;
@@ -50,7 +55,7 @@ async function refreshConversation() {
       try {
         const res = await fetch(location.pathname, { credentials: "same-origin", headers: { accept: "text/html" } });
         if (!res.ok || res.redirected) return;
-        const fresh = new DOMParser().parseFromString(await res.text(), "text/html").querySelector("[data-live-dm]");
+        const fresh = new DOMParser().parseFromString(await res.text(), "text/html").querySelector(dmBox ? "[data-live-dm]" : "[data-live-group]");
         if (fresh) merge(fresh);
       } catch {
         // The next message, or the next reconnection, tries again.
@@ -63,12 +68,12 @@ async function refreshConversation() {
 }
 
 function merge(fresh) {
-  dmBox.dataset.conversation = fresh.dataset.conversation ?? "";
-  const list = dmBox.querySelector("ol.dm");
+  if (dmBox) dmBox.dataset.conversation = fresh.dataset.conversation ?? "";
+  const list = messageBox.querySelector("ol.dm");
   const freshList = fresh.querySelector("ol.dm");
   if (!freshList) return;
   if (!list) {
-    dmBox.replaceChildren(...fresh.childNodes);
+    messageBox.replaceChildren(...fresh.childNodes);
     return;
   }
   for (const li of freshList.children) {
@@ -77,8 +82,20 @@ function merge(fresh) {
   }
 }
 
+function onGroupMessage(data) {
+  if (data.conversation_id !== groupBox.dataset.liveGroup) return;
+  if (document.getElementById(`message-${data.message_id}`)) return;
+  const sender = data.message?.sender?.username ?? "";
+  if (sender && sender.toLowerCase() !== me) status.textContent = `New message from ${sender}`;
+  refreshConversation();
+}
+
 function onMessage(data) {
-  if (!dmBox || data.is_group) return;
+  if (data.is_group) {
+    if (groupBox) onGroupMessage(data);
+    return;
+  }
+  if (!dmBox) return;
   const peer = (dmBox.dataset.liveDm ?? "").toLowerCase();
   const conversation = dmBox.dataset.conversation ?? "";
   const sender = data.message?.sender?.username ?? "";
@@ -146,7 +163,7 @@ function open(catchUp) {
     // CLOSED: the server refused (signed out); EventSource retries by itself otherwise.
     if (source?.readyState === EventSource.CLOSED) stop();
   });
-  if (catchUp && dmBox) source.addEventListener("open", () => refreshConversation(), { once: true });
+  if (catchUp && messageBox) source.addEventListener("open", () => refreshConversation(), { once: true });
 }
 
 function close() {
@@ -159,7 +176,7 @@ function stop() {
   close();
 }
 
-if (unreadLink || dmBox || postBox) {
+if (unreadLink || messageBox || postBox) {
   open(false);
   document.addEventListener("visibilitychange", () => {
     if (document.visibilityState === "hidden") {

@@ -249,7 +249,14 @@ export function GroupPage({ visit, group, state = {} }: { visit: Visit; group: G
         ) : (
           ""
         )}
-        <MessageList items={group.messages} label="Messages" />
+        {group.page === 1 ? (
+          // The newest messages: the page's script appends new ones as they arrive (assets/live.js).
+          <div data-live-group={group.id}>
+            <MessageList items={group.messages} label="Messages" />
+          </div>
+        ) : (
+          <MessageList items={group.messages} label="Messages" />
+        )}
         {group.page > 1 ? (
           <p>
             <a href={pageHref(group.id, group.page - 1)} rel="prev">
