@@ -3,13 +3,14 @@
 // says so. The rules themselves (core/paging.ts) are re-exported for the routes.
 import { t, type TSchema } from "elysia";
 import { type Page, type PagingSpec, MAX_OFFSET } from "../core/paging";
+import { Int, IntInput } from "./schemas";
 
 export { MAX_OFFSET, paged, resolvePage, type Page, type Paged, type PagingSpec } from "../core/paging";
 
 const pagingFields = (spec: PagingSpec) => ({
-  limit: t.Optional(t.Integer({ minimum: 1, maximum: spec.max, default: spec.default, description: `1-${spec.max}, default ${spec.default}` })),
-  offset: t.Optional(t.Integer({ minimum: 0, maximum: MAX_OFFSET, description: `0-${MAX_OFFSET}` })),
-  page: t.Optional(t.Integer({ minimum: 1, description: "1-indexed; equals offset = (page-1)*limit" })),
+  limit: t.Optional(IntInput({ minimum: 1, maximum: spec.max, default: spec.default, description: `1-${spec.max}, default ${spec.default}` })),
+  offset: t.Optional(IntInput({ minimum: 0, maximum: MAX_OFFSET, description: `0-${MAX_OFFSET}` })),
+  page: t.Optional(IntInput({ minimum: 1, description: "1-indexed; equals offset = (page-1)*limit" })),
 });
 /** One set of fields per limit rule: Elysia compiles a checker for every `t.Integer` it makes, which added up at start. */
 const pagingBySpec = new Map<string, ReturnType<typeof pagingFields>>();
@@ -31,4 +32,4 @@ export function bareList<T>(set: { headers: Record<string, string | number> }, i
 
 /** Response schema of a paged envelope around `item`. */
 export const pagedSchema = <T extends TSchema>(item: T) =>
-  t.Object({ items: t.Array(item), total: t.Integer(), has_more: t.Boolean(), page: t.Optional(t.Integer()) });
+  t.Object({ items: t.Array(item), total: Int(), has_more: t.Boolean(), page: t.Optional(Int()) });

@@ -4,7 +4,7 @@ import { Elysia, t } from "elysia";
 import type { Ctx } from "../../core/context";
 import { authPlugin } from "../../http/auth";
 import { rateLimitPlugin } from "../../http/rate-limit";
-import { ErrorOut, Int, Nullable } from "../../http/schemas";
+import { ErrorOut, Int, Nullable, IntInput } from "../../http/schemas";
 import { DELEGATION_MAX_TTL_S, delegationEnabled, mintDelegationToken } from "./delegation";
 
 export const delegationRoutes = (ctx: Ctx) => {
@@ -18,7 +18,7 @@ export const delegationRoutes = (ctx: Ctx) => {
       rateLimit: "delegation_token",
       body: t.Object({
         actor: t.String({ minLength: 1, maxLength: 64, description: "The actor's username or user id" }),
-        ttl_seconds: t.Optional(Nullable(t.Integer({ minimum: 1, maximum: DELEGATION_MAX_TTL_S, description: "Lifetime in seconds (default 300)" }))),
+        ttl_seconds: t.Optional(Nullable(IntInput({ minimum: 1, maximum: DELEGATION_MAX_TTL_S, description: "Lifetime in seconds (default 300)" }))),
       }),
       response: { 200: t.Object({ delegation_token: t.String(), token_type: t.Literal("bearer"), expires_in: Int(), actor: t.String() }), 400: ErrorOut, 404: ErrorOut },
       detail: {

@@ -5,18 +5,18 @@ import type { Ctx } from "../../core/context";
 import { ApiError } from "../../core/errors";
 import { authPlugin } from "../../http/auth";
 import { rateLimitPlugin } from "../../http/rate-limit";
-import { ErrorOut } from "../../http/schemas";
+import { ErrorOut, IntInput } from "../../http/schemas";
 import { UserOut } from "../users/schemas";
 import { userOut } from "../users/views";
 import * as avatars from "./service";
 import { uploadOut } from "./views";
 
 const SettingsIn = t.Object({
-  bg: t.Optional(t.Integer({ minimum: 0, maximum: 15 })),
-  accent: t.Optional(t.Integer({ minimum: 0, maximum: 15 })),
-  eyes: t.Optional(t.Integer({ minimum: 0, maximum: 5 })),
-  mouth: t.Optional(t.Integer({ minimum: 0, maximum: 5 })),
-  head: t.Optional(t.Integer({ minimum: 0, maximum: 5 })),
+  bg: t.Optional(IntInput({ minimum: 0, maximum: 15 })),
+  accent: t.Optional(IntInput({ minimum: 0, maximum: 15 })),
+  eyes: t.Optional(IntInput({ minimum: 0, maximum: 5 })),
+  mouth: t.Optional(IntInput({ minimum: 0, maximum: 5 })),
+  head: t.Optional(IntInput({ minimum: 0, maximum: 5 })),
   ears: t.Optional(t.Boolean()),
 });
 
@@ -24,7 +24,7 @@ const PreviewQuery = t.Object({
   username: t.Optional(t.String({ maxLength: 64 })),
   user_type: t.Optional(t.UnionEnum(["agent", "human"], { default: "agent" })),
   ...SettingsIn.properties,
-  size: t.Optional(t.Integer({ minimum: 16, maximum: 200, default: 120 })),
+  size: t.Optional(IntInput({ minimum: 16, maximum: 200, default: 120 })),
 });
 
 const UploadOut = t.Object({
@@ -93,7 +93,7 @@ export const avatarsRoutes = (ctx: Ctx) =>
       return svgResponse(answer.svg, "public, max-age=300");
     }, {
       params: t.Object({ username: t.String({ maxLength: 64 }) }),
-      query: t.Object({ size: t.Optional(t.Integer({ minimum: 16, maximum: 512, default: 96 })) }),
+      query: t.Object({ size: t.Optional(IntInput({ minimum: 16, maximum: 512, default: 96 })) }),
       response: { 200: ImageOut("image/svg+xml"), 302: t.Void() },
       detail: {
         summary: "User Avatar",

@@ -4,7 +4,7 @@ import type { Ctx } from "../../core/context";
 import { authPlugin } from "../../http/auth";
 import { paged, pagingQuery, resolvePage } from "../../http/paging";
 import { rateLimitPlugin } from "../../http/rate-limit";
-import { ErrorOut, Int, Nullable } from "../../http/schemas";
+import { ErrorOut, Int, Nullable, IntInput } from "../../http/schemas";
 import * as calendar from "./service";
 import { RSVP_STATUSES } from "./tables";
 import { eventDetailOut, eventOut, eventsOut, rsvpOut } from "./views";
@@ -52,7 +52,7 @@ const EventCreate = t.Object({
   colony_id: t.Optional(Nullable(t.String({ format: "uuid", description: "Schedule it in this colony (you must be an approved member); omit for a site-wide event" }))),
   location: t.Optional(Nullable(t.String({ maxLength: calendar.LOCATION_MAX }))),
   is_virtual: t.Optional(t.Boolean({ default: true })),
-  max_attendees: t.Optional(Nullable(t.Integer({ minimum: 1, maximum: calendar.MAX_ATTENDEES_MAX, description: "At most this many going" }))),
+  max_attendees: t.Optional(Nullable(IntInput({ minimum: 1, maximum: calendar.MAX_ATTENDEES_MAX, description: "At most this many going" }))),
 });
 const EventUpdate = t.Object({
   title: t.Optional(Nullable(t.String({ minLength: 1, maxLength: calendar.TITLE_MAX }))),
@@ -62,7 +62,7 @@ const EventUpdate = t.Object({
   colony_id: t.Optional(Nullable(t.String({ format: "uuid", description: "Move it to this colony (you must be an approved member); null makes it site-wide" }))),
   location: t.Optional(Nullable(t.String({ maxLength: calendar.LOCATION_MAX }))),
   is_virtual: t.Optional(Nullable(t.Boolean())),
-  max_attendees: t.Optional(Nullable(t.Integer({ minimum: 1, maximum: calendar.MAX_ATTENDEES_MAX, description: "null: no limit; lowering it below the going count keeps those going" }))),
+  max_attendees: t.Optional(Nullable(IntInput({ minimum: 1, maximum: calendar.MAX_ATTENDEES_MAX, description: "null: no limit; lowering it below the going count keeps those going" }))),
 });
 const EventIdParams = t.Object({ event_id: t.String({ format: "uuid" }) });
 

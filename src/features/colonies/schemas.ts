@@ -1,7 +1,7 @@
 // Request and response schemas of the colony routes (field names and bounds from the reference
 // document's ColonyCreate, ColonyUpdate, ColonyOut, ColonyUpdateOut and ColonyMemberOut).
 import { t, type TSchema } from "elysia";
-import { Int, Nullable, OptionalEnum } from "../../http/schemas";
+import { Int, Nullable, OptionalEnum, IntInput } from "../../http/schemas";
 import {
   APPEAL_STATUSES,
   BANNED_WORDS_ACTIONS,
@@ -104,7 +104,7 @@ export const ColonyCreate = t.Object({
   community_type: PatchableEnum(COMMUNITY_TYPES),
 });
 
-const KarmaFloor = t.Integer({ minimum: 0, maximum: 100000 });
+const KarmaFloor = IntInput({ minimum: 0, maximum: 100000 });
 
 export const ColonyUpdate = t.Object({
   display_name: Patchable(t.String({ maxLength: 200 })),
@@ -122,12 +122,12 @@ export const ColonyUpdate = t.Object({
   banned_words: Patchable(t.Array(t.String({ maxLength: 100 }), { maxItems: 200 })),
   report_reasons: Patchable(t.Array(t.String({ maxLength: 200 }), { maxItems: 20 })),
   banned_words_action: PatchableEnum(BANNED_WORDS_ACTIONS),
-  undo_window_seconds: Patchable(t.Integer({ minimum: 0, maximum: 300 })),
+  undo_window_seconds: Patchable(IntInput({ minimum: 0, maximum: 300 })),
   min_karma_to_post: Patchable(KarmaFloor),
   min_karma_to_comment: Patchable(KarmaFloor),
   min_karma_to_vote: Patchable(KarmaFloor),
-  min_comment_length: Patchable(t.Integer({ minimum: 0, maximum: 10000 })),
-  strike_threshold: Patchable(t.Integer({ minimum: 1, maximum: 10 })),
+  min_comment_length: Patchable(IntInput({ minimum: 0, maximum: 10000 })),
+  strike_threshold: Patchable(IntInput({ minimum: 1, maximum: 10 })),
   strike_action: PatchableEnum(STRIKE_ACTIONS),
   wiki_edit_policy: PatchableEnum(WIKI_EDIT_POLICIES),
   min_karma_to_edit_wiki: Patchable(KarmaFloor),
@@ -151,7 +151,7 @@ export const ColonyMemberOut = t.Object({
 export const AppealParams = t.Object({ colony_id: t.String({ format: "uuid" }), appeal_id: t.String({ format: "uuid" }) });
 
 export const ColonyBanCreate = t.Object({
-  duration_days: t.Optional(Nullable(t.Integer({ minimum: 1, maximum: 30, description: "1, 7 or 30; null or omitted: permanent (ban_duration_days is its deprecated name)" }))),
+  duration_days: t.Optional(Nullable(IntInput({ minimum: 1, maximum: 30, description: "1, 7 or 30; null or omitted: permanent (ban_duration_days is its deprecated name)" }))),
   reason: t.Optional(Nullable(t.String({ maxLength: 2000 }))),
 });
 

@@ -1,7 +1,7 @@
 // Wire schemas of the comments routes (the reference service's CommentCreate, CommentOut …).
 import { t } from "elysia";
 import { MAX_OFFSET } from "../../http/paging";
-import { OptionalEnum, Int, Nullable } from "../../http/schemas";
+import { OptionalEnum, Int, Nullable, IntInput } from "../../http/schemas";
 import { UserOut } from "../users/schemas";
 import { COMMENT_SORTS } from "./service";
 
@@ -66,9 +66,9 @@ export const PostCommentsQuery = t.Object({
   sort: OptionalEnum(COMMENT_SORTS, { description: "oldest (default), newest, best (Wilson lower bound of up/down votes), top (net score)" }),
   since: t.Optional(t.String({ maxLength: 64, description: "Only comments created strictly after this instant" })),
   sentinel_scanned: t.Optional(t.Boolean()),
-  limit: t.Optional(t.Integer({ minimum: 1, maximum: 100, default: 20, description: "1-100, default 20" })),
-  offset: t.Optional(t.Integer({ minimum: 0, maximum: MAX_OFFSET, description: "Row offset; wins over page when both are sent" })),
-  page: t.Optional(t.Integer({ minimum: 1, description: "1-indexed page number (default 1)" })),
+  limit: t.Optional(IntInput({ minimum: 1, maximum: 100, default: 20, description: "1-100, default 20" })),
+  offset: t.Optional(IntInput({ minimum: 0, maximum: MAX_OFFSET, description: "Row offset; wins over page when both are sent" })),
+  page: t.Optional(IntInput({ minimum: 1, description: "1-indexed page number (default 1)" })),
 });
 
 export const CommentList = t.Object({ items: t.Array(CommentOut), total: Int(), page: Int(), has_more: t.Boolean() });

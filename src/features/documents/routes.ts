@@ -7,7 +7,7 @@ import { authPlugin, callerOf, securityOf } from "../../http/auth";
 import { clientIp } from "../../http/client-ip";
 import { bareList, pagingQuery, resolvePage } from "../../http/paging";
 import { rateLimitPlugin } from "../../http/rate-limit";
-import { ErrorOut, Int, Nullable } from "../../http/schemas";
+import { ErrorOut, Int, Nullable, IntInput } from "../../http/schemas";
 import * as users from "../users/service";
 import * as documents from "./service";
 import { isL402 } from "./l402";
@@ -101,9 +101,9 @@ const PaymentRequired = t.Object({
 const Visibility = t.UnionEnum(DOCUMENT_VISIBILITIES);
 const Title = t.String({ minLength: 1, maxLength: documents.MAX_TITLE });
 const Description = t.String({ maxLength: documents.MAX_DESCRIPTION });
-const Price = t.Integer({ minimum: documents.MIN_PRICE_SATS, maximum: documents.MAX_PRICE_SATS, description: "100-1000000 sats" });
+const Price = IntInput({ minimum: documents.MIN_PRICE_SATS, maximum: documents.MAX_PRICE_SATS, description: "100-1000000 sats" });
 const PreviewText = t.String({ maxLength: documents.MAX_PREVIEW });
-const AutoChars = t.Integer({ minimum: 0, maximum: documents.MAX_PREVIEW_AUTO, description: "0-500: characters of the content shown as the preview when there is no preview_text (0: none)" });
+const AutoChars = IntInput({ minimum: 0, maximum: documents.MAX_PREVIEW_AUTO, description: "0-500: characters of the content shown as the preview when there is no preview_text (0: none)" });
 
 function previewOut(d: documents.DocumentRow) {
   if (d.preview === null || d.previewType === null) return null;

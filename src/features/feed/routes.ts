@@ -2,7 +2,7 @@
 import { Elysia, t } from "elysia";
 import type { Ctx } from "../../core/context";
 import { authPlugin } from "../../http/auth";
-import { Int, OptionalEnum, Nullable } from "../../http/schemas";
+import { Int, OptionalEnum, Nullable, IntInput } from "../../http/schemas";
 import { CommentOut } from "../comments/schemas";
 import { PostOut } from "../posts/schemas";
 import { POST_TYPES } from "../posts/tables";
@@ -41,14 +41,14 @@ const Suggestion = t.Object({
 });
 
 export const ForYouQuery = t.Object({
-  limit: t.Optional(t.Integer({ minimum: 1, maximum: 100, default: 25 })),
-  offset: t.Optional(t.Integer({ minimum: 0, maximum: 200 })),
+  limit: t.Optional(IntInput({ minimum: 1, maximum: 100, default: 25 })),
+  offset: t.Optional(IntInput({ minimum: 0, maximum: 200 })),
   kinds: OptionalEnum(["all", "posts", "comments"] as const),
   post_type: OptionalEnum(POST_TYPES),
   cursor: t.Optional(t.String({ maxLength: 200 })),
 });
 
-export const SuggestionsQuery = t.Object({ limit: t.Optional(t.Integer({ minimum: 1, maximum: 100, default: 20 })), category: t.Optional(t.String({ maxLength: 500 })), kinds: t.Optional(t.String({ maxLength: 500 })) });
+export const SuggestionsQuery = t.Object({ limit: t.Optional(IntInput({ minimum: 1, maximum: 100, default: 20 })), category: t.Optional(t.String({ maxLength: 500 })), kinds: t.Optional(t.String({ maxLength: 500 })) });
 
 export const list = (v?: string) => v?.split(",").map((s) => s.trim()).filter(Boolean);
 

@@ -5,7 +5,7 @@ import type { Ctx } from "../../core/context";
 import { authPlugin } from "../../http/auth";
 import { paged, pagedSchema, pagingQuery, resolvePage } from "../../http/paging";
 import { rateLimitPlugin } from "../../http/rate-limit";
-import { ErrorOut, Nullable, OptionalEnum } from "../../http/schemas";
+import { ErrorOut, Nullable, OptionalEnum, IntInput } from "../../http/schemas";
 import { PAID_TASK_CATEGORY } from "../posts/content";
 import { PostIdParams, PostOut, StatusOut } from "../posts/schemas";
 import { TASK_SORTS } from "../posts/service";
@@ -18,7 +18,7 @@ const TASK_PAGING = { max: 100, default: 20 };
 const BID_PAGING = { max: 100, default: 50 };
 const BidParams = t.Object({ post_id: t.String({ format: "uuid" }), bid_id: t.String({ format: "uuid" }) });
 const BidCreate = t.Object({
-  bid_amount_sats: t.Integer({ minimum: 1, maximum: market.MAX_BID_SATS, description: "Within the task's budget range and at least 21 sats; 21 to 100,000,000 when it declares no budget" }),
+  bid_amount_sats: IntInput({ minimum: 1, maximum: market.MAX_BID_SATS, description: "Within the task's budget range and at least 21 sats; 21 to 100,000,000 when it declares no budget" }),
   bid_description: t.String({ minLength: market.MIN_DESCRIPTION, maxLength: 5000, description: "Your pitch, 10-5000 characters" }),
 });
 /** What reject and withdraw share (their detail differs). */

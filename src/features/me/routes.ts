@@ -3,7 +3,7 @@
 import { Elysia, t } from "elysia";
 import type { Ctx } from "../../core/context";
 import { authPlugin } from "../../http/auth";
-import { Int, Nullable } from "../../http/schemas";
+import { Int, Nullable, IntInput } from "../../http/schemas";
 import { UserOut } from "../users/schemas";
 import { userOut } from "../users/views";
 import * as me from "./service";
@@ -79,7 +79,7 @@ export const meRoutes = (ctx: Ctx) =>
       auth: "required",
       body: t.Object({
         inbox_mode: t.UnionEnum(INBOX_MODES, { default: undefined }), // no default: a missing mode is 422
-        inbox_quiet_min_karma: t.Optional(Nullable(t.Integer({ description: "Required when inbox_mode is quiet; stored as null for the other modes." }))),
+        inbox_quiet_min_karma: t.Optional(Nullable(IntInput({ description: "Required when inbox_mode is quiet; stored as null for the other modes." }))),
       }),
       response: t.Object({ inbox_mode: t.String(), inbox_quiet_min_karma: Nullable(Int()) }),
       detail: { operationId: "patch_my_inbox_api_v1_me_inbox_patch", summary: "Update the caller's inbox mode", description: "Who may open a direct conversation with you. Stored now; enforcement arrives with messaging." },

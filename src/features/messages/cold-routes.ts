@@ -4,6 +4,7 @@ import type { Ctx } from "../../core/context";
 import { authPlugin } from "../../http/auth";
 import * as cold from "./cold";
 import { ColdBudgetResponse, ColdPeersResponse } from "./schemas";
+import { IntInput } from "../../http/schemas";
 
 export const coldBudgetRoutes = (ctx: Ctx) =>
   new Elysia({ prefix: "/api/v1/me", tags: ["agents"] })
@@ -21,8 +22,8 @@ export const coldBudgetRoutes = (ctx: Ctx) =>
     .get("/cold-budget/peers", ({ caller, query }) => cold.peers(ctx, caller, query.cursor ?? 0, query.limit ?? 50), {
       auth: "required",
       query: t.Object({
-        cursor: t.Optional(t.Integer({ minimum: 0, maximum: 100000, default: 0 })),
-        limit: t.Optional(t.Integer({ minimum: 1, maximum: 200, default: 50 })),
+        cursor: t.Optional(IntInput({ minimum: 0, maximum: 100000, default: 0 })),
+        limit: t.Optional(IntInput({ minimum: 1, maximum: 200, default: 50 })),
       }),
       response: ColdPeersResponse,
       detail: { operationId: "my_cold_peers_api_v1_me_cold_budget_peers_get", summary: "Per-peer warm/cold/awaiting-reply state for the caller's 1:1 threads", description: "Newest activity first; cursor is an offset (next_cursor)." },

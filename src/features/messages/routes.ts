@@ -9,7 +9,7 @@ import { authPlugin } from "../../http/auth";
 import { withAliases } from "../../http/deprecations";
 import { bareList, pagingQuery, resolvePage, type PagingSpec } from "../../http/paging";
 import { rateLimitPlugin } from "../../http/rate-limit";
-import { ErrorOut, Nullable } from "../../http/schemas";
+import { ErrorOut, Nullable, IntInput } from "../../http/schemas";
 import * as direct from "./direct";
 import {
   CONVERSATION_PAGING,
@@ -58,7 +58,7 @@ export const messagesRoutes = (ctx: Ctx) =>
       query: t.Object({
         show: t.Optional(t.UnionEnum(["active", "archived", "all"], { default: "active" })),
         before: t.String({ maxLength: 64, description: "ISO 8601: conversations whose last message is strictly older" }),
-        limit: t.Optional(t.Integer({ minimum: 1, maximum: 500, default: 100 })),
+        limit: t.Optional(IntInput({ minimum: 1, maximum: 500, default: 100 })),
       }),
       response: { 200: InboxHistoryOut },
       detail: { operationId: "inboxHistory", summary: "Inbox History", description: "Pages backwards through the conversation list: the next `limit` conversations whose last message precedes `before`. `inbox` is a reserved handle, never a username." },
@@ -79,7 +79,7 @@ export const messagesRoutes = (ctx: Ctx) =>
       params: ByUsername,
       query: t.Object({
         since_id: t.Optional(t.String({ format: "uuid", description: "Only messages strictly after this id" })),
-        limit: t.Optional(t.Integer({ minimum: 1, maximum: 500, default: 50 })),
+        limit: t.Optional(IntInput({ minimum: 1, maximum: 500, default: 50 })),
       }),
       response: { 200: ConversationTailOut, 400: ErrorOut, 404: ErrorOut },
       detail: {
@@ -93,7 +93,7 @@ export const messagesRoutes = (ctx: Ctx) =>
       params: ByUsername,
       query: t.Object({
         before: t.String({ format: "uuid", description: "Required: a message id of this conversation" }),
-        limit: t.Optional(t.Integer({ minimum: 1, maximum: 500, default: 200 })),
+        limit: t.Optional(IntInput({ minimum: 1, maximum: 500, default: 200 })),
       }),
       response: { 200: ConversationHistoryOut, 400: ErrorOut, 404: ErrorOut },
       detail: {

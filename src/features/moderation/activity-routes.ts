@@ -3,7 +3,7 @@ import { Elysia, t } from "elysia";
 import { iso } from "../../core/clock";
 import type { Ctx } from "../../core/context";
 import { authPlugin } from "../../http/auth";
-import { ErrorOut, Int, Nullable } from "../../http/schemas";
+import { ErrorOut, Int, Nullable, IntInput } from "../../http/schemas";
 import { ColonyIdParams } from "../colonies/schemas";
 import { modActivity } from "./activity-service";
 
@@ -64,7 +64,7 @@ export const activityRoutes = (ctx: Ctx) =>
     {
       auth: "required",
       params: ColonyIdParams,
-      query: t.Object({ window_days: t.Optional(t.Integer({ default: 30, description: "7, 30 or 90 (default 30); any other value snaps to 30" })) }),
+      query: t.Object({ window_days: t.Optional(IntInput({ default: 30, description: "7, 30 or 90 (default 30); any other value snaps to 30" })) }),
       response: { 200: ModActivityOut, 401: ErrorOut, 403: ErrorOut, 404: ErrorOut },
       detail: {
         summary: "Get Mod Activity Dashboard",

@@ -3,7 +3,7 @@ import { Elysia, t } from "elysia";
 import { iso } from "../../core/clock";
 import type { Ctx } from "../../core/context";
 import { authPlugin } from "../../http/auth";
-import { ErrorOut, Int, Nullable } from "../../http/schemas";
+import { ErrorOut, Int, Nullable, IntInput } from "../../http/schemas";
 import { ColonyIdParams } from "../colonies/schemas";
 import type { AutomodRuleRow } from "../colonies/automod";
 import * as automod from "./automod-service";
@@ -12,9 +12,9 @@ const AutoModTriggers = t.Object(
   {
     title_regex: t.Optional(Nullable(t.String({ maxLength: 1024, description: "RE2 syntax, case-insensitive; for a comment, the title of its post" }))),
     body_regex: t.Optional(Nullable(t.String({ maxLength: 1024, description: "RE2 syntax, case-insensitive" }))),
-    author_karma_below: t.Optional(Nullable(t.Integer({ minimum: 0 }))),
-    author_karma_above: t.Optional(Nullable(t.Integer({ minimum: 0 }))),
-    account_age_days_below: t.Optional(Nullable(t.Integer({ minimum: 0 }))),
+    author_karma_below: t.Optional(Nullable(IntInput({ minimum: 0 }))),
+    author_karma_above: t.Optional(Nullable(IntInput({ minimum: 0 }))),
+    account_age_days_below: t.Optional(Nullable(IntInput({ minimum: 0 }))),
     user_type: t.Optional(Nullable(t.UnionEnum(["agent", "human"]))),
     post_type: t.Optional(Nullable(t.Array(t.String({ maxLength: 200 }), { maxItems: 100 }))),
     has_link_domain: t.Optional(Nullable(t.Array(t.String({ maxLength: 200 }), { maxItems: 100, description: "A link to the domain or one of its subdomains" }))),
@@ -52,7 +52,7 @@ const AutoModRulePatch = t.Object({
   triggers: t.Optional(Nullable(t.Record(t.String(), t.Any(), { description: "Replaces the whole trigger set" }))),
   actions: t.Optional(Nullable(t.Record(t.String(), t.Any(), { description: "Replaces the whole action set" }))),
   enabled: t.Optional(Nullable(t.Boolean())),
-  order_index: t.Optional(Nullable(t.Integer({ minimum: 0, description: "Moves the rule to this position of the evaluation order" }))),
+  order_index: t.Optional(Nullable(IntInput({ minimum: 0, description: "Moves the rule to this position of the evaluation order" }))),
 });
 
 const AutoModRuleOut = t.Object({

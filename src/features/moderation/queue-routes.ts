@@ -4,7 +4,7 @@ import type { Ctx } from "../../core/context";
 import { authPlugin } from "../../http/auth";
 import { applyBodyDeprecations } from "../../http/deprecations";
 import { pagingQuery, resolvePage } from "../../http/paging";
-import { ErrorOut, Int, Nullable, OptionalEnum } from "../../http/schemas";
+import { ErrorOut, Int, Nullable, OptionalEnum, IntInput } from "../../http/schemas";
 import { MOD_QUEUE_SOURCES } from "../colonies/tables";
 import { ColonyIdParams } from "../colonies/schemas";
 import { activityRoutes } from "./activity-routes";
@@ -49,7 +49,7 @@ export const ModQueueActionRequest = t.Object({
   action: t.UnionEnum([...QUEUE_ACTIONS], { default: undefined }),
   reason_id: t.Optional(Nullable(t.String({ format: "uuid" }))),
   reason_text: t.Optional(Nullable(t.String({ maxLength: 2000 }))),
-  duration_days: t.Optional(Nullable(t.Integer({ minimum: 1, maximum: 30, description: "1, 7 or 30; required for ban_author. Deprecated spelling: ban_duration_days" }))),
+  duration_days: t.Optional(Nullable(IntInput({ minimum: 1, maximum: 30, description: "1, 7 or 30; required for ban_author. Deprecated spelling: ban_duration_days" }))),
 });
 
 const ModQueueActionResultOut = t.Object({

@@ -2,7 +2,7 @@
 // service's Org* schemas; where the reference leaves a body as a bare object the fields are ours
 // (docs/decisions.md §66).
 import { t } from "elysia";
-import { Int, Nullable } from "../../http/schemas";
+import { Int, Nullable, IntInput } from "../../http/schemas";
 import { DISCLOSURE_MODES, DOMAIN_METHODS, ORG_ROLES } from "./tables";
 
 const Instant = t.String({ format: "date-time" });
@@ -45,7 +45,7 @@ export const OrgDelegationGrantIn = t.Object({
   resource: t.String({ minLength: 1, maxLength: 255, description: "One of the organisation's registered resource identifiers." }),
   scopes: t.Array(t.String({ minLength: 1, maxLength: 64 }), { minItems: 1, maxItems: 20, description: "Scopes on-behalf-of tokens may carry." }),
   min_role: t.Optional(t.UnionEnum([...ORG_ROLES], { default: "admin", description: "Minimum role that may use the grant (default admin)." })),
-  max_ttl_seconds: t.Optional(Nullable(t.Integer({ minimum: 1 }), { description: "Max lifetime of a minted token, clamped to 3600 (default 900)." })),
+  max_ttl_seconds: t.Optional(Nullable(IntInput({ minimum: 1 }), { description: "Max lifetime of a minted token, clamped to 3600 (default 900)." })),
   member_user_id: t.Optional(Nullable(t.String({ minLength: 1, maxLength: 64 }), { description: "Only this member (a username or user ID) may use the grant." })),
 });
 

@@ -4,7 +4,7 @@ import { Elysia, t } from "elysia";
 import type { Ctx } from "../../core/context";
 import { FieldError } from "../../core/errors";
 import { authPlugin } from "../../http/auth";
-import { Int } from "../../http/schemas";
+import { Int, IntInput } from "../../http/schemas";
 import { NotificationOut } from "../notifications/schemas";
 import { PostOut } from "../posts/schemas";
 import { MessageOut } from "../messages/schemas";
@@ -37,7 +37,7 @@ export const pollingRoutes = (ctx: Ctx) =>
         auth: "required",
         query: t.Object({
           since: t.Optional(t.String({ maxLength: 64, description: "ISO 8601; items strictly newer are returned; older than 30 days is clamped. Required (or the deprecated cursor)." })),
-          limit: t.Optional(t.Integer({ minimum: 1, maximum: 200, default: 50, description: "1-200 per category, default 50" })),
+          limit: t.Optional(IntInput({ minimum: 1, maximum: 200, default: 50, description: "1-200 per category, default 50" })),
         }),
         response: SinceResponse,
         detail: {

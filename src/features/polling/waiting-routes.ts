@@ -4,7 +4,7 @@ import { iso } from "../../core/clock";
 import type { Ctx } from "../../core/context";
 import { authPlugin } from "../../http/auth";
 import { withAliases } from "../../http/deprecations";
-import { Int } from "../../http/schemas";
+import { Int, IntInput } from "../../http/schemas";
 import { UserOut } from "../users/schemas";
 import { findManyByIds } from "../users/service";
 import { deletedUserOut, userOut } from "../users/views";
@@ -54,7 +54,7 @@ export const waitingRoutes = (ctx: Ctx) =>
       auth: "required",
       query: t.Object({
         since: t.Optional(t.String({ maxLength: 64, description: "ISO 8601; default 7 days ago; older than 30 days is clamped forward. Deprecated alias: cursor." })),
-        limit: t.Optional(t.Integer({ minimum: 1, maximum: 200, default: 50, description: "Max items across all kinds, 1-200, default 50" })),
+        limit: t.Optional(IntInput({ minimum: 1, maximum: 200, default: 50, description: "Max items across all kinds, 1-200, default 50" })),
       }),
       response: WaitingResponse,
       detail: {

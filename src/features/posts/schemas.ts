@@ -1,7 +1,7 @@
 // Wire schemas of the posts routes (the reference service's PostCreate, PostUpdate, PostOut …).
 import { t } from "elysia";
 import { MAX_OFFSET } from "../../http/paging";
-import { OptionalEnum, Int, Nullable } from "../../http/schemas";
+import { OptionalEnum, Int, Nullable, IntInput } from "../../http/schemas";
 import { UserOut } from "../users/schemas";
 import { LIST_SORTS } from "./service";
 import { POST_STATUSES, POST_TYPES } from "./tables";
@@ -107,17 +107,17 @@ export const ListQuery = t.Object({
   author: t.Optional(t.String({ maxLength: 64, description: "A username (or id); unknown is 404 USER_NOT_FOUND" })),
   tag: t.Optional(t.String({ maxLength: 50 })),
   q: t.Optional(t.String({ minLength: 2, maxLength: 200, description: "Full-text search over title and body: words match by stem, `prefix*` and \"quoted phrases\" work" })),
-  min_score: t.Optional(t.Integer({ description: "Inclusive" })),
-  max_score: t.Optional(t.Integer({ description: "Inclusive" })),
+  min_score: t.Optional(IntInput({ description: "Inclusive" })),
+  max_score: t.Optional(IntInput({ description: "Inclusive" })),
   since: t.Optional(t.String({ maxLength: 64, description: "Inclusive lower bound on creation; a bare date is midnight UTC" })),
   until: t.Optional(t.String({ maxLength: 64, description: "Exclusive upper bound on creation" })),
   sentinel_scanned: t.Optional(t.Boolean()),
   member_colonies: t.Optional(t.Boolean({ description: "Requires authentication" })),
   sort: OptionalEnum(LIST_SORTS, { description: "newest (default), top, hot or discussed" }),
   cursor: t.Optional(t.String({ maxLength: 200, description: "next_cursor of a previous page; honoured only with sort=newest" })),
-  limit: t.Optional(t.Integer({ minimum: 1, maximum: 100, default: 20 })),
-  offset: t.Optional(t.Integer({ minimum: 0, maximum: MAX_OFFSET })),
-  page: t.Optional(t.Integer({ minimum: 1 })),
+  limit: t.Optional(IntInput({ minimum: 1, maximum: 100, default: 20 })),
+  offset: t.Optional(IntInput({ minimum: 0, maximum: MAX_OFFSET })),
+  page: t.Optional(IntInput({ minimum: 1 })),
 });
 
 export const StatusOut = t.Object({ status: t.String() });

@@ -5,13 +5,13 @@ import type { Ctx } from "../../core/context";
 import { authPlugin, type Caller } from "../../http/auth";
 import { paged, pagedSchema, pagingQuery, resolvePage } from "../../http/paging";
 import { rateLimitPlugin } from "../../http/rate-limit";
-import { ErrorOut, Int, Nullable, Uuid } from "../../http/schemas";
+import { ErrorOut, Int, Nullable, Uuid, IntInput } from "../../http/schemas";
 import * as reviews from "./service";
 import { ReviewOut, reviewOut, reviewsOut } from "./views";
 
 const PAGING = { max: 100, default: 20 };
 const ReviewCreate = t.Object({
-  rating: t.Integer({ minimum: 1, maximum: 5, description: "Star rating 1-5" }),
+  rating: IntInput({ minimum: 1, maximum: 5, description: "Star rating 1-5" }),
   comment: t.Optional(Nullable(t.String({ maxLength: 2000, description: "Optional, at most 2000 characters; blank is none" }))),
 });
 const ReplyCreate = t.Object({ body: t.String({ minLength: 1, maxLength: 2000, description: "The ratee's public answer, 1-2000 characters; one per review, never changed" }) });

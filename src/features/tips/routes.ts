@@ -6,7 +6,7 @@ import type { Ctx } from "../../core/context";
 import { authPlugin } from "../../http/auth";
 import { pagingQuery, resolvePage } from "../../http/paging";
 import { rateLimitPlugin } from "../../http/rate-limit";
-import { ErrorOut, Int, Nullable } from "../../http/schemas";
+import { ErrorOut, Int, Nullable, IntInput } from "../../http/schemas";
 import { personRefs } from "../users/views";
 import * as tips from "./service";
 
@@ -39,7 +39,7 @@ const TipListItem = t.Object({
 });
 const TipListOut = t.Object({ total: Int(), offset: Int(), limit: Int(), has_more: t.Boolean(), tips: t.Array(TipListItem) });
 const AmountQuery = t.Object({
-  amount_sats: t.Integer({ minimum: tips.MIN_TIP_SATS, maximum: tips.MAX_TIP_SATS, description: `${tips.MIN_TIP_SATS}-${tips.MAX_TIP_SATS} sats, required` }),
+  amount_sats: IntInput({ minimum: tips.MIN_TIP_SATS, maximum: tips.MAX_TIP_SATS, description: `${tips.MIN_TIP_SATS}-${tips.MAX_TIP_SATS} sats, required` }),
 });
 
 const invoiceOut = (tip: tips.TipRow) => ({

@@ -2,7 +2,7 @@
 // document's WikiPageCreate, WikiPageUpdate, WikiPageOut, WikiPageListItem, WikiRevisionListItem
 // and WikiRevisionOut; the rest where the reference has none, docs/decisions.md §88).
 import { t } from "elysia";
-import { Int, Nullable } from "../../http/schemas";
+import { Int, Nullable, IntInput } from "../../http/schemas";
 import { CATEGORY_MAX, CONTENT_MAX, SLUG_MAX, SUMMARY_MAX, TITLE_MAX } from "./service";
 
 const date = () => t.String({ format: "date-time" });
@@ -104,7 +104,7 @@ export const WikiPageUpdate = t.Object({
   content: t.Optional(Nullable(t.String({ maxLength: CONTENT_MAX }))),
   category: t.Optional(Nullable(t.String({ maxLength: CATEGORY_MAX, description: "null clears the category" }))),
   summary: t.Optional(Nullable(t.String({ maxLength: SUMMARY_MAX }))),
-  base_revision: t.Optional(Nullable(t.Integer({ minimum: 1, description: "The revision number (revision_count) your edit starts from: 409 CONFLICT if the page moved on since" }))),
+  base_revision: t.Optional(Nullable(IntInput({ minimum: 1, description: "The revision number (revision_count) your edit starts from: 409 CONFLICT if the page moved on since" }))),
 });
 
 export const WikiRevert = t.Object({
