@@ -25,6 +25,9 @@ const BACKOFF_MS = [30_000, 120_000, 600_000, 3_600_000];
 const MAX_ATTEMPTS = 10;
 const LOCK_MS = 5 * 60_000;
 
+/** Cron patterns already parsed by `every` in this process. */
+const checkedPatterns = new Set<string>();
+
 export class Jobs {
   private handlers = new Map<string, JobHandler>();
   private recurring = new Map<string, { pattern: string; task: RecurringTask }>();
@@ -65,8 +68,12 @@ export class Jobs {
 
   /** Declares a recurring task on a cron pattern (croner syntax, seconds optional). */
   every(name: string, pattern: string, task: RecurringTask): void {
-    // A paused Cron parses the pattern, so a typo fails where it is declared, not at start-up.
-    new Cron(pattern, { paused: true }).stop();
+    // A paused Cron parses the pattern, so a typo fails where it is declared, not at start-up
+    // (once per pattern: the features declare 35 tasks on 15 patterns, and each parse is start-up time).
+    if (!checkedPatterns.has(pattern)) {
+      new Cron(pattern, { paused: true }).stop();
+      checkedPatterns.add(pattern);
+    }
     this.recurring.set(name, { pattern, task });
   }
 
