@@ -23,6 +23,7 @@ interface FolderSync {
   next: Promise<void> | null;
 }
 const folderSyncs = new Map<string, FolderSync>();
+const closeHandle = (handle: Promise<FileHandle>) => void handle.then((h) => h.close()).catch(() => {});
 
 /**
  * Makes the renames done in `dir` before this call durable. Writes landing together share an
@@ -37,23 +38,27 @@ export function syncFolder(dir: string): Promise<void> {
   if (!s) folderSyncs.set(dir, (s = { handle: null, running: null, next: null }));
   const state = s;
   const start = (): Promise<void> => {
-    state.handle ??= open(dir, "r");
-    const handle = state.handle;
-    const run = handle
-      .then((h) => h.sync())
-      .finally(() => {
-        if (state.running === run) state.running = null;
-        if (!state.running && !state.next) {
-          folderSyncs.delete(dir);
-          state.handle = null;
-          handle.then((h) => h.close()).catch(() => {});
-        }
-      });
-    run.catch(() => {
-      // A handle that failed to open or sync is not reused.
-      if (state.handle === handle) state.handle = null;
-    });
+    const handle = (state.handle ??= open(dir, "r"));
+    const run = handle.then((h) => h.sync());
     state.running = run;
+    // Before any caller queued behind this fsync goes on (their continuations are added later).
+    const settle = (failed: boolean) => {
+      if (state.running === run) state.running = null;
+      // A handle that failed to open or to sync is not reused.
+      if (failed && state.handle === handle) {
+        state.handle = null;
+        closeHandle(handle);
+      }
+      if (!state.running && !state.next) {
+        folderSyncs.delete(dir);
+        if (state.handle) closeHandle(state.handle);
+        state.handle = null;
+      }
+    };
+    run.then(
+      () => settle(false),
+      () => settle(true),
+    );
     return run;
   };
   if (!state.running) return start();
