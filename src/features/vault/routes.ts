@@ -6,9 +6,9 @@ import type { Ctx } from "../../core/context";
 import { ApiError, FieldError, invalid, notFound } from "../../core/errors";
 import { authPlugin } from "../../http/auth";
 import { rateLimitPlugin } from "../../http/rate-limit";
-import { ErrorOut, Int, Nullable, IntInput } from "../../http/schemas";
+import { ErrorOut, Int, Nullable } from "../../http/schemas";
 import { iso } from "../../core/clock";
-import { MAX_OFFSET, resolvePage } from "../../http/paging";
+import { pagingQuery, resolvePage } from "../../http/paging";
 import { exportZip } from "./export";
 import { activity } from "./operator";
 import * as relocate from "./relocate";
@@ -53,10 +53,11 @@ export const VaultActivityOut = t.Object({
 });
 const SEARCH_PAGING = { max: 100, default: 20 };
 const ACTIVITY_PAGING = { max: 100, default: 20 };
-const pageQuery = (spec: { max: number; default: number }) => ({
-  limit: t.Optional(IntInput({ minimum: 1, maximum: spec.max, default: spec.default, description: `1-${spec.max}, default ${spec.default}` })),
-  offset: t.Optional(IntInput({ minimum: 0, maximum: MAX_OFFSET, description: `0-${MAX_OFFSET}` })),
-});
+/** The paging fields without `page`: these lists take limit and offset only. */
+const pageQuery = (spec: { max: number; default: number }) => {
+  const { limit, offset } = pagingQuery(spec);
+  return { limit, offset };
+};
 const Upload = t.Object({ content: t.String({ maxLength: 1_100_000 }) });
 
 /** The filename of a file route: the rest of the path, percent-decoded (400 INVALID_INPUT when that fails). */

@@ -43,8 +43,8 @@ if (messageBox) {
 
 let refreshing = null;
 let again = false;
-/** Fetches the conversation's page and appends what it shows that this page does not; one fetch at a time. */
-async function refreshConversation() {
+/** Fetches the conversation's or group's page and appends what it shows that this page does not; one fetch at a time. */
+async function refreshMessages() {
   if (refreshing) {
     again = true;
     return refreshing;
@@ -87,7 +87,7 @@ function onGroupMessage(data) {
   if (document.getElementById(`message-${data.message_id}`)) return;
   const sender = data.message?.sender?.username ?? "";
   if (sender && sender.toLowerCase() !== me) status.textContent = `New message from ${sender}`;
-  refreshConversation();
+  refreshMessages();
 }
 
 function onMessage(data) {
@@ -103,7 +103,7 @@ function onMessage(data) {
   if (!ours) return;
   if (document.getElementById(`message-${data.message_id}`)) return;
   if (sender.toLowerCase() === peer) status.textContent = `New message from ${sender}`;
-  refreshConversation();
+  refreshMessages();
 }
 
 // ---- 3. a post's new comments
@@ -163,7 +163,7 @@ function open(catchUp) {
     // CLOSED: the server refused (signed out); EventSource retries by itself otherwise.
     if (source?.readyState === EventSource.CLOSED) stop();
   });
-  if (catchUp && messageBox) source.addEventListener("open", () => refreshConversation(), { once: true });
+  if (catchUp && messageBox) source.addEventListener("open", () => refreshMessages(), { once: true });
 }
 
 function close() {

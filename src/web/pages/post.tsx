@@ -152,8 +152,9 @@ interface SharedList {
   actors: Set<string>;
   count: number;
   truncated: boolean;
-  /** Set when the list is kept in the read cache: then its gzip is made once, on first use (gzip.ts). */
-  kept?: { piece?: KeptPiece };
+  /** Whether the list is kept in the read cache: then its gzip is made once, on first use (gzip.ts). */
+  kept?: boolean;
+  piece?: KeptPiece;
 }
 
 function renderList(ctx: Ctx, caller: Visit["caller"], post: PostRow, colony: ColonyRow, audience: comments.ThreadAudience, acts: boolean, focus: string | null): SharedList {
@@ -200,7 +201,7 @@ function sharedList(ctx: Ctx, caller: Visit["caller"], post: PostRow, colony: Co
   // Taken before reading: a write landing meanwhile makes this copy stale at once.
   const stamp = stamps(LIST_SCOPES);
   const list = renderList(ctx, caller, post, colony, audience, acts, focus);
-  list.kept = {};
+  list.kept = true;
   cache.keep(key, list, list.html.length * 2 + keptPieceBytes(list.html) + list.slots.length * 160 + list.actors.size * 96, LIST_SCOPES, stamp);
   return list;
 }
@@ -329,7 +330,7 @@ export function PostPage(ctx: Ctx, visit: Visit, postId: string, focus: string |
   const list = audience === "author" ? renderList(ctx, visit.caller, post, colony, audience, signedIn, focus) : sharedList(ctx, visit.caller, post, colony, audience, signedIn, focus);
   const mine = listHtml(ctx, signedIn ? visit.caller!.id : null, list);
   // Signed-in readers are answered per request; those who see the kept list as it is share its gzip.
-  const spliced = signedIn && list.kept !== undefined && mine === list.html;
+  const spliced = signedIn && list.kept === true && mine === list.html;
   const page = sync(
     <Page title={post.title} viewer={visit.viewer} csrf={visit.csrf} description={`${POST_TYPE_LABELS[post.postType]} in ${colony.displayName || colony.name}`}>
       <PostArticle ctx={ctx} visit={visit} post={post} colony={colony} />
@@ -360,6 +361,5 @@ export function PostPage(ctx: Ctx, visit: Visit, postId: string, focus: string |
   if (!spliced) return page;
   // The list kept for many readers is compressed once: the page's answer compresses only its ends.
   const at = page.lastIndexOf(LIST_MARK);
-  const kept = list.kept!;
-  return new Spliced(page.slice(0, at), { html: list.html, piece: () => (kept.piece ??= keptPiece(list.html)) }, page.slice(at + LIST_MARK.length));
+  return new Spliced(page.slice(0, at), { html: list.html, piece: () => (list.piece ??= keptPiece(list.html)) }, page.slice(at + LIST_MARK.length));
 }
