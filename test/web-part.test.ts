@@ -47,6 +47,8 @@ describe("taking part in headless Chromium", () => {
     await page.waitForLoadState("load");
     if (!page.url().includes("/settings/account")) throw new Error(`sign-up failed at ${page.url()}: ${await page.locator("main").textContent()}`);
     await page.locator(".who").getByRole("button", { name: "Sign out" }).click();
+    // Closed only once signed out: closing while the sign-out's navigation runs could hang the close.
+    await page.waitForURL(/\/login/);
     await ctx.close();
   }, 60_000);
 
