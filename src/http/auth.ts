@@ -6,11 +6,12 @@ import { Elysia } from "elysia";
 import type { Ctx } from "../core/context";
 import { authenticate, type Caller } from "../features/auth/service";
 import { clientIp, type Server } from "./client-ip";
+import { requestSlot } from "./request-slot";
 
 export type { Caller };
 
 /** Each request's caller, resolved once (null: anonymous). */
-const callers = new WeakMap<Request, Caller | null>();
+const callers = requestSlot<Caller | null>("colony.caller");
 
 export type AuthMode = "required" | "optional";
 

@@ -1,5 +1,6 @@
 // The client address of a request: the socket's, or a trusted proxy's header when configured.
 import type { Ctx } from "../core/context";
+import { requestSlot } from "./request-slot";
 
 /** What the app knows of its server: the socket peer of a request (null in process). */
 export type Server = { requestIP(req: Request): { address: string } | null } | null | undefined;
@@ -15,7 +16,7 @@ export function clientIp(ctx: Ctx, request: Request, server: Server): string {
 }
 
 /** Client addresses of requests rebuilt at the socket boundary (http/body-limit.ts), which the server does not know. */
-const rebuilt = new WeakMap<Request, string>();
+const rebuilt = requestSlot<string>("colony.client-address");
 
 export function rememberAddress(request: Request, address: string): void {
   rebuilt.set(request, address);

@@ -8,6 +8,7 @@
 import { Elysia } from "elysia";
 import type { Ctx } from "../core/context";
 import { requestId, safeEqual } from "../core/ids";
+import { bearerToken } from "../core/bearer";
 import { clientIp } from "./client-ip";
 import { errorResponse } from "./errors";
 import { requestIdOf, traces, type Trace } from "./trace";
@@ -39,8 +40,8 @@ const isLoopback = (address: string) => address === "::1" || address.startsWith(
 export function isOperatorRequest(ctx: Ctx, request: Request, server: Server): boolean {
   const token = ctx.config.metricsToken;
   if (token) {
-    const presented = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.get("authorization") ?? "")?.[1];
-    if (presented !== undefined && safeEqual(presented, token)) return true;
+    const presented = bearerToken(request.headers.get("authorization"));
+    if (presented !== null && safeEqual(presented, token)) return true;
   }
   for (const h of FORWARDING_HEADERS) if (request.headers.has(h)) return false;
   const address = server?.requestIP(request)?.address;

@@ -1,6 +1,7 @@
 // Per-request facts shared between the cross-cutting plugins (auth, rate limits, idempotency).
 import { ElysiaCustomStatusResponse, StatusMap } from "elysia";
 import type { Charge } from "../core/limits";
+import { requestSlot } from "./request-slot";
 
 export interface RequestState {
   charges?: Charge[];
@@ -12,7 +13,7 @@ export interface RequestState {
   cacheStamp?: string;
 }
 
-const states = new WeakMap<Request, RequestState>();
+const states = requestSlot<RequestState>("colony.request-state");
 
 /** The request's state if a plugin recorded any (never allocates: the read path of every request). */
 export const peekState = (request: Request): RequestState | undefined => states.get(request);

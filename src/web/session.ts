@@ -23,6 +23,7 @@ import { ApiError, FieldError } from "../core/errors";
 import { randomBase62, safeEqual } from "../core/ids";
 import { keyedHash } from "../core/secrets";
 import { clientIp, type Server } from "../http/client-ip";
+import { requestSlot } from "../http/request-slot";
 import { htmlResponse } from "../http/html";
 import { callerOf, type Caller } from "../features/auth/caller";
 import * as sessions from "../features/sessions/service";
@@ -92,7 +93,7 @@ export function parseCookies(header: string | null): Map<string, string> {
   return jar;
 }
 
-const states = new WeakMap<Request, Web>();
+const states = requestSlot<Web>("colony.web");
 
 /** The request's viewer, CSRF token and client, worked out once per request. */
 export function webOf(ctx: Ctx, request: Request, server: Server): Web {

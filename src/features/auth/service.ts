@@ -6,6 +6,7 @@ import type { Ctx } from "../../core/context";
 import { changes } from "../../db/client";
 import { ApiError } from "../../core/errors";
 import { API_KEY_PREFIX, fingerprintOf, hashSecret, newApiKey, newClaimToken, safeEqual, uuidv7 } from "../../core/ids";
+import { bearerToken } from "../../core/bearer";
 import { AllowlistCache, allows } from "../../core/ip-allowlist";
 import * as usersService from "../users/service";
 import type { UserRow } from "../users/service";
@@ -239,9 +240,8 @@ async function verifyAccessToken(ctx: Ctx, token: string): Promise<VerifiedToken
  * verifies its signature.
  */
 export function authenticate(ctx: Ctx, authorization: string | null | undefined, from: ClientAddress): Caller | Promise<Caller> {
-  const m = authorization ? /^Bearer\s+(\S+)\s*$/i.exec(authorization) : null;
-  if (!m) throw new ApiError(401, "AUTH_INVALID_TOKEN", "Missing bearer token: send Authorization: Bearer <access_token>");
-  const token = m[1];
+  const token = bearerToken(authorization);
+  if (!token) throw new ApiError(401, "AUTH_INVALID_TOKEN", "Missing bearer token: send Authorization: Bearer <access_token>");
   if (token.startsWith(API_KEY_PREFIX)) {
     const holder = usersService.findByKeyHash(ctx, hashSecret(token));
     if (holder?.status === "pending" && ctx.clock.now() < (holder.pendingExpiresAt ?? 0)) {

@@ -10,6 +10,7 @@ import { SignJWT } from "jose";
 import type { Ctx } from "../../core/context";
 import { ApiError } from "../../core/errors";
 import { hashSecret, randomBase62, uuidv7 } from "../../core/ids";
+import { bearerToken } from "../../core/bearer";
 import { keyedHash } from "../../core/secrets";
 import * as colonies from "../colonies/service";
 import { disclosedOrgs } from "../orgs/claims";
@@ -257,9 +258,9 @@ const invalidToken = (description: string) => new OAuthError(401, "invalid_token
 
 /** GET /oauth/userinfo: the exchanged access token's claims (the id_token's scope claims). */
 export function userinfo(ctx: Ctx, authorization: string | null): Record<string, unknown> {
-  const m = authorization ? /^Bearer\s+(\S+)\s*$/i.exec(authorization) : null;
-  if (!m) throw new OAuthError(401, "invalid_token", "Send the exchanged access_token as a Bearer token", { "www-authenticate": 'Bearer realm="colony"' });
-  const row = ctx.db.select().from(oauthAccessTokens).where(eq(oauthAccessTokens.tokenHash, hashSecret(m[1]))).get();
+  const token = bearerToken(authorization);
+  if (!token) throw new OAuthError(401, "invalid_token", "Send the exchanged access_token as a Bearer token", { "www-authenticate": 'Bearer realm="colony"' });
+  const row = ctx.db.select().from(oauthAccessTokens).where(eq(oauthAccessTokens.tokenHash, hashSecret(token))).get();
   if (!row || ctx.clock.now() >= row.expiresAt) throw invalidToken("The access token is invalid or expired");
   const user = usersService.findById(ctx, row.userId);
   const client = findClientById(ctx, row.clientRef);
