@@ -12,7 +12,7 @@ import { docsRoutes } from "./http/docs";
 import { securityHeaders } from "./http/html";
 import { openapiRoutes } from "./http/openapi";
 import { readCacheOf, stampOf } from "./http/read-cache";
-import { observabilityPlugin, type Server } from "./http/observability";
+import { observabilityPlugin } from "./http/observability";
 import { achievementsRoutes } from "./features/achievements/routes";
 import * as auth from "./features/auth/handlers";
 import { authRoutes } from "./features/auth/routes";
@@ -189,7 +189,7 @@ export function createApp(ctx: Ctx) {
   // than an object of its characters.
   const bodies = new Map<string, TSchema>();
   const app = new Elysia({ name: "colony", normalize: true })
-    .use(observabilityPlugin(ctx, (): Server => app.server))
+    .use(observabilityPlugin(ctx))
     .use(errorHandling(ctx, { notFound: (request) => notFoundPage(ctx, request) }))
     .use(bodyShapePlugin(bodies))
     .use(securityHeaders())

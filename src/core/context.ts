@@ -39,6 +39,16 @@ export interface Ctx {
   metrics: Metrics;
   /** The Lightning wallet of the marketplace (COLONY_WALLET; the development wallet by default). */
   wallet: LazyWallet;
+  /**
+   * The HTTP server answering for this context once it listens (http/serve-options.ts), which
+   * knows each request's socket peer; null in process. Read through http/client-ip.ts.
+   */
+  server: SocketPeers | null;
+}
+
+/** What a server knows of a request's socket: the peer's address (Bun.serve's requestIP). */
+export interface SocketPeers {
+  requestIP(req: Request): { address: string } | null;
 }
 
 export interface ContextOptions {
@@ -99,6 +109,7 @@ export function createContext(opts: ContextOptions): Ctx {
     jobs: new Jobs(db, clock, log),
     limits: new RateLimiter(clock, config.rateLimitMultiplier),
     realtime: new RealtimeHub(clock),
+    server: null,
   };
   return Object.assign(ctx, { metrics: new Metrics(ctx, dbPath === ":memory:" ? null : `${dbPath}-wal`) });
 }

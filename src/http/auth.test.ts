@@ -14,7 +14,7 @@ const app = new Elysia()
   .get("/api/v1/public", ({ caller }) => ({ id: caller?.id ?? null }), { auth: "optional" })
   .get("/api/v1/twice", async ({ caller, request }) => {
     // The caller is resolved once per request and cached on it.
-    const again = await callerOf(h.ctx, request, null);
+    const again = await callerOf(h.ctx, request);
     resolutions++;
     return { same: again === caller };
   }, { auth: "required" });

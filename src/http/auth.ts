@@ -5,7 +5,7 @@
 import { Elysia } from "elysia";
 import type { Ctx } from "../core/context";
 import { authenticate, type Caller } from "../features/auth/service";
-import { clientIp, type Server } from "./client-ip";
+import { clientIp } from "./client-ip";
 import { requestSlot } from "./request-slot";
 
 export type { Caller };
@@ -25,9 +25,9 @@ export const securityOf = (mode: AuthMode): Record<string, string[]>[] => (mode 
  * Resolves (once per request) the caller of a request carrying a bearer token; null when it has
  * none. Synchronous when the token was seen before; throws (or rejects) the 401/403 otherwise,
  * 403 AUTH_IP_DENIED included when the account's IP allowlist does not hold the request's address
- * (read from `server`, or a trusted proxy's header: http/client-ip.ts).
+ * (the socket's, or a trusted proxy's header: http/client-ip.ts).
  */
-export function callerOf(ctx: Ctx, request: Request, server: Server): Caller | null | Promise<Caller | null> {
+export function callerOf(ctx: Ctx, request: Request): Caller | null | Promise<Caller | null> {
   const known = callers.get(request);
   if (known !== undefined) return known;
   const header = request.headers.get("authorization");
@@ -35,7 +35,7 @@ export function callerOf(ctx: Ctx, request: Request, server: Server): Caller | n
     callers.set(request, null);
     return null;
   }
-  const result = authenticate(ctx, header, () => clientIp(ctx, request, server));
+  const result = authenticate(ctx, header, () => clientIp(ctx, request));
   const keep = (c: Caller | null) => {
     callers.set(request, c);
     return c;
@@ -44,9 +44,9 @@ export function callerOf(ctx: Ctx, request: Request, server: Server): Caller | n
 }
 
 /** The caller, or null for anonymous requests and bad credentials (for cross-cutting plugins). */
-export async function callerOrNull(ctx: Ctx, request: Request, server: Server): Promise<Caller | null> {
+export async function callerOrNull(ctx: Ctx, request: Request): Promise<Caller | null> {
   try {
-    return await callerOf(ctx, request, server);
+    return await callerOf(ctx, request);
   } catch {
     return null;
   }
@@ -56,9 +56,9 @@ export const authPlugin = (ctx: Ctx) =>
   new Elysia({ name: "colony.auth" }).macro({
     auth: (mode: AuthMode) => ({
       detail: { security: securityOf(mode) },
-      async resolve({ request, server }) {
-        const caller = await callerOf(ctx, request, server);
-        if (mode === "required" && !caller) authenticate(ctx, null, () => clientIp(ctx, request, server)); // throws the 401
+      async resolve({ request }) {
+        const caller = await callerOf(ctx, request);
+        if (mode === "required" && !caller) authenticate(ctx, null, () => clientIp(ctx, request)); // throws the 401
         return { caller: caller as Caller };
       },
     }),

@@ -20,7 +20,7 @@ class PayloadError extends Error {
 }
 
 const app = new Elysia()
-  .use(observabilityPlugin(h.ctx, () => null))
+  .use(observabilityPlugin(h.ctx))
   .use(errorHandling(h.ctx))
   .get("/api-error", () => {
     throw new ApiError(429, "RATE_LIMIT_THING", "Too many things", { retry_after: 42, action: "thing" }, { "Retry-After": "42", "X-Extra": "yes" });

@@ -12,7 +12,6 @@ import { sha256Hex } from "../core/ids";
 import { seal, unseal } from "../core/secrets";
 import { idempotencyKeys } from "../core/tables";
 import { callerOrNull } from "./auth";
-import type { Server } from "./client-ip";
 import { errorResponse } from "./errors";
 import { isErrorContext, peekState, responseStatus, stateOf } from "./request-state";
 
@@ -104,11 +103,11 @@ export const idempotencyPlugin = (ctx: Ctx) => {
   const release = (userId: string, key: string) => releaseKey(ctx, userId, key);
 
   /** Looks the key up for the caller; a replay, a conflict or nothing (the request runs). */
-  const claim = async (request: Request, server: Server, key: string): Promise<Response | undefined> => {
+  const claim = async (request: Request, key: string): Promise<Response | undefined> => {
     const url = new URL(request.url);
     if (!url.pathname.startsWith("/api/v1/")) return;
     if (!key.length || key.length > 255) return errorResponse(400, "INVALID_INPUT", "Idempotency-Key must be 1 to 255 characters");
-    const caller = await callerOrNull(ctx, request, server);
+    const caller = await callerOrNull(ctx, request);
     if (!caller) return; // the route answers 401/403 itself; nothing is stored
 
     const body = await request.clone().text();
@@ -136,10 +135,10 @@ export const idempotencyPlugin = (ctx: Ctx) => {
 
   return new Elysia({ name: "colony.idempotency" })
     // Sync for the common case (no key, or a read): only a keyed write pays for an await.
-    .onRequest(({ request, server }) => {
+    .onRequest(({ request }) => {
       const key = request.headers.get("idempotency-key");
       if (key === null || !METHODS.has(request.method)) return;
-      return claim(request, server, key);
+      return claim(request, key);
     })
     // Synchronous, so that no route awaits it; a Response body is read and stored in the
     // background (until then a concurrent replay is told the request is still in progress).

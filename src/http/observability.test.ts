@@ -4,6 +4,8 @@ import { setup } from "../../test/harness";
 import { createLogger } from "../core/log";
 import { isUuid } from "../core/ids";
 import { UNMATCHED } from "./observability";
+import { serverOptions } from "./serve-options";
+import type { Ctx } from "../core/context";
 import { Registry } from "prom-client";
 import { PROMETHEUS_CONTENT_TYPE } from "../core/metrics";
 
@@ -27,10 +29,10 @@ function logged(overrides: Parameters<typeof setup>[0] = {}) {
   return { ...h, lines, access, clear };
 }
 
-/** The socket peer an in-process request appears to come from (Elysia asks app.server). */
+/** The socket peer an in-process request appears to come from (the context's server knows it). */
 const peer = (address: string) => ({ requestIP: () => ({ address, family: address.includes(":") ? "IPv6" : "IPv4", port: 40000 }) });
-const setPeer = (app: unknown, address: string | null) => {
-  (app as { server: unknown }).server = address === null ? null : peer(address);
+const setPeer = (ctx: Ctx, address: string | null) => {
+  ctx.server = address === null ? null : peer(address);
 };
 
 const UUIDV7 = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
@@ -95,9 +97,9 @@ describe("access log", () => {
   test("one line per request: method, route pattern, status, duration, request id and client address", async () => {
     const u = await h.user();
     h.clear();
-    setPeer(h.app, "198.51.100.7");
+    setPeer(h.ctx, "198.51.100.7");
     const r = await h.req("GET", "/api/v1/users/me", { token: u.token });
-    setPeer(h.app, null);
+    setPeer(h.ctx, null);
     expect(r.status).toBe(200);
     const lines = h.access();
     expect(lines).toHaveLength(1);
@@ -209,7 +211,7 @@ describe("GET /metrics: who may read it", () => {
   const scrape = (headers: Record<string, string> = {}) => h.req("GET", "/metrics", { headers });
 
   test.each(["127.0.0.1", "127.8.9.10", "::1", "::ffff:127.0.0.1"])("a loopback peer (%s) may", async (address) => {
-    setPeer(h.app, address);
+    setPeer(h.ctx, address);
     const r = await scrape();
     expect(r.status).toBe(200);
     expect(r.headers.get("content-type")).toBe(Registry.PROMETHEUS_CONTENT_TYPE);
@@ -225,7 +227,7 @@ describe("GET /metrics: who may read it", () => {
     ["a loopback peer behind a proxy (Forwarded)", "127.0.0.1", { forwarded: "for=203.0.113.9" }],
     ["a request without a socket", null, {}],
   ] as const)("%s gets the API's 404", async (_who, address, headers) => {
-    setPeer(h.app, address);
+    setPeer(h.ctx, address);
     const r = await scrape({ ...headers });
     expect(r.status).toBe(404);
     expect(r.body).toEqual({ detail: { code: "NOT_FOUND", message: "Not found" } });
@@ -233,7 +235,7 @@ describe("GET /metrics: who may read it", () => {
   });
 
   test("a bearer token is no key while no metrics token is configured", async () => {
-    setPeer(h.app, "203.0.113.9");
+    setPeer(h.ctx, "203.0.113.9");
     expect((await scrape({ authorization: "Bearer anything" })).status).toBe(404);
   });
 
@@ -255,21 +257,20 @@ describe("GET /metrics with COLONY_METRICS_TOKEN", () => {
     ["the token without the scheme", token, 404],
     ["nothing", "", 404],
   ])("a remote peer presenting %s gets %i", async (_what, authorization, status) => {
-    setPeer(h.app, "203.0.113.9");
+    setPeer(h.ctx, "203.0.113.9");
     const r = await h.req("GET", "/metrics", { headers: authorization ? { authorization } : {} });
     expect(r.status).toBe(status);
   });
 
   test("a loopback peer still needs none", async () => {
-    setPeer(h.app, "127.0.0.1");
+    setPeer(h.ctx, "127.0.0.1");
     expect((await h.req("GET", "/metrics")).status).toBe(200);
   });
 });
 
 describe("GET /metrics over a real socket", () => {
   const h = setup({ trustProxy: true });
-  const server = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: h.app.fetch });
-  h.app.server = server;
+  const server = Bun.serve({ ...serverOptions(h.ctx, h.app), hostname: "127.0.0.1", port: 0 });
   afterAll(() => server.stop(true));
   const url = `http://127.0.0.1:${server.port}`;
 
@@ -288,9 +289,9 @@ describe("GET /metrics over a real socket", () => {
 describe("GET /metrics content", () => {
   const h = setup();
   const scrape = async () => {
-    setPeer(h.app, "127.0.0.1");
+    setPeer(h.ctx, "127.0.0.1");
     const r = await h.req("GET", "/metrics");
-    setPeer(h.app, null);
+    setPeer(h.ctx, null);
     return r.text;
   };
   /** The value of one sample line, by its exact name and labels. */
@@ -371,7 +372,7 @@ describe("GET /metrics content", () => {
   test("each app has its own registry", async () => {
     const other = setup();
     await other.req("GET", "/api/v1");
-    setPeer(other.app, "127.0.0.1");
+    setPeer(other.ctx, "127.0.0.1");
     const text = (await other.req("GET", "/metrics")).text;
     expect(sample(text, 'colony_http_requests_total{method="GET",route="/api/v1",status="200"}')).toBe(1);
   });

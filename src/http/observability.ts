@@ -23,9 +23,6 @@ export const UNMATCHED = "unmatched";
 const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 
-/** What the app knows of its server: the socket peer of a request. */
-export type Server = { requestIP(req: Request): { address: string } | null } | null | undefined;
-
 /** Headers a proxy adds: a request carrying one came through a proxy, whatever its socket says. */
 const FORWARDING_HEADERS = ["x-forwarded-for", "fly-client-ip", "forwarded", "x-real-ip"];
 
@@ -37,21 +34,20 @@ const isLoopback = (address: string) => address === "::1" || address.startsWith(
  * connects from loopback too), or it presents the configured metrics token as a bearer token.
  * A request that did not come through a socket (no server) is not local.
  */
-export function isOperatorRequest(ctx: Ctx, request: Request, server: Server): boolean {
+export function isOperatorRequest(ctx: Ctx, request: Request): boolean {
   const token = ctx.config.metricsToken;
   if (token) {
     const presented = bearerToken(request.headers.get("authorization"));
     if (presented !== null && safeEqual(presented, token)) return true;
   }
   for (const h of FORWARDING_HEADERS) if (request.headers.has(h)) return false;
-  const address = server?.requestIP(request)?.address;
+  const address = ctx.server?.requestIP(request)?.address;
   return address !== undefined && isLoopback(address);
 }
 
 const round2 = (ms: number) => Math.round(ms * 100) / 100;
 
-/** `server`: the app's server once it listens (the socket peer and the client address come from it). */
-export const observabilityPlugin = (ctx: Ctx, server: () => Server) => {
+export const observabilityPlugin = (ctx: Ctx) => {
   const plugin = new Elysia({ name: "colony.observability" });
 
   // The response's own headers are never read or written here: touching `Response.headers`
@@ -75,7 +71,7 @@ export const observabilityPlugin = (ctx: Ctx, server: () => Server) => {
         // adds the length of other bodies as it sends them, after this point.
         bytes: length !== undefined ? Number(length) : status === 204 || status === 304 ? 0 : undefined,
         request_id: trace.id,
-        ip: clientIp(ctx, request, server()),
+        ip: clientIp(ctx, request),
       });
     }
     return res;
@@ -112,7 +108,7 @@ export const observabilityPlugin = (ctx: Ctx, server: () => Server) => {
       .get(
         "/metrics",
         async ({ request }) => {
-          if (!isOperatorRequest(ctx, request, server())) return errorResponse(404, "NOT_FOUND", "Not found");
+          if (!isOperatorRequest(ctx, request)) return errorResponse(404, "NOT_FOUND", "Not found");
           return new Response(await ctx.metrics.text(), { headers: { "content-type": ctx.metrics.contentType } });
         },
         { detail: { hide: true } },

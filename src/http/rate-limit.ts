@@ -43,9 +43,9 @@ export const rateLimitPlugin = (ctx: Ctx) =>
     })
     .macro({
       rateLimit: (actions: string | readonly string[]) => ({
-        async beforeHandle({ request, server }) {
-          const caller = await callerOrNull(ctx, request, server);
-          charge(ctx, request, subjectOf(caller, clientIp(ctx, request, server)), typeof actions === "string" ? [actions] : actions);
+        async beforeHandle({ request }) {
+          const caller = await callerOrNull(ctx, request);
+          charge(ctx, request, subjectOf(caller, clientIp(ctx, request)), typeof actions === "string" ? [actions] : actions);
         },
       }),
     });

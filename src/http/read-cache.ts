@@ -165,10 +165,10 @@ export const readCachePlugin = (ctx: Ctx) => {
   const stamp = stampOf(ctx);
   return new Elysia({ name: "colony.read-cache" }).macro({
     readCache: (scopes: ReadScopes | false) => ({
-      async beforeHandle({ request, route, params, query, server }) {
+      async beforeHandle({ request, route, params, query }) {
         if (!scopes || cache.budget <= 0 || request.method !== "GET") return;
         // The caller is part of the key: answers differ per account (own votes, private colonies).
-        const caller = await callerOf(ctx, request, server);
+        const caller = await callerOf(ctx, request);
         const key = `${caller?.id ?? "-"} ${requestKey(route, params as Record<string, unknown>, query as Record<string, unknown>)}`;
         const deps = scopes === true ? FORUM_ONLY : scopes({ params: params as Record<string, unknown>, query: query as Record<string, unknown> });
         const state = stateOf(request);

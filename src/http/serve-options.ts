@@ -21,8 +21,8 @@ export function serverOptions(ctx: Ctx, app: AnyElysia) {
     maxRequestBodySize: BUN_BODY_LIMIT,
     idleTimeout: 120,
     fetch(request: Request, server: Bun.Server<undefined>): Response | Promise<Response> {
-      // Routes read the client address through Elysia's `server`, which is the app's own.
-      if (app.server !== server) app.server = server;
+      // The client address of each request is read through the context (http/client-ip.ts).
+      if (ctx.server !== server) ctx.server = server;
       if (!undeclaredBody(request)) return handle(request);
       return boundBody(request, limit, server).then(handle, () => errorResponse(400, "INVALID_INPUT", "The request body could not be read"));
     },

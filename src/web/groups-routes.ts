@@ -13,7 +13,6 @@ import * as groups from "../features/messages/groups/service";
 import { CONVERSATION_PAGING } from "../features/messages/schemas";
 import * as users from "../features/users/service";
 import { charge, rateLimitPlugin, subjectOf } from "../http/rate-limit";
-import type { Server } from "../http/client-ip";
 import { refusedPage } from "./account-routes";
 import { sync } from "./layout";
 import { GroupPage, groupHref, InvitationPage, NewGroupPage, type GroupPageState, type GroupView, type NewGroupValues } from "./pages/groups";
@@ -62,9 +61,9 @@ const groupId = (raw: string) => {
 
 export const groupsWebRoutes = (ctx: Ctx) => {
   const signIn = toSignIn;
-  const visit = (request: Request, server: unknown) => visitOf(ctx, request, server as Server);
+  const visit = (request: Request) => visitOf(ctx, request);
 
-  const refused = (web: Web, request: Request, server: unknown, err: unknown) => refusedAction(ctx, web, request, server, err);
+  const refused = (web: Web, request: Request, err: unknown) => refusedAction(ctx, web, request, err);
 
   /** The group as its member sees it (reading it marks it read, as the API's GET does); 404 for anyone else. */
   function viewOf(w: SignedInWeb, id: string, pageNo: number): GroupView {
@@ -102,15 +101,15 @@ export const groupsWebRoutes = (ctx: Ctx) => {
     };
   }
 
-  function groupPage(w: SignedInWeb, request: Request, server: unknown, id: string, pageNo = 1, state: GroupPageState = {}, status = 200, headers: Record<string, string> = {}): Response {
-    return page(w, sync(GroupPage({ visit: visit(request, server), group: viewOf(w, id, pageNo), state })), status, headers);
+  function groupPage(w: SignedInWeb, request: Request, id: string, pageNo = 1, state: GroupPageState = {}, status = 200, headers: Record<string, string> = {}): Response {
+    return page(w, sync(GroupPage({ visit: visit(request), group: viewOf(w, id, pageNo), state })), status, headers);
   }
 
   /** A pending invitee's page at the group's address: the title, who invited them, accept or decline. */
-  function invitationPage(w: SignedInWeb, request: Request, server: unknown, id: string): Response {
+  function invitationPage(w: SignedInWeb, request: Request, id: string): Response {
     const { conv, member } = groups.pendingInvite(ctx, w.viewer.caller, id);
     const inviter = member.invitedBy ? users.findById(ctx, member.invitedBy) : null;
-    const html = InvitationPage({ visit: visit(request, server), id: conv.id, title: conv.title ?? "", inviter: users.isActive(inviter) ? inviter.username : null, invitedAt: member.invitedAt });
+    const html = InvitationPage({ visit: visit(request), id: conv.id, title: conv.title ?? "", inviter: users.isActive(inviter) ? inviter.username : null, invitedAt: member.invitedAt });
     return page(w, sync(html));
   }
 
@@ -119,7 +118,7 @@ export const groupsWebRoutes = (ctx: Ctx) => {
    * says. A refusal shows the group's page again with the service's message and status and what
    * `state` kept of the form; a group the person is not in is the 404 page.
    */
-  function groupForm(web: Web, request: Request, server: unknown, rawId: string, limits: string[], act: (w: SignedInWeb, id: string) => string, state: (w: SignedInWeb) => GroupPageState = () => ({})): Response {
+  function groupForm(web: Web, request: Request, rawId: string, limits: string[], act: (w: SignedInWeb, id: string) => string, state: (w: SignedInWeb) => GroupPageState = () => ({})): Response {
     const back = `/groups/${encodeURIComponent(rawId)}`;
     if (!isSignedIn(web)) return signIn(web, back);
     let id = "";
@@ -129,17 +128,17 @@ export const groupsWebRoutes = (ctx: Ctx) => {
       return seeOther(web, act(web, id));
     } catch (err) {
       const f = failure(err);
-      if (!id) return refused(web, request, server, err);
+      if (!id) return refused(web, request, err);
       try {
-        return groupPage(web, request, server, id, 1, { ...state(web), error: f.message }, f.status, f.headers);
+        return groupPage(web, request, id, 1, { ...state(web), error: f.message }, f.status, f.headers);
       } catch (again) {
-        return refused(web, request, server, again);
+        return refused(web, request, again);
       }
     }
   }
 
-  function newGroupForm(web: SignedInWeb, request: Request, server: unknown, values: NewGroupValues, status = 200, error: string | null = null, headers: Record<string, string> = {}) {
-    return page(web, sync(NewGroupPage({ visit: visit(request, server), values, error })), status, headers);
+  function newGroupForm(web: SignedInWeb, request: Request, values: NewGroupValues, status = 200, error: string | null = null, headers: Record<string, string> = {}) {
+    return page(web, sync(NewGroupPage({ visit: visit(request), values, error })), status, headers);
   }
 
   /** A form field, or "" when the form's refusal is being re-rendered and the field was the culprit. */
@@ -153,15 +152,15 @@ export const groupsWebRoutes = (ctx: Ctx) => {
       .get("/groups", ({ web }) => (isSignedIn(web) ? seeOther(web, "/messages#groups") : signIn(web, "/messages")), PAGE)
       .get(
         "/groups/new",
-        ({ web, request, server }) => {
+        ({ web, request }) => {
           if (!isSignedIn(web)) return signIn(web, "/groups/new");
-          return newGroupForm(web, request, server, { title: "", members: "", description: "" });
+          return newGroupForm(web, request, { title: "", members: "", description: "" });
         },
         PAGE,
       )
       .post(
         "/groups/new",
-        ({ web, request, server }) => {
+        ({ web, request }) => {
           if (!isSignedIn(web)) return signIn(web, "/groups/new");
           let values: NewGroupValues = { title: typed(web, "title"), members: typed(web, "members"), description: typed(web, "description") };
           try {
@@ -171,38 +170,37 @@ export const groupsWebRoutes = (ctx: Ctx) => {
             return seeOther(web, `${groupHref(created.conv.id)}?notice=created`);
           } catch (err) {
             const f = failure(err);
-            return newGroupForm(web, request, server, values, f.status, f.message, f.headers);
+            return newGroupForm(web, request, values, f.status, f.message, f.headers);
           }
         },
         FORM,
       )
       .get(
         "/groups/:id",
-        ({ web, request, server, params, query }) => {
+        ({ web, request, params, query }) => {
           if (!isSignedIn(web)) return signIn(web, `/groups/${encodeURIComponent(params.id)}`);
           try {
             const id = groupId(params.id);
             const pageNo = pageParam(query.page);
             try {
-              return groupPage(web, request, server, id, pageNo, { notice: typeof query.notice === "string" && Object.hasOwn(NOTICES, query.notice) ? NOTICES[query.notice] : null });
+              return groupPage(web, request, id, pageNo, { notice: typeof query.notice === "string" && Object.hasOwn(NOTICES, query.notice) ? NOTICES[query.notice] : null });
             } catch (err) {
               // Not a member: a pending invitee sees the invitation; anyone else the 404 page.
-              if (err instanceof ApiError && err.status === 404) return invitationPage(web, request, server, id);
+              if (err instanceof ApiError && err.status === 404) return invitationPage(web, request, id);
               throw err;
             }
           } catch (err) {
-            return refused(web, request, server, err);
+            return refused(web, request, err);
           }
         },
         { params: ById, ...PAGE },
       )
       .post(
         "/groups/:id/send",
-        ({ web, request, server, params }) =>
+        ({ web, request, params }) =>
           groupForm(
             web,
             request,
-            server,
             params.id,
             ["send_message", "send_message_daily"],
             (w, id) => {
@@ -215,7 +213,7 @@ export const groupsWebRoutes = (ctx: Ctx) => {
       )
       .post(
         "/groups/:id/respond",
-        ({ web, request, server, params }) => {
+        ({ web, request, params }) => {
           if (!isSignedIn(web)) return signIn(web, `/groups/${encodeURIComponent(params.id)}`);
           try {
             const id = groupId(params.id);
@@ -229,15 +227,15 @@ export const groupsWebRoutes = (ctx: Ctx) => {
             }
             return seeOther(web, answer === "accept" ? `${groupHref(id)}?notice=joined` : "/messages#groups");
           } catch (err) {
-            return refused(web, request, server, err);
+            return refused(web, request, err);
           }
         },
         { params: ById, ...FORM },
       )
       .post(
         "/groups/:id/leave",
-        ({ web, request, server, params }) =>
-          groupForm(web, request, server, params.id, [], (w, id) => {
+        ({ web, request, params }) =>
+          groupForm(web, request, params.id, [], (w, id) => {
             groups.removeMember(ctx, w.viewer.caller, id, w.viewer.user.id);
             return "/messages#groups";
           }),
@@ -245,11 +243,10 @@ export const groupsWebRoutes = (ctx: Ctx) => {
       )
       .post(
         "/groups/:id/edit",
-        ({ web, request, server, params }) =>
+        ({ web, request, params }) =>
           groupForm(
             web,
             request,
-            server,
             params.id,
             [],
             (w, id) => {
@@ -262,11 +259,10 @@ export const groupsWebRoutes = (ctx: Ctx) => {
       )
       .post(
         "/groups/:id/members",
-        ({ web, request, server, params }) =>
+        ({ web, request, params }) =>
           groupForm(
             web,
             request,
-            server,
             params.id,
             ["group_invite"],
             (w, id) => {
@@ -279,8 +275,8 @@ export const groupsWebRoutes = (ctx: Ctx) => {
       )
       .post(
         "/groups/:id/members/:username/remove",
-        ({ web, request, server, params }) =>
-          groupForm(web, request, server, params.id, [], (w, id) => {
+        ({ web, request, params }) =>
+          groupForm(web, request, params.id, [], (w, id) => {
             groups.removeMember(ctx, w.viewer.caller, id, params.username.trim());
             return `${groupHref(id)}?notice=removed#members-h`;
           }),

@@ -18,7 +18,6 @@ import type { Ctx } from "../core/context";
 import { ApiError } from "../core/errors";
 import { isUuid } from "../core/ids";
 import { notificationsChannel, postTopic, webKey } from "../core/realtime";
-import type { Server } from "../http/client-ip";
 import { unreadCount } from "../features/notifications/service";
 import { getVisiblePost } from "../features/posts/read";
 import { eventStream, sseResponse, stateFrame } from "../features/realtime/stream";
@@ -39,8 +38,8 @@ function refuse(web: Web, status: number, message: string): Response {
 export const liveRoutes = (ctx: Ctx) =>
   new Elysia({ name: "colony.web.live" }).get(
     "/live",
-    ({ request, server }) => {
-      const web = webOf(ctx, request, server as Server);
+    ({ request }) => {
+      const web = webOf(ctx, request);
       if (!web.viewer) return refuse(web, 401, "Sign in to receive live updates.");
       if (fromAnotherSite(ctx, request)) return refuse(web, 403, "Live updates are for this site's own pages.");
       const { user, caller, sessionId } = web.viewer;

@@ -32,7 +32,6 @@ import { findById, updateProfile } from "../features/users/service";
 import { refusedAction } from "./respond";
 import { failure, field, isSignedIn, page, seeOther, toSignIn, webSession, type SignedInWeb, type Web } from "./session";
 import { visitOf } from "./visit";
-import type { Server } from "../http/client-ip";
 
 const PAGE = { detail: { hide: true } };
 const FORM = { parse: "none" as const, detail: { hide: true } };
@@ -47,18 +46,18 @@ const ByName = t.Object({ username: t.String() });
 
 export const partRoutes = (ctx: Ctx) => {
   const signIn = toSignIn;
-  const visit = (request: Request, server: unknown) => visitOf(ctx, request, server as Server);
+  const visit = (request: Request) => visitOf(ctx, request);
 
-  const refused = (web: Web, request: Request, server: unknown, err: unknown) => refusedAction(ctx, web, request, server, err);
+  const refused = (web: Web, request: Request, err: unknown) => refusedAction(ctx, web, request, err);
 
   /** Runs an action of a signed-in viewer: charged to `limits`, answered with a 303 to where `act` says. */
-  function action(web: Web, request: Request, server: unknown, back: string, limits: string[], act: (w: SignedInWeb) => string): Response {
+  function action(web: Web, request: Request, back: string, limits: string[], act: (w: SignedInWeb) => string): Response {
     if (!isSignedIn(web)) return signIn(web, back);
     try {
       if (limits.length) charge(ctx, request, subjectOf(web.viewer.caller, web.client.ip), limits);
       return seeOther(web, act(web));
     } catch (err) {
-      return refused(web, request, server, err);
+      return refused(web, request, err);
     }
   }
 
@@ -68,34 +67,34 @@ export const partRoutes = (ctx: Ctx) => {
     return id.toLowerCase();
   };
 
-  function submitForm(web: SignedInWeb, request: Request, server: unknown, values: SubmitValues, status = 200, error: string | null = null, headers: Record<string, string> = {}) {
+  function submitForm(web: SignedInWeb, request: Request, values: SubmitValues, status = 200, error: string | null = null, headers: Record<string, string> = {}) {
     const list = colonies.listColonies(ctx, web.viewer.caller, {}, { limit: 100, offset: 0 }).items;
-    return page(web, sync(SubmitPage({ visit: visit(request, server), colonies: list, values, error })), status, headers);
+    return page(web, sync(SubmitPage({ visit: visit(request), colonies: list, values, error })), status, headers);
   }
 
-  function notificationsPage(web: SignedInWeb, request: Request, server: unknown, pageNo: number) {
+  function notificationsPage(web: SignedInWeb, request: Request, pageNo: number) {
     const userId = web.viewer.user.id;
     const { items, total } = notifications.listNotifications(ctx, userId, {}, { limit: NOTIFICATIONS_PER_PAGE, offset: (pageNo - 1) * NOTIFICATIONS_PER_PAGE });
     const shown = notificationsOut(ctx, items).map((n, i) => ({ id: n.id, message: n.message, isRead: n.is_read, createdAt: items[i].createdAt, href: notificationHref(n) }));
     const unread = notifications.unreadCount(ctx, userId);
-    return page(web, sync(NotificationsPage({ visit: visit(request, server), items: shown, unread, page: pageNo, hasMore: pageNo * NOTIFICATIONS_PER_PAGE < total })));
+    return page(web, sync(NotificationsPage({ visit: visit(request), items: shown, unread, page: pageNo, hasMore: pageNo * NOTIFICATIONS_PER_PAGE < total })));
   }
 
-  function conversationsPage(web: SignedInWeb, request: Request, server: unknown, status = 200, error: string | null = null, to?: string) {
+  function conversationsPage(web: SignedInWeb, request: Request, status = 200, error: string | null = null, to?: string) {
     const { items } = direct.list(ctx, web.viewer.caller, false, { limit: 100, offset: 0 });
     const shown = items
       .filter((c) => !c.is_group && c.other_user)
       .map((c) => ({ username: c.other_user!.username, displayName: c.other_user!.display_name || null, lastAt: Date.parse(c.last_message_at!), unread: c.unread_count, preview: c.last_message_preview }));
-    const v = visit(request, server);
+    const v = visit(request);
     return page(web, sync(ConversationsPage({ visit: v, items: shown, error, to, children: GroupsSection({ csrf: v.csrf ?? "", ...groupItems(items) }) })), status);
   }
 
-  function conversationPage(web: SignedInWeb, request: Request, server: unknown, username: string, status = 200, error: string | null = null, draft?: string) {
+  function conversationPage(web: SignedInWeb, request: Request, username: string, status = 200, error: string | null = null, draft?: string) {
     const open = direct.open(ctx, web.viewer.caller, username, { limit: MESSAGES_SHOWN, offset: 0 });
     const me = web.viewer.user.id;
     const items = open.messages.map((m) => ({ id: m.id, mine: m.sender?.id === me, sender: m.sender?.username ?? "[deleted]", body: m.body, createdAt: Date.parse(m.created_at!), deleted: m.deleted }));
     const peer = { username: open.other_user.username, displayName: open.other_user.display_name || null };
-    return page(web, sync(ConversationPage({ visit: visit(request, server), peer, conversationId: open.id, items, error, draft })), status);
+    return page(web, sync(ConversationPage({ visit: visit(request), peer, conversationId: open.id, items, error, draft })), status);
   }
 
   function profilePage(web: SignedInWeb, values: { displayName: string; bio: string }, status = 200, more: { error?: string | null; notice?: string | null } = {}, headers: Record<string, string> = {}) {
@@ -109,16 +108,16 @@ export const partRoutes = (ctx: Ctx) => {
       // ---- writing a post
       .get(
         "/submit",
-        ({ web, request, server, query }) => {
+        ({ web, request, query }) => {
           if (!isSignedIn(web)) return signIn(web, "/submit");
           const colony = typeof query.colony === "string" ? query.colony.toLowerCase() : "";
-          return submitForm(web, request, server, { colony, post_type: "discussion", title: "", body: "", tags: "" });
+          return submitForm(web, request, { colony, post_type: "discussion", title: "", body: "", tags: "" });
         },
         PAGE,
       )
       .post(
         "/submit",
-        ({ web, request, server }) => {
+        ({ web, request }) => {
           if (!isSignedIn(web)) return signIn(web, "/submit");
           let values: SubmitValues = { colony: "", post_type: "discussion", title: "", body: "", tags: "" };
           try {
@@ -133,7 +132,7 @@ export const partRoutes = (ctx: Ctx) => {
             return seeOther(web, postHref(row.id));
           } catch (err) {
             const f = failure(err);
-            return submitForm(web, request, server, values, f.status, f.message, f.headers);
+            return submitForm(web, request, values, f.status, f.message, f.headers);
           }
         },
         FORM,
@@ -141,8 +140,8 @@ export const partRoutes = (ctx: Ctx) => {
       // ---- on a post
       .post(
         "/post/:id/comment",
-        ({ web, request, server, params }) =>
-          action(web, request, server, postPath(params.id), ["create_comment"], (w) => {
+        ({ web, request, params }) =>
+          action(web, request, postPath(params.id), ["create_comment"], (w) => {
             const parent = field(w, "parent_id", 64);
             const c = createComment(ctx, w.viewer.caller, uuidOr404(params.id), { body: field(w, "body", 10_000), parent_id: parent || null, client: "web" });
             return `${postHref(c.postId)}#comment-${c.id}`;
@@ -151,8 +150,8 @@ export const partRoutes = (ctx: Ctx) => {
       )
       .post(
         "/post/:id/vote",
-        ({ web, request, server, params }) =>
-          action(web, request, server, postPath(params.id), ["vote_hourly"], (w) => {
+        ({ web, request, params }) =>
+          action(web, request, postPath(params.id), ["vote_hourly"], (w) => {
             const id = uuidOr404(params.id);
             castVote(ctx, w.viewer.caller, "post", id, voteValue(field(w, "value", 2)));
             return postHref(id);
@@ -161,8 +160,8 @@ export const partRoutes = (ctx: Ctx) => {
       )
       .post(
         "/post/:id/react",
-        ({ web, request, server, params }) =>
-          action(web, request, server, postPath(params.id), ["reaction"], (w) => {
+        ({ web, request, params }) =>
+          action(web, request, postPath(params.id), ["reaction"], (w) => {
             const id = uuidOr404(params.id);
             toggleReaction(ctx, w.viewer.caller, { post_id: id, emoji: field(w, "emoji", 32) });
             return postHref(id);
@@ -171,8 +170,8 @@ export const partRoutes = (ctx: Ctx) => {
       )
       .post(
         "/post/:id/bookmark",
-        ({ web, request, server, params }) =>
-          action(web, request, server, postPath(params.id), ["bookmark"], (w) => {
+        ({ web, request, params }) =>
+          action(web, request, postPath(params.id), ["bookmark"], (w) => {
             const id = uuidOr404(params.id);
             if (field(w, "do", 10) === "remove") {
               try {
@@ -188,8 +187,8 @@ export const partRoutes = (ctx: Ctx) => {
       )
       .post(
         "/post/:id/poll",
-        ({ web, request, server, params }) =>
-          action(web, request, server, postPath(params.id), ["poll_vote"], (w) => {
+        ({ web, request, params }) =>
+          action(web, request, postPath(params.id), ["poll_vote"], (w) => {
             const id = uuidOr404(params.id);
             polls.vote(ctx, w.viewer.caller, id, w.form.getAll("option").slice(0, 100));
             return `${postHref(id)}#poll-h`;
@@ -197,12 +196,12 @@ export const partRoutes = (ctx: Ctx) => {
         { params: ById, ...FORM },
       )
       // ---- on a comment
-      .get("/comment/:id/reply", ({ web, request, server, params }) => commentActionPage(web, request, server, params.id, "reply"), { params: ById, ...PAGE })
-      .get("/comment/:id/react", ({ web, request, server, params }) => commentActionPage(web, request, server, params.id, "react"), { params: ById, ...PAGE })
+      .get("/comment/:id/reply", ({ web, request, params }) => commentActionPage(web, request, params.id, "reply"), { params: ById, ...PAGE })
+      .get("/comment/:id/react", ({ web, request, params }) => commentActionPage(web, request, params.id, "react"), { params: ById, ...PAGE })
       .post(
         "/comment/:id/vote",
-        ({ web, request, server, params }) =>
-          action(web, request, server, "/", ["vote_hourly"], (w) => {
+        ({ web, request, params }) =>
+          action(web, request, "/", ["vote_hourly"], (w) => {
             const id = uuidOr404(params.id);
             castVote(ctx, w.viewer.caller, "comment", id, voteValue(field(w, "value", 2)));
             return commentHref(w, id);
@@ -211,8 +210,8 @@ export const partRoutes = (ctx: Ctx) => {
       )
       .post(
         "/comment/:id/react",
-        ({ web, request, server, params }) =>
-          action(web, request, server, "/", ["reaction"], (w) => {
+        ({ web, request, params }) =>
+          action(web, request, "/", ["reaction"], (w) => {
             const id = uuidOr404(params.id);
             toggleReaction(ctx, w.viewer.caller, { comment_id: id, emoji: field(w, "emoji", 32) });
             return commentHref(w, id);
@@ -222,8 +221,8 @@ export const partRoutes = (ctx: Ctx) => {
       // ---- people
       .post(
         "/u/:username/follow",
-        ({ web, request, server, params }) =>
-          action(web, request, server, userHref(params.username), [], (w) => {
+        ({ web, request, params }) =>
+          action(web, request, userHref(params.username), [], (w) => {
             const name = params.username.trim().toLowerCase();
             if (field(w, "do", 10) === "unfollow") {
               try {
@@ -273,18 +272,18 @@ export const partRoutes = (ctx: Ctx) => {
       // ---- notifications
       .get(
         "/notifications",
-        ({ web, request, server, query }) => {
+        ({ web, request, query }) => {
           if (!isSignedIn(web)) return signIn(web, "/notifications");
           const n = Number(query.page ?? 1);
           const pageNo = Number.isInteger(n) && n >= 1 && n <= 1000 ? n : 1;
-          return notificationsPage(web, request, server, pageNo);
+          return notificationsPage(web, request, pageNo);
         },
         PAGE,
       )
       .post(
         "/notifications/read-all",
-        ({ web, request, server }) =>
-          action(web, request, server, "/notifications", [], (w) => {
+        ({ web, request }) =>
+          action(web, request, "/notifications", [], (w) => {
             notifications.markAllRead(ctx, w.viewer.user.id);
             return "/notifications";
           }),
@@ -292,8 +291,8 @@ export const partRoutes = (ctx: Ctx) => {
       )
       .post(
         "/notifications/:id/read",
-        ({ web, request, server, params }) =>
-          action(web, request, server, "/notifications", [], (w) => {
+        ({ web, request, params }) =>
+          action(web, request, "/notifications", [], (w) => {
             notifications.markRead(ctx, w.viewer.user.id, uuidOr404(params.id));
             return "/notifications";
           }),
@@ -302,30 +301,30 @@ export const partRoutes = (ctx: Ctx) => {
       // ---- direct messages
       .get(
         "/messages",
-        ({ web, request, server, query }) => {
+        ({ web, request, query }) => {
           if (!isSignedIn(web)) return signIn(web, "/messages");
           const to = typeof query.to === "string" ? query.to.trim().replace(/^@/, "") : "";
           if (to) return seeOther(web, `/messages/${encodeURIComponent(to.toLowerCase())}`);
-          return conversationsPage(web, request, server);
+          return conversationsPage(web, request);
         },
         PAGE,
       )
       .get(
         "/messages/:username",
-        ({ web, request, server, params }) => {
+        ({ web, request, params }) => {
           const path = `/messages/${encodeURIComponent(params.username)}`;
           if (!isSignedIn(web)) return signIn(web, path);
           try {
-            return conversationPage(web, request, server, params.username.trim().toLowerCase());
+            return conversationPage(web, request, params.username.trim().toLowerCase());
           } catch (err) {
-            return refused(web, request, server, err);
+            return refused(web, request, err);
           }
         },
         { params: ByName, ...PAGE },
       )
       .post(
         "/messages/:username",
-        ({ web, request, server, params }) => {
+        ({ web, request, params }) => {
           const name = params.username.trim().toLowerCase();
           const path = `/messages/${encodeURIComponent(name)}`;
           if (!isSignedIn(web)) return signIn(web, path);
@@ -338,9 +337,9 @@ export const partRoutes = (ctx: Ctx) => {
           } catch (err) {
             const f = failure(err);
             try {
-              return conversationPage(web, request, server, name, f.status, f.message, body);
+              return conversationPage(web, request, name, f.status, f.message, body);
             } catch {
-              return refused(web, request, server, err);
+              return refused(web, request, err);
             }
           }
         },
@@ -349,7 +348,7 @@ export const partRoutes = (ctx: Ctx) => {
   );
 
   /** A comment's reply form or reaction buttons on a page of their own (docs/decisions.md §180). */
-  function commentActionPage(web: Web, request: Request, server: unknown, rawId: string, what: "reply" | "react"): Response {
+  function commentActionPage(web: Web, request: Request, rawId: string, what: "reply" | "react"): Response {
     const path = `/comment/${encodeURIComponent(rawId)}/${what}`;
     if (!isSignedIn(web)) return signIn(web, path);
     try {
@@ -364,9 +363,9 @@ export const partRoutes = (ctx: Ctx) => {
         // The reply page shows no reactions.
         counts: what === "react" ? summary(ctx, web.viewer.caller, "comment", comment.id) : [],
       };
-      return page(web, sync(CommentActionPage({ visit: visit(request, server), comment: view, what })));
+      return page(web, sync(CommentActionPage({ visit: visit(request), comment: view, what })));
     } catch (err) {
-      return refused(web, request, server, err);
+      return refused(web, request, err);
     }
   }
 

@@ -9,7 +9,6 @@ import { readCacheOf, stampOf } from "../http/read-cache";
 import { acceptsGzip } from "./assets";
 import { gzipAround, gzipOnce, gzipPage, type Spliced } from "./gzip";
 import { Page, sync } from "./layout";
-import type { Server } from "../http/client-ip";
 import { failure, page, type Web } from "./session";
 import { ANONYMOUS, visitOf, type Visit } from "./visit";
 
@@ -71,10 +70,10 @@ export function errorAnswer(ctx: Ctx, request: Request, err: unknown, visit: Vis
  * A refused action on a page that is not a form of its own: the error page with the service's
  * status and message (a 404 in the reading pages' words), the session's cookies kept.
  */
-export function refusedAction(ctx: Ctx, web: Web, request: Request, server: unknown, err: unknown): Response {
+export function refusedAction(ctx: Ctx, web: Web, request: Request, err: unknown): Response {
   const f = failure(err);
   const message = f.status === 404 ? notFoundMessage : f.message;
-  return page(web, sync(ErrorPage({ status: f.status, message, visit: visitOf(ctx, request, server as Server) })), f.status, f.headers);
+  return page(web, sync(ErrorPage({ status: f.status, message, visit: visitOf(ctx, request) })), f.status, f.headers);
 }
 
 /** What a page is: the key of its cached copy (null: never cached) and how to render it. */
@@ -89,10 +88,10 @@ export interface PagePlan {
  * visit is answered from the read cache while no forum write has happened since and for at most
  * its time to live. `render` throws ApiError for pages that do not exist or are not visible.
  */
-export async function servePage(ctx: Ctx, request: Request, server: Server, plan: () => PagePlan): Promise<Response> {
+export async function servePage(ctx: Ctx, request: Request, plan: () => PagePlan): Promise<Response> {
   let visit: Visit | null = null;
   try {
-    visit = await visitOf(ctx, request, server);
+    visit = await visitOf(ctx, request);
     const { key, render } = plan();
     const cache = readCacheOf(ctx);
     if (key === null || visit.caller !== null || cache.budget <= 0) return htmlAnswer(request, await render(visit));

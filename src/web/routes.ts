@@ -46,18 +46,18 @@ export const webRoutes = (ctx: Ctx) =>
     .use(assetRoutes())
     .get(
       "/",
-      ({ request, query, server }) =>
-        servePage(ctx, request, server, () => {
+      ({ request, query }) =>
+        servePage(ctx, request, () => {
           const input = listInput(strings(query));
           return { key: `home|${listKey(input)}`, render: (visit) => HomePage(ctx, visit, input) };
         }),
       HIDDEN,
     )
-    .get("/about", ({ request, server }) => servePage(ctx, request, server, () => ({ key: "about", render: (visit) => AboutPage(ctx, visit) })), HIDDEN)
+    .get("/about", ({ request }) => servePage(ctx, request, () => ({ key: "about", render: (visit) => AboutPage(ctx, visit) })), HIDDEN)
     .get(
       "/c/:name",
-      ({ request, params, query, server }) =>
-        servePage(ctx, request, server, () => {
+      ({ request, params, query }) =>
+        servePage(ctx, request, () => {
           const input = listInput(strings(query));
           const name = segment(params.name).toLowerCase();
           return { key: `colony|${name}|${listKey(input)}`, render: (visit) => ColonyPage(ctx, visit, name, input) };
@@ -67,8 +67,8 @@ export const webRoutes = (ctx: Ctx) =>
     .get("/c/:name/feed.atom", ({ request, params }) => serveFeed(ctx, request, () => colonyFeed(ctx, segment(params.name))), HIDDEN)
     .get(
       "/post/:id",
-      ({ request, params, query, server }) =>
-        servePage(ctx, request, server, () => {
+      ({ request, params, query }) =>
+        servePage(ctx, request, () => {
           const id = segment(params.id).toLowerCase();
           const focus = threadParam(strings(query).thread);
           return { key: `post|${id}|${focus ?? ""}`, render: (visit) => PostPage(ctx, visit, id, focus) };
@@ -77,8 +77,8 @@ export const webRoutes = (ctx: Ctx) =>
     )
     .get(
       "/u/:username",
-      ({ request, params, query, server }) =>
-        servePage(ctx, request, server, () => {
+      ({ request, params, query }) =>
+        servePage(ctx, request, () => {
           const input = userListInput(strings(query));
           const name = segment(params.username).toLowerCase();
           return { key: `user|${name}|${input.page}`, render: (visit) => UserPage(ctx, visit, name, input) };
@@ -88,8 +88,8 @@ export const webRoutes = (ctx: Ctx) =>
     .get("/u/:username/feed.atom", ({ request, params }) => serveFeed(ctx, request, () => userFeed(ctx, segment(params.username))), HIDDEN)
     .get(
       "/tag/:tag",
-      ({ request, params, query, server }) =>
-        servePage(ctx, request, server, () => {
+      ({ request, params, query }) =>
+        servePage(ctx, request, () => {
           const input = listInput(strings(query));
           const tag = normaliseTag(segment(params.tag));
           return { key: `tag|${tag}|${listKey(input)}`, render: (visit) => TagPage(ctx, visit, tag, input) };
@@ -99,14 +99,14 @@ export const webRoutes = (ctx: Ctx) =>
     .get("/tag/:tag/feed.atom", ({ request, params }) => serveFeed(ctx, request, () => tagFeed(ctx, normaliseTag(segment(params.tag)))), HIDDEN)
     .get(
       "/search",
-      ({ request, query, server }) =>
+      ({ request, query }) =>
         // Never cached: a search costs its reader its search budget, as GET /api/v1/search does.
-        servePage(ctx, request, server, () => {
+        servePage(ctx, request, () => {
           const input = searchInput(strings(query));
           return {
             key: null,
             render: (visit) => {
-              if (input.q.length >= 2) charge(ctx, request, subjectOf(visit.caller, clientIp(ctx, request, server)), ["search", "search_ip"]);
+              if (input.q.length >= 2) charge(ctx, request, subjectOf(visit.caller, clientIp(ctx, request)), ["search", "search_ip"]);
               return SearchPage(ctx, visit, input);
             },
           };

@@ -22,7 +22,7 @@ import type { Ctx } from "../core/context";
 import { ApiError, FieldError } from "../core/errors";
 import { randomBase62, safeEqual } from "../core/ids";
 import { keyedHash } from "../core/secrets";
-import { clientIp, type Server } from "../http/client-ip";
+import { clientIp } from "../http/client-ip";
 import { requestSlot } from "../http/request-slot";
 import { htmlResponse } from "../http/html";
 import { callerOf, type Caller } from "../features/auth/caller";
@@ -96,11 +96,11 @@ export function parseCookies(header: string | null): Map<string, string> {
 const states = requestSlot<Web>("colony.web");
 
 /** The request's viewer, CSRF token and client, worked out once per request. */
-export function webOf(ctx: Ctx, request: Request, server: Server): Web {
+export function webOf(ctx: Ctx, request: Request): Web {
   const known = states.get(request);
   if (known) return known;
   const jar = parseCookies(request.headers.get("cookie"));
-  const client: Client = { ip: clientIp(ctx, request, server), userAgent: request.headers.get("user-agent") };
+  const client: Client = { ip: clientIp(ctx, request), userAgent: request.headers.get("user-agent") };
   const cookies: string[] = [];
   const token = jar.get(sessionCookieName(ctx));
   const found = token ? sessions.resolveSession(ctx, token, client) : null;
@@ -251,10 +251,10 @@ export function safeNext(raw: string | null | undefined): string {
  */
 export const webSession = (ctx: Ctx, refuse: (web: Web, status: number, message: string) => Response, opts: { multipart?: MultipartOption } = {}) =>
   new Elysia()
-    .resolve({ as: "scoped" }, ({ request, server }) => ({ web: webOf(ctx, request, server as Server) }))
-    .onBeforeHandle({ as: "scoped" }, async ({ request, server }) => {
+    .resolve({ as: "scoped" }, ({ request }) => ({ web: webOf(ctx, request) }))
+    .onBeforeHandle({ as: "scoped" }, async ({ request }) => {
       if (SAFE_METHODS.has(request.method)) return;
-      const web = webOf(ctx, request, server as Server);
+      const web = webOf(ctx, request);
       const refused = await refusalOf(ctx, request, web, opts.multipart ?? null);
       if (refused) return refuse(web, refused[0], refused[1]);
     });

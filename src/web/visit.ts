@@ -3,7 +3,6 @@
 // API caller would; any other visit is anonymous (caller null). A signed-in visit is never served
 // from the anonymous page cache (respond.tsx).
 import type { Ctx } from "../core/context";
-import type { Server } from "../http/client-ip";
 import type { Caller } from "../features/auth/caller";
 import { unreadCount } from "../features/notifications/service";
 import { moderatesSomething } from "./moderates";
@@ -30,10 +29,10 @@ export interface Visit {
 
 export const ANONYMOUS: Visit = { caller: null, viewer: null };
 
-export function visitOf(ctx: Ctx, request: Request, server: Server = null): Visit {
+export function visitOf(ctx: Ctx, request: Request): Visit {
   // Most page reads carry no session: answered without reading any cookie's session.
   if (!parseCookies(request.headers.get("cookie")).has(sessionCookieName(ctx))) return ANONYMOUS;
-  const web = webOf(ctx, request, server);
+  const web = webOf(ctx, request);
   if (!web.viewer) return ANONYMOUS;
   const { user, caller } = web.viewer;
   return { caller, viewer: { username: user.username, displayName: user.displayName, isAdmin: user.isAdmin, unread: unreadCount(ctx, user.id), moderates: moderatesSomething(ctx, user) }, csrf: web.csrf };

@@ -82,7 +82,7 @@ export const authRoutes = (ctx: Ctx) =>
         description: "Activate a pending account with its claim_token and the last 6 characters of its api_key. 400 REGISTER_FINGERPRINT_MISMATCH (retry allowed), 410 REGISTER_CLAIM_EXPIRED, 409 REGISTER_ALREADY_ACTIVE.",
       },
     })
-    .post("/token", ({ body, request, server }) => auth.issueToken(ctx, body.api_key, body.totp_code, () => clientIp(ctx, request, server)), {
+    .post("/token", ({ body, request }) => auth.issueToken(ctx, body.api_key, body.totp_code, () => clientIp(ctx, request)), {
       body: t.Object({ api_key: t.String({ maxLength: 200 }), totp_code: t.Optional(Nullable(t.String({ maxLength: 16 }))) }),
       rateLimit: "auth_token",
       response: { 200: t.Object({ access_token: t.String(), token_type: t.Literal("bearer") }), 400: ErrorOut, 401: ErrorOut, 403: ErrorOut },

@@ -21,7 +21,7 @@ beforeEach(async () => {
 
 /** Requests as if from `address` on the socket (null: in process, no socket). */
 function from(address: string | null): void {
-  (h.app as { server: unknown }).server = address === null ? null : { requestIP: () => ({ address, family: address.includes(":") ? "IPv6" : "IPv4", port: 40000 }) };
+  h.ctx.server = address === null ? null : { requestIP: () => ({ address, family: address.includes(":") ? "IPv6" : "IPv4", port: 40000 }) };
 }
 
 const me = (u: TestUser, headers: Record<string, string> = {}) => h.req("GET", "/api/v1/users/me", { token: u.token, headers });

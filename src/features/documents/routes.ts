@@ -312,11 +312,11 @@ export const documentsRoutes = (ctx: Ctx) =>
     )
     .get(
       "/documents/:doc_id/download",
-      async ({ request, server, params }) => {
+      async ({ request, params }) => {
         const authorization = request.headers.get("authorization");
         // An L402 credential is not a bearer token: the caller is anonymous and the credential decides.
-        const caller = isL402(authorization) ? null : await callerOf(ctx, request, server);
-        const r = await documents.download(ctx, { caller, ip: clientIp(ctx, request, server), authorization }, params.doc_id);
+        const caller = isL402(authorization) ? null : await callerOf(ctx, request);
+        const r = await documents.download(ctx, { caller, ip: clientIp(ctx, request), authorization }, params.doc_id);
         return new Response(r.content, {
           headers: {
             "content-type": `${r.doc.contentType}; charset=utf-8`,

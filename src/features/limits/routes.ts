@@ -32,7 +32,7 @@ const KarmaBudgetStatus = t.Object({
 export const limitsRoutes = (ctx: Ctx) =>
   new Elysia({ prefix: "/api/v1/limits", tags: ["agents"] })
     .use(authPlugin(ctx))
-    .get("/me", ({ caller, request, server }) => myLimits(ctx, caller, clientIp(ctx, request, server)), {
+    .get("/me", ({ caller, request }) => myLimits(ctx, caller, clientIp(ctx, request)), {
       auth: "required",
       response: t.Object({
         limits: t.Array(LimitStatus),

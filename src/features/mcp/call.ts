@@ -15,7 +15,6 @@ import type { Ctx } from "../../core/context";
 import { ApiError, FieldError } from "../../core/errors";
 import { authenticate } from "../auth/service";
 import { callerOf, type Caller } from "../../http/auth";
-import type { Server } from "../../http/client-ip";
 import { applyArgumentDeprecations, deprecationsOf } from "../../http/deprecations";
 import { subjectOf } from "../../http/rate-limit";
 import { claimKey, IDEMPOTENCY_IN_PROGRESS, IDEMPOTENCY_MISMATCH, IDEMPOTENCY_UNREADABLE, releaseKey, saveKey } from "../../http/idempotency";
@@ -26,8 +25,7 @@ import { publish } from "./schema";
 /** What a tool call knows of the HTTP request that carried it (set by routes.ts). */
 export interface RequestAuth {
   request: Request;
-  /** The server that took the request: the client's address for IP allowlists (docs/decisions.md §53). */
-  server: Server;
+  /** The client's address, for IP allowlists (docs/decisions.md §53). */
   ip: string;
 }
 
@@ -114,7 +112,7 @@ function validationResult(errors: { loc: (string | number)[]; msg: string; type:
 
 /** Resolves the caller of the HTTP request as the REST auth macro does (a bad token is a 401 either way). */
 async function callerFor(ctx: Ctx, auth: RequestAuth): Promise<Caller | null> {
-  return callerOf(ctx, auth.request, auth.server);
+  return callerOf(ctx, auth.request);
 }
 
 /** Runs `tool` with `raw` arguments for the request `auth`; every refusal is a tool-error result. */

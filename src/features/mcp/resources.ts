@@ -48,7 +48,7 @@ type Reader = (caller: Caller | null, vars: Record<string, string>) => unknown;
 async function read(ctx: Ctx, uri: URL, auth: RequestAuth | undefined, needsAccount: boolean, reader: Reader, vars: Record<string, string> = {}) {
   try {
     if (!auth?.request) throw new ApiError(500, "INTERNAL_ERROR", "No request context");
-    const caller = await callerOf(ctx, auth.request, auth.server);
+    const caller = await callerOf(ctx, auth.request);
     if (needsAccount && !caller) authenticate(ctx, null, () => auth.ip); // throws the 401
     const body = await reader(caller, vars);
     return { contents: [{ uri: uri.href, mimeType: JSON_TYPE, text: JSON.stringify(body) }] };

@@ -5,7 +5,7 @@
 // The bearer token rides on every request and is resolved per call, as on the REST routes.
 import { Elysia } from "elysia";
 import type { Ctx } from "../../core/context";
-import { clientIp, type Server } from "../../http/client-ip";
+import { clientIp } from "../../http/client-ip";
 import type { RequestAuth } from "./call";
 import type { Session } from "./server";
 import { sessionsOf } from "./sessions";
@@ -25,8 +25,8 @@ function rpcError(status: number, code: number, message: string): Response {
 export const mcpRoutes = (ctx: Ctx) => {
   const sessions = sessionsOf<Session>(ctx);
 
-  async function handle(request: Request, server: Server): Promise<Response> {
-    const authInfo = { token: "", clientId: "colony", scopes: [], extra: { request, server, ip: clientIp(ctx, request, server) } satisfies RequestAuth };
+  async function handle(request: Request): Promise<Response> {
+    const authInfo = { token: "", clientId: "colony", scopes: [], extra: { request, ip: clientIp(ctx, request) } satisfies RequestAuth };
     const id = request.headers.get("mcp-session-id");
     if (id) {
       const session = sessions.get(id);
@@ -42,7 +42,7 @@ export const mcpRoutes = (ctx: Ctx) => {
   }
 
   const options = { parse: "none" as const, detail: { hide: true } };
-  const route = ({ request, server }: { request: Request; server: Server }) => handle(request, server);
+  const route = ({ request }: { request: Request }) => handle(request);
   return new Elysia({ name: "colony.mcp" })
     .post("/mcp", route, options)
     .get("/mcp", route, options)

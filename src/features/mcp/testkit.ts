@@ -4,16 +4,17 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { Harness } from "../../../test/harness";
+import { serverOptions } from "../../http/serve-options";
 
 export interface Listening {
   url: URL;
   stop(): Promise<void>;
 }
 
-/** The harness's app on 127.0.0.1 and a free port. */
+/** The harness's app on 127.0.0.1 and a free port, served as `colony serve` serves it. */
 export function listen(h: Harness): Listening {
-  const server = h.app.listen({ hostname: "127.0.0.1", port: 0 });
-  const url = new URL(`http://127.0.0.1:${server.server!.port}/mcp/`);
+  const server = Bun.serve({ ...serverOptions(h.ctx, h.app), hostname: "127.0.0.1", port: 0 });
+  const url = new URL(`http://127.0.0.1:${server.port}/mcp/`);
   return { url, stop: async () => void (await server.stop(true)) };
 }
 

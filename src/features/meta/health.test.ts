@@ -11,11 +11,11 @@ const emit = (n = 1) =>
 const health = () => h.req("GET", "/health");
 /** Requests seen as from the loopback address (operators get the figures). */
 const asOperator = async <T,>(fn: () => Promise<T>) => {
-  (h.app as { server: unknown }).server = { requestIP: () => ({ address: "127.0.0.1", family: "IPv4", port: 40000 }) };
+  h.ctx.server = { requestIP: () => ({ address: "127.0.0.1", family: "IPv4", port: 40000 }) };
   try {
     return await fn();
   } finally {
-    (h.app as { server: unknown }).server = null;
+    h.ctx.server = null;
   }
 };
 

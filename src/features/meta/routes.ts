@@ -81,7 +81,7 @@ export const metaRoutes = (ctx: Ctx) => {
       response: DeprecationListOut,
       detail: { summary: "List Deprecations", description: "Every deprecated parameter, value and response field with the name to use instead." },
     })
-    .get("/health", ({ request, server, set }) => {
+    .get("/health", ({ request, set }) => {
       ctx.db.$client.query("select 1").get();
       const health = checkHealth(ctx);
       set.headers["cache-control"] = "no-store";
@@ -92,7 +92,7 @@ export const metaRoutes = (ctx: Ctx) => {
         read_workers: ctx.reads.threads,
         wallet: ctx.wallet.name,
         reasons: health.reasons,
-        ...(isOperatorRequest(ctx, request, server) ? { checks: health.checks } : {}),
+        ...(isOperatorRequest(ctx, request) ? { checks: health.checks } : {}),
       };
     }, {
       response: HealthOut,

@@ -90,7 +90,7 @@ export const oauthRoutes = (ctx: Ctx) =>
     )
     .post(
       "/oauth/token",
-      ({ request, server }) => oauthAnswer(async () => exchange(ctx, await readForm(request), () => clientIp(ctx, request, server))),
+      ({ request }) => oauthAnswer(async () => exchange(ctx, await readForm(request), () => clientIp(ctx, request))),
       {
         parse: "none",
         detail: {
@@ -119,8 +119,8 @@ export const oauthRoutes = (ctx: Ctx) =>
     )
     .post(
       "/oauth/register",
-      async ({ body, request, server }) => {
-        const caller = await callerOrNull(ctx, request, server);
+      async ({ body, request }) => {
+        const caller = await callerOrNull(ctx, request);
         try {
           if (!body || typeof body !== "object" || Array.isArray(body)) throw new MetadataError("body", "The body must be a JSON object of client metadata");
           return json(registerClient(ctx, caller?.id ?? null, body as Record<string, unknown>), 201, NO_STORE);

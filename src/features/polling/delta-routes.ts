@@ -95,10 +95,10 @@ function deltaOut(ctx: Ctx, r: DeltaResult) {
 export const deltaRoutes = (ctx: Ctx) =>
   new Elysia().use(authPlugin(ctx)).use(rateLimitPlugin(ctx)).get(
     "/delta",
-    ({ query, caller, request, server }) => {
+    ({ query, caller, request }) => {
       if (query.since === undefined) throw new FieldError(["query", "since"], "Field required", undefined, "missing");
       // 120 an hour: per account when authenticated, per address otherwise.
-      const ip = clientIp(ctx, request, server);
+      const ip = clientIp(ctx, request);
       charge(ctx, request, subjectOf(caller, ip), caller ? ["delta"] : ["delta_ip"]);
       return deltaOut(ctx, deltaFor(ctx, caller?.id ?? null, query.since, parseStreams(query.streams)));
     },

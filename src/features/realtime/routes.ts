@@ -20,9 +20,9 @@ const StreamQuery = t.Object({
 export const realtimeRoutes = (ctx: Ctx): Elysia =>
   new Elysia({ tags: ["realtime"] }).get(
     "/api/v1/stream",
-    async ({ request, query, server }) => {
+    async ({ request, query }) => {
       const header = request.headers.get("authorization") ?? (query.token ? `Bearer ${query.token}` : null);
-      const caller = await authenticate(ctx, header, () => clientIp(ctx, request, server));
+      const caller = await authenticate(ctx, header, () => clientIp(ctx, request));
       const stream = eventStream(ctx, caller.id, {
         channels: listParam(query.channels),
         types: listParam(query.types),

@@ -21,8 +21,8 @@ export const vaultOperatorRoutes = (ctx: Ctx) =>
     .use(rateLimitPlugin(ctx))
     .get(
       "/:claim_id/vault/files",
-      ({ caller, params, query, request, server }) => {
-        const items = operatorList(ctx, caller, params.claim_id, clientIp(ctx, request, server), query.prefix).map(fileInfo);
+      ({ caller, params, query, request }) => {
+        const items = operatorList(ctx, caller, params.claim_id, clientIp(ctx, request), query.prefix).map(fileInfo);
         return { items, total: items.length, has_more: false };
       },
       {
@@ -41,14 +41,14 @@ export const vaultOperatorRoutes = (ctx: Ctx) =>
     )
     .delete(
       "/:claim_id/vault/files/*",
-      async ({ caller, params, request, server, set }) => {
+      async ({ caller, params, request, set }) => {
         let name: string;
         try {
           name = decodeURIComponent(params["*"]);
         } catch {
           throw invalid("The filename is not valid percent-encoded UTF-8");
         }
-        await operatorDelete(ctx, caller, params.claim_id, name, clientIp(ctx, request, server));
+        await operatorDelete(ctx, caller, params.claim_id, name, clientIp(ctx, request));
         set.status = 204;
       },
       {

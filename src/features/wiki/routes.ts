@@ -60,8 +60,8 @@ const LOCK_RULES = `Site admins for the site wiki, the colony's moderators for a
 const out = (ctx: Ctx, r: { wiki: Wiki; page: wiki.PageRow }) => pageOut(ctx, r.wiki, r.page);
 
 /** Charges the edit of one page (10 an hour per account and page) on top of the route's limits. */
-function chargePageEdit(ctx: Ctx, request: Request, server: Parameters<typeof clientIp>[2], caller: Caller, colony: string | null | undefined, slug: string): void {
-  charge(ctx, request, subjectOf(caller, clientIp(ctx, request, server)), ["wiki_page_edits"], `${colony?.trim().toLowerCase() ?? ""}/${slug}`);
+function chargePageEdit(ctx: Ctx, request: Request, caller: Caller, colony: string | null | undefined, slug: string): void {
+  charge(ctx, request, subjectOf(caller, clientIp(ctx, request)), ["wiki_page_edits"], `${colony?.trim().toLowerCase() ?? ""}/${slug}`);
 }
 
 export const wikiRoutes = (ctx: Ctx) =>
@@ -140,8 +140,8 @@ export const wikiRoutes = (ctx: Ctx) =>
     })
     .put(
       "/:slug",
-      ({ caller, params, query, body, request, server }) => {
-        chargePageEdit(ctx, request, server, caller, query.colony, params.slug);
+      ({ caller, params, query, body, request }) => {
+        chargePageEdit(ctx, request, caller, query.colony, params.slug);
         return out(ctx, wiki.updatePage(ctx, caller, query.colony, params.slug, body));
       },
       {
@@ -221,8 +221,8 @@ export const wikiRoutes = (ctx: Ctx) =>
     )
     .post(
       "/:slug/revert",
-      ({ caller, params, query, body, request, server }) => {
-        chargePageEdit(ctx, request, server, caller, query.colony, params.slug);
+      ({ caller, params, query, body, request }) => {
+        chargePageEdit(ctx, request, caller, query.colony, params.slug);
         return out(ctx, wiki.revert(ctx, caller, query.colony, params.slug, body));
       },
       {
