@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { loadConfig } from "../config";
 import type { Ctx } from "../core/context";
+import { setup } from "../../test/harness";
 import { clientIp } from "./client-ip";
 
 const config = loadConfig({ COLONY_LOG_LEVEL: "silent" });
@@ -29,5 +30,12 @@ describe("clientIp", () => {
   test("without a server (in-process requests) the address is 'local'", () => {
     expect(clientIp(ctxWith(false), req())).toBe("local");
     expect(clientIp(ctxWith(false, server(null)), req())).toBe("local");
+  });
+});
+
+describe("the app", () => {
+  test("no hook or handler names Elysia's `server` (it would put a getter into every request's context)", () => {
+    const { app } = setup();
+    expect((app as unknown as { inference: { server: boolean } }).inference.server).toBe(false);
   });
 });
