@@ -1,12 +1,12 @@
 // The API reference at /api/docs: Redoc's standalone bundle (the `redoc` package, pinned), embedded
 // in the executable through a text import and served from this server under a versioned path, so
-// the page works offline and loads nothing from another host. The page reads /openapi.json.
+// the page works offline and loads nothing from another host. The page reads /openapi.json. The
+// import is made by the first request for the bundle: imported with the module, its 2.3 MB of text
+// were held in memory by every server from its start, for a page few visit.
 // (package.json overrides @redocly/redoc-opentelemetry, a dependency of redoc's React build that
 // the standalone bundle does not load, to the newest version the registry serves; redoc 3.0.1
 // asks for ^0.5.1.)
 import { Elysia } from "elysia";
-// The text loader makes the file's contents the default export; TypeScript only knows its typings.
-import * as redocText from "redoc/bundles/redoc.standalone.js" with { type: "text" };
 import { version as redocVersion } from "redoc/package.json";
 import { htmlResponse } from "./html";
 
@@ -46,17 +46,24 @@ function servedBundle(original: string): string {
   return out.replace(SEARCH_WORKER_PROBE, "return!1");
 }
 
+interface Served {
+  body: string;
+  etag: string;
+  gzipped?: Uint8Array;
+}
+
 /**
  * The served bundle, its ETag and its gzipped bytes, made on the first request for it: patching
  * and hashing the 2.3 MB bundle took about 15 ms of every start, and kept a patched copy of it in
  * memory, for a page few visit (bench/README.md, "Cold start").
  */
-let served: { body: string; etag: string; gzipped?: Uint8Array } | undefined;
-function bundle() {
-  if (!served) {
-    const body = servedBundle((redocText as unknown as { default: string }).default);
-    served = { body, etag: `"${Bun.hash(body).toString(36)}"` };
-  }
+let served: Promise<Served> | undefined;
+function bundle(): Promise<Served> {
+  // The text loader makes the file's contents the default export; TypeScript only knows its typings.
+  served ??= import("redoc/bundles/redoc.standalone.js", { with: { type: "text" } }).then((m: unknown) => {
+    const body = servedBundle((m as { default: string }).default);
+    return { body, etag: `"${Bun.hash(body).toString(36)}"` };
+  });
   return served;
 }
 
@@ -89,8 +96,8 @@ export function docsPage(title: string): string {
 `;
 }
 
-function bundleResponse(request: Request): Response {
-  const b = bundle();
+async function bundleResponse(request: Request): Promise<Response> {
+  const b = await bundle();
   const etag = b.etag;
   const headers: Record<string, string> = {
     "content-type": "text/javascript; charset=utf-8",
