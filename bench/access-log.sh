@@ -64,8 +64,6 @@ TOKEN_B="$TOKEN"
 curl -fsS -o /dev/null -H "Authorization: Bearer $TOKEN_B" "$COLONY$ENDPOINT"
 run_facts src
 
-# CPU time of a server process (all its threads), in clock ticks.
-cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
 TICK_US=$(( 1000000 / $(getconf CLK_TCK) ))
 
 # Alternating runs as measure_pairs does, plus each server's CPU time per request over the run:

@@ -151,6 +151,9 @@ stop_pid() {
   kill -9 "$pid" 2>/dev/null || true
 }
 
+# CPU time of a process (user and system, all its threads), in clock ticks (getconf CLK_TCK a second).
+cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
+
 secs() { # "10s" / "1m" / "10" -> seconds
   local v="$1"
   case "$v" in
