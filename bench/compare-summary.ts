@@ -10,6 +10,7 @@ const rows = (await Bun.file(file).text())
   .split("\n")
   .slice(1)
   .map((line) => line.split("\t").map(Number));
+if (rows.length === 0) throw new Error(`${file}: no slices`);
 
 /** The value at quantile q of an ascending list (nearest rank). */
 const quantile = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))];
@@ -31,3 +32,5 @@ console.log(`\n${rows.length} pairs; ${what}: median (lower quartile, upper quar
 console.log("| | A | B |\n| --- | ---: | ---: |");
 console.log(`| ${what} | ${fmt(sa.median, digits)} (${fmt(sa.q1, digits)}, ${fmt(sa.q3, digits)}) | ${fmt(sb.median, digits)} (${fmt(sb.q1, digits)}, ${fmt(sb.q3, digits)}) |`);
 console.log(`\nPaired ratio B/A: median **${fmt(ratios.median, 3)}** (quartiles ${fmt(ratios.q1, 3)}–${fmt(ratios.q3, 3)})${mode === "cpu" ? "; below 1: B spends less CPU per request" : "; above 1: B answers more"}.`);
+
+export {};
