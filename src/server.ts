@@ -87,7 +87,6 @@ export async function startServer(config: Config): Promise<RunningServer> {
       if (reconciling.events.running) reconciling.log.warn("vault: the search index could not be brought in step with the files; it is tried again at the next start", { error: String(err) });
     });
     server = Bun.serve(serverOptions(ctx, app));
-    ctx.server = server; // each request's socket peer (client address, /metrics access): http/client-ip.ts
   } catch (err) {
     if (opened) await stopVaultIndex(opened).catch(() => {});
     lock.release();

@@ -17,7 +17,7 @@
 // A 413 carries `Connection: close`: Bun then closes the connection after the answer instead of
 // reading the rest of a body nobody will use.
 import { Elysia } from "elysia";
-import type { Ctx } from "../core/context";
+import type { Ctx, SocketPeers } from "../core/context";
 import { rememberAddress } from "./client-ip";
 import { errorResponse } from "./errors";
 
@@ -28,14 +28,12 @@ export function payloadTooLarge(limit: number): Response {
   return errorResponse(413, "PAYLOAD_TOO_LARGE", `Request body over ${limit} bytes`, {}, { connection: "close" });
 }
 
-type Server = { requestIP(req: Request): { address: string } | null };
-
 /**
  * `request` as the app should see it when its body has no declared length: its body read in full
  * when within `limit` bytes, or no body and marked oversized when it passes the limit (reading
  * stops there). The rebuilt request keeps the socket's client address for clientIp.
  */
-export async function boundBody(request: Request, limit: number, server?: Server | null): Promise<Request> {
+export async function boundBody(request: Request, limit: number, server?: SocketPeers | null): Promise<Request> {
   const reader = request.body!.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;

@@ -14,8 +14,11 @@ export function clientIp(ctx: Ctx, request: Request): string {
     const xff = request.headers.get("x-forwarded-for");
     if (xff) return xff.split(",")[0].trim();
   }
-  return ctx.server?.requestIP(request)?.address ?? rebuilt.get(request) ?? "local";
+  return socketAddress(ctx, request) ?? rebuilt.get(request) ?? "local";
 }
+
+/** The address of the request's socket peer, as the context's server sees it (undefined in process). */
+export const socketAddress = (ctx: Ctx, request: Request): string | undefined => ctx.server?.requestIP(request)?.address;
 
 /** Client addresses of requests rebuilt at the socket boundary (http/body-limit.ts), which the server does not know. */
 const rebuilt = requestSlot<string>("colony.client-address");

@@ -9,7 +9,7 @@ import { Elysia } from "elysia";
 import type { Ctx } from "../core/context";
 import { requestId, safeEqual } from "../core/ids";
 import { bearerToken } from "../core/bearer";
-import { clientIp } from "./client-ip";
+import { clientIp, socketAddress } from "./client-ip";
 import { errorResponse } from "./errors";
 import { requestIdOf, traces, type Trace } from "./trace";
 
@@ -41,7 +41,7 @@ export function isOperatorRequest(ctx: Ctx, request: Request): boolean {
     if (presented !== null && safeEqual(presented, token)) return true;
   }
   for (const h of FORWARDING_HEADERS) if (request.headers.has(h)) return false;
-  const address = ctx.server?.requestIP(request)?.address;
+  const address = socketAddress(ctx, request);
   return address !== undefined && isLoopback(address);
 }
 
