@@ -33,24 +33,26 @@ export function keptWhile<T>(db: Pick<Db, "select">, key: string, version: unkno
 
 type Raw = Record<string, unknown>;
 
-/** Maps raw bun:sqlite rows (column names) to the drizzle table's row type (keys, JSON and booleans decoded). */
+/**
+ * Maps raw bun:sqlite rows (column names) to the drizzle table's row type (keys, JSON and booleans
+ * decoded). The mapper is one function generated per table that builds the row as an object
+ * literal: every row then has the same shape from the start, about 0.3 µs less per row of a
+ * 33-column table than filling an empty object column by column (bench/README.md). The property
+ * and column names come from the table definitions in the source, never from input.
+ */
 export function rowMapper<T>(table: Table): (raw: Raw) => T {
   // Columns whose driver value is the value (text, plain integers) are copied as they are; only
   // the others (JSON, booleans, timestamps) go through drizzle's decoder.
   const identity = Column.prototype.mapFromDriverValue;
-  const cols = Object.entries(getTableColumns(table)).map(([key, col]) => ({
-    key,
-    name: col.name,
-    decode: col.mapFromDriverValue === identity ? null : (v: unknown) => col.mapFromDriverValue(v),
-  }));
-  return (raw) => {
-    const row: Raw = {};
-    for (const c of cols) {
-      const v = raw[c.name];
-      row[c.key] = v === null || v === undefined ? null : c.decode ? c.decode(v) : v;
-    }
-    return row as T;
-  };
+  const decoders: ((v: unknown) => unknown)[] = [];
+  const fields = Object.entries(getTableColumns(table)).map(([key, col]) => {
+    const value = `(v = raw[${JSON.stringify(col.name)}]) == null ? null : `;
+    if (col.mapFromDriverValue === identity) return `${JSON.stringify(key)}: ${value}v`;
+    decoders.push((v) => col.mapFromDriverValue(v));
+    return `${JSON.stringify(key)}: ${value}d[${decoders.length - 1}](v)`;
+  });
+  const make = new Function("d", `return (raw) => { let v; return {\n${fields.join(",\n")}\n}; };`) as (d: typeof decoders) => (raw: Raw) => T;
+  return make(decoders);
 }
 
 /**

@@ -54,12 +54,18 @@ export async function callerOrNull(ctx: Ctx, request: Request): Promise<Caller |
 
 export const authPlugin = (ctx: Ctx) =>
   new Elysia({ name: "colony.auth" }).macro({
-    auth: (mode: AuthMode) => ({
-      detail: { security: securityOf(mode) },
-      async resolve({ request }) {
-        const caller = await callerOf(ctx, request);
+    auth: (mode: AuthMode) => {
+      const resolved = (caller: Caller | null, request: Request): { caller: Caller } => {
         if (mode === "required" && !caller) authenticate(ctx, null, () => clientIp(ctx, request)); // throws the 401
         return { caller: caller as Caller };
-      },
-    }),
+      };
+      return {
+        detail: { security: securityOf(mode) },
+        // Not an async function: a known token resolves without a second turn of the queue.
+        resolve({ request }): { caller: Caller } | Promise<{ caller: Caller }> {
+          const caller = callerOf(ctx, request);
+          return caller instanceof Promise ? caller.then((c) => resolved(c, request)) : resolved(caller, request);
+        },
+      };
+    },
   });

@@ -3,6 +3,8 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { setup } from "../../test/harness";
 import { limitRule } from "../core/limits";
+import { Elysia } from "elysia";
+import { bodyLimitPlugin } from "./body-limit";
 import { serverOptions } from "./serve-options";
 
 const LIMIT = 4096;
@@ -154,5 +156,18 @@ describe("request bodies over maxBodyBytes, over a socket", () => {
     expect(res.status).toBe(201);
     expect(h.ctx.limits.status(rule, { ip: "127.0.0.1" }).current).toBe(before + 1);
     expect(h.ctx.limits.status(rule, { ip: "local" }).current).toBe(0);
+  });
+});
+
+describe("the limit's hook", () => {
+  test("runs without a turn of the microtask queue (Elysia does not await it)", async () => {
+    const app = new Elysia().use(bodyLimitPlugin(h.ctx)).get("/", () => "ok");
+    expect((await app.handle(new Request("http://localhost/"))).status).toBe(200);
+    // The general handler Elysia compiled for this app: its first onRequest hook is the limit's.
+    const compiled = app.fetch.toString();
+    expect(compiled).toContain("onRequest[0](c)");
+    expect(compiled).not.toContain("await onRequest[0]");
+    const over = await app.handle(new Request("http://localhost/", { method: "POST", body: "x".repeat(LIMIT + 1), headers: { "content-length": String(LIMIT + 1) } }));
+    expect(over.status).toBe(413);
   });
 });

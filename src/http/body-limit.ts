@@ -67,10 +67,20 @@ export async function boundBody(request: Request, limit: number, server?: Socket
 /** Whether `request` has a body whose length is not declared (boundBody reads those). */
 export const undeclaredBody = (request: Request): boolean => request.body !== null && !request.headers.has("content-length");
 
-/** Refuses a declared Content-Length over the limit, and a request boundBody found oversized. */
+/** The 413 of a request whose declared Content-Length is over `limit` or that boundBody found oversized. */
+function refusalOf(request: Request, limit: number): Response | undefined {
+  const length = request.headers.get("content-length");
+  if (length !== null ? Number(length) > limit : oversized.has(request)) return payloadTooLarge(limit);
+}
+
+/**
+ * Refuses a declared Content-Length over the limit, and a request boundBody found oversized.
+ * Synchronous, and written so that Elysia sees it is: Elysia reads each hook's source text and
+ * awaits any hook that returns a call's result directly (`return f(…)`), which costs every
+ * request a turn of the microtask queue (bench/README.md, 2026-11-27).
+ */
 export const bodyLimitPlugin = (ctx: Ctx) =>
   new Elysia({ name: "colony.body-limit" }).onRequest(({ request }) => {
-    const limit = ctx.config.maxBodyBytes;
-    const length = request.headers.get("content-length");
-    if (length !== null ? Number(length) > limit : oversized.has(request)) return payloadTooLarge(limit);
+    const refusal = refusalOf(request, ctx.config.maxBodyBytes);
+    if (refusal) return refusal;
   });
