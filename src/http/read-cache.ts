@@ -155,8 +155,11 @@ export function cachedJsonAnswer<S extends TSchema>(ctx: Ctx, request: Request, 
 
 /** `value` as a JSON answer, kept under the request's cache key when it was looked up in the cache. */
 function keptAnswer(cache: ReadCache, state: ReturnType<typeof peekState>, value: unknown): Response {
-  const body = encoder.encode(JSON.stringify(value));
-  if (state?.cacheKey) cache.set(state.cacheKey, body, state.cacheDeps!, state.cacheStamp!);
+  const text = JSON.stringify(value);
+  // Kept as bytes (what the budget counts); an answer that is not kept goes out as the string.
+  if (!state?.cacheKey) return new Response(text, { headers: JSON_HEADERS });
+  const body = encoder.encode(text);
+  cache.set(state.cacheKey, body, state.cacheDeps!, state.cacheStamp!);
   return new Response(body, { headers: JSON_HEADERS });
 }
 

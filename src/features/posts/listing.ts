@@ -9,7 +9,7 @@ import type { Caller } from "../auth/service";
 import * as colonies from "../colonies/service";
 import type { ColonyRow } from "../colonies/service";
 import * as users from "../users/service";
-import { prepared } from "../../db/statements";
+import { prepared, preparedSql, rowMapper } from "../../db/statements";
 import { textMatch, toFtsQuery } from "./search";
 import { indexPendingPosts } from "./search-index";
 import { postTags, posts, type PostStatus, type PostType, type PostRow } from "./tables";
@@ -68,6 +68,8 @@ function instantFilter(value: string, name: string): number {
   return at;
 }
 
+const mapPost = rowMapper<PostRow>(posts);
+
 const EMPTY: ListResult = { items: [], total: 0, has_more: false, next_cursor: null };
 
 /**
@@ -77,14 +79,16 @@ const EMPTY: ListResult = { items: [], total: 0, has_more: false, next_cursor: n
  * themselves are always read fresh.
  */
 const TOTAL_TTL_MS = 15_000;
+const countQuery = (ctx: Ctx, where: SQL) => ctx.db.select({ n: count() }).from(posts).where(where);
 const TOTAL_CACHE_MAX = 1000;
 const totalCaches = new WeakMap<object, Map<string, { writes: number; at: number; total: number }>>();
 
 function cachedTotal(ctx: Ctx, where: SQL, fixedKey?: string): number {
-  const query = ctx.db.select({ n: count() }).from(posts).where(where);
+  // Built only when needed: a fixed key that hits the cache costs no query building.
+  let query: ReturnType<typeof countQuery> | undefined;
   let key = fixedKey;
   if (key === undefined) {
-    const { sql: text, params } = query.toSQL();
+    const { sql: text, params } = (query = countQuery(ctx, where)).toSQL();
     key = `${text}|${JSON.stringify(params)}`;
   }
   let cache = totalCaches.get(ctx.db);
@@ -92,7 +96,7 @@ function cachedTotal(ctx: Ctx, where: SQL, fixedKey?: string): number {
   const now = ctx.clock.now();
   const hit = cache.get(key);
   if (hit && hit.writes === ctx.events.writes && now - hit.at < TOTAL_TTL_MS && now >= hit.at) return hit.total;
-  const total = query.get()!.n;
+  const total = (query ?? countQuery(ctx, where)).get()!.n;
   if (cache.size >= TOTAL_CACHE_MAX) cache.clear();
   cache.set(key, { writes: ctx.events.writes, at: now, total });
   return total;
@@ -195,13 +199,11 @@ function listFrontPage(ctx: Ctx, sort: ListSort, page: Page): ListResult {
   const db = ctx.db;
   const stmts = prepared(db, `posts.front.${sort}`, () => {
     const q = buildListQuery(ctx, null, { sort })!;
-    return {
-      where: q.where,
-      rows: db.select().from(posts).where(q.where).orderBy(...q.order).limit(sql.placeholder("limit")).offset(sql.placeholder("offset")).prepare(),
-    };
+    const rows = db.select().from(posts).where(q.where).orderBy(...q.order).limit(sql.placeholder("limit")).offset(sql.placeholder("offset"));
+    return { where: q.where, rows: preparedSql(db, `posts.front.${sort}`, () => rows.getSQL()) };
   });
   const total = cachedTotal(ctx, stmts.where, "front");
-  const items = stmts.rows.all({ limit: page.limit, offset: page.offset });
+  const items = stmts.rows.all({ limit: page.limit, offset: page.offset }).map(mapPost);
   const has_more = page.offset + items.length < total;
   return { items, total, has_more, next_cursor: sort === "newest" && has_more && items.length ? encodeCursor(items[items.length - 1]) : null };
 }
