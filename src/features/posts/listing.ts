@@ -79,9 +79,10 @@ const EMPTY: ListResult = { items: [], total: 0, has_more: false, next_cursor: n
  * themselves are always read fresh.
  */
 const TOTAL_TTL_MS = 15_000;
-const countQuery = (ctx: Ctx, where: SQL) => ctx.db.select({ n: count() }).from(posts).where(where);
 const TOTAL_CACHE_MAX = 1000;
 const totalCaches = new WeakMap<object, Map<string, { writes: number; at: number; total: number }>>();
+
+const countQuery = (ctx: Ctx, where: SQL) => ctx.db.select({ n: count() }).from(posts).where(where);
 
 function cachedTotal(ctx: Ctx, where: SQL, fixedKey?: string): number {
   // Built only when needed: a fixed key that hits the cache costs no query building.
