@@ -19,6 +19,11 @@
 # alternates. Prints every slice and then medians, quartiles and the median of the paired ratios
 # B/A (compare-summary.ts).
 #
+# A difference of a few per cent needs more than one run: on a shared 2-vCPU host one run's pairs
+# spread ±5-10 %, and the server in one position can read a few per cent higher for a whole run.
+# Run it in both positions (A and B swapped) with e.g. SLICES=60 SLICE=2s, and take the geometric
+# mean of the first run's ratio and the inverse of the second's.
+#
 # Settings: ENDPOINT (/api/v1/users/me, with the agent's bearer token), SLICES (20), SLICE (2s in
 # cpu mode, 4s in share), WARMUP (3s), CONNECTIONS (32), THREADS (2, share mode), A_ENV / B_ENV
 # (extra environment of either server, e.g. B_ENV="COLONY_READ_CACHE_BYTES=0"), OUT_DIR. Only
