@@ -29,11 +29,21 @@ describe("Reclaimer", () => {
     expect(h.released).toEqual(["caches", "code"]);
   });
 
-  test("nothing is released during a burst, nor in a server that was never busy or stays lightly used", () => {
+  test("the start counts as a burst: the first quiet interval releases the caches, a long quiet the code", () => {
+    const h = harness();
+    expect(h.step(0)).toBe("caches");
+    expect(h.idle(SHRINK_AFTER_IDLE_MS - 2 * RECLAIM_INTERVAL_MS)).toEqual([]);
+    expect(h.idle(2 * RECLAIM_INTERVAL_MS)).toEqual(["code"]);
+    expect(h.idle(10 * SHRINK_AFTER_IDLE_MS)).toEqual([]);
+  });
+
+  test("nothing is released during a burst, nor in a server that stays idle or lightly used after its start", () => {
     const h = harness();
     for (let i = 0; i < 20; i++) h.step(1);
-    h.released.length = 0;
     const quiet = harness();
+    quiet.idle(3 * SHRINK_AFTER_IDLE_MS);
+    expect(quiet.released).toEqual(["caches", "code"]);
+    quiet.released.length = 0;
     quiet.idle(3 * SHRINK_AFTER_IDLE_MS);
     for (let i = 0; i < 50; i++) quiet.step((BUSY_SHARE + IDLE_SHARE) / 2);
     expect([h.released, quiet.released]).toEqual([[], []]);

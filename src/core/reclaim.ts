@@ -11,8 +11,9 @@
 // idle for SHRINK_AFTER_IDLE_MS, it also drops its compiled code (Bun.shrink(), JavaScriptCore's
 // shrinkFootprintWhenIdle) on every thread: 10-15 MB more, for which the first second of the next
 // burst answers 20-30% fewer requests, with a p99 several times the usual, while the code is
-// compiled again. Nothing happens while the server is busy, nor in one that stays idle or lightly
-// used. Measured in bench/README.md ("Resident memory").
+// compiled again. The server's start counts as a burst. Nothing happens while the server is busy,
+// nor in one that stays idle or lightly used after that. Measured in bench/README.md ("Resident
+// memory").
 import type { ReleaseLevel } from "../db/workers";
 import type { Ctx } from "./context";
 
@@ -43,7 +44,13 @@ export interface ReclaimerSources {
 export class Reclaimer {
   private cpu: number;
   private at: number;
-  private busy = false;
+  /**
+   * The start is a burst of its own: building the app leaves megabytes of garbage (schemas, route
+   * tables, the migrations' statements) that JavaScriptCore otherwise keeps until its own timers
+   * collect it, which an idle server may not run for minutes (3-4 MB of the idle executable's RSS,
+   * bench/README.md "Resident memory").
+   */
+  private busy = true;
   /** Whether the caches were released after the last burst and the code not yet. */
   private codeDue = false;
   /** Start of the current run of idle intervals. */
