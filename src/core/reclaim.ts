@@ -47,7 +47,7 @@ export class Reclaimer {
   /**
    * The start is a burst of its own: building the app leaves megabytes of garbage (schemas, route
    * tables, the migrations' statements) that JavaScriptCore otherwise keeps until its own timers
-   * collect it, which an idle server may not run for minutes (3-4 MB of the idle executable's RSS,
+   * collect it, which an idle server may not run for minutes (3-5 MB of the idle executable's RSS,
    * bench/README.md "Resident memory").
    */
   private busy = true;
