@@ -16,7 +16,7 @@ import type { Page } from "../../core/paging";
 import { changes, inTransaction } from "../../db/client";
 import type { Caller } from "../auth/caller";
 import * as colonies from "../colonies/service";
-import { renderMarkdown, scanMarkdown } from "../posts/content";
+import { renderBody } from "../posts/body";
 import * as users from "../users/service";
 import { calendarEvents, calendarFeedKeys, calendarRsvps, type RsvpStatus } from "./tables";
 
@@ -105,8 +105,7 @@ function text(field: string, raw: string, max: number, required: boolean): strin
 
 function rendered(ctx: Ctx, authorId: string, description: string | null): string | null {
   if (!description) return null;
-  const found = users.resolveMentions(ctx, authorId, scanMarkdown(description).mentionCandidates).found;
-  return renderMarkdown(description, found.map((u) => u.username), ctx.config.publicUrl);
+  return renderBody(ctx, authorId, description).html;
 }
 
 function checkSpan(startsAt: number, endsAt: number | null): void {

@@ -10,7 +10,7 @@ import { ErrorOut } from "../../http/schemas";
 import { CommentCreate, CommentIdParams, CommentList, CommentOut, CommentPreviewOut, CommentReparent, CommentUpdate, PostCommentsQuery, PostIdParams } from "./schemas";
 import * as comments from "./service";
 import { userCommentRoutes } from "./user-routes";
-import { commentsOut, oneCommentOut } from "./views";
+import { commentOutWith, commentsOut, oneCommentOut } from "./views";
 
 const PAGING = { max: 100, default: 20, offsetWins: true };
 
@@ -50,7 +50,7 @@ export const commentsRoutes = (ctx: Ctx) => {
     .post(
       "/posts/:post_id/comments",
       // Serialised here (http/answer.ts); the tests hold every 201 answer to CommentOut.
-      async ({ params, body, caller }) => jsonAnswer(CommentOut, oneCommentOut(ctx, await comments.createCommentGrouped(ctx, caller, params.post_id, body), caller.id), 201),
+      async ({ params, body, caller }) => jsonAnswer(CommentOut, commentOutWith(ctx, await comments.createCommentGrouped(ctx, caller, params.post_id, body), caller.user, caller.id), 201),
       {
         auth: "required",
         rateLimit: "create_comment",

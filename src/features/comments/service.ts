@@ -26,6 +26,7 @@ import { evaluateAutomod, hiddenExplanation, hides, NO_OUTCOME, recordModeration
 import { resolveQueueForTarget } from "../colonies/mod-queue";
 import * as colonies from "../colonies/service";
 import type { ColonyRow } from "../colonies/service";
+import { renderBody } from "../posts/body";
 import { renderMarkdown, scanMarkdown } from "../posts/content";
 import { listedPostFilter } from "../posts/queries";
 import * as posts from "../posts/service";
@@ -212,8 +213,7 @@ function prepareCreate(ctx: Ctx, caller: Caller, postId: string, input: CreateCo
   if (!body) throw invalid("body must not be empty");
   const parent = input.parent_id ? resolveParent(ctx, caller, post, colony, input.parent_id) : null;
   const { hold, settingsHold, automod } = moderateBody(ctx, caller, post, colony, body);
-  const { found, missing } = users.resolveMentions(ctx, caller.id, scanMarkdown(body).mentionCandidates);
-  const bodyHtml = renderMarkdown(body, found.map((u) => u.username), ctx.config.publicUrl);
+  const { html: bodyHtml, found, missing } = renderBody(ctx, caller.id, body);
   const warnings: { code: string; message: string }[] = [];
   if (hold) warnings.push({ code: "COMMENT_WOULD_BE_HELD", message: hold });
   if (missing.length) warnings.push({ code: "MENTION_UNRESOLVED", message: `No active account for: ${missing.map((m) => "@" + m).join(", ")}` });
@@ -325,7 +325,7 @@ export function updateComment(ctx: Ctx, caller: Caller, commentId: string, input
   if (!body) throw invalid("body must not be empty");
   if (body === comment.body) return comment;
   const { hold, settingsHold, automod } = moderateBody(ctx, caller, post, colony, body);
-  const bodyHtml = renderMarkdown(body, users.resolveMentions(ctx, caller.id, scanMarkdown(body).mentionCandidates).found.map((u) => u.username), ctx.config.publicUrl);
+  const bodyHtml = renderBody(ctx, caller.id, body).html;
   const now = ctx.clock.now();
   const holdNow = hold !== null && !comment.held;
   return ctx.db.transaction((tx) => {

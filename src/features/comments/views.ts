@@ -58,6 +58,9 @@ export function commentsOut(ctx: Ctx, rows: readonly CommentRow[], viewerId: str
 
 export const oneCommentOut = (ctx: Ctx, row: CommentRow, viewerId: string | null = null) => commentsOut(ctx, [row], viewerId)[0];
 
+/** A comment whose author the caller already holds (one it has just written): nothing is read. */
+export const commentOutWith = (ctx: Ctx, row: CommentRow, author: UserRow, viewerId: string | null) => commentOut(ctx, row, new Map([[author.id, author]]), viewerId);
+
 export type CommentNode = CommentOutT & { replies: CommentNode[] };
 
 /**

@@ -69,9 +69,17 @@ export function bannedWordsPolicy(colony: ColonyRow, text: string): string | nul
  * Why a post would be held (the rule at the top of this file), or null. Banned words with the
  * `reject` action throw 400 CONTENT_BLOCKED_PHRASE for everyone, moderators included.
  */
-export function holdReason(ctx: Ctx, colony: ColonyRow, author: { id: string; isAdmin: boolean; createdAt: number }, title: string, body: string, linkCount: number): string | null {
+export function holdReason(
+  ctx: Ctx,
+  colony: ColonyRow,
+  author: { id: string; isAdmin: boolean; createdAt: number },
+  title: string,
+  body: string,
+  linkCount: number,
+  moderator = colonies.canModerate(ctx, colony, author),
+): string | null {
   const banned = bannedWordsPolicy(colony, `${title}\n${body}`);
-  if (colonies.canModerate(ctx, colony, author)) return null;
+  if (moderator) return null;
   if (banned) return banned;
   if (colonies.settingsOf(colony).requires_post_approval) return "This colony's moderators approve new posts before they appear.";
   if (ctx.clock.now() - author.createdAt < NEW_ACCOUNT_MS && linkCount > NEW_ACCOUNT_MAX_LINKS) {
@@ -80,14 +88,21 @@ export function holdReason(ctx: Ctx, colony: ColonyRow, author: { id: string; is
   return null;
 }
 
-/** Sets a post's rows in post_tags (the tag filter's index) to `tags`, in the caller's transaction. */
-export function replaceTags(ctx: Ctx, postId: string, tags: string[]): void {
-  const s = prepared(ctx.db, "posts.tags", () => ({
+const tagStatements = (ctx: Ctx) =>
+  prepared(ctx.db, "posts.tags", () => ({
     clear: ctx.db.$client.prepare<unknown, [string]>("delete from post_tags where post_id = ?"),
     add: ctx.db.$client.prepare<unknown, [string, string]>("insert into post_tags (tag, post_id) select value, ? from json_each(?)"),
   }));
-  s.clear.run(postId);
-  if (tags.length) s.add.run(postId, JSON.stringify(tags));
+
+/** Writes the post_tags rows (the tag filter's index) of a new post, in the caller's transaction. */
+export function addTags(ctx: Ctx, postId: string, tags: string[]): void {
+  if (tags.length) tagStatements(ctx).add.run(postId, JSON.stringify(tags));
+}
+
+/** Sets a post's rows in post_tags to `tags`, in the caller's transaction. */
+export function replaceTags(ctx: Ctx, postId: string, tags: string[]): void {
+  tagStatements(ctx).clear.run(postId);
+  addTags(ctx, postId, tags);
 }
 
 export interface NewPost {

@@ -5,7 +5,7 @@ import { describe, expect, test } from "bun:test";
 import { setup, type TestUser } from "../../../test/harness";
 import { comment } from "../comments/fixtures";
 import * as users from "../users/service";
-import { makeColony, post } from "./fixtures";
+import { GENERAL, makeColony, post } from "./fixtures";
 
 /** The guard: the larger page may not execute more statements than the smaller one. */
 function expectNoNPlusOne(small: { count: number; rows: number }, large: { count: number; rows: number }, why: string) {
@@ -58,5 +58,42 @@ describe("no N+1", async () => {
     const small = await withLookups(5);
     const large = await withLookups(50);
     expect(() => expectNoNPlusOne(small, large, "injected")).toThrow("a query per row?");
+  });
+});
+
+describe("creating a post or a comment reads nothing twice", async () => {
+  const h = setup({ rateLimitMultiplier: 0 }, { countQueries: true });
+  const author = await h.user();
+  const named = await h.user();
+  const times = (sql: string[], pattern: RegExp) => sql.filter((s) => pattern.test(s.replace(/\s+/g, " "))).length;
+
+  test("POST /api/v1/posts: the colony membership read once, no tag rows deleted, the answer built from rows already read", async () => {
+    const { result, sql } = await h.queries!.during(() =>
+      h.req("POST", "/api/v1/posts", { token: author.token, body: { colony_id: GENERAL.id, post_type: "discussion", title: "Counted", body: `Hello @${named.username}, see https://a.example`, tags: ["a", "b"] } }),
+    );
+    expect(result.status).toBe(201);
+    expect(result.body.author.username).toBe(author.username);
+    expect(result.body.colony_name).toBe(GENERAL.name);
+    expect(times(sql, /from colony_members where/i)).toBe(1);
+    expect(times(sql, /delete from post_tags/i)).toBe(0);
+    expect(times(sql, /insert into post_tags/i)).toBe(1);
+    expect(times(sql, /from "?users"? where id in \(select value from json_each/i)).toBe(0);
+    expect(times(sql, /from colonies where id in \(select value from json_each/i)).toBe(0);
+  });
+
+  test("POST /api/v1/posts/{id}/comments: the answer's author is the caller's row, not read again", async () => {
+    const p = await post(h, author);
+    const { result, sql } = await h.queries!.during(() => h.req("POST", `/api/v1/posts/${p.id}/comments`, { token: named.token, body: { body: `Thanks @${author.username}` } }));
+    expect(result.status).toBe(201);
+    expect(result.body.author.username).toBe(named.username);
+    expect(times(sql, /from "?users"? where id in \(select value from json_each/i)).toBe(0);
+  });
+
+  test("an edited post's tags replace the old ones", async () => {
+    const p = await post(h, author, { tags: ["old", "kept"] });
+    const r = await h.req("PUT", `/api/v1/posts/${p.id}`, { token: author.token, body: { tags: ["kept", "new"] } });
+    expect(r.status).toBe(200);
+    const rows = h.ctx.db.$client.query("select tag from post_tags where post_id = ? order by tag").all(p.id) as { tag: string }[];
+    expect(rows.map((r) => r.tag)).toEqual(["kept", "new"]);
   });
 });

@@ -13,7 +13,7 @@ import { contextRoutes } from "./context-routes";
 import { scheduleRoutes } from "./schedule-routes";
 import { ListQuery, PostCreate, PostIdParams, PostList, PostOut, PostUpdate, PreviewOut } from "./schemas";
 import * as posts from "./service";
-import { onePostOut, postsOut } from "./views";
+import { onePostOut, postOutWith, postsOut } from "./views";
 
 const PAGING = { max: 100, default: 20 };
 
@@ -73,7 +73,10 @@ export const postsRoutes = (ctx: Ctx) => {
     .post(
       "",
       // Serialised here (http/answer.ts); the tests hold every 201 answer to PostOut.
-      async ({ body, caller }) => jsonAnswer(PostOut, onePostOut(ctx, await posts.createPostGrouped(ctx, caller, body), caller.id), 201),
+      async ({ body, caller }) => {
+        const { post, colony } = await posts.createPostGrouped(ctx, caller, body);
+        return jsonAnswer(PostOut, postOutWith(ctx, post, caller.user, colony, caller.id), 201);
+      },
       {
         auth: "required",
         rateLimit: "create_post",

@@ -8,7 +8,7 @@ import type { Page } from "../../core/paging";
 import type { Caller } from "../auth/service";
 import * as colonies from "../colonies/service";
 import * as users from "../users/service";
-import { renderMarkdown, scanMarkdown } from "./content";
+import { renderBody } from "./body";
 import { posts, type PostRow } from "./tables";
 import { hotRank } from "./counters";
 import { evaluateAutomod, hiddenExplanation, hides, NO_OUTCOME, recordModeration, type AutomodOutcome } from "../colonies/automod";
@@ -48,13 +48,14 @@ export function publishScheduled(ctx: Ctx, postId: string): PostRow | null {
   if (!users.isActive(author)) problem = "the author's account is no longer active";
   else if (!colony || colony.deletedAt !== null) problem = "the colony no longer exists";
   else {
-    const scan = scanMarkdown(post.body);
+    const { html, found, linkCount } = renderBody(ctx, post.authorId, post.body);
     try {
       colonies.assertCanParticipate(ctx, colony, author);
       if (colony.archivedAt !== null) throw conflict("This colony is archived and accepts no new posts");
-      settingsHold = holdReason(ctx, colony, author, post.title, post.body, scan.linkCount);
+      const moderator = colonies.canModerate(ctx, colony, author!);
+      settingsHold = holdReason(ctx, colony, author, post.title, post.body, linkCount, moderator);
       // Automod and the probe quarantine run at publication, as on an immediate create.
-      if (!colonies.canModerate(ctx, colony, author!)) {
+      if (!moderator) {
         automod = evaluateAutomod(ctx, colony, { kind: "post", title: post.title, body: post.body, postType: post.postType, author: { id: author!.id, username: author!.username, karma: author!.karma, userType: author!.userType, createdAt: author!.createdAt } });
       }
       hold = hides(automod, "post") ? hiddenExplanation(automod, "post") : automod.approvedBy ? null : settingsHold;
@@ -63,9 +64,8 @@ export function publishScheduled(ctx: Ctx, postId: string): PostRow | null {
       problem = err.message;
     }
     // Mentions are resolved at publication: accounts named in the draft may exist by now.
-    const found = users.resolveMentions(ctx, post.authorId, scan.mentionCandidates).found;
     mentionIds = found.map((u) => u.id);
-    bodyHtml = renderMarkdown(post.body, found.map((u) => u.username), ctx.config.publicUrl);
+    bodyHtml = html;
   }
   return ctx.db.transaction((tx) => {
     if (problem) {

@@ -28,9 +28,10 @@ import type { ColonyRow } from "../colonies/service";
 import * as notificationsService from "../notifications/service";
 import * as users from "../users/service";
 import type { UserRow } from "../users/service";
-import { normaliseLanguage, normaliseTags, parseMarkdown, renderMarkdown, renderParsed, scanMarkdown, validateMetadata } from "./content";
+import { renderBody } from "./body";
+import { normaliseLanguage, normaliseTags, scanMarkdown, validateMetadata } from "./content";
 import { hotRank } from "./counters";
-import { bannedWordsPolicy, emitHeld, emitPublication, holdReason, insertPost, replaceTags } from "./publication";
+import { addTags, bannedWordsPolicy, emitHeld, emitPublication, holdReason, insertPost, replaceTags } from "./publication";
 import { assertNotFrozen } from "../notarisation/freeze";
 import { canModerate, findPost, getVisiblePost, postNotFound } from "./read";
 import { parseScheduledFor, PUBLISH_JOB } from "./scheduling";
@@ -129,14 +130,13 @@ function prepareCreate(ctx: Ctx, caller: Caller, input: CreatePostInput): Prepar
   const language = normaliseLanguage(input.language);
   const scheduledFor = input.scheduled_for ? parseScheduledFor(ctx, input.scheduled_for) : null;
 
-  const scan = parseMarkdown(body);
-  const { found, missing } = users.resolveMentions(ctx, caller.id, scan.mentionCandidates);
-  const bodyHtml = renderParsed(scan, found.map((u) => u.username), ctx.config.publicUrl);
+  const { html: bodyHtml, found, missing, linkCount } = renderBody(ctx, caller.id, body);
 
   const warnings: { code: string; message: string }[] = [];
-  const settingsHold = holdReason(ctx, colony, caller, title, body, scan.linkCount);
+  const moderator = canModerate(ctx, colony, caller);
+  const settingsHold = holdReason(ctx, colony, caller, title, body, linkCount, moderator);
   // Automod and the probe quarantine (docs/decisions.md §40): never for the colony's moderators.
-  const automod = canModerate(ctx, colony, caller) ? NO_OUTCOME : evaluateAutomod(ctx, colony, { kind: "post", title, body, postType: input.post_type, author: automodAuthor(caller) });
+  const automod = moderator ? NO_OUTCOME : evaluateAutomod(ctx, colony, { kind: "post", title, body, postType: input.post_type, author: automodAuthor(caller) });
   const hold = hides(automod, "post") ? hiddenExplanation(automod, "post") : automod.approvedBy ? null : settingsHold;
   if (hold) warnings.push({ code: "POST_WOULD_BE_HELD", message: hold });
   if (missing.length) warnings.push({ code: "MENTION_UNRESOLVED", message: `No active account for: ${missing.map((m) => "@" + m).join(", ")}` });
@@ -160,18 +160,24 @@ function prepareCreate(ctx: Ctx, caller: Caller, input: CreatePostInput): Prepar
   };
 }
 
+/** A post just written and the colony it went to (the answer names the colony without reading it again). */
+export interface CreatedPost {
+  post: PostRow;
+  colony: ColonyRow;
+}
+
 /** POST /posts: creates the post, published now (or held) or scheduled for later. */
 export function createPost(ctx: Ctx, caller: Caller, input: CreatePostInput): PostRow {
-  return inTransaction(ctx.db, postWrite(ctx, caller, input));
+  return inTransaction(ctx.db, postWrite(ctx, caller, input)).post;
 }
 
 /** createPost committed with the other writes of this turn (db/client.ts inGroupCommit): the API's route. */
-export function createPostGrouped(ctx: Ctx, caller: Caller, input: CreatePostInput): Promise<PostRow> {
+export function createPostGrouped(ctx: Ctx, caller: Caller, input: CreatePostInput): Promise<CreatedPost> {
   return inGroupCommit(ctx.db, postWrite(ctx, caller, input));
 }
 
 /** Checks and prepares a new post (refusals are thrown here) and returns the write that creates it. */
-function postWrite(ctx: Ctx, caller: Caller, input: CreatePostInput): (tx: Db) => PostRow {
+function postWrite(ctx: Ctx, caller: Caller, input: CreatePostInput): (tx: Db) => CreatedPost {
   const p = prepareCreate(ctx, caller, input);
   const now = ctx.clock.now();
   const scheduled = p.scheduledFor !== null;
@@ -198,7 +204,7 @@ function postWrite(ctx: Ctx, caller: Caller, input: CreatePostInput): (tx: Db) =
       client: p.client,
       createdAt: now,
     });
-    replaceTags(ctx, row.id, p.tags);
+    addTags(ctx, row.id, p.tags);
     if (!scheduled && (held || p.automod.fired.length || p.automod.xssProbe)) {
       recordModeration(ctx, tx, { colonyId: row.colonyId, type: "post", id: row.id, postId: row.id, authorId: row.authorId, excerpt: `${row.title} — ${row.body}` }, p.automod, held ? p.settingsHold : null);
       if (p.automod.lock) lockPost(ctx, row.id, true);
@@ -212,7 +218,7 @@ function postWrite(ctx: Ctx, caller: Caller, input: CreatePostInput): (tx: Db) =
       colonies.adjustPostCount(ctx, row.colonyId, 1);
       emitPublication(ctx, tx, row, p.colony, caller.username, p.mentions.map((u) => u.id));
     }
-    return row;
+    return { post: row, colony: p.colony };
   };
 }
 
@@ -237,13 +243,13 @@ export function refusedPreview(ctx: Ctx, authorId: string, err: unknown, rawBody
   else if (err instanceof FieldError) blocker = { status: 422, code: "VALIDATION_ERROR", message: err.message, detail: { loc: err.loc, msg: err.message, type: err.type } };
   else throw err;
   const body = rawBody.trim();
-  const mentions = body ? users.resolveMentions(ctx, authorId, scanMarkdown(body).mentionCandidates).found.map((u) => u.username) : [];
+  const rendered = body ? renderBody(ctx, authorId, body) : null;
   return {
     would_be_accepted: false as const,
     blocker,
     warnings: [] as { code: string; message: string }[],
-    rendered_html: body ? renderMarkdown(body, mentions, ctx.config.publicUrl) : null,
-    resolved_mentions: mentions,
+    rendered_html: rendered?.html ?? null,
+    resolved_mentions: rendered ? rendered.found.map((u) => u.username) : [],
   };
 }
 
@@ -330,8 +336,7 @@ export function updatePost(ctx: Ctx, caller: Caller, postId: string, input: Upda
   }
   let bodyHtml = post.bodyHtml;
   if (changed.body) {
-    const found = users.resolveMentions(ctx, caller.id, scanMarkdown(body).mentionCandidates).found;
-    bodyHtml = renderMarkdown(body, found.map((u) => u.username), ctx.config.publicUrl);
+    bodyHtml = renderBody(ctx, caller.id, body).html;
   }
   const now = ctx.clock.now();
   return ctx.db.transaction((tx) => {

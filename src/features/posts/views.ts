@@ -74,3 +74,8 @@ export function postsOut(ctx: Ctx, rows: readonly PostRow[], viewerId: string | 
 export function onePostOut(ctx: Ctx, row: PostRow, viewerId: string | null = null) {
   return postOut(ctx, row, loadRefs(ctx, [row], viewerId));
 }
+
+/** One post whose author and colony the caller already holds (a post it has just written): nothing is read. */
+export function postOutWith(ctx: Ctx, row: PostRow, author: UserRow, colony: ColonyLabel & { id: string }, viewerId: string | null) {
+  return postOut(ctx, row, { authors: new Map([[author.id, author]]), colonies: new Map([[colony.id, colony]]), viewerId });
+}
