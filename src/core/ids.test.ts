@@ -44,6 +44,32 @@ describe("uuidv7", () => {
     expect(ids.every((id) => msOf(id) === 1_767_225_600_000)).toBe(true);
   });
 
+  test("counting within a millisecond carries across the parts of the tail", () => {
+    // A random start just below a carry in the low 32 bits, then in the next 30.
+    const starts = [
+      [0x123, 0x1234567, 0xfffffffe],
+      [0x123, 0x3fffffff, 0xfffffffe],
+    ];
+    const real = crypto.getRandomValues.bind(crypto);
+    for (const [a, b, c] of starts) {
+      crypto.getRandomValues = (<T extends ArrayBufferView | null>(arr: T) => {
+        Object.assign(arr as unknown as Uint32Array, [a, b, c]);
+        return arr;
+      }) as typeof crypto.getRandomValues;
+      try {
+        const ms = 1_767_225_600_000 + a!;
+        const ids = Array.from({ length: 4 }, () => uuidv7(ms));
+        expect([...ids].sort()).toEqual(ids);
+        expect(new Set(ids).size).toBe(4);
+        const tail = (id: string) => BigInt(`0x${id.replace(/-/g, "").slice(13)}`) & ((1n << 62n) - 1n) | (BigInt(`0x${id.slice(15, 18)}`) << 62n);
+        expect(ids.map((id) => tail(id) - tail(ids[0]!))).toEqual([0n, 1n, 2n, 3n]);
+        expect(ids.every((id) => /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/.test(id))).toBe(true);
+      } finally {
+        crypto.getRandomValues = real;
+      }
+    }
+  });
+
   test("an earlier instant still yields an id with that instant", () => {
     const later = uuidv7(2_000_000);
     const earlier = uuidv7(1_000_000);

@@ -1,10 +1,17 @@
 // Identifiers and secrets: UUIDv7 ids, API keys, claim tokens, and their hashes.
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 
+/** Two hex digits of every byte value. */
+const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, "0"));
+
 let lastMs = -1;
-let lastTail = 0n;
-const TAIL_BITS = 74n; // rand_a (12 bits) and rand_b (62 bits)
-const TAIL_MAX = (1n << TAIL_BITS) - 1n;
+// The 74 bits after the version and variant (rand_a, 12 bits, then rand_b, 62 bits), held as three
+// unsigned parts so that counting needs no BigInt: `a` is rand_a, `b` rand_b's top 30 bits, `c`
+// its low 32.
+let tailA = 0;
+let tailB = 0;
+let tailC = 0;
+const random = new Uint32Array(3);
 
 /**
  * Time-ordered UUIDv7 (RFC 9562) built on the injected clock's instant. Ids made in the same
@@ -12,26 +19,34 @@ const TAIL_MAX = (1n << TAIL_BITS) - 1n;
  * random value (RFC 9562 §6.2, method 2), so sorting by id sorts by creation.
  */
 export function uuidv7(nowMs: number): string {
-  let tail: bigint;
-  if (nowMs === lastMs && lastTail < TAIL_MAX) {
-    tail = lastTail + 1n;
+  if (nowMs === lastMs && !(tailA === 0xfff && tailB === 0x3fffffff && tailC === 0xffffffff)) {
+    if (tailC !== 0xffffffff) tailC++;
+    else {
+      tailC = 0;
+      if (tailB !== 0x3fffffff) tailB++;
+      else {
+        tailB = 0;
+        tailA++;
+      }
+    }
   } else {
     // A fresh random start with the top bit clear leaves room to count within the millisecond.
-    tail = BigInt("0x" + randomBytes(10).toString("hex")) & (TAIL_MAX >> 1n);
+    crypto.getRandomValues(random);
+    tailA = random[0]! & 0x7ff;
+    tailB = random[1]! & 0x3fffffff;
+    tailC = random[2]!;
   }
   lastMs = nowMs;
-  lastTail = tail;
-  const b = Buffer.alloc(16);
-  const ts = BigInt(nowMs);
-  for (let i = 0; i < 6; i++) b[i] = Number((ts >> BigInt(8 * (5 - i))) & 0xffn);
-  const randA = Number(tail >> 62n); // 12 bits
-  const randB = tail & ((1n << 62n) - 1n);
-  b[6] = 0x70 | (randA >> 8);
-  b[7] = randA & 0xff;
-  b[8] = 0x80 | Number(randB >> 56n);
-  for (let i = 9; i < 16; i++) b[i] = Number((randB >> BigInt(8 * (15 - i))) & 0xffn);
-  const h = b.toString("hex");
-  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
+  const hi = Math.floor(nowMs / 0x100000000) & 0xffff;
+  const lo = nowMs >>> 0;
+  return (
+    HEX[hi >>> 8]! + HEX[hi & 0xff]! + HEX[lo >>> 24]! + HEX[(lo >>> 16) & 0xff]! + "-" +
+    HEX[(lo >>> 8) & 0xff]! + HEX[lo & 0xff]! + "-" +
+    HEX[0x70 | (tailA >>> 8)]! + HEX[tailA & 0xff]! + "-" +
+    HEX[0x80 | (tailB >>> 24)]! + HEX[(tailB >>> 16) & 0xff]! + "-" +
+    HEX[(tailB >>> 8) & 0xff]! + HEX[tailB & 0xff]! +
+    HEX[tailC >>> 24]! + HEX[(tailC >>> 16) & 0xff]! + HEX[(tailC >>> 8) & 0xff]! + HEX[tailC & 0xff]!
+  );
 }
 
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
