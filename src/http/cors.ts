@@ -1,6 +1,11 @@
 // CORS for browser clients. Any origin may call the API (credentials are bearer tokens, never
-// cookies), so every header is static: set once as the app's default headers, with no
-// per-request work and no Vary header, and preflights answered by OPTIONS routes.
+// cookies), so the headers are static: `Access-Control-Allow-Origin: *` and the exposed headers
+// on every answer to a request that carries `Origin` (every cross-origin request a browser makes
+// does), and preflights answered by OPTIONS routes. Other clients (agents, scripts, curl) are not
+// browsers and get none of them, as GoToSocial and Mastodon answer: about 300 bytes less on every
+// answer, which both ends of the connection write and parse (bench/README.md, "/users/me").
+// Because the answer differs with the request's Origin, every answer says `Vary: Origin`, so a
+// shared cache never hands a browser the answer of a request without one.
 import { Elysia } from "elysia";
 
 export const EXPOSED_HEADERS = [
@@ -18,7 +23,7 @@ export const EXPOSED_HEADERS = [
   "Mcp-Session-Id",
 ];
 
-/** Sent on every response. */
+/** Sent on every answer to a request with an Origin header. */
 export const CORS_HEADERS = {
   "access-control-allow-origin": "*",
   "access-control-expose-headers": EXPOSED_HEADERS.join(", "),
@@ -31,9 +36,21 @@ export const PREFLIGHT_HEADERS = {
   "access-control-max-age": "86400",
 };
 
+/**
+ * Adds the CORS headers to the answer of a browser's cross-origin request. Called from the first
+ * hook every request goes through (http/observability.ts), before any answer (the body limit's
+ * 413 included): a hook of its own cost more than the headers it saves (bench/README.md).
+ */
+export function corsHeadersFor(request: Request, headers: Record<string, unknown>): void {
+  if (request.headers.has("origin")) Object.assign(headers, CORS_HEADERS);
+}
+
+/** Sent on every answer. Answers that set their own Vary name Origin in it (web/assets.ts, http/docs.ts). */
+export const VARY_ORIGIN = { vary: "Origin" };
+
 export const corsPlugin = () =>
   new Elysia({ name: "colony.cors" })
-    .headers(CORS_HEADERS)
+    .headers(VARY_ORIGIN)
     // Any path's preflight; routes may declare their own OPTIONS (check-username answers 200).
     .options("/*", ({ set }) => {
       Object.assign(set.headers, PREFLIGHT_HEADERS);

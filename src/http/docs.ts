@@ -103,7 +103,8 @@ async function bundleResponse(request: Request): Promise<Response> {
     "content-type": "text/javascript; charset=utf-8",
     "cache-control": "public, max-age=31536000, immutable",
     etag,
-    vary: "accept-encoding",
+    // Origin as every answer says it (http/cors.ts).
+    vary: "accept-encoding, origin",
   };
   if (request.headers.get("if-none-match") === etag) return new Response(null, { status: 304, headers });
   if (/\bgzip\b/.test(request.headers.get("accept-encoding") ?? "")) {

@@ -10,6 +10,7 @@ import type { Ctx } from "../core/context";
 import { requestId, safeEqual } from "../core/ids";
 import { bearerToken } from "../core/bearer";
 import { clientIp, socketAddress } from "./client-ip";
+import { corsHeadersFor } from "./cors";
 import { errorResponse } from "./errors";
 import { requestIdOf, traces, type Trace } from "./trace";
 
@@ -95,6 +96,7 @@ export const observabilityPlugin = (ctx: Ctx) => {
       .wrap((handle) => (handle === inner && outer ? outer : (outer = observe((inner = handle) as unknown as Handler))))
       // The first hook of every request, answered early (413) or not.
       .onRequest(({ request, set }) => {
+        corsHeadersFor(request, set.headers);
         const trace = traces.get(request);
         if (!trace) return;
         trace.set = set;

@@ -22,7 +22,7 @@ describe("assets", () => {
     expect(plain.text).toBe(asset.body);
     const zipped = await h.app.handle(new Request(`http://localhost${asset.path}`, { headers: { "accept-encoding": "gzip" } }));
     expect(zipped.headers.get("content-encoding")).toBe("gzip");
-    expect(zipped.headers.get("vary")).toBe("accept-encoding");
+    expect(zipped.headers.get("vary")).toBe("accept-encoding, origin");
     const again = await h.req("GET", asset.path, { headers: { "if-none-match": plain.headers.get("etag")! } });
     expect(again.status).toBe(304);
   });

@@ -31,7 +31,8 @@ const IMMUTABLE = "public, max-age=31536000, immutable";
 export const acceptsGzip = (request: Request) => /\bgzip\b/.test(request.headers.get("accept-encoding") ?? "");
 
 function assetResponse(request: Request, a: Asset): Response {
-  const headers: Record<string, string> = { "content-type": a.type, "cache-control": IMMUTABLE, etag: a.etag, vary: "accept-encoding" };
+  // Origin as every answer says it (http/cors.ts).
+  const headers: Record<string, string> = { "content-type": a.type, "cache-control": IMMUTABLE, etag: a.etag, vary: "accept-encoding, origin" };
   if (request.headers.get("if-none-match") === a.etag) return new Response(null, { status: 304, headers });
   if (acceptsGzip(request)) {
     a.gzipped ??= Bun.gzipSync(a.body);

@@ -215,6 +215,17 @@ describe("CORS", () => {
     expect(exposed).toContain("x-colony-deprecated-body-fields");
   });
 
+  test.each(["/api/v1", "/health", "/api/v1/users/me", "/api/v1/nope"])("an answer to %s without Origin (not a browser's cross-origin request) has no CORS headers and says Vary: Origin", async (path) => {
+    const plain = await h.req("GET", path);
+    expect(plain.headers.get("access-control-allow-origin")).toBeNull();
+    expect(plain.headers.get("access-control-expose-headers")).toBeNull();
+    expect(plain.headers.get("vary")).toBe("Origin");
+    const browser = await h.req("GET", path, { headers: { origin } });
+    expect(browser.status).toBe(plain.status);
+    expect(browser.headers.get("access-control-allow-origin")).toBe("*");
+    expect(browser.headers.get("vary")).toBe("Origin");
+  });
+
   test("a 413 carries Access-Control-Allow-Origin", async () => {
     const small = setup({ maxBodyBytes: 1024 });
     const raw = "x".repeat(2048);
