@@ -45,7 +45,7 @@ export function corsHeadersFor(request: Request, headers: Record<string, unknown
   if (request.headers.has("origin")) Object.assign(headers, CORS_HEADERS);
 }
 
-/** Sent on every answer. Answers that set their own Vary name Origin in it (web/assets.ts, http/docs.ts). */
+/** Sent on every answer. Answers that set their own Vary name Origin in it (web/respond.tsx, web/assets.ts, http/docs.ts). */
 export const VARY_ORIGIN = { vary: "Origin" };
 
 export const corsPlugin = () =>

@@ -21,7 +21,8 @@ const encoder = new TextEncoder();
 function headers(gzip: boolean): Record<string, string> {
   const h = htmlHeaders();
   h["cache-control"] = "no-cache";
-  h.vary = "accept-encoding, cookie";
+  // Origin as every answer says it (http/cors.ts).
+  h.vary = "accept-encoding, cookie, origin";
   if (gzip) h["content-encoding"] = "gzip";
   return h;
 }

@@ -226,6 +226,16 @@ describe("CORS", () => {
     expect(browser.headers.get("vary")).toBe("Origin");
   });
 
+  test("answers that set their own Vary (a page, the docs' script) name Origin in it too", async () => {
+    const home = await h.req("GET", "/", { headers: { "accept-encoding": "gzip" } });
+    expect(home.status).toBe(200);
+    expect((home.headers.get("vary") ?? "").toLowerCase().split(/,\s*/)).toContain("origin");
+    const docs = await h.req("GET", "/api/docs");
+    const script = /src="(\/[^"]+\.js)"/.exec(docs.text)?.[1];
+    expect(script).toBeDefined();
+    expect((await h.req("GET", script!)).headers.get("vary")?.toLowerCase()).toContain("origin");
+  });
+
   test("a 413 carries Access-Control-Allow-Origin", async () => {
     const small = setup({ maxBodyBytes: 1024 });
     const raw = "x".repeat(2048);
