@@ -94,7 +94,8 @@ export const observabilityPlugin = (ctx: Ctx) => {
     plugin
       // Elysia calls this per request with the app's handler and calls what it returns.
       .wrap((handle) => (handle === inner && outer ? outer : (outer = observe((inner = handle) as unknown as Handler))))
-      // The first hook of every request, answered early (413) or not.
+      // The first hook of every request, answered early (413) or not. It also gives a browser's
+      // cross-origin request its CORS headers (http/cors.ts): cheaper than a hook of their own.
       .onRequest(({ request, set }) => {
         corsHeadersFor(request, set.headers);
         const trace = traces.get(request);
