@@ -45,12 +45,15 @@ export function corsHeadersFor(request: Request, headers: Record<string, unknown
   if (request.headers.has("origin")) Object.assign(headers, CORS_HEADERS);
 }
 
-/** Sent on every answer. Answers that set their own Vary name Origin in it (web/respond.tsx, web/assets.ts, http/docs.ts). */
-export const VARY_ORIGIN = { vary: "Origin" };
+/**
+ * The Vary of an answer that sets its own (a page, an asset, the API docs' script): its names and
+ * Origin, which every other answer says through the plugin's default header.
+ */
+export const varyAndOrigin = (...names: string[]): string => [...names, "origin"].join(", ");
 
 export const corsPlugin = () =>
   new Elysia({ name: "colony.cors" })
-    .headers(VARY_ORIGIN)
+    .headers({ vary: "Origin" })
     // Any path's preflight; routes may declare their own OPTIONS (check-username answers 200).
     .options("/*", ({ set }) => {
       Object.assign(set.headers, PREFLIGHT_HEADERS);

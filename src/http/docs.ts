@@ -9,6 +9,7 @@
 import { Elysia } from "elysia";
 import { version as redocVersion } from "redoc/package.json";
 import { htmlResponse } from "./html";
+import { varyAndOrigin } from "./cors";
 
 /** Where the bundle is served; the version in the name lets it be cached for good. */
 export const REDOC_PATH = `/api/docs/redoc-${redocVersion}.js`;
@@ -103,8 +104,7 @@ async function bundleResponse(request: Request): Promise<Response> {
     "content-type": "text/javascript; charset=utf-8",
     "cache-control": "public, max-age=31536000, immutable",
     etag,
-    // Origin as every answer says it (http/cors.ts).
-    vary: "accept-encoding, origin",
+    vary: varyAndOrigin("accept-encoding"),
   };
   if (request.headers.get("if-none-match") === etag) return new Response(null, { status: 304, headers });
   if (/\bgzip\b/.test(request.headers.get("accept-encoding") ?? "")) {

@@ -5,6 +5,7 @@ import { Elysia } from "elysia";
 import css from "./assets/site.css" with { type: "text" };
 import js from "./assets/site.js" with { type: "text" };
 import liveJs from "./assets/live.js" with { type: "text" };
+import { varyAndOrigin } from "../http/cors";
 
 export interface Asset {
   /** Where it is served, hash included. */
@@ -31,8 +32,7 @@ const IMMUTABLE = "public, max-age=31536000, immutable";
 export const acceptsGzip = (request: Request) => /\bgzip\b/.test(request.headers.get("accept-encoding") ?? "");
 
 function assetResponse(request: Request, a: Asset): Response {
-  // Origin as every answer says it (http/cors.ts).
-  const headers: Record<string, string> = { "content-type": a.type, "cache-control": IMMUTABLE, etag: a.etag, vary: "accept-encoding, origin" };
+  const headers: Record<string, string> = { "content-type": a.type, "cache-control": IMMUTABLE, etag: a.etag, vary: varyAndOrigin("accept-encoding") };
   if (request.headers.get("if-none-match") === a.etag) return new Response(null, { status: 304, headers });
   if (acceptsGzip(request)) {
     a.gzipped ??= Bun.gzipSync(a.body);

@@ -5,6 +5,7 @@
 import type { Ctx } from "../core/context";
 import { ApiError } from "../core/errors";
 import { htmlHeaders } from "../http/html";
+import { varyAndOrigin } from "../http/cors";
 import { readCacheOf, stampOf } from "../http/read-cache";
 import { acceptsGzip } from "./assets";
 import { gzipAround, gzipOnce, gzipPage, type Spliced } from "./gzip";
@@ -21,8 +22,7 @@ const encoder = new TextEncoder();
 function headers(gzip: boolean): Record<string, string> {
   const h = htmlHeaders();
   h["cache-control"] = "no-cache";
-  // Origin as every answer says it (http/cors.ts).
-  h.vary = "accept-encoding, cookie, origin";
+  h.vary = varyAndOrigin("accept-encoding", "cookie");
   if (gzip) h["content-encoding"] = "gzip";
   return h;
 }

@@ -68,16 +68,10 @@ export function bannedWordsPolicy(colony: ColonyRow, text: string): string | nul
 /**
  * Why a post would be held (the rule at the top of this file), or null. Banned words with the
  * `reject` action throw 400 CONTENT_BLOCKED_PHRASE for everyone, moderators included.
+ * `moderator` is whether the author moderates the colony (canModerate), which the caller also
+ * needs for automod and has already asked.
  */
-export function holdReason(
-  ctx: Ctx,
-  colony: ColonyRow,
-  author: { id: string; isAdmin: boolean; createdAt: number },
-  title: string,
-  body: string,
-  linkCount: number,
-  moderator = colonies.canModerate(ctx, colony, author),
-): string | null {
+export function holdReason(ctx: Ctx, colony: ColonyRow, author: { createdAt: number }, moderator: boolean, title: string, body: string, linkCount: number): string | null {
   const banned = bannedWordsPolicy(colony, `${title}\n${body}`);
   if (moderator) return null;
   if (banned) return banned;

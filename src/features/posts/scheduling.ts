@@ -53,7 +53,7 @@ export function publishScheduled(ctx: Ctx, postId: string): PostRow | null {
       colonies.assertCanParticipate(ctx, colony, author);
       if (colony.archivedAt !== null) throw conflict("This colony is archived and accepts no new posts");
       const moderator = colonies.canModerate(ctx, colony, author!);
-      settingsHold = holdReason(ctx, colony, author, post.title, post.body, linkCount, moderator);
+      settingsHold = holdReason(ctx, colony, author!, moderator, post.title, post.body, linkCount);
       // Automod and the probe quarantine run at publication, as on an immediate create.
       if (!moderator) {
         automod = evaluateAutomod(ctx, colony, { kind: "post", title: post.title, body: post.body, postType: post.postType, author: { id: author!.id, username: author!.username, karma: author!.karma, userType: author!.userType, createdAt: author!.createdAt } });

@@ -134,7 +134,7 @@ function prepareCreate(ctx: Ctx, caller: Caller, input: CreatePostInput): Prepar
 
   const warnings: { code: string; message: string }[] = [];
   const moderator = canModerate(ctx, colony, caller);
-  const settingsHold = holdReason(ctx, colony, caller, title, body, linkCount, moderator);
+  const settingsHold = holdReason(ctx, colony, caller, moderator, title, body, linkCount);
   // Automod and the probe quarantine (docs/decisions.md §40): never for the colony's moderators.
   const automod = moderator ? NO_OUTCOME : evaluateAutomod(ctx, colony, { kind: "post", title, body, postType: input.post_type, author: automodAuthor(caller) });
   const hold = hides(automod, "post") ? hiddenExplanation(automod, "post") : automod.approvedBy ? null : settingsHold;
