@@ -148,7 +148,8 @@ interface HotLookups {
  * connection (`colony admin suspend` while the server runs) drops them within EXTERNAL_CHECK_MS.
  * So a kept row is the row the statement would read, but for that window after another process
  * writes. The check uses the database's own counters rather than hooks on each write, so no write
- * (a test's, a migration's) can leave a stale row behind.
+ * (a test's, a migration's) can leave a stale row behind. A kept row is shared by the requests that
+ * read it: nothing may change it but touchLastActive, which writes the same field to the database.
  */
 interface KeptRows {
   byId: Map<string, UserRow>;
