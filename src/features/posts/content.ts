@@ -1,7 +1,7 @@
 // Post content: markdown rendered to sanitised HTML (markdown-it with raw HTML off and a policy on
 // its tokens), @mentions, tags, language and the metadata rules of every post type
 // (spec Part 1 §2.3, Part 3 §2.1-2.2). Pure functions: no database, no HTTP.
-import MarkdownIt from "markdown-it";
+import type MarkdownIt from "markdown-it";
 import { parseInstant } from "../../core/clock";
 import { ApiError } from "../../core/errors";
 import { randomBase62 } from "../../core/ids";
@@ -10,10 +10,37 @@ import type { PostType } from "./tables";
 // ---------------------------------------------------------------------------------------------
 // Markdown
 
-/** Raw HTML in the source is escaped, never passed through; markdown-it also refuses javascript:, vbscript:, file: and most data: URLs. */
-const md = new MarkdownIt({ html: false, linkify: true, breaks: false, typographer: false });
-type Token = ReturnType<typeof md.parse>[number];
+type Md = InstanceType<typeof MarkdownIt>;
+type Token = ReturnType<Md["parse"]>[number];
 type TokenFactory = { Token: new (type: string, tag: string, nesting: 0 | 1 | -1) => Token };
+
+interface Markdown {
+  md: Md;
+  /** markdown-it's Token class, as a core rule's state hands it out. */
+  tokens: TokenFactory;
+}
+let markdown: Markdown | undefined;
+
+/**
+ * The renderer, made on first use: loading markdown-it (and the HTML entity table it decodes as it
+ * loads) was about 3 % of a server's start, which renders nothing until a body is written. Raw
+ * HTML in the source is escaped, never passed through; markdown-it also refuses javascript:,
+ * vbscript:, file: and most data: URLs.
+ */
+function markdownIt(): Markdown {
+  if (markdown) return markdown;
+  const Constructor = require("markdown-it") as typeof MarkdownIt;
+  const md = new Constructor({ html: false, linkify: true, breaks: false, typographer: false });
+  md.set({ xhtmlOut: true, highlight: (code: string) => escapeText(code) });
+  md.renderer.rules.text = (tokens, idx) => escapeText(tokens[idx]!.content);
+  md.renderer.rules.code_inline = (tokens, idx, _o, _e, slf) => `<code${slf.renderAttrs(tokens[idx]!)}>${escapeText(tokens[idx]!.content)}</code>`;
+  md.renderer.rules.code_block = (tokens, idx, _o, _e, slf) => `<pre${slf.renderAttrs(tokens[idx]!)}><code>${escapeText(tokens[idx]!.content)}</code></pre>\n`;
+  // Raw HTML is off; should a token of it ever appear, it is text.
+  md.renderer.rules.html_block = (tokens, idx) => escapeText(tokens[idx]!.content);
+  md.renderer.rules.html_inline = (tokens, idx) => escapeText(tokens[idx]!.content);
+  const tokens = new (md.core as unknown as { State: new (src: string, md: unknown, env: object) => TokenFactory }).State("", md, {});
+  return (markdown = { md, tokens });
+}
 
 /** Usernames as mentions: 3-32 characters, letters, digits, hyphen, underscore (users §2.1). */
 const MENTION_RE = /(^|[^A-Za-z0-9_@./-])@([A-Za-z0-9][A-Za-z0-9_-]{1,30}[A-Za-z0-9])(?![A-Za-z0-9_-])/g;
@@ -58,9 +85,6 @@ function linkMentions(tokens: Token[], env: RenderEnv, factory: TokenFactory): v
     block.children = out;
   }
 }
-
-/** markdown-it's Token class, as a core rule's state hands it out. */
-const tokenFactory: TokenFactory = new (md.core as unknown as { State: new (src: string, md: unknown, env: object) => TokenFactory }).State("", md, {});
 
 function textToken(state: TokenFactory, content: string): Token {
   const t = new state.Token("text", "", 0);
@@ -114,6 +138,7 @@ function dropAttr(tok: Token, name: string): void {
 function applyPolicy(tokens: Token[], profileBase: string): void {
   for (const tok of tokens) {
     if (tok.type === "fence") {
+      const { md } = markdownIt();
       const lang = tok.info ? md.utils.unescapeAll(tok.info).trim().split(/\s+/)[0]! : "";
       if (lang && !LANGUAGE_CLASS.test(`${md.options.langPrefix}${lang}`)) tok.info = "";
     }
@@ -137,13 +162,6 @@ function applyPolicy(tokens: Token[], profileBase: string): void {
 
 /** Text is escaped without quotes (they need no escaping outside attributes), as the policy's HTML always wrote it. */
 const escapeText = (s: string): string => s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
-md.set({ xhtmlOut: true, highlight: (code: string) => escapeText(code) });
-md.renderer.rules.text = (tokens, idx) => escapeText(tokens[idx]!.content);
-md.renderer.rules.code_inline = (tokens, idx, _o, _e, slf) => `<code${slf.renderAttrs(tokens[idx]!)}>${escapeText(tokens[idx]!.content)}</code>`;
-md.renderer.rules.code_block = (tokens, idx, _o, _e, slf) => `<pre${slf.renderAttrs(tokens[idx]!)}><code>${escapeText(tokens[idx]!.content)}</code></pre>\n`;
-// Raw HTML is off; should a token of it ever appear, it is text.
-md.renderer.rules.html_block = (tokens, idx) => escapeText(tokens[idx]!.content);
-md.renderer.rules.html_inline = (tokens, idx) => escapeText(tokens[idx]!.content);
 
 
 export interface Rendered {
@@ -164,7 +182,7 @@ export interface ParsedMarkdown {
 
 /** Parses `body` once for mentions and links; renderParsed turns the same tokens into HTML. */
 export function parseMarkdown(body: string): ParsedMarkdown {
-  const tokens = md.parse(body, {});
+  const tokens = markdownIt().md.parse(body, {});
   const seen = new Set<string>();
   let linkCount = 0;
   for (const block of tokens) {
@@ -194,13 +212,14 @@ export function renderParsed(parsed: ParsedMarkdown, resolvedMentions: Iterable<
 
 /** Renders markdown to sanitised HTML, linking the given resolved mentions. */
 export function renderMarkdown(body: string, resolvedMentions: Iterable<string> = [], profileBase = ""): string {
-  return renderTokens(md.parse(body, {}), resolvedMentions, profileBase);
+  return renderTokens(markdownIt().md.parse(body, {}), resolvedMentions, profileBase);
 }
 
 /** Links the resolved mentions in parsed tokens, applies the HTML policy and renders them. */
 function renderTokens(tokens: Token[], resolvedMentions: Iterable<string>, profileBase: string): string {
   const env: RenderEnv = { mentions: new Set([...resolvedMentions].map((m) => m.toLowerCase())), profileBase };
-  linkMentions(tokens, env, tokenFactory);
+  const { md, tokens: factory } = markdownIt();
+  linkMentions(tokens, env, factory);
   applyPolicy(tokens, profileBase);
   return md.renderer.render(tokens, md.options, env as Record<string, unknown>);
 }
