@@ -13,6 +13,7 @@ import { varyAndOrigin } from "./cors";
 
 /** Where the bundle is served; the version in the name lets it be cached for good. */
 export const REDOC_PATH = `/api/docs/redoc-${redocVersion}.js`;
+const BUNDLE_VARY = varyAndOrigin("accept-encoding");
 
 /**
  * Redoc's sidebar credits Redocly with a logo drawn from Redocly's CDN, on every page and with no
@@ -104,7 +105,7 @@ async function bundleResponse(request: Request): Promise<Response> {
     "content-type": "text/javascript; charset=utf-8",
     "cache-control": "public, max-age=31536000, immutable",
     etag,
-    vary: varyAndOrigin("accept-encoding"),
+    vary: BUNDLE_VARY,
   };
   if (request.headers.get("if-none-match") === etag) return new Response(null, { status: 304, headers });
   if (/\bgzip\b/.test(request.headers.get("accept-encoding") ?? "")) {

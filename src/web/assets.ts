@@ -28,11 +28,12 @@ export const LIVE_SCRIPT = asset("live", "js", liveJs, "text/javascript; charset
 
 const BY_NAME = new Map([STYLESHEET, SCRIPT, LIVE_SCRIPT].map((a) => [a.path.slice("/assets/".length), a]));
 const IMMUTABLE = "public, max-age=31536000, immutable";
+const VARY = varyAndOrigin("accept-encoding");
 
 export const acceptsGzip = (request: Request) => /\bgzip\b/.test(request.headers.get("accept-encoding") ?? "");
 
 function assetResponse(request: Request, a: Asset): Response {
-  const headers: Record<string, string> = { "content-type": a.type, "cache-control": IMMUTABLE, etag: a.etag, vary: varyAndOrigin("accept-encoding") };
+  const headers: Record<string, string> = { "content-type": a.type, "cache-control": IMMUTABLE, etag: a.etag, vary: VARY };
   if (request.headers.get("if-none-match") === a.etag) return new Response(null, { status: 304, headers });
   if (acceptsGzip(request)) {
     a.gzipped ??= Bun.gzipSync(a.body);

@@ -19,10 +19,12 @@ const GZIP_MIN_BYTES = 1024;
 const PAGE_SCOPES: readonly string[] = ["forum"];
 const encoder = new TextEncoder();
 
+const VARY = varyAndOrigin("accept-encoding", "cookie");
+
 function headers(gzip: boolean): Record<string, string> {
   const h = htmlHeaders();
   h["cache-control"] = "no-cache";
-  h.vary = varyAndOrigin("accept-encoding", "cookie");
+  h.vary = VARY;
   if (gzip) h["content-encoding"] = "gzip";
   return h;
 }

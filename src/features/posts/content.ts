@@ -135,14 +135,13 @@ function dropAttr(tok: Token, name: string): void {
  * class and gets rel="nofollow ugc noopener"; a code block's language that would not make a plain
  * `language-…` class is dropped.
  */
-function applyPolicy(tokens: Token[], profileBase: string): void {
+function applyPolicy(md: Md, tokens: Token[], profileBase: string): void {
   for (const tok of tokens) {
     if (tok.type === "fence") {
-      const { md } = markdownIt();
       const lang = tok.info ? md.utils.unescapeAll(tok.info).trim().split(/\s+/)[0]! : "";
       if (lang && !LANGUAGE_CLASS.test(`${md.options.langPrefix}${lang}`)) tok.info = "";
     }
-    if (tok.children) applyPolicy(tok.children, profileBase);
+    if (tok.children) applyPolicy(md, tok.children, profileBase);
     if (tok.type === "link_open") {
       const raw = tok.attrGet("href");
       const href = raw === null ? null : String(raw);
@@ -220,7 +219,7 @@ function renderTokens(tokens: Token[], resolvedMentions: Iterable<string>, profi
   const env: RenderEnv = { mentions: new Set([...resolvedMentions].map((m) => m.toLowerCase())), profileBase };
   const { md, tokens: factory } = markdownIt();
   linkMentions(tokens, env, factory);
-  applyPolicy(tokens, profileBase);
+  applyPolicy(md, tokens, profileBase);
   return md.renderer.render(tokens, md.options, env as Record<string, unknown>);
 }
 

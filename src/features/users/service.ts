@@ -195,18 +195,16 @@ export function findById(ctx: Ctx, id: string): UserRow | null {
   if (ctx.db.$client.inTransaction) return mapUser(l.byId.get(id));
   const kept = l.kept;
   const writes = l.writes.values()[0][0];
-  if (writes !== kept.writes) {
-    kept.byId.clear();
-    kept.writes = writes;
-  }
+  let version = kept.dataVersion;
   const now = ctx.clock.now();
   if (now - kept.checkedAt >= EXTERNAL_CHECK_MS || now < kept.checkedAt) {
     kept.checkedAt = now;
-    const version = l.dataVersion.values()[0][0];
-    if (version !== kept.dataVersion) {
-      kept.byId.clear();
-      kept.dataVersion = version;
-    }
+    version = l.dataVersion.values()[0][0];
+  }
+  if (writes !== kept.writes || version !== kept.dataVersion) {
+    kept.byId.clear();
+    kept.writes = writes;
+    kept.dataVersion = version;
   }
   const hit = kept.byId.get(id);
   if (hit) return hit;
