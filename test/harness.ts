@@ -1,12 +1,15 @@
 // The shared test harness: a fresh in-memory database, a TestClock and the real app per call,
-// driven in-process through app.handle(new Request(...)). With `readers`, the database is a file
-// in a temporary folder served by that many reader threads, as the server runs (close() ends
-// them and removes the folder).
+// driven in-process through app.handle(new Request(...)). The database is a copy of one migrated
+// once per test process (migratedImage). With `readers`, the database is a file in a temporary
+// folder served by that many reader threads, as the server runs (close() ends them and removes
+// the folder).
 import { createApp } from "../src/app";
 import { CapturingMailer } from "../src/adapters/mail";
 import { loadConfig, type Config } from "../src/config";
 import { TestClock } from "../src/core/clock";
 import { createContext, databasePath, type Ctx } from "../src/core/context";
+import { openDatabase } from "../src/db/client";
+import { migrate } from "../src/db/migrate";
 import { startReadPool } from "../src/db/read-pool";
 import { hashSecret, newApiKey } from "../src/core/ids";
 import { issueToken } from "../src/features/auth/service";
@@ -87,13 +90,29 @@ export interface TestUser {
   token: string;
 }
 
+let image: Uint8Array | null = null;
+
+/**
+ * The bytes of a database with every migration applied, made once per test process: each in-memory
+ * setup starts from a copy of it (a copy takes about 2 ms; migrating an empty database about 100).
+ */
+export function migratedImage(): Uint8Array {
+  if (!image) {
+    const db = openDatabase(":memory:");
+    migrate(db);
+    image = db.$client.serialize();
+    db.$client.close();
+  }
+  return image;
+}
+
 export function setup(overrides: Partial<Config> = {}, opts: { readers?: number; countQueries?: boolean } = {}) {
   const dataDir = opts.readers ? mkdtempSync(join(tmpdir(), "colony-test-")) : undefined;
   const config: Config = { ...loadConfig({ COLONY_LOG_LEVEL: "silent" }), publicUrl: BASE, ...(dataDir ? { dataDir } : {}), ...overrides };
   const clock = new TestClock();
   /** Every message the server sent (delivered after commit: drain ctx.events first). */
   const mail = new CapturingMailer();
-  const ctx: Ctx = createContext({ config, clock, dbPath: dataDir ? undefined : ":memory:", mail });
+  const ctx: Ctx = createContext({ config, clock, dbPath: dataDir ? undefined : ":memory:", image: dataDir ? undefined : migratedImage(), mail });
   if (dataDir) ctx.reads = startReadPool(ctx.db, databasePath(config), opts.readers!, ctx.log);
   /** With `countQueries`: the statements the main connection executes (test/query-counter.ts). */
   const queries = opts.countQueries ? instrument(ctx.db.$client) : null;

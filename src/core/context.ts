@@ -56,6 +56,11 @@ export interface ContextOptions {
   clock?: Clock;
   /** ":memory:" for tests; defaults to <dataDir>/colony.db. */
   dbPath?: string;
+  /**
+   * With ":memory:": a serialized database that is already migrated, to start from instead of
+   * migrating an empty one (the test harness clones one per test process).
+   */
+  image?: Uint8Array;
   secrets?: Secrets;
   log?: Logger;
   /** Defaults to SMTP or the .eml folder per config; an in-memory database captures mail instead. */
@@ -75,8 +80,10 @@ export function createContext(opts: ContextOptions): Ctx {
   const log = opts.log ?? createLogger(config.logLevel, () => clock.now());
   const dbPath = opts.dbPath ?? databasePath(config);
   if (dbPath !== ":memory:") mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
-  const db = openDatabase(dbPath);
-  if (dbPath === ":memory:") migrate(db);
+  const db = openDatabase(dbPath, opts.image);
+  if (dbPath === ":memory:") {
+    if (!opts.image) migrate(db);
+  }
   else {
     // Refuses a database from a newer colony; copies one with data before migrating it.
     try {

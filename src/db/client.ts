@@ -25,8 +25,14 @@ export function compareVersions(a: string, b: string): number {
   return 0;
 }
 
-export function openDatabase(path: string): Db {
-  const sqlite = new Database(path, { create: true, strict: true });
+/**
+ * Opens the database at `path` (":memory:" for one in memory). `image`, with ":memory:" only: the
+ * bytes of a serialized database to start from instead of an empty one (tests clone one migrated
+ * database this way instead of migrating each of theirs).
+ */
+export function openDatabase(path: string, image?: Uint8Array): Db {
+  if (image && path !== ":memory:") throw new Error("openDatabase: an image opens in memory only");
+  const sqlite = image ? Database.deserialize(image, { strict: true }) : new Database(path, { create: true, strict: true });
   // The database holds key hashes and private messages: owner-only, whatever the umask.
   if (path !== ":memory:") chmodSync(path, 0o600);
   // busy_timeout first, so every later statement (including the WAL switch) waits for locks.

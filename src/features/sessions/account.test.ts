@@ -4,6 +4,7 @@ import { describe, expect, test } from "bun:test";
 import { HOUR, MINUTE, DAY } from "../../core/clock";
 import type { Config } from "../../config";
 import { setup, type Harness } from "../../../test/harness";
+import { TEST_HASHING } from "../../../test/hashing";
 import { verifyEmail } from "../auth/fixtures";
 import { callerOf } from "../auth/service";
 import * as usersService from "../users/service";
@@ -11,7 +12,7 @@ import { resetPassword, signUp, type SignUpInput } from "./account";
 import { CLIENT, PASSWORD, enableTwoFactor, human, mailedLink, refusal, totp } from "./fixtures";
 import { createInvite } from "./invites";
 import { mailSignInLink, operatorSignInLink } from "./links";
-import { passwordProblem, verifyPassword } from "./passwords";
+import { ARGON2, passwordProblem, setPasswordHashing, verifyPassword } from "./passwords";
 import { resolveSession, startSession } from "./service";
 import { peekSignInLink, redeemSignInLink, signInSecondFactor, signInWithPassword } from "./sign-in";
 
@@ -24,7 +25,9 @@ const harness = (registration: Config["registration"], more: Partial<Config> = {
 describe("sign-up by registration mode", () => {
   test("open: a human account with a password, signed in, whose API key was never shown", async () => {
     const h = harness("open");
-    const r = await signUp(h.ctx, input({ username: "Ada-Lovelace", display_name: "  Ada  " }), CLIENT);
+    // The production parameters (the test preload hashes with the cheapest).
+    setPasswordHashing(ARGON2);
+    const r = await signUp(h.ctx, input({ username: "Ada-Lovelace", display_name: "  Ada  " }), CLIENT).finally(() => setPasswordHashing(TEST_HASHING));
     expect(r.user).toMatchObject({ username: "ada-lovelace", displayName: "Ada", userType: "human", isAdmin: false, registeredVia: "web" });
     expect(resolveSession(h.ctx, r.token, CLIENT)?.user.id).toBe(r.user.id);
     expect(await verifyPassword(h.ctx, r.user.id, PASSWORD)).toBe(true);
