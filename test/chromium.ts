@@ -1,22 +1,63 @@
-// What the browser tests share: Debian's Chromium (headless) through playwright-core, axe-core,
-// the colour schemes and viewports every page is checked in, and a page watch that reports
-// anything loaded from another host, console errors and script errors.
+// What the browser tests share: Debian's Chromium (headless) through playwright-core, one browser
+// for the whole test run, axe-core, the colour schemes and viewports every page is checked in, and
+// a page watch that reports anything loaded from another host, console errors and script errors.
 // Tests skip where /usr/bin/chromium is not installed (`apt-get install -y chromium`).
 import type { Subprocess } from "bun";
-import { existsSync, readFileSync, rmSync } from "node:fs";
-import { chromium, type Browser, type Page } from "playwright-core";
+import { spawn } from "node:child_process";
+import { existsSync, mkdirSync, readFileSync, rmSync, rmdirSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
 
 export const CHROMIUM = "/usr/bin/chromium";
+export const CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"];
 export const hasChromium = existsSync(CHROMIUM);
 export const AXE = readFileSync(require.resolve("axe-core/axe.min.js"), "utf8");
 export const VIEWPORTS = { phone: { width: 360, height: 740 }, desktop: { width: 1280, height: 900 } } as const;
 export const SCHEMES = ["light", "dark"] as const;
+/** How long a hook that starts a server and connects to the browser may take. */
+export const BROWSER_HOOK_TIMEOUT = 90_000;
 
-export const launchChromium = (): Promise<Browser> =>
-  chromium.launch({
-    executablePath: CHROMIUM,
-    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
-  });
+/**
+ * A connection to the Chromium this test run shares: the first file that asks starts it
+ * (test/chromium-server.ts, which ends with the run), later ones, in this process or in the other
+ * processes of `bun test --parallel`, connect to it. Closing the connection closes only the
+ * contexts it made.
+ */
+export async function launchChromium(): Promise<Browser> {
+  // The run: the coordinator of `bun test --parallel` for its workers, else this process.
+  const run = process.env.BUN_TEST_WORKER_ID ? process.ppid : process.pid;
+  const endpointFile = join(tmpdir(), `colony-chromium-${run}.endpoint`);
+  const lock = `${endpointFile}.lock`;
+  for (let attempt = 0; ; attempt++) {
+    if (!existsSync(endpointFile)) {
+      let starter = false;
+      try {
+        mkdirSync(lock);
+        starter = true;
+      } catch {
+        // Another process is starting it.
+      }
+      if (starter) {
+        const child = spawn(process.execPath, [join(import.meta.dir, "chromium-server.ts"), endpointFile, String(run)], { detached: true, stdio: "ignore" });
+        child.unref();
+      }
+      const deadline = Date.now() + 60_000;
+      while (!existsSync(endpointFile)) {
+        if (Date.now() > deadline) throw new Error("the shared Chromium did not start within 60 s");
+        await Bun.sleep(50);
+      }
+      if (starter) rmdirSync(lock);
+    }
+    try {
+      return await chromium.connect(readFileSync(endpointFile, "utf8"));
+    } catch (err) {
+      // A browser server left by an ended run: start another once.
+      if (attempt > 0) throw err;
+      rmSync(endpointFile, { force: true });
+    }
+  }
+}
 
 /**
  * Watches `page`: a request to any host but 127.0.0.1 is refused and reported, as are console
@@ -36,12 +77,73 @@ export async function watchPage(page: Page, ignore: (consoleText: string) => boo
 
 /** axe-core's serious and critical violations on the page as it stands, one line each. */
 export async function axeProblems(page: Page): Promise<string[]> {
-  await page.evaluate(AXE);
+  if (!(await page.evaluate("typeof axe !== 'undefined'"))) await page.evaluate(AXE);
   const violations = (await page.evaluate(
     `axe.run(document, { resultTypes: ["violations"] }).then((r) => r.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.slice(0, 3).map((n) => n.target.join(" ")) })))`,
   )) as { id: string; impact: string; help: string; nodes: string[] }[];
   if (!Array.isArray(violations)) throw new Error("axe-core did not run");
   return violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => `${v.impact} ${v.id} (${v.help}) at ${v.nodes.join(", ")}`);
+}
+
+/**
+ * Opens `url` once in a new context of `browser` and checks it in both colour schemes at both
+ * viewports (the page re-rendered for each: the stylesheet's media queries and the layout follow),
+ * with reduced motion: axe-core's serious and critical violations, anything loaded from another
+ * host, console errors and script errors, one line each prefixed by scheme and device. `ready`
+ * runs once the page has loaded (checks of its own, waiting for its script).
+ */
+export async function everyWayProblems(
+  browser: Browser,
+  url: string,
+  opts: { context?: Parameters<Browser["newContext"]>[0]; cookies?: Cookies; status?: number; ignore?: (consoleText: string) => boolean; ready?: (page: Page) => Promise<void> } = {},
+): Promise<string[]> {
+  const context = await browser.newContext({ reducedMotion: "reduce", ...opts.context });
+  if (opts.cookies) await context.addCookies(opts.cookies);
+  try {
+    const page = await context.newPage();
+    const problems = await watchPage(page, opts.ignore);
+    const response = await page.goto(url, { waitUntil: "load" });
+    if (response?.status() !== (opts.status ?? 200)) return [`${url}: status ${response?.status()}, expected ${opts.status ?? 200}`];
+    await opts.ready?.(page);
+    const found: string[] = [];
+    for (const colorScheme of SCHEMES) {
+      await page.emulateMedia({ colorScheme, reducedMotion: "reduce" });
+      for (const [device, viewport] of Object.entries(VIEWPORTS)) {
+        await page.setViewportSize(viewport);
+        for (const v of await axeProblems(page)) found.push(`${colorScheme}/${device}: ${v}`);
+      }
+    }
+    return [...found, ...problems];
+  } finally {
+    await context.close();
+  }
+}
+
+type Cookies = Awaited<ReturnType<BrowserContext["cookies"]>>;
+
+/**
+ * Submits a form of the site over HTTP (no page rendered) as a browser holding `cookies` would:
+ * reads the CSRF token of `page`, posts `fields` to `action` from this origin, and expects a 303.
+ * Returns the redirect's location and the cookies after it.
+ */
+export async function submitForm(browser: Browser, base: string, cookies: Cookies, page: string, action: string, fields: Record<string, string>): Promise<{ location: string; cookies: Cookies }> {
+  const context = await browser.newContext();
+  try {
+    await context.addCookies(cookies);
+    const form = await context.request.get(`${base}${page}`);
+    const csrf = /<input type="hidden" name="csrf" value="([^"]*)"/.exec(await form.text())?.[1];
+    if (!csrf) throw new Error(`${page} has no csrf field`);
+    const res = await context.request.post(`${base}${action}`, { form: { csrf, ...fields }, headers: { origin: base }, maxRedirects: 0 });
+    if (res.status() !== 303) throw new Error(`POST ${action}: ${res.status()} ${await res.text()}`);
+    return { location: res.headers()["location"] ?? "", cookies: await context.cookies() };
+  } finally {
+    await context.close();
+  }
+}
+
+/** Signs `username` up through the sign-up form over HTTP, and returns the signed-in session's cookies. */
+export async function signUpOnTheWeb(browser: Browser, base: string, username: string, password: string): Promise<Cookies> {
+  return (await submitForm(browser, base, [], "/signup", "/signup", { username, password })).cookies;
 }
 
 /** A JSON client of the server at `base()`: answers the body, throws on any status from 300 up. */

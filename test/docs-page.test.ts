@@ -6,12 +6,9 @@
 // With DOCS_BASE_URL set (e.g. http://127.0.0.1:8080) it checks that running server instead,
 // such as the compiled binary inside a network namespace with no route out.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { existsSync } from "node:fs";
-import { chromium, type Browser } from "playwright-core";
+import type { Browser } from "playwright-core";
+import { BROWSER_HOOK_TIMEOUT, hasChromium, launchChromium } from "./chromium";
 import { setup } from "./harness";
-
-const CHROMIUM = "/usr/bin/chromium";
-const hasChromium = existsSync(CHROMIUM);
 
 describe("API reference page in headless Chromium", () => {
   let server: ReturnType<typeof Bun.serve> | undefined;
@@ -26,11 +23,8 @@ describe("API reference page in headless Chromium", () => {
       server = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: (request) => h.app.handle(request) });
       base = `http://127.0.0.1:${server.port}`;
     }
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
-    });
-  });
+    browser = await launchChromium();
+  }, BROWSER_HOOK_TIMEOUT);
 
   afterAll(async () => {
     await browser?.close();

@@ -11,7 +11,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Browser } from "playwright-core";
-import { AXE, SCHEMES, VIEWPORTS, apiClient, axeProblems, hasChromium, launchChromium, tearDown, watchPage } from "./chromium";
+import { AXE, BROWSER_HOOK_TIMEOUT, apiClient, everyWayProblems, hasChromium, launchChromium, tearDown } from "./chromium";
 import { startServe, type Running } from "./serve";
 
 describe("reading pages in headless Chromium with axe-core", () => {
@@ -70,30 +70,23 @@ describe("reading pages in headless Chromium with axe-core", () => {
       "not found": "/no/such/page",
     });
     browser = await launchChromium();
-  }, 60_000);
+  }, BROWSER_HOOK_TIMEOUT);
 
   afterAll(() => tearDown(browser, children, dataDir));
 
   const names = ["front", "front, top", "colony", "post", "poll", "profile", "tag", "search", "about", "sign in", "sign up", "password reset", "not found"];
 
   test.skipIf(!hasChromium).each(names)("%s: no serious or critical axe violation, light and dark, phone and desktop (skipped without /usr/bin/chromium)", async (name) => {
-    const found: string[] = [];
-    for (const colorScheme of SCHEMES) {
-      for (const [device, viewport] of Object.entries(VIEWPORTS)) {
-        const context = await browser!.newContext({ colorScheme, viewport, reducedMotion: "reduce" });
-        const page = await context.newPage();
-        // The 404 page's own status is reported as a failed load; nothing else may be.
-        const problems = await watchPage(page, (text) => name === "not found" && text.includes("status of 404"));
-        const response = await page.goto(`${server!.url}${pages[name]}`, { waitUntil: "load" });
-        expect(response?.status()).toBe(name === "not found" ? 404 : 200);
+    const found = await everyWayProblems(browser!, `${server!.url}${pages[name]}`, {
+      status: name === "not found" ? 404 : 200,
+      // The 404 page's own status is reported as a failed load; nothing else may be.
+      ignore: (text) => name === "not found" && text.includes("status of 404"),
+      ready: async (page) => {
         // The module script has run: times read as relative ("… ago"), comments have toggles.
         await page.waitForFunction("document.querySelectorAll('time[title]').length === document.querySelectorAll('time').length");
         if (name === "post") expect(await page.locator("button.toggle").count()).toBeGreaterThan(0);
-        for (const v of await axeProblems(page)) found.push(`${colorScheme}/${device}: ${v}`);
-        for (const p of problems) found.push(`${colorScheme}/${device}: ${p}`);
-        await context.close();
-      }
-    }
+      },
+    });
     expect(found).toEqual([]);
   }, 60_000);
 

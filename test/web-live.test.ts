@@ -12,7 +12,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Browser, BrowserContext, Page } from "playwright-core";
-import { SCHEMES, axeProblems, hasChromium, launchChromium, tearDown, watchPage } from "./chromium";
+import { BROWSER_HOOK_TIMEOUT, SCHEMES, axeProblems, hasChromium, launchChromium, tearDown, watchPage } from "./chromium";
 import { startServe, type Running } from "./serve";
 
 const PASSWORD = "a long enough secret for the live test";
@@ -49,7 +49,7 @@ describe("live updates in headless Chromium", () => {
     if (!hasChromium) return;
     server = await startServe(dataDir, { cwd: dataDir, children, env: { COLONY_REGISTRATION: "open" } });
     browser = await launchChromium();
-  }, 60_000);
+  }, BROWSER_HOOK_TIMEOUT);
 
   afterAll(async () => {
     for (const ctx of contexts) await ctx.close();

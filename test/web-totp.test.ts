@@ -12,7 +12,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { generateSync } from "otplib";
 import type { Browser } from "playwright-core";
-import { axeProblems, hasChromium, launchChromium, tearDown, watchPage } from "./chromium";
+import { BROWSER_HOOK_TIMEOUT, axeProblems, hasChromium, launchChromium, tearDown, watchPage } from "./chromium";
 import { startServe, type Running } from "./serve";
 
 const USERNAME = "tove-two-factor";
@@ -30,7 +30,7 @@ describe("two-factor sign-in in headless Chromium", () => {
     if (!hasChromium) return;
     server = await startServe(dataDir, { cwd: dataDir, children, env: { COLONY_REGISTRATION: "open" } });
     browser = await launchChromium();
-  }, 60_000);
+  }, BROWSER_HOOK_TIMEOUT);
 
   afterAll(() => tearDown(browser, children, dataDir));
 
