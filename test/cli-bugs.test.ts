@@ -17,6 +17,8 @@ function colony(...args: string[]) {
 }
 
 const ids: string[] = [];
+/** The oldest report, answered by its own test alone. */
+const answered = "0190a4f2-0000-7000-8000-0000000000aa";
 beforeAll(() => {
   expect(colony("admin", "create-user", "reporter-one").code).toBe(0);
   const db = new Database(join(dataDir, "colony.db"));
@@ -27,6 +29,7 @@ beforeAll(() => {
     insert.run(id, user.id, title, `First line ${i}\nsecond line`, i ? "https://example.org/x" : null, 1_000 + i, 1_000 + i);
     ids.push(id);
   }
+  insert.run(answered, user.id, "Avatars vanish", "Since this morning", null, 999, 999);
   db.close();
 });
 
@@ -50,19 +53,19 @@ describe("colony admin bugs / answer-bug", () => {
   });
 
   test("answers: status and response; the reporter's row changes; listing by status follows", () => {
-    const r = colony("admin", "answer-bug", ids[0], "--status", "acknowledged", "--response", "Looking into it");
+    const r = colony("admin", "answer-bug", answered, "--status", "acknowledged", "--response", "Looking into it");
     expect(r.code).toBe(0);
     expect(r.out).toContain("acknowledged");
-    expect(row(ids[0])).toEqual({ status: "acknowledged", admin_response: "Looking into it" });
-    expect(colony("admin", "bugs").out).not.toContain(ids[0]);
+    expect(row(answered)).toEqual({ status: "acknowledged", admin_response: "Looking into it" });
+    expect(colony("admin", "bugs").out).not.toContain(answered);
     const acknowledged = colony("admin", "bugs", "--status", "acknowledged").out;
-    expect(acknowledged).toContain(ids[0]);
+    expect(acknowledged).toContain(answered);
     expect(acknowledged).toContain("response: Looking into it");
-    expect(colony("admin", "answer-bug", ids[0], "--clear-response").code).toBe(0);
-    expect(row(ids[0])).toEqual({ status: "acknowledged", admin_response: null });
+    expect(colony("admin", "answer-bug", answered, "--clear-response").code).toBe(0);
+    expect(row(answered)).toEqual({ status: "acknowledged", admin_response: null });
     const all = colony("admin", "bugs", "--all", "--limit", "1").out;
-    expect(all).toContain(ids[0]);
-    expect(all).not.toContain(ids[1]);
+    expect(all).toContain(answered);
+    expect(all).not.toContain(ids[0]);
   });
 
   test("usage errors exit 2 and change nothing; an unknown report exits 1", () => {

@@ -1,4 +1,5 @@
-// The command line, run as a separate process on a temporary data folder.
+// The command line, run as a separate process on temporary data folders (one per test that
+// needs a database of its own).
 import { afterAll, describe, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
 import { chmodSync, existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
@@ -9,10 +10,14 @@ import { acquireDataLock } from "../src/core/lock";
 
 const root = join(import.meta.dir, "..");
 const dir = mkdtempSync(join(tmpdir(), "colony-cli-"));
-const dataDir = join(dir, "data");
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-function colony(...args: string[]) {
+let folders = 0;
+/** A new, empty data folder's path (created by the first command run on it). */
+const newDataDir = () => join(dir, `data-${++folders}`);
+
+/** Runs `colony <args>` on the data folder `dataDir`. */
+function colonyAt(dataDir: string, ...args: string[]) {
   const p = Bun.spawnSync(["bun", join(root, "src/main.ts"), ...args], {
     cwd: dir,
     env: { ...process.env, COLONY_DATA_DIR: dataDir, COLONY_LOG_LEVEL: "silent" },
@@ -22,10 +27,11 @@ function colony(...args: string[]) {
 
 describe("colony CLI", () => {
   test("migrate creates and migrates the database, then reports it up to date", () => {
-    const first = colony("migrate");
+    const dataDir = newDataDir();
+    const first = colonyAt(dataDir, "migrate");
     expect(first.code).toBe(0);
     expect(first.out).toContain(`applied ${migrations.length} migration`);
-    expect(colony("migrate").out).toMatch(/up to date/);
+    expect(colonyAt(dataDir, "migrate").out).toMatch(/up to date/);
     const db = new Database(join(dataDir, "colony.db"), { readonly: true });
     const tables = db.query("select name from sqlite_master where type='table'").all().map((r: any) => r.name);
     db.close();
@@ -33,7 +39,8 @@ describe("colony CLI", () => {
   });
 
   test("admin create-user prints the key once and stores only its hash", () => {
-    const r = colony("admin", "create-user", "site-admin", "--admin");
+    const dataDir = newDataDir();
+    const r = colonyAt(dataDir, "admin", "create-user", "site-admin", "--admin");
     expect(r.code).toBe(0);
     const key = /api_key: (col_\S+)/.exec(r.out)?.[1];
     expect(key).toBeDefined();
@@ -43,51 +50,57 @@ describe("colony CLI", () => {
     expect(row.is_admin).toBe(1);
     expect(row.user_type).toBe("agent");
     expect(JSON.stringify(row)).not.toContain(key!);
-    const human = colony("admin", "create-user", "a-person", "--human");
+    const human = colonyAt(dataDir, "admin", "create-user", "a-person", "--human");
     expect(human.code).toBe(0);
-    expect(colony("admin", "create-user", "site-admin").code).toBe(1);
+    expect(colonyAt(dataDir, "admin", "create-user", "site-admin").code).toBe(1);
   });
 
   test("admin grant-karma writes a ledger entry and moves karma", () => {
-    colony("admin", "create-user", "karma-target");
-    const r = colony("admin", "grant-karma", "karma-target", "12");
+    const dataDir = newDataDir();
+    colonyAt(dataDir, "admin", "create-user", "karma-target");
+    const r = colonyAt(dataDir, "admin", "grant-karma", "karma-target", "12");
     expect(r.code).toBe(0);
     expect(r.out).toMatch(/karma is now 12/);
     const db = new Database(join(dataDir, "colony.db"), { readonly: true });
     const row = db.query("select u.karma, l.delta, l.reason from users u join karma_ledger l on l.user_id = u.id where u.username = 'karma-target'").get() as any;
     db.close();
     expect(row).toEqual({ karma: 12, delta: 12, reason: "admin_grant" });
-    expect(colony("admin", "grant-karma", "karma-target", "abc").code).toBe(2);
-    expect(colony("admin", "grant-karma", "nobody-here", "5").code).toBe(1);
+    expect(colonyAt(dataDir, "admin", "grant-karma", "karma-target", "abc").code).toBe(2);
+    expect(colonyAt(dataDir, "admin", "grant-karma", "nobody-here", "5").code).toBe(1);
   });
 
   test("admin create-user refuses an invalid username", () => {
-    const r = colony("admin", "create-user", "--", "-bad-");
+    const dataDir = newDataDir();
+    const r = colonyAt(dataDir, "admin", "create-user", "--", "-bad-");
     expect(r.code).toBe(1);
-    expect(colony("admin", "create-user", "-bad-").code).toBe(2); // an unknown short flag
+    expect(colonyAt(dataDir, "admin", "create-user", "-bad-").code).toBe(2); // an unknown short flag
   });
 
   test("secrets are generated with mode 0600 and reused", () => {
-    colony("admin", "create-user", "secret-check");
+    const dataDir = newDataDir();
+    colonyAt(dataDir, "admin", "create-user", "secret-check");
     const path = join(dataDir, "secrets", "jwt.key");
     expect(existsSync(path)).toBe(true);
     expect(statSync(path).mode & 0o777).toBe(0o600);
   });
 
   test("backup writes a consistent copy; restore refuses while a server runs, then restores", () => {
+    const dataDir = newDataDir();
+    expect(colonyAt(dataDir, "admin", "create-user", "site-admin").code).toBe(0);
     const backup = join(dir, "backup.db");
-    expect(colony("backup", backup).code).toBe(0);
-    expect(colony("backup", backup).code).toBe(2); // never overwrites
+    expect(colonyAt(dataDir, "backup", backup).code).toBe(0);
+    expect(colonyAt(dataDir, "backup", backup).code).toBe(2); // never overwrites
 
-    colony("admin", "create-user", "after-backup");
+    colonyAt(dataDir, "admin", "create-user", "after-backup");
     // Whoever holds the data folder's lock (here this test process) keeps restore out.
     const lock = acquireDataLock(dataDir, "serve");
-    const refused = colony("restore", backup);
+    const refused = colonyAt(dataDir, "restore", backup);
     lock.release();
     expect(refused.code).toBe(1);
     expect(refused.err).toContain(`in use by colony serve (pid ${process.pid}`);
 
-    const ok = colony("restore", backup);
+    const ok = colonyAt(dataDir, "restore", backup);
+    expect(ok.err).toBe("");
     expect(ok.code).toBe(0);
     const db = new Database(join(dataDir, "colony.db"), { readonly: true });
     const names = db.query("select username from users").all().map((r: any) => r.username);
@@ -97,13 +110,15 @@ describe("colony CLI", () => {
   });
 
   test("restore refuses a file that is not a database", () => {
+    const dataDir = newDataDir();
     const junk = join(dir, "junk.db");
     writeFileSync(junk, "not a database at all, just text".repeat(100));
-    expect(colony("restore", junk).code).toBe(1);
+    expect(colonyAt(dataDir, "restore", junk).code).toBe(1);
   });
 
   test("unknown commands exit 2 and point at the help", () => {
-    const r = colony("frobnicate");
+    const dataDir = newDataDir();
+    const r = colonyAt(dataDir, "frobnicate");
     expect(r.code).toBe(2);
     expect(r.err).toContain("unknown command");
     expect(r.err).toContain("colony --help");
@@ -133,7 +148,7 @@ describe("colony doctor", () => {
 
     // A database one migration behind.
     const behind = join(dir, "behind");
-    expect(colony("migrate", "--data-dir", behind).code).toBe(0);
+    expect(colonyAt(newDataDir(), "migrate", "--data-dir", behind).code).toBe(0);
     const db = new Database(join(behind, "colony.db"));
     db.run("delete from __drizzle_migrations where created_at = (select max(created_at) from __drizzle_migrations)");
     db.close();
@@ -150,7 +165,7 @@ describe("colony doctor", () => {
 
   test("fails on a database from a newer version and on secrets others can read", () => {
     const newer = join(dir, "newer");
-    expect(colony("migrate", "--data-dir", newer).code).toBe(0);
+    expect(colonyAt(newDataDir(), "migrate", "--data-dir", newer).code).toBe(0);
     const db = new Database(join(newer, "colony.db"));
     db.run("insert into __drizzle_migrations (hash, created_at) values ('future', 99999999999999)");
     db.close();
@@ -158,6 +173,8 @@ describe("colony doctor", () => {
     expect(r.code).toBe(1);
     expect(r.out).toMatch(/^FAIL\s+database\s.*1 migration\(s\) this build does not know/m);
 
+    const dataDir = newDataDir();
+    expect(colonyAt(dataDir, "admin", "create-user", "secret-keeper").code).toBe(0);
     const loose = join(dataDir, "secrets", "jwt.key");
     chmodSync(loose, 0o644);
     const bad = doctor(dataDir);

@@ -52,11 +52,16 @@ async function rawConnection(url: string): Promise<{ socket: Socket; received: (
   return { socket, received: () => received, closed };
 }
 
-/** A request whose body never completes: 6 of its 100 declared bytes sent, then nothing. */
+/**
+ * A request whose body never completes: 6 of its 100 declared bytes sent, then nothing. Resolves
+ * once the server has read it: a request on another connection, sent after it, was answered (the
+ * server reads its sockets in the order they became readable), however slow the machine.
+ */
 async function stalledUpload(url: string) {
   const c = await rawConnection(url);
   c.socket.write(`POST /api/v1/auth/register HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"user`);
-  await Bun.sleep(100);
+  await new Promise<void>((resolve) => c.socket.once("drain", resolve).write("", () => resolve()));
+  for (let i = 0; i < 2; i++) await (await fetch(`${url}/health`)).text();
   return c;
 }
 

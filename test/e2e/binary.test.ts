@@ -1,7 +1,8 @@
 // End-to-end test of the compiled executable: build dist/colony (when missing or older than the
-// sources), start it on an empty data folder, drive the API over real HTTP, stop it, then check
-// the database it left behind and run `colony doctor` against the same folder. Image processing
-// inside the executable must run on sharp's WebAssembly build.
+// sources), start it on an empty data folder and drive the API over real HTTP; on a second folder,
+// a server that registered an account and was stopped with SIGTERM (made by the first test that
+// needs it), check the database it left behind, run `colony doctor`, and back it up and restore
+// it. Image processing inside the executable must run on sharp's WebAssembly build.
 import { Database } from "bun:sqlite";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Subprocess } from "bun";
@@ -18,18 +19,36 @@ describe("compiled binary", () => {
   let server: Subprocess<"ignore", "pipe", "pipe"> | undefined;
   let serverLog: { text: () => string } = { text: () => "" };
   const username = `e2e-${process.pid}`;
-  const env = () => envWith({ COLONY_DATA_DIR: dataDir, COLONY_HOST: "127.0.0.1", COLONY_LOG_LEVEL: "warn" });
+  const env = (dir = dataDir) => envWith({ COLONY_DATA_DIR: dir, COLONY_HOST: "127.0.0.1", COLONY_LOG_LEVEL: "warn" });
+  const servers: Subprocess[] = [];
 
-  const stopServer = async (signal: NodeJS.Signals) => {
-    if (!server || server.exitCode !== null || server.signalCode !== null) return;
-    server.kill(signal);
-    const timer = setTimeout(() => server?.kill("SIGKILL"), 10_000);
-    await server.exited;
+  const stop = async (proc: Subprocess | undefined, signal: NodeJS.Signals) => {
+    if (!proc || proc.exitCode !== null || proc.signalCode !== null) return;
+    proc.kill(signal);
+    const timer = setTimeout(() => proc.kill("SIGKILL"), 10_000);
+    await proc.exited;
     clearTimeout(timer);
   };
-  // Whatever happens below, never leave the server running.
-  const killOnExit = () => server?.kill("SIGKILL");
+  // Whatever happens below, never leave a server running.
+  const killOnExit = () => servers.forEach((p) => p.kill("SIGKILL"));
   process.on("exit", killOnExit);
+
+  /**
+   * A data folder whose server registered `stoppedUser` and was stopped with SIGTERM: made once,
+   * by the first test that asks.
+   */
+  const stoppedUser = `e2e-stopped-${process.pid}`;
+  let stoppedFolder: Promise<{ dir: string; exitCode: number | null }> | null = null;
+  const stopped = () =>
+    (stoppedFolder ??= (async () => {
+      const dir = mkdtempSync(join(tmpdir(), "colony-e2e-stopped-"));
+      const started = await startServer(dir, env(dir));
+      servers.push(started.proc);
+      const reg = await fetch(`${started.base}/api/v1/auth/register`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ username: stoppedUser, display_name: "Stopped" }) });
+      expect(reg.status).toBe(201);
+      await stop(started.proc, "SIGTERM");
+      return { dir, exitCode: started.proc.exitCode };
+    })());
 
   beforeAll(async () => {
     await ensureBinary();
@@ -37,12 +56,14 @@ describe("compiled binary", () => {
     // cwd: no stray .env from the repository.
     const started = await startServer(dataDir, env());
     ({ proc: server, base, log: serverLog } = started);
+    servers.push(server);
   }, BUILD_TIMEOUT);
 
   afterAll(async () => {
-    await stopServer("SIGKILL");
+    for (const proc of servers) await stop(proc, "SIGKILL");
     process.off("exit", killOnExit);
     if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+    if (stoppedFolder) rmSync((await stoppedFolder).dir, { recursive: true, force: true });
   });
 
   test("--help, -v and a mistyped flag behave as documented", () => {
@@ -189,25 +210,26 @@ describe("compiled binary", () => {
   });
 
   test("stops on SIGTERM and leaves a migrated database", async () => {
-    await stopServer("SIGTERM");
-    expect(server!.exitCode).toBe(0);
-    expect(lockState(dataDir)).toEqual({ held: false });
+    const { dir, exitCode } = await stopped();
+    expect(exitCode).toBe(0);
+    expect(lockState(dir)).toEqual({ held: false });
 
-    const dbFile = join(dataDir, "colony.db");
+    const dbFile = join(dir, "colony.db");
     expect(existsSync(dbFile)).toBe(true);
     const db = new Database(dbFile, { readonly: true });
     try {
       const applied = db.query("select count(*) as n from __drizzle_migrations").get() as { n: number };
       expect(applied.n).toBe(migrations.length);
-      const user = db.query("select username from users where username = ?").get(username) as { username: string } | null;
-      expect(user?.username).toBe(username);
+      const user = db.query("select username from users where username = ?").get(stoppedUser) as { username: string } | null;
+      expect(user?.username).toBe(stoppedUser);
     } finally {
       db.close();
     }
   });
 
   test("doctor passes, converting images through sharp's WebAssembly build", async () => {
-    const proc = Bun.spawn([BIN, "doctor"], { cwd: dataDir, env: env(), stdout: "pipe", stderr: "pipe" });
+    const { dir } = await stopped();
+    const proc = Bun.spawn([BIN, "doctor"], { cwd: dir, env: env(dir), stdout: "pipe", stderr: "pipe" });
     const timer = setTimeout(() => proc.kill("SIGKILL"), 30_000);
     const [out, err, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
     clearTimeout(timer);
@@ -220,6 +242,7 @@ describe("compiled binary", () => {
   }, 40_000);
 
   test("backup and restore run inside the executable, and scheduled backups on its worker thread", async () => {
+    const { dir: stoppedDir } = await stopped();
     const work = mkdtempSync(join(tmpdir(), "colony-e2e-backup-"));
     try {
       const run = async (args: string[], dir: string) => {
@@ -228,7 +251,7 @@ describe("compiled binary", () => {
         return { out, err, code };
       };
       const archive = join(work, "backup.tar.gz");
-      const backup = await run(["backup", archive], dataDir);
+      const backup = await run(["backup", archive], stoppedDir);
       expect(backup.err).toBe("");
       expect(backup.code).toBe(0);
       expect(statSync(archive).mode & 0o777).toBe(0o600);
@@ -237,10 +260,10 @@ describe("compiled binary", () => {
       const back = await run(["restore", archive], restored);
       expect(back.err).toBe("");
       expect(back.code).toBe(0);
-      expect(readFileSync(join(restored, "secrets", "jwt.key")).equals(readFileSync(join(dataDir, "secrets", "jwt.key")))).toBe(true);
+      expect(readFileSync(join(restored, "secrets", "jwt.key")).equals(readFileSync(join(stoppedDir, "secrets", "jwt.key")))).toBe(true);
       const db = new Database(join(restored, "colony.db"), { readonly: true });
       try {
-        expect(db.query("select username from users where username = ?").get(username)).toEqual({ username });
+        expect(db.query("select username from users where username = ?").get(stoppedUser)).toEqual({ username: stoppedUser });
       } finally {
         db.close();
       }

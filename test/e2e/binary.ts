@@ -2,7 +2,7 @@
 // older than its sources, start `colony serve` on a data folder and wait for /health, run its
 // other commands, and collect a child's output for error messages.
 import type { Subprocess } from "bun";
-import { existsSync, readdirSync, statSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, rmdirSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 
 const ROOT = resolve(import.meta.dir, "../..");
@@ -23,11 +23,36 @@ function newestSource(): number {
   return newest;
 }
 
+const fresh = () => existsSync(BIN) && statSync(BIN).mtimeMs >= newestSource();
+
+/**
+ * Builds dist/colony unless it is newer than its sources. Test processes running side by side
+ * (`bun test --parallel`) build it once: each looks under a lock (a folder beside it), so the
+ * others wait while the first builds and then find the executable fresh.
+ */
 export async function ensureBinary(): Promise<void> {
-  if (existsSync(BIN) && statSync(BIN).mtimeMs >= newestSource()) return;
-  const proc = Bun.spawn([process.execPath, "scripts/build.ts"], { cwd: ROOT, stdout: "pipe", stderr: "pipe" });
-  const [out, err, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
-  if (code !== 0) throw new Error(`bun scripts/build.ts exited with ${code}\n${out}\n${err}`);
+  const lock = join(ROOT, "dist", ".building");
+  const deadline = Date.now() + BUILD_TIMEOUT;
+  mkdirSync(join(ROOT, "dist"), { recursive: true });
+  for (;;) {
+    try {
+      mkdirSync(lock);
+      break;
+    } catch {
+      // Another process builds it; a lock older than a build may take was left by one that died.
+      if (existsSync(lock) && Date.now() - statSync(lock).mtimeMs > BUILD_TIMEOUT) rmdirSync(lock);
+      if (Date.now() > deadline) throw new Error("waited too long for another process's build of dist/colony");
+      await Bun.sleep(200);
+    }
+  }
+  try {
+    if (fresh()) return;
+    const proc = Bun.spawn([process.execPath, "scripts/build.ts"], { cwd: ROOT, stdout: "pipe", stderr: "pipe" });
+    const [out, err, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+    if (code !== 0) throw new Error(`bun scripts/build.ts exited with ${code}\n${out}\n${err}`);
+  } finally {
+    rmdirSync(lock);
+  }
 }
 
 export function freePort(): number {
