@@ -56,7 +56,8 @@ describe("compacting the full-text indexes", () => {
       expect(() => h.ctx.db.$client.run(`insert into ${index}(${index}, rank) values ('integrity-check', 1)`)).not.toThrow();
     }
     // A new write leaves a segment to merge; the recurring job takes it.
-    h.ctx.db.$client.run("update users set display_name = 'After compaction' where username = 'compact-alpha'");
+    const u = await h.user();
+    h.ctx.db.$client.run("update users set display_name = 'After compaction' where id = ?", [u.id]);
     await h.ctx.jobs.runRecurring("compact-search-indexes");
     expect(await compactFtsIndex(h.ctx.db, "users_fts")).toBe(0);
     expect(matches('"compaction"').length).toBe(1);

@@ -105,8 +105,9 @@ beforeEach(async () => {
   gate = Promise.resolve();
   failNext = false;
   h.ctx.limits.reset();
-  alice ??= await h.user();
-  bob ??= await h.user();
+  // Fresh tokens: a test that moved the clock days ahead has expired the ones minted before.
+  alice = alice ? await h.fresh(alice) : await h.user();
+  bob = bob ? await h.fresh(bob) : await h.user();
 });
 
 describe("replay", () => {
