@@ -25,13 +25,13 @@
 //
 // Running from source (`bun src/main.ts`) is untouched and keeps using native sharp.
 //
-// Start-up (bench/README.md, "Cold start"): the code is split into chunks, so a command loads
+// Start-up: the code is split into chunks, so a command loads
 // only the modules it imports (`colony version` does not load the server); JavaScriptCore starts
 // with a reluctant JIT (STARTUP_JIT_POLICY), which the server sets back to normal once it listens;
 // and the bytecode is laid out by a recorded start: the build runs a first executable through
 // `serve` until /health answers, recording which functions it used, then builds again with that
-// order, so a start reads its bytecode from fewer pages (2 MB less resident memory, about 1 ms;
-// a cross-compiled executable keeps Bun's order).
+// order, so a start reads its bytecode from fewer pages (less resident memory, a slightly shorter
+// start; a cross-compiled executable keeps Bun's order).
 import type { BunPlugin } from "bun";
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync } from "node:fs";
@@ -199,7 +199,8 @@ export interface BuildResult {
 /**
  * JavaScriptCore's tier-up thresholds are multiplied by this while the executable starts: module
  * evaluation and route registration run once, and compiling them costs more than interpreting
- * them (a start took 20-30% less time at 10 than at 1; 3 and 100 were slower than 10). The
+ * them (10 starts fastest of the factors tried: lower ones compile more, higher ones leave hot
+ * code interpreted). The
  * server and its workers set the normal policy back once they are running (src/db/workers.ts).
  */
 export const STARTUP_JIT_POLICY = 10;
@@ -229,8 +230,7 @@ async function compileOnce(wasm: WasmPackage, outfile: string, target: string | 
       bytecodeOrder,
     },
     // Whitespace and syntax only: Elysia compiles handlers from their source at run time.
-    // (Minifying identifiers as well made the executable 0.7 MiB smaller and did not start
-    // measurably faster.)
+    // (Minifying identifiers as well saves little size and no start-up time.)
     minify: { whitespace: true, syntax: true, identifiers: false },
     // The source map is embedded (compressed) for readable stack traces; Bun also writes a
     // copy next to the executable, removed below so that dist/ holds one file.

@@ -98,10 +98,10 @@ export async function startServer(config: Config): Promise<RunningServer> {
   lock.update({ url });
   ctx.events.start();
   // What no request waits for starts BACKGROUND_START_MS after the server listens, so that the
-  // requests waiting for it to come up are answered first (bench/README.md, "Cold start"):
+  // requests waiting for it to come up are answered first:
   // the reader threads (until they are up, reads run on the main connection), the WAL checkpointer
-  // (until then SQLite's own automatic checkpoint applies), the schedules (creating them costs
-  // 10-15 ms, most of it croner's first next-run computations and loading the time-zone data),
+  // (until then SQLite's own automatic checkpoint applies), the schedules (creating them means
+  // croner's first next-run computations and loading the time-zone data),
   // the memory reclaimer (core/reclaim.ts) and, in a new data folder, the identity provider's
   // signing key (generated on a pool thread).
   const background: Background = {

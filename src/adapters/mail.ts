@@ -40,7 +40,7 @@ export class SmtpMailer implements Mailer {
 
   async send(msg: MailMessage): Promise<void> {
     // nodemailer (and the node:http, node:net and node:tls it pulls in) is loaded with the first
-    // message rather than at every start: 3-4 ms of a start that may never send mail.
+    // message rather than at every start, which may never send mail.
     this.transport ??= import("nodemailer").then((m) => m.createTransport(this.url));
     await (await this.transport).sendMail({ from: this.from, to: headerSafe(msg.to), subject: headerSafe(msg.subject), text: msg.text });
     this.log.info("mail sent", { via: "smtp", to: msg.to, subject: msg.subject });

@@ -1,8 +1,8 @@
 // What the commands run (cli/commands.ts), behind one dynamic import. In the executable, code
 // splitting then keeps the server's code and the other commands' in one chunk, which `--help` and
 // `version` never load. Imported separately, each command's modules and the server's would be cut
-// into chunks shared between them, and calls between chunks go through module bindings: about 5%
-// of the throughput of the cheapest routes (bench/README.md, "Cold start").
+// into chunks shared between them, and calls between chunks would go through module bindings,
+// which the server's hottest paths would pay on every request.
 export { serve } from "../server";
 export { migrateDataDir } from "../ops/maintenance";
 export { answerBugReport, createUser, grantUserKarma, invite, listBugReports, rotateUserKey, settleInvoice, showLedger, signInLink, suspendUser, unsuspendUser } from "../ops/admin";

@@ -61,7 +61,7 @@ export type FanOutRule<M, K extends keyof M> = (ev: EventOf<M, K>, tx: Tx) => To
 
 /**
  * Events handed out per transaction. Small enough that a batch holds the thread for a few
- * milliseconds at most (about 0.15 ms per message event), so requests queued behind it wait
+ * milliseconds at most, so requests queued behind it wait
  * little; between batches the drain yields, once it has kept pace (see drainOnce).
  */
 const DRAIN_BATCH = 20;

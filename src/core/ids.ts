@@ -90,8 +90,8 @@ export function safeEqual(a: string, b: string): boolean {
 }
 
 /**
- * A request's id: a UUIDv7 on the given instant with random bits (Bun's native generator, about
- * 0.1 µs; uuidv7 above keeps ids of one millisecond in order, which request ids do not need, at
- * about 0.8 µs).
+ * A request's id: a UUIDv7 on the given instant with random bits (Bun's native generator; uuidv7
+ * above also keeps ids of one millisecond in order, which request ids do not need, at several
+ * times the cost).
  */
 export const requestId = (nowMs: number): string => Bun.randomUUIDv7("hex", nowMs);

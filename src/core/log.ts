@@ -2,8 +2,8 @@
 //
 // Access-log lines (one per request, thousands a second) are batched: written together once
 // ACCESS_BATCH_BYTES have gathered or ACCESS_FLUSH_MS after the first one, whichever comes first,
-// since one write(2) per request costs about as much as building the line (bench/README.md,
-// "Access log"). Every other line is written at once, after any batched lines, so the output stays
+// since one write(2) per request would cost more than building the line does. Every other line
+// is written at once, after any batched lines, so the output stays
 // in order; `flush()` writes what is batched (the server calls it on shutdown, and the process's
 // exit does too).
 import type { LogLevel } from "../config";

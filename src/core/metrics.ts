@@ -6,9 +6,9 @@
 // resident memory, the one an operator needs, is a gauge here.
 //
 // Request counts and latencies are recorded on every request, so they are kept in a map of plain
-// counters (about 0.1 µs a request) and handed to the registry at scrape time, instead of through
-// prom-client's Counter and Histogram (about 0.5 µs a request: label validation and hashing on
-// each call). Everything else is either rare (job runs, webhook deliveries) or read when scraped
+// counters and handed to the registry at scrape time, instead of through prom-client's Counter
+// and Histogram (label validation and hashing on each call, several times the cost of a counter).
+// Everything else is either rare (job runs, webhook deliveries) or read when scraped
 // (backlog, WAL size, reader threads, subscribers, memory).
 import { statSync } from "node:fs";
 import type { Metric, Registry } from "prom-client";
@@ -128,7 +128,7 @@ export class Metrics {
   private webhookDeliveries: Record<WebhookOutcome, number> = { succeeded: 0, retrying: 0, failed: 0 };
   /**
    * Built on the first scrape: loading prom-client (with the node:http and OpenTelemetry modules
-   * it pulls in) took 4-7 ms of every start, and most instances are never scraped.
+   * it pulls in) would be work at every start, and most instances are never scraped.
    */
   private registry: Promise<Registry> | undefined;
 

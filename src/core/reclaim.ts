@@ -9,11 +9,10 @@
 // (PRAGMA shrink_memory), on the main connection and on each reader thread: the next burst reads
 // those pages again from the operating system's cache, at no measurable cost. If it then stays
 // idle for SHRINK_AFTER_IDLE_MS, it also drops its compiled code (Bun.shrink(), JavaScriptCore's
-// shrinkFootprintWhenIdle) on every thread: 10-15 MB more, for which the first second of the next
-// burst answers 20-30% fewer requests, with a p99 several times the usual, while the code is
-// compiled again. The server's start counts as a burst. Nothing happens while the server is busy,
-// nor in one that stays idle or lightly used after that. Measured in bench/README.md ("Resident
-// memory").
+// shrinkFootprintWhenIdle) on every thread, which gives back more at a price: the next burst
+// starts slower, with a longer tail, while its code is compiled again, hence the wait. The
+// server's start counts as a burst. Nothing happens while the server is busy, nor in one that
+// stays idle or lightly used after that.
 import type { ReleaseLevel } from "../db/workers";
 import type { Ctx } from "./context";
 
@@ -21,8 +20,8 @@ export const RECLAIM_INTERVAL_MS = 500;
 /** Share of one core (all threads together) over an interval that counts as a burst of work. */
 export const BUSY_SHARE = 0.2;
 /**
- * Share of one core below which an interval counts as idle. An idle server uses about 1% (the WAL
- * checkpointer's ticks, the schedules).
+ * Share of one core below which an interval counts as idle. An idle server's own ticks (the WAL
+ * checkpointer's, the schedules) stay well below it.
  */
 export const IDLE_SHARE = 0.05;
 /** How long a server stays idle after a burst before it drops its compiled code as well. */
@@ -47,8 +46,7 @@ export class Reclaimer {
   /**
    * The start is a burst of its own: building the app leaves megabytes of garbage (schemas, route
    * tables, the migrations' statements) that JavaScriptCore otherwise keeps until its own timers
-   * collect it, which an idle server may not run for minutes (3-5 MB of the idle executable's RSS,
-   * bench/README.md "Resident memory").
+   * collect it, which an idle server may not run for minutes.
    */
   private busy = true;
   /** Whether the caches were released after the last burst and the code not yet. */

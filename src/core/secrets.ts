@@ -46,8 +46,8 @@ export function loadSecrets(dataDir: string): Secrets {
   return {
     jwtKey: new Uint8Array(loadOrCreateSecret(dir, "jwt.key", () => randomBytes(64))),
     dataKey: new Uint8Array(loadOrCreateSecret(dir, "data.key", () => randomBytes(32))),
-    // Generating a 2048-bit RSA key takes 35-50 ms of CPU, most of a fresh data folder's start;
-    // only the identity provider's id_tokens and JWKS need it.
+    // Generating a 2048-bit RSA key would be most of a fresh data folder's start; only the
+    // identity provider's id_tokens and JWKS need it, so it is made when first asked for.
     get oidcSigningKeyPem() {
       return (pem ??= loadOrCreateSecret(dir, OIDC_KEY_FILE, () => Buffer.from(newRsaPem())).toString());
     },

@@ -1,7 +1,7 @@
 // WAL checkpoints off the request thread. SQLite's automatic checkpoint runs on the connection
 // that commits the transaction crossing 1,000 WAL pages, inside that request, and ends with an
-// fsync of the database file: on this class of machine a 5-10 ms stall every hundred or so small
-// writes (bench/README.md, "Messaging"). The server instead runs PASSIVE checkpoints from a worker
+// fsync of the database file: a stall of whichever request happens to cross the threshold. The
+// server instead runs PASSIVE checkpoints from a worker
 // thread with its own connection every 50 ms, and raises the writer's automatic threshold to
 // FALLBACK_PAGES, where it only restarts a log the worker has already copied (under sustained
 // writing the WAL cannot restart from the worker's side). Should the worker fail to start, the

@@ -5,7 +5,7 @@ import { drizzle, type BunSQLiteDatabase } from "drizzle-orm/bun-sqlite";
 
 /**
  * drizzle without its relational query API (`db.query.<table>`), which nothing uses: given the
- * schema, drizzle walks every table's relations when the connection opens (2-3 ms of each start).
+ * schema, drizzle walks every table's relations when the connection opens, at every start.
  */
 export type Db = BunSQLiteDatabase & { $client: Database };
 
@@ -57,7 +57,7 @@ const txStatements = new WeakMap<Database, Record<"begin" | "commit" | "rollback
  * Runs `fn` in a transaction of the connection, or under a savepoint when one is already open,
  * and hands it the database itself as the transaction: statements run on the one connection are
  * part of whatever transaction it has open. For the hottest writes: drizzle's `db.transaction()`
- * builds a transaction object (with a query builder per table) on every call, about 40 µs, and
+ * builds a transaction object (with a query builder per table) on every call, and
  * bun:sqlite's wraps the function anew each time. Commits when `fn` returns, rolls back (to the
  * savepoint) when it throws; `fn` must be synchronous.
  */
@@ -92,12 +92,11 @@ export function inTransaction<T>(db: Db, fn: (tx: Db) => T): T {
 // A write's COMMIT appends every page it dirtied to the write-ahead log: for a published post about
 // forty pages (the row and its indexes, tags, the event, the notification, the colony's count),
 // the largest single cost of creating one. Writes that arrive together dirty mostly the same pages
-// (the right edges of the same indexes), so committing them together writes each page once:
-// creating posts 32 at a time costs 37 % less CPU per post than one at a time. inGroupCommit runs
-// a write at once, under its own savepoint of a transaction it shares with the writes of the same
-// turn of the event loop, and resolves when that transaction has committed (setImmediate, after
-// the turn's requests): a caller answers only then, so an acknowledged write is committed as with
-// inTransaction. Meanwhile the open transaction is seen by reads on this connection (never by the
+// (the right edges of the same indexes), so committing them together writes each page once
+// (docs/decisions.md §165). inGroupCommit runs a write at once, under its own savepoint of a
+// transaction it shares with the writes of the same turn of the event loop, and resolves when
+// that transaction has committed (setImmediate, after the turn's requests): a caller answers only
+// then, so an acknowledged write is committed as with inTransaction. Meanwhile the open transaction is seen by reads on this connection (never by the
 // reader threads' connections); a COMMIT that fails rejects every write of the group.
 //
 // Any other transaction settles the open group first (inTransaction, bun:sqlite's and drizzle's

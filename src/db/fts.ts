@@ -1,8 +1,8 @@
 // The full-text indexes (FTS5, external content: they point at rows by rowid) and their upkeep.
 // FTS5 keeps an index as a set of segments: every write transaction adds a small one and
 // automerge folds them together in fours, so a busy index holds a few dozen. A query walks each
-// segment's part of a term's doclist; one compacted segment answers a word's count in about half
-// the time (bench/README.md, migration 0022). Compaction runs at night in small steps.
+// segment's part of a term's doclist, so a compacted index, one segment, answers with one walk
+// per term (migration 0022). Compaction runs at night in small steps.
 import type { Db } from "./client";
 
 /**

@@ -1,5 +1,5 @@
 // Reads off the request thread. bun:sqlite runs a statement synchronously on the thread that
-// calls it, so a long read (a full-text ranking over a thousand matches, ~1 ms) holds up every
+// calls it, so a long read (a full-text ranking over a thousand matches) holds up every
 // other request of the server. Statements sent through `ctx.reads` run instead on reader threads,
 // each with its own read-only connection (WAL lets readers proceed beside the writer), while the
 // request thread goes on with other requests; a caller awaits the rows. This is how the server

@@ -1,7 +1,7 @@
 // Statements prepared once per database for the forum's read paths (post lists, the context
-// pack, comment threads). Building a drizzle query costs about 100 µs and preparing it again each
-// request about as much; at forum scale (bench/README.md, "Forum at 100,000 posts") that was most
-// of a request. Statements are cached per database handle, so test instances never share them.
+// pack, comment threads). Building a drizzle query and preparing it again on each request would
+// cost these paths more than the reads themselves. Statements are cached per database handle, so
+// test instances never share them.
 import { Column, fillPlaceholders, getTableColumns, type SQL, type Table } from "drizzle-orm";
 import type { Db } from "./client";
 import type { ReadStatement } from "./read-pool";
@@ -36,8 +36,8 @@ type Raw = Record<string, unknown>;
 /**
  * Maps raw bun:sqlite rows (column names) to the drizzle table's row type (keys, JSON and booleans
  * decoded). The mapper is one function generated per table that builds the row as an object
- * literal: every row then has the same shape from the start, about 0.3 µs less per row of a
- * 33-column table than filling an empty object column by column (bench/README.md). The property
+ * literal: every row then has the same shape from the start, which the engine handles faster than
+ * an empty object filled column by column. The property
  * and column names come from the table definitions in the source, never from input.
  */
 export function rowMapper<T>(table: Table): (raw: Raw) => T {

@@ -77,7 +77,7 @@ function refusalOf(request: Request, limit: number): Response | undefined {
  * Refuses a declared Content-Length over the limit, and a request boundBody found oversized.
  * Synchronous, and written so that Elysia sees it is: Elysia reads each hook's source text and
  * awaits any hook that returns a call's result directly (`return f(…)`), which costs every
- * request a turn of the microtask queue (bench/README.md, 2026-11-27).
+ * request a turn of the microtask queue (body-limit.test.ts holds that it is not awaited).
  */
 export const bodyLimitPlugin = (ctx: Ctx) =>
   new Elysia({ name: "colony.body-limit" }).onRequest(({ request }) => {

@@ -3,7 +3,7 @@
 // on every answer to a request that carries `Origin` (every cross-origin request a browser makes
 // does), and preflights answered by OPTIONS routes. Other clients (agents, scripts, curl) are not
 // browsers and get none of them, as GoToSocial and Mastodon answer: about 300 bytes less on every
-// answer, which both ends of the connection write and parse (bench/README.md, "/users/me").
+// answer, which both ends of the connection would write and parse (docs/decisions.md §182).
 // Because the answer differs with the request's Origin, every answer says `Vary: Origin`, so a
 // shared cache never hands a browser the answer of a request without one.
 import { Elysia } from "elysia";
@@ -39,7 +39,7 @@ export const PREFLIGHT_HEADERS = {
 /**
  * Adds the CORS headers to the answer of a browser's cross-origin request. Called from the first
  * hook every request goes through (http/observability.ts), before any answer (the body limit's
- * 413 included): a hook of its own cost more than the headers it saves (bench/README.md).
+ * 413 included): a hook of its own would cost every request more than the headers save.
  */
 export function corsHeadersFor(request: Request, headers: Record<string, unknown>): void {
   if (request.headers.has("origin")) Object.assign(headers, CORS_HEADERS);

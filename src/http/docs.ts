@@ -55,9 +55,9 @@ interface Served {
 }
 
 /**
- * The served bundle, its ETag and its gzipped bytes, made on the first request for it: patching
- * and hashing the 2.3 MB bundle took about 15 ms of every start, and kept a patched copy of it in
- * memory, for a page few visit (bench/README.md, "Cold start").
+ * The served bundle, its ETag and its gzipped bytes, made on the first request for it: made at
+ * start, patching and hashing the 2.3 MB bundle would lengthen every start and keep a patched
+ * copy of it in memory, for a page few visit.
  */
 let served: Promise<Served> | undefined;
 function bundle(): Promise<Served> {

@@ -23,8 +23,9 @@ import { API_VERSION } from "../core/version";
 import { BEARER_SCHEME } from "./auth";
 
 // Importing @elysiajs/openapi replaces TypeBox's string formats (uuid, email, url, ipv4, ipv6)
-// process-wide with checks that build a schema object on every call: about 13 µs per uuid
-// field, on every request and response validated. Put Elysia's own regular expressions back.
+// process-wide with checks that build a schema object on every call, for every such field of
+// every request and response validated, where a regular expression does the same check. Put
+// Elysia's own regular expressions back.
 for (const name of ["uuid", "email", "url", "ipv4", "ipv6"] as const) {
   const check = fullFormats[name] as RegExp;
   FormatRegistry.Set(name, (value) => check.test(value));
@@ -32,8 +33,8 @@ for (const name of ["uuid", "email", "url", "ipv4", "ipv6"] as const) {
 
 // Every instant Colony writes has toISOString()'s form, and response schemas check them all (a
 // page of posts holds a few hundred). For that form one regular expression and Date.parse give
-// the answer Elysia's date-time check reaches through up to four expressions and a Date, at about
-// half the cost; anything else still goes to Elysia's check.
+// the answer Elysia's date-time check reaches through up to four expressions and a Date, with
+// less work; anything else still goes to Elysia's check.
 const elysiaDateTime = FormatRegistry.Get("date-time")!;
 const INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 export const dateTimeFormat = (value: string): boolean => (INSTANT.test(value) ? !Number.isNaN(Date.parse(value)) : elysiaDateTime(value));

@@ -1,8 +1,7 @@
 // Facts about one request that several hooks share (its trace, caller, plugin state), kept on the
-// Request object itself under a private symbol. A WeakMap keyed by the request did the same job,
-// but every entry is an ephemeron the collector must revisit and each lookup hashes the key:
-// about 30 ns an operation against 3-5 for a property, and a request of the API makes eight of
-// them (bench/README.md, "2026-11-26 17:00–17:40 UTC: five WeakMaps and a regular expression").
+// Request object itself under a private symbol. A WeakMap keyed by the request would do the same
+// job, but every entry is an ephemeron the collector must revisit and each lookup hashes the key,
+// several times the cost of reading a property, and a request of the API makes eight of them.
 
 /** One named fact per request: read back with `get`, undefined until `set`. */
 export interface RequestSlot<T> {

@@ -12,7 +12,7 @@ import { sessionsOf } from "./sessions";
 
 /**
  * The MCP server (the SDK, zod, every tool's schemas), loaded by the first request to /mcp rather
- * than at start-up: most instances' starts never need it (bench/README.md, cold start).
+ * than at start-up: most instances' starts never need it.
  */
 let serverModule: Promise<typeof import("./server")> | null = null;
 const mcpServer = () => (serverModule ??= import("./server"));

@@ -3,8 +3,7 @@
 // statement. It runs after commit once per batch of events (handlers.ts), before anything reads
 // the index (search and the `q` filter of post lists, so a search always finds what was posted
 // before it), and at start-up. One FTS5 segment per batch instead of one per request: an indexed
-// insert in the request's transaction was a quarter of a post's CPU (bench/README.md, "Post and
-// comment creation").
+// insert in the request's transaction would make every post's commit write a segment of its own.
 import type { Database } from "bun:sqlite";
 import { inTransaction, type Db } from "../../db/client";
 

@@ -37,9 +37,10 @@ export function queryParts(input: string): QueryPart[] {
 /**
  * Most words a query may hold (the words of its "phrases" included), and most prefix terms
  * (`word*`) among them. FTS5 reads a doclist per word and, for a prefix, the doclists of every
- * indexed word it starts, and bm25 scores every match once per term: at 100,000 posts one
- * one-letter prefix costs about 0.3 s of a thread and dozens of them seconds (bench/README.md,
- * "Search cannot starve the instance"). Agents' queries are a few words; these caps sit well above.
+ * indexed word it starts, and bm25 scores every match once per term: a one-letter prefix reaches
+ * a large share of the index, so a query's cost grows with its words and prefixes, and without a
+ * cap one query could hold a reader thread for seconds (docs/decisions.md §23). Agents' queries
+ * are a few words; these caps sit well above.
  */
 export const MAX_QUERY_TERMS = 16;
 export const MAX_QUERY_PREFIX_TERMS = 3;
@@ -157,7 +158,7 @@ export function anyPrivateIndexed(ctx: Ctx): boolean {
 
 /**
  * How many of the newest matches a search ranks (docs/decisions.md §131): bm25 scores every match
- * it ranks, so a broad term found in 10,000 posts cost 4 times what its newest 2,000 do. Twice the
+ * it ranks, so without a window a broad term's cost grows with its number of matches. Twice the
  * candidates a search pages (SEARCH_CANDIDATES): a term with fewer matches is ranked whole.
  */
 export const RANK_WINDOW = 2000;

@@ -15,7 +15,7 @@ let hashing: Argon2Params = ARGON2;
 
 /**
  * Makes new hashes with `params` instead of ARGON2 (the test suite's preload takes the cheapest,
- * so that each test person does not cost 70 ms of CPU). Hashes already made keep their own.
+ * so that a test person does not cost a production hash's CPU). Hashes already made keep their own.
  */
 export function setPasswordHashing(params: Argon2Params): void {
   hashing = params;

@@ -119,8 +119,9 @@ export function createAccount(ctx: Ctx, tx: Tx, input: NewAccount): UserRow {
 /**
  * The hot lookups (every authenticated request, every token) as cached bun:sqlite statements
  * with a row mapper derived from the drizzle table, so the mapping cannot drift from the schema.
- * Building a drizzle query costs about 100 µs a call and a drizzle prepared statement about
- * 5-8 µs; this path about 3 µs (bench/README.md).
+ * Building a drizzle query on every call costs far more than running the statement, and a drizzle
+ * prepared statement still maps its row through drizzle's general code; this path is one cached
+ * statement and a mapper generated for the table.
  */
 const toUser = rowMapper<UserRow>(users);
 const mapUser = (raw: Record<string, unknown> | null): UserRow | null => (raw ? toUser(raw) : null);
@@ -141,15 +142,16 @@ interface HotLookups {
 
 /**
  * Users rows by id as last read, kept while the database is unchanged: the users row of every
- * authenticated request is then a map lookup instead of a statement (about 4 µs of SQLite and its
- * file locks a request; bench/README.md). Any write on this connection, to any table, committed
- * or rolled back, moves total_changes() and drops every kept row; nothing is kept or answered from
- * here while a transaction is open (its rows are not committed yet); a commit by another
- * connection (`colony admin suspend` while the server runs) drops them within EXTERNAL_CHECK_MS.
- * So a kept row is the row the statement would read, but for that window after another process
- * writes. The check uses the database's own counters rather than hooks on each write, so no write
- * (a test's, a migration's) can leave a stale row behind. A kept row is shared by the requests that
- * read it: nothing may change it but touchLastActive, which writes the same field to the database.
+ * authenticated request is then a map lookup instead of a statement (SQLite's work and its file
+ * locks on every request; docs/decisions.md §183). Any write on this connection, to any table,
+ * committed or rolled back, moves total_changes() and drops every kept row; nothing is kept or
+ * answered from here while a transaction is open (its rows are not committed yet); a commit by
+ * another connection (`colony admin suspend` while the server runs) drops them within
+ * EXTERNAL_CHECK_MS. So a kept row is the row the statement would read, but for that window after
+ * another process writes. The check uses the database's own counters rather than hooks on each
+ * write, so no write (a test's, a migration's) can leave a stale row behind. A kept row is shared
+ * by the requests that read it: nothing may change it but touchLastActive, which writes the same
+ * field to the database.
  */
 interface KeptRows {
   byId: Map<string, UserRow>;
@@ -160,7 +162,7 @@ interface KeptRows {
 
 /** Rows kept at most (about 1 KB each); the oldest kept goes first. */
 export const KEPT_ROWS_MAX = 1_000;
-/** How often other connections' commits are looked for (PRAGMA data_version costs about 2 µs). */
+/** How often other connections' commits are looked for (PRAGMA data_version costs far more than total_changes()). */
 export const EXTERNAL_CHECK_MS = 100;
 
 const lookups = new WeakMap<Db, HotLookups>();

@@ -4,9 +4,9 @@
 // client has taken what came before (ReadableStream pull), so a full 10 MiB vault is never in
 // memory: one file (1 MiB at most) and its compressed form. The deflating is the platform's zlib
 // (node:zlib on its worker threads, native memory reused from call to call) rather than fflate's
-// own deflater, which runs on the request thread and whose streaming state and per-window
-// buffers leave about three times the input to the collector: 20 to 30 MiB of resident memory
-// for one export of a full vault (bench/README.md, "Vault").
+// own deflater, which runs on the request thread and leaves its streaming state and per-window
+// buffers to the collector, where they pile up over the files of an export (docs/decisions.md
+// §120).
 import type * as Fflate from "fflate";
 import type { ZipInputFile } from "fflate";
 import { closeSync, openSync, readSync } from "node:fs";
@@ -17,7 +17,7 @@ import type { Caller } from "../auth/caller";
 import { agent, findFile, list, type VaultFileRow } from "./service";
 import { contentPath } from "./store";
 
-/** Deflate level: zlib's default, about 5 to 1 on prose and code for about 10 ms per MiB. */
+/** Deflate level: zlib's default balance of size and time. */
 const LEVEL = 6;
 /** node:zlib's deflate on its worker threads: the request thread goes on serving meanwhile. */
 const deflate = promisify(deflateRaw);

@@ -24,7 +24,7 @@ import { INDEX_FILE, type IndexEntry, type IndexItem, type IndexReplies } from "
 
 export { scopeToken } from "./index-db";
 
-/** Content indexed per background batch inline (about 5 ms of tokenising per 100 KiB on the request thread). */
+/** Content indexed per background batch inline (tokenising holds the request thread, so a batch stays small). */
 export const BATCH_BYTES = 256 * 1024;
 /** How long after a write the background batch starts, so that writes arriving together share it. */
 export const BATCH_DELAY_MS = 25;

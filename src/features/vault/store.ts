@@ -76,7 +76,7 @@ export function syncFolder(dir: string): Promise<void> {
 /**
  * Makes the content file for `bytes` durable (a no-op when it is already there); returns its hash.
  * Asynchronous file I/O: the writes and fsyncs run off the request thread, so requests go on
- * while the disk catches up (bench/README.md, "Vault"). Three steps, each one trip off the
+ * while the disk catches up (docs/decisions.md §130). Three steps, each one trip off the
  * thread: the temporary file written and fsynced (`flush`), the rename, and the folder's fsync,
  * which concurrent writes to the folder share (syncFolder).
  */

@@ -25,8 +25,8 @@ export function activityItem(item: ActivityItem) {
 /**
  * The encoded answers of GET /vault/files/{filename}, kept by file version (row, content hash,
  * name, last change) within a byte budget, least recently read dropped first. Reading a 1 MiB
- * file otherwise costs its JSON encoding (escaping every character) on every request
- * (bench/README.md, "Vault"); a version's answer never changes, so no write has to evict it.
+ * file otherwise costs its JSON encoding (escaping every character) on every request; a
+ * version's answer never changes, so no write has to evict it.
  * Kept as Blobs: a Response sends an immutable Blob's bytes as they are, where a Uint8Array body
  * is copied for every answer.
  */
