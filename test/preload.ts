@@ -1,13 +1,10 @@
-// Loaded before every test file (bunfig.toml).
-import { setDefaultTimeout } from "bun:test";
+// Loaded before every test file (bunfig.toml). The suite's timeout is on the command line of
+// `bun run test` (package.json): bun test reads it from nowhere else, and a setDefaultTimeout here
+// would hold for the first file of each process only.
 import { setPasswordHashing } from "../src/features/sessions/passwords";
 import { TEST_HASHING } from "./hashing";
 
 process.env.COLONY_LOG_LEVEL ??= "silent";
-
-// bun test reads no default timeout from bunfig.toml: a test or hook may take 20 s on a busy
-// machine before it fails. Hooks that start processes or a browser set their own, longer ones.
-setDefaultTimeout(20_000);
 
 // Test people's passwords are hashed with argon2id's cheapest parameters; the production ones are
 // checked in src/features/sessions/account.test.ts.

@@ -14,7 +14,9 @@ test(".ci/run runs exactly the README's test command", () => {
   expect(ciCommand).toBeDefined();
   const blocks = [...readme.matchAll(/```sh\n([^`]+?)\n```/g)].map((m) => m[1].trim());
   expect(blocks).toContain(ciCommand!);
-  expect(ciCommand!.endsWith("bun test")).toBe(true);
+  expect(ciCommand!.endsWith("bun run test")).toBe(true);
+  // The whole suite: every file (no paths), over the cores, with the 20 s timeout bun test reads from no file.
+  expect(pkg.scripts.test).toBe("bun test --parallel --no-isolate --timeout=20000");
 });
 
 test("the README's start command serves from source on the embedded default", () => {
