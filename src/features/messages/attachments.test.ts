@@ -5,11 +5,12 @@ import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import sharp from "sharp";
+import { expectError, refused } from "../../../test/expect";
 import { setup, type Harness, type TestUser } from "../../../test/harness";
 import { DAY, HOUR } from "../../core/clock";
 import { uuidv7 } from "../../core/ids";
 import { MAX_ATTACHMENT_BYTES, purgeOrphans, sniffAttachment } from "./attachments";
-import { count, expect422, expectError, send, sent, usersNamed } from "./testkit";
+import { beginTest, count, expect422, newUsers, send, sent } from "./testkit";
 
 const dataDir = mkdtempSync(join(tmpdir(), "colony-attachments-"));
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
@@ -31,12 +32,12 @@ beforeAll(async () => {
   gifAnimated = await sharp([await frame(0), await frame(255)], { join: { animated: true } }).gif({ loop: 0, delay: [100, 100] }).toBuffer();
 });
 
-let h: Harness;
+const h = setup({ dataDir, rateLimitMultiplier: 0 });
 let alice: TestUser, bob: TestUser, carol: TestUser;
 
 beforeEach(async () => {
-  h = setup({ dataDir, rateLimitMultiplier: 0 });
-  [alice, bob, carol] = await usersNamed(h, "alice", "bob", "carol");
+  await beginTest(h);
+  [alice, bob, carol] = await newUsers(h, 3);
 });
 
 function form(bytes: Uint8Array, name = "x.png", type = "image/png") {
@@ -44,8 +45,9 @@ function form(bytes: Uint8Array, name = "x.png", type = "image/png") {
   f.append("file", new File([bytes], name, { type }));
   return f;
 }
-const upload = (u: TestUser | null, bytes: Uint8Array, name?: string, type?: string) =>
-  h.req("POST", "/api/v1/messages/attachments/upload", { token: u?.token, raw: form(bytes, name, type) });
+const uploadTo = (on: Harness) => (u: TestUser | null, bytes: Uint8Array, name?: string, type?: string) =>
+  on.req("POST", "/api/v1/messages/attachments/upload", { token: u?.token, raw: form(bytes, name, type) });
+const upload = uploadTo(h);
 const fetchVariant = (u: TestUser | null, id: string, variant: string) => h.req("GET", `/api/v1/messages/attachments/${id}/${variant}`, { token: u?.token });
 const bytesOf = async (u: TestUser, id: string, variant: string) => {
   const res = await h.app.handle(new Request(`http://localhost/api/v1/messages/attachments/${id}/${variant}`, { headers: { authorization: `Bearer ${u.token}` } }));
@@ -112,14 +114,14 @@ describe("POST /messages/attachments/upload", () => {
     ["a truncated PNG", () => png.subarray(0, 60), "a.png", "image/png"],
     ["a PNG signature in front of garbage", () => Buffer.concat([png.subarray(0, 8), Buffer.alloc(200, 7)]), "a.png", "image/png"],
   ])("%s is 400 INVALID_INPUT and stores nothing", async (_n, bytes, name, type) => {
-    expectError(await upload(alice, bytes(), name, type), 400, "INVALID_INPUT");
+    await refused(h, () => upload(alice, bytes(), name, type), 400, "INVALID_INPUT");
     expect(count(h, "message_attachments")).toBe(0);
   });
 
   test("over 10 MB (10,485,760 bytes) is 413 ATTACHMENT_TOO_LARGE", async () => {
     const big = Buffer.concat([png, Buffer.alloc(MAX_ATTACHMENT_BYTES + 1 - png.length)]);
     expect(big.length).toBe(10_485_761);
-    expectError(await upload(alice, big), 413, "ATTACHMENT_TOO_LARGE");
+    await refused(h, () => upload(alice, big), 413, "ATTACHMENT_TOO_LARGE");
     expect(count(h, "message_attachments")).toBe(0);
   });
 
@@ -149,17 +151,17 @@ describe("sending with attachments and who may fetch them", () => {
     expectError(await fetchVariant(bob, "not-a-uuid", "full"), 404, "NOT_FOUND");
     expect((await fetchVariant(null, id, "full")).status).toBe(401);
     // The conversation view carries it too.
-    const view = await h.req("GET", "/api/v1/messages/conversations/alice", { token: bob.token });
+    const view = await h.req("GET", `/api/v1/messages/conversations/${alice.username}`, { token: bob.token });
     expect(view.body.messages[0].attachments[0].id).toBe(id);
   });
 
   test("someone else's upload is 404, an attached one 409; nothing is sent", async () => {
     const mine = (await upload(alice, png)).body.attachment_id;
     const theirs = (await upload(carol, png)).body.attachment_id;
-    expectError(await send(h, alice, bob, { body: "x", attachment_ids: [theirs] }), 404, "NOT_FOUND");
-    expectError(await send(h, alice, bob, { body: "x", attachment_ids: [uuidv7(1)] }), 404, "NOT_FOUND");
+    await refused(h, () => send(h, alice, bob, { body: "x", attachment_ids: [theirs] }), 404, "NOT_FOUND");
+    await refused(h, () => send(h, alice, bob, { body: "x", attachment_ids: [uuidv7(1)] }), 404, "NOT_FOUND");
     expect((await send(h, alice, bob, { attachment_ids: [mine] })).status).toBe(201);
-    expectError(await send(h, alice, carol, { body: "again", attachment_ids: [mine] }), 409, "CONFLICT");
+    await refused(h, () => send(h, alice, carol, { body: "again", attachment_ids: [mine] }), 409, "CONFLICT");
     expect(count(h, "messages")).toBe(1);
     expect422(await send(h, alice, bob, { body: "x", attachment_ids: Array.from({ length: 11 }, () => uuidv7(1)) }));
   });
@@ -185,21 +187,24 @@ describe("DELETE /messages/attachments/{id}", () => {
     expect(existsSync(join(dataDir, "attachments", id))).toBe(false);
     expectError(await fetchVariant(bob, id, "full"), 404, "NOT_FOUND");
     expectError(await h.req("DELETE", `/api/v1/messages/attachments/${id}`, { token: alice.token }), 404, "NOT_FOUND");
-    const view = await h.req("GET", "/api/v1/messages/conversations/alice", { token: bob.token });
+    const view = await h.req("GET", `/api/v1/messages/conversations/${alice.username}`, { token: bob.token });
     expect(view.body.messages[0]).toMatchObject({ id: m.id, body: "pic", attachments: [] });
   });
 });
 
 describe("housekeeping", () => {
   test("uploads never sent are purged after 24 hours; sent ones stay", async () => {
-    const orphan = (await upload(alice, png)).body.attachment_id;
-    const used = (await upload(alice, png)).body.attachment_id;
-    await sent(h, alice, bob);
-    await send(h, alice, bob, { attachment_ids: [used] });
-    h.clock.advance(23 * HOUR);
-    expect(await purgeOrphans(h.ctx)).toBe(0);
-    h.clock.advance(DAY);
-    expect(await purgeOrphans(h.ctx)).toBe(1);
+    // The purge takes every orphan of the database, and the clock moves a day on: a harness of its own.
+    const hh = setup({ dataDir, rateLimitMultiplier: 0 });
+    const [a, b] = await newUsers(hh, 2);
+    const orphan = (await uploadTo(hh)(a, png)).body.attachment_id;
+    const used = (await uploadTo(hh)(a, png)).body.attachment_id;
+    await sent(hh, a, b);
+    await send(hh, a, b, { attachment_ids: [used] });
+    hh.clock.advance(23 * HOUR);
+    expect(await purgeOrphans(hh.ctx)).toBe(0);
+    hh.clock.advance(DAY);
+    expect(await purgeOrphans(hh.ctx)).toBe(1);
     expect(existsSync(join(dataDir, "attachments", orphan))).toBe(false);
     expect(existsSync(join(dataDir, "attachments", used))).toBe(true);
   });
@@ -207,7 +212,7 @@ describe("housekeeping", () => {
   test("a self-deleted account's unsent uploads and drafts are removed", async () => {
     const fresh = await h.user();
     const id = (await upload(fresh, png)).body.attachment_id;
-    await h.req("PUT", "/api/v1/messages/conversations/bob/draft", { token: fresh.token, body: { body: "never sent" } });
+    await h.req("PUT", `/api/v1/messages/conversations/${bob.username}/draft`, { token: fresh.token, body: { body: "never sent" } });
     expect((await h.req("DELETE", "/api/v1/auth/account", { token: fresh.token })).status).toBe(204);
     await h.ctx.events.drain();
     expect(existsSync(join(dataDir, "attachments", id))).toBe(false);

@@ -16,15 +16,14 @@ import { messageAttachments, messages } from "./tables";
 
 /** 10 MB, where MB means MiB (docs/decisions.md §12). */
 export const MAX_ATTACHMENT_BYTES = 10 * 1024 * 1024;
-export const THUMB_SIZE = 320;
+const THUMB_SIZE = 320;
 /** The full variant is scaled down to fit this many pixels on a side. */
-export const FULL_MAX_DIMENSION = 4096;
+const FULL_MAX_DIMENSION = 4096;
 /** Uploads never attached to a message are removed after this long. */
-export const ORPHAN_TTL_MS = DAY;
-export const VARIANTS = ["thumb", "full"] as const;
-export type Variant = (typeof VARIANTS)[number];
+const ORPHAN_TTL_MS = DAY;
+const VARIANTS = ["thumb", "full"] as const;
 
-export type AttachmentFormat = "jpeg" | "png" | "webp" | "gif";
+type AttachmentFormat = "jpeg" | "png" | "webp" | "gif";
 const MIME: Record<AttachmentFormat, string> = { jpeg: "image/jpeg", png: "image/png", webp: "image/webp", gif: "image/gif" };
 const EXT: Record<AttachmentFormat, string> = { jpeg: "jpg", png: "png", webp: "webp", gif: "gif" };
 

@@ -1,18 +1,18 @@
 // The cold-DM budget (spec Part 2 §8, phase one: reported, never enforced): tiers, rolling daily
 // and hourly windows of distinct cold recipients, exemptions, and the per-peer view.
 import { beforeEach, describe, expect, test } from "bun:test";
-import { setup, type Harness, type TestUser } from "../../../test/harness";
+import { setup, type TestUser } from "../../../test/harness";
 import { DAY, HOUR, MINUTE } from "../../core/clock";
 import { claimed, operated } from "../claims/fixtures";
 import { nextTier, tierOf } from "./cold";
-import { count, expect422, refresh, send, sent } from "./testkit";
+import { beginTest, count, expect422, rowsAdded, send, sent } from "./testkit";
 
-let h: Harness;
+const h = setup({ rateLimitMultiplier: 0 });
 let me: TestUser;
 
 beforeEach(async () => {
-  h = setup({ rateLimitMultiplier: 0 });
-  me = await h.user({ username: "sender" });
+  await beginTest(h);
+  me = await h.user();
 });
 
 const budget = async (u: TestUser = me) => {
@@ -60,9 +60,8 @@ describe("tiers", () => {
     const neg = await h.user({ karma: -2 });
     expect(await budget(neg)).toMatchObject({ tier: "L0", tier_label: "Probation", daily: { cap: 3 }, hourly: { cap: 3 } });
     h.clock.advance(31 * DAY);
-    const vet = await refresh(h, me);
-    h.ctx.db.$client.query("update users set karma = 50 where id = ?").run(vet.id);
-    await refresh(h, vet);
+    h.ctx.db.$client.query("update users set karma = 50 where id = ?").run(me.id);
+    const vet = await h.fresh(me);
     expect(await budget(vet)).toMatchObject({ tier: "L3", tier_label: "Trusted", daily: { cap: 50 }, hourly: { cap: 10 }, next_tier: null });
   });
 });
@@ -98,7 +97,7 @@ describe("counting cold recipients", () => {
     expect(b.hourly).toMatchObject({ remaining: 5, earliest_send_in_window_at: null });
     expect(b.daily.remaining).toBe(7);
     h.clock.advance(23 * HOUR);
-    await refresh(h, me);
+    me = await h.fresh(me);
     b = await budget();
     expect(b.daily).toMatchObject({ remaining: 10, earliest_send_in_window_at: null });
   });
@@ -149,7 +148,7 @@ describe("operator claims (confirmed only)", () => {
     expect((await budget(sibling)).daily.remaining).toBe(10);
     await sent(h, me, cousin);
     expect((await budget()).daily.remaining).toBe(9);
-    expect(h.ctx.db.$client.query("select recipient_id from cold_contacts").all()).toEqual([{ recipient_id: cousin.id }]);
+    expect(rowsAdded(h, "cold_contacts", "recipient_id")).toEqual([{ recipient_id: cousin.id }]);
   });
 
   test("a human and the agent they operate are never cold to each other, either way", async () => {
@@ -176,8 +175,8 @@ describe("operator claims (confirmed only)", () => {
   });
 
   test("the peers view shows tied threads as warm", async () => {
-    const op = await h.user({ human: true, username: "the-operator" });
-    const sibling = await h.user({ username: "the-sibling" });
+    const op = await h.user({ human: true });
+    const sibling = await h.user();
     await operated(h, op, me);
     await operated(h, op, sibling);
     await sent(h, me, op);
@@ -185,15 +184,15 @@ describe("operator claims (confirmed only)", () => {
     await sent(h, me, sibling);
     const r = await h.req("GET", "/api/v1/me/cold-budget/peers", { token: me.token });
     expect(r.body.items.map((i: any) => [i.handle, i.warm, i.awaiting_reply])).toEqual([
-      ["the-sibling", true, false],
-      ["the-operator", true, false],
+      [sibling.username, true, false],
+      [op.username, true, false],
     ]);
   });
 });
 
 describe("GET /me/cold-budget/peers", () => {
   test("warm, awaiting reply and last outbound per 1:1 peer, newest first; cursor paging", async () => {
-    const [quiet, replied, mutual, inbound] = await Promise.all([h.user({ username: "quiet" }), h.user({ username: "replied" }), h.user({ username: "mutual" }), h.user({ username: "inbound" })]);
+    const [quiet, replied, mutual, inbound] = await Promise.all([h.user(), h.user(), h.user(), h.user()]);
     await follow(me, mutual);
     await follow(mutual, me);
     const q = await sent(h, me, quiet);
@@ -208,10 +207,10 @@ describe("GET /me/cold-budget/peers", () => {
     expect(r.status).toBe(200);
     expect(r.body).toEqual({
       items: [
-        { handle: "inbound", warm: true, awaiting_reply: false, last_outbound_at: null },
-        { handle: "mutual", warm: true, awaiting_reply: false, last_outbound_at: mm.created_at },
-        { handle: "replied", warm: true, awaiting_reply: false, last_outbound_at: expect.any(String) },
-        { handle: "quiet", warm: false, awaiting_reply: true, last_outbound_at: q.created_at },
+        { handle: inbound.username, warm: true, awaiting_reply: false, last_outbound_at: null },
+        { handle: mutual.username, warm: true, awaiting_reply: false, last_outbound_at: mm.created_at },
+        { handle: replied.username, warm: true, awaiting_reply: false, last_outbound_at: expect.any(String) },
+        { handle: quiet.username, warm: false, awaiting_reply: true, last_outbound_at: q.created_at },
       ],
       next_cursor: null,
       has_more: false,
@@ -219,7 +218,7 @@ describe("GET /me/cold-budget/peers", () => {
     const p1 = await h.req("GET", "/api/v1/me/cold-budget/peers", { token: me.token, query: { limit: 3 } });
     expect(p1.body).toMatchObject({ next_cursor: "3", has_more: true });
     const p2 = await h.req("GET", "/api/v1/me/cold-budget/peers", { token: me.token, query: { limit: 3, cursor: 3 } });
-    expect(p2.body.items.map((i: any) => i.handle)).toEqual(["quiet"]);
+    expect(p2.body.items.map((i: any) => i.handle)).toEqual([quiet.username]);
     expect422(await h.req("GET", "/api/v1/me/cold-budget/peers", { token: me.token, query: { limit: 201 } }));
     // A stranger has no peers.
     const s = await h.user();

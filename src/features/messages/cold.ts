@@ -14,14 +14,14 @@ import * as users from "../users/service";
 import { hasWritten, isCold, otherOf } from "./service";
 import { coldContacts, conversationMembers, conversations } from "./tables";
 
-export interface Tier {
+interface Tier {
   tier: "L0" | "L1" | "L2" | "L3";
   label: string;
   daily: number;
   hourly: number;
 }
 
-export const TIERS: Record<Tier["tier"], Tier> = {
+const TIERS: Record<Tier["tier"], Tier> = {
   L0: { tier: "L0", label: "Probation", daily: 3, hourly: 3 },
   L1: { tier: "L1", label: "New", daily: 10, hourly: 5 },
   L2: { tier: "L2", label: "Established", daily: 25, hourly: 10 },

@@ -1,17 +1,18 @@
 // One-to-one conversations (spec Part 2 §4.5, §8): list, open, tail, history, drafts, inbox
 // history, send rules and limits, unread counts, typing.
 import { beforeEach, describe, expect, test } from "bun:test";
-import { setup, type Harness, type TestUser } from "../../../test/harness";
+import { expectError, refused } from "../../../test/expect";
+import { setup, type TestUser } from "../../../test/harness";
 import { DAY, HOUR, MINUTE } from "../../core/clock";
 import { uuidv7 } from "../../core/ids";
-import { count, eventsOf, expect422, expectError, listen, refresh, send, sent, usersNamed } from "./testkit";
+import { beginTest, count, eventsOf, expect422, listen, newUsers, send, sent } from "./testkit";
 
-let h: Harness;
+const h = setup({ rateLimitMultiplier: 0 });
 let alice: TestUser, bob: TestUser, carol: TestUser;
 
 beforeEach(async () => {
-  h = setup({ rateLimitMultiplier: 0 });
-  [alice, bob, carol] = await usersNamed(h, "alice", "bob", "carol");
+  await beginTest(h);
+  [alice, bob, carol] = await newUsers(h, 3);
 });
 
 const conv = (viewer: TestUser, other: TestUser | string, query?: Record<string, string | number>) =>
@@ -23,7 +24,7 @@ describe("POST /messages/send/{username}", () => {
     expect(r.status).toBe(201);
     expect(r.body).toMatchObject({
       body: "hello bob",
-      sender: { id: alice.id, username: "alice" },
+      sender: { id: alice.id, username: alice.username },
       is_read: false,
       read_at: null,
       edited_at: null,
@@ -42,15 +43,15 @@ describe("POST /messages/send/{username}", () => {
   });
 
   test("anonymous is 401 and nothing is written", async () => {
-    const r = await h.req("POST", "/api/v1/messages/send/bob", { body: { body: "x" } });
+    const r = await h.req("POST", `/api/v1/messages/send/${bob.username}`, { body: { body: "x" } });
     expect(r.status).toBe(401);
     expect(count(h, "messages")).toBe(0);
   });
 
   test("unknown user, a user id in the username slot, and yourself", async () => {
-    expectError(await send(h, alice, "nobody-here"), 404, "USER_NOT_FOUND");
-    expectError(await send(h, alice, bob.id), 404, "USER_NOT_FOUND");
-    expectError(await send(h, alice, alice), 400, "INVALID_INPUT");
+    await refused(h, () => send(h, alice, "nobody-here"), 404, "USER_NOT_FOUND");
+    await refused(h, () => send(h, alice, bob.id), 404, "USER_NOT_FOUND");
+    await refused(h, () => send(h, alice, alice), 400, "INVALID_INPUT");
     expect(count(h, "messages")).toBe(0);
   });
 
@@ -66,7 +67,7 @@ describe("POST /messages/send/{username}", () => {
   test("the DM karma floor: -5 may send, -6 is 403 KARMA_TOO_LOW", async () => {
     const low = await h.user({ karma: -6 });
     const floor = await h.user({ karma: -5 });
-    expectError(await send(h, low, bob), 403, "KARMA_TOO_LOW");
+    await refused(h, () => send(h, low, bob), 403, "KARMA_TOO_LOW");
     expect((await send(h, floor, bob)).status).toBe(201);
     expect(count(h, "messages")).toBe(1);
   });
@@ -75,7 +76,7 @@ describe("POST /messages/send/{username}", () => {
     const first = await sent(h, alice, bob, "question");
     const r = await send(h, bob, alice, { body: "answer", reply_to_message_id: first.id });
     expect(r.status).toBe(201);
-    expect(r.body.reply_to).toEqual({ id: first.id, sender_id: alice.id, sender_username: "alice", body_preview: "question", deleted: false });
+    expect(r.body.reply_to).toEqual({ id: first.id, sender_id: alice.id, sender_username: alice.username, body_preview: "question", deleted: false });
     const other = await sent(h, alice, carol, "elsewhere");
     expectError(await send(h, bob, alice, { body: "x", reply_to_message_id: other.id }), 404, "NOT_FOUND");
     expectError(await send(h, bob, alice, { body: "x", reply_to_message_id: uuidv7(h.clock.now()) }), 404, "NOT_FOUND");
@@ -94,67 +95,69 @@ describe("POST /messages/send/{username}", () => {
       recipient_ids: [bob.id],
       message_id: m.id,
       conversation_id: m.conversation_id,
-      sender_username: "alice",
-      sender_display_name: "alice",
+      sender_username: alice.username,
+      sender_display_name: alice.username,
       preview: "ping",
     });
   });
 
   test("sending clears the sender's draft for that conversation", async () => {
-    await h.req("PUT", "/api/v1/messages/conversations/bob/draft", { token: alice.token, body: { body: "wip" } });
+    await h.req("PUT", `/api/v1/messages/conversations/${bob.username}/draft`, { token: alice.token, body: { body: "wip" } });
     await sent(h, alice, bob);
-    expect((await h.req("GET", "/api/v1/messages/conversations/bob/draft", { token: alice.token })).body).toBeNull();
+    expect((await h.req("GET", `/api/v1/messages/conversations/${bob.username}/draft`, { token: alice.token })).body).toBeNull();
   });
 });
 
 describe("send_message limits (spec §8)", () => {
   test("10 an hour in an account's first 7 days, then 60; reported by /limits/me", async () => {
-    h = setup();
-    const a = await h.user();
-    const b = await h.user();
-    for (let i = 0; i < 10; i++) expect((await send(h, a, b)).status).toBe(201);
-    const r = await send(h, a, b);
+    // Rate limits on, and the clock a week on: a harness of its own.
+    const hh = setup();
+    const a = await hh.user();
+    const b = await hh.user();
+    for (let i = 0; i < 10; i++) expect((await send(hh, a, b)).status).toBe(201);
+    const r = await send(hh, a, b);
     expectError(r, 429, "RATE_LIMIT_SEND_MESSAGE");
     expect(r.body.detail.retry_after).toBeGreaterThan(0);
-    const lim = await h.req("GET", "/api/v1/limits/me", { token: a.token });
+    const lim = await hh.req("GET", "/api/v1/limits/me", { token: a.token });
     const row = (name: string) => lim.body.limits.find((l: any) => l.action === name);
     expect(row("send_message")).toMatchObject({ max: 10, current: 10, remaining: 0 });
     expect(row("send_message_daily")).toMatchObject({ max: 100, current: 10 });
-    expect(count(h, "messages")).toBe(10);
+    expect(count(hh, "messages")).toBe(10);
     // A week later the hourly ceiling is 60.
-    h.clock.advance(7 * DAY);
-    await refresh(h, a);
-    const lim2 = await h.req("GET", "/api/v1/limits/me", { token: a.token });
+    hh.clock.advance(7 * DAY);
+    const lim2 = await hh.req("GET", "/api/v1/limits/me", { token: (await hh.fresh(a)).token });
     expect(lim2.body.limits.find((l: any) => l.action === "send_message")).toMatchObject({ max: 60 });
   });
 
   test("a refused send (validation, karma) is not charged", async () => {
-    h = setup();
-    const a = await h.user();
-    const b = await h.user();
-    for (let i = 0; i < 12; i++) expect422(await send(h, a, b, { body: "" }));
-    expect((await send(h, a, b)).status).toBe(201);
+    // Rate limits on: a harness of its own.
+    const hh = setup();
+    const a = await hh.user();
+    const b = await hh.user();
+    for (let i = 0; i < 12; i++) expect422(await send(hh, a, b, { body: "" }));
+    expect((await send(hh, a, b)).status).toBe(201);
   });
 
   test("100 per rolling 24 hours, scaled by trust level", async () => {
-    h = setup();
-    const a = await h.user();
-    const b = await h.user();
-    h.clock.advance(8 * DAY);
-    await refresh(h, a);
+    // Rate limits on, and the clock days on: a harness of its own.
+    const hh = setup();
+    let a = await hh.user();
+    const b = await hh.user();
+    hh.clock.advance(8 * DAY);
+    a = await hh.fresh(a);
     let sentCount = 0;
     for (let hour = 0; hour < 2; hour++) {
       for (let i = 0; i < 50; i++) {
-        expect((await send(h, a, b)).status).toBe(201);
+        expect((await send(hh, a, b)).status).toBe(201);
         sentCount++;
       }
-      h.clock.advance(HOUR);
+      hh.clock.advance(HOUR);
     }
     expect(sentCount).toBe(100);
-    expectError(await send(h, a, b), 429, "RATE_LIMIT_SEND_MESSAGE_DAILY");
+    expectError(await send(hh, a, b), 429, "RATE_LIMIT_SEND_MESSAGE_DAILY");
     // A Member (karma >= 10) has 1.5x: 150 a day.
-    const m = await h.user({ karma: 10 });
-    const lim = await h.req("GET", "/api/v1/limits/me", { token: m.token });
+    const m = await hh.user({ karma: 10 });
+    const lim = await hh.req("GET", "/api/v1/limits/me", { token: m.token });
     expect(lim.body.limits.find((l: any) => l.action === "send_message_daily")).toMatchObject({ max: 150 });
   });
 });
@@ -163,7 +166,7 @@ describe("GET /messages/conversations/{username}", () => {
   test("before any message: id null, no messages; nothing is created", async () => {
     const r = await conv(alice, bob);
     expect(r.status).toBe(200);
-    expect(r.body).toMatchObject({ id: null, other_user: { id: bob.id, username: "bob" }, messages: [] });
+    expect(r.body).toMatchObject({ id: null, other_user: { id: bob.id, username: bob.username }, messages: [] });
     expect(count(h, "conversations")).toBe(0);
   });
 
@@ -206,7 +209,7 @@ describe("GET /messages/conversations/{username}", () => {
     expectError(await conv(alice, m.conversation_id), 404, "USER_NOT_FOUND");
     expectError(await conv(alice, "ghost"), 404, "USER_NOT_FOUND");
     expectError(await conv(alice, alice), 400, "INVALID_INPUT");
-    expect((await h.req("GET", "/api/v1/messages/conversations/bob")).status).toBe(401);
+    expect((await h.req("GET", `/api/v1/messages/conversations/${bob.username}`)).status).toBe(401);
   });
 
   test("a stranger opening their own conversation with a participant never sees others' messages", async () => {
@@ -252,7 +255,7 @@ describe("GET .../tail", () => {
     expect422(await tail(bob, alice, { limit: 501 }));
     expect422(await tail(bob, alice, { since_id: "nope" }));
     expect((await tail(carol, alice)).body).toEqual({ messages: [], pagination: { total: 0, has_more: false } });
-    expect((await h.req("GET", "/api/v1/messages/conversations/alice/tail")).status).toBe(401);
+    expect((await h.req("GET", `/api/v1/messages/conversations/${alice.username}/tail`)).status).toBe(401);
   });
 });
 
@@ -289,33 +292,33 @@ describe("GET .../history", () => {
     expect((await history(alice, bob, { before: later.id })).body).toEqual(empty);
     // A stranger with the other user: their own (absent) conversation.
     expect((await history(carol, bob, { before: m.id })).body).toEqual(empty);
-    expect((await h.req("GET", "/api/v1/messages/conversations/bob/history", { query: { before: m.id } })).status).toBe(401);
+    expect((await h.req("GET", `/api/v1/messages/conversations/${bob.username}/history`, { query: { before: m.id } })).status).toBe(401);
   });
 });
 
 describe("drafts", () => {
-  const path = (u: string) => `/api/v1/messages/conversations/${u}/draft`;
+  const path = (u: TestUser | string) => `/api/v1/messages/conversations/${typeof u === "string" ? u : u.username}/draft`;
 
   test("PUT saves (before any message), GET reads, DELETE clears (idempotent)", async () => {
-    expect((await h.req("GET", path("bob"), { token: alice.token })).body).toBeNull();
-    const put = await h.req("PUT", path("bob"), { token: alice.token, body: { body: "thinking…" } });
+    expect((await h.req("GET", path(bob), { token: alice.token })).body).toBeNull();
+    const put = await h.req("PUT", path(bob), { token: alice.token, body: { body: "thinking…" } });
     expect(put.status).toBe(200);
     expect(put.body).toEqual({ body: "thinking…", reply_to_message_id: null, updated_at: new Date(h.clock.now()).toISOString() });
     h.clock.advance(MINUTE);
-    const put2 = await h.req("PUT", path("bob"), { token: alice.token, body: { body: "v2" } });
+    const put2 = await h.req("PUT", path(bob), { token: alice.token, body: { body: "v2" } });
     expect(put2.body.body).toBe("v2");
     expect(count(h, "message_drafts")).toBe(1);
-    expect((await h.req("GET", path("bob"), { token: alice.token })).body.body).toBe("v2");
+    expect((await h.req("GET", path(bob), { token: alice.token })).body.body).toBe("v2");
     // Drafts are per user: bob sees none.
-    expect((await h.req("GET", path("alice"), { token: bob.token })).body).toBeNull();
-    expect((await h.req("DELETE", path("bob"), { token: alice.token })).status).toBe(204);
-    expect((await h.req("DELETE", path("bob"), { token: alice.token })).status).toBe(204);
-    expect((await h.req("GET", path("bob"), { token: alice.token })).body).toBeNull();
+    expect((await h.req("GET", path(alice), { token: bob.token })).body).toBeNull();
+    expect((await h.req("DELETE", path(bob), { token: alice.token })).status).toBe(204);
+    expect((await h.req("DELETE", path(bob), { token: alice.token })).status).toBe(204);
+    expect((await h.req("GET", path(bob), { token: alice.token })).body).toBeNull();
   });
 
   test("an empty or whitespace body deletes the draft and answers null", async () => {
-    await h.req("PUT", path("bob"), { token: alice.token, body: { body: "x" } });
-    const r = await h.req("PUT", path("bob"), { token: alice.token, body: { body: "  \n" } });
+    await h.req("PUT", path(bob), { token: alice.token, body: { body: "x" } });
+    const r = await h.req("PUT", path(bob), { token: alice.token, body: { body: "  \n" } });
     expect(r.status).toBe(200);
     expect(r.body).toBeNull();
     expect(count(h, "message_drafts")).toBe(0);
@@ -323,21 +326,21 @@ describe("drafts", () => {
 
   test("reply target must be in the conversation; max 10000; unknown user or yourself 404; anonymous 401", async () => {
     const m = await sent(h, bob, alice, "q");
-    const ok = await h.req("PUT", path("bob"), { token: alice.token, body: { body: "a", reply_to_message_id: m.id } });
+    const ok = await h.req("PUT", path(bob), { token: alice.token, body: { body: "a", reply_to_message_id: m.id } });
     expect(ok.body.reply_to_message_id).toBe(m.id);
     const other = await sent(h, carol, alice, "c");
-    expectError(await h.req("PUT", path("bob"), { token: alice.token, body: { body: "a", reply_to_message_id: other.id } }), 404, "NOT_FOUND");
-    expect422(await h.req("PUT", path("bob"), { token: alice.token, body: { body: "x".repeat(10001) } }));
+    expectError(await h.req("PUT", path(bob), { token: alice.token, body: { body: "a", reply_to_message_id: other.id } }), 404, "NOT_FOUND");
+    expect422(await h.req("PUT", path(bob), { token: alice.token, body: { body: "x".repeat(10001) } }));
     for (const method of ["GET", "PUT", "DELETE"]) {
       expectError(await h.req(method, path("ghost"), { token: alice.token, body: method === "PUT" ? { body: "x" } : undefined }), 404, "USER_NOT_FOUND");
-      expectError(await h.req(method, path("alice"), { token: alice.token, body: method === "PUT" ? { body: "x" } : undefined }), 404, "USER_NOT_FOUND");
-      expect((await h.req(method, path("bob"), { body: method === "PUT" ? { body: "x" } : undefined })).status).toBe(401);
+      expectError(await h.req(method, path(alice), { token: alice.token, body: method === "PUT" ? { body: "x" } : undefined }), 404, "USER_NOT_FOUND");
+      expect((await h.req(method, path(bob), { body: method === "PUT" ? { body: "x" } : undefined })).status).toBe(401);
     }
   });
 
   test("drafting is allowed even when sending is not (karma floor)", async () => {
     const low = await h.user({ karma: -50 });
-    expect((await h.req("PUT", path("bob"), { token: low.token, body: { body: "later" } })).status).toBe(200);
+    expect((await h.req("PUT", path(bob), { token: low.token, body: { body: "later" } })).status).toBe(200);
   });
 });
 
@@ -350,14 +353,14 @@ describe("GET /messages/conversations (list)", () => {
     const r = await h.req("GET", "/api/v1/messages/conversations", { token: alice.token });
     expect(r.status).toBe(200);
     expect(r.headers.get("x-total-count")).toBe("2");
-    expect(r.body.map((c: any) => c.other_user.username)).toEqual(["carol", "bob"]);
+    expect(r.body.map((c: any) => c.other_user.username)).toEqual([carol.username, bob.username]);
     expect(r.body[0]).toMatchObject({ is_group: false, title: null, invite_status: "accepted", unread_count: 2, last_message_preview: "from carol 2", is_archived: false });
     expect(r.body[1].unread_count).toBe(1);
     // Replying to bob moves that conversation to the top.
     h.clock.advance(1000);
     await sent(h, alice, bob, "reply");
     const r2 = await h.req("GET", "/api/v1/messages/conversations", { token: alice.token });
-    expect(r2.body.map((c: any) => c.other_user.username)).toEqual(["bob", "carol"]);
+    expect(r2.body.map((c: any) => c.other_user.username)).toEqual([bob.username, carol.username]);
     expect(r2.body[0].unread_count).toBe(1);
     expect((await h.req("GET", "/api/v1/messages/conversations")).status).toBe(401);
     // A stranger has no conversations.
@@ -370,17 +373,17 @@ describe("GET /messages/conversations (list)", () => {
     await sent(h, carol, alice, "y");
     h.ctx.db.$client.query("update conversation_members set hidden_at = 1 where conversation_id = ? and user_id = ?").run(m.conversation_id, alice.id);
     const list = async (q?: Record<string, string>) => (await h.req("GET", "/api/v1/messages/conversations", { token: alice.token, query: q })).body;
-    expect((await list()).map((c: any) => c.other_user.username)).toEqual(["carol"]);
+    expect((await list()).map((c: any) => c.other_user.username)).toEqual([carol.username]);
     const all = await list({ include_archived: "true" });
     expect(all.map((c: any) => [c.other_user.username, c.is_archived])).toEqual([
-      ["carol", false],
-      ["bob", true],
+      [carol.username, false],
+      [bob.username, true],
     ]);
     const archived = await h.req("GET", "/api/v1/messages/conversations/inbox/history", { token: alice.token, query: { before: "2100-01-01T00:00:00Z", show: "archived" } });
-    expect(archived.body.rows.map((r: any) => [r.other_user.username, r.is_archived])).toEqual([["bob", true]]);
+    expect(archived.body.rows.map((r: any) => [r.other_user.username, r.is_archived])).toEqual([[bob.username, true]]);
     h.clock.advance(10);
     await sent(h, bob, alice, "again");
-    expect((await list()).map((c: any) => c.other_user.username)).toEqual(["bob", "carol"]);
+    expect((await list()).map((c: any) => c.other_user.username)).toEqual([bob.username, carol.username]);
   });
 
   test("paging and a 422 for a bad limit", async () => {
@@ -388,7 +391,7 @@ describe("GET /messages/conversations (list)", () => {
     h.clock.advance(10);
     await sent(h, carol, alice);
     const r = await h.req("GET", "/api/v1/messages/conversations", { token: alice.token, query: { limit: 1, page: 2 } });
-    expect(r.body.map((c: any) => c.other_user.username)).toEqual(["bob"]);
+    expect(r.body.map((c: any) => c.other_user.username)).toEqual([bob.username]);
     expect(r.headers.get("x-has-more")).toBe("false");
     expect422(await h.req("GET", "/api/v1/messages/conversations", { token: alice.token, query: { limit: 101 } }));
   });
@@ -400,11 +403,11 @@ describe("GET /messages/conversations/inbox/history", () => {
     h.clock.advance(1000);
     const cm = await sent(h, carol, alice, "c1");
     h.clock.advance(1000);
-    await h.req("PUT", "/api/v1/messages/conversations/bob/draft", { token: alice.token, body: { body: "draft to bob" } });
+    await h.req("PUT", `/api/v1/messages/conversations/${bob.username}/draft`, { token: alice.token, body: { body: "draft to bob" } });
     const all = await h.req("GET", "/api/v1/messages/conversations/inbox/history", { token: alice.token, query: { before: new Date(h.clock.now()).toISOString() } });
     expect(all.status).toBe(200);
     expect(all.body.has_more).toBe(false);
-    expect(all.body.rows.map((r: any) => r.other_user.username)).toEqual(["carol", "bob"]);
+    expect(all.body.rows.map((r: any) => r.other_user.username)).toEqual([carol.username, bob.username]);
     expect(all.body.rows[0]).toMatchObject({
       conversation: { id: cm.conversation_id, is_group: false, title: null },
       unread_count: 1,
@@ -415,7 +418,7 @@ describe("GET /messages/conversations/inbox/history", () => {
     });
     expect(all.body.rows[1].draft).toEqual({ body: "draft to bob" });
     const older = await h.req("GET", "/api/v1/messages/conversations/inbox/history", { token: alice.token, query: { before: cm.created_at, limit: 1 } });
-    expect(older.body.rows.map((r: any) => r.other_user.username)).toEqual(["bob"]);
+    expect(older.body.rows.map((r: any) => r.other_user.username)).toEqual([bob.username]);
     const capped = await h.req("GET", "/api/v1/messages/conversations/inbox/history", { token: alice.token, query: { before: new Date(h.clock.now()).toISOString(), limit: 1 } });
     expect(capped.body.has_more).toBe(true);
   });
@@ -452,20 +455,20 @@ describe("GET /messages/unread-count", () => {
 describe("typing", () => {
   test("by username: 204 and dm.typing to the other user only", async () => {
     const l = listen(h, alice, bob, carol);
-    const r = await h.req("POST", "/api/v1/messages/conversations/bob/typing", { token: alice.token });
+    const r = await h.req("POST", `/api/v1/messages/conversations/${bob.username}/typing`, { token: alice.token });
     expect(r.status).toBe(204);
     expect(l.events.map((e) => [e.to, e.type, e.channel])).toEqual([[bob.id, "dm.typing", `user:${bob.id}:dm`]]);
-    expect(l.events[0].data).toMatchObject({ conversation_id: null, user_id: alice.id, username: "alice" });
+    expect(l.events[0].data).toMatchObject({ conversation_id: null, user_id: alice.id, username: alice.username });
     expect(count(h, "events")).toBe(0);
   });
 
   test("by username: eligibility as for sending", async () => {
     expectError(await h.req("POST", "/api/v1/messages/conversations/ghost/typing", { token: alice.token }), 404, "USER_NOT_FOUND");
     expectError(await h.req("POST", `/api/v1/messages/conversations/${bob.id}/typing`, { token: alice.token }), 404, "USER_NOT_FOUND");
-    expectError(await h.req("POST", "/api/v1/messages/conversations/alice/typing", { token: alice.token }), 400, "INVALID_INPUT");
+    expectError(await h.req("POST", `/api/v1/messages/conversations/${alice.username}/typing`, { token: alice.token }), 400, "INVALID_INPUT");
     const low = await h.user({ karma: -6 });
-    expectError(await h.req("POST", "/api/v1/messages/conversations/bob/typing", { token: low.token }), 403, "KARMA_TOO_LOW");
-    expect((await h.req("POST", "/api/v1/messages/conversations/bob/typing")).status).toBe(401);
+    expectError(await h.req("POST", `/api/v1/messages/conversations/${bob.username}/typing`, { token: low.token }), 403, "KARMA_TOO_LOW");
+    expect((await h.req("POST", `/api/v1/messages/conversations/${bob.username}/typing`)).status).toBe(401);
   });
 
   test("by conversation id: participants only; publishes to the others", async () => {
@@ -482,19 +485,20 @@ describe("typing", () => {
   });
 
   test("rate limited (30 a minute)", async () => {
-    h = setup();
-    const a = await h.user();
-    const b = await h.user();
-    for (let i = 0; i < 30; i++) expect((await h.req("POST", `/api/v1/messages/conversations/${b.username}/typing`, { token: a.token })).status).toBe(204);
-    expectError(await h.req("POST", `/api/v1/messages/conversations/${b.username}/typing`, { token: a.token }), 429, "RATE_LIMIT_DM_TYPING");
+    // Rate limits on: a harness of its own.
+    const hh = setup();
+    const a = await hh.user();
+    const b = await hh.user();
+    for (let i = 0; i < 30; i++) expect((await hh.req("POST", `/api/v1/messages/conversations/${b.username}/typing`, { token: a.token })).status).toBe(204);
+    expectError(await hh.req("POST", `/api/v1/messages/conversations/${b.username}/typing`, { token: a.token }), 429, "RATE_LIMIT_DM_TYPING");
   });
 });
 
 describe("Idempotency-Key on send", () => {
   test("a retried send with the same key replays the first response and sends once", async () => {
     const headers = { "idempotency-key": "send-once-1" };
-    const first = await h.req("POST", "/api/v1/messages/send/bob", { token: alice.token, body: { body: "once" }, headers });
-    const again = await h.req("POST", "/api/v1/messages/send/bob", { token: alice.token, body: { body: "once" }, headers });
+    const first = await h.req("POST", `/api/v1/messages/send/${bob.username}`, { token: alice.token, body: { body: "once" }, headers });
+    const again = await h.req("POST", `/api/v1/messages/send/${bob.username}`, { token: alice.token, body: { body: "once" }, headers });
     expect(first.status).toBe(201);
     expect(again.status).toBe(201);
     expect(again.body.id).toBe(first.body.id);

@@ -44,7 +44,7 @@ import { conversations, messageDrafts, messageReads, messages } from "./tables";
 import { messageViews } from "./views";
 
 /** The other user of a 1:1 path; messaging yourself is 400 INVALID_INPUT. */
-export function peerOf(ctx: Ctx, caller: Caller, username: string): UserRow {
+function peerOf(ctx: Ctx, caller: Caller, username: string): UserRow {
   const peer = userByUsername(ctx, username);
   if (peer.id === caller.id) throw new ApiError(400, "INVALID_INPUT", "You cannot message yourself");
   return peer;
@@ -319,7 +319,7 @@ export function list(ctx: Ctx, caller: Caller, includeArchived: boolean, page: P
   return { items, total };
 }
 
-export type InboxShow = "active" | "archived" | "all";
+type InboxShow = "active" | "archived" | "all";
 
 /** GET /messages/conversations/inbox/history: the next conversations whose last message precedes `before`. */
 export function inboxHistory(ctx: Ctx, caller: Caller, show: InboxShow, before: number, limit: number) {

@@ -2,19 +2,19 @@
 // on user:{id}:dm (dm.new, dm.read, dm.reaction, dm.edit, dm.delete, dm.group_read), and the DM
 // parts of GET /me/unread and GET /conversations/waiting.
 import { beforeEach, describe, expect, test } from "bun:test";
-import { setup, type Harness, type TestUser } from "../../../test/harness";
+import { setup, type TestUser } from "../../../test/harness";
 import { DAY, HOUR } from "../../core/clock";
 import { uuidv7 } from "../../core/ids";
 import { insertMessage } from "./service";
 import { conversationMembers, conversations } from "./tables";
-import { listen, notificationsOf, refresh, sent, usersNamed } from "./testkit";
+import { beginTest, listen, newUsers, notificationsOf, sent } from "./testkit";
 
-let h: Harness;
+const h = setup({ rateLimitMultiplier: 0 });
 let alice: TestUser, bob: TestUser, carol: TestUser;
 
 beforeEach(async () => {
-  h = setup({ rateLimitMultiplier: 0 });
-  [alice, bob, carol] = await usersNamed(h, "alice", "bob", "carol");
+  await beginTest(h);
+  [alice, bob, carol] = await newUsers(h, 3);
 });
 
 
@@ -64,7 +64,7 @@ describe("realtime on user:{id}:dm", () => {
     await sent(h, alice, bob, "2");
     await h.ctx.events.drain();
     const l = listen(h, alice, bob);
-    await h.req("GET", "/api/v1/messages/conversations/alice", { token: bob.token });
+    await h.req("GET", `/api/v1/messages/conversations/${alice.username}`, { token: bob.token });
     await h.ctx.events.drain();
     const reads = l.of("dm.read");
     expect(reads.map((e) => e.to)).toEqual([alice.id]);
@@ -168,7 +168,7 @@ describe("GET /me/unread (DM part)", () => {
     await h.ctx.events.drain();
     const r = await h.req("GET", "/api/v1/me/unread", { token: bob.token });
     expect(r.body).toEqual({ unread_notifications: 2, unread_direct_messages: 2, unread_total: 4 });
-    await h.req("GET", "/api/v1/messages/conversations/alice", { token: bob.token });
+    await h.req("GET", `/api/v1/messages/conversations/${alice.username}`, { token: bob.token });
     expect((await h.req("GET", "/api/v1/me/unread", { token: bob.token })).body.unread_direct_messages).toBe(1);
     expect((await h.req("GET", "/api/v1/me/unread", { token: alice.token })).body.unread_direct_messages).toBe(0);
     expect((await h.req("GET", "/api/v1/me/bootstrap", { token: bob.token })).body.unread_direct_messages).toBe(1);
@@ -183,7 +183,7 @@ describe("GET /conversations/waiting (dm part)", () => {
     const r = await h.req("GET", "/api/v1/conversations/waiting", { token: bob.token });
     expect(r.status).toBe(200);
     expect(r.body.counts).toEqual({ dm: 2, comment_reply: 0, post_comment: 0, total: 2 });
-    expect(r.body.items.map((i: any) => i.actor.username)).toEqual(["alice", "carol"]);
+    expect(r.body.items.map((i: any) => i.actor.username)).toEqual([alice.username, carol.username]);
     expect(r.body.items[0]).toMatchObject({
       kind: "dm",
       type: "dm",
@@ -196,7 +196,7 @@ describe("GET /conversations/waiting (dm part)", () => {
     await sent(h, bob, alice, "answer");
     const after = await h.req("GET", "/api/v1/conversations/waiting", { token: bob.token });
     expect(after.body.counts.dm).toBe(1);
-    expect(after.body.items.map((i: any) => i.actor.username)).toEqual(["carol"]);
+    expect(after.body.items.map((i: any) => i.actor.username)).toEqual([carol.username]);
     // The senders are not waiting on themselves.
     expect((await h.req("GET", "/api/v1/conversations/waiting", { token: carol.token })).body.counts.dm).toBe(0);
     // limit caps items, not counts.
@@ -207,8 +207,8 @@ describe("GET /conversations/waiting (dm part)", () => {
   test("since filters by the last message; deleted last messages do not wait", async () => {
     await sent(h, alice, bob, "old");
     h.clock.advance(8 * DAY);
-    await refresh(h, bob);
-    await refresh(h, carol);
+    bob = await h.fresh(bob);
+    carol = await h.fresh(carol);
     const fresh = await sent(h, carol, bob, "new");
     expect((await h.req("GET", "/api/v1/conversations/waiting", { token: bob.token })).body.counts.dm).toBe(1);
     await h.req("DELETE", `/api/v1/messages/${fresh.id}`, { token: carol.token });
@@ -237,7 +237,7 @@ describe("GET /since (messages part)", () => {
     expect(r.status).toBe(200);
     expect(r.body.counts.messages).toBe(2);
     expect(r.body.messages.map((m: any) => m.id)).toEqual([m2.id, m1.id]);
-    expect(r.body.messages[0]).toMatchObject({ body: "second", sender: { username: "carol" } });
+    expect(r.body.messages[0]).toMatchObject({ body: "second", sender: { username: carol.username } });
     // limit 1: the oldest first, and next_cursor continues without a gap.
     const p1 = await h.req("GET", "/api/v1/since", { token: bob.token, query: { since: start, limit: 1 } });
     expect(p1.body.messages.map((m: any) => m.id)).toEqual([m1.id]);

@@ -21,7 +21,7 @@ import type { DomainEvent, Told } from "../../core/events";
 import { dmChannel } from "../../core/realtime";
 import { notify } from "../notifications/service";
 import { purgeOrphans, purgeUserUploads } from "./attachments";
-import { isMuted, isSnoozed } from "./groups/service";
+import { isMuted, isSnoozed } from "./groups/settings";
 import { memberRow, messageById, participantIds, purgeUserDrafts } from "./service";
 import { messageViews } from "./views";
 

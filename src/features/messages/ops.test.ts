@@ -1,20 +1,21 @@
 // Per-message operations (spec Part 2 §4.7, §8): read, reads, reactions, edit and edits, delete,
 // star, forward, saved — each as anonymous, stranger and participant, for 1:1 and group messages.
 import { beforeEach, describe, expect, test } from "bun:test";
-import { setup, type Harness, type TestUser } from "../../../test/harness";
+import { expectError, refused } from "../../../test/expect";
+import { setup, type TestUser } from "../../../test/harness";
 import { MINUTE } from "../../core/clock";
 import { uuidv7 } from "../../core/ids";
 import { getOrCreateDirect, insertMessage } from "./service";
 import { conversationMembers, conversations } from "./tables";
-import { count, eventsOf, expect422, expectError, send, sent, usersNamed } from "./testkit";
+import { beginTest, count, eventsOf, expect422, newUsers, send, sent } from "./testkit";
 
-let h: Harness;
+const h = setup({ rateLimitMultiplier: 0 });
 let alice: TestUser, bob: TestUser, carol: TestUser;
 let msg: any;
 
 beforeEach(async () => {
-  h = setup({ rateLimitMultiplier: 0 });
-  [alice, bob, carol] = await usersNamed(h, "alice", "bob", "carol");
+  await beginTest(h);
+  [alice, bob, carol] = await newUsers(h, 3);
   msg = await sent(h, alice, bob, "original");
 });
 
@@ -72,7 +73,7 @@ describe("POST /messages/{id}/read", () => {
 describe("GET /messages/{id}/reads", () => {
   test("1:1: one other party, seen after reading", async () => {
     const before = await h.req("GET", path(msg.id, "/reads"), { token: alice.token });
-    expect(before.body).toMatchObject({ is_group: false, total_others: 1, seen_count: 0, seen: [], unseen: [{ user_id: bob.id, username: "bob", read_at: null }] });
+    expect(before.body).toMatchObject({ is_group: false, total_others: 1, seen_count: 0, seen: [], unseen: [{ user_id: bob.id, username: bob.username, read_at: null }] });
     await h.req("POST", path(msg.id, "/read"), { token: bob.token });
     const after = await h.req("GET", path(msg.id, "/reads"), { token: bob.token });
     expect(after.body).toMatchObject({ seen_count: 1, unseen: [], seen: [{ user_id: bob.id, read_at: new Date(h.clock.now()).toISOString() }] });
@@ -84,8 +85,8 @@ describe("GET /messages/{id}/reads", () => {
     await h.req("POST", path(m.id, "/read"), { token: carol.token });
     const r = await h.req("GET", path(m.id, "/reads"), { token: alice.token });
     expect(r.body).toMatchObject({ is_group: true, total_others: 2, seen_count: 1 });
-    expect(r.body.seen.map((s: any) => s.username)).toEqual(["carol"]);
-    expect(r.body.unseen.map((s: any) => s.username)).toEqual(["bob"]);
+    expect(r.body.seen.map((s: any) => s.username)).toEqual([carol.username]);
+    expect(r.body.unseen.map((s: any) => s.username)).toEqual([bob.username]);
   });
 
   test("stranger 404, anonymous 401", async () => {
@@ -100,14 +101,14 @@ describe("reactions", () => {
   test("201 with the reaction; the same emoji again is a 200 no-op; both participants may react", async () => {
     const r = await react(bob, "👍");
     expect(r.status).toBe(201);
-    expect(r.body).toEqual({ emoji: "👍", user_id: bob.id, username: "bob", created_at: new Date(h.clock.now()).toISOString() });
+    expect(r.body).toEqual({ emoji: "👍", user_id: bob.id, username: bob.username, created_at: new Date(h.clock.now()).toISOString() });
     const again = await react(bob, "👍");
     expect(again.status).toBe(200);
     expect(again.body.emoji).toBe("👍");
     expect((await react(alice, "👍")).status).toBe(201);
     expect(count(h, "message_reactions")).toBe(2);
-    const view = await h.req("GET", "/api/v1/messages/conversations/bob", { token: alice.token });
-    expect(view.body.messages[0].reactions.map((x: any) => x.username)).toEqual(["bob", "alice"]);
+    const view = await h.req("GET", `/api/v1/messages/conversations/${bob.username}`, { token: alice.token });
+    expect(view.body.messages[0].reactions.map((x: any) => x.username)).toEqual([bob.username, alice.username]);
     const evs = eventsOf(h, "message_reaction");
     expect(evs.map((e) => [e.payload.action, e.payload.total])).toEqual([
       ["add", 1],
@@ -126,7 +127,7 @@ describe("reactions", () => {
 
   test("at most 6 distinct emojis per user per message: the 7th is 400 LIMIT_EXCEEDED", async () => {
     for (const e of ["👍", "👎", "❤️", "😂", "😮", "😢"]) expect((await react(bob, e)).status).toBe(201);
-    expectError(await react(bob, "🎉"), 400, "LIMIT_EXCEEDED");
+    await refused(h, () => react(bob, "🎉"), 400, "LIMIT_EXCEEDED");
     // Another user still has their own six.
     expect((await react(alice, "🎉")).status).toBe(201);
     // Removing one frees a slot.
@@ -158,16 +159,17 @@ describe("reactions", () => {
   });
 
   test("120 reactions an hour per user (429 RATE_LIMIT_MESSAGE_REACTION)", async () => {
-    h = setup();
-    const b = await h.user();
-    const senders = [await h.user(), await h.user(), await h.user()];
+    // Rate limits on: a harness of its own.
+    const hh = setup();
+    const b = await hh.user();
+    const senders = [await hh.user(), await hh.user(), await hh.user()];
     const msgs = [];
-    for (const a of senders) for (let i = 0; i < 7; i++) msgs.push(await sent(h, a, b, `m${i}`));
+    for (const a of senders) for (let i = 0; i < 7; i++) msgs.push(await sent(hh, a, b, `m${i}`));
     const emojis = ["👍", "👎", "❤️", "😂", "😮", "😢"];
     for (const m of msgs.slice(0, 20)) {
-      for (const e of emojis) expect((await h.req("POST", path(m.id, "/reactions"), { token: b.token, body: { emoji: e } })).status).toBe(201);
+      for (const e of emojis) expect((await hh.req("POST", path(m.id, "/reactions"), { token: b.token, body: { emoji: e } })).status).toBe(201);
     }
-    expectError(await h.req("POST", path(msgs[20].id, "/reactions"), { token: b.token, body: { emoji: "👍" } }), 429, "RATE_LIMIT_MESSAGE_REACTION");
+    expectError(await hh.req("POST", path(msgs[20].id, "/reactions"), { token: b.token, body: { emoji: "👍" } }), 429, "RATE_LIMIT_MESSAGE_REACTION");
   });
 
   test("group members react", async () => {
@@ -205,7 +207,7 @@ describe("PATCH /messages/{id} (edit) and GET .../edits", () => {
     h.clock.advance(5 * MINUTE);
     expect((await edit(alice, { body: "at the limit" })).status).toBe(200);
     h.clock.advance(1);
-    expectError(await edit(alice, { body: "too late" }), 403, "EDIT_WINDOW_EXPIRED");
+    await refused(h, () => edit(alice, { body: "too late" }), 403, "EDIT_WINDOW_EXPIRED");
     expect((await h.req("GET", path(msg.id, "/edits"), { token: alice.token })).body.versions[0].body).toBe("at the limit");
   });
 
@@ -245,7 +247,7 @@ describe("DELETE /messages/{id}", () => {
     const r = await h.req("DELETE", path(msg.id), { token: alice.token });
     expect(r.status).toBe(200);
     expect(r.body).toEqual({ deleted: true });
-    const view = await h.req("GET", "/api/v1/messages/conversations/alice", { token: bob.token });
+    const view = await h.req("GET", `/api/v1/messages/conversations/${alice.username}`, { token: bob.token });
     expect(view.body.messages[0]).toMatchObject({ id: msg.id, body: "", deleted: true, reactions: [], attachments: [], edited_at: null });
     expect(count(h, "message_edits")).toBe(0);
     expect(count(h, "message_reactions")).toBe(0);
@@ -280,7 +282,7 @@ describe("star and saved", () => {
     expect(list.body.pagination).toEqual({ total: 2, has_more: false });
     expect(list.body.messages.map((e: any) => [e.message.id, e.is_group, e.conversation_title, e.other_username])).toEqual([
       [gm.id, true, "Ops", null],
-      [msg.id, false, null, "alice"],
+      [msg.id, false, null, alice.username],
     ]);
     expect(list.body.messages[0]).toMatchObject({ saved_at: new Date(h.clock.now()).toISOString(), note: null });
     // Stars are per user.
@@ -310,58 +312,59 @@ describe("star and saved", () => {
 
 describe("POST /messages/{id}/forward", () => {
   test("to a 1:1 conversation as a blockquote after the comment (query or body)", async () => {
-    const r = await h.req("POST", path(msg.id, "/forward"), { token: bob.token, query: { recipient_username: "carol", comment: "FYI" } });
+    const r = await h.req("POST", path(msg.id, "/forward"), { token: bob.token, query: { recipient_username: carol.username, comment: "FYI" } });
     expect(r.status).toBe(201);
-    expect(r.body).toMatchObject({ sender: { id: bob.id }, body: "FYI\n\n> Forwarded from @alice:\n>\n> original", forwarded_from_id: msg.id });
-    const viaBody = await h.req("POST", path(msg.id, "/forward"), { token: bob.token, body: { recipient_username: "carol" } });
+    expect(r.body).toMatchObject({ sender: { id: bob.id }, body: `FYI\n\n> Forwarded from @${alice.username}:\n>\n> original`, forwarded_from_id: msg.id });
+    const viaBody = await h.req("POST", path(msg.id, "/forward"), { token: bob.token, body: { recipient_username: carol.username } });
     expect(viaBody.status).toBe(201);
-    expect(viaBody.body.body).toBe("> Forwarded from @alice:\n>\n> original");
-    const carolView = await h.req("GET", "/api/v1/messages/conversations/bob", { token: carol.token });
+    expect(viaBody.body.body).toBe(`> Forwarded from @${alice.username}:\n>\n> original`);
+    const carolView = await h.req("GET", `/api/v1/messages/conversations/${bob.username}`, { token: carol.token });
     expect(carolView.body.messages).toHaveLength(2);
     expect(eventsOf(h, "direct_message").at(-1).payload.recipient_ids).toEqual([carol.id]);
   });
 
   test("the source is cut to 2000 characters; multi-line bodies are quoted line by line", async () => {
     const long = await sent(h, alice, bob, "a".repeat(2500));
-    const r = await h.req("POST", path(long.id, "/forward"), { token: bob.token, query: { recipient_username: "carol" } });
-    expect(r.body.body).toBe(`> Forwarded from @alice:\n>\n> ${"a".repeat(2000)}…`);
+    const r = await h.req("POST", path(long.id, "/forward"), { token: bob.token, query: { recipient_username: carol.username } });
+    expect(r.body.body).toBe(`> Forwarded from @${alice.username}:\n>\n> ${"a".repeat(2000)}…`);
     const multi = await sent(h, alice, bob, "line 1\n\nline 3");
-    const r2 = await h.req("POST", path(multi.id, "/forward"), { token: bob.token, query: { recipient_username: "carol" } });
-    expect(r2.body.body).toBe("> Forwarded from @alice:\n>\n> line 1\n>\n> line 3");
+    const r2 = await h.req("POST", path(multi.id, "/forward"), { token: bob.token, query: { recipient_username: carol.username } });
+    expect(r2.body.body).toBe(`> Forwarded from @${alice.username}:\n>\n> line 1\n>\n> line 3`);
   });
 
   test("errors: missing recipient 422, unknown recipient 404, stranger 404, deleted source 404, karma floor 403, anonymous 401", async () => {
     expect422(await h.req("POST", path(msg.id, "/forward"), { token: bob.token }));
     expectError(await h.req("POST", path(msg.id, "/forward"), { token: bob.token, query: { recipient_username: "ghost" } }), 404, "USER_NOT_FOUND");
     expectError(await h.req("POST", path(msg.id, "/forward"), { token: bob.token, query: { recipient_username: carol.id } }), 404, "USER_NOT_FOUND");
-    expectError(await h.req("POST", path(msg.id, "/forward"), { token: carol.token, query: { recipient_username: "bob" } }), 404, "NOT_FOUND");
-    expect422(await h.req("POST", path(msg.id, "/forward"), { token: bob.token, query: { recipient_username: "carol", comment: "x".repeat(9990) } }));
+    expectError(await h.req("POST", path(msg.id, "/forward"), { token: carol.token, query: { recipient_username: bob.username } }), 404, "NOT_FOUND");
+    expect422(await h.req("POST", path(msg.id, "/forward"), { token: bob.token, query: { recipient_username: carol.username, comment: "x".repeat(9990) } }));
     h.ctx.db.$client.query("update users set karma = -6 where id = ?").run(bob.id);
-    expectError(await h.req("POST", path(msg.id, "/forward"), { token: bob.token, query: { recipient_username: "carol" } }), 403, "KARMA_TOO_LOW");
+    expectError(await h.req("POST", path(msg.id, "/forward"), { token: bob.token, query: { recipient_username: carol.username } }), 403, "KARMA_TOO_LOW");
     h.ctx.db.$client.query("update users set karma = 0 where id = ?").run(bob.id);
     await h.req("DELETE", path(msg.id), { token: alice.token });
-    expectError(await h.req("POST", path(msg.id, "/forward"), { token: bob.token, query: { recipient_username: "carol" } }), 404, "NOT_FOUND");
-    expect((await h.req("POST", path(msg.id, "/forward"), { query: { recipient_username: "carol" } })).status).toBe(401);
+    expectError(await h.req("POST", path(msg.id, "/forward"), { token: bob.token, query: { recipient_username: carol.username } }), 404, "NOT_FOUND");
+    expect((await h.req("POST", path(msg.id, "/forward"), { query: { recipient_username: carol.username } })).status).toBe(401);
     expect(count(h, "messages")).toBe(1);
   });
 
   test("forwarding from a group to a 1:1 conversation", async () => {
     const g = makeGroup([alice, bob]);
     const gm = groupMessage(g, alice, "group text");
-    const r = await h.req("POST", path(gm.id, "/forward"), { token: bob.token, query: { recipient_username: "carol" } });
+    const r = await h.req("POST", path(gm.id, "/forward"), { token: bob.token, query: { recipient_username: carol.username } });
     expect(r.status).toBe(201);
     expect(r.body.body).toContain("> group text");
   });
 
   test("counts against send_message", async () => {
-    h = setup();
-    const a = await h.user();
-    const b = await h.user();
-    const c = await h.user();
-    const m = await sent(h, a, b, "x");
-    for (let i = 0; i < 10; i++) expect((await h.req("POST", path(m.id, "/forward"), { token: b.token, query: { recipient_username: c.username } })).status).toBe(201);
-    expectError(await h.req("POST", path(m.id, "/forward"), { token: b.token, query: { recipient_username: c.username } }), 429, "RATE_LIMIT_SEND_MESSAGE");
-    expectError(await send(h, b, c), 429, "RATE_LIMIT_SEND_MESSAGE");
+    // Rate limits on: a harness of its own.
+    const hh = setup();
+    const a = await hh.user();
+    const b = await hh.user();
+    const c = await hh.user();
+    const m = await sent(hh, a, b, "x");
+    for (let i = 0; i < 10; i++) expect((await hh.req("POST", path(m.id, "/forward"), { token: b.token, query: { recipient_username: c.username } })).status).toBe(201);
+    expectError(await hh.req("POST", path(m.id, "/forward"), { token: b.token, query: { recipient_username: c.username } }), 429, "RATE_LIMIT_SEND_MESSAGE");
+    expectError(await send(hh, b, c), 429, "RATE_LIMIT_SEND_MESSAGE");
   });
 });
 

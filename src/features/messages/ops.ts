@@ -29,7 +29,7 @@ export const MESSAGE_REACTIONS = ["👍", "👎", "❤️", "😂", "😮", "�
 const ALIASES: Record<string, string> = { thumbs_up: "👍", thumbs_down: "👎", heart: "❤️", laugh: "😂", wow: "😮", sad: "😢", tada: "🎉", fire: "🔥", eyes: "👀", rocket: "🚀", thinking: "🤔", clap: "👏", pray: "🙏", check: "✅", hundred: "💯" };
 
 /** The stored form of an emoji parameter, or null when it is not in the curated set. */
-export function normaliseEmoji(raw: string): string | null {
+function normaliseEmoji(raw: string): string | null {
   const s = raw.trim();
   if ((MESSAGE_REACTIONS as readonly string[]).includes(s)) return s;
   // "❤" without the variation selector is the same heart.
@@ -310,7 +310,7 @@ export function saved(ctx: Ctx, caller: Caller, page: Page) {
 // Forward
 
 /** The forwarded body: the comment, then the source as a Markdown blockquote (cut to 2000 chars). */
-export function forwardBody(sourceBody: string, senderUsername: string, comment: string): string {
+function forwardBody(sourceBody: string, senderUsername: string, comment: string): string {
   const cut = sourceBody.length > FORWARD_SOURCE_CHARS ? sourceBody.slice(0, FORWARD_SOURCE_CHARS) + "…" : sourceBody;
   const quote = [`> Forwarded from @${senderUsername}:`, ">", ...cut.split("\n").map((l) => (l ? `> ${l}` : ">"))].join("\n");
   return comment.trim() ? `${comment.trim()}\n\n${quote}` : quote;

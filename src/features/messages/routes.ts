@@ -27,8 +27,20 @@ import {
 import { sentMessageView } from "./views";
 
 const LIST_PAGING: PagingSpec = { max: 100, default: 50 };
-const ByUsername = t.Object({ username: t.String({ maxLength: 64, description: "The other user's username (a user id here is 404 USER_NOT_FOUND)" }) });
+export const ByUsername = t.Object({ username: t.String({ maxLength: 64, description: "The other user's username (a user id here is 404 USER_NOT_FOUND)" }) });
 const PEER_ERRORS = "404 USER_NOT_FOUND for an unknown username (or a user id in its place); 400 INVALID_INPUT for yourself.";
+
+/** The query of GET /api/v1/messages/conversations (the MCP tool colony_list_conversations takes its limits). */
+export const ConversationsQuery = t.Object({ include_archived: t.Optional(t.Boolean({ default: false })), ...pagingQuery(LIST_PAGING) });
+
+/** What GET /api/v1/messages/conversations does (its OpenAPI description, also the MCP tool's). */
+export const LIST_CONVERSATIONS_DESCRIPTION = "The caller's conversations of both kinds (1:1 and group, including group invitations not yet answered), newest activity first, as a bare array with X-Total-Count and X-Has-More. Archived (hidden) conversations only with include_archived=true. Groups have other_user null and carry is_group and title.";
+
+/** What GET /api/v1/messages/conversations/{username} does (its OpenAPI description, also the MCP tool's). */
+export const GET_CONVERSATION_DESCRIPTION = `The 1:1 conversation with a user: its id (null before any message), the other user and the newest page of messages in chronological order; marks them read. ${PEER_ERRORS}`;
+
+/** What POST /api/v1/messages/send/{username} does (its OpenAPI description, also the MCP tool's). */
+export const SEND_MESSAGE_DESCRIPTION = `Sends a direct message: body up to 10000 characters (required unless attachment_ids are sent), up to 10 attachment_ids of the caller's unattached uploads, reply_to_message_id of a message in this conversation. ${PEER_ERRORS} 403 KARMA_TOO_LOW below -5 karma; 404 NOT_FOUND for an unknown attachment or reply target; 409 CONFLICT for an attachment already sent; 429 RATE_LIMIT_SEND_MESSAGE (60 an hour, 10 in an account's first 7 days) or RATE_LIMIT_SEND_MESSAGE_DAILY (100 per 24 hours), both scaled by trust level and shared with group sends.`;
 
 export const messagesRoutes = (ctx: Ctx) =>
   new Elysia({ prefix: "/api/v1/messages", tags: ["messages"] })
@@ -40,13 +52,12 @@ export const messagesRoutes = (ctx: Ctx) =>
       return bareList(set, items, total, page);
     }, {
       auth: "required",
-      query: t.Object({ include_archived: t.Optional(t.Boolean({ default: false })), ...pagingQuery(LIST_PAGING) }),
+      query: ConversationsQuery,
       response: { 200: t.Array(ConversationOut), 400: ErrorOut },
       detail: {
         operationId: "listConversations",
         summary: "List Conversations",
-        description:
-          "The caller's conversations of both kinds (1:1 and group, including group invitations not yet answered), newest activity first, as a bare array with X-Total-Count and X-Has-More. Archived (hidden) conversations only with include_archived=true. Groups have other_user null and carry is_group and title.",
+        description: LIST_CONVERSATIONS_DESCRIPTION,
       },
     })
     .get("/conversations/inbox/history", ({ caller, query }) => {
@@ -71,7 +82,7 @@ export const messagesRoutes = (ctx: Ctx) =>
       detail: {
         operationId: "getConversation",
         summary: "Get Conversation",
-        description: `The 1:1 conversation with a user: its id (null before any message), the other user and the newest page of messages in chronological order; marks them read. ${PEER_ERRORS}`,
+        description: GET_CONVERSATION_DESCRIPTION,
       },
     })
     .get("/conversations/:username/tail", ({ caller, params, query }) => direct.tail(ctx, caller, params.username, query.since_id, query.limit ?? 50), {
@@ -158,7 +169,7 @@ export const messagesRoutes = (ctx: Ctx) =>
       detail: {
         operationId: "sendMessage",
         summary: "Send Message",
-        description: `Sends a direct message: body up to 10000 characters (required unless attachment_ids are sent), up to 10 attachment_ids of the caller's unattached uploads, reply_to_message_id of a message in this conversation. ${PEER_ERRORS} 403 KARMA_TOO_LOW below -5 karma; 404 NOT_FOUND for an unknown attachment or reply target; 409 CONFLICT for an attachment already sent; 429 RATE_LIMIT_SEND_MESSAGE (60 an hour, 10 in an account's first 7 days) or RATE_LIMIT_SEND_MESSAGE_DAILY (100 per 24 hours), both scaled by trust level and shared with group sends.`,
+        description: SEND_MESSAGE_DESCRIPTION,
       },
     })
     .get("/unread-count", ({ caller }) => withAliases("UnreadCountOut", { unread_direct_messages: direct.unreadCount(ctx, caller) }), {

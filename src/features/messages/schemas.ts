@@ -21,7 +21,7 @@ const AttachmentFields = {
   full_url: t.String(),
 };
 
-export const MessageAttachmentOut = t.Object({ id: Uuid, ...AttachmentFields });
+const MessageAttachmentOut = t.Object({ id: Uuid, ...AttachmentFields });
 
 export const MessageOut = t.Object({
   id: Uuid,
@@ -76,7 +76,7 @@ export const MessageCreate = t.Object({
   attachment_ids: t.Optional(t.Array(Uuid, { maxItems: 10 })),
 });
 
-export const InboxRowOut = t.Object({
+const InboxRowOut = t.Object({
   conversation: t.Object({ id: Uuid, is_group: t.Boolean(), title: Nullable(t.String()), avatar_path: Nullable(t.String()), last_message_at: Nullable(DateTime) }),
   other_user: Nullable(t.Object({ id: Uuid, username: t.String(), display_name: t.String(), user_type: t.String(), avatar_url: Nullable(t.String()) })),
   unread_count: Int(),

@@ -33,11 +33,11 @@ export type AttachmentRow = typeof messageAttachments.$inferSelect;
 /** Message body limit (spec Part 2 §2.8, §8). */
 export const MAX_BODY = 10_000;
 /** Sending needs at least this much karma (spec Part 2 §8, "DM floor"). */
-export const DM_KARMA_FLOOR = -5;
+const DM_KARMA_FLOOR = -5;
 /** Attachments per message (spec silent; a careful default). */
-export const MAX_ATTACHMENTS_PER_MESSAGE = 10;
+const MAX_ATTACHMENTS_PER_MESSAGE = 10;
 /** Length of the plain-text preview carried by events, notifications and inbox rows. */
-export const PREVIEW_CHARS = 200;
+const PREVIEW_CHARS = 200;
 
 type Raw = Record<string, unknown>;
 
@@ -75,7 +75,7 @@ export function userByUsername(ctx: Ctx, username: string): UserRow {
   return u;
 }
 
-export const pairKey = (a: string, b: string) => (a < b ? `${a}:${b}` : `${b}:${a}`);
+const pairKey = (a: string, b: string) => (a < b ? `${a}:${b}` : `${b}:${a}`);
 
 /** The direct conversation between two users, or null when they have never exchanged a message. */
 export function directConversation(ctx: Ctx, a: string, b: string): ConversationRow | null {
@@ -104,7 +104,7 @@ export function memberRow(ctx: Ctx, conversationId: string, userId: string): Mem
   return raw ? mapMember(raw) : null;
 }
 
-export const isParticipantRow = (m: MemberRow | null | undefined): m is MemberRow => !!m && m.inviteStatus === "accepted" && m.leftAt === null;
+const isParticipantRow = (m: MemberRow | null | undefined): m is MemberRow => !!m && m.inviteStatus === "accepted" && m.leftAt === null;
 
 /** The caller's member row when they are a participant (accepted, not left), else null. */
 export function participant(ctx: Ctx, conversationId: string, userId: string): MemberRow | null {
@@ -178,7 +178,7 @@ export interface SendInput {
   reply_to_message_id?: string | null;
 }
 
-export interface ValidSend {
+interface ValidSend {
   body: string;
   attachmentIds: string[];
   replyToId: string | null;
@@ -223,7 +223,7 @@ export function replyTargetId(ctx: Ctx, conversationId: string | null, messageId
   return target.id;
 }
 
-export interface NewMessage {
+interface NewMessage {
   conversationId: string;
   senderId: string;
   body: string;

@@ -4,7 +4,7 @@
 import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 
 /** Features that may govern a group conversation (conversations.managed_by). */
-export const MANAGED_BY = ["modmail"] as const;
+const MANAGED_BY = ["modmail"] as const;
 export type ManagedBy = (typeof MANAGED_BY)[number];
 
 /**

@@ -10,7 +10,7 @@ import { deletedUserOut, userOut } from "../users/views";
 import { preview, receiptsOffIn, type AttachmentRow, type MessageRow } from "./service";
 import { messageAttachments, messageReactions, messageReads, messages } from "./tables";
 
-export const attachmentUrl = (ctx: Ctx, id: string, variant: "thumb" | "full") => `${ctx.config.publicUrl}/api/v1/messages/attachments/${id}/${variant}`;
+const attachmentUrl = (ctx: Ctx, id: string, variant: "thumb" | "full") => `${ctx.config.publicUrl}/api/v1/messages/attachments/${id}/${variant}`;
 
 export function attachmentOut(ctx: Ctx, a: AttachmentRow) {
   return {
@@ -36,12 +36,12 @@ function byMessageIds<T>(ctx: Ctx, table: Table, name: string, ids: readonly str
   return (stmt.all(JSON.stringify(ids)) as Record<string, unknown>[]).map(map);
 }
 
-export function userOf(ctx: Ctx, byId: Map<string, UserRow>, id: string) {
+function userOf(ctx: Ctx, byId: Map<string, UserRow>, id: string) {
   const u = byId.get(id);
   return users.isActive(u) ? userOut(ctx, u) : deletedUserOut(ctx, id);
 }
 
-export type MessageOut = ReturnType<typeof messageViews>[number];
+type MessageOut = ReturnType<typeof messageViews>[number];
 
 /**
  * MessageOut for each row, as `viewerId` sees it. `is_read`/`read_at`: for the viewer's own

@@ -5,8 +5,9 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import sharp from "sharp";
-import { setup, type Harness, type TestUser } from "../../../../test/harness";
-import { count, expectError, usersNamed } from "../testkit";
+import { expectError, refused } from "../../../../test/expect";
+import { setup, type TestUser } from "../../../../test/harness";
+import { beginTest, count, eventsOf, newUsers } from "../testkit";
 import { MAX_GROUP_AVATAR_BYTES, letterAvatar } from "./avatar";
 import { convRow, G, makeGroup } from "./gtestkit";
 
@@ -31,13 +32,13 @@ beforeAll(async () => {
   big = Buffer.concat([png, Buffer.alloc(MAX_GROUP_AVATAR_BYTES)]);
 });
 
-let h: Harness;
+const h = setup({ dataDir, rateLimitMultiplier: 0 });
 let alice: TestUser, bob: TestUser, carol: TestUser;
 let g: string;
 
 beforeEach(async () => {
-  h = setup({ dataDir, rateLimitMultiplier: 0 });
-  [alice, bob, carol] = await usersNamed(h, "alice", "bob", "carol");
+  await beginTest(h);
+  [alice, bob, carol] = await newUsers(h, 3);
   g = await makeGroup(h, alice, [bob, carol], [bob]);
 });
 
@@ -74,20 +75,21 @@ describe("POST /messages/groups/{id}/avatar", () => {
   });
 
   test("errors: over 2 MB 413 AVATAR_TOO_LARGE; not square, GIF, not an image, lying type 400 INVALID_INPUT; nothing stored", async () => {
-    expectError(await upload(alice, big), 413, "AVATAR_TOO_LARGE");
-    expectError(await upload(alice, wide), 400, "INVALID_INPUT");
-    expectError(await upload(alice, gif, "a.gif", "image/gif"), 400, "INVALID_INPUT");
-    expectError(await upload(alice, new TextEncoder().encode("not an image at all"), "a.png"), 400, "INVALID_INPUT");
+    await refused(h, () => upload(alice, big), 413, "AVATAR_TOO_LARGE");
+    await refused(h, () => upload(alice, wide), 400, "INVALID_INPUT");
+    await refused(h, () => upload(alice, gif, "a.gif", "image/gif"), 400, "INVALID_INPUT");
+    await refused(h, () => upload(alice, new TextEncoder().encode("not an image at all"), "a.png"), 400, "INVALID_INPUT");
     const lying = Buffer.concat([png.subarray(0, 8), jpeg.subarray(8)]);
-    expectError(await upload(alice, lying), 400, "INVALID_INPUT");
+    await refused(h, () => upload(alice, lying), 400, "INVALID_INPUT");
     expect(convRow(h, g).avatar_path).toBeNull();
-    expect(h.ctx.db.$client.query("select count(*) as n from events where type = 'group_avatar_changed'").get()).toEqual({ n: 0 });
+    expect(eventsOf(h, "group_avatar_changed")).toHaveLength(0);
   });
 
   test("a plain member 403, a pending invitee or stranger 404, anonymous 401, missing file 422", async () => {
-    expectError(await upload(bob, png), 403, "FORBIDDEN");
-    expectError(await upload(carol, png), 404, "NOT_FOUND");
-    expectError(await upload(await h.user(), png), 404, "NOT_FOUND");
+    await refused(h, () => upload(bob, png), 403, "FORBIDDEN");
+    await refused(h, () => upload(carol, png), 404, "NOT_FOUND");
+    const stranger = await h.user();
+    await refused(h, () => upload(stranger, png), 404, "NOT_FOUND");
     expect((await upload(null, png)).status).toBe(401);
     expect((await h.req("POST", `${G}/${g}/avatar`, { token: alice.token, raw: new FormData() })).status).toBe(422);
     expect(convRow(h, g).avatar_path).toBeNull();

@@ -13,7 +13,7 @@ import { escapeXml } from "../../avatars/svg";
 import type { ConversationRow } from "../service";
 import { conversations } from "../tables";
 import { eq } from "drizzle-orm";
-import { requireChangeable, requireMember } from "./service";
+import { requireChangeable, requireMember } from "./access";
 import { groupAvatarUrl } from "./views";
 
 /** 2 MB, where MB means MiB (docs/decisions.md §12). */

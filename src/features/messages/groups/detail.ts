@@ -4,15 +4,19 @@
 import type { Ctx } from "../../../core/context";
 import type { Page } from "../../../core/paging";
 import type { Caller } from "../../auth/service";
-import * as groups from "./service";
+import { isAdmin, requireMember } from "./access";
+import { memberCounts } from "./membership";
+import { pinnedMessages } from "./pins";
+import { latestMessages, readGroup } from "./read";
+import { muteOut, snoozeOut } from "./settings";
 import { groupAvatarUrl, groupMessageViews } from "./views";
 
 export function groupDetail(ctx: Ctx, caller: Caller, convId: string, page: Page) {
-  const { conv, member } = groups.requireMember(ctx, caller, convId);
-  groups.readGroup(ctx, conv, member);
-  const { rows, total } = groups.latestMessages(ctx, conv.id, page);
-  const counts = groups.memberCounts(ctx, conv.id);
-  const mute = groups.muteOut(ctx, member);
+  const { conv, member } = requireMember(ctx, caller, convId);
+  readGroup(ctx, conv, member);
+  const { rows, total } = latestMessages(ctx, conv.id, page);
+  const counts = memberCounts(ctx, conv.id);
+  const mute = muteOut(ctx, member);
   return {
     id: conv.id,
     title: conv.title,
@@ -21,13 +25,13 @@ export function groupDetail(ctx: Ctx, caller: Caller, convId: string, page: Page
     member_count: counts.accepted,
     pending_count: counts.pending,
     avatar_url: groupAvatarUrl(ctx, conv),
-    is_admin: groups.isAdmin(conv, member),
+    is_admin: isAdmin(conv, member),
     muted_until: mute.muted_until,
     is_muted: mute.muted,
-    snoozed_until: groups.snoozeOut(ctx, member).snoozed_until,
+    snoozed_until: snoozeOut(ctx, member).snoozed_until,
     receipts: member.receipts,
     messages: groupMessageViews(ctx, caller.id, rows),
-    pinned: groupMessageViews(ctx, caller.id, groups.pinnedMessages(ctx, conv.id)),
+    pinned: groupMessageViews(ctx, caller.id, pinnedMessages(ctx, conv.id)),
     pagination: { total, has_more: page.offset + rows.length < total },
   };
 }

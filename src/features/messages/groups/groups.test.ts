@@ -2,31 +2,32 @@
 // who may call each group route (anonymous 401; stranger, former member and pending invitee 404;
 // plain members 403 on admin routes).
 import { beforeEach, describe, expect, test } from "bun:test";
-import { setup, type Harness, type TestUser } from "../../../../test/harness";
+import { expectError, outcome, refused } from "../../../../test/expect";
+import { setup, type TestUser } from "../../../../test/harness";
 import { uuidv7 } from "../../../core/ids";
-import { count, eventsOf, expect422, expectError, listen, sent, usersNamed } from "../testkit";
+import { beginTest, count, eventsOf, expect422, listen, newUsers, sent } from "../testkit";
 import { convRow, G, groupSent, makeGroup, memberOf } from "./gtestkit";
 import { GROUP_TEMPLATES } from "./templates";
 
-let h: Harness;
+const h = setup({ rateLimitMultiplier: 0 });
 let alice: TestUser, bob: TestUser, carol: TestUser, dave: TestUser;
 
 beforeEach(async () => {
-  h = setup({ rateLimitMultiplier: 0 });
-  [alice, bob, carol, dave] = await usersNamed(h, "alice", "bob", "carol", "dave");
+  await beginTest(h);
+  [alice, bob, carol, dave] = await newUsers(h, 4);
 });
 
 const create = (u: TestUser | null, query: string) => h.req("POST", `${G}?${query}`, { token: u?.token });
 
 describe("POST /messages/groups", () => {
   test("creator joins as accepted admin, invitees pending; 2-member minimum counts the creator", async () => {
-    const r = await create(alice, "title=Team%20room&members=bob&members=carol");
+    const r = await create(alice, `title=Team%20room&members=${bob.username}&members=${carol.username}`);
     expect(r.status).toBe(201);
     expect(r.body).toMatchObject({ title: "Team room", description: null, is_group: true, creator_id: alice.id, template: null, starter_message_id: null });
     expect(r.body.members).toEqual([
-      { id: alice.id, username: "alice", display_name: "alice", is_admin: true, invite_status: "accepted" },
-      { id: bob.id, username: "bob", display_name: "bob", is_admin: false, invite_status: "pending" },
-      { id: carol.id, username: "carol", display_name: "carol", is_admin: false, invite_status: "pending" },
+      { id: alice.id, username: alice.username, display_name: alice.username, is_admin: true, invite_status: "accepted" },
+      { id: bob.id, username: bob.username, display_name: bob.username, is_admin: false, invite_status: "pending" },
+      { id: carol.id, username: carol.username, display_name: carol.username, is_admin: false, invite_status: "pending" },
     ]);
     expect(memberOf(h, r.body.id, alice)).toMatchObject({ role: "admin", invite_status: "accepted" });
     expect(memberOf(h, r.body.id, bob)).toMatchObject({ role: "member", invite_status: "pending", invited_by: alice.id, joined_at: null });
@@ -37,38 +38,36 @@ describe("POST /messages/groups", () => {
   });
 
   test("members by user id, case-insensitive usernames, duplicates and the creator dropped", async () => {
-    const r = await create(alice, `title=T&members=${bob.id}&members=BOB&members=alice&members=carol`);
+    const r = await create(alice, `title=T&members=${bob.id}&members=${bob.username.toUpperCase()}&members=${alice.username}&members=${carol.username}`);
     expect(r.status).toBe(201);
-    expect(r.body.members.map((m: any) => m.username)).toEqual(["alice", "bob", "carol"]);
+    expect(r.body.members.map((m: any) => m.username)).toEqual([alice.username, bob.username, carol.username]);
   });
 
   test("unknown usernames are 404 USER_NOT_FOUND naming them, and nothing is created", async () => {
-    const r = await create(alice, "title=T&members=bob&members=nobody-here&members=ghost");
-    expectError(r, 404, "USER_NOT_FOUND");
+    const r = await refused(h, () => create(alice, `title=T&members=${bob.username}&members=nobody-here&members=ghost`), 404, "USER_NOT_FOUND");
     expect(r.body.detail.message).toContain("nobody-here");
     expect(r.body.detail.message).toContain("ghost");
     expect(count(h, "conversations")).toBe(0);
   });
 
   test("errors: blank title 400, only yourself 400, more than 49 invitees 400 LIMIT_EXCEEDED, missing/too long params 422", async () => {
-    expectError(await create(alice, "title=%20%20&members=bob"), 400, "INVALID_INPUT");
-    expectError(await create(alice, "title=T&members=alice"), 400, "INVALID_INPUT");
-    const many: TestUser[] = [];
-    for (let i = 0; i < 50; i++) many.push(await h.user({ username: `member-${i}` }));
-    expectError(await create(alice, `title=T&${many.map((u) => `members=${u.username}`).join("&")}`), 400, "LIMIT_EXCEEDED");
+    await refused(h, () => create(alice, `title=%20%20&members=${bob.username}`), 400, "INVALID_INPUT");
+    await refused(h, () => create(alice, `title=T&members=${alice.username}`), 400, "INVALID_INPUT");
+    const many = await newUsers(h, 50);
+    await refused(h, () => create(alice, `title=T&${many.map((u) => `members=${u.username}`).join("&")}`), 400, "LIMIT_EXCEEDED");
     const ok = await create(alice, `title=T&${many.slice(0, 49).map((u) => `members=${u.username}`).join("&")}`);
     expect(ok.status).toBe(201);
     expect(ok.body.members).toHaveLength(50);
-    expect422(await create(alice, "members=bob"));
+    expect422(await create(alice, `members=${bob.username}`));
     expect422(await create(alice, "title=T"));
-    expect422(await create(alice, `title=${"x".repeat(101)}&members=bob`));
+    expect422(await create(alice, `title=${"x".repeat(101)}&members=${bob.username}`));
     expect(count(h, "conversations")).toBe(1);
   });
 
   test("anonymous 401; karma below -5 is 403 KARMA_TOO_LOW", async () => {
-    expect((await create(null, "title=T&members=bob")).status).toBe(401);
+    expect((await create(null, `title=T&members=${bob.username}`)).status).toBe(401);
     const low = await h.user({ karma: -6 });
-    expectError(await create(low, "title=T&members=bob"), 403, "KARMA_TOO_LOW");
+    await refused(h, () => create(low, `title=T&members=${bob.username}`), 403, "KARMA_TOO_LOW");
   });
 
   test("10 groups an hour (shared with from-template): 429 RATE_LIMIT_GROUP_CREATE; failed attempts cost nothing", async () => {
@@ -82,14 +81,13 @@ describe("POST /messages/groups", () => {
     expectError(r, 429, "RATE_LIMIT_GROUP_CREATE");
     expect(r.headers.get("retry-after")).toBeTruthy();
     hh.clock.advance(3600_000 + 1);
-    const { issueToken } = await import("../../auth/service");
-    const token = (await issueToken(hh.ctx, a.apiKey)).access_token;
+    const { token } = await hh.fresh(a);
     expect((await hh.req("POST", `${G}?title=T&members=bob`, { token })).status).toBe(201);
   });
 
   test("an invite to a stranger is a cold contact (source group_invite); someone who wrote to you is not", async () => {
     await sent(h, bob, alice, "hi alice");
-    const r = await create(alice, "title=T&members=bob&members=carol");
+    const r = await create(alice, `title=T&members=${bob.username}&members=${carol.username}`);
     const rows = h.ctx.db.$client.query("select recipient_id, source, conversation_id from cold_contacts where sender_id = ?").all(alice.id) as any[];
     expect(rows).toEqual([{ recipient_id: carol.id, source: "group_invite", conversation_id: r.body.id }]);
   });
@@ -106,7 +104,7 @@ describe("templates", () => {
   });
 
   test("from-template (body): template title and description, starter message sent and pinned", async () => {
-    const r = await h.req("POST", `${G}/from-template`, { token: alice.token, body: { template_id: "software-team", members: ["bob"] } });
+    const r = await h.req("POST", `${G}/from-template`, { token: alice.token, body: { template_id: "software-team", members: [bob.username] } });
     expect(r.status).toBe(201);
     const tpl = GROUP_TEMPLATES.find((t) => t.slug === "software-team")!;
     expect(r.body).toMatchObject({ title: tpl.title, description: tpl.description, template: "software-team", creator_id: alice.id });
@@ -117,18 +115,18 @@ describe("templates", () => {
   });
 
   test("from-template (reference query form) with title_override", async () => {
-    const r = await h.req("POST", `${G}/from-template?template=research-pod&members=bob&members=carol&title_override=Pod%207`, { token: alice.token });
+    const r = await h.req("POST", `${G}/from-template?template=research-pod&members=${bob.username}&members=${carol.username}&title_override=Pod%207`, { token: alice.token });
     expect(r.status).toBe(201);
     expect(r.body).toMatchObject({ title: "Pod 7", template: "research-pod" });
     expect(r.body.members).toHaveLength(3);
   });
 
   test("from-template errors: unknown template 404, missing template or members 422, unknown member 404, anonymous 401", async () => {
-    expectError(await h.req("POST", `${G}/from-template`, { token: alice.token, body: { template_id: "nope", members: ["bob"] } }), 404, "NOT_FOUND");
-    expect422(await h.req("POST", `${G}/from-template`, { token: alice.token, body: { members: ["bob"] } }));
+    await refused(h, () => h.req("POST", `${G}/from-template`, { token: alice.token, body: { template_id: "nope", members: [bob.username] } }), 404, "NOT_FOUND");
+    expect422(await h.req("POST", `${G}/from-template`, { token: alice.token, body: { members: [bob.username] } }));
     expect422(await h.req("POST", `${G}/from-template`, { token: alice.token, body: { template_id: "software-team" } }));
-    expectError(await h.req("POST", `${G}/from-template`, { token: alice.token, body: { template_id: "software-team", members: ["ghost"] } }), 404, "USER_NOT_FOUND");
-    expect((await h.req("POST", `${G}/from-template`, { body: { template_id: "software-team", members: ["bob"] } })).status).toBe(401);
+    await refused(h, () => h.req("POST", `${G}/from-template`, { token: alice.token, body: { template_id: "software-team", members: ["ghost"] } }), 404, "USER_NOT_FOUND");
+    expect((await h.req("POST", `${G}/from-template`, { body: { template_id: "software-team", members: [bob.username] } })).status).toBe(401);
     expect(count(h, "conversations")).toBe(0);
   });
 });
@@ -228,7 +226,7 @@ describe("who may call each route", () => {
     ["POST", (g) => `${G}/${g}/read-all`, undefined, 200],
     ["GET", (g) => `${G}/${g}/search?q=hello`, undefined, 200],
     ["GET", (g) => `${G}/${g}/members`, undefined, 200],
-    ["POST", (g) => `${G}/${g}/members`, { username: "dave" }, 403],
+    ["POST", (g) => `${G}/${g}/members`, () => ({ username: dave.username }), 403],
     ["DELETE", (g) => `${G}/${g}/members/${alice.id}`, undefined, 403],
     ["PUT", (g) => `${G}/${g}/members/${alice.id}/admin`, { is_admin: true }, 403],
     ["POST", (g) => `${G}/${g}/transfer-creator`, () => ({ new_creator_id: alice.id }), 403],
@@ -247,9 +245,8 @@ describe("who may call each route", () => {
     const m = await groupSent(h, alice, g, "hello");
     // dave leaves: a former member.
     expect((await h.req("DELETE", `${G}/${g}/members/${dave.id}`, { token: dave.token })).status).toBe(200);
-    const stranger = await h.user({ username: "stranger" });
-    const decliner = await h.user({ username: "decliner" });
-    await h.req("POST", `${G}/${g}/members`, { token: alice.token, body: { username: "decliner" } });
+    const [stranger, decliner] = await newUsers(h, 2);
+    await h.req("POST", `${G}/${g}/members`, { token: alice.token, body: { username: decliner.username } });
     await h.req("POST", `${G}/${g}/invite/respond`, { token: decliner.token, body: { accept: false } });
     for (const [method, path, rawBody, memberStatus] of ROUTES) {
       const url = path(g, m.id);
@@ -258,7 +255,7 @@ describe("who may call each route", () => {
       expect([label, (await h.req(method, url, { body })).status]).toEqual([label, 401]);
       for (const u of [stranger, carol, dave, decliner]) {
         const r = await h.req(method, url, { token: u.token, body });
-        expect([label, u.username, r.status, r.body?.detail?.code]).toEqual([label, u.username, 404, "NOT_FOUND"]);
+        expect([label, u.username, outcome(r)]).toEqual([label, u.username, { status: 404, code: "NOT_FOUND" }]);
       }
       const r = await h.req(method, url, { token: bob.token, body });
       expect([label, r.status]).toEqual([label, memberStatus]);

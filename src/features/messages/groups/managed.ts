@@ -2,15 +2,17 @@
 // colony's moderators). The group messages API reads and sends in them as in any group, but their
 // members are added accepted, without an invite to answer, the first message goes out with the
 // group, and `managed_by` marks them: their membership and identity change only through the
-// functions here, called by the managing feature (the group API refuses, groups/service.ts
+// functions here, called by the managing feature (the group API refuses, groups/access.ts
 // requireChangeable; docs/decisions.md §45). Call these inside the caller's transaction.
 import { and, eq, inArray, isNotNull, isNull } from "drizzle-orm";
 import type { Ctx } from "../../../core/context";
 import { uuidv7 } from "../../../core/ids";
 import * as users from "../../users/service";
-import { insertMessage, memberRow, participantIds, preview, type ConversationRow, type MessageRow, type Tx } from "../service";
+import { insertMessage, memberRow, participantIds, type ConversationRow, type MessageRow, type Tx } from "../service";
 import { conversationMembers, conversations, messageDrafts, type ManagedBy } from "../tables";
-import { MAX_DESCRIPTION, MAX_TITLE } from "./service";
+import { MAX_DESCRIPTION, MAX_TITLE } from "./metadata";
+import { setMember } from "./rows";
+import { messageFacts } from "./send";
 
 export interface ManagedGroupInput {
   /** The feature that governs the group (conversations.managed_by). */
@@ -59,7 +61,7 @@ export function addAcceptedMember(tx: Tx, ctx: Ctx, conv: Pick<ConversationRow, 
   const existing = memberRow(ctx, conv.id, userId);
   if (existing && existing.inviteStatus === "accepted" && existing.leftAt === null) return false;
   const values = { role, inviteStatus: "accepted" as const, joinedAt: now, leftAt: null, hiddenAt: null, lastMessageAt: conv.lastMessageAt ?? now };
-  if (existing) tx.update(conversationMembers).set(values).where(and(eq(conversationMembers.conversationId, conv.id), eq(conversationMembers.userId, userId))).run();
+  if (existing) setMember(tx, conv.id, userId, values);
   else tx.insert(conversationMembers).values({ conversationId: conv.id, userId, createdAt: now, ...values }).run();
   return true;
 }
@@ -76,20 +78,7 @@ export function sendManaged(tx: Tx, ctx: Ctx, conv: Pick<ConversationRow, "id" |
     type: "group_message",
     actorId: sender.id,
     subject: { type: "message", id: msg.id },
-    payload: {
-      recipient_ids: recipients,
-      message_id: msg.id,
-      conversation_id: conv.id,
-      conversation_title: conv.title,
-      sender_id: sender.id,
-      sender_username: sender.username,
-      sender: sender.username,
-      sender_display_name: sender.displayName,
-      body_excerpt: preview(msg.body),
-      preview: preview(msg.body),
-      mentioned_user_ids: [],
-      everyone: false,
-    },
+    payload: { recipient_ids: recipients, ...messageFacts(msg, conv, sender), mentioned_user_ids: [], everyone: false },
     activity: true,
   });
   return msg;

@@ -25,21 +25,23 @@ import {
   ReadReceiptsOverrideOut,
   SnoozeStateOut,
 } from "./schemas";
-import * as groups from "./service";
+import * as invites from "./invites";
+import * as membership from "./membership";
+import * as settings from "./settings";
 import { memberFull } from "./views";
 
 const MemberParams = t.Object({ conv_id: t.String({ maxLength: 64 }), user_id: t.String({ maxLength: 64, description: "A user id (or username) of a member" }) });
 
 /** Receipts `show` in the query: the spec's on/off/clear, or the reference's true/false. */
 const ShowQuery = t.Optional(t.UnionEnum(["on", "off", "clear", "true", "false"], { default: undefined }));
-const showOf = (v: string | undefined): groups.ReceiptsShow | undefined => (v === "true" ? "on" : v === "false" ? "off" : (v as groups.ReceiptsShow | undefined));
+const showOf = (v: string | undefined): settings.ReceiptsShow | undefined => (v === "true" ? "on" : v === "false" ? "off" : (v as settings.ReceiptsShow | undefined));
 
 export const groupMemberRoutes = (ctx: Ctx) =>
   new Elysia({ prefix: "/api/v1/messages/groups", tags: ["messages"] })
     .use(authPlugin(ctx))
     .use(rateLimitPlugin(ctx))
     .get("/:conv_id/members", ({ caller, params }) => {
-      const { conv, members } = groups.listMembers(ctx, caller, params.conv_id);
+      const { conv, members } = membership.listMembers(ctx, caller, params.conv_id);
       return { title: conv.title, description: conv.description, creator_id: conv.creatorId, members: members.map((m) => memberFull(conv, m.user, m.member)) };
     }, {
       auth: "required",
@@ -48,7 +50,7 @@ export const groupMemberRoutes = (ctx: Ctx) =>
       detail: { operationId: "listGroupMembers", summary: "List Group Members", description: `Accepted members (longest-tenured first), then pending invitees, each with is_admin, is_creator and invite_status. ${NOT_MEMBER}` },
     })
     .post("/:conv_id/members", ({ caller, params, query, body, set }) => {
-      const out = groups.invite(ctx, caller, params.conv_id, required("username", body?.username, query.username));
+      const out = invites.invite(ctx, caller, params.conv_id, required("username", body?.username, query.username));
       set.status = out.added ? 201 : 200;
       return out;
     }, {
@@ -64,7 +66,7 @@ export const groupMemberRoutes = (ctx: Ctx) =>
         description: `Admins invite \`{username}\` (body or query; a user id works too): 201 with invite_status pending. Someone already a member or already invited: 200 with added false, already_member true. A former member or one who declined is invited again. At most 50 members counting pending invites (400 LIMIT_EXCEEDED). An invite to a stranger counts against the cold-contact budget. 404 USER_NOT_FOUND; 403 FORBIDDEN for members who are not admins; 403 KARMA_TOO_LOW below -5 karma; 429 RATE_LIMIT_GROUP_INVITE past 60 invites an hour. ${MANAGED} ${NOT_MEMBER}`,
       },
     })
-    .delete("/:conv_id/members/:user_id", ({ caller, params }) => groups.removeMember(ctx, caller, params.conv_id, params.user_id), {
+    .delete("/:conv_id/members/:user_id", ({ caller, params }) => membership.removeMember(ctx, caller, params.conv_id, params.user_id), {
       auth: "required",
       params: MemberParams,
       response: { 200: GroupRemoveMemberOut, 403: ErrorOut, 404: ErrorOut },
@@ -75,7 +77,7 @@ export const groupMemberRoutes = (ctx: Ctx) =>
       },
     })
     .put("/:conv_id/members/:user_id/admin", ({ caller, params, query, body }) =>
-      groups.setAdmin(ctx, caller, params.conv_id, params.user_id, required("is_admin", body?.is_admin, query.is_admin)), {
+      membership.setAdmin(ctx, caller, params.conv_id, params.user_id, required("is_admin", body?.is_admin, query.is_admin)), {
       auth: "required",
       params: MemberParams,
       query: t.Object({ is_admin: t.Optional(t.Boolean()) }),
@@ -90,7 +92,7 @@ export const groupMemberRoutes = (ctx: Ctx) =>
     .post("/:conv_id/transfer-creator", ({ caller, params, query, body }) => {
       const byId = either("new_creator_id", body?.new_creator_id, query.new_creator_id);
       const byName = either("new_creator_username", body?.new_creator_username, query.new_creator_username);
-      return groups.transferCreator(ctx, caller, params.conv_id, required("new_creator_id", byId ?? byName, undefined));
+      return membership.transferCreator(ctx, caller, params.conv_id, required("new_creator_id", byId ?? byName, undefined));
     }, {
       auth: "required",
       params: ConvParams,
@@ -103,7 +105,7 @@ export const groupMemberRoutes = (ctx: Ctx) =>
         description: `The creator hands the role to an accepted member: \`{new_creator_id}\` (or new_creator_username, body or query). The new creator becomes an admin; the old creator stays one. 403 FORBIDDEN for anyone but the creator; 404 NOT_FOUND for someone not in the group; 409 CONFLICT for a pending invitee; 400 INVALID_INPUT for yourself. ${MANAGED} ${NOT_MEMBER}`,
       },
     })
-    .post("/:conv_id/invite/respond", ({ caller, params, query, body }) => groups.respond(ctx, caller, params.conv_id, required("accept", body?.accept, query.accept)), {
+    .post("/:conv_id/invite/respond", ({ caller, params, query, body }) => invites.respond(ctx, caller, params.conv_id, required("accept", body?.accept, query.accept)), {
       auth: "required",
       params: ConvParams,
       query: t.Object({ accept: t.Optional(t.Boolean()) }),
@@ -116,7 +118,7 @@ export const groupMemberRoutes = (ctx: Ctx) =>
           "The invitee answers `{accept}` (body or query). Accepting makes them a member (group_invite_accepted to every member); declining is final — only a new invite brings them back. 404 NOT_FOUND without a pending invite; 409 CONFLICT when already a member.",
       },
     })
-    .patch("/:conv_id/receipts", ({ caller, params, query, body }) => groups.setReceipts(ctx, caller, params.conv_id, either("show", body?.show, showOf(query.show)) ?? "clear"), {
+    .patch("/:conv_id/receipts", ({ caller, params, query, body }) => settings.setReceipts(ctx, caller, params.conv_id, either("show", body?.show, showOf(query.show)) ?? "clear"), {
       auth: "required",
       params: ConvParams,
       query: t.Object({ show: ShowQuery }),
@@ -128,10 +130,10 @@ export const groupMemberRoutes = (ctx: Ctx) =>
         description: `The caller's read-receipt override for this group: \`{show: on | off | clear}\` (query show also takes true/false; omitted = clear). While off, the caller's reads here are not broadcast (no dm.group_read). effective is the setting in force (receipts are on by default). ${NOT_MEMBER}`,
       },
     })
-    .post("/:conv_id/snooze", ({ caller, params, query }) => groups.snooze(ctx, caller, params.conv_id, query.duration), {
+    .post("/:conv_id/snooze", ({ caller, params, query }) => settings.snooze(ctx, caller, params.conv_id, query.duration), {
       auth: "required",
       params: ConvParams,
-      query: t.Object({ duration: t.UnionEnum(groups.SNOOZE_DURATIONS as unknown as ["1h", "3h", "until_morning", "1d", "1w"], { default: undefined }) }),
+      query: t.Object({ duration: t.UnionEnum(settings.SNOOZE_DURATIONS as unknown as ["1h", "3h", "until_morning", "1d", "1w"], { default: undefined }) }),
       response: { 200: SnoozeStateOut, 404: ErrorOut },
       detail: {
         operationId: "snoozeGroupConversation",
@@ -139,17 +141,17 @@ export const groupMemberRoutes = (ctx: Ctx) =>
         description: `The caller gets no notifications from this group until the snooze ends: duration 1h, 3h, until_morning (the next 08:00 UTC), 1d or 1w. Snoozing again replaces the end. ${NOT_MEMBER}`,
       },
     })
-    .post("/:conv_id/unsnooze", ({ caller, params }) => groups.unsnooze(ctx, caller, params.conv_id), {
+    .post("/:conv_id/unsnooze", ({ caller, params }) => settings.unsnooze(ctx, caller, params.conv_id), {
       auth: "required",
       params: ConvParams,
       response: { 200: SnoozeStateOut, 404: ErrorOut },
       detail: { operationId: "unsnoozeGroupConversation", summary: "Unsnooze Group Conversation", description: `Ends the caller's snooze; idempotent (cleared tells whether one was in force). ${NOT_MEMBER}` },
     })
-    .post("/:conv_id/mute", ({ caller, params, query }) => groups.mute(ctx, caller, params.conv_id, query.duration ?? "forever"), {
+    .post("/:conv_id/mute", ({ caller, params, query }) => settings.mute(ctx, caller, params.conv_id, query.duration ?? "forever"), {
       auth: "required",
       params: ConvParams,
       query: t.Object({
-        duration: t.Optional(t.UnionEnum(groups.MUTE_DURATIONS as unknown as ["1h", "8h", "1d", "1w", "forever"], { default: undefined, description: "Default forever; `until` is the deprecated name" })),
+        duration: t.Optional(t.UnionEnum(settings.MUTE_DURATIONS as unknown as ["1h", "8h", "1d", "1w", "forever"], { default: undefined, description: "Default forever; `until` is the deprecated name" })),
       }),
       response: { 200: MuteStateOut, 400: ErrorOut, 404: ErrorOut },
       detail: {
@@ -158,7 +160,7 @@ export const groupMemberRoutes = (ctx: Ctx) =>
         description: `Mutes the group for the caller: duration 1h, 8h, 1d, 1w or forever (default; muted_until is then null and forever true). \`until\` is the deprecated spelling of duration. Muted members get no group_message events or notifications, except for messages that @-name them or @everyone. ${NOT_MEMBER}`,
       },
     })
-    .post("/:conv_id/unmute", ({ caller, params }) => groups.unmute(ctx, caller, params.conv_id), {
+    .post("/:conv_id/unmute", ({ caller, params }) => settings.unmute(ctx, caller, params.conv_id), {
       auth: "required",
       params: ConvParams,
       response: { 200: MuteStateOut, 404: ErrorOut },

@@ -2,17 +2,19 @@
 // their answers, leaving and removal (last-admin promotion, creator succession), admins and the
 // creator role, with the group_* events and their recipients.
 import { beforeEach, describe, expect, test } from "bun:test";
-import { setup, type Harness, type TestUser } from "../../../../test/harness";
+import { expectError, refused } from "../../../../test/expect";
+import { setup, type TestUser } from "../../../../test/harness";
 import { MINUTE } from "../../../core/clock";
-import { count, eventsOf, expect422, expectError, sent, usersNamed } from "../testkit";
+import { uuidv7 } from "../../../core/ids";
+import { beginTest, count, eventsOf, expect422, newUsers, sent } from "../testkit";
 import { convRow, G, groupSent, makeGroup, memberOf } from "./gtestkit";
 
-let h: Harness;
+const h = setup({ rateLimitMultiplier: 0 });
 let alice: TestUser, bob: TestUser, carol: TestUser, dave: TestUser, erin: TestUser;
 
 beforeEach(async () => {
-  h = setup({ rateLimitMultiplier: 0 });
-  [alice, bob, carol, dave, erin] = await usersNamed(h, "alice", "bob", "carol", "dave", "erin");
+  await beginTest(h);
+  [alice, bob, carol, dave, erin] = await newUsers(h, 5);
 });
 
 const sorted = (ids: string[]) => [...ids].sort();
@@ -35,37 +37,37 @@ describe("GET /messages/groups/{id}/members", () => {
     expect(r.status).toBe(200);
     expect(r.body).toMatchObject({ title: "Team", description: null, creator_id: alice.id });
     expect(r.body.members.map((m: any) => [m.username, m.is_admin, m.is_creator, m.invite_status])).toEqual([
-      ["alice", true, true, "accepted"],
-      ["carol", false, false, "accepted"],
-      ["bob", false, false, "accepted"],
+      [alice.username, true, true, "accepted"],
+      [carol.username, false, false, "accepted"],
+      [bob.username, false, false, "accepted"],
     ]);
     expect(r.body.members[1]).toMatchObject({ user_type: "agent", presence_status: null, joined_at: expect.any(String), invited_at: expect.any(String) });
-    await invite(alice, g, "dave");
+    await invite(alice, g, dave.username);
     const again = await h.req("GET", `${G}/${g}/members`, { token: bob.token });
-    expect(again.body.members.at(-1)).toMatchObject({ username: "dave", invite_status: "pending", is_admin: false, joined_at: null });
+    expect(again.body.members.at(-1)).toMatchObject({ username: dave.username, invite_status: "pending", is_admin: false, joined_at: null });
   });
 });
 
 describe("POST /messages/groups/{id}/members (invite)", () => {
   test("201 pending invite; group_member_added to every accepted member; the invitee is not told through that event", async () => {
     const g = await makeGroup(h, alice, [bob]);
-    const r = await invite(alice, g, "carol");
+    const r = await invite(alice, g, carol.username);
     expect(r.status).toBe(201);
-    expect(r.body).toEqual({ added: true, already_member: false, username: "carol", invite_status: "pending" });
+    expect(r.body).toEqual({ added: true, already_member: false, username: carol.username, invite_status: "pending" });
     expect(memberOf(h, g, carol)).toMatchObject({ invite_status: "pending", invited_by: alice.id, role: "member" });
     const [ev] = eventsOf(h, "group_member_added");
     expect(sorted(ev.payload.recipient_ids)).toEqual(sorted([alice.id, bob.id]));
-    expect(ev.payload).toMatchObject({ conversation_id: g, actor: "alice", actor_id: alice.id, added: "carol", added_user_id: carol.id });
+    expect(ev.payload).toMatchObject({ conversation_id: g, actor: alice.username, actor_id: alice.id, added: carol.username, added_user_id: carol.id });
   });
 
   test("reference query form and user ids work; members and pending invitees answer 200 already_member", async () => {
     const g = await makeGroup(h, alice, [bob, carol], [bob]);
-    expect((await h.req("POST", `${G}/${g}/members?username=dave`, { token: alice.token })).status).toBe(201);
+    expect((await h.req("POST", `${G}/${g}/members?username=${dave.username}`, { token: alice.token })).status).toBe(201);
     expect((await invite(alice, g, erin.id)).status).toBe(201);
-    const already = await invite(alice, g, "bob");
+    const already = await invite(alice, g, bob.username);
     expect(already.status).toBe(200);
-    expect(already.body).toEqual({ added: false, already_member: true, username: "bob", invite_status: "accepted" });
-    expect((await invite(alice, g, "carol")).body).toEqual({ added: false, already_member: true, username: "carol", invite_status: "pending" });
+    expect(already.body).toEqual({ added: false, already_member: true, username: bob.username, invite_status: "accepted" });
+    expect((await invite(alice, g, carol.username)).body).toEqual({ added: false, already_member: true, username: carol.username, invite_status: "pending" });
     expect(eventsOf(h, "group_member_added")).toHaveLength(2);
   });
 
@@ -73,33 +75,32 @@ describe("POST /messages/groups/{id}/members (invite)", () => {
     const g = await makeGroup(h, alice, [bob, carol], [carol]);
     expect((await respond(bob, g, false)).body).toEqual({ invite_status: "declined" });
     expectError(await respond(bob, g, true), 404, "NOT_FOUND");
-    expect((await invite(alice, g, "bob")).status).toBe(201);
+    expect((await invite(alice, g, bob.username)).status).toBe(201);
     expect((await respond(bob, g, true)).body).toEqual({ invite_status: "accepted" });
     await remove(carol, g, carol);
-    expect((await invite(alice, g, "carol")).status).toBe(201);
+    expect((await invite(alice, g, carol.username)).status).toBe(201);
     expect(memberOf(h, g, carol)).toMatchObject({ invite_status: "pending", left_at: null, joined_at: null });
     expectError(await h.req("GET", `${G}/${g}`, { token: carol.token }), 404, "NOT_FOUND");
   });
 
   test("errors: unknown user 404 USER_NOT_FOUND, non-admin 403, missing username 422, group full 400 LIMIT_EXCEEDED", async () => {
     const g = await makeGroup(h, alice, [bob]);
-    expectError(await invite(alice, g, "ghost"), 404, "USER_NOT_FOUND");
-    expectError(await invite(bob, g, "carol"), 403, "FORBIDDEN");
+    await refused(h, () => invite(alice, g, "ghost"), 404, "USER_NOT_FOUND");
+    await refused(h, () => invite(bob, g, carol.username), 403, "FORBIDDEN");
     expect422(await h.req("POST", `${G}/${g}/members`, { token: alice.token }));
-    expectError(await h.req("POST", `${G}/${g}/members?username=carol`, { token: alice.token, body: { username: "dave" } }), 400, "INVALID_INPUT");
-    const others: TestUser[] = [];
-    for (let i = 0; i < 48; i++) others.push(await h.user({ username: `filler-${i}` }));
+    await refused(h, () => h.req("POST", `${G}/${g}/members?username=${carol.username}`, { token: alice.token, body: { username: dave.username } }), 400, "INVALID_INPUT");
+    const others = await newUsers(h, 48);
     for (const u of others) expect((await invite(alice, g, u.username)).status).toBe(201);
     // 2 accepted + 48 pending = 50: pending invites count.
-    expectError(await invite(alice, g, "carol"), 400, "LIMIT_EXCEEDED");
+    await refused(h, () => invite(alice, g, carol.username), 400, "LIMIT_EXCEEDED");
     expect(memberOf(h, g, carol)).toBeNull();
   });
 
   test("an invite to a stranger is recorded as a cold contact (group_invite); to a mutual contact it is not", async () => {
     const g = await makeGroup(h, alice, [bob]);
     await sent(h, carol, alice, "hi alice");
-    await invite(alice, g, "carol");
-    await invite(alice, g, "dave");
+    await invite(alice, g, carol.username);
+    await invite(alice, g, dave.username);
     const rows = h.ctx.db.$client.query("select recipient_id, source from cold_contacts where sender_id = ? and recipient_id in (?, ?)").all(alice.id, carol.id, dave.id);
     expect(rows).toEqual([{ recipient_id: dave.id, source: "group_invite" }]);
   });
@@ -115,7 +116,7 @@ describe("POST /messages/groups/{id}/invite/respond", () => {
     expect(memberOf(h, g, carol)).toMatchObject({ invite_status: "accepted", joined_at: h.clock.now() });
     const evs = eventsOf(h, "group_invite_accepted");
     expect(sorted(evs.at(-1)!.payload.recipient_ids)).toEqual(sorted([alice.id, bob.id, carol.id]));
-    expect(evs.at(-1)!.payload).toMatchObject({ conversation_id: g, user: "carol", user_id: carol.id });
+    expect(evs.at(-1)!.payload).toMatchObject({ conversation_id: g, user: carol.username, user_id: carol.id });
     expect((await h.req("GET", `${G}/${g}`, { token: carol.token })).status).toBe(200);
   });
 
@@ -140,13 +141,13 @@ describe("POST /messages/groups/{id}/invite/respond", () => {
 describe("DELETE /messages/groups/{id}/members/{user_id}", () => {
   test("leaving: group_member_left to the remaining members; the leaver loses access; drafts go", async () => {
     const g = await makeGroup(h, alice, [bob, carol]);
-    h.ctx.db.$client.query("insert into message_drafts (id, user_id, conversation_id, body, updated_at) values ('d1', ?, ?, 'draft', 0)").run(carol.id, g);
+    h.ctx.db.$client.query("insert into message_drafts (id, user_id, conversation_id, body, updated_at) values (?, ?, ?, 'draft', 0)").run(uuidv7(h.clock.now()), carol.id, g);
     const r = await remove(carol, g, carol);
     expect(r.status).toBe(200);
     expect(r.body).toEqual({ removed: true, left: true, promoted_user_id: null, creator_id: alice.id });
     const [ev] = eventsOf(h, "group_member_left");
     expect(sorted(ev.payload.recipient_ids)).toEqual(sorted([alice.id, bob.id]));
-    expect(ev.payload).toMatchObject({ leaver: "carol", leaver_id: carol.id });
+    expect(ev.payload).toMatchObject({ leaver: carol.username, leaver_id: carol.id });
     expect(count(h, "message_drafts")).toBe(0);
     expectError(await h.req("GET", `${G}/${g}`, { token: carol.token }), 404, "NOT_FOUND");
     const list = await h.req("GET", "/api/v1/messages/conversations", { token: carol.token });
@@ -155,11 +156,11 @@ describe("DELETE /messages/groups/{id}/members/{user_id}", () => {
 
   test("an admin removes a member (by id or username): group_member_removed to the remaining members, not the removed", async () => {
     const g = await makeGroup(h, alice, [bob, carol]);
-    const r = await remove(alice, g, "bob");
+    const r = await remove(alice, g, bob.username);
     expect(r.body).toEqual({ removed: true, left: false, promoted_user_id: null, creator_id: alice.id });
     const [ev] = eventsOf(h, "group_member_removed");
     expect(sorted(ev.payload.recipient_ids)).toEqual(sorted([alice.id, carol.id]));
-    expect(ev.payload).toMatchObject({ actor: "alice", actor_id: alice.id, removed: "bob", removed_user_id: bob.id, was_pending: false });
+    expect(ev.payload).toMatchObject({ actor: alice.username, actor_id: alice.id, removed: bob.username, removed_user_id: bob.id, was_pending: false });
     expectError(await groupSentStatus(bob, g), 404, "NOT_FOUND");
   });
 
@@ -271,7 +272,7 @@ describe("POST /messages/groups/{id}/transfer-creator", () => {
     const g = await makeGroup(h, alice, [bob, carol]);
     const r = await h.req("POST", `${G}/${g}/transfer-creator`, { token: alice.token, body: { new_creator_id: bob.id } });
     expect(r.status).toBe(200);
-    expect(r.body).toEqual({ creator_id: bob.id, creator_username: "bob" });
+    expect(r.body).toEqual({ creator_id: bob.id, creator_username: bob.username });
     expect(convRow(h, g).creator_id).toBe(bob.id);
     expect(memberOf(h, g, bob).role).toBe("admin");
     expect(memberOf(h, g, alice).role).toBe("admin");
@@ -279,8 +280,8 @@ describe("POST /messages/groups/{id}/transfer-creator", () => {
     expectError(await setAdmin(alice, g, bob, false), 403, "FORBIDDEN");
     expect((await setAdmin(bob, g, alice, false)).status).toBe(200);
     // Reference query form by username.
-    const back = await h.req("POST", `${G}/${g}/transfer-creator?new_creator_username=carol`, { token: bob.token });
-    expect(back.body).toEqual({ creator_id: carol.id, creator_username: "carol" });
+    const back = await h.req("POST", `${G}/${g}/transfer-creator?new_creator_username=${carol.username}`, { token: bob.token });
+    expect(back.body).toEqual({ creator_id: carol.id, creator_username: carol.username });
   });
 
   test("errors: not the creator 403; pending 409; not in group 404; yourself 400; nothing named 422", async () => {

@@ -2,18 +2,19 @@
 // (FTS5 over message bodies: members only, deleted messages never match, edits re-indexed,
 // search syntax never interpreted).
 import { beforeEach, describe, expect, test } from "bun:test";
-import { setup, type Harness, type TestUser } from "../../../../test/harness";
-import { expect422, expectError, usersNamed } from "../testkit";
+import { expectError, refused } from "../../../../test/expect";
+import { setup, type TestUser } from "../../../../test/harness";
+import { beginTest, expect422, newUsers } from "../testkit";
 import { G, groupSent, makeGroup } from "./gtestkit";
-import { highlightHtml } from "./search";
+import { groupMatch, highlightHtml } from "./search";
 
-let h: Harness;
+const h = setup({ rateLimitMultiplier: 0 });
 let alice: TestUser, bob: TestUser, carol: TestUser;
 let g: string;
 
 beforeEach(async () => {
-  h = setup({ rateLimitMultiplier: 0 });
-  [alice, bob, carol] = await usersNamed(h, "alice", "bob", "carol");
+  await beginTest(h);
+  [alice, bob, carol] = await newUsers(h, 3);
   g = await makeGroup(h, alice, [bob, carol], [bob]);
 });
 
@@ -36,10 +37,10 @@ describe("pins", () => {
   });
 
   test("at most 5 live pins (400 LIMIT_EXCEEDED); a deleted pinned message drops out and frees its slot", async () => {
-    const ms = [];
+    const ms: any[] = [];
     for (let i = 0; i < 6; i++) ms.push(await groupSent(h, bob, g, `m${i}`));
     for (let i = 0; i < 5; i++) expect((await pin(alice, ms[i].id)).status).toBe(200);
-    expectError(await pin(alice, ms[5].id), 400, "LIMIT_EXCEEDED");
+    await refused(h, () => pin(alice, ms[5].id), 400, "LIMIT_EXCEEDED");
     expect(await pinnedIds()).toHaveLength(5);
     expect((await h.req("DELETE", `/api/v1/messages/${ms[0].id}`, { token: bob.token })).status).toBeLessThan(300);
     expect(await pinnedIds()).toEqual(ms.slice(1, 5).map((m) => m.id));
@@ -73,7 +74,7 @@ describe("GET /messages/groups/{id}/search", () => {
     const r = await search(bob, "deploy");
     expect(r.status).toBe(200);
     expect(r.body).toMatchObject({ q: "deploy", count: 1, pagination: { total: 1, has_more: false } });
-    expect(r.body.results[0]).toMatchObject({ id: a.id, conversation_id: g, body: "Deploying the <new> build tonight", sender: { username: "alice" } });
+    expect(r.body.results[0]).toMatchObject({ id: a.id, conversation_id: g, body: "Deploying the <new> build tonight", sender: { username: alice.username } });
     expect(r.body.results[0].body_highlight).toBe("<mark>Deploying</mark> the &lt;new&gt; build tonight");
     expect((await search(bob, "build")).body.results.map((x: any) => x.id).sort()).toEqual([a.id, b.id].sort());
     expect((await search(bob, '"build is green"')).body.results.map((x: any) => x.id)).toEqual([b.id]);
@@ -83,17 +84,21 @@ describe("GET /messages/groups/{id}/search", () => {
   });
 
   test("only this group's messages: the same words in another group or a DM do not match", async () => {
+    // Words no other message of the shared database holds.
+    const word = (w: string) => `${w}${g.replace(/-/g, "")}`;
+    const [beta, gamma] = [word("beta"), word("gamma")];
     await groupSent(h, alice, g, "secret plan alpha");
     const other = await makeGroup(h, carol, [alice]);
-    await groupSent(h, carol, other, "secret plan beta");
-    await h.req("POST", "/api/v1/messages/send/bob", { token: alice.token, body: { body: "secret plan gamma" } });
+    await groupSent(h, carol, other, `secret plan ${beta}`);
+    await h.req("POST", `/api/v1/messages/send/${bob.username}`, { token: alice.token, body: { body: `secret plan ${gamma}` } });
     const r = await search(bob, "secret plan");
     expect(r.body.results.map((x: any) => x.body)).toEqual(["secret plan alpha"]);
     // Only group messages are indexed at all (a direct send writes no full-text entry), and the
     // index matches what it was built from.
-    const indexed = h.ctx.db.$client.query("select count(*) as n from messages_fts where messages_fts match 'gamma'").get() as { n: number };
-    expect(indexed.n).toBe(0);
-    expect((h.ctx.db.$client.query("select count(*) as n from messages_fts where messages_fts match 'beta'").get() as { n: number }).n).toBe(1);
+    const matches = (q: string) => (h.ctx.db.$client.query("select count(*) as n from messages_fts where messages_fts match ?").get(q) as { n: number }).n;
+    expect(matches(gamma)).toBe(0);
+    expect(matches(beta)).toBe(1);
+    expect(matches(groupMatch(beta, other))).toBe(1);
     expect(() => h.ctx.db.$client.run("insert into messages_fts(messages_fts, rank) values ('integrity-check', 1)")).not.toThrow();
   });
 

@@ -26,33 +26,49 @@ import {
   NOT_MEMBER,
   PinResultOut,
 } from "./schemas";
+import { requireMember } from "./access";
+import { create, createFromTemplate } from "./create";
 import { groupDetail } from "./detail";
+import { updateMetadata } from "./metadata";
+import { pin, unpin } from "./pins";
+import { readGroup } from "./read";
 import { searchGroup } from "./search";
-import * as groups from "./service";
+import { send } from "./send";
 import { GROUP_TEMPLATES } from "./templates";
 import { createdOut, groupAvatarUrl, groupMessageViews } from "./views";
 
 const SEARCH_PAGING: PagingSpec = { max: 50, default: 20 };
 const Members = t.Array(t.String({ maxLength: 64 }), { description: "Repeat the parameter: usernames (or user ids) to invite, 1 to 49" });
 
+/** The query of POST /api/v1/messages/groups (the MCP tool colony_create_group_conversation takes its fields). */
+export const GroupCreateQuery = t.Object({ title: t.String({ minLength: 1, maxLength: 100 }), members: Members });
+
+/** What POST /api/v1/messages/groups does (its OpenAPI description, also the MCP tool's). */
+export const CREATE_GROUP_DESCRIPTION = "Query `title` (1-100) and repeated `members` (1 to 49 usernames or user ids; the caller is added automatically, so a group has 2 to 50 members). The creator joins as an accepted admin; every invitee is pending until they answer with invite/respond. An invite to a stranger counts against the cold-contact budget. 404 USER_NOT_FOUND naming unknown users; 400 INVALID_INPUT for a blank title or no other member; 400 LIMIT_EXCEEDED for more than 49 invitees; 403 KARMA_TOO_LOW below -5 karma; 429 RATE_LIMIT_GROUP_CREATE past 10 groups an hour (shared with from-template).";
+
+/** What GET /api/v1/messages/groups/{conv_id} does (its OpenAPI description, also the MCP tool's). */
+export const GET_GROUP_DESCRIPTION = `The group's metadata, the caller's settings, its pinned messages and the newest page of messages (limit 1-200, default 50; offset or page go further back), oldest first. Marks the group read for the caller (dm.group_read to the others unless the caller's receipts are off here). ${NOT_MEMBER}`;
+
+/** What POST /api/v1/messages/groups/{conv_id}/send does (its OpenAPI description, also the MCP tool's). */
+export const SEND_GROUP_DESCRIPTION = `Members: \`{body, attachment_ids?, reply_to_message_id?}\` like a 1:1 send (body up to 10000 characters, required without attachments). Members who muted the group are not told unless @-named or addressed by @everyone; at most 20 distinct @mentions per message (400 LIMIT_EXCEEDED). 403 KARMA_TOO_LOW below -5 karma; 404 NOT_FOUND for an unknown attachment or a reply target outside the group; 409 CONFLICT for an attachment already sent; 429 RATE_LIMIT_SEND_MESSAGE / RATE_LIMIT_SEND_MESSAGE_DAILY, shared with 1:1 sends. ${NOT_MEMBER}`;
+
 const groupRoutes = (ctx: Ctx) =>
   new Elysia({ prefix: "/api/v1/messages/groups", tags: ["messages"] })
     .use(authPlugin(ctx))
     .use(rateLimitPlugin(ctx))
     .post("", ({ caller, query, set }) => {
-      const created = groups.create(ctx, caller, { title: query.title, members: query.members });
+      const created = create(ctx, caller, { title: query.title, members: query.members });
       set.status = 201;
       return createdOut(created);
     }, {
       auth: "required",
       rateLimit: "group_create",
-      query: t.Object({ title: t.String({ minLength: 1, maxLength: 100 }), members: Members }),
+      query: GroupCreateQuery,
       response: { 201: GroupConversationOut, 400: ErrorOut, 403: ErrorOut, 404: ErrorOut, 429: ErrorOut },
       detail: {
         operationId: "createGroupConversation",
         summary: "Create Group Conversation",
-        description:
-          "Query `title` (1-100) and repeated `members` (1 to 49 usernames or user ids; the caller is added automatically, so a group has 2 to 50 members). The creator joins as an accepted admin; every invitee is pending until they answer with invite/respond. An invite to a stranger counts against the cold-contact budget. 404 USER_NOT_FOUND naming unknown users; 400 INVALID_INPUT for a blank title or no other member; 400 LIMIT_EXCEEDED for more than 49 invitees; 403 KARMA_TOO_LOW below -5 karma; 429 RATE_LIMIT_GROUP_CREATE past 10 groups an hour (shared with from-template).",
+        description: CREATE_GROUP_DESCRIPTION,
       },
     })
     .get("/templates", () => ({ templates: [...GROUP_TEMPLATES], pagination: { total: GROUP_TEMPLATES.length, has_more: false } }), {
@@ -64,7 +80,7 @@ const groupRoutes = (ctx: Ctx) =>
       const templateId = required("template_id", body?.template_id, query.template);
       const members = required("members", body?.members, query.members);
       const titleOverride = either("title_override", body?.title_override ?? undefined, query.title_override);
-      const created = groups.createFromTemplate(ctx, caller, templateId, members, titleOverride);
+      const created = createFromTemplate(ctx, caller, templateId, members, titleOverride);
       set.status = 201;
       return createdOut(created, created.template);
     }, {
@@ -94,13 +110,13 @@ const groupRoutes = (ctx: Ctx) =>
       detail: {
         operationId: "getGroupConversation",
         summary: "Get Group Conversation",
-        description: `The group's metadata, the caller's settings, its pinned messages and the newest page of messages (limit 1-200, default 50; offset or page go further back), oldest first. Marks the group read for the caller (dm.group_read to the others unless the caller's receipts are off here). ${NOT_MEMBER}`,
+        description: GET_GROUP_DESCRIPTION,
       },
     })
     .patch("/:conv_id", ({ caller, params, query, body }) => {
       const title = either("title", body?.title, query.title);
       const description = either("description", body?.description, query.description);
-      return groups.updateMetadata(ctx, caller, params.conv_id, { title, description });
+      return updateMetadata(ctx, caller, params.conv_id, { title, description });
     }, {
       auth: "required",
       params: ConvParams,
@@ -114,7 +130,7 @@ const groupRoutes = (ctx: Ctx) =>
       },
     })
     .post("/:conv_id/send", ({ caller, params, body, set }) => {
-      const msg = groups.send(ctx, caller, params.conv_id, body);
+      const msg = send(ctx, caller, params.conv_id, body);
       set.status = 201;
       return sentMessageView(ctx, caller.user, msg);
     }, {
@@ -126,12 +142,12 @@ const groupRoutes = (ctx: Ctx) =>
       detail: {
         operationId: "sendGroupMessage",
         summary: "Send Group Message",
-        description: `Members: \`{body, attachment_ids?, reply_to_message_id?}\` like a 1:1 send (body up to 10000 characters, required without attachments). Members who muted the group are not told unless @-named or addressed by @everyone; at most 20 distinct @mentions per message (400 LIMIT_EXCEEDED). 403 KARMA_TOO_LOW below -5 karma; 404 NOT_FOUND for an unknown attachment or a reply target outside the group; 409 CONFLICT for an attachment already sent; 429 RATE_LIMIT_SEND_MESSAGE / RATE_LIMIT_SEND_MESSAGE_DAILY, shared with 1:1 sends. ${NOT_MEMBER}`,
+        description: SEND_GROUP_DESCRIPTION,
       },
     })
     .post("/:conv_id/read-all", ({ caller, params }) => {
-      const { conv, member } = groups.requireMember(ctx, caller, params.conv_id);
-      return { marked: groups.readGroup(ctx, conv, member) };
+      const { conv, member } = requireMember(ctx, caller, params.conv_id);
+      return { marked: readGroup(ctx, conv, member) };
     }, {
       auth: "required",
       params: ConvParams,
@@ -149,13 +165,13 @@ const groupRoutes = (ctx: Ctx) =>
         description: `Full-text search of this group's messages (deleted ones never match): every word must match (stemmed), "quoted phrases" match as phrases, a trailing * matches a prefix; search syntax is never interpreted. Best matches first; limit 1-50 (default 20), offset or page. ${NOT_MEMBER}`,
       },
     })
-    .post("/:conv_id/messages/:msg_id/pin", ({ caller, params }) => groups.pin(ctx, caller, params.conv_id, params.msg_id), {
+    .post("/:conv_id/messages/:msg_id/pin", ({ caller, params }) => pin(ctx, caller, params.conv_id, params.msg_id), {
       auth: "required",
       params: t.Object({ conv_id: t.String({ maxLength: 64 }), msg_id: t.String({ maxLength: 64 }) }),
       response: { 200: PinResultOut, 400: ErrorOut, 403: ErrorOut, 404: ErrorOut },
       detail: { operationId: "pinGroupMessage", summary: "Pin Group Message", description: `Admins pin a live message of this group (404 NOT_FOUND for any other message). Idempotent (already: true). At most 5 pinned messages (400 LIMIT_EXCEEDED). 403 FORBIDDEN for members who are not admins. ${NOT_MEMBER}` },
     })
-    .delete("/:conv_id/messages/:msg_id/pin", ({ caller, params }) => groups.unpin(ctx, caller, params.conv_id, params.msg_id), {
+    .delete("/:conv_id/messages/:msg_id/pin", ({ caller, params }) => unpin(ctx, caller, params.conv_id, params.msg_id), {
       auth: "required",
       params: t.Object({ conv_id: t.String({ maxLength: 64 }), msg_id: t.String({ maxLength: 64 }) }),
       response: { 200: PinResultOut, 403: ErrorOut, 404: ErrorOut },

@@ -11,7 +11,7 @@ export const NOT_MEMBER = "404 NOT_FOUND unless the caller is an accepted member
 /** The 403 every membership or identity change documents (managed groups: modmail threads). */
 export const MANAGED = "403 FORBIDDEN on a modmail thread, whose members, title, description and avatar the colony's moderators manage (its participants may still leave).";
 
-export const GroupMemberSummary = t.Object({
+const GroupMemberSummary = t.Object({
   id: Uuid,
   username: t.String(),
   display_name: t.String(),
@@ -30,7 +30,7 @@ export const GroupConversationOut = t.Object({
   starter_message_id: Nullable(Uuid),
 });
 
-export const GroupTemplateOut = t.Object({
+const GroupTemplateOut = t.Object({
   slug: t.String(),
   title: t.String(),
   description: t.String(),
@@ -39,7 +39,7 @@ export const GroupTemplateOut = t.Object({
 });
 export const GroupTemplatesListOut = t.Object({ templates: t.Array(GroupTemplateOut), pagination: PageMeta });
 
-export const GroupMessageOut = t.Composite([MessageOut, t.Object({ read_count: Int({ description: "How many other members have read it" }) })]);
+const GroupMessageOut = t.Composite([MessageOut, t.Object({ read_count: Int({ description: "How many other members have read it" }) })]);
 
 export const GroupConversationDetailOut = t.Object({
   id: Uuid,
@@ -67,10 +67,10 @@ export const GroupPatchIn = t.Object({
 
 export const MarkAllReadOut = t.Object({ marked: Int() });
 
-export const GroupSearchHitOut = t.Composite([MessageOut, t.Object({ body_highlight: Nullable(t.String({ description: "HTML-escaped body with <mark> around matches" })) })]);
+const GroupSearchHitOut = t.Composite([MessageOut, t.Object({ body_highlight: Nullable(t.String({ description: "HTML-escaped body with <mark> around matches" })) })]);
 export const GroupSearchOut = t.Object({ q: t.String(), count: Int({ description: "Results on this page" }), results: t.Array(GroupSearchHitOut), pagination: PageMeta });
 
-export const GroupMemberFull = t.Object({
+const GroupMemberFull = t.Object({
   id: Uuid,
   username: t.String(),
   display_name: t.String(),

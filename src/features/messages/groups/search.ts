@@ -9,7 +9,7 @@ import type { Page } from "../../../core/paging";
 import type { Caller } from "../../auth/service";
 import { toFtsQuery } from "../../posts/search";
 import { mapMessage } from "../service";
-import { requireMember } from "./service";
+import { requireMember } from "./access";
 import { groupMessageViews } from "./views";
 
 const MARK_OPEN = "\uE000";

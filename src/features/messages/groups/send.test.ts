@@ -3,19 +3,21 @@
 // group_message notification (mute and snooze honoured), realtime dm.new, read-all, and the
 // send_message limits shared with 1:1 sends.
 import { beforeEach, describe, expect, test } from "bun:test";
-import { setup, type Harness, type TestUser } from "../../../../test/harness";
+import { expectError, refused } from "../../../../test/expect";
+import { setup, type TestUser } from "../../../../test/harness";
 import { HOUR } from "../../../core/clock";
-import { count, eventsOf, expect422, expectError, listen, notificationsOf, send as send1to1, usersNamed } from "../testkit";
+import { uuidv7 } from "../../../core/ids";
+import { beginTest, count, eventsOf, expect422, listen, newUsers, notificationsOf, send as send1to1 } from "../testkit";
 import { G, groupSend, groupSent, makeGroup } from "./gtestkit";
-import { parseMentions } from "./service";
+import { parseMentions } from "./send";
 
-let h: Harness;
+const h = setup({ rateLimitMultiplier: 0 });
 let alice: TestUser, bob: TestUser, carol: TestUser, dave: TestUser;
 let g: string;
 
 beforeEach(async () => {
-  h = setup({ rateLimitMultiplier: 0 });
-  [alice, bob, carol, dave] = await usersNamed(h, "alice", "bob", "carol", "dave");
+  await beginTest(h);
+  [alice, bob, carol, dave] = await newUsers(h, 4);
   // dave stays a pending invitee.
   g = await makeGroup(h, alice, [bob, carol, dave], [bob, carol]);
 });
@@ -24,10 +26,10 @@ const sorted = (ids: string[]) => [...ids].sort();
 
 describe("POST /messages/groups/{id}/send", () => {
   test("201 with the message; it is in the group, bumps the inbox and clears the sender's group draft", async () => {
-    h.ctx.db.$client.query("insert into message_drafts (id, user_id, conversation_id, body, updated_at) values ('d1', ?, ?, 'draft', 0)").run(bob.id, g);
+    h.ctx.db.$client.query("insert into message_drafts (id, user_id, conversation_id, body, updated_at) values (?, ?, ?, 'draft', 0)").run(uuidv7(h.clock.now()), bob.id, g);
     const r = await groupSend(h, bob, g, "hello team");
     expect(r.status).toBe(201);
-    expect(r.body).toMatchObject({ conversation_id: g, body: "hello team", sender: { id: bob.id, username: "bob" }, is_read: false, reply_to: null, attachments: [] });
+    expect(r.body).toMatchObject({ conversation_id: g, body: "hello team", sender: { id: bob.id, username: bob.username }, is_read: false, reply_to: null, attachments: [] });
     expect(count(h, "message_drafts")).toBe(0);
     const list = await h.req("GET", "/api/v1/messages/conversations", { token: alice.token });
     expect(list.body[0]).toMatchObject({ id: g, last_message_preview: "hello team", unread_count: 1 });
@@ -37,7 +39,7 @@ describe("POST /messages/groups/{id}/send", () => {
     const first = await groupSent(h, alice, g, "question?");
     const r = await groupSend(h, bob, g, { body: "answer", reply_to_message_id: first.id });
     expect(r.status).toBe(201);
-    expect(r.body.reply_to).toMatchObject({ id: first.id, sender_username: "alice", body_preview: "question?" });
+    expect(r.body.reply_to).toMatchObject({ id: first.id, sender_username: alice.username, body_preview: "question?" });
     const other = await makeGroup(h, carol, [bob]);
     const elsewhere = await groupSent(h, carol, other, "other group");
     expectError(await groupSend(h, bob, g, { body: "x", reply_to_message_id: elsewhere.id }), 404, "NOT_FOUND");
@@ -48,19 +50,18 @@ describe("POST /messages/groups/{id}/send", () => {
     expect422(await groupSend(h, bob, g, {}));
     expect422(await groupSend(h, bob, g, { body: "x".repeat(10001) }));
     expect((await groupSend(h, bob, g, { body: "x".repeat(10000) })).status).toBe(201);
-    expectError(await groupSend(h, bob, g, { body: "x", attachment_ids: ["019b0000-0000-7000-8000-000000000000"] }), 404, "NOT_FOUND");
+    await refused(h, () => groupSend(h, bob, g, { body: "x", attachment_ids: ["019b0000-0000-7000-8000-000000000000"] }), 404, "NOT_FOUND");
     expect(count(h, "messages")).toBe(1);
   });
 
   test("karma below -5 is 403 KARMA_TOO_LOW", async () => {
     h.ctx.db.$client.query("update users set karma = -6 where id = ?").run(bob.id);
-    expectError(await groupSend(h, bob, g, "x"), 403, "KARMA_TOO_LOW");
+    await refused(h, () => groupSend(h, bob, g, "x"), 403, "KARMA_TOO_LOW");
   });
 
   test("at most 20 distinct @mentions (400 LIMIT_EXCEEDED); repeats and @everyone are not counted", async () => {
     const names = Array.from({ length: 21 }, (_, i) => `@user-${i}`);
-    const r = await groupSend(h, bob, g, names.join(" "));
-    expectError(r, 400, "LIMIT_EXCEEDED");
+    await refused(h, () => groupSend(h, bob, g, names.join(" ")), 400, "LIMIT_EXCEEDED");
     expect((await groupSend(h, bob, g, names.slice(0, 20).join(" ") + " @user-0 @user-1 @everyone")).status).toBe(201);
     expect(count(h, "messages")).toBe(1);
   });
@@ -77,15 +78,15 @@ describe("events", () => {
     const [ev] = eventsOf(h, "group_message");
     expect(ev.actor_id).toBe(alice.id);
     expect(sorted(ev.payload.recipient_ids)).toEqual(sorted([bob.id, carol.id]));
-    expect(ev.payload).toMatchObject({ message_id: m.id, conversation_id: g, sender_id: alice.id, sender_username: "alice", body_excerpt: "plain", everyone: false, mentioned_user_ids: [] });
+    expect(ev.payload).toMatchObject({ message_id: m.id, conversation_id: g, sender_id: alice.id, sender_username: alice.username, body_excerpt: "plain", everyone: false, mentioned_user_ids: [] });
     expect(eventsOf(h, "group_mention")).toHaveLength(0);
   });
 
   test("a member who muted the group is left out unless @-named or addressed by @everyone; group_mention goes to those addressed", async () => {
     await h.req("POST", `${G}/${g}/mute`, { token: bob.token });
     await groupSent(h, alice, g, "plain");
-    await groupSent(h, alice, g, "ping @bob");
-    await groupSent(h, alice, g, "ping @carol and @dave and @nobody");
+    await groupSent(h, alice, g, `ping @${bob.username}`);
+    await groupSent(h, alice, g, `ping @${carol.username} and @${dave.username} and @nobody`);
     await groupSent(h, alice, g, "all hands @everyone");
     const msgs = eventsOf(h, "group_message").map((e) => sorted(e.payload.recipient_ids));
     expect(msgs).toEqual([[carol.id], sorted([bob.id, carol.id]), [carol.id], sorted([bob.id, carol.id])]);
@@ -126,7 +127,7 @@ describe("group_message notifications", () => {
       const ns = notificationsOf(h, u);
       expect(ns).toHaveLength(1);
       expect(ns[0]).toMatchObject({ kind: "group_message", actor_id: alice.id, message_id: m.id, conversation_id: g });
-      expect(JSON.parse(ns[0].meta)).toMatchObject({ preview: "hello all", sender_username: "alice", conversation_title: "Team", mentioned: false });
+      expect(JSON.parse(ns[0].meta)).toMatchObject({ preview: "hello all", sender_username: alice.username, conversation_title: "Team", mentioned: false });
     }
     expect(notificationsOf(h, alice)).toHaveLength(0);
     expect(notificationsOf(h, dave)).toHaveLength(0);
@@ -137,10 +138,10 @@ describe("group_message notifications", () => {
   test("mute: silent except for @-mentions and @everyone", async () => {
     await h.req("POST", `${G}/${g}/mute`, { token: bob.token });
     await groupSent(h, alice, g, "plain");
-    await groupSent(h, alice, g, "hey @bob");
+    await groupSent(h, alice, g, `hey @${bob.username}`);
     await groupSent(h, alice, g, "@everyone standup");
     await h.ctx.events.drain();
-    expect(notificationsOf(h, bob).map((n) => JSON.parse(n.meta).preview)).toEqual(["hey @bob", "@everyone standup"]);
+    expect(notificationsOf(h, bob).map((n) => JSON.parse(n.meta).preview)).toEqual([`hey @${bob.username}`, "@everyone standup"]);
     expect(notificationsOf(h, bob).map((n) => JSON.parse(n.meta).mentioned)).toEqual([true, true]);
     expect(notificationsOf(h, carol)).toHaveLength(3);
   });
@@ -148,7 +149,7 @@ describe("group_message notifications", () => {
   test("snooze: nothing notifies (mentions included) until it ends", async () => {
     await h.req("POST", `${G}/${g}/snooze`, { token: bob.token, query: { duration: "1h" } });
     await groupSent(h, alice, g, "plain");
-    await groupSent(h, alice, g, "hey @bob");
+    await groupSent(h, alice, g, `hey @${bob.username}`);
     await h.ctx.events.drain();
     expect(notificationsOf(h, bob)).toHaveLength(0);
     h.clock.advance(HOUR + 1);

@@ -1,24 +1,26 @@
 // Per-member group settings (spec Part 2 §4.6, §9): read receipts, snooze (until_morning = the
 // next 08:00 UTC), mute durations (and the deprecated `until`), all moved through the TestClock.
 import { beforeEach, describe, expect, test } from "bun:test";
-import { setup, type Harness, type TestUser } from "../../../../test/harness";
+import { expectError, refused } from "../../../../test/expect";
+import { setup, type TestUser } from "../../../../test/harness";
 import { DAY, HOUR, MINUTE } from "../../../core/clock";
-import { expect422, expectError, refresh, usersNamed } from "../testkit";
+import { beginTest, expect422, newUsers } from "../testkit";
 import { G, makeGroup, memberOf } from "./gtestkit";
-import { MUTED_FOREVER, snoozeEnd } from "./service";
+import { MUTED_FOREVER, snoozeEnd } from "./settings";
 
-let h: Harness;
+const h = setup({ rateLimitMultiplier: 0 });
 let alice: TestUser, bob: TestUser;
 let g: string;
 
 beforeEach(async () => {
-  h = setup({ rateLimitMultiplier: 0 });
-  [alice, bob] = await usersNamed(h, "alice", "bob");
+  await beginTest(h);
+  [alice, bob] = await newUsers(h, 2);
   g = await makeGroup(h, alice, [bob]);
 });
 
 const at = (iso: string) => new Date(iso).getTime();
-const detail = async (u: TestUser) => (await h.req("GET", `${G}/${g}`, { token: (await refresh(h, u)).token })).body;
+/** The group as `u` sees it, with a token minted now (the tests move the clock past a token's life). */
+const detail = async (u: TestUser) => (await h.req("GET", `${G}/${g}`, { token: (await h.fresh(u)).token })).body;
 
 describe("PATCH /messages/groups/{id}/receipts", () => {
   test("on, off and clear (body), true/false (reference query); only the caller's row changes", async () => {
@@ -42,19 +44,19 @@ describe("PATCH /messages/groups/{id}/receipts", () => {
     await h.req("PATCH", `${G}/${g}/receipts`, { token: bob.token, body: { show: "off" } });
     expect((await h.req("POST", `/api/v1/messages/${id}/read`, { token: bob.token })).status).toBe(200);
     const seenBy = async (u: TestUser) => (await h.req("GET", `/api/v1/messages/${id}/reads`, { token: u.token })).body;
-    expect(await seenBy(alice)).toMatchObject({ seen_count: 0, unseen: [{ username: "bob" }] });
+    expect(await seenBy(alice)).toMatchObject({ seen_count: 0, unseen: [{ username: bob.username }] });
     const mine = (await h.req("GET", `${G}/${g}`, { token: alice.token })).body;
     expect(JSON.stringify(mine)).not.toContain('"is_read":true');
     // Bob's own view still knows he read it; turning receipts back on shows it to others.
     expect((await seenBy(bob)).seen_count).toBe(1);
     await h.req("PATCH", `${G}/${g}/receipts`, { token: bob.token, body: { show: "clear" } });
-    expect(await seenBy(alice)).toMatchObject({ seen_count: 1, seen: [{ username: "bob" }] });
+    expect(await seenBy(alice)).toMatchObject({ seen_count: 1, seen: [{ username: bob.username }] });
   });
 
   test("an unknown value is 422 and changes nothing", async () => {
     await h.req("PATCH", `${G}/${g}/receipts`, { token: bob.token, body: { show: "off" } });
-    expect422(await h.req("PATCH", `${G}/${g}/receipts`, { token: bob.token, body: { show: "maybe" } }));
-    expect422(await h.req("PATCH", `${G}/${g}/receipts?show=maybe`, { token: bob.token }));
+    expect422(await refused(h, () => h.req("PATCH", `${G}/${g}/receipts`, { token: bob.token, body: { show: "maybe" } }), 422, null));
+    expect422(await refused(h, () => h.req("PATCH", `${G}/${g}/receipts?show=maybe`, { token: bob.token }), 422, null));
     expect(memberOf(h, g, bob).receipts).toBe("off");
   });
 });
@@ -78,14 +80,17 @@ describe("snooze", () => {
   });
 
   test("until_morning is the next 08:00 UTC", async () => {
-    h.clock.set(at("2026-03-10T07:30:00Z"));
-    await refresh(h, bob);
-    expect((await h.req("POST", `${G}/${g}/snooze?duration=until_morning`, { token: bob.token })).body.snoozed_until).toBe("2026-03-10T08:00:00.000Z");
-    h.clock.set(at("2026-03-10T08:00:00Z"));
-    expect((await h.req("POST", `${G}/${g}/snooze?duration=until_morning`, { token: bob.token })).body.snoozed_until).toBe("2026-03-11T08:00:00.000Z");
-    h.clock.set(at("2026-12-31T23:59:00Z"));
-    await refresh(h, bob);
-    expect((await h.req("POST", `${G}/${g}/snooze?duration=until_morning`, { token: bob.token })).body.snoozed_until).toBe("2027-01-01T08:00:00.000Z");
+    // Sets the clock to given instants: a harness of its own.
+    const hh = setup({ rateLimitMultiplier: 0 });
+    const [a, b] = await newUsers(hh, 2);
+    const group = await makeGroup(hh, a, [b]);
+    const snoozeUntilMorning = async () => (await hh.req("POST", `${G}/${group}/snooze?duration=until_morning`, { token: (await hh.fresh(b)).token })).body.snoozed_until;
+    hh.clock.set(at("2026-03-10T07:30:00Z"));
+    expect(await snoozeUntilMorning()).toBe("2026-03-10T08:00:00.000Z");
+    hh.clock.set(at("2026-03-10T08:00:00Z"));
+    expect(await snoozeUntilMorning()).toBe("2026-03-11T08:00:00.000Z");
+    hh.clock.set(at("2026-12-31T23:59:00Z"));
+    expect(await snoozeUntilMorning()).toBe("2027-01-01T08:00:00.000Z");
     expect(snoozeEnd(at("2026-03-10T00:00:00Z"), "until_morning")).toBe(at("2026-03-10T08:00:00Z"));
   });
 
@@ -100,8 +105,8 @@ describe("snooze", () => {
   });
 
   test("duration is required and must be one of the tokens (422)", async () => {
-    expect422(await h.req("POST", `${G}/${g}/snooze`, { token: bob.token }));
-    expect422(await h.req("POST", `${G}/${g}/snooze?duration=2h`, { token: bob.token }));
+    expect422(await refused(h, () => h.req("POST", `${G}/${g}/snooze`, { token: bob.token }), 422, null));
+    expect422(await refused(h, () => h.req("POST", `${G}/${g}/snooze?duration=2h`, { token: bob.token }), 422, null));
     expect(memberOf(h, g, bob).snoozed_until).toBeNull();
   });
 });
@@ -114,7 +119,8 @@ describe("mute", () => {
     expect(memberOf(h, g, bob).muted_until).toBe(MUTED_FOREVER);
     h.clock.advance(365 * DAY);
     expect(await detail(bob)).toMatchObject({ is_muted: true, muted_until: null });
-    const list = await h.req("GET", "/api/v1/messages/conversations/inbox/history", { token: bob.token, query: { before: new Date(h.clock.now() + DAY).toISOString() } });
+    const { token } = await h.fresh(bob);
+    const list = await h.req("GET", "/api/v1/messages/conversations/inbox/history", { token, query: { before: new Date(h.clock.now() + DAY).toISOString() } });
     expect(list.body.rows[0].is_muted).toBe(true);
   });
 
@@ -144,7 +150,7 @@ describe("mute", () => {
   });
 
   test("an unknown duration is 422 and changes nothing; unmute clears and is idempotent", async () => {
-    expect422(await h.req("POST", `${G}/${g}/mute?duration=2d`, { token: bob.token }));
+    expect422(await refused(h, () => h.req("POST", `${G}/${g}/mute?duration=2d`, { token: bob.token }), 422, null));
     expect(memberOf(h, g, bob).muted_until).toBeNull();
     await h.req("POST", `${G}/${g}/mute?duration=1d`, { token: bob.token });
     expect((await h.req("POST", `${G}/${g}/unmute`, { token: bob.token })).body).toEqual({ muted: false, muted_until: null, forever: false });

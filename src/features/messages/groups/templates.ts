@@ -1,7 +1,7 @@
 // Quick-start templates for group conversations (GET /messages/groups/templates,
 // POST /messages/groups/from-template). Static: templates are not user-specific.
 
-export interface GroupTemplate {
+interface GroupTemplate {
   slug: string;
   title: string;
   description: string;

@@ -6,7 +6,8 @@ import type { UserRow } from "../../users/service";
 import type { ConversationRow, MemberRow, MessageRow } from "../service";
 import { messageReads } from "../tables";
 import { messageViews } from "../views";
-import { isAdmin, type Created } from "./service";
+import { isAdmin } from "./access";
+import type { Created } from "./create";
 
 export const groupAvatarUrl = (ctx: Ctx, conv: Pick<ConversationRow, "id" | "avatarUploadedAt">) =>
   `${ctx.config.publicUrl}/api/v1/messages/groups/${conv.id}/avatar${conv.avatarUploadedAt ? `?v=${conv.avatarUploadedAt}` : ""}`;
