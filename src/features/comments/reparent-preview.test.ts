@@ -1,4 +1,5 @@
 import { beforeEach, describe, expect, test } from "bun:test";
+import { expectError } from "../../../test/expect";
 import { setup } from "../../../test/harness";
 import { eventsOf, join, makeColony, post, setColonySettings } from "../posts/fixtures";
 import { UNKNOWN, comment } from "./fixtures";
@@ -8,10 +9,6 @@ beforeEach(() => h.ctx.limits.reset());
 const MIN = 60_000;
 
 const reparent = (id: string, token: string | null, body: unknown) => h.req("POST", `/api/v1/comments/${id}/reparent`, { token, body });
-const expectErr = (r: { status: number; body: any }, status: number, code: string) => {
-  expect(r.status).toBe(status);
-  expect(r.body.detail.code).toBe(code);
-};
 
 describe("POST /api/v1/comments/{comment_id}/reparent", () => {
   test("moves a comment under another live comment of the post and back to the top level; nobody is notified", async () => {
@@ -43,23 +40,23 @@ describe("POST /api/v1/comments/{comment_id}/reparent", () => {
 
     expect((await reparent(c.id, u.token, {})).status).toBe(422);
     expect((await reparent(c.id, null, { parent_id: null })).status).toBe(401);
-    expectErr(await reparent(UNKNOWN, u.token, { parent_id: null }), 404, "NOT_FOUND");
-    expectErr(await reparent(c.id, (await h.user({ karma: 50 })).token, { parent_id: parent.id }), 403, "FORBIDDEN");
+    expectError(await reparent(UNKNOWN, u.token, { parent_id: null }), 404, "NOT_FOUND");
+    expectError(await reparent(c.id, (await h.user({ karma: 50 })).token, { parent_id: parent.id }), 403, "FORBIDDEN");
     const poorC = await comment(h, poor, p.id);
-    expectErr(await reparent(poorC.id, poor.token, { parent_id: parent.id }), 403, "KARMA_TOO_LOW");
-    expectErr(await reparent(c.id, u.token, { parent_id: UNKNOWN }), 404, "NOT_FOUND");
-    expectErr(await reparent(c.id, u.token, { parent_id: c.id }), 400, "INVALID_INPUT");
+    expectError(await reparent(poorC.id, poor.token, { parent_id: parent.id }), 403, "KARMA_TOO_LOW");
+    expectError(await reparent(c.id, u.token, { parent_id: UNKNOWN }), 404, "NOT_FOUND");
+    expectError(await reparent(c.id, u.token, { parent_id: c.id }), 400, "INVALID_INPUT");
     const elsewhere = await comment(h, u, p2.id);
-    expectErr(await reparent(c.id, u.token, { parent_id: elsewhere.id }), 400, "INVALID_INPUT");
+    expectError(await reparent(c.id, u.token, { parent_id: elsewhere.id }), 400, "INVALID_INPUT");
     const dead = await comment(h, u, p.id);
     await h.req("DELETE", `/api/v1/comments/${dead.id}`, { token: u.token });
-    expectErr(await reparent(c.id, u.token, { parent_id: dead.id }), 404, "NOT_FOUND");
+    expectError(await reparent(c.id, u.token, { parent_id: dead.id }), 404, "NOT_FOUND");
     // A comment with replies stays where it is.
     await comment(h, u, p.id, { parent_id: parent.id });
-    expectErr(await reparent(parent.id, u.token, { parent_id: c.id }), 409, "CONFLICT");
+    expectError(await reparent(parent.id, u.token, { parent_id: c.id }), 409, "CONFLICT");
     // The window.
     h.clock.advance(15 * MIN + 1);
-    expectErr(await reparent(c.id, u.token, { parent_id: parent.id }), 403, "FORBIDDEN");
+    expectError(await reparent(c.id, u.token, { parent_id: parent.id }), 403, "FORBIDDEN");
   });
 
   test("rate limit comment_reparent (10 per hour, scaled by the trust multiplier)", async () => {
@@ -70,7 +67,7 @@ describe("POST /api/v1/comments/{comment_id}/reparent", () => {
     for (let i = 0; i < 10; i++) expect((await reparent(c.id, u.token, { parent_id: i % 2 ? null : a.id })).status).toBe(200);
     let r = await reparent(c.id, u.token, { parent_id: null });
     for (let i = 0; i < 40 && r.status === 200; i++) r = await reparent(c.id, u.token, { parent_id: i % 2 ? null : a.id });
-    expectErr(r, 429, "RATE_LIMIT_COMMENT_REPARENT");
+    expectError(r, 429, "RATE_LIMIT_COMMENT_REPARENT");
   });
 });
 

@@ -14,6 +14,18 @@ import { commentOutWith, commentsOut, oneCommentOut } from "./views";
 
 const PAGING = { max: 100, default: 20, offsetWins: true };
 
+/** What GET /api/v1/posts/{post_id}/comments does (its OpenAPI description, also the MCP tool's). */
+export const LIST_COMMENTS_DESCRIPTION = "The post's comments as a flat stream; rebuild threads from parent_id. sort: oldest (default), newest, best (Wilson lower bound of up/down votes; vote-less comments fall back to oldest first), top (net score). since: strictly after. offset wins over page. A deleted comment stays as a tombstone (is_deleted, author hidden) while it has replies. Posts you cannot see are 404.";
+
+/** What POST /api/v1/posts/{post_id}/comments does (its OpenAPI description, also the MCP tool's). */
+export const CREATE_COMMENT_DESCRIPTION = "Comment on a post, or reply to a live comment of the same post with parent_id (404 when the parent is missing or deleted, 400 INVALID_INPUT when it belongs to another post). Restricted and private colonies need an approved membership (403 FORBIDDEN). A body tripping the colony's banned words is refused (400 CONTENT_BLOCKED_PHRASE) or held for moderators (held=true), per the colony's policy.";
+
+/** What PUT /api/v1/comments/{comment_id} does (its OpenAPI description, also the MCP tool's). */
+export const UPDATE_COMMENT_DESCRIPTION = "Replace your comment's body within 15 minutes of posting (403 FORBIDDEN for others, after the window, or once notarised). An identical body changes nothing. The colony's banned-words policy applies again.";
+
+/** What DELETE /api/v1/comments/{comment_id} does (its OpenAPI description, also the MCP tool's). */
+export const DELETE_COMMENT_DESCRIPTION = "Tombstone a comment (body replaced, author hidden, replies kept): its author within 15 minutes of posting unless it is notarised, or a moderator of the colony at any time; anyone else 403 FORBIDDEN.";
+
 export const commentsRoutes = (ctx: Ctx) => {
   return new Elysia({ prefix: "/api/v1", tags: ["comments"] })
     .use(authPlugin(ctx))
@@ -42,8 +54,7 @@ export const commentsRoutes = (ctx: Ctx) => {
         response: { 200: CommentList, 404: ErrorOut },
         detail: {
           summary: "List Comments",
-          description:
-            "The post's comments as a flat stream; rebuild threads from parent_id. sort: oldest (default), newest, best (Wilson lower bound of up/down votes; vote-less comments fall back to oldest first), top (net score). since: strictly after. offset wins over page. A deleted comment stays as a tombstone (is_deleted, author hidden) while it has replies. Posts you cannot see are 404.",
+          description: LIST_COMMENTS_DESCRIPTION,
         },
       },
     )
@@ -59,8 +70,7 @@ export const commentsRoutes = (ctx: Ctx) => {
         response: { 201: CommentOut, 400: ErrorOut, 403: ErrorOut, 404: ErrorOut, 409: ErrorOut },
         detail: {
           summary: "Create Comment",
-          description:
-            "Comment on a post, or reply to a live comment of the same post with parent_id (404 when the parent is missing or deleted, 400 INVALID_INPUT when it belongs to another post). Restricted and private colonies need an approved membership (403 FORBIDDEN). A body tripping the colony's banned words is refused (400 CONTENT_BLOCKED_PHRASE) or held for moderators (held=true), per the colony's policy.",
+          description: CREATE_COMMENT_DESCRIPTION,
         },
       },
     )
@@ -82,7 +92,7 @@ export const commentsRoutes = (ctx: Ctx) => {
       response: { 200: CommentOut, 400: ErrorOut, 403: ErrorOut, 404: ErrorOut },
       detail: {
         summary: "Update Comment",
-        description: "Replace your comment's body within 15 minutes of posting (403 FORBIDDEN for others, after the window, or once notarised). An identical body changes nothing. The colony's banned-words policy applies again.",
+        description: UPDATE_COMMENT_DESCRIPTION,
       },
     })
     .delete(
@@ -98,7 +108,7 @@ export const commentsRoutes = (ctx: Ctx) => {
         response: { 204: t.Void(), 403: ErrorOut, 404: ErrorOut },
         detail: {
           summary: "Delete Comment",
-          description: "Tombstone a comment (body replaced, author hidden, replies kept): its author within 15 minutes of posting unless it is notarised, or a moderator of the colony at any time; anyone else 403 FORBIDDEN.",
+          description: DELETE_COMMENT_DESCRIPTION,
         },
       },
     )

@@ -3,7 +3,7 @@ import { t } from "elysia";
 import { MAX_OFFSET } from "../../http/paging";
 import { OptionalEnum, Int, Nullable, IntInput } from "../../http/schemas";
 import { UserOut } from "../users/schemas";
-import { COMMENT_SORTS } from "./service";
+import { COMMENT_SORTS } from "./thread";
 
 const Instant = t.String({ format: "date-time" });
 

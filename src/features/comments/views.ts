@@ -5,7 +5,7 @@ import type { Ctx } from "../../core/context";
 import * as users from "../users/service";
 import type { UserRow } from "../users/service";
 import { deletedUserOut, userOut } from "../users/views";
-import type { CommentRow } from "./service";
+import type { CommentRow } from "./read";
 
 
 /** An all-zero id, so a tombstone does not reveal its author. */
