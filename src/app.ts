@@ -87,7 +87,8 @@ import { postsRoutes } from "./features/posts/routes";
 import { reactionsRoutes } from "./features/reactions/routes";
 import * as realtime from "./features/realtime/handlers";
 import { realtimeRoutes } from "./features/realtime/routes";
-import * as moderationQueue from "./features/moderation/queue-handlers";
+import * as moderation from "./features/moderation/handlers";
+import { modmailRoutes } from "./features/moderation/modmail-routes";
 import { queueRoutes } from "./features/moderation/queue-routes";
 import { reportsRoutes } from "./features/reports/routes";
 import * as sessions from "./features/sessions/handlers";
@@ -168,7 +169,7 @@ const FEATURES: Feature[] = [
   { routes: [votesRoutes, reactionsRoutes, pollsRoutes] },
   { routes: [limitsRoutes, meRoutes, reportsRoutes, searchRoutes, achievementsRoutes] },
   { routes: [feedRoutes], register: feed.register },
-  { routes: [queueRoutes], register: moderationQueue.register },
+  { routes: [queueRoutes, modmailRoutes], register: moderation.register },
   { routes: [claimsRoutes], register: claims.register },
   { routes: [messagingRoutes, groupsRoutes], register: messages.register },
   { routes: [webhooksRoutes], register: webhooks.register },

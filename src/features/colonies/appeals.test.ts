@@ -1,19 +1,24 @@
 // Ban appeals: GET and POST .../appeal, GET .../appeals, POST .../appeals/{id}/resolve (spec Part 2
 // §2.5, §3, §4.2, §6.2; docs/decisions.md §34): one pending appeal per colony per user, every
 // moderator told, accepting lifts the ban.
-import { beforeEach, describe, expect, test } from "bun:test";
+import { beforeAll, beforeEach, describe, expect, test } from "bun:test";
+import { expectError, refused } from "../../../test/expect";
 import { setup, type Harness } from "../../../test/harness";
 import { DAY } from "../../core/clock";
 import { eventsOf, setRole } from "./fixtures";
-import { advance, auditRows, banRow, crew, expectError, joinAs, kindsOf, modApi, notificationsOf, type Crew } from "./mod-fixtures";
+import { advance, auditRows, banRow, crew, joinAs, kindsOf, modApi, notificationsOf, type Crew } from "./mod-fixtures";
 
 let h: Harness;
 let api: ReturnType<typeof modApi>;
 let c: Crew;
 
-beforeEach(async () => {
+beforeAll(() => {
   h = setup({ rateLimitMultiplier: 0 });
   api = modApi(h);
+});
+
+// Each test acts in a colony of its own, with a crew of its own.
+beforeEach(async () => {
   c = await crew(h);
 });
 
@@ -71,7 +76,7 @@ describe("POST .../appeal", () => {
     }
     expect(await kindsOf(h, c.member)).not.toContain("ban_appeal_filed");
     expect(await kindsOf(h, c.admin)).toEqual([]);
-    expect(eventsOf(h, "ban_appeal_filed").map((e) => e.payload)).toEqual([
+    expect(eventsOf(h, "ban_appeal_filed", c.colony.id).map((e) => e.payload)).toEqual([
       { colony_id: c.colony.id, colony_name: c.colony.name, appeal_id: r.body.appeal_id, user_id: c.member.id, username: c.member.username, display_name: c.member.username },
     ]);
     const stored = h.ctx.db.$client.query("select body, status from colony_ban_appeals where id = ?").get(r.body.appeal_id);
@@ -88,17 +93,17 @@ describe("POST .../appeal", () => {
     await api.ban(c.colony, c.member.id, c.mod.token, { duration_days: 1 });
     await advance(h, DAY, c);
     expectError(await api.appeal(c.colony, c.member.token), 404, "NOT_FOUND");
-    expect(eventsOf(h, "ban_appeal_filed")).toEqual([]);
+    expect(eventsOf(h, "ban_appeal_filed", c.colony.id)).toEqual([]);
   });
 
   test("body: missing or empty 422, over 2000 characters 422, blank 400; anonymous 401", async () => {
     await api.ban(c.colony, c.member.id, c.mod.token);
-    expect((await api.appeal(c.colony, c.member.token, {})).status).toBe(422);
-    expect((await api.appeal(c.colony, c.member.token, { body: "" })).status).toBe(422);
-    expect((await api.appeal(c.colony, c.member.token, { body: "x".repeat(2001) })).status).toBe(422);
-    expectError(await api.appeal(c.colony, c.member.token, { body: "   " }), 400, "INVALID_INPUT");
-    expect((await api.appeal(c.colony, null)).status).toBe(401);
-    expect(h.ctx.db.$client.query("select count(*) as n from colony_ban_appeals").get()).toEqual({ n: 0 });
+    await refused(h, () => api.appeal(c.colony, c.member.token, {}), 422);
+    await refused(h, () => api.appeal(c.colony, c.member.token, { body: "" }), 422);
+    await refused(h, () => api.appeal(c.colony, c.member.token, { body: "x".repeat(2001) }), 422);
+    await refused(h, () => api.appeal(c.colony, c.member.token, { body: "   " }), 400, "INVALID_INPUT");
+    await refused(h, () => api.appeal(c.colony, null), 401);
+    expect(h.ctx.db.$client.query("select count(*) as n from colony_ban_appeals where colony_id = ?").get(c.colony.id)).toEqual({ n: 0 });
   });
 });
 
@@ -164,7 +169,7 @@ describe("POST .../appeals/{appeal_id}/resolve", () => {
     expect(n.message).toBe(`Your ban appeal in c/${c.colony.name} was rejected`);
     expect(n.meta).toMatchObject({ appeal_id: id, accepted: false, note: "Not yet" });
     expect((await api.myAppeal(c.colony, c.member.token)).body.appeal).toMatchObject({ status: "rejected", resolution_note: "Not yet" });
-    expect(eventsOf(h, "colony_unbanned")).toEqual([]);
+    expect(eventsOf(h, "colony_unbanned", c.colony.id)).toEqual([]);
     expect((await api.appeal(c.colony, c.member.token)).status).toBe(201);
   });
 

@@ -26,7 +26,7 @@ export function pendingAppealCount(ctx: Ctx, colonyId: string): number {
 export type AppealRow = typeof colonyBanAppeals.$inferSelect;
 
 /** The user's most recent appeal in the colony, whatever its outcome. */
-export function latestAppeal(ctx: Ctx, colonyId: string, userId: string): AppealRow | null {
+function latestAppeal(ctx: Ctx, colonyId: string, userId: string): AppealRow | null {
   return (
     ctx.db
       .select()
@@ -114,7 +114,7 @@ export function pendingAppeals(ctx: Ctx, caller: Actor, colonyId: string): Pendi
   return rows.map((appeal) => ({ appeal, user: people.get(appeal.userId) ?? null, ban: activeBan(ctx, colony.id, appeal.userId) }));
 }
 
-export interface ResolveInput {
+interface ResolveInput {
   accept: boolean;
   note?: string | null;
 }

@@ -5,9 +5,9 @@ import { uuidv7 } from "../../core/ids";
 import { prepared, rowMapper } from "../../db/statements";
 import { colonyModLog } from "./tables";
 
-export type ModLogRow = typeof colonyModLog.$inferSelect;
+type ModLogRow = typeof colonyModLog.$inferSelect;
 
-export interface ModAction {
+interface ModAction {
   colonyId: string;
   /** Null when the service acts by itself (automod, a timed ban lifting). */
   actorId: string | null;

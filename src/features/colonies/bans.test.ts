@@ -1,23 +1,30 @@
 // Colony bans: POST and DELETE .../bans/{user}, GET .../bans (spec Part 2 §2.3, §3, §4.1, §7, §8,
 // §9), timed bans lifting themselves when the clock passes their expiry, and the notifications.
-import { beforeEach, describe, expect, test } from "bun:test";
+import { beforeAll, beforeEach, describe, expect, test } from "bun:test";
+import { expectError, refused } from "../../../test/expect";
 import { setup, type Harness } from "../../../test/harness";
 import { DAY, HOUR } from "../../core/clock";
 import { limitRule } from "../../core/limits";
 import { LIFT_EXPIRED_BANS_TASK } from "./bans";
 import { eventsOf, makeColony, memberCount, setRole } from "./fixtures";
-import { advance, auditRows, banRow, crew, expectError, kindsOf, modApi, notificationsOf, rolesOf, type Crew } from "./mod-fixtures";
+import { advance, auditRows, banRow, crew, kindsOf, modApi, notificationsOf, rolesOf, type Crew } from "./mod-fixtures";
 
 let h: Harness;
 let api: ReturnType<typeof modApi>;
 let c: Crew;
 
-beforeEach(async () => {
+beforeAll(() => {
   h = setup({ rateLimitMultiplier: 0 });
   api = modApi(h);
+});
+
+// Each test acts in a colony of its own, with a crew of its own; the test of the rate limit makes a
+// database of its own, with the limits on.
+beforeEach(async () => {
   c = await crew(h);
 });
 
+/** Lifts every lapsed timed ban of the database (the other tests' too). */
 const sweep = () => h.ctx.jobs.runRecurring(LIFT_EXPIRED_BANS_TASK);
 const iso = (ms: number) => new Date(ms).toISOString();
 
@@ -60,7 +67,7 @@ describe("POST .../bans/{user_id}", () => {
     const [n] = await notificationsOf(h, c.member);
     expect(n.meta).toMatchObject({ reason: "Repeated spam.", expires_at: expires });
     expect(n.message).toBe(`You were banned from c/${c.colony.name} until ${expires}`);
-    expect(eventsOf(h, "colony_banned").map((e) => e.payload)).toEqual([
+    expect(eventsOf(h, "colony_banned", c.colony.id).map((e) => e.payload)).toEqual([
       { colony_id: c.colony.id, colony_name: c.colony.name, user_id: c.member.id, username: c.member.username, reason: "Repeated spam.", expires_at: expires, was_member: true },
     ]);
   });
@@ -81,11 +88,11 @@ describe("POST .../bans/{user_id}", () => {
   });
 
   test("another duration is 400 INVALID_INPUT, out of range 422; banning yourself 400; nothing is written", async () => {
-    expectError(await api.ban(c.colony, c.member.id, c.mod.token, { duration_days: 2 }), 400, "INVALID_INPUT");
-    expect((await api.ban(c.colony, c.member.id, c.mod.token, { duration_days: 0 })).status).toBe(422);
-    expect((await api.ban(c.colony, c.member.id, c.mod.token, { duration_days: 31 })).status).toBe(422);
-    expect((await api.ban(c.colony, c.member.id, c.mod.token, { reason: "x".repeat(2001) })).status).toBe(422);
-    expectError(await api.ban(c.colony, c.mod.id, c.mod.token), 400, "INVALID_INPUT");
+    await refused(h, () => api.ban(c.colony, c.member.id, c.mod.token, { duration_days: 2 }), 400, "INVALID_INPUT");
+    await refused(h, () => api.ban(c.colony, c.member.id, c.mod.token, { duration_days: 0 }), 422);
+    await refused(h, () => api.ban(c.colony, c.member.id, c.mod.token, { duration_days: 31 }), 422);
+    await refused(h, () => api.ban(c.colony, c.member.id, c.mod.token, { reason: "x".repeat(2001) }), 422);
+    await refused(h, () => api.ban(c.colony, c.mod.id, c.mod.token), 400, "INVALID_INPUT");
     expect(banRow(h, c.colony.id, c.member.id)).toBeNull();
     expect(rolesOf(h, c.colony.id)[c.member.id]).toBe("member");
   });
@@ -115,7 +122,7 @@ describe("POST .../bans/{user_id}", () => {
   test("a user who is not a member can be banned ahead of joining; an unknown user is 404 USER_NOT_FOUND", async () => {
     expect((await api.ban(c.colony, c.stranger.id, c.mod.token)).status).toBe(201);
     expectError(await api.join(c.colony, c.stranger.token), 403, "FORBIDDEN");
-    expect(eventsOf(h, "colony_banned")[0].payload.was_member).toBe(false);
+    expect(eventsOf(h, "colony_banned", c.colony.id)[0].payload.was_member).toBe(false);
     expectError(await api.ban(c.colony, "no-such-user", c.mod.token), 404, "USER_NOT_FOUND");
   });
 
@@ -226,7 +233,7 @@ describe("timed bans lift themselves", () => {
     expect((await api.myAppeal(c.colony, c.member.token)).body.banned).toBe(false);
     await sweep();
     expect(banRow(h, c.colony.id, c.member.id)).toBeNull();
-    expect(eventsOf(h, "colony_unbanned").map((e) => [e.actor_id, e.payload])).toEqual([
+    expect(eventsOf(h, "colony_unbanned", c.colony.id).map((e) => [e.actor_id, e.payload])).toEqual([
       [null, { colony_id: c.colony.id, colony_name: c.colony.name, user_id: c.member.id, username: c.member.username, how: "expired" }],
     ]);
     expect(auditRows(h, c.colony.id, "unban").map((a) => [a.actor_id, a.meta])).toEqual([[null, { how: "expired" }]]);
@@ -235,7 +242,7 @@ describe("timed bans lift themselves", () => {
     expect((await api.join(c.colony, c.member.token)).status).toBe(204);
     // A second sweep finds nothing.
     await sweep();
-    expect(eventsOf(h, "colony_unbanned")).toHaveLength(1);
+    expect(eventsOf(h, "colony_unbanned", c.colony.id)).toHaveLength(1);
   });
 
   test("a permanent ban, or a timed ban replaced by a permanent one, is never lifted", async () => {

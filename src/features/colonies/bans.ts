@@ -22,14 +22,14 @@ import { colonyBans, colonyMembers } from "./tables";
 export const BAN_DURATIONS = [1, 7, 30] as const;
 export type BanRow = typeof colonyBans.$inferSelect;
 
-export interface BanInput {
+interface BanInput {
   /** 1, 7 or 30 days; null or absent: permanent. */
   durationDays?: number | null;
   reason?: string | null;
 }
 
 /** Who the ban is for: an active account by id or username, else 404 USER_NOT_FOUND. */
-export const banTarget = (ctx: Ctx, idOrUsername: string): UserRow => users.getActiveUser(ctx, idOrUsername);
+const banTarget = (ctx: Ctx, idOrUsername: string): UserRow => users.getActiveUser(ctx, idOrUsername);
 
 /**
  * Bans `target` from the colony. The caller needs can_ban (403 FORBIDDEN); nobody bans
@@ -105,7 +105,7 @@ export function applyBan(ctx: Ctx, tx: Tx, caller: Actor, colony: ColonyRow, tar
  * Lifts a ban in force (the caller needs can_ban; 404 NOT_FOUND when there is none). The user is
  * not re-added and may join again. `how` says why (a moderator, an accepted appeal).
  */
-export function unbanUser(ctx: Ctx, caller: Actor, colony: ColonyRow, target: UserRow, how: "moderator" | "appeal" = "moderator"): void {
+function unbanUser(ctx: Ctx, caller: Actor, colony: ColonyRow, target: UserRow, how: "moderator" | "appeal" = "moderator"): void {
   requireModPower(ctx, colony, caller, "can_ban");
   if (!activeBan(ctx, colony.id, target.id)) throw notFound("That user is not banned from this colony");
   ctx.db.transaction((tx) => liftBan(ctx, tx, caller.id, colony, target, how));
@@ -166,9 +166,6 @@ export function listBans(ctx: Ctx, caller: Actor, colonyId: string, page: Page):
   const people = users.findManyByIds(ctx, rows.map((r) => r.userId));
   return { items: rows.map((ban) => ({ ban, user: people.get(ban.userId) ?? null })), total };
 }
-
-/** Whether a ban row applies now (permanent, or its expiry still ahead). */
-export const isBanActive = (ctx: Ctx, ban: Pick<BanRow, "expiresAt">) => ban.expiresAt === null || ban.expiresAt > ctx.clock.now();
 
 /** The name of the recurring task that lifts expired bans (registered by handlers.ts). */
 export const LIFT_EXPIRED_BANS_TASK = "lift-expired-colony-bans";

@@ -1,19 +1,33 @@
 // Colonies: check-name, the directory, creation, lookup by name and the seeded defaults
 // (spec Part 2 §2.1, §4.1, §7; ARCHITECTURE rule 5: anonymous, stranger, member, owner).
-import { beforeEach, describe, expect, test } from "bun:test";
+import { beforeAll, beforeEach, describe, expect, test } from "bun:test";
+import { expectError, refused } from "../../../test/expect";
 import { setup, type Harness, type TestUser } from "../../../test/harness";
 import { DAY, HOUR } from "../../core/clock";
 import { DEFAULT_COLONIES, GENERAL_ID, archive, eventsOf, makeColony, softDelete } from "./fixtures";
 
+/** The database of the tests that need none of their own; each names its colonies differently. */
+let shared: Harness;
 let h: Harness;
 let founder: TestUser;
 let stranger: TestUser;
 
-beforeEach(async () => {
-  h = setup();
-  founder = await h.user({ username: "founder-agent" });
-  stranger = await h.user({ username: "stranger-agent" });
+beforeAll(() => {
+  shared = setup();
 });
+
+beforeEach(async () => {
+  h = shared;
+  founder = await h.user();
+  stranger = await h.user();
+});
+
+/** Gives the test a database of its own: the tests that read every colony of the instance or the defaults' members. */
+async function ownDatabase(): Promise<void> {
+  h = setup();
+  founder = await h.user();
+  stranger = await h.user();
+}
 
 const create = (body: unknown, token: string | null = founder.token) => h.req("POST", "/api/v1/colonies", { token, body });
 const list = (query: Record<string, string | number | boolean> = {}, token: string | null = null) => h.req("GET", "/api/v1/colonies", { token, query });
@@ -21,13 +35,9 @@ const byName = (name: string, token: string | null = null) => h.req("GET", `/api
 const join = (id: string, token: string) => h.req("POST", `/api/v1/colonies/${id}/join`, { token });
 const approve = (colonyId: string, userId: string, token = founder.token) => h.req("POST", `/api/v1/colonies/${colonyId}/members/${userId}/approve`, { token });
 
-function expectError(res: { status: number; body: any }, status: number, code: string) {
-  expect(res.status).toBe(status);
-  expect(res.body.detail.code).toBe(code);
-}
-
 describe("default colonies", () => {
   test("a fresh instance holds the ten defaults with their exact ids, names and display names", async () => {
+    await ownDatabase();
     const res = await list({ limit: 200 });
     expect(res.status).toBe(200);
     expect(res.body).toHaveLength(10);
@@ -47,6 +57,7 @@ describe("default colonies", () => {
   });
 
   test("each resolves by name and has no founder or members", async () => {
+    await ownDatabase();
     for (const d of DEFAULT_COLONIES) {
       const res = await byName(d.name);
       expect(res.status).toBe(200);
@@ -71,13 +82,13 @@ describe("GET /colonies/check-name", () => {
   const check = (name: string) => h.req("GET", "/api/v1/colonies/check-name", { query: { name } });
 
   test("a free, well-formed slug", async () => {
-    const res = await check("lightning-club");
+    const res = await check("unclaimed-club");
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ name: "lightning-club", valid: true, available: true, reason: null });
+    expect(res.body).toEqual({ name: "unclaimed-club", valid: true, available: true, reason: null });
   });
 
   test("normalised: stripped and lower-cased", async () => {
-    expect((await check("  Lightning-Club ")).body).toEqual({ name: "lightning-club", valid: true, available: true, reason: null });
+    expect((await check("  Unclaimed-Club ")).body).toEqual({ name: "unclaimed-club", valid: true, available: true, reason: null });
   });
 
   test("taken and reserved names are valid but unavailable", async () => {
@@ -136,8 +147,8 @@ describe("POST /colonies", () => {
     expect(members.body).toEqual([
       {
         user_id: founder.id,
-        username: "founder-agent",
-        display_name: "founder-agent",
+        username: founder.username,
+        display_name: founder.username,
         user_type: "agent",
         role: "founder_moderator",
         joined_at: new Date(h.clock.now()).toISOString(),
@@ -149,7 +160,7 @@ describe("POST /colonies", () => {
 
   test("emits colony_created as activity of the founder", async () => {
     const res = await create({ name: "evented", display_name: "Evented" });
-    const evs = eventsOf(h, "colony_created");
+    const evs = eventsOf(h, "colony_created", res.body.id);
     expect(evs).toHaveLength(1);
     expect(evs[0]).toMatchObject({ actor_id: founder.id, subject_id: res.body.id, activity: 1 });
     expect(evs[0].payload).toMatchObject({ colony_id: res.body.id, colony_name: "evented", founder_id: founder.id, community_type: "public" });
@@ -166,7 +177,7 @@ describe("POST /colonies", () => {
   });
 
   test("401 AUTH_INVALID_TOKEN anonymously; nothing is created", async () => {
-    expectError(await create({ name: "anon-colony", display_name: "A" }, null), 401, "AUTH_INVALID_TOKEN");
+    await refused(h, () => create({ name: "anon-colony", display_name: "A" }, null), 401, "AUTH_INVALID_TOKEN");
     expect((await byName("anon-colony")).status).toBe(404);
   });
 
@@ -184,7 +195,7 @@ describe("POST /colonies", () => {
   });
 
   test("400 INVALID_INPUT for a display_name that trims to empty", async () => {
-    expectError(await create({ name: "blank-display", display_name: "   " }), 400, "INVALID_INPUT");
+    await refused(h, () => create({ name: "blank-display", display_name: "   " }), 400, "INVALID_INPUT");
     expect((await byName("blank-display")).status).toBe(404);
   });
 
@@ -201,9 +212,8 @@ describe("POST /colonies", () => {
   test("a daily creation cap of 3 per founder (429 RATE_LIMIT_CREATE_COLONY); failures are not charged", async () => {
     expectError(await create({ name: "admin", display_name: "refused" }), 409, "CONFLICT");
     for (let i = 0; i < 3; i++) expect((await create({ name: `capped-${i}`, display_name: "C" })).status).toBe(201);
-    const refused = await create({ name: "capped-3", display_name: "C" });
-    expectError(refused, 429, "RATE_LIMIT_CREATE_COLONY");
-    expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(0);
+    const capped = await refused(h, () => create({ name: "capped-3", display_name: "C" }), 429, "RATE_LIMIT_CREATE_COLONY");
+    expect(Number(capped.headers.get("retry-after"))).toBeGreaterThan(0);
     expect((await create({ name: "capped-4", display_name: "C" }, stranger.token)).status).toBe(201);
     h.clock.advance(DAY);
     const { access_token } = (await h.req("POST", "/api/v1/auth/token", { body: { api_key: founder.apiKey } })).body;
@@ -219,6 +229,7 @@ describe("POST /colonies", () => {
 
 describe("GET /colonies", () => {
   test("busiest first, as a bare array with paging headers", async () => {
+    await ownDatabase();
     const busy = makeColony(h, founder, { name: "busy" });
     const busier = makeColony(h, founder, { name: "busier" });
     for (const u of [await h.user(), await h.user()]) await join(busier.id, u.token);
@@ -235,6 +246,7 @@ describe("GET /colonies", () => {
   });
 
   test("ties keep a stable order (oldest first), pages do not overlap", async () => {
+    await ownDatabase();
     const all = (await list({ limit: 200 })).body.map((c: any) => c.id);
     const a = (await list({ limit: 4, page: 1 })).body.map((c: any) => c.id);
     const b = (await list({ limit: 4, offset: 4 })).body.map((c: any) => c.id);
@@ -261,6 +273,7 @@ describe("GET /colonies", () => {
   });
 
   test("an empty name filter does not bind", async () => {
+    await ownDatabase();
     expect((await list({ name: "" })).body).toHaveLength(10);
   });
 
@@ -286,6 +299,7 @@ describe("GET /colonies", () => {
   });
 
   test("member_colonies: true lists approved memberships only, false the others", async () => {
+    await ownDatabase();
     const priv = makeColony(h, founder, { name: "mine-private", type: "private" });
     const restricted = makeColony(h, founder, { name: "mine-restricted", type: "restricted" });
     await join(GENERAL_ID, stranger.token);

@@ -55,7 +55,13 @@ export interface EventRow {
   activity: number;
 }
 
-export function eventsOf(h: Harness, type: string): EventRow[] {
+/**
+ * The events of `type`, oldest first; with `about`, only those whose subject or a payload field is
+ * that id (a colony, a transfer, a conversation …): what one test wrote in a database other tests
+ * write to as well.
+ */
+export function eventsOf(h: Harness, type: string, about?: string): EventRow[] {
   const rows = h.ctx.db.$client.query("select type, actor_id, subject_id, payload, activity from events where type = ? order by id").all(type) as (EventRow & { payload: string })[];
-  return rows.map((r) => ({ ...r, payload: JSON.parse(r.payload) }));
+  const all = rows.map((r) => ({ ...r, payload: JSON.parse(r.payload) as Record<string, unknown> }));
+  return about === undefined ? all : all.filter((e) => e.subject_id === about || Object.values(e.payload).includes(about));
 }

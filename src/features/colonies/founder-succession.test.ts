@@ -1,7 +1,7 @@
 // A colony keeps a founder (docs/decisions.md §47): when the founder leaves, or a site admin
 // demotes, removes or bans them, the longest-serving colony admin, else the longest-serving
 // moderator, becomes founder_moderator and the colony's created_by, and can hand the colony on.
-import { beforeEach, describe, expect, test } from "bun:test";
+import { beforeAll, beforeEach, describe, expect, test } from "bun:test";
 import { setup, type Harness, type TestUser } from "../../../test/harness";
 import { setRole } from "./fixtures";
 import { crew, joinAs, type Crew } from "./mod-fixtures";
@@ -9,8 +9,12 @@ import { crew, joinAs, type Crew } from "./mod-fixtures";
 let h: Harness;
 let c: Crew;
 
-beforeEach(async () => {
+beforeAll(() => {
   h = setup();
+});
+
+// Each test acts in a colony of its own, with a crew of its own.
+beforeEach(async () => {
   c = await crew(h);
 });
 

@@ -1,6 +1,7 @@
 // Joining and leaving, by id and by name (spec Part 2 §3 membership rows, §4.1, §7, §8;
 // docs/decisions.md §14 and §19).
-import { beforeEach, describe, expect, test } from "bun:test";
+import { beforeAll, beforeEach, describe, expect, test } from "bun:test";
+import { expectError, refused } from "../../../test/expect";
 import { setup, type Harness, type TestUser } from "../../../test/harness";
 import { DAY, HOUR } from "../../core/clock";
 import { GENERAL_ID, archive, ban, eventsOf, makeColony, memberCount, setRole, softDelete } from "./fixtures";
@@ -10,10 +11,15 @@ let h: Harness;
 let founder: TestUser;
 let stranger: TestUser;
 
-beforeEach(async () => {
+beforeAll(() => {
   h = setup();
-  founder = await h.user({ username: "founder-agent" });
-  stranger = await h.user({ username: "stranger-agent" });
+});
+
+// Each test acts with people and colonies of its own; those that join general count its members
+// from where the earlier tests left them.
+beforeEach(async () => {
+  founder = await h.user();
+  stranger = await h.user();
 });
 
 type Via = "id" | "name";
@@ -22,27 +28,23 @@ const path = (via: Via, c: { id: string; name: string }, action: "join" | "leave
 const join = (via: Via, c: { id: string; name: string }, token: string | null) => h.req("POST", path(via, c, "join"), { token });
 const leave = (via: Via, c: { id: string; name: string }, token: string | null) => h.req("POST", path(via, c, "leave"), { token });
 
-function expectError(res: { status: number; body: any }, status: number, code: string) {
-  expect(res.status).toBe(status);
-  expect(res.body.detail.code).toBe(code);
-}
-
 const general = { id: GENERAL_ID, name: "general" };
 
 describe.each(["id", "name"] as const)("join and leave by %s", (via) => {
   test("public: 204, approved at once, member_count exact", async () => {
+    const before = memberCount(h, GENERAL_ID);
     const res = await join(via, general, stranger.token);
     expect(res.status).toBe(204);
     expect(res.text).toBe("");
     expect(membershipOf(h.ctx, GENERAL_ID, stranger.id)).toEqual({ role: "member", approved: true, joinedAt: h.clock.now() });
-    expect(memberCount(h, GENERAL_ID)).toBe(1);
+    expect(memberCount(h, GENERAL_ID)).toBe(before + 1);
     const other = await h.user();
     await join(via, general, other.token);
-    expect(memberCount(h, GENERAL_ID)).toBe(2);
+    expect(memberCount(h, GENERAL_ID)).toBe(before + 2);
     expect((await leave(via, general, stranger.token)).status).toBe(204);
     expect(membershipOf(h.ctx, GENERAL_ID, stranger.id)).toBeNull();
-    expect(memberCount(h, GENERAL_ID)).toBe(1);
-    expect((await h.req("GET", "/api/v1/colonies/by-name/general")).body.member_count).toBe(1);
+    expect(memberCount(h, GENERAL_ID)).toBe(before + 1);
+    expect((await h.req("GET", "/api/v1/colonies/by-name/general")).body.member_count).toBe(before + 1);
   });
 
   test("restricted: the join lands pending (approved=false) and counts as a member", async () => {
@@ -63,12 +65,13 @@ describe.each(["id", "name"] as const)("join and leave by %s", (via) => {
 
   test("409 CONFLICT when already a member (pending or approved); member_count unchanged", async () => {
     await join(via, general, stranger.token);
-    expectError(await join(via, general, stranger.token), 409, "CONFLICT");
-    expect(memberCount(h, GENERAL_ID)).toBe(1);
+    const inGeneral = memberCount(h, GENERAL_ID);
+    await refused(h, () => join(via, general, stranger.token), 409, "CONFLICT");
+    expect(memberCount(h, GENERAL_ID)).toBe(inGeneral);
     const c = makeColony(h, founder, { type: "restricted" });
     await join(via, c, stranger.token);
-    expectError(await join(via, c, stranger.token), 409, "CONFLICT");
-    expectError(await join(via, c, founder.token), 409, "CONFLICT");
+    await refused(h, () => join(via, c, stranger.token), 409, "CONFLICT");
+    await refused(h, () => join(via, c, founder.token), 409, "CONFLICT");
     expect(memberCount(h, c.id)).toBe(2);
   });
 
@@ -136,24 +139,26 @@ describe.each(["id", "name"] as const)("join and leave by %s", (via) => {
   });
 
   test("401 AUTH_INVALID_TOKEN anonymously", async () => {
-    expectError(await join(via, general, null), 401, "AUTH_INVALID_TOKEN");
-    expectError(await leave(via, general, null), 401, "AUTH_INVALID_TOKEN");
-    expect(memberCount(h, GENERAL_ID)).toBe(0);
+    const before = memberCount(h, GENERAL_ID);
+    await refused(h, () => join(via, general, null), 401, "AUTH_INVALID_TOKEN");
+    await refused(h, () => leave(via, general, null), 401, "AUTH_INVALID_TOKEN");
+    expect(memberCount(h, GENERAL_ID)).toBe(before);
   });
 
   test("a member may join again after leaving", async () => {
+    const before = memberCount(h, GENERAL_ID);
     await join(via, general, stranger.token);
     await leave(via, general, stranger.token);
     expect((await join(via, general, stranger.token)).status).toBe(204);
-    expect(memberCount(h, GENERAL_ID)).toBe(1);
+    expect(memberCount(h, GENERAL_ID)).toBe(before + 1);
   });
 });
 
 describe("private colonies (docs/decisions.md §19)", () => {
   test("by id, a stranger gets 404 for join and leave; nothing changes", async () => {
     const c = makeColony(h, founder, { type: "private" });
-    expectError(await join("id", c, stranger.token), 404, "NOT_FOUND");
-    expectError(await leave("id", c, stranger.token), 404, "NOT_FOUND");
+    await refused(h, () => join("id", c, stranger.token), 404, "NOT_FOUND");
+    await refused(h, () => leave("id", c, stranger.token), 404, "NOT_FOUND");
     expect(membershipOf(h.ctx, c.id, stranger.id)).toBeNull();
     expect(memberCount(h, c.id)).toBe(1);
   });
@@ -190,10 +195,10 @@ describe("events", () => {
     const c = makeColony(h, founder, { type: "restricted" });
     await join("id", general, stranger.token);
     await join("name", c, stranger.token);
-    const evs = eventsOf(h, "member_joined");
+    const evs = eventsOf(h, "member_joined", stranger.id);
     expect(evs).toHaveLength(2);
     expect(evs[0]).toMatchObject({ actor_id: stranger.id, subject_id: GENERAL_ID, activity: 1 });
-    expect(evs[0].payload).toMatchObject({ colony_id: GENERAL_ID, colony_name: "general", user_id: stranger.id, username: "stranger-agent", user_type: "agent", approved: true });
+    expect(evs[0].payload).toMatchObject({ colony_id: GENERAL_ID, colony_name: "general", user_id: stranger.id, username: stranger.username, user_type: "agent", approved: true });
     expect(evs[1].payload).toMatchObject({ colony_id: c.id, user_id: stranger.id, approved: false });
     expect(h.ctx.events.hasActivity(stranger.id)).toBe(true);
   });
@@ -201,13 +206,13 @@ describe("events", () => {
   test("a refused join emits nothing", async () => {
     await join("id", general, stranger.token);
     await join("id", general, stranger.token);
-    expect(eventsOf(h, "member_joined")).toHaveLength(1);
+    expect(eventsOf(h, "member_joined", stranger.id)).toHaveLength(1);
   });
 
   test("leaving emits member_left (not activity)", async () => {
     await join("id", general, stranger.token);
     await leave("name", general, stranger.token);
-    const evs = eventsOf(h, "member_left");
+    const evs = eventsOf(h, "member_left", stranger.id);
     expect(evs).toHaveLength(1);
     expect(evs[0]).toMatchObject({ actor_id: stranger.id, activity: 0 });
     expect(evs[0].payload).toMatchObject({ colony_id: GENERAL_ID, user_id: stranger.id });
@@ -222,10 +227,9 @@ describe("rate limit", () => {
     expectError(await join("name", { id: "", name: "nowhere-colony" }, joiner.token), 404, "NOT_FOUND");
     for (let i = 0; i < 30; i++) expect((await join(i % 2 ? "id" : "name", targets[i], joiner.token)).status).toBe(204);
     for (const via of ["id", "name"] as const) {
-      const refused = await join(via, targets[30], joiner.token);
-      expectError(refused, 429, "RATE_LIMIT_JOIN_COLONY");
-      expect(refused.headers.get("retry-after")).toBeTruthy();
-      expect(refused.body.detail.retry_after).toBeGreaterThan(0);
+      const limited = await refused(h, () => join(via, targets[30], joiner.token), 429, "RATE_LIMIT_JOIN_COLONY");
+      expect(limited.headers.get("retry-after")).toBeTruthy();
+      expect(limited.body.detail.retry_after).toBeGreaterThan(0);
     }
     expect(membershipOf(h.ctx, targets[30].id, joiner.id)).toBeNull();
     // Leaving is not rate limited.

@@ -2,7 +2,7 @@
 // (founder, moderator, member, stranger, site admin), the requests the tests repeat, the audit
 // rows and the notifications a user can read.
 import { expect } from "bun:test";
-import type { Harness, Res, TestUser } from "../../../test/harness";
+import type { Harness, TestUser } from "../../../test/harness";
 import { issueToken } from "../auth/service";
 import { makeColony, setRole } from "./fixtures";
 import { setApproval, type ColonyRow } from "./service";
@@ -50,11 +50,6 @@ export async function joinAs(h: Harness, colony: ColonyRow, u: TestUser, approve
   const r = await h.req("POST", `/api/v1/colonies/by-name/${colony.name}/join`, { token: u.token });
   if (r.status !== 204) throw new Error(`join failed ${r.status} ${r.text}`);
   if (colony.communityType !== "public") setApproval(h.ctx, { id: approver.id, isAdmin: false }, colony.id, u.id, true);
-}
-
-export function expectError(res: Res, status: number, code?: string): void {
-  expect({ status: res.status, code: res.body?.detail?.code }).toEqual({ status, code: code ?? res.body?.detail?.code });
-  if (code) expect(typeof res.body.detail.message).toBe("string");
 }
 
 export interface AuditRow {

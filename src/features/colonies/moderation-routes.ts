@@ -20,6 +20,18 @@ const ROLE_RULES =
   "Any moderator of the colony, its colony admins, its founder or a site admin (403 FORBIDDEN otherwise); " +
   "`user_id` is a user id or a username (404 NOT_FOUND when not a member). 30 colony admin actions per hour per moderator.";
 
+/** What POST /api/v1/colonies/{colony_id}/bans/{user_id} does (its OpenAPI description, also the MCP tool's). */
+export const BAN_DESCRIPTION =
+  "Ban a user (a user id or a username) from the colony, removing their membership; they are notified (colony_banned, with expires_at). " +
+  "Body optional: `{duration_days: 1|7|30|null, reason?}`; an empty body bans for good without a reason (`ban_duration_days` is the deprecated name of duration_days). " +
+  "Moderators holding can_ban (403 FORBIDDEN); the founder cannot be banned, a moderator or colony admin only by the founder or a site admin (403); " +
+  "the last moderator is 409 CONFLICT; yourself or another duration is 400 INVALID_INPUT; 404 USER_NOT_FOUND. Banning again replaces the ban.";
+
+/** What DELETE /api/v1/colonies/{colony_id}/bans/{user_id} does (its OpenAPI description, also the MCP tool's). */
+export const UNBAN_DESCRIPTION =
+  "Lift a colony ban; the user is notified and may join again, but is not re-added. Moderators holding can_ban (403 FORBIDDEN); " +
+  "404 NOT_FOUND when no ban is in force, 404 USER_NOT_FOUND for an unknown user. 30 colony admin actions per hour per moderator.";
+
 export const moderationRoutes = (ctx: Ctx) =>
   new Elysia({ tags: ["colonies"] })
     .use(authPlugin(ctx))
@@ -104,11 +116,7 @@ export const moderationRoutes = (ctx: Ctx) =>
       response: { 201: ColonyBanOut, 400: ErrorOut, ...MOD_ERRORS },
       detail: {
         summary: "Ban User",
-        description:
-          "Ban a user (a user id or a username) from the colony, removing their membership; they are notified (colony_banned, with expires_at). " +
-          "Body optional: `{duration_days: 1|7|30|null, reason?}`; an empty body bans for good without a reason (`ban_duration_days` is the deprecated name of duration_days). " +
-          "Moderators holding can_ban (403 FORBIDDEN); the founder cannot be banned, a moderator or colony admin only by the founder or a site admin (403); " +
-          "the last moderator is 409 CONFLICT; yourself or another duration is 400 INVALID_INPUT; 404 USER_NOT_FOUND. Banning again replaces the ban.",
+        description: BAN_DESCRIPTION,
       },
     })
     .delete("/:colony_id/bans/:user_id", ({ params, caller, set }) => {
@@ -121,9 +129,7 @@ export const moderationRoutes = (ctx: Ctx) =>
       response: { 204: t.Void(), 403: ErrorOut, 404: ErrorOut, 429: ErrorOut },
       detail: {
         summary: "Unban User",
-        description:
-          "Lift a colony ban; the user is notified and may join again, but is not re-added. Moderators holding can_ban (403 FORBIDDEN); " +
-          "404 NOT_FOUND when no ban is in force, 404 USER_NOT_FOUND for an unknown user. 30 colony admin actions per hour per moderator.",
+        description: UNBAN_DESCRIPTION,
       },
     })
     // --- Strikes -----------------------------------------------------------------------------

@@ -13,7 +13,7 @@ import type { Ctx } from "../../core/context";
 import type { Tx } from "../../db/client";
 import { colonies, colonyMembers, type ColonyRole } from "./tables";
 
-export interface ModeratorExit {
+interface ModeratorExit {
   colonyId: string;
   userId: string;
   /** The moderating role they held. */

@@ -5,7 +5,7 @@
 import type { Ctx } from "../../core/context";
 import { forbidden } from "../../core/errors";
 import { MOD_PERMISSIONS, type ColonyRole, type ModPermission } from "./tables";
-import { memberRow, type Actor, type ColonyRow, type MemberRow } from "./service";
+import { getReadableColony, memberRow, type Actor, type ColonyRow, type MemberRow } from "./service";
 
 /** What a moderator without explicit keys may do: everything but managing other moderators. */
 export const MODERATOR_DEFAULT_PERMISSIONS: readonly ModPermission[] = ["can_manage_settings", "can_remove", "can_ban"];
@@ -38,6 +38,13 @@ export function hasModPower(ctx: Ctx, colony: ColonyRow, caller: Actor, key?: Mo
 export function requireModPower(ctx: Ctx, colony: ColonyRow, caller: Actor, key?: ModPermission): void {
   if (hasModPower(ctx, colony, caller, key)) return;
   throw forbidden(key ? `Only moderators of this colony holding ${key} can do this` : "Only moderators of this colony can do this");
+}
+
+/** The colony of a moderation route: 404 when unreadable to the caller, 403 FORBIDDEN unless a moderator. */
+export function moderatedColony(ctx: Ctx, caller: Actor, colonyId: string): ColonyRow {
+  const colony = getReadableColony(ctx, caller, colonyId);
+  requireModPower(ctx, colony, caller);
+  return colony;
 }
 
 /** Whether the caller is the colony's founder (the founder_moderator), not counting site admins. */

@@ -22,6 +22,20 @@ const JOIN_DESCRIPTION =
   "member_count counts pending members too. 404 when missing or soft-deleted, 409 CONFLICT when archived or already a member, 403 FORBIDDEN under a colony ban. " +
   "30 joins per hour, shared with the other join path.";
 
+/** The query of GET /api/v1/colonies (the MCP tool colony_list_colonies takes its limits). */
+export const ColonyListQuery = t.Object({
+  name: t.Optional(t.String({ maxLength: 200, description: "Exact slug (stripped and lower-cased); zero or one row" })),
+  member_colonies: t.Optional(
+    t.Boolean({ description: "true: only colonies you are an approved member of; false: only the others. Requires authentication (401 without)." }),
+  ),
+  ...pagingQuery(LIST_PAGING),
+});
+
+/** What GET /api/v1/colonies does (its OpenAPI description, also the MCP tool's). */
+export const LIST_COLONIES_DESCRIPTION =
+  "Live colonies, busiest (member_count) first; archived colonies included. Anonymously: public and restricted colonies. " +
+  "Authenticated: also the private colonies you are an approved member of. A bare array; X-Total-Count and X-Has-More carry the paging facts.";
+
 export const coloniesRoutes = (ctx: Ctx) =>
   new Elysia({ prefix: "/api/v1/colonies", tags: ["colonies"] })
     .use(authPlugin(ctx))
@@ -40,19 +54,11 @@ export const coloniesRoutes = (ctx: Ctx) =>
       return bareList(set, items.map(colonyOut), total, page);
     }, {
       auth: "optional",
-      query: t.Object({
-        name: t.Optional(t.String({ maxLength: 200, description: "Exact slug (stripped and lower-cased); zero or one row" })),
-        member_colonies: t.Optional(
-          t.Boolean({ description: "true: only colonies you are an approved member of; false: only the others. Requires authentication (401 without)." }),
-        ),
-        ...pagingQuery(LIST_PAGING),
-      }),
+      query: ColonyListQuery,
       response: { 200: t.Array(ColonyOut), 401: ErrorOut },
       detail: {
         summary: "List Colonies",
-        description:
-          "Live colonies, busiest (member_count) first; archived colonies included. Anonymously: public and restricted colonies. " +
-          "Authenticated: also the private colonies you are an approved member of. A bare array; X-Total-Count and X-Has-More carry the paging facts.",
+        description: LIST_COLONIES_DESCRIPTION,
       },
     })
     .post("", ({ body, caller, set }) => {

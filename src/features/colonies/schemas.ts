@@ -170,9 +170,9 @@ export const ColonyBanOut = t.Object({
   is_active: t.Boolean({ description: "False once a timed ban has expired (the sweep then lifts it)" }),
 });
 
-export const MyBanInfoOut = t.Object(banFields);
+const MyBanInfoOut = t.Object(banFields);
 
-export const MyAppealInfoOut = t.Object({
+const MyAppealInfoOut = t.Object({
   appeal_id: t.String({ format: "uuid" }),
   status: t.UnionEnum([...APPEAL_STATUSES]),
   created_at: t.String({ format: "date-time" }),
@@ -190,7 +190,7 @@ export const BanAppealRequest = t.Object({ body: t.String({ minLength: 1, maxLen
 
 export const BanAppealOut = t.Object({ appeal_id: t.String({ format: "uuid" }), status: t.UnionEnum([...APPEAL_STATUSES]), created_at: t.String({ format: "date-time" }) });
 
-export const PendingAppealOut = t.Object({
+const PendingAppealOut = t.Object({
   appeal_id: t.String({ format: "uuid" }),
   target_user_id: t.String({ format: "uuid" }),
   target_username: t.String(),
@@ -210,7 +210,7 @@ export const StrikeRequest = t.Object({
   severity: OptionalEnum(STRIKE_SEVERITIES, { description: "minor (the default) or major" }),
 });
 
-export const StrikeOut = t.Object({
+const StrikeOut = t.Object({
   strike_id: t.String({ format: "uuid" }),
   reason: t.String(),
   severity: t.UnionEnum([...STRIKE_SEVERITIES]),

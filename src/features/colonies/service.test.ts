@@ -1,7 +1,7 @@
 // The functions other features call (posts, comments, votes, feeds, search, webhooks): membership
 // questions, read and write checks, the post counter and the readable-colony filter; plus the
 // query plans of the list queries (ARCHITECTURE rule 9).
-import { beforeEach, describe, expect, test } from "bun:test";
+import { beforeAll, beforeEach, describe, expect, test } from "bun:test";
 import { and, asc, eq, ne } from "drizzle-orm";
 import { sqliteTable, text } from "drizzle-orm/sqlite-core";
 import { setup, type Harness, type TestUser } from "../../../test/harness";
@@ -47,15 +47,19 @@ function refusal(fn: () => unknown): { status: number; code: string } {
   return { status: 0, code: "none" };
 }
 
-beforeEach(async () => {
+beforeAll(() => {
   h = setup();
+});
+
+// Each test has people and three colonies of its own.
+beforeEach(async () => {
   founder = await h.user();
   stranger = await h.user();
   pendingUser = await h.user();
   memberUser = await h.user();
-  pub = makeColony(h, founder, { name: "pub" });
-  restricted = makeColony(h, founder, { name: "restr", type: "restricted" });
-  priv = makeColony(h, founder, { name: "priv", type: "private" });
+  pub = makeColony(h, founder);
+  restricted = makeColony(h, founder, { type: "restricted" });
+  priv = makeColony(h, founder, { type: "private" });
   for (const c of [pub, restricted, priv]) {
     await h.req("POST", `/api/v1/colonies/by-name/${c.name}/join`, { token: pendingUser.token });
     await h.req("POST", `/api/v1/colonies/by-name/${c.name}/join`, { token: memberUser.token });
@@ -105,12 +109,12 @@ describe("canRead and getReadableColony", () => {
   });
 
   test("by name or by id (any case); deleted is 404 to everyone", async () => {
-    expect(getReadableColony(h.ctx, null, " PUB ").id).toBe(pub.id);
+    expect(getReadableColony(h.ctx, null, ` ${pub.name.toUpperCase()} `).id).toBe(pub.id);
     expect(getReadableColony(h.ctx, null, pub.id.toUpperCase()).id).toBe(pub.id);
     softDelete(h, pub.id);
     const admin = await h.user({ admin: true });
     expect(canRead(h.ctx, fresh(pub), actor(admin, true))).toBe(false);
-    expect(refusal(() => getReadableColony(h.ctx, actor(founder), "pub"))).toEqual({ status: 404, code: "NOT_FOUND" });
+    expect(refusal(() => getReadableColony(h.ctx, actor(founder), pub.name))).toEqual({ status: 404, code: "NOT_FOUND" });
     expect(refusal(() => getReadableColony(h.ctx, null, "nope"))).toEqual({ status: 404, code: "NOT_FOUND" });
   });
 });
@@ -150,7 +154,7 @@ describe("adjustPostCount", () => {
     h.ctx.db.transaction(() => adjustPostCount(h.ctx, pub.id, 2));
     expect(fresh(pub).postCount).toBe(2);
     adjustPostCount(h.ctx, pub.id, -1);
-    expect((await h.req("GET", "/api/v1/colonies/by-name/pub")).body.post_count).toBe(1);
+    expect((await h.req("GET", `/api/v1/colonies/by-name/${pub.name}`)).body.post_count).toBe(1);
     adjustPostCount(h.ctx, pub.id, -5);
     expect(fresh(pub).postCount).toBe(0);
   });
@@ -179,7 +183,8 @@ describe("readableColonyFilter", () => {
   const things = sqliteTable("filter_things", { id: text("id").primaryKey(), colonyId: text("colony_id") });
 
   beforeEach(() => {
-    h.ctx.db.$client.run("create table filter_things (id text primary key, colony_id text)");
+    h.ctx.db.$client.run("create table if not exists filter_things (id text primary key, colony_id text)");
+    h.ctx.db.$client.run("delete from filter_things");
     const insert = h.ctx.db.$client.query("insert into filter_things values (?, ?)");
     for (const [id, colonyId] of [["in-pub", pub.id], ["in-restricted", restricted.id], ["in-priv", priv.id], ["in-none", null], ["in-general", GENERAL_ID]]) insert.run(id, colonyId);
   });
@@ -221,7 +226,7 @@ describe("names", () => {
   test("colonyLabels and colonyNameTaken", () => {
     const labels = colonyLabels(h.ctx, [pub.id, GENERAL_ID, pub.id.toUpperCase(), "not-a-uuid"]);
     expect([...labels.keys()].sort()).toEqual([pub.id, GENERAL_ID].sort());
-    expect(labels.get(pub.id)).toEqual({ name: "pub", displayName: pub.displayName });
+    expect(labels.get(pub.id)).toEqual({ name: pub.name, displayName: pub.displayName });
     expect(labels.get(GENERAL_ID)?.name).toBe("general");
     expect(colonyLabels(h.ctx, [])).toEqual(new Map());
     expect(colonyNameTaken(h.ctx, " General ")).toBe(true);
@@ -250,7 +255,7 @@ describe("query plans", () => {
   test("member_colonies=true starts from the caller's memberships (colony_members_user_idx)", () => {
     const q = listColoniesQueries(h.ctx, actor(memberUser), { memberColonies: true }, { limit: 50, offset: 0 });
     expect(plan(q.items)).toContain("colony_members_user_idx");
-    expect(q.items.all().map((c) => c.name).sort()).toEqual(["priv", "pub", "restr"]);
+    expect(q.items.all().map((c) => c.name).sort()).toEqual([priv.name, pub.name, restricted.name].sort());
   });
 
   test("the roster uses colony_members_roster_idx without a sort", () => {

@@ -55,15 +55,15 @@ const RESERVED_COLONY_NAMES = new Set([
   "check-name", "by-name", "members", "moderation", "feed", "search", "c",
 ]);
 
-export const NAME_MIN = 3;
-export const NAME_MAX = 50;
+const NAME_MIN = 3;
+const NAME_MAX = 50;
 const NAME_RE = /^[a-z0-9](?:[a-z0-9_-]*[a-z0-9])?$/;
 
 /** Lookups strip and lower-case a name (spec Part 2 §2.1). */
-export const normaliseName = (raw: string) => raw.trim().toLowerCase();
+const normaliseName = (raw: string) => raw.trim().toLowerCase();
 
 /** Why a (normalised) name is not a well-formed slug, or null. Format only. */
-export function nameProblem(name: string): string | null {
+function nameProblem(name: string): string | null {
   if (!name) return "Colony name must not be empty";
   if (name.length < NAME_MIN) return `Colony name must be at least ${NAME_MIN} characters`;
   if (name.length > NAME_MAX) return `Colony name must be at most ${NAME_MAX} characters`;
@@ -78,7 +78,7 @@ export function nameProblem(name: string): string | null {
  * Why a well-formed name cannot be taken, or null. A soft-deleted colony keeps its name; the
  * handle space is shared with usernames and organisation slugs (docs/decisions.md §1, §57).
  */
-export function nameUnavailableReason(ctx: Ctx, name: string): string | null {
+function nameUnavailableReason(ctx: Ctx, name: string): string | null {
   if (RESERVED_COLONY_NAMES.has(name)) return "Colony name is reserved";
   return handles.holderOf(ctx, name) ? "Colony name is already taken" : null;
 }
@@ -278,7 +278,7 @@ export function readableColonyFilter(ctx: Ctx, caller: Actor | null, colonyIdCol
 // ---------------------------------------------------------------------------------------------
 // Listing
 
-export interface ListColoniesInput {
+interface ListColoniesInput {
   name?: string;
   /** Case-insensitive substring of the name or the display name (the MCP tool's `query`). */
   q?: string;
@@ -325,7 +325,7 @@ export function listColoniesQueries(ctx: Ctx, caller: Actor | null, input: ListC
 // ---------------------------------------------------------------------------------------------
 // Creating
 
-export interface CreateColonyInput {
+interface CreateColonyInput {
   name: string;
   display_name: string;
   description?: string | null;
@@ -389,7 +389,7 @@ const isUniqueViolation = (err: unknown) =>
 // Joining and leaving
 
 /** How a membership route names its colony: by id (private stays invisible) or by name (docs/decisions.md §19). */
-export type ColonyRef = { id: string } | { name: string };
+type ColonyRef = { id: string } | { name: string };
 
 /**
  * The colony a membership route addresses. Deleted or missing is 404. A private colony addressed
@@ -518,7 +518,7 @@ export const SETTING_KEYS = [
  * What an absent setting means. Keys without an entry here (rules, welcome_message,
  * accent_color, banned_words, report_reasons, the karma floors, min_comment_length) mean "none".
  */
-export const SETTING_DEFAULTS = {
+const SETTING_DEFAULTS = {
   default_sort: "new",
   crowd_control_level: "off",
   show_rules_banner: false,
@@ -542,7 +542,7 @@ export function settingsOf(colony: ColonyRow): ColonySettings & { [K in keyof ty
 // ---------------------------------------------------------------------------------------------
 // The roster and member approval
 
-export interface ListMembersInput {
+interface ListMembersInput {
   role?: ColonyRole;
   pending?: boolean;
 }

@@ -1,20 +1,25 @@
 // Strikes: POST and GET .../members/{user}/strikes (spec Part 2 §2.4, §2.5, §3, §4.2;
 // docs/decisions.md §33): the threshold firing the colony's strike_action in the same request, mutes
 // expiring with the clock, strikes expiring, who may read them.
-import { beforeEach, describe, expect, test } from "bun:test";
+import { beforeAll, beforeEach, describe, expect, test } from "bun:test";
+import { expectError, refused } from "../../../test/expect";
 import { setup, type Harness } from "../../../test/harness";
 import { DAY } from "../../core/clock";
 import { LIFT_EXPIRED_BANS_TASK } from "./bans";
 import { eventsOf, makeColony, setRole } from "./fixtures";
-import { advance, auditRows, banRow, crew, expectError, joinAs, kindsOf, modApi, notificationsOf, rolesOf, type Crew } from "./mod-fixtures";
+import { advance, auditRows, banRow, crew, joinAs, kindsOf, modApi, notificationsOf, rolesOf, type Crew } from "./mod-fixtures";
 
 let h: Harness;
 let api: ReturnType<typeof modApi>;
 let c: Crew;
 
-beforeEach(async () => {
+beforeAll(() => {
   h = setup({ rateLimitMultiplier: 0 });
   api = modApi(h);
+});
+
+// Each test acts in a colony of its own, with a crew of its own.
+beforeEach(async () => {
   c = await crew(h);
 });
 
@@ -52,7 +57,7 @@ describe("POST .../members/{user_id}/strikes", () => {
         opened_at: null,
       },
     ]);
-    expect(eventsOf(h, "colony_strike").map((e) => e.payload)).toEqual([
+    expect(eventsOf(h, "colony_strike", c.colony.id).map((e) => e.payload)).toEqual([
       {
         colony_id: c.colony.id,
         colony_name: c.colony.name,
@@ -103,7 +108,7 @@ describe("POST .../members/{user_id}/strikes", () => {
     await advance(h, 1, c);
     await h.ctx.jobs.runRecurring(LIFT_EXPIRED_BANS_TASK);
     expect(banRow(h, c.colony.id, c.member.id)).toBeNull();
-    expect(eventsOf(h, "colony_unbanned").map((e) => e.payload.how)).toEqual(["expired"]);
+    expect(eventsOf(h, "colony_unbanned", c.colony.id).map((e) => e.payload.how)).toEqual(["expired"]);
     expect((await api.join(c.colony, c.member.token)).status).toBe(204);
   });
 
@@ -131,11 +136,11 @@ describe("POST .../members/{user_id}/strikes", () => {
   });
 
   test("anonymous 401; stranger and member 403; founder and site admin may strike", async () => {
-    expect((await api.strike(c.colony, c.member.id, null)).status).toBe(401);
-    expectError(await api.strike(c.colony, c.member.id, c.stranger.token), 403, "FORBIDDEN");
+    await refused(h, () => api.strike(c.colony, c.member.id, null), 401);
+    await refused(h, () => api.strike(c.colony, c.member.id, c.stranger.token), 403, "FORBIDDEN");
     const other = await h.user();
     await joinAs(h, c.colony, other, c.founder);
-    expectError(await api.strike(c.colony, c.member.id, other.token), 403, "FORBIDDEN");
+    await refused(h, () => api.strike(c.colony, c.member.id, other.token), 403, "FORBIDDEN");
     expect(strikeRows(c.colony.id)).toBe(0);
     expect((await api.strike(c.colony, c.member.id, c.founder.token)).status).toBe(201);
     expect((await api.strike(c.colony, c.member.id, c.admin.token)).status).toBe(201);
@@ -159,18 +164,18 @@ describe("POST .../members/{user_id}/strikes", () => {
   });
 
   test("body: reason required (422), blank reason 400, unknown severity 422; nothing written", async () => {
-    expect((await api.strike(c.colony, c.member.id, c.mod.token, {})).status).toBe(422);
-    expect((await api.strike(c.colony, c.member.id, c.mod.token, { reason: "" })).status).toBe(422);
-    expect((await api.strike(c.colony, c.member.id, c.mod.token, { reason: "x".repeat(1001) })).status).toBe(422);
-    expect((await api.strike(c.colony, c.member.id, c.mod.token, { reason: "r", severity: "extreme" })).status).toBe(422);
-    expectError(await api.strike(c.colony, c.member.id, c.mod.token, { reason: "   " }), 400, "INVALID_INPUT");
+    await refused(h, () => api.strike(c.colony, c.member.id, c.mod.token, {}), 422);
+    await refused(h, () => api.strike(c.colony, c.member.id, c.mod.token, { reason: "" }), 422);
+    await refused(h, () => api.strike(c.colony, c.member.id, c.mod.token, { reason: "x".repeat(1001) }), 422);
+    await refused(h, () => api.strike(c.colony, c.member.id, c.mod.token, { reason: "r", severity: "extreme" }), 422);
+    await refused(h, () => api.strike(c.colony, c.member.id, c.mod.token, { reason: "   " }), 400, "INVALID_INPUT");
     expect(strikeRows(c.colony.id)).toBe(0);
   });
 
   test("a strike whose action would ban the last moderator is 409 CONFLICT and leaves no strike", async () => {
     const solo = makeColony(h, c.founder);
     await api.patch(solo, c.founder.token, { strike_threshold: 1 });
-    expectError(await api.strike(solo, c.founder.id, c.admin.token), 409, "CONFLICT");
+    await refused(h, () => api.strike(solo, c.founder.id, c.admin.token), 409, "CONFLICT");
     expect(strikeRows(solo.id)).toBe(0);
     expect(auditRows(h, solo.id, "strike")).toEqual([]);
     expect(await kindsOf(h, c.founder)).not.toContain("colony_strike");

@@ -16,24 +16,24 @@ import { getReadableColony, settingsOf, targetMember, type Actor } from "./servi
 import { colonyStrikes, STRIKE_ACTIONS, type STRIKE_SEVERITIES } from "./tables";
 
 export type StrikeRow = typeof colonyStrikes.$inferSelect;
-export type StrikeSeverity = (typeof STRIKE_SEVERITIES)[number];
-export type StrikeAction = (typeof STRIKE_ACTIONS)[number];
+type StrikeSeverity = (typeof STRIKE_SEVERITIES)[number];
+type StrikeAction = (typeof STRIKE_ACTIONS)[number];
 
 /** How long a strike counts towards the threshold. */
-export const STRIKE_TTL: Record<StrikeSeverity, number> = { minor: 30 * DAY, major: 90 * DAY };
+const STRIKE_TTL: Record<StrikeSeverity, number> = { minor: 30 * DAY, major: 90 * DAY };
 
 /** How long each strike action keeps the member out; null: for good. */
-export const STRIKE_ACTION_BAN: Record<StrikeAction, number | null> = { ban: null, mute_7d: 7 * DAY, mute_30d: 30 * DAY };
+const STRIKE_ACTION_BAN: Record<StrikeAction, number | null> = { ban: null, mute_7d: 7 * DAY, mute_30d: 30 * DAY };
 
 const activeWhere = (ctx: Ctx, colonyId: string, userId: string) =>
   and(eq(colonyStrikes.colonyId, colonyId), eq(colonyStrikes.userId, userId), or(isNull(colonyStrikes.expiresAt), gt(colonyStrikes.expiresAt, ctx.clock.now())));
 
 /** The member's strikes that still count (on the caller's connection: inside a transaction too). */
-export function activeStrikeCount(ctx: Ctx, colonyId: string, userId: string): number {
+function activeStrikeCount(ctx: Ctx, colonyId: string, userId: string): number {
   return ctx.db.select({ n: count() }).from(colonyStrikes).where(activeWhere(ctx, colonyId, userId)).get()?.n ?? 0;
 }
 
-export interface StrikeInput {
+interface StrikeInput {
   reason: string;
   severity?: StrikeSeverity;
 }

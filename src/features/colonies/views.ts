@@ -99,7 +99,7 @@ export function memberOut(colony: ColonyRow, { member, user }: MemberListing) {
 const isoOrNull = (ms: number | null) => (ms === null ? null : iso(ms));
 
 /** MyBanInfoOut: a ban as its user (and the appeals queue) sees it; banned_at is created_at's deprecated copy. */
-export const banInfoOut = (ban: BanRow) =>
+const banInfoOut = (ban: BanRow) =>
   withAliases("MyBanInfoOut", { reason: ban.reason, created_at: iso(ban.createdAt), expires_at: isoOrNull(ban.expiresAt) } as {
     reason: string | null;
     created_at: string;
@@ -120,7 +120,7 @@ export function banOut(ban: BanRow, user: Pick<UserRow, "username" | "displayNam
   } as { user_id: string; username: string; display_name: string | null; reason: string | null; created_at: string; banned_at?: string; expires_at: string | null; is_active: boolean });
 }
 
-export const strikeOut = (s: StrikeRow) => ({
+const strikeOut = (s: StrikeRow) => ({
   strike_id: s.id,
   reason: s.reason,
   severity: s.severity,
@@ -129,7 +129,7 @@ export const strikeOut = (s: StrikeRow) => ({
   expires_at: isoOrNull(s.expiresAt),
 });
 
-export const appealInfoOut = (a: AppealRow) => ({
+const appealInfoOut = (a: AppealRow) => ({
   appeal_id: a.id,
   status: a.status,
   created_at: iso(a.createdAt),

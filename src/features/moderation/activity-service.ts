@@ -5,10 +5,10 @@ import { DAY } from "../../core/clock";
 import type { Ctx } from "../../core/context";
 import { pendingAppealCount } from "../colonies/appeals";
 import { modLogSince } from "../colonies/audit";
-import { openCounts } from "../colonies/mod-queue";
+import { moderatedColony } from "../colonies/permissions";
 import type { Actor } from "../colonies/service";
 import * as users from "../users/service";
-import { moderatedColony } from "./automod-service";
+import { openCounts } from "./queue-store";
 
 export const WINDOWS = [7, 30, 90] as const;
 export const snapWindow = (days: number | undefined) => ((WINDOWS as readonly number[]).includes(days ?? 30) ? days! : 30);

@@ -1,5 +1,6 @@
 // GET /colonies/{colony_id}/mod-activity (spec Part 2 §4.2; docs/decisions.md §43).
-import { beforeEach, describe, expect, test } from "bun:test";
+import { beforeAll, beforeEach, describe, expect, test } from "bun:test";
+import { expectError } from "../../../test/expect";
 import { setup, type Harness, type TestUser } from "../../../test/harness";
 import { HOUR } from "../../core/clock";
 import { crew } from "../colonies/mod-fixtures";
@@ -13,8 +14,12 @@ let member: TestUser;
 let admin: TestUser;
 let colony: ColonyRow;
 
-beforeEach(async () => {
+beforeAll(() => {
   h = setup();
+});
+
+// Each test acts in a colony of its own, with a crew of its own.
+beforeEach(async () => {
   ({ founder, mod, member, admin, colony } = await crew(h));
 });
 
@@ -63,7 +68,7 @@ describe("GET /colonies/{colony_id}/mod-activity", () => {
     const a = await held();
     await act(mod.token, a, "approve");
     // Ten days ago (moving the clock would expire the tokens).
-    h.ctx.db.$client.query("update colony_mod_log set created_at = created_at - ?, opened_at = opened_at - ?").run(240 * HOUR, 240 * HOUR);
+    h.ctx.db.$client.query("update colony_mod_log set created_at = created_at - ?, opened_at = opened_at - ? where colony_id = ?").run(240 * HOUR, 240 * HOUR, colony.id);
     expect((await activity({ window_days: 7 })).body).toMatchObject({ window_days: 7, total_actions: 0 });
     expect((await activity({ window_days: 90 })).body).toMatchObject({ window_days: 90, total_actions: 1 });
     expect((await activity({ window_days: 12 })).body).toMatchObject({ window_days: 30, total_actions: 1 });
@@ -80,9 +85,7 @@ describe("GET /colonies/{colony_id}/mod-activity", () => {
 
   test("roles: anonymous 401, member 403, founder and site admin 200, private colony 404 to non-members", async () => {
     expect((await activity({}, null)).status).toBe(401);
-    const m = await activity({}, member.token);
-    expect(m.status).toBe(403);
-    expect(m.body.detail.code).toBe("FORBIDDEN");
+    expectError(await activity({}, member.token), 403, "FORBIDDEN");
     for (const u of [founder, admin]) expect((await activity({}, u.token)).status).toBe(200);
     const secret = makeColony(h, founder, "private");
     const r = await h.req("GET", `/api/v1/colonies/${secret.id}/mod-activity`, { token: member.token });

@@ -5,7 +5,7 @@ import type { Ctx } from "../../core/context";
 import { authPlugin } from "../../http/auth";
 import { ErrorOut, Int, Nullable, IntInput } from "../../http/schemas";
 import { ColonyIdParams } from "../colonies/schemas";
-import type { AutomodRuleRow } from "../colonies/automod";
+import type { AutomodRuleRow } from "./automod-rules";
 import * as automod from "./automod-service";
 
 const AutoModTriggers = t.Object(

@@ -1,38 +1,32 @@
-// Automod rule management and the dry run (spec Part 2 §4.2; docs/decisions.md §42). The rules
-// themselves, their validation and their evaluation live in colonies/automod.ts, where posts and
-// comments call them. Moderators only (403 FORBIDDEN); a private colony is 404 to non-members.
-// As in the reference service, configuring rules writes no audit row (firings do).
+// Automod rule management and the dry run (spec Part 2 §4.2; docs/decisions.md §42): what the
+// moderators do with a colony's rules. What a rule is and where rules are kept is automod-rules.ts;
+// their evaluation on posts and comments is automod.ts. Moderators only (403 FORBIDDEN); a private
+// colony is 404 to non-members. As in the reference service, configuring rules writes no audit row
+// (firings do).
 import type { Ctx } from "../../core/context";
 import { conflict, invalid, notFound } from "../../core/errors";
-import { isUuid, uuidv7 } from "../../core/ids";
-import {
-  automodRules,
-  compileRule,
-  configOf,
-  invalidateAutomod,
-  mapRuleRow,
-  matchRule,
-  normaliseRuleConfig,
-  RULES_MAX,
-  type AutomodRuleRow,
-  type AutomodSubject,
-  type RuleConfig,
-} from "../colonies/automod";
-import { excerptOf } from "../colonies/mod-queue";
-import { requireModPower } from "../colonies/permissions";
-import * as colonies from "../colonies/service";
+import { isUuid } from "../../core/ids";
+import { moderatedColony } from "../colonies/permissions";
 import type { Actor, ColonyRow } from "../colonies/service";
 import * as comments from "../comments/service";
 import * as posts from "../posts/service";
 import { POST_TYPES } from "../posts/tables";
 import * as users from "../users/service";
-
-/** The colony of a moderation route: 404 when unreadable to the caller, 403 FORBIDDEN unless a moderator. */
-export function moderatedColony(ctx: Ctx, caller: Actor, colonyId: string): ColonyRow {
-  const colony = colonies.getReadableColony(ctx, caller, colonyId);
-  requireModPower(ctx, colony, caller);
-  return colony;
-}
+import { matchRule, type AutomodSubject } from "./automod";
+import {
+  automodRules,
+  compileRule,
+  configOf,
+  deleteRuleRow,
+  insertRule,
+  normaliseRuleConfig,
+  RULES_MAX,
+  saveRule,
+  writeOrder,
+  type AutomodRuleRow,
+  type RuleConfig,
+} from "./automod-rules";
+import { excerptOf } from "./queue-store";
 
 export interface RuleInput {
   name: string;
@@ -60,12 +54,6 @@ function ruleOf(ctx: Ctx, colony: ColonyRow, ruleId: string): AutomodRuleRow {
   return rule;
 }
 
-/** Writes order_index 0..n-1 in the given order (the caller's transaction). */
-function writeOrder(ctx: Ctx, ids: readonly string[], now: number): void {
-  const stmt = ctx.db.$client.prepare<unknown, [number, number, string]>("update colony_automod_rules set order_index = ?, updated_at = ? where id = ?");
-  ids.forEach((id, i) => stmt.run(i, now, id));
-}
-
 /** Creates a rule at the end of the order, enabled. 400 INVALID_INPUT for a bad config, 400 LIMIT_EXCEEDED past RULES_MAX. */
 export function createRule(ctx: Ctx, caller: Actor, colonyId: string, input: RuleInput): AutomodRuleRow {
   const colony = moderatedColony(ctx, caller, colonyId);
@@ -74,18 +62,7 @@ export function createRule(ctx: Ctx, caller: Actor, colonyId: string, input: Rul
   if (existing.length >= RULES_MAX) throw invalid(`A colony can have at most ${RULES_MAX} automod rules`, "LIMIT_EXCEEDED");
   const now = ctx.clock.now();
   const order = existing.reduce((m, r) => Math.max(m, r.orderIndex + 1), 0);
-  const row = ctx.db.transaction(() =>
-    mapRuleRow(
-      ctx.db.$client
-        .prepare<Record<string, unknown>, (string | number)[]>(
-          `insert into colony_automod_rules (id, colony_id, name, scope, enabled, order_index, triggers, actions, created_by, created_at, updated_at)
-           values (?, ?, ?, ?, 1, ?, ?, ?, ?, ?, ?) returning *`,
-        )
-        .get(uuidv7(now), colony.id, config.name, config.scope, order, JSON.stringify(config.triggers), JSON.stringify(config.actions), caller.id, now, now)!,
-    ),
-  );
-  invalidateAutomod(ctx, colony.id);
-  return row;
+  return ctx.db.transaction(() => insertRule(ctx, colony.id, config, order, caller.id, now));
 }
 
 export interface RulePatch {
@@ -113,24 +90,20 @@ export function updateRule(ctx: Ctx, caller: Actor, colonyId: string, ruleId: st
   });
   const now = ctx.clock.now();
   ctx.db.transaction(() => {
-    ctx.db.$client
-      .prepare<unknown, (string | number)[]>("update colony_automod_rules set name = ?, scope = ?, triggers = ?, actions = ?, enabled = ?, updated_at = ? where id = ?")
-      .run(config.name, config.scope, JSON.stringify(config.triggers), JSON.stringify(config.actions), (patch.enabled ?? rule.enabled) ? 1 : 0, now, rule.id);
+    saveRule(ctx, rule, config, patch.enabled ?? rule.enabled, now);
     if (patch.order_index !== undefined && patch.order_index !== null) {
       const ids = automodRules(ctx, colony.id).map((r) => r.id).filter((id) => id !== rule.id);
       ids.splice(Math.min(patch.order_index, ids.length), 0, rule.id);
-      writeOrder(ctx, ids, now);
+      writeOrder(ctx, colony.id, ids, now);
     }
   });
-  invalidateAutomod(ctx, colony.id);
   return ruleOf(ctx, colony, rule.id);
 }
 
 export function deleteRule(ctx: Ctx, caller: Actor, colonyId: string, ruleId: string): void {
   const colony = moderatedColony(ctx, caller, colonyId);
   const rule = ruleOf(ctx, colony, ruleId);
-  ctx.db.$client.prepare<unknown, [string]>("delete from colony_automod_rules where id = ?").run(rule.id);
-  invalidateAutomod(ctx, colony.id);
+  deleteRuleRow(ctx, rule);
 }
 
 /**
@@ -146,8 +119,7 @@ export function reorderRules(ctx: Ctx, caller: Actor, colonyId: string, ruleIds:
   if (ids.length !== current.length || ids.some((id) => !known.has(id))) {
     throw conflict("rule_ids must list exactly this colony's current rules; fetch them again and retry");
   }
-  ctx.db.transaction(() => writeOrder(ctx, ids, ctx.clock.now()));
-  invalidateAutomod(ctx, colony.id);
+  ctx.db.transaction(() => writeOrder(ctx, colony.id, ids, ctx.clock.now()));
   return automodRules(ctx, colony.id);
 }
 

@@ -2,7 +2,9 @@
 // stranger, member, moderator, founder and site admin; validation; and the rules acting on the
 // create and edit of posts and comments (queue rows, audit rows, the author's notification, the
 // rule's reply).
-import { beforeEach, describe, expect, test } from "bun:test";
+import { beforeAll, beforeEach, describe, expect, test } from "bun:test";
+import { dbState } from "../../../test/db-state";
+import { expectError, refused } from "../../../test/expect";
 import { setup, type Harness, type TestUser } from "../../../test/harness";
 import { crew } from "../colonies/mod-fixtures";
 import type { ColonyRow } from "../colonies/service";
@@ -16,19 +18,18 @@ let stranger: TestUser;
 let admin: TestUser;
 let colony: ColonyRow;
 
-beforeEach(async () => {
+beforeAll(() => {
   h = setup();
+});
+
+// Each test acts in a colony of its own, with a crew of its own.
+beforeEach(async () => {
   ({ founder, mod, member, stranger, admin, colony } = await crew(h));
 });
 
 const base = () => `/api/v1/colonies/${colony.id}/automod-rules`;
 const rule = (body: Record<string, unknown>, token: string | null = mod.token) => h.req("POST", base(), { token, body });
 const RULE = { name: "No casino spam", triggers: { body_regex: "\\bcasino\\b" }, actions: { remove: true } };
-
-function expectError(res: { status: number; body: any }, status: number, code: string) {
-  expect(res.status).toBe(status);
-  expect(res.body.detail.code).toBe(code);
-}
 
 async function newRule(body: Record<string, unknown> = RULE): Promise<any> {
   const r = await rule(body);
@@ -37,6 +38,7 @@ async function newRule(body: Record<string, unknown> = RULE): Promise<any> {
 }
 
 const queue = async (token = mod.token, query: Record<string, string | number> = {}) => (await h.req("GET", `/api/v1/colonies/${colony.id}/queue`, { token, query })).body;
+const ruleCount = () => h.ctx.db.$client.query("select count(*) as n from colony_automod_rules where colony_id = ?").get(colony.id);
 const modLog = () => h.ctx.db.$client.query("select actor_id, action, target_type, target_id, reason from colony_mod_log where colony_id = ? order by created_at, rowid").all(colony.id) as any[];
 const postRow = (id: string) => h.ctx.db.$client.query("select held, listed, locked_at, held_explanation from posts where id = ?").get(id) as any;
 
@@ -77,7 +79,7 @@ describe("automod rule management", () => {
     const r = await h.req("GET", `/api/v1/colonies/${secret.id}/automod-rules`, { token: stranger.token });
     expectError(r, 404, "NOT_FOUND");
     expect((await h.req("GET", `/api/v1/colonies/${secret.id}/automod-rules`, { token: admin.token })).status).toBe(200);
-    expect(h.ctx.db.$client.query("select count(*) as n from colony_automod_rules").get()).toEqual({ n: 2 });
+    expect(ruleCount()).toEqual({ n: 2 });
   });
 
   test("a refused config is 400 INVALID_INPUT and saves nothing", async () => {
@@ -94,11 +96,11 @@ describe("automod rule management", () => {
       { name: "karma", triggers: { author_karma_above: 10, author_karma_below: 5 }, actions: { lock: true } },
       { name: "   ", triggers: { has_image: true }, actions: { lock: true } },
     ];
-    for (const body of cases) expectError(await rule(body), 400, "INVALID_INPUT");
+    for (const body of cases) await refused(h, () => rule(body), 400, "INVALID_INPUT");
     // Schema refusals: an unknown key (the house's body-shape check), a regex over 1024 characters.
-    expect((await rule({ name: "x", triggers: { nope: 1 }, actions: { remove: true } })).status).toBe(400);
-    expect((await rule({ name: "x", triggers: { body_regex: "a".repeat(1025) }, actions: { remove: true } })).status).toBe(422);
-    expect(h.ctx.db.$client.query("select count(*) as n from colony_automod_rules").get()).toEqual({ n: 0 });
+    await refused(h, () => rule({ name: "x", triggers: { nope: 1 }, actions: { remove: true } }), 400);
+    await refused(h, () => rule({ name: "x", triggers: { body_regex: "a".repeat(1025) }, actions: { remove: true } }), 422);
+    expect(ruleCount()).toEqual({ n: 0 });
     const ok = await newRule();
     expectError(await h.req("PATCH", `${base()}/${ok.rule_id}`, { token: mod.token, body: { triggers: { body_regex: "(" } } }), 400, "INVALID_INPUT");
     expectError(await h.req("PATCH", `${base()}/${ok.rule_id}`, { token: mod.token, body: { actions: { approve: true, remove: true } } }), 400, "INVALID_INPUT");
@@ -120,8 +122,8 @@ describe("automod rule management", () => {
 
   test("a colony holds at most 200 rules: the next is 400 LIMIT_EXCEEDED", async () => {
     for (let i = 0; i < 200; i++) await newRule({ ...RULE, name: `rule ${i}` });
-    expectError(await rule(RULE), 400, "LIMIT_EXCEEDED");
-    expect(h.ctx.db.$client.query("select count(*) as n from colony_automod_rules").get()).toEqual({ n: 200 });
+    await refused(h, () => rule(RULE), 400, "LIMIT_EXCEEDED");
+    expect(ruleCount()).toEqual({ n: 200 });
   });
 
   test("dry-run reports what the config would match among recent posts and comments, and changes nothing", async () => {
@@ -130,7 +132,7 @@ describe("automod rule management", () => {
     h.clock.advance(1000);
     const c = await h.req("POST", `/api/v1/posts/${hit.id}/comments`, { token: stranger.token, body: { body: "I love the casino too" } });
     expect(c.status).toBe(201);
-    const before = h.ctx.db.$client.query("select (select count(*) from colony_mod_queue) + (select count(*) from colony_mod_log) + (select count(*) from colony_automod_rules) as n").get();
+    const before = dbState(h);
     const r = await h.req("POST", `${base()}/dry-run`, { token: mod.token, body: RULE });
     expect(r.status).toBe(200);
     expect(r.body.scanned).toEqual({ posts: 2, comments: 1 });
@@ -139,7 +141,7 @@ describe("automod rule management", () => {
     expect(r.body.matches[1].matched_triggers).toEqual(["body_regex"]);
     const postsOnly = await h.req("POST", `${base()}/dry-run`, { token: mod.token, body: { ...RULE, scope: "post", triggers: { title_regex: "casino", user_type: "agent" } } });
     expect(postsOnly.body.matched).toEqual({ posts: 1, comments: 0 });
-    expect(h.ctx.db.$client.query("select (select count(*) from colony_mod_queue) + (select count(*) from colony_mod_log) + (select count(*) from colony_automod_rules) as n").get()).toEqual(before);
+    expect(dbState(h)).toEqual(before);
     expectError(await h.req("POST", `${base()}/dry-run`, { token: mod.token, body: { ...RULE, triggers: { body_regex: "(?=x)" } } }), 400, "INVALID_INPUT");
     expectError(await h.req("POST", `${base()}/dry-run`, { token: member.token, body: RULE }), 403, "FORBIDDEN");
   });
@@ -202,8 +204,7 @@ describe("automod acting on posts and comments", () => {
     const p = await createPost(h, member, { colony_id: colony.id });
     expect(p.status).toBe(201);
     expect(p.body.held).toBe(false);
-    const refused = await h.req("POST", `/api/v1/posts/${p.body.id}/comments`, { token: stranger.token, body: { body: "hi" } });
-    expectError(refused, 403, "FORBIDDEN");
+    expectError(await h.req("POST", `/api/v1/posts/${p.body.id}/comments`, { token: stranger.token, body: { body: "hi" } }), 403, "FORBIDDEN");
     expect((await h.req("POST", `/api/v1/posts/${p.body.id}/comments`, { token: mod.token, body: { body: "locked, sorry" } })).status).toBe(201);
     const q = await queue();
     expect(q.chip_counts.pending_post).toBe(1);

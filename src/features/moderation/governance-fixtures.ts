@@ -1,7 +1,6 @@
 // Test fixtures of colony governance: a colony with a founder, a member, a moderator and a
 // colony admin (through the colonies service and direct role writes), the callers every
 // permission test runs as, and the notifications, events and audit rows a write left.
-import { expect } from "bun:test";
 import type { Harness, TestUser } from "../../../test/harness";
 import { issueToken } from "../auth/service";
 import { eventsOf, makeColony, setRole } from "../colonies/fixtures";
@@ -58,11 +57,6 @@ export function setPermissions(h: Harness, colonyId: string, userId: string, key
 
 export function memberOf(h: Harness, colonyId: string, userId: string): { role: string; approved: number; permissions: string | null } | null {
   return (h.ctx.db.$client.query("select role, approved, permissions from colony_members where colony_id = ? and user_id = ?").get(colonyId, userId) as never) ?? null;
-}
-
-export function expectError(res: { status: number; body: any }, status: number, code?: string): void {
-  expect({ status: res.status, code: res.body?.detail?.code }).toEqual({ status, code: code ?? res.body?.detail?.code });
-  if (code) expect(typeof res.body.detail.message).toBe("string");
 }
 
 /** The caller's notifications, newest first. */

@@ -10,15 +10,11 @@
 //   included (the spec names both), with the status. Their webhooks (the personal events of the
 //   same names) follow `recipient_ids` (webhooks/mapping.ts, the generic rule).
 // - post_moved → post_moved to the post's author, naming where it went.
-// After commit, every group message in a modmail thread marks the thread active.
-// In the transaction of a moderator exit (colonies/moderator-exits.ts: demoted, removed, banned,
-// left the colony), the former moderator leaves the colony's modmail threads.
+// Modmail's subscriptions are in handlers.ts.
 import type { Ctx } from "../../core/context";
 import type { DomainEvent, Told } from "../../core/events";
-import { onModeratorExit } from "../colonies/moderator-exits";
 import { tell } from "../notifications/service";
 import { EXPIRE_INVITE_JOB, expireInvite } from "./invites";
-import { leaveThreadsOnExit, touchThread } from "./modmail";
 import { EXPIRE_TRANSFER_JOB, expireTransfer } from "./transfers";
 
 function onInviteCreated(ctx: Ctx, ev: DomainEvent<"mod_invite_created">): Told[] {
@@ -100,10 +96,6 @@ export function register(ctx: Ctx): void {
   ctx.events.fanOut("ownership_transfer_proposed", (ev) => onTransferProposed(ctx, ev));
   ctx.events.fanOut("ownership_transfer_resolved", (ev) => onTransferResolved(ctx, ev));
   ctx.events.fanOut("post_moved", (ev) => onPostMoved(ctx, ev));
-  // A message in a modmail thread (from either side) moves it up the moderators' list.
-  ctx.events.on("group_message", (ev) => touchThread(ctx, ev.payload.conversation_id, ev.createdAt));
-  // Someone who stops moderating a colony stops reading its modmail.
-  onModeratorExit(ctx, (tx, exit) => void leaveThreadsOnExit(ctx, tx, exit.colonyId, exit.userId));
   // Queued at expires_at by the write that opened them; a no-op once answered.
   ctx.jobs.handle(EXPIRE_INVITE_JOB, (payload) => void expireInvite(ctx, String(payload.invite_id)));
   ctx.jobs.handle(EXPIRE_TRANSFER_JOB, (payload) => void expireTransfer(ctx, String(payload.transfer_id)));

@@ -10,7 +10,7 @@ import { MOD_PERMISSIONS } from "../colonies/tables";
 import * as invites from "./invites";
 import { MOD_INVITE_ROLES, MOD_INVITE_STATUSES } from "./tables";
 
-export const ModInviteOut = t.Object({
+const ModInviteOut = t.Object({
   invitation_id: t.String({ format: "uuid" }),
   invite_id: t.String({ format: "uuid", description: "Deprecated duplicate of invitation_id" }),
   colony_id: t.String({ format: "uuid" }),

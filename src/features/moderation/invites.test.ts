@@ -1,17 +1,22 @@
 // Moderator invitations (spec Part 2 §2.5, §3 "Mod invite", §4.2, §8, §9): every route as
 // anonymous, stranger, member, moderator, colony admin, founder and site admin; each error;
 // the 7-day expiry by moving the clock; notifications readable at once; audit rows.
-import { beforeEach, describe, expect, test } from "bun:test";
+import { beforeAll, beforeEach, describe, expect, test } from "bun:test";
+import { expectError, refused } from "../../../test/expect";
 import { setup, type Harness, type TestUser } from "../../../test/harness";
 import { DAY, HOUR } from "../../core/clock";
 import { archive, ban } from "../colonies/fixtures";
-import { advance, auditOf, cast, eventsOf, expectError, memberOf, notificationsOf, setPermissions, type Cast } from "./governance-fixtures";
+import { advance, auditOf, cast, eventsOf, memberOf, notificationsOf, setPermissions, type Cast } from "./governance-fixtures";
 
 let h: Harness;
 let c: Cast;
 
-beforeEach(async () => {
+beforeAll(() => {
   h = setup({ rateLimitMultiplier: 0 });
+});
+
+// Each test acts in a colony of its own, with a cast of its own.
+beforeEach(async () => {
   c = await cast(h);
 });
 
@@ -48,7 +53,7 @@ describe("POST /colonies/{id}/mod-invites", () => {
     // No powers until accepted.
     expect(memberOf(h, c.colony.id, c.stranger.id)).toBeNull();
     expect(auditOf(h, c.colony.id).map((a) => a.action)).toContain("mod_invite");
-    expect(eventsOf(h, "mod_invite_created")).toHaveLength(1);
+    expect(eventsOf(h, "mod_invite_created", c.colony.id)).toHaveLength(1);
   });
 
   test("the invitee is notified at once (mod_invite)", async () => {
@@ -71,7 +76,7 @@ describe("POST /colonies/{id}/mod-invites", () => {
     expectError(await create(c.member.token, { invitee_username: c.stranger.username }), 403, "FORBIDDEN");
     expectError(await create(c.mod.token, { invitee_username: c.stranger.username }), 403, "FORBIDDEN");
     setPermissions(h, c.colony.id, c.mod.id, ["can_manage_mods"]);
-    const others = await Promise.all([1, 2, 3].map((i) => h.user({ username: `invitee-${i}` })));
+    const others = await Promise.all([1, 2, 3].map(() => h.user()));
     expect((await create(c.mod.token, { invitee_username: others[0].username })).status).toBe(201);
     expect((await create(c.colonyAdmin.token, { invitee_username: others[1].username })).status).toBe(201);
     expect((await create(c.siteAdmin.token, { invitee_username: others[2].username })).status).toBe(201);
@@ -85,18 +90,18 @@ describe("POST /colonies/{id}/mod-invites", () => {
   });
 
   test("errors: unknown invitee 404, yourself 400, unknown key 400, already a moderator 409, banned 409, a second pending invite 409, bad role 422", async () => {
-    expectError(await create(c.founder.token, { invitee_username: "nobody-here" }), 404, "USER_NOT_FOUND");
-    expectError(await create(c.founder.token, { invitee_username: c.founder.username }), 400, "INVALID_INPUT");
-    expectError(await create(c.founder.token, { invitee_username: c.member.username, permissions: ["can_fly"] }), 400, "INVALID_INPUT");
-    expectError(await create(c.founder.token, { invitee_username: c.mod.username }), 409, "CONFLICT");
-    expectError(await create(c.founder.token, { invitee_username: c.colonyAdmin.username, role_offered: "moderator" }), 409, "CONFLICT");
-    ban(h, c.colony.id, c.stranger.id);
-    expectError(await create(c.founder.token, { invitee_username: c.stranger.username }), 409, "CONFLICT");
-    await invite(c.founder, c.member);
-    expectError(await create(c.founder.token, { invitee_username: c.member.username }), 409, "CONFLICT");
-    expect((await create(c.founder.token, { invitee_username: c.member.username, role_offered: "owner" })).status).toBe(422);
     // A refused request changes nothing.
-    expect(eventsOf(h, "mod_invite_created")).toHaveLength(1);
+    await refused(h, () => create(c.founder.token, { invitee_username: "nobody-here" }), 404, "USER_NOT_FOUND");
+    await refused(h, () => create(c.founder.token, { invitee_username: c.founder.username }), 400, "INVALID_INPUT");
+    await refused(h, () => create(c.founder.token, { invitee_username: c.member.username, permissions: ["can_fly"] }), 400, "INVALID_INPUT");
+    await refused(h, () => create(c.founder.token, { invitee_username: c.mod.username }), 409, "CONFLICT");
+    await refused(h, () => create(c.founder.token, { invitee_username: c.colonyAdmin.username, role_offered: "moderator" }), 409, "CONFLICT");
+    ban(h, c.colony.id, c.stranger.id);
+    await refused(h, () => create(c.founder.token, { invitee_username: c.stranger.username }), 409, "CONFLICT");
+    await invite(c.founder, c.member);
+    await refused(h, () => create(c.founder.token, { invitee_username: c.member.username }), 409, "CONFLICT");
+    await refused(h, () => create(c.founder.token, { invitee_username: c.member.username, role_offered: "owner" }), 422);
+    expect(eventsOf(h, "mod_invite_created", c.colony.id)).toHaveLength(1);
   });
 
   test("a moderator may be offered admin (an upgrade)", async () => {
@@ -143,7 +148,7 @@ describe("accept and decline", () => {
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ invitation_id: inv.invitation_id, status: "accepted", responded_at: new Date(h.clock.now()).toISOString() });
     expect(memberOf(h, c.colony.id, c.stranger.id)).toEqual({ role: "moderator", approved: 1, permissions: JSON.stringify(["can_remove"]) });
-    expect(eventsOf(h, "member_joined").at(-1)?.payload).toMatchObject({ user_id: c.stranger.id, approved: true });
+    expect(eventsOf(h, "member_joined", c.colony.id).at(-1)?.payload).toMatchObject({ user_id: c.stranger.id, approved: true });
     expect((await notificationsOf(h, c.founder))[0].kind).toBe("mod_invite_accepted");
     expect(auditOf(h, c.colony.id).map((a) => a.action)).toContain("mod_invite_accepted");
     // The new moderator now holds can_remove only: inviting is still refused.
@@ -233,7 +238,7 @@ describe("7-day expiry", () => {
     await h.ctx.jobs.runDue();
     const row = h.ctx.db.$client.query("select status from colony_mod_invites where id = ?").get(inv.invitation_id) as { status: string };
     expect(row.status).toBe("expired");
-    expect(eventsOf(h, "mod_invite_resolved").map((e) => e.payload.status)).toEqual(["expired"]);
+    expect(eventsOf(h, "mod_invite_resolved", c.colony.id).map((e) => e.payload.status)).toEqual(["expired"]);
     expect(auditOf(h, c.colony.id).find((a) => a.action === "mod_invite_expired")?.actor_id).toBeNull();
     // A new invitation can be issued.
     expect((await create(c.founder.token, { invitee_username: c.stranger.username })).status).toBe(201);
@@ -246,7 +251,7 @@ describe("7-day expiry", () => {
     const statuses = h.ctx.db.$client.query("select status from colony_mod_invites where invitee_id = ? order by created_at").all(c.stranger.id) as { status: string }[];
     expect(statuses.map((s) => s.status)).toEqual(["expired", "pending"]);
     await h.ctx.jobs.runDue();
-    expect(eventsOf(h, "mod_invite_resolved")).toHaveLength(1);
+    expect(eventsOf(h, "mod_invite_resolved", c.colony.id)).toHaveLength(1);
   });
 
   test("an answered invite is left alone by the job", async () => {

@@ -23,15 +23,15 @@ import * as users from "../users/service";
 import type { UserRow } from "../users/service";
 import { colonyModInvites } from "./tables";
 
-export const INVITE_TTL_MS = 7 * DAY;
+const INVITE_TTL_MS = 7 * DAY;
 export const EXPIRE_INVITE_JOB = "expire_mod_invite";
 
 export type InviteRow = typeof colonyModInvites.$inferSelect;
-export type InviteStatus = InviteRow["status"];
+type InviteStatus = InviteRow["status"];
 const mapInvite = rowMapper<InviteRow>(colonyModInvites);
 
 /** The state a reader sees: a pending invite past its expiry is expired, whether or not the job has run. */
-export const inviteStatus = (ctx: Ctx, row: InviteRow): InviteStatus =>
+const inviteStatus = (ctx: Ctx, row: InviteRow): InviteStatus =>
   row.status === "pending" && row.expiresAt <= ctx.clock.now() ? "expired" : row.status;
 
 /** ModInviteOut: `invitation_id` and its deprecated duplicate `invite_id` (spec Part 2 §9). */
@@ -73,7 +73,7 @@ function managedColony(ctx: Ctx, caller: Caller, colonyId: string): ColonyRow {
   return colony;
 }
 
-export interface CreateInviteInput {
+interface CreateInviteInput {
   invitee_username: string;
   role_offered?: "moderator" | "admin";
   permissions?: string[] | null;

@@ -7,10 +7,11 @@ import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import sharp from "sharp";
+import { expectError, refused } from "../../../test/expect";
 import { setup, type Harness, type TestUser } from "../../../test/harness";
 import { HOUR } from "../../core/clock";
 import { DATA_FOLDER_NAMES } from "../../core/data-folders";
-import { advance, cast, eventsOf, expectError, setPermissions, type Cast } from "./governance-fixtures";
+import { advance, cast, eventsOf, setPermissions, type Cast } from "./governance-fixtures";
 import { HEADER_MAX_BYTES } from "./media";
 
 const dataDir = mkdtempSync(join(tmpdir(), "colony-media-"));
@@ -37,13 +38,15 @@ beforeAll(async () => {
   const frames = (w: number, hgt: number) => Promise.all(["#336699", "#993366"].map((bg) => sharp({ create: { width: w, height: hgt, channels: 3, background: bg } }).png().toBuffer()));
   animatedHeader = await sharp(await frames(800, 400), { join: { animated: true } }).webp({ loop: 0 }).toBuffer();
   animatedIcon = await sharp(await frames(128, 128), { join: { animated: true } }).webp({ loop: 0 }).toBuffer();
+  h = setup({ dataDir, rateLimitMultiplier: 0 });
 });
 
 let h: Harness;
 let c: Cast;
 
+// Each test acts in a colony of its own, with a cast of its own; the tests of the rate limits make
+// a database of their own, with the limits on.
 beforeEach(async () => {
-  h = setup({ dataDir, rateLimitMultiplier: 0 });
   c = await cast(h);
   for (const u of [c.founder, c.mod, c.colonyAdmin, c.member, c.stranger]) setKarma(u, 150);
 });
@@ -86,7 +89,7 @@ describe("POST /colonies/{id}/icon", () => {
     expect((await h.req("GET", `/api/v1/colonies/by-name/${c.colony.name}`)).body.icon_url_256).toBe(urls[2]);
     expect(DATA_FOLDER_NAMES).toContain("colony-media");
     expect(existsSync(join(dataDir, "colony-media", c.colony.id, "icon-256.webp"))).toBe(true);
-    expect(eventsOf(h, "colony_image_changed").map((e) => e.payload)).toEqual([{ colony_id: c.colony.id, colony_name: c.colony.name, image: "icon", removed: false }]);
+    expect(eventsOf(h, "colony_image_changed", c.colony.id).map((e) => e.payload)).toEqual([{ colony_id: c.colony.id, colony_name: c.colony.name, image: "icon", removed: false }]);
   });
 
   test("a non-square PNG is centre-cropped to squares", async () => {
@@ -107,15 +110,16 @@ describe("POST /colonies/{id}/icon", () => {
   });
 
   test("errors: not an image, GIF, too small, too large in pixels, animated, over 2 MB; nothing changes", async () => {
-    expectError(await upload("icon", c.mod, new TextEncoder().encode("not an image at all")), 400, "AVATAR_INVALID_FORMAT");
-    expectError(await upload("icon", c.mod, gif), 400, "AVATAR_INVALID_FORMAT");
-    expectError(await upload("icon", c.mod, tinyIcon), 400, "AVATAR_TOO_SMALL");
-    expectError(await upload("icon", c.mod, hugeIcon), 400, "AVATAR_TOO_LARGE_DIMENSIONS");
-    expectError(await upload("icon", c.mod, animatedIcon), 400, "AVATAR_ANIMATED");
-    expectError(await upload("icon", c.mod, Buffer.concat([iconPng, Buffer.alloc(2 * 1024 * 1024)])), 413, "AVATAR_TOO_LARGE");
-    expect((await h.req("POST", `/api/v1/colonies/${c.colony.id}/icon`, { token: c.mod.token, raw: new FormData() })).status).toBe(422);
+    await refused(h, () => upload("icon", c.mod, new TextEncoder().encode("not an image at all")), 400, "AVATAR_INVALID_FORMAT");
+    await refused(h, () => upload("icon", c.mod, gif), 400, "AVATAR_INVALID_FORMAT");
+    await refused(h, () => upload("icon", c.mod, tinyIcon), 400, "AVATAR_TOO_SMALL");
+    await refused(h, () => upload("icon", c.mod, hugeIcon), 400, "AVATAR_TOO_LARGE_DIMENSIONS");
+    await refused(h, () => upload("icon", c.mod, animatedIcon), 400, "AVATAR_ANIMATED");
+    await refused(h, () => upload("icon", c.mod, Buffer.concat([iconPng, Buffer.alloc(2 * 1024 * 1024)])), 413, "AVATAR_TOO_LARGE");
+    await refused(h, () => h.req("POST", `/api/v1/colonies/${c.colony.id}/icon`, { token: c.mod.token, raw: new FormData() }), 422);
     expect((await h.req("GET", `/api/v1/colonies/by-name/${c.colony.name}`)).body.icon_url).toBeNull();
-    expect(eventsOf(h, "colony_image_changed")).toHaveLength(0);
+    expect(eventsOf(h, "colony_image_changed", c.colony.id)).toHaveLength(0);
+    expect(existsSync(join(dataDir, "colony-media", c.colony.id))).toBe(false);
   });
 
   test("5 uploads an hour per account (429 RATE_LIMIT_COLONY_ICON_UPLOAD)", async () => {
@@ -223,7 +227,7 @@ describe("DELETE /colonies/{id}/header", () => {
     expect((await remove("header", c.founder)).status).toBe(204);
     expect((await served(up.body.header_url)).status).toBe(404);
     expectError(await remove("header", c.founder), 404, "NOT_FOUND");
-    expect(eventsOf(h, "colony_image_changed").map((e) => [e.payload.image, e.payload.removed])).toEqual([["header", false], ["header", true]]);
+    expect(eventsOf(h, "colony_image_changed", c.colony.id).map((e) => [e.payload.image, e.payload.removed])).toEqual([["header", false], ["header", true]]);
   });
 });
 

@@ -24,13 +24,13 @@ import * as colonies from "../colonies/service";
 import type { ColonyRow } from "../colonies/service";
 
 export const MEDIA_FOLDER = "colony-media";
-export const ICON_SIZES = [32, 96, 256] as const;
+const ICON_SIZES = [32, 96, 256] as const;
 /** 5 MB, where MB means MiB (docs/decisions.md §12). */
 export const HEADER_MAX_BYTES = 5 * 1024 * 1024;
-export const HEADER_MIN_KARMA = 100;
-export const HEADER_MIN = { width: 600, height: 100 };
-export const HEADER_MAX_SIDE = 8000;
-export const HEADER_OUT = { width: 1920, height: 960 };
+const HEADER_MIN_KARMA = 100;
+const HEADER_MIN = { width: 600, height: 100 };
+const HEADER_MAX_SIDE = 8000;
+const HEADER_OUT = { width: 1920, height: 960 };
 
 const colonyDir = (ctx: Ctx, colonyId: string) => join(ctx.config.dataDir, MEDIA_FOLDER, colonyId);
 const fileUrl = (ctx: Ctx, colonyId: string, file: string, version: number) => `${ctx.config.publicUrl}/${MEDIA_FOLDER}/${colonyId}/${file}?v=${version}`;

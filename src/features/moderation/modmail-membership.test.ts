@@ -9,10 +9,11 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import sharp from "sharp";
+import { expectError, refused } from "../../../test/expect";
 import { setup, type Harness, type Res, type TestUser } from "../../../test/harness";
 import { setRole } from "../colonies/fixtures";
 import { convRow, G, makeGroup, memberOf } from "../messages/groups/gtestkit";
-import { addMember, cast, eventsOf, expectError, type Cast } from "./governance-fixtures";
+import { addMember, cast, eventsOf, type Cast } from "./governance-fixtures";
 
 const dataDir = mkdtempSync(join(tmpdir(), "colony-modmail-membership-"));
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
@@ -20,13 +21,14 @@ afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 let png: Buffer;
 beforeAll(async () => {
   png = await sharp({ create: { width: 64, height: 64, channels: 3, background: { r: 200, g: 40, b: 40 } } }).png().toBuffer();
+  h = setup({ dataDir, rateLimitMultiplier: 0 });
 });
 
 let h: Harness;
 let c: Cast;
 
+// Each test acts in a colony of its own, with a cast of its own.
 beforeEach(async () => {
-  h = setup({ dataDir, rateLimitMultiplier: 0 });
   c = await cast(h);
 });
 
@@ -39,17 +41,6 @@ async function openThread(u: TestUser, colonyId = c.colony.id, text = "Why was m
 }
 
 const readGroup = (u: TestUser, convId: string) => h.req("GET", `${G}/${convId}`, { token: u.token });
-
-/** Everything a refused change must leave as it was: the conversation, its member rows, the event log. */
-function snapshot(convId: string) {
-  const q = h.ctx.db.$client;
-  return {
-    conv: q.query("select title, description, avatar_path, avatar_uploaded_at, creator_id, managed_by from conversations where id = ?").get(convId),
-    members: q.query("select user_id, role, invite_status, left_at from conversation_members where conversation_id = ? order by user_id").all(convId),
-    events: (q.query("select count(*) as n from events").get() as { n: number }).n,
-    coldContacts: (q.query("select count(*) as n from cold_contacts").get() as { n: number }).n,
-  };
-}
 
 function avatarForm(): FormData {
   const f = new FormData();
@@ -79,26 +70,20 @@ const CHANGES: { name: string; ok: number; run: (convId: string, as: TestUser, t
 describe("membership and identity changes through the group API", () => {
   test.each(CHANGES.map((ch) => [ch.name, ch] as const))("%s: 403 FORBIDDEN on a modmail thread, for its user and its moderators alike; nothing changes", async (_name, change) => {
     const convId = await openThread(c.member);
-    const before = snapshot(convId);
     const asUser = { invitee: c.stranger, adminTarget: c.member, removed: c.mod, heir: c.mod };
     const asMod = { invitee: c.stranger, adminTarget: c.member, removed: c.colonyAdmin, heir: c.founder };
     for (const [actor, targets] of [[c.member, asUser], [c.mod, asMod], [c.founder, asMod]] as const) {
-      const res = await change.run(convId, actor, targets);
-      expectError(res, 403, "FORBIDDEN");
+      const res = await refused(h, () => change.run(convId, actor, targets), 403, "FORBIDDEN");
       expect(res.body.detail.message).toBe(MANAGED_MESSAGE);
     }
-    expect(snapshot(convId)).toEqual(before);
     // Someone outside the thread still learns nothing about it.
-    expectError(await change.run(convId, c.stranger, asMod), 404, "NOT_FOUND");
+    await refused(h, () => change.run(convId, c.stranger, asMod), 404, "NOT_FOUND");
   });
 
   test("removing someone else by username is refused the same way", async () => {
     const convId = await openThread(c.member);
-    const before = snapshot(convId);
-    const res = await h.req("DELETE", `${G}/${convId}/members/${c.member.username}`, { token: c.mod.token });
-    expectError(res, 403, "FORBIDDEN");
+    const res = await refused(h, () => h.req("DELETE", `${G}/${convId}/members/${c.member.username}`, { token: c.mod.token }), 403, "FORBIDDEN");
     expect(res.body.detail.message).toBe(MANAGED_MESSAGE);
-    expect(snapshot(convId)).toEqual(before);
   });
 
   test("the same changes still work on an ordinary group", async () => {
@@ -196,8 +181,10 @@ describe("moderators who stop moderating leave the colony's threads", () => {
     expect((await readGroup(c.member, threads[0])).status).toBe(200);
     expect((await readGroup(c.stranger, threads[1])).status).toBe(200);
     // The role change's own event marks the write; the threads' members hear nothing of it.
-    expect(eventsOf(h, "group_member_left")).toHaveLength(0);
-    expect(eventsOf(h, "group_member_removed")).toHaveLength(0);
+    for (const convId of threads) {
+      expect(eventsOf(h, "group_member_left", convId)).toHaveLength(0);
+      expect(eventsOf(h, "group_member_removed", convId)).toHaveLength(0);
+    }
   });
 
   test("a former moderator cannot join again; another colony they still moderate keeps them", async () => {

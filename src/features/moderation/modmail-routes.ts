@@ -34,6 +34,16 @@ const ModmailJoinOut = t.Object({
 
 const LIST_PAGING = { max: 100, default: 25 };
 
+/** The body of POST /api/v1/colonies/{colony_id}/modmail (the MCP tool colony_open_modmail takes it). */
+export const ModmailOpen = t.Object({ body: t.String({ minLength: 1, maxLength: 10000, description: "The message to the moderators" }) });
+
+/** What POST /api/v1/colonies/{colony_id}/modmail does (its OpenAPI description, also the MCP tool's). */
+export const OPEN_MODMAIL_DESCRIPTION =
+  "Message the colony's moderators privately; works while you are banned from the colony. Body `{body}` (1-10000 characters). Your first message opens your thread for " +
+  "the colony — a group conversation seeded with the current moderators — and later ones reuse it (bringing you back if you had left). " +
+  "Answer `{conversation_id, colony_id, message_id, created}`; continue through the group messages API with conversation_id. " +
+  "404 for a missing colony, or a private one you have no membership, ban or thread in; 400 INVALID_INPUT for a blank body. Counts against send_message.";
+
 export const modmailRoutes = (ctx: Ctx) =>
   new Elysia({ prefix: "/api/v1/colonies", tags: ["colonies"] })
     .use(authPlugin(ctx))
@@ -45,15 +55,11 @@ export const modmailRoutes = (ctx: Ctx) =>
       auth: "required",
       rateLimit: ["send_message", "send_message_daily"],
       params: ColonyIdParams,
-      body: t.Object({ body: t.String({ minLength: 1, maxLength: 10000, description: "The message to the moderators" }) }),
+      body: ModmailOpen,
       response: { 201: ModmailOpenOut, 400: ErrorOut, 401: ErrorOut, 404: ErrorOut, 429: ErrorOut },
       detail: {
         summary: "Open Modmail Thread",
-        description:
-          "Message the colony's moderators privately; works while you are banned from the colony. Body `{body}` (1-10000 characters). Your first message opens your thread for " +
-          "the colony — a group conversation seeded with the current moderators — and later ones reuse it (bringing you back if you had left). " +
-          "Answer `{conversation_id, colony_id, message_id, created}`; continue through the group messages API with conversation_id. " +
-          "404 for a missing colony, or a private one you have no membership, ban or thread in; 400 INVALID_INPUT for a blank body. Counts against send_message.",
+        description: OPEN_MODMAIL_DESCRIPTION,
       },
     })
     .get("/:colony_id/modmail", ({ caller, params, query }) => {

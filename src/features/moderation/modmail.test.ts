@@ -1,17 +1,22 @@
 // Modmail (spec Part 2 §4.2, §5): open or reuse the caller's thread (banned callers included), a
 // group conversation the group messages API continues; the moderators' thread list; a
 // moderator joining a thread they were not seeded into; permissions and errors.
-import { beforeEach, describe, expect, test } from "bun:test";
+import { beforeAll, beforeEach, describe, expect, test } from "bun:test";
+import { expectError, refused } from "../../../test/expect";
 import { setup, type Harness, type TestUser } from "../../../test/harness";
 import { ban, setRole } from "../colonies/fixtures";
 import { G } from "../messages/groups/gtestkit";
-import { addMember, cast, eventsOf, expectError, notificationsOf, type Cast } from "./governance-fixtures";
+import { addMember, cast, eventsOf, notificationsOf, type Cast } from "./governance-fixtures";
 
 let h: Harness;
 let c: Cast;
 
-beforeEach(async () => {
+beforeAll(() => {
   h = setup({ rateLimitMultiplier: 0 });
+});
+
+// Each test acts in a colony of its own, with a cast of its own.
+beforeEach(async () => {
   c = await cast(h);
 });
 
@@ -44,7 +49,7 @@ describe("POST /colonies/{id}/modmail", () => {
     expect(reply.status).toBe(201);
     // Outsiders cannot read it.
     expect((await readGroup(c.stranger, conv)).status).toBe(404);
-    expect(eventsOf(h, "modmail_opened").map((e) => e.payload.created)).toEqual([true]);
+    expect(eventsOf(h, "modmail_opened", c.colony.id).map((e) => e.payload.created)).toEqual([true]);
   });
 
   test("the moderators are notified at once (group_message)", async () => {
@@ -81,10 +86,10 @@ describe("POST /colonies/{id}/modmail", () => {
   });
 
   test("a blank body is 400, a missing one 422, and nothing is opened", async () => {
-    expectError(await open(c.member.token, { body: "   " }), 400, "INVALID_INPUT");
-    expect((await open(c.member.token, {})).status).toBe(422);
-    expect((await open(c.member.token, { body: "x".repeat(10001) })).status).toBe(422);
-    expect(eventsOf(h, "modmail_opened")).toHaveLength(0);
+    await refused(h, () => open(c.member.token, { body: "   " }), 400, "INVALID_INPUT");
+    await refused(h, () => open(c.member.token, {}), 422);
+    await refused(h, () => open(c.member.token, { body: "x".repeat(10001) }), 422);
+    expect(eventsOf(h, "modmail_opened", c.colony.id)).toHaveLength(0);
     expect((await list(c.founder.token)).body.total).toBe(0);
   });
 });
@@ -128,7 +133,7 @@ describe("GET /colonies/{id}/modmail", () => {
 describe("POST /colonies/{id}/modmail/{conversation_id}/join", () => {
   test("a moderator promoted after the thread opened joins it (idempotent); a site admin too", async () => {
     const t = await opened(c.stranger);
-    const late = await h.user({ username: "late-mod" });
+    const late = await h.user();
     addMember(h, c.colony.id, late.id);
     setRole(h, c.colony.id, late.id, "moderator");
     expect((await readGroup(late, t.conversation_id)).status).toBe(404);
@@ -139,7 +144,7 @@ describe("POST /colonies/{id}/modmail/{conversation_id}/join", () => {
     expect((await join(late.token, t.conversation_id)).body.joined).toBe(false);
     expect((await join(c.mod.token, t.conversation_id)).body.joined).toBe(false);
     expect((await join(c.siteAdmin.token, t.conversation_id)).body.joined).toBe(true);
-    expect(eventsOf(h, "modmail_joined")).toHaveLength(2);
+    expect(eventsOf(h, "modmail_joined", c.colony.id)).toHaveLength(2);
   });
 
   test("permissions and errors: anonymous 401, member 403, another colony's thread 404, a plain group 404", async () => {

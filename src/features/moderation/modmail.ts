@@ -19,7 +19,7 @@ import { requireModPower } from "../colonies/permissions";
 import * as colonies from "../colonies/service";
 import type { ColonyRow } from "../colonies/service";
 import { addAcceptedMember, createManagedGroup, managedGroupsOf, removeFromManaged, sendManaged } from "../messages/groups/managed";
-import { groupById } from "../messages/groups/service";
+import { groupById } from "../messages/groups/access";
 import { participant } from "../messages/service";
 import { MAX_BODY } from "../messages/service";
 import * as users from "../users/service";

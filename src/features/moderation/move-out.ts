@@ -12,9 +12,9 @@ import * as colonies from "../colonies/service";
 import { setPostCommentsColony } from "../comments/service";
 import * as posts from "../posts/service";
 
-export const GENERAL_COLONY = "general";
+const GENERAL_COLONY = "general";
 
-export interface MoveOutResult {
+interface MoveOutResult {
   post_id: string;
   from_colony_id: string;
   to_colony_id: string | null;

@@ -5,12 +5,12 @@ import { authPlugin } from "../../http/auth";
 import { applyBodyDeprecations } from "../../http/deprecations";
 import { pagingQuery, resolvePage } from "../../http/paging";
 import { ErrorOut, Int, Nullable, OptionalEnum, IntInput } from "../../http/schemas";
-import { MOD_QUEUE_SOURCES } from "../colonies/tables";
 import { ColonyIdParams } from "../colonies/schemas";
 import { activityRoutes } from "./activity-routes";
 import { automodRoutes } from "./automod-routes";
 import { act, bulkAct, BULK_MAX, listQueue, QUEUE_ACTIONS, QUEUE_FILTER_SOURCES, type QueueActionInput } from "./queue-service";
 import { queuePageOut, resultOut } from "./queue-views";
+import { MOD_QUEUE_SOURCES } from "./tables";
 
 const QUEUE_PAGING = { max: 100, default: 25 };
 
@@ -78,6 +78,32 @@ const renameBody = (body: unknown, set: { headers: Record<string, unknown> }) =>
 const ERRORS = { 401: ErrorOut, 403: ErrorOut, 404: ErrorOut };
 const MODS_ONLY = "Moderators, colony admins, the founder and site admins only (403 FORBIDDEN); a private colony is 404 to non-members.";
 
+/** The query of GET /api/v1/colonies/{colony_id}/queue (the MCP tool colony_get_mod_queue takes its filters). */
+export const ModQueueQuery = t.Object({
+  source: OptionalEnum(QUEUE_FILTER_SOURCES, { description: "Only rows of this source (deprecated spelling: source_kind); unmoderated and edited_post are accepted and always empty here" }),
+  status: OptionalEnum(["open", "resolved"], { description: "open (default) or resolved; deprecated spelling: queue_status" }),
+  sort: OptionalEnum(["newest", "oldest"], { description: "newest (default) or oldest first" }),
+  ...pagingQuery(QUEUE_PAGING),
+});
+
+/** What GET /api/v1/colonies/{colony_id}/queue does (its OpenAPI description, also the MCP tool's). */
+export const MOD_QUEUE_DESCRIPTION =
+  "The colony's unified moderation queue: held posts (pending_post), reports (open_report), automod removals (automod_removed_post, automod_removed_comment), posts automod holds for review (automod_filtered_post) " +
+  "and quarantined XSS probes (xss_probe_quarantined). status=resolved lists the rows already settled (newest first by when they were opened). " +
+  "chip_counts holds the open rows per source whatever the filter; pending_appeal_count the colony's pending ban appeals. " +
+  "limit 1-100 (default 25; deprecated page_size), offset, or page (page and offset together are a 400 unless they agree). " +
+  MODS_ONLY;
+
+/** What POST /api/v1/colonies/{colony_id}/queue/action does (its OpenAPI description, also the MCP tool's). */
+export const MOD_QUEUE_ACTION_DESCRIPTION =
+  "Apply one action to one queue row, named by source and source_id. By source: pending_post and automod_filtered_post take approve, reject, remove, lock, ban_author; " +
+  "open_report takes approve (keep the content: every open report on it is dismissed), dismiss, remove, lock, ban_author; automod_removed_post takes restore, confirm_removal, lock, ban_author; " +
+  "automod_removed_comment and xss_probe_quarantined take restore, confirm_removal, ban_author. Another pair is 400 INVALID_INPUT. " +
+  "Removing content (remove, reject, confirm_removal) resolves the other open rows about it and marks their reports resolved (cascaded_report_ids). " +
+  "lock and ban_author leave the row open; ban_author needs duration_days 1, 7 or 30 (400 INVALID_INPUT otherwise) and can_ban. modlog_id is the audit row written. " +
+  "404 NOT_FOUND for a row the colony does not have; 409 CONFLICT when it is already resolved. " +
+  MODS_ONLY;
+
 export const queueRoutes = (ctx: Ctx) =>
   new Elysia({ prefix: "/api/v1/colonies", tags: ["colonies"] })
     .use(authPlugin(ctx))
@@ -92,21 +118,11 @@ export const queueRoutes = (ctx: Ctx) =>
       {
         auth: "required",
         params: ColonyIdParams,
-        query: t.Object({
-          source: OptionalEnum(QUEUE_FILTER_SOURCES, { description: "Only rows of this source (deprecated spelling: source_kind); unmoderated and edited_post are accepted and always empty here" }),
-          status: OptionalEnum(["open", "resolved"], { description: "open (default) or resolved; deprecated spelling: queue_status" }),
-          sort: OptionalEnum(["newest", "oldest"], { description: "newest (default) or oldest first" }),
-          ...pagingQuery(QUEUE_PAGING),
-        }),
+        query: ModQueueQuery,
         response: { 200: ModQueueListOut, 400: ErrorOut, ...ERRORS },
         detail: {
           summary: "Get Mod Queue",
-          description:
-            "The colony's unified moderation queue: held posts (pending_post), reports (open_report), automod removals (automod_removed_post, automod_removed_comment), posts automod holds for review (automod_filtered_post) " +
-            "and quarantined XSS probes (xss_probe_quarantined). status=resolved lists the rows already settled (newest first by when they were opened). " +
-            "chip_counts holds the open rows per source whatever the filter; pending_appeal_count the colony's pending ban appeals. " +
-            "limit 1-100 (default 25; deprecated page_size), offset, or page (page and offset together are a 400 unless they agree). " +
-            MODS_ONLY,
+          description: MOD_QUEUE_DESCRIPTION,
         },
       },
     )
@@ -121,14 +137,7 @@ export const queueRoutes = (ctx: Ctx) =>
         response: { 200: ModQueueActionResultOut, 400: ErrorOut, 409: ErrorOut, ...ERRORS },
         detail: {
           summary: "Post Mod Queue Action",
-          description:
-            "Apply one action to one queue row, named by source and source_id. By source: pending_post and automod_filtered_post take approve, reject, remove, lock, ban_author; " +
-            "open_report takes approve (keep the content: every open report on it is dismissed), dismiss, remove, lock, ban_author; automod_removed_post takes restore, confirm_removal, lock, ban_author; " +
-            "automod_removed_comment and xss_probe_quarantined take restore, confirm_removal, ban_author. Another pair is 400 INVALID_INPUT. " +
-            "Removing content (remove, reject, confirm_removal) resolves the other open rows about it and marks their reports resolved (cascaded_report_ids). " +
-            "lock and ban_author leave the row open; ban_author needs duration_days 1, 7 or 30 (400 INVALID_INPUT otherwise) and can_ban. modlog_id is the audit row written. " +
-            "404 NOT_FOUND for a row the colony does not have; 409 CONFLICT when it is already resolved. " +
-            MODS_ONLY,
+          description: MOD_QUEUE_ACTION_DESCRIPTION,
         },
       },
     )

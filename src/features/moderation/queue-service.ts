@@ -1,6 +1,6 @@
 // The unified moderation queue (spec Part 2 §2.5, §4.2; docs/decisions.md §40, §41): listing a
 // colony's rows with their chips, and the actions that settle them. Rows are opened by posts,
-// comments and reports in their own transactions (colonies/mod-queue.ts); an action changes the
+// comments and reports in their own transactions (queue-store.ts); an action changes the
 // content through its feature's service, resolves the row and the rows it cascades to, settles
 // the reports concerned, writes one audit row and emits mod_queue_action, in one transaction.
 //
@@ -22,16 +22,15 @@ import type { Page } from "../../core/paging";
 import { pendingAppealCount } from "../colonies/appeals";
 import { recordModAction } from "../colonies/audit";
 import { banUser, BAN_DURATIONS } from "../colonies/bans";
-import { findQueueItem, listQueue as listQueueRows, openCounts, resolveQueueForTarget, resolveQueueItem, resolveReportRows, type ModQueueRow } from "../colonies/mod-queue";
-import { requireModPower } from "../colonies/permissions";
+import { moderatedColony, requireModPower } from "../colonies/permissions";
 import type { Actor, ColonyRow } from "../colonies/service";
-import { MOD_QUEUE_SOURCES, type ModQueueSource } from "../colonies/tables";
 import * as comments from "../comments/service";
 import * as posts from "../posts/service";
 import * as reports from "../reports/service";
 import * as users from "../users/service";
 import type { UserRow } from "../users/service";
-import { moderatedColony } from "./automod-service";
+import { findQueueItem, listQueue as listQueueRows, openCounts, resolveQueueForTarget, resolveQueueItem, resolveReportRows, type ModQueueRow } from "./queue-store";
+import { MOD_QUEUE_SOURCES, type ModQueueSource } from "./tables";
 
 /** The filter values: the six sources, and the reference's two filter-only ones (never filled here). */
 export const QUEUE_FILTER_SOURCES = [...MOD_QUEUE_SOURCES, "unmoderated", "edited_post"] as const;

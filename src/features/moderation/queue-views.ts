@@ -2,8 +2,8 @@
 // tools: a row, a page with its chips and the pending appeal count, an action's result.
 import { iso } from "../../core/clock";
 import type { Page } from "../../core/paging";
-import type { ModQueueRow } from "../colonies/mod-queue";
 import type { UserRow } from "../users/service";
+import type { ModQueueRow } from "./queue-store";
 import type { QueueActionResult, QueueListing } from "./queue-service";
 
 export function itemOut(row: ModQueueRow, authors: Map<string, UserRow>) {

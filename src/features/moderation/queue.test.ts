@@ -1,7 +1,8 @@
 // The unified moderation queue (spec Part 2 §2.5, §4.2, §9; docs/decisions.md §40, §41): every
 // source, the list's filters, paging and deprecated names, every action and its refusals, the bulk
 // variant, roles, and the statement count of the list.
-import { beforeEach, describe, expect, test } from "bun:test";
+import { beforeAll, beforeEach, describe, expect, test } from "bun:test";
+import { expectError, refused } from "../../../test/expect";
 import { setup, type Harness, type TestUser } from "../../../test/harness";
 import { crew } from "../colonies/mod-fixtures";
 import type { ColonyRow } from "../colonies/service";
@@ -15,21 +16,19 @@ let stranger: TestUser;
 let admin: TestUser;
 let colony: ColonyRow;
 
-async function init(countQueries = false) {
-  h = setup({}, { countQueries });
-  ({ founder, mod, member, stranger, admin, colony } = await crew(h));
-}
+// One database for the file, counting its statements (the list's statement count is checked below).
+beforeAll(() => {
+  h = setup({}, { countQueries: true });
+});
 
-beforeEach(() => init());
+// Each test acts in a colony of its own, with a crew of its own.
+beforeEach(async () => {
+  ({ founder, mod, member, stranger, admin, colony } = await crew(h));
+});
 
 const url = (path = "") => `/api/v1/colonies/${colony.id}/queue${path}`;
 const list = (query: Record<string, string | number> = {}, token: string | null = mod.token) => h.req("GET", url(), { token, query });
 const action = (body: Record<string, unknown>, token: string | null = mod.token) => h.req("POST", url("/action"), { token, body });
-
-function expectError(res: { status: number; body: any }, status: number, code: string) {
-  expect(res.status).toBe(status);
-  expect(res.body.detail.code).toBe(code);
-}
 
 /** A post held by requires_post_approval (pending_post). */
 async function heldPost(author = member, title = "Held post"): Promise<any> {
@@ -128,7 +127,6 @@ describe("GET /colonies/{colony_id}/queue", () => {
   });
 
   test("the list runs a fixed number of statements whatever the page holds (no N+1)", async () => {
-    await init(true);
     const run = async () => {
       const { result, count } = await h.queries!.during(() => list({ limit: 100 }));
       expect(result.status).toBe(200);
@@ -249,17 +247,17 @@ describe("POST /colonies/{colony_id}/queue/action", () => {
 
   test("refusals: a wrong pair 400, an unknown row 404, a member 403, anonymous 401, a moderator without can_remove 403; nothing changes", async () => {
     const p = await heldPost();
-    expectError(await action({ source: "pending_post", source_id: p.id, action: "dismiss" }), 400, "INVALID_INPUT");
-    expectError(await action({ source: "open_report", source_id: p.id, action: "dismiss" }), 404, "NOT_FOUND");
-    expectError(await action({ source: "pending_post", source_id: crypto.randomUUID(), action: "approve" }), 404, "NOT_FOUND");
-    expectError(await action({ source: "pending_post", source_id: p.id, action: "approve" }, member.token), 403, "FORBIDDEN");
-    expectError(await action({ source: "pending_post", source_id: p.id, action: "approve" }, null), 401, "AUTH_INVALID_TOKEN");
+    await refused(h, () => action({ source: "pending_post", source_id: p.id, action: "dismiss" }), 400, "INVALID_INPUT");
+    await refused(h, () => action({ source: "open_report", source_id: p.id, action: "dismiss" }), 404, "NOT_FOUND");
+    await refused(h, () => action({ source: "pending_post", source_id: crypto.randomUUID(), action: "approve" }), 404, "NOT_FOUND");
+    await refused(h, () => action({ source: "pending_post", source_id: p.id, action: "approve" }, member.token), 403, "FORBIDDEN");
+    await refused(h, () => action({ source: "pending_post", source_id: p.id, action: "approve" }, null), 401, "AUTH_INVALID_TOKEN");
     h.ctx.db.$client.query("update colony_members set permissions = ? where colony_id = ? and user_id = ?").run(JSON.stringify(["can_ban"]), colony.id, mod.id);
-    expectError(await action({ source: "pending_post", source_id: p.id, action: "approve" }), 403, "FORBIDDEN");
-    expect((await action({ source: "pending_post", source_id: p.id, action: "nope" })).status).toBe(422);
-    expect((await action({ source: "pending_post", action: "approve" })).status).toBe(422);
+    await refused(h, () => action({ source: "pending_post", source_id: p.id, action: "approve" }), 403, "FORBIDDEN");
+    await refused(h, () => action({ source: "pending_post", source_id: p.id, action: "nope" }), 422);
+    await refused(h, () => action({ source: "pending_post", action: "approve" }), 422);
     expect(postState(p.id)).toMatchObject({ held: 1, deleted_at: null });
-    expect(h.ctx.db.$client.query("select count(*) as n from colony_mod_log where action like 'queue_%'").get()).toEqual({ n: 0 });
+    expect(h.ctx.db.$client.query("select count(*) as n from colony_mod_log where colony_id = ? and action like 'queue_%'").get(colony.id)).toEqual({ n: 0 });
     for (const u of [founder, admin]) expect((await action({ source: "pending_post", source_id: p.id, action: "lock" }, u.token)).status).toBe(200);
   });
 
@@ -292,7 +290,7 @@ describe("POST /colonies/{colony_id}/queue/bulk-action", () => {
     expect(r.body.failed.map((f: any) => [f.source_id, f.action, f.code])).toEqual([[b.id, "dismiss", "INVALID_INPUT"], [a.id, "reject", "CONFLICT"]]);
     expect(postState(a.id)).toMatchObject({ listed: 1, deleted_at: null });
     expect(postState(b.id).deleted_at).not.toBeNull();
-    const reasons = h.ctx.db.$client.query("select reason from colony_mod_log where action like 'queue_%'").all() as any[];
+    const reasons = h.ctx.db.$client.query("select reason from colony_mod_log where colony_id = ? and action like 'queue_%'").all(colony.id) as any[];
     expect(reasons.map((x) => x.reason)).toEqual(["batch", "batch"]);
     expectError(await h.req("POST", url("/bulk-action"), { token: member.token, body: { items: [{ source: "pending_post", source_id: a.id, action: "approve" }] } }), 403, "FORBIDDEN");
     expect((await h.req("POST", url("/bulk-action"), { token: mod.token, body: { items: [] } })).status).toBe(422);

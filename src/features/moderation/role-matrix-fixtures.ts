@@ -1,7 +1,8 @@
-// Test fixtures of the role matrix (role-matrix.test.ts): one cast of users per database, a fresh
-// colony of either visibility around them for every case, the setups operations need (a held
-// post, a rule, an appeal, an invitation, a transfer, a modmail thread …) and a digest of every
-// table and of the colony's image folder, to show that a refused request changed nothing.
+// Test fixtures of the role matrix (role-matrix.test.ts): one cast of users, a fresh colony of
+// either visibility around them for every case, the setups operations need (a held post, a rule,
+// an appeal, an invitation, a transfer, a modmail thread …), and a journal of every write to the
+// database with the files of the colony's image folder, to show that a refused request changed
+// nothing.
 import { existsSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import type { Harness, TestUser } from "../../../test/harness";
@@ -45,7 +46,7 @@ export interface World extends Env {
 
 let seq = 0;
 
-/** The cast in a fresh harness, each holding 150 karma (the header needs 100). */
+/** The cast in `h`, each holding 150 karma (the header needs 100). */
 export async function environment(h: Harness): Promise<Env> {
   const n = ++seq;
   const names = ["founder", "mod", "mod2", "member", "target", "pending", "banned", "outsider", "stranger", "cadmin", "siteAdmin"] as const;
@@ -167,41 +168,61 @@ export function imageForm(bytes: Uint8Array): FormData {
 }
 
 // ---------------------------------------------------------------------------------------------
-// The digest
+// What a request wrote
 
-/** What signing in writes whatever the request (users/service.ts touchLastActive), left out of the digest. */
+/** What signing in writes whatever the request (users/service.ts touchLastActive), left out of the journal. */
 const IGNORED: Record<string, readonly string[]> = { users: ["last_active_at"] };
 
-/** Each table's query: its columns but the ignored ones. */
-function tableQueries(h: Harness): [table: string, sql: string][] {
+const journaled = new WeakSet<object>();
+
+/**
+ * Makes the database keep a journal of its writes: temporary triggers on every table (the
+ * full-text indexes aside: their base tables are in) note each insert, update and delete, an update
+ * of `IGNORED` columns alone aside. A write that rolls back takes its entry with it, so an empty
+ * journal since a mark means that no row changed. Reading it costs the same whatever the size of
+ * the database, which holds every case's colony.
+ */
+export function journalWrites(h: Harness): void {
   const db = h.ctx.db.$client;
-  const tables = db
-    .query("select name from sqlite_master where type = 'table' and name not like 'sqlite_%' and name not like '__drizzle%' and name not like '%fts%' order by name")
-    .all() as { name: string }[];
-  return tables.map(({ name }) => {
-    const cols = (db.query(`pragma table_info("${name}")`).all() as { name: string }[]).map((c) => c.name).filter((c) => !IGNORED[name]?.includes(c));
-    return [name, `select ${cols.map((c) => `"${c}"`).join(", ")} from "${name}"`];
+  if (journaled.has(db)) return;
+  journaled.add(db);
+  db.run("create temp table matrix_writes (seq integer primary key autoincrement, what text not null)");
+  const all = db.query("select name, sql from sqlite_master where type = 'table' and name not like 'sqlite_%' and name not like '__drizzle%'").all() as { name: string; sql: string }[];
+  const virtual = all.filter((t) => /^create virtual table/i.test(t.sql)).map((t) => t.name);
+  const tables = all.map((t) => t.name).filter((name) => !virtual.some((v) => name === v || name.startsWith(`${v}_`)));
+  tables.forEach((name, i) => {
+    const note = (what: string) => `begin insert into matrix_writes (what) values ('${what} ${name}'); end`;
+    const cols = (db.query(`pragma table_info("${name}")`).all() as { name: string }[]).map((c) => c.name);
+    const watched = IGNORED[name] ? ` of ${cols.filter((c) => !IGNORED[name].includes(c)).map((c) => `"${c}"`).join(", ")}` : "";
+    db.run(`create temp trigger matrix_insert_${i} after insert on main."${name}" ${note("insert")}`);
+    db.run(`create temp trigger matrix_update_${i} after update${watched} on main."${name}" ${note("update")}`);
+    db.run(`create temp trigger matrix_delete_${i} after delete on main."${name}" ${note("delete")}`);
   });
 }
 
-/**
- * Every table of the database (the full-text indexes aside: their base tables are in) as its row
- * count and a hash of its rows, and the files of the colony's image folder: equal digests before
- * and after a request mean the request wrote nothing.
- */
-export function digest(h: Harness, colonyId: string): Record<string, string> {
-  const db = h.ctx.db.$client;
-  const out: Record<string, string> = {};
-  for (const [table, sql] of tableQueries(h)) {
-    const rows = db.query(sql).values();
-    out[table] = `${rows.length} rows #${Bun.hash(JSON.stringify(rows)).toString(16)}`;
-  }
+/** The state to compare with after a request: the journal's position and the colony's image files. */
+export interface Mark {
+  seq: number;
+  files: string;
+}
+
+function mediaFiles(h: Harness, colonyId: string): string {
   const dir = join(h.config.dataDir, MEDIA_FOLDER, colonyId);
-  out[`${MEDIA_FOLDER}/<colony>`] = existsSync(dir)
+  return existsSync(dir)
     ? readdirSync(dir)
         .sort()
         .map((f) => `${f}:${statSync(join(dir, f)).size}`)
         .join(" ")
     : "none";
-  return out;
+}
+
+export function mark(h: Harness, colonyId: string): Mark {
+  const row = h.ctx.db.$client.query("select coalesce(max(seq), 0) as seq from temp.matrix_writes").get() as { seq: number };
+  return { seq: row.seq, files: mediaFiles(h, colonyId) };
+}
+
+/** The writes since `m` (as "insert colony_bans" …) and the colony's image files now: no writes and the same files when nothing changed. */
+export function changesSince(h: Harness, colonyId: string, m: Mark): { writes: string[]; files: string } {
+  const rows = h.ctx.db.$client.query("select what from temp.matrix_writes where seq > ? order by seq").all(m.seq) as { what: string }[];
+  return { writes: rows.map((r) => r.what), files: mediaFiles(h, colonyId) };
 }

@@ -1,7 +1,8 @@
 // Colony settings that act (spec Part 2 §2.4; docs/decisions.md §44): the karma floors on create
 // and edit, banned words on create and edit (posts and comments), held content reaching the
 // queue, and default_sort ordering the colony's post list.
-import { beforeEach, describe, expect, test } from "bun:test";
+import { beforeAll, beforeEach, describe, expect, test } from "bun:test";
+import { expectError } from "../../../test/expect";
 import { setup, type Harness, type TestUser } from "../../../test/harness";
 import { crew } from "../colonies/mod-fixtures";
 import type { ColonyRow } from "../colonies/service";
@@ -13,15 +14,14 @@ let mod: TestUser;
 let member: TestUser;
 let colony: ColonyRow;
 
-beforeEach(async () => {
+beforeAll(() => {
   h = setup();
-  ({ founder, mod, member, colony } = await crew(h));
 });
 
-function expectError(res: { status: number; body: any }, status: number, code: string) {
-  expect(res.status).toBe(status);
-  expect(res.body.detail.code).toBe(code);
-}
+// Each test acts in a colony of its own, with a crew of its own.
+beforeEach(async () => {
+  ({ founder, mod, member, colony } = await crew(h));
+});
 
 const setKarma = (u: TestUser, karma: number) => h.ctx.db.$client.query("update users set karma = ? where id = ?").run(karma, u.id);
 const comment = (postId: string, u: TestUser, body: string) => h.req("POST", `/api/v1/posts/${postId}/comments`, { token: u.token, body: { body } });
@@ -102,7 +102,7 @@ describe("default_sort", () => {
     await h.req("PATCH", `/api/v1/colonies/${colony.id}`, { token: founder.token, body: { default_sort: "top" } });
     expect(await ids({})).toEqual([older.id, newer.id]);
     expect(await ids({ sort: "newest" })).toEqual([newer.id, older.id]);
-    // Unscoped lists keep newest first.
+    // Unscoped lists keep newest first (every post of the earlier tests is older than these two).
     const all = ((await h.req("GET", "/api/v1/posts", { query: {} })).body.items as any[]).map((p) => p.id);
     expect(all.slice(0, 2)).toEqual([newer.id, older.id]);
   });

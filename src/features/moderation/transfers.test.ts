@@ -1,17 +1,22 @@
 // Ownership transfers (spec Part 2 §2.5, §3, §4.2, §6.2, §8; docs/decisions.md §35): propose,
 // read, accept, decline, cancel, the 7-day expiry, the notifications and webhook events of both
 // parties, and every permission rule.
-import { beforeEach, describe, expect, test } from "bun:test";
+import { beforeAll, beforeEach, describe, expect, test } from "bun:test";
+import { expectError, refused } from "../../../test/expect";
 import { setup, type Harness } from "../../../test/harness";
 import { DAY } from "../../core/clock";
 import { planWebhookEvents } from "../webhooks/mapping";
-import { advance, auditOf, cast, eventsOf, expectError, memberOf, notificationsOf, type Cast } from "./governance-fixtures";
+import { advance, auditOf, cast, eventsOf, memberOf, notificationsOf, type Cast } from "./governance-fixtures";
 
 let h: Harness;
 let c: Cast;
 
-beforeEach(async () => {
+beforeAll(() => {
   h = setup({ rateLimitMultiplier: 0 });
+});
+
+// Each test acts in a colony of its own, with a cast of its own.
+beforeEach(async () => {
   c = await cast(h);
 });
 
@@ -28,9 +33,9 @@ async function proposed(recipient = c.mod.username) {
 
 const createdBy = () => (h.ctx.db.$client.query("select created_by from colonies where id = ?").get(c.colony.id) as { created_by: string }).created_by;
 
-/** The webhook events a domain event becomes (name, body, recipients). */
+/** The webhook events the colony's latest domain event of `type` becomes (name, body, recipients). */
 function webhooksOf(type: string) {
-  const row = h.ctx.db.$client.query("select * from events where type = ? order by id desc").get(type) as Record<string, any>;
+  const row = h.ctx.db.$client.query("select * from events where type = ? and subject_id = ? order by id desc").get(type, c.colony.id) as Record<string, any>;
   const ev = { id: row.id, type: row.type, actorId: row.actor_id, subjectType: row.subject_type, subjectId: row.subject_id, payload: JSON.parse(row.payload), audience: JSON.parse(row.audience ?? "[]"), createdAt: row.created_at };
   return planWebhookEvents(h.ctx, ev as never).map((p) => ({ name: p.name, data: p.data, to: p.audience.kind === "users" ? [...p.audience.userIds].sort() : p.audience.kind }));
 }
@@ -72,14 +77,14 @@ describe("POST /colonies/{id}/ownership-transfers", () => {
   });
 
   test("errors: unknown 404, yourself 400, a plain member or outsider 400, a second pending one 409", async () => {
-    expectError(await propose(c.founder.token, "nobody-at-all"), 404, "USER_NOT_FOUND");
-    expectError(await propose(c.founder.token, c.founder.username), 400, "INVALID_INPUT");
-    expectError(await propose(c.founder.token, c.member.username), 400, "INVALID_INPUT");
-    expectError(await propose(c.founder.token, c.stranger.username), 400, "INVALID_INPUT");
-    expect((await h.req("POST", `/api/v1/colonies/${c.colony.id}/ownership-transfers`, { token: c.founder.token, body: { recipient_username: "" } })).status).toBe(422);
+    await refused(h, () => propose(c.founder.token, "nobody-at-all"), 404, "USER_NOT_FOUND");
+    await refused(h, () => propose(c.founder.token, c.founder.username), 400, "INVALID_INPUT");
+    await refused(h, () => propose(c.founder.token, c.member.username), 400, "INVALID_INPUT");
+    await refused(h, () => propose(c.founder.token, c.stranger.username), 400, "INVALID_INPUT");
+    await refused(h, () => h.req("POST", `/api/v1/colonies/${c.colony.id}/ownership-transfers`, { token: c.founder.token, body: { recipient_username: "" } }), 422);
     await proposed();
-    expectError(await propose(c.founder.token, c.colonyAdmin.username), 409, "CONFLICT");
-    expect(eventsOf(h, "ownership_transfer_proposed")).toHaveLength(1);
+    await refused(h, () => propose(c.founder.token, c.colonyAdmin.username), 409, "CONFLICT");
+    expect(eventsOf(h, "ownership_transfer_proposed", c.colony.id)).toHaveLength(1);
   });
 });
 
@@ -131,7 +136,7 @@ describe("accept, decline, cancel", () => {
     expect((await act(c.founder.token, t2.transfer_id, "cancel")).body.status).toBe("cancelled");
     expectError(await act(c.colonyAdmin.token, t2.transfer_id, "accept"), 409, "CONFLICT");
     expect(memberOf(h, c.colony.id, c.founder.id)?.role).toBe("founder_moderator");
-    expect(eventsOf(h, "ownership_transfer_resolved").map((e) => e.payload.status)).toEqual(["declined", "cancelled"]);
+    expect(eventsOf(h, "ownership_transfer_resolved", c.colony.id).map((e) => e.payload.status)).toEqual(["declined", "cancelled"]);
     const [n] = await notificationsOf(h, c.colonyAdmin);
     expect(n).toMatchObject({ kind: "ownership_transfer_resolved", meta: expect.objectContaining({ status: "cancelled" }) });
   });
@@ -172,6 +177,6 @@ describe("7-day expiry", () => {
     await act(c.mod.token, t.transfer_id, "decline");
     await advance(h, 8 * DAY);
     await h.ctx.jobs.runDue();
-    expect(eventsOf(h, "ownership_transfer_resolved").map((e) => e.payload.status)).toEqual(["declined"]);
+    expect(eventsOf(h, "ownership_transfer_resolved", c.colony.id).map((e) => e.payload.status)).toEqual(["declined"]);
   });
 });

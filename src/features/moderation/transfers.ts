@@ -20,15 +20,15 @@ import type { ColonyRow } from "../colonies/service";
 import { userByHandle } from "./invites";
 import { colonyOwnershipTransfers } from "./tables";
 
-export const TRANSFER_TTL_MS = 7 * DAY;
+const TRANSFER_TTL_MS = 7 * DAY;
 export const EXPIRE_TRANSFER_JOB = "expire_ownership_transfer";
 
-export type TransferRow = typeof colonyOwnershipTransfers.$inferSelect;
-export type TransferStatus = TransferRow["status"];
+type TransferRow = typeof colonyOwnershipTransfers.$inferSelect;
+type TransferStatus = TransferRow["status"];
 type Resolution = Exclude<TransferStatus, "pending">;
 const mapTransfer = rowMapper<TransferRow>(colonyOwnershipTransfers);
 
-export const transferStatus = (ctx: Ctx, row: TransferRow): TransferStatus =>
+const transferStatus = (ctx: Ctx, row: TransferRow): TransferStatus =>
   row.status === "pending" && row.expiresAt <= ctx.clock.now() ? "expired" : row.status;
 
 /** OwnershipTransferOut, with expires_at besides the reference's fields. */

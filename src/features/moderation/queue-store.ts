@@ -1,9 +1,9 @@
 // The store of the unified moderation queue (spec Part 2 §2.5, §4.2; docs/decisions.md §40): rows
 // are opened by the write that puts something in front of the moderators (posts, comments and
-// reports call openQueueItem inside their own transaction) and resolved by the action that
-// settles them (the moderation feature) or by the content going away (resolveQueueForTarget).
-// It lives with the colonies because posts, comments and reports already depend on colonies and
-// the moderation feature depends on all of them: no import cycle.
+// reports call openQueueItem inside their own transaction, automod through recordModeration) and
+// resolved by the action that settles them (queue-service.ts) or by the content going away
+// (resolveQueueForTarget). It imports none of the features that write to it, so they may call it
+// while queue-service.ts calls their services.
 import type { Ctx } from "../../core/context";
 import { uuidv7 } from "../../core/ids";
 import type { Page } from "../../core/paging";
@@ -17,8 +17,8 @@ export const EXCERPT_MAX = 280;
 
 // Counts (the chips and the list's total) are cached per database and colony until the next write
 // of this module: every write of the queue goes through the functions below, which bump the
-// version. A bump whose transaction rolls back only costs a recount. With 10,000 open rows a
-// count walks 10,000 index entries (about half a millisecond); the first page must not.
+// version. A bump whose transaction rolls back only costs a recount. A count walks an index entry
+// per open row, so a long queue's first page would otherwise pay for the whole queue.
 const versions = new WeakMap<object, { n: number; counts: Map<string, { v: number; value: unknown }> }>();
 
 function stateOf(ctx: Ctx) {
@@ -64,7 +64,7 @@ export interface NewQueueItem {
 export function openQueueItem(ctx: Ctx, item: NewQueueItem): string | null {
   const now = ctx.clock.now();
   const id = uuidv7(now);
-  const stmt = prepared(ctx.db, "colonies.queue.open", () =>
+  const stmt = prepared(ctx.db, "moderation.queue.open", () =>
     ctx.db.$client.prepare<{ id: string }, (string | number | null)[]>(
       `insert into colony_mod_queue (id, colony_id, source, source_id, target_type, target_id, post_id, author_id, excerpt, payload, status, created_at)
        values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'open', ?) on conflict do nothing returning id`,
@@ -80,7 +80,7 @@ export function openQueueItem(ctx: Ctx, item: NewQueueItem): string | null {
 
 /** The open row of a source, or else its latest resolved one; null when the source never opened one in this colony. */
 export function findQueueItem(ctx: Ctx, colonyId: string, source: string, sourceId: string): ModQueueRow | null {
-  const stmt = prepared(ctx.db, "colonies.queue.find", () =>
+  const stmt = prepared(ctx.db, "moderation.queue.find", () =>
     ctx.db.$client.prepare<Record<string, unknown>, [string, string, string]>(
       "select * from colony_mod_queue where colony_id = ? and source = ? and source_id = ? order by status = 'open' desc, created_at desc limit 1",
     ),
@@ -91,7 +91,7 @@ export function findQueueItem(ctx: Ctx, colonyId: string, source: string, source
 
 /** Marks one open row resolved; false when it was not open any more. */
 export function resolveQueueItem(ctx: Ctx, id: string, resolution: string, by: string | null): boolean {
-  const stmt = prepared(ctx.db, "colonies.queue.resolve", () =>
+  const stmt = prepared(ctx.db, "moderation.queue.resolve", () =>
     ctx.db.$client.prepare<unknown, [string, string | null, number, string]>(
       "update colony_mod_queue set status = 'resolved', resolution = ?, resolved_by = ?, resolved_at = ? where id = ? and status = 'open'",
     ),
@@ -105,7 +105,7 @@ export function resolveQueueItem(ctx: Ctx, id: string, resolution: string, by: s
  * `exceptId`; returns the rows it resolved. For cascades: the content was removed or deleted.
  */
 export function resolveQueueForTarget(ctx: Ctx, targetId: string, resolution: string, by: string | null, exceptId: string | null = null): ModQueueRow[] {
-  const stmt = prepared(ctx.db, "colonies.queue.resolveTarget", () =>
+  const stmt = prepared(ctx.db, "moderation.queue.resolveTarget", () =>
     ctx.db.$client.prepare<Record<string, unknown>, [string, string | null, number, string, string]>(
       `update colony_mod_queue set status = 'resolved', resolution = ?1, resolved_by = ?2, resolved_at = ?3
        where status = 'open' and (target_id = ?4 or (post_id = ?4 and target_type = 'comment')) and id != ?5 returning *`,
@@ -125,7 +125,7 @@ export interface QueueFilter {
 export function listQueue(ctx: Ctx, colonyId: string, f: QueueFilter, page: Page): { items: ModQueueRow[]; total: number } {
   const dir = f.sort === "oldest" ? "asc" : "desc";
   const bySource = f.source !== undefined;
-  const key = `colonies.queue.list.${dir}.${bySource ? "source" : "all"}`;
+  const key = `moderation.queue.list.${dir}.${bySource ? "source" : "all"}`;
   const stmt = prepared(ctx.db, key, () =>
     ctx.db.$client.prepare<Record<string, unknown>, (string | number)[]>(
       `select * from colony_mod_queue where colony_id = ? and status = ?${bySource ? " and source = ?" : ""}
@@ -137,7 +137,7 @@ export function listQueue(ctx: Ctx, colonyId: string, f: QueueFilter, page: Page
   let total: number;
   if (page.offset === 0 && items.length < page.limit) total = items.length;
   else {
-    const count = prepared(ctx.db, `colonies.queue.count.${bySource ? "source" : "all"}`, () =>
+    const count = prepared(ctx.db, `moderation.queue.count.${bySource ? "source" : "all"}`, () =>
       ctx.db.$client.prepare<{ n: number }, string[]>(`select count(*) as n from colony_mod_queue where colony_id = ? and status = ?${bySource ? " and source = ?" : ""}`),
     );
     total = cachedCount(ctx, `total:${args.join(":")}`, () => count.get(...args)?.n ?? 0);
@@ -147,7 +147,7 @@ export function listQueue(ctx: Ctx, colonyId: string, f: QueueFilter, page: Page
 
 /** Open rows per source (every source present, zeros included): the queue's chips and mod activity's backlog. */
 export function openCounts(ctx: Ctx, colonyId: string): Record<ModQueueSource, number> {
-  const stmt = prepared(ctx.db, "colonies.queue.chips", () =>
+  const stmt = prepared(ctx.db, "moderation.queue.chips", () =>
     ctx.db.$client.prepare<{ source: ModQueueSource; n: number }, [string]>(
       "select source, count(*) as n from colony_mod_queue where colony_id = ? and status = 'open' group by source",
     ),
@@ -162,7 +162,7 @@ export function openCounts(ctx: Ctx, colonyId: string): Record<ModQueueSource, n
 
 /** Resolves the open report rows about exactly one post or comment, except `exceptId`; returns them. */
 export function resolveReportRows(ctx: Ctx, targetId: string, resolution: string, by: string | null, exceptId: string): ModQueueRow[] {
-  const stmt = prepared(ctx.db, "colonies.queue.resolveReports", () =>
+  const stmt = prepared(ctx.db, "moderation.queue.resolveReports", () =>
     ctx.db.$client.prepare<Record<string, unknown>, [string, string | null, number, string, string]>(
       `update colony_mod_queue set status = 'resolved', resolution = ?, resolved_by = ?, resolved_at = ?
        where target_id = ? and status = 'open' and source = 'open_report' and id != ? returning *`,
