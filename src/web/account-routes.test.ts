@@ -13,6 +13,11 @@ import { operatorSignInLink } from "../features/sessions/links";
 const sessionsOf = (h: Harness, userId: string) => (h.ctx.db.$client.query("select count(*) n from web_sessions where user_id = ?").get(userId) as { n: number }).n;
 const userNamed = (h: Harness, username: string) => h.ctx.db.$client.query("select id, user_type from users where username = ?").get(username) as { id: string; user_type: string } | null;
 
+// One harness for the file (the default configuration: sign-up by invitation); each test makes
+// its own accounts. Tests of another configuration, or that spend a rate limit of the address
+// every test browser shares, have a harness of their own.
+const h = setup();
+
 /** A browser that has loaded `path` (so it holds the page's token). */
 async function at(h: Harness, path: string): Promise<Browser> {
   const b = new Browser(h);
@@ -22,7 +27,6 @@ async function at(h: Harness, path: string): Promise<Browser> {
 
 describe("every page", () => {
   test.each(["/signup", "/login", "/reset", "/reset/" + "A".repeat(43), "/login/link/" + "A".repeat(43)])("%s: HTML with the security headers, never cached", async (path) => {
-    const h = setup();
     const r = await new Browser(h).get(path);
     expect(r.headers.get("content-type")).toBe("text/html; charset=utf-8");
     expect(r.headers.get("content-security-policy")).toBe("default-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'; object-src 'none'");
@@ -50,7 +54,6 @@ describe("/signup", () => {
   });
 
   test("invite: the code field, filled from ?invite=; a wrong code is 403 and the form keeps what was typed", async () => {
-    const h = setup();
     const invite = createInvite(h.ctx, null);
     const b = await at(h, `/signup?invite=${invite.code}`);
     expect(hiddenField(b.last!.text, "invite")).toBeNull();
@@ -100,7 +103,6 @@ describe("/signup", () => {
 
 describe("/login", () => {
   test("the right password: 303 to next with the session cookie; a wrong one: 401 with one message for every failure", async () => {
-    const h = setup();
     const u = await human(h);
     const agent = await h.user();
     const b = await at(h, "/login?next=/settings/security");
@@ -122,7 +124,6 @@ describe("/login", () => {
   });
 
   test("a next address off this site becomes the home page; what was typed is shown back escaped", async () => {
-    const h = setup();
     const u = await human(h);
     const b = await at(h, "/login?next=//evil.example/");
     expect(hiddenField(b.last!.text, "next")).toBe("/");
@@ -135,6 +136,7 @@ describe("/login", () => {
   });
 
   test("an empty form is 400; ten failures lock the account with 429 and Retry-After", async () => {
+    // A harness of its own: it spends the failed sign-ins its address may make, and moves the clock.
     const h = setup();
     const u = await human(h);
     const b = await at(h, "/login");
@@ -149,7 +151,6 @@ describe("/login", () => {
   });
 
   test("with two-factor on: the code page, then the session; a wrong or replayed code is 401 on the same page", async () => {
-    const h = setup();
     const u = await human(h);
     const { secret } = enableTwoFactor(h, u);
     const b = await at(h, "/login?next=/settings/account");
@@ -175,7 +176,6 @@ describe("/login", () => {
   });
 
   test("a ticket that lapsed sends you back to the password step (401)", async () => {
-    const h = setup();
     const u = await human(h);
     const { secret } = enableTwoFactor(h, u);
     const b = await at(h, "/login");
@@ -190,7 +190,6 @@ describe("/login", () => {
 
 describe("/logout", () => {
   test("ends this browser's session only, clears the cookie and says so", async () => {
-    const h = setup();
     const u = await human(h);
     const a = await at(h, "/login");
     await a.post("/login", { login: u.username, password: PASSWORD });
@@ -210,7 +209,6 @@ describe("/logout", () => {
 
 describe("sign-in links", () => {
   test("by email: asked for on the sign-in page, confirmed with a button (a GET uses nothing), once", async () => {
-    const h = setup();
     const u = await human(h);
     await verifyEmail(h, u, "linked@example.com");
     const b = await at(h, "/login");
@@ -246,7 +244,6 @@ describe("sign-in links", () => {
   });
 
   test("the operator's link signs in without the password; an account without one is asked to set it", async () => {
-    const h = setup();
     const u = await h.user({ human: true, admin: true });
     const path = new URL(operatorSignInLink(h.ctx, u.username).link).pathname;
     const b = await at(h, path);
@@ -263,7 +260,6 @@ describe("sign-in links", () => {
   });
 
   test("signing in with a link as someone else ends the session the browser had", async () => {
-    const h = setup();
     const first = await human(h);
     const second = await h.user({ human: true });
     const b = await at(h, "/login");
@@ -278,7 +274,6 @@ describe("sign-in links", () => {
 
 describe("/reset", () => {
   test("ask, open the mailed link, choose a password: every session ends and the new password signs in", async () => {
-    const h = setup();
     const u = await human(h);
     await verifyEmail(h, u, "forgetful@example.com");
     const elsewhere = await at(h, "/login");
@@ -303,7 +298,6 @@ describe("/reset", () => {
   });
 
   test("an unknown, used or lapsed link is 400, on GET and on POST, and changes nothing", async () => {
-    const h = setup();
     const u = await human(h);
     await verifyEmail(h, u, "lapsed@example.com");
     const b = await at(h, "/reset");

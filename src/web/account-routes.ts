@@ -10,7 +10,7 @@ import { mailReachesPeople, mailSignInLink } from "../features/sessions/links";
 import { hasPassword } from "../features/sessions/passwords";
 import { revokeSession } from "../features/sessions/service";
 import { peekSignInLink, redeemSignInLink, signInSecondFactor, signInWithPassword, type SignIn } from "../features/sessions/sign-in";
-import { messagePage, noticeText, resetFormPage, resetRequestPage, secondFactorPage, signInLinkPage, signInPage, signUpPage, type SignUpValues } from "./account-pages";
+import { invalidLinkPage, messagePage, noticeText, resetFormPage, resetRequestPage, secondFactorPage, signInLinkPage, signInPage, signUpPage, type SignUpValues } from "./account-pages";
 import { clearedSessionCookie, failure, field, page, safeNext, seeOther, sessionCookie, webSession, type Web } from "./session";
 
 /** Web pages are not part of the API's OpenAPI document. */
@@ -25,8 +25,7 @@ const TITLES: Record<number, string> = { 403: "Not allowed", 413: "Too large", 4
 /** The page of a request the sessions plugin refused. */
 export const refusedPage = (web: Web, status: number, message: string) => page(web, messagePage(web, TITLES[status] ?? "Refused", message), status);
 
-const invalidLink = (web: Web, again: string) =>
-  page(web, messagePage(web, "Link not valid", "This link is invalid, has expired or was already used.", `<p>${again}</p>`), 400);
+const invalidLink = (web: Web, kind: "sign-in" | "reset") => page(web, invalidLinkPage(web, kind), 400);
 
 export const accountRoutes = (ctx: Ctx) => {
   const signInOptions = () => ({ emailLinks: mailReachesPeople(ctx), signUp: ctx.config.registration !== "closed" });
@@ -131,7 +130,7 @@ export const accountRoutes = (ctx: Ctx) => {
       "/login/link/:token",
       ({ web, params }) => {
         const live = peekSignInLink(ctx, params.token);
-        if (!live) return invalidLink(web, `<a href="/login">Sign in</a> or ask for a new link.`);
+        if (!live) return invalidLink(web, "sign-in");
         return page(web, signInLinkPage(web, { token: params.token, username: live.user.username, operator: live.purpose === "operator" }));
       },
       { params: Token, ...PAGE },
@@ -145,7 +144,7 @@ export const accountRoutes = (ctx: Ctx) => {
           return signedIn(web, r, next);
         } catch (err) {
           const f = failure(err);
-          if (f.status === 400) return invalidLink(web, `<a href="/login">Sign in</a> or ask for a new link.`);
+          if (f.status === 400) return invalidLink(web, "sign-in");
           const title = (err as { code?: string }).code === "ACCOUNT_SUSPENDED" ? "Account suspended" : "Try again later";
           return page(web, messagePage(web, title, f.message), f.status, f.headers);
         }
@@ -176,7 +175,7 @@ export const accountRoutes = (ctx: Ctx) => {
     )
     .get(
       "/reset/:token",
-      ({ web, params }) => (resetLinkUsable(ctx, params.token) ? page(web, resetFormPage(web, { token: params.token })) : invalidLink(web, `<a href="/reset">Ask for a new link</a>.`)),
+      ({ web, params }) => (resetLinkUsable(ctx, params.token) ? page(web, resetFormPage(web, { token: params.token })) : invalidLink(web, "reset")),
       { params: Token, ...PAGE },
     )
     .post(
@@ -188,7 +187,7 @@ export const accountRoutes = (ctx: Ctx) => {
           return seeOther(web, "/login?notice=password-reset", web.viewer?.user.id === user.id ? [clearedSessionCookie(ctx)] : []);
         } catch (err) {
           const f = failure(err);
-          if (f.status === 400) return invalidLink(web, `<a href="/reset">Ask for a new link</a>.`);
+          if (f.status === 400) return invalidLink(web, "reset");
           return page(web, resetFormPage(web, { token: params.token, error: f.message }), f.status, f.headers);
         }
       },

@@ -7,8 +7,11 @@ import { comment } from "../features/comments/fixtures";
 import { makeColony, post } from "../features/posts/fixtures";
 import { SCRIPT, STYLESHEET } from "./assets";
 
+// One harness for the file: the assets need nothing of their own, and each page-cache test reads
+// pages nothing else reads.
+const h = setup({ rateLimitMultiplier: 0 }, { countQueries: true });
+
 describe("assets", () => {
-  const h = setup();
 
   test.each([
     ["stylesheet", STYLESHEET, "text/css; charset=utf-8"],
@@ -40,7 +43,6 @@ describe("assets", () => {
 });
 
 describe("the anonymous page cache", () => {
-  const h = setup({ rateLimitMultiplier: 0 }, { countQueries: true });
 
   test("a repeated read runs nothing; a forum write, or the time to live, brings the page up to date", async () => {
     const a = await h.user();

@@ -7,7 +7,7 @@ import js from "./assets/site.js" with { type: "text" };
 import liveJs from "./assets/live.js" with { type: "text" };
 import { varyAndOrigin } from "../http/cors";
 
-export interface Asset {
+interface Asset {
   /** Where it is served, hash included. */
   path: string;
   body: string;

@@ -11,19 +11,25 @@ import { join, makeColony, post } from "../features/posts/fixtures";
 import { human } from "../features/sessions/fixtures";
 import { LIVE_SCRIPT, SCRIPT, STYLESHEET } from "./assets";
 
+// One harness for the file; each test has its own colony, people and browsers.
 const h = setup({ rateLimitMultiplier: 0 }, { countQueries: true });
-const founder = await human(h, { username: "list-founder" });
-const ann = await human(h, { username: "list-ann" });
-const ben = await human(h, { username: "list-ben" });
-const colony = makeColony(h, founder, "public", "list-land");
-await join(h, colony, ann);
-await join(h, colony, ben);
-const browsers = new Map<string, Browser>();
-const as = async (u: TestUser) => {
-  let b = browsers.get(u.username);
-  if (!b) browsers.set(u.username, (b = await signedInBrowser(h, u.username)));
-  return b;
-};
+
+/** A colony of a new founder, with two new members, Ann and Ben, and a signed-in browser for each of them (made once per test). */
+async function cast() {
+  const founder = await human(h);
+  const ann = await human(h);
+  const ben = await human(h);
+  const colony = makeColony(h, founder, "public");
+  await join(h, colony, ann);
+  await join(h, colony, ben);
+  const browsers = new Map<string, Browser>();
+  const as = async (u: TestUser) => {
+    let b = browsers.get(u.username);
+    if (!b) browsers.set(u.username, (b = await signedInBrowser(h, u.username)));
+    return b;
+  };
+  return { founder, ann, ben, colony, as };
+}
 
 /** The actions bar of a comment on a page. */
 function actsOf(html: string, id: string): string {
@@ -37,6 +43,7 @@ const threadReads = (sql: string[]) => sql.filter((s) => /from "comments"/.test(
 
 describe("one list for every viewer", () => {
   test("each comment's actions are its own, in its own article; the second reader's page reads no thread", async () => {
+    const { founder, ann, ben, colony, as } = await cast();
     const p = await post(h, founder, { colony_id: colony.id, title: "Shared list" });
     const ids: string[] = [];
     for (let i = 0; i < 12; i++) ids.push((await comment(h, founder, p.id, { body: `comment ${i}`, parent_id: i % 3 ? ids[i - 1] : undefined })).id);
@@ -62,6 +69,7 @@ describe("one list for every viewer", () => {
   });
 
   test("a reader's own votes and reactions are pressed on their page only; another's vote shows in the score at once", async () => {
+    const { founder, ann, ben, colony, as } = await cast();
     const p = await post(h, founder, { colony_id: colony.id, title: "Votes apart" });
     const c1 = await comment(h, founder, p.id, { body: "first" });
     const c2 = await comment(h, founder, p.id, { body: "second" });
@@ -86,6 +94,7 @@ describe("one list for every viewer", () => {
   });
 
   test("a held comment: its author and the moderators see it, other readers never, whoever read first", async () => {
+    const { founder, ann, ben, colony, as } = await cast();
     const p = await post(h, founder, { colony_id: colony.id, title: "Held here" });
     const open = await comment(h, ann, p.id, { body: "an open comment" });
     const held = await comment(h, ann, p.id, { body: "a held comment" });
@@ -106,6 +115,7 @@ describe("one list for every viewer", () => {
   });
 
   test("a new comment, an edit and the time to live bring the list up to date", async () => {
+    const { founder, ann, ben, colony, as } = await cast();
     const p = await post(h, founder, { colony_id: colony.id, title: "Fresh list" });
     const c = await comment(h, ann, p.id, { body: "before" });
     const b = await as(ben);
@@ -126,6 +136,7 @@ describe("one list for every viewer", () => {
 
 describe("the reply and reaction pages", () => {
   test("signed out: sent to sign in and back; an unknown, malformed or hidden comment is a 404 page", async () => {
+    const { founder, ben, colony, as } = await cast();
     const p = await post(h, founder, { colony_id: colony.id });
     const c = await comment(h, founder, p.id, { body: "reply to me" });
     for (const what of ["reply", "react"]) {
@@ -143,16 +154,17 @@ describe("the reply and reaction pages", () => {
     }
     const react = await b.get(`/comment/${c.id}/react`);
     expect(react.status).toBe(200);
-    expect(react.text).toContain("<h1>React to list-founder&#x27;s comment</h1>");
+    expect(react.text).toContain(`<h1>React to ${founder.username}&#x27;s comment</h1>`);
     expect(react.text).toContain(`<form method="post" action="/comment/${c.id}/react" class="act react" aria-label="Reactions">`);
   });
 });
 
 describe("weight", () => {
   test("a signed-in page of 200 comments weighs under 60 KB as sent, with the list from the cache", async () => {
+    const { founder, ann, ben, colony, as } = await cast();
     const p = await post(h, founder, { colony_id: colony.id, title: "A long signed-in page" });
     const readers: TestUser[] = [];
-    for (let i = 0; i < 20; i++) readers.push(await h.user({ username: `list-reader-${i}` }));
+    for (let i = 0; i < 20; i++) readers.push(await h.user());
     for (const r of readers) await join(h, colony, r);
     const ids: string[] = [];
     for (let i = 0; i < 200; i++) {
@@ -177,7 +189,8 @@ describe("weight", () => {
     expect(again.result.text).toBe(page.text);
     // A reader who voted there has their page compressed whole, their vote pressed in it.
     const a = await as(ann);
-    await a.post(`/comment/${ids[7]}/vote`, { value: "1" }, { csrf: a.csrf });
+    await a.get(`/post/${p.id}`);
+    expect((await a.post(`/comment/${ids[7]}/vote`, { value: "1" })).status).toBe(303);
     const voted = await a.request("GET", `/post/${p.id}`, { headers: { "accept-encoding": "gzip" } });
     expect(voted.headers.get("content-encoding")).toBe("gzip");
     expect(actsOf(voted.text, ids[7])).toContain('aria-pressed="true"');

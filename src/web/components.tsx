@@ -80,7 +80,7 @@ export interface PostRefs {
 }
 
 /** One post in a list: score, title, colony, author, time, comments and tags. */
-export function PostItem({ post, refs, showColony = true }: { post: PostRow; refs: PostRefs; showColony?: boolean }) {
+function PostItem({ post, refs, showColony = true }: { post: PostRow; refs: PostRefs; showColony?: boolean }) {
   const colony = refs.colonies.get(post.colonyId);
   return (
     <li>

@@ -36,7 +36,7 @@ function entry(base: string, p: PostRow, refs: PostRefs): string {
 }
 
 /** A feed document: `self` is its own path, `alternate` the page it follows. */
-export function atomFeed(ctx: Ctx, feed: { title: string; subtitle?: string | null; self: string; alternate: string; items: readonly PostRow[] }): string {
+function atomFeed(ctx: Ctx, feed: { title: string; subtitle?: string | null; self: string; alternate: string; items: readonly PostRow[] }): string {
   const base = ctx.config.publicUrl.replace(/\/+$/, "");
   const refs = postRefs(ctx, feed.items);
   const updated = feed.items.reduce((max, p) => Math.max(max, p.updatedAt, p.createdAt), 0);

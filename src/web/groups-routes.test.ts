@@ -2,7 +2,7 @@
 // title and description, leave), the invitation and its answer, and the groups section of
 // /messages — each form's success, its refusals (signed out, not a member, not an admin, no CSRF
 // token, the service's errors) and that a refused form changes nothing.
-import { describe, expect, test } from "bun:test";
+import { beforeEach, describe, expect, test } from "bun:test";
 import { Browser, signedInBrowser } from "../../test/browser";
 import { dbState } from "../../test/db-state";
 import { setup, type Harness, type TestUser } from "../../test/harness";
@@ -11,11 +11,16 @@ import { G, groupSent, makeGroup } from "../features/messages/groups/gtestkit";
 import { human } from "../features/sessions/fixtures";
 import { memberNames } from "./groups-routes";
 
+// One harness for the file; before each test, four new people. The tests of the rate limits
+// (another configuration) have a harness of their own.
 const h = setup({ rateLimitMultiplier: 0, readCacheBytes: 0 });
-const ann = await human(h, { username: "ann-human" });
-const ben = await human(h, { username: "ben-human" });
-const cat = await human(h, { username: "cat-human" });
-const dan = await human(h, { username: "dan-human" });
+let ann: TestUser;
+let ben: TestUser;
+let cat: TestUser;
+let dan: TestUser;
+beforeEach(async () => {
+  [ann, ben, cat, dan] = [await human(h), await human(h), await human(h), await human(h)];
+});
 
 const signedIn = (hh: Harness, u: TestUser): Promise<Browser> => signedInBrowser(hh, u.username);
 const q = (sql: string, ...args: string[]) => h.ctx.db.$client.query(sql).all(...args) as Record<string, unknown>[];
@@ -40,7 +45,7 @@ describe("signed out", () => {
       [`/groups/${g}/send`, { body: "hi" }],
       [`/groups/${g}/leave`, {}],
       [`/groups/${g}/respond`, { answer: "accept" }],
-      ["/groups/new", { title: "T", members: "ben-human" }],
+      ["/groups/new", { title: "T", members: ben.username }],
     ] as const) {
       const r = await b.post(path, fields);
       expect(r.status).toBe(303);
@@ -56,7 +61,7 @@ describe("/groups/new", () => {
     const form = await b.get("/groups/new");
     expect(form.status).toBe(200);
     expect(form.text).toContain('<label for="group-members">Members</label>');
-    const r = await b.post("/groups/new", { title: "Fern <club>", members: "@ben-human, cat-human\nben-human", description: "Watering **schedules**" });
+    const r = await b.post("/groups/new", { title: "Fern <club>", members: `@${ben.username}, ${cat.username}\n${ben.username}`, description: "Watering **schedules**" });
     expect(r.status).toBe(303);
     const id = new RegExp(`^/groups/(${UUID.source})\\?notice=created$`).exec(r.location!)![1];
     expect(q("select kind, title, description, creator_id from conversations where id = ?", id)[0]).toEqual({ kind: "group", title: "Fern <club>", description: "Watering **schedules**", creator_id: ann.id });
@@ -73,7 +78,7 @@ describe("/groups/new", () => {
     // An admin's forms.
     expect(shown.text).toContain(`action="/groups/${id}/members"`);
     expect(shown.text).toContain(`action="/groups/${id}/edit"`);
-    expect(shown.text).toContain(`action="/groups/${id}/members/ben-human/remove"`);
+    expect(shown.text).toContain(`action="/groups/${id}/members/${ben.username}/remove"`);
     // Its creator is listed on /messages.
     expect((await b.get("/messages")).text).toContain(`<a href="/groups/${id}">Fern &lt;club&gt;</a>`);
   });
@@ -82,18 +87,18 @@ describe("/groups/new", () => {
     const b = await signedIn(h, ann);
     await b.get("/groups/new");
     const before = dbState(h);
-    const unknown = await b.post("/groups/new", { title: "Kept <title>", members: "ben-human nobody-here" });
+    const unknown = await b.post("/groups/new", { title: "Kept <title>", members: `${ben.username} nobody-here` });
     expect(unknown.status).toBe(404);
     expect(unknown.text).toContain("User not found: nobody-here");
     expect(unknown.text).toContain('value="Kept <title>"');
-    expect(unknown.text).toContain("ben-human nobody-here</textarea>");
-    expect((await b.post("/groups/new", { title: "   ", members: "ben-human" })).status).toBe(400);
-    const alone = await b.post("/groups/new", { title: "Just me", members: "ann-human" });
+    expect(unknown.text).toContain(`${ben.username} nobody-here</textarea>`);
+    expect((await b.post("/groups/new", { title: "   ", members: ben.username })).status).toBe(400);
+    const alone = await b.post("/groups/new", { title: "Just me", members: ann.username });
     expect(alone.status).toBe(400);
     expect(alone.text).toContain("A group needs at least one other member");
-    expect((await b.post("/groups/new", { title: "x".repeat(101), members: "ben-human" })).status).toBe(422);
-    expect((await b.post("/groups/new", { title: "Fine", members: "ben-human", description: "d".repeat(501) })).status).toBe(422);
-    expect((await b.post("/groups/new", { title: "Fine", members: "ben-human" }, { csrf: null })).status).toBe(403);
+    expect((await b.post("/groups/new", { title: "x".repeat(101), members: ben.username })).status).toBe(422);
+    expect((await b.post("/groups/new", { title: "Fine", members: ben.username, description: "d".repeat(501) })).status).toBe(422);
+    expect((await b.post("/groups/new", { title: "Fine", members: ben.username }, { csrf: null })).status).toBe(403);
     expect(dbState(h)).toEqual(before);
   });
 
@@ -135,7 +140,7 @@ describe("invitations", () => {
     const inv = await b.get(`/groups/${g}`);
     expect(inv.status).toBe(200);
     expect(inv.text).toContain("<h1>Invitation: Seed swap</h1>");
-    expect(inv.text).toContain('<a href="/u/ann-human">@ann-human</a> invited you');
+    expect(inv.text).toContain(`<a href="/u/${ann.username}">@${ann.username}</a> invited you`);
     expect(inv.text).not.toContain("Welcome, everyone");
     // An invitee may not send.
     const before = dbState(h);
@@ -186,8 +191,8 @@ describe("a group's page", () => {
       [`/groups/${g}/send`, { body: "let me in" }],
       [`/groups/${g}/leave`, {}],
       [`/groups/${g}/edit`, { title: "Mine now", description: "" }],
-      [`/groups/${g}/members`, { username: "dan-human" }],
-      [`/groups/${g}/members/ben-human/remove`, {}],
+      [`/groups/${g}/members`, { username: dan.username }],
+      [`/groups/${g}/members/${ben.username}/remove`, {}],
       [`/groups/${g}/respond`, { answer: "accept" }],
       ["/groups/not-a-uuid/send", { body: "x" }],
     ] as const) {
@@ -202,11 +207,11 @@ describe("a group's page", () => {
     const g = await makeGroup(h, ann, [ben], [ben], "Chatty");
     const a = await signedIn(h, ann);
     await a.get(`/groups/${g}`);
-    const sent = await a.post(`/groups/${g}/send`, { body: "Hello <team>,\n@ben-human look" });
+    const sent = await a.post(`/groups/${g}/send`, { body: `Hello <team>,\n@${ben.username} look` });
     expect(sent.status).toBe(303);
     const mid = new RegExp(`^/groups/${g}#message-(${UUID.source})$`).exec(sent.location!)![1];
-    expect(q("select sender_id, body from messages where id = ?", mid)[0]).toEqual({ sender_id: ann.id, body: "Hello <team>,\n@ben-human look" });
-    expect((await a.get(`/groups/${g}`)).text).toContain("Hello &lt;team&gt;,\n@ben-human look");
+    expect(q("select sender_id, body from messages where id = ?", mid)[0]).toEqual({ sender_id: ann.id, body: `Hello <team>,\n@${ben.username} look` });
+    expect((await a.get(`/groups/${g}`)).text).toContain(`Hello &lt;team&gt;,\n@${ben.username} look`);
     const b = await signedIn(h, ben);
     const list = await b.get("/messages");
     expect(list.text).toMatch(new RegExp(`<a href="/groups/${g}">Chatty</a><strong> 1 unread</strong>`));
@@ -309,11 +314,11 @@ describe("admins", () => {
     const g = await makeGroup(h, ann, [ben], [ben], "Growing");
     const a = await signedIn(h, ann);
     await a.get(`/groups/${g}`);
-    const r = await a.post(`/groups/${g}/members`, { username: "@cat-human" });
+    const r = await a.post(`/groups/${g}/members`, { username: `@${cat.username}` });
     expect(r.status).toBe(303);
     expect(r.location).toBe(`/groups/${g}?notice=invited#members-h`);
     expect(memberStatus(g, cat)?.invite_status).toBe("pending");
-    const again = await a.post(`/groups/${g}/members`, { username: "cat-human" });
+    const again = await a.post(`/groups/${g}/members`, { username: cat.username });
     expect(again.location).toBe(`/groups/${g}?notice=already-member#members-h`);
     expect((await a.get(path(again.location!))).text).toContain("They are already in the group, or already invited.");
     const b = await signedIn(h, ben);
@@ -324,8 +329,8 @@ describe("admins", () => {
     expect(unknown.text).toContain("User not found");
     expect(unknown.text).toContain("<h1>Growing</h1>");
     expect(unknown.text).toContain('value="nobody-here"');
-    expect((await a.post(`/groups/${g}/members`, { username: "dan-human" }, { csrf: null })).status).toBe(403);
-    const refused = await b.post(`/groups/${g}/members`, { username: "dan-human" });
+    expect((await a.post(`/groups/${g}/members`, { username: dan.username }, { csrf: null })).status).toBe(403);
+    const refused = await b.post(`/groups/${g}/members`, { username: dan.username });
     expect(refused.status).toBe(403);
     expect(refused.text).toContain("Only group admins can do that");
     expect(dbState(h)).toEqual(before);
@@ -337,24 +342,24 @@ describe("admins", () => {
     await b.get(`/groups/${g}`);
     const a = await signedIn(h, ann);
     const page = await a.get(`/groups/${g}`);
-    expect(page.text).toContain("Withdraw the invitation of @dan-human");
+    expect(page.text).toContain(`Withdraw the invitation of @${dan.username}`);
     const before = dbState(h);
-    const notAdmin = await b.post(`/groups/${g}/members/cat-human/remove`);
+    const notAdmin = await b.post(`/groups/${g}/members/${cat.username}/remove`);
     expect(notAdmin.status).toBe(403);
     expect(notAdmin.text).toContain("Only group admins can remove other members");
-    const creator = await b.post(`/groups/${g}/members/ann-human/remove`);
+    const creator = await b.post(`/groups/${g}/members/${ann.username}/remove`);
     expect(creator.status).toBe(403);
     const missing = await a.post(`/groups/${g}/members/nobody-here/remove`);
     expect(missing.status).toBe(404);
     expect(missing.text).toContain("Member not found in this group");
     expect(missing.text).toContain("<h1>Pruned</h1>");
-    expect((await a.post(`/groups/${g}/members/cat-human/remove`, {}, { csrf: null })).status).toBe(403);
+    expect((await a.post(`/groups/${g}/members/${cat.username}/remove`, {}, { csrf: null })).status).toBe(403);
     expect(dbState(h)).toEqual(before);
-    const r = await a.post(`/groups/${g}/members/cat-human/remove`);
+    const r = await a.post(`/groups/${g}/members/${cat.username}/remove`);
     expect(r.status).toBe(303);
     expect(r.location).toBe(`/groups/${g}?notice=removed#members-h`);
     expect(memberStatus(g, cat)?.left_at).not.toBeNull();
-    expect((await a.post(`/groups/${g}/members/dan-human/remove`)).status).toBe(303);
+    expect((await a.post(`/groups/${g}/members/${dan.username}/remove`)).status).toBe(303);
     expect(memberStatus(g, dan)?.left_at).not.toBeNull();
     expect((await (await signedIn(h, cat)).get(`/groups/${g}`)).status).toBe(404);
   });
@@ -379,16 +384,13 @@ describe("leaving", () => {
 
 describe("/messages", () => {
   test("the groups section: a link to a new group, no groups yet; the 'Write to' form opens a conversation", async () => {
-    const hh = setup({ rateLimitMultiplier: 0, readCacheBytes: 0 });
-    const u = await human(hh, { username: "lonely" });
-    await human(hh, { username: "pal-human" });
-    const b = await signedIn(hh, u);
+    const b = await signedIn(h, ann);
     const list = await b.get("/messages");
     expect(list.text).toContain('<h2 id="groups-h">Groups</h2>');
     expect(list.text).toContain('<a href="/groups/new">New group</a>');
     expect(list.text).toContain("No groups yet.");
     expect(list.text).toContain('<form method="get" action="/messages" class="write">');
-    expect((await b.get("/messages?to=pal-human")).location).toBe("/messages/pal-human");
+    expect((await b.get(`/messages?to=${ben.username}`)).location).toBe(`/messages/${ben.username}`);
     expect((await b.get("/groups")).location).toBe("/messages#groups");
   });
 });

@@ -9,7 +9,12 @@ import type { Ctx } from "../core/context";
 import { ApiError } from "../core/errors";
 import { isUuid } from "../core/ids";
 import { groupDetail } from "../features/messages/groups/detail";
-import * as groups from "../features/messages/groups/service";
+import { isAdmin } from "../features/messages/groups/access";
+import { create as createGroup } from "../features/messages/groups/create";
+import { invite, pendingInvite, respond } from "../features/messages/groups/invites";
+import { listMembers, removeMember } from "../features/messages/groups/membership";
+import { updateMetadata } from "../features/messages/groups/metadata";
+import { send as sendToGroup } from "../features/messages/groups/send";
 import { CONVERSATION_PAGING } from "../features/messages/schemas";
 import * as users from "../features/users/service";
 import { charge, rateLimitPlugin, subjectOf } from "../http/rate-limit";
@@ -69,7 +74,7 @@ export const groupsWebRoutes = (ctx: Ctx) => {
   function viewOf(w: SignedInWeb, id: string, pageNo: number): GroupView {
     const d = groupDetail(ctx, w.viewer.caller, id, { limit: GROUP_MESSAGES_PER_PAGE, offset: (pageNo - 1) * GROUP_MESSAGES_PER_PAGE });
     if (pageNo > 1 && d.messages.length === 0) throw new ApiError(400, "INVALID_INPUT", "There are not that many pages of messages");
-    const { conv, members } = groups.listMembers(ctx, w.viewer.caller, id);
+    const { conv, members } = listMembers(ctx, w.viewer.caller, id);
     const me = w.viewer.user.id;
     const item = (m: (typeof d.messages)[number]) => ({
       id: m.id,
@@ -91,7 +96,7 @@ export const groupsWebRoutes = (ctx: Ctx) => {
       members: members.map(({ user, member }) => ({
         username: user.username,
         displayName: user.displayName,
-        isAdmin: groups.isAdmin(conv, member),
+        isAdmin: isAdmin(conv, member),
         isCreator: conv.creatorId === user.id,
         pending: member.inviteStatus === "pending",
         isMe: user.id === me,
@@ -107,7 +112,7 @@ export const groupsWebRoutes = (ctx: Ctx) => {
 
   /** A pending invitee's page at the group's address: the title, who invited them, accept or decline. */
   function invitationPage(w: SignedInWeb, request: Request, id: string): Response {
-    const { conv, member } = groups.pendingInvite(ctx, w.viewer.caller, id);
+    const { conv, member } = pendingInvite(ctx, w.viewer.caller, id);
     const inviter = member.invitedBy ? users.findById(ctx, member.invitedBy) : null;
     const html = InvitationPage({ visit: visit(request), id: conv.id, title: conv.title ?? "", inviter: users.isActive(inviter) ? inviter.username : null, invitedAt: member.invitedAt });
     return page(w, sync(html));
@@ -166,7 +171,7 @@ export const groupsWebRoutes = (ctx: Ctx) => {
           try {
             values = { title: field(web, "title", 100), members: field(web, "members", 3000), description: field(web, "description", 500) };
             charge(ctx, request, subjectOf(web.viewer.caller, web.client.ip), ["group_create"]);
-            const created = groups.create(ctx, web.viewer.caller, { title: values.title, members: memberNames(values.members), description: values.description });
+            const created = createGroup(ctx, web.viewer.caller, { title: values.title, members: memberNames(values.members), description: values.description });
             return seeOther(web, `${groupHref(created.conv.id)}?notice=created`);
           } catch (err) {
             const f = failure(err);
@@ -204,7 +209,7 @@ export const groupsWebRoutes = (ctx: Ctx) => {
             params.id,
             ["send_message", "send_message_daily"],
             (w, id) => {
-              const msg = groups.send(ctx, w.viewer.caller, id, { body: field(w, "body", 10_000) });
+              const msg = sendToGroup(ctx, w.viewer.caller, id, { body: field(w, "body", 10_000) });
               return `${groupHref(id)}#message-${msg.id}`;
             },
             (w) => ({ draft: typed(w, "body") }),
@@ -220,7 +225,7 @@ export const groupsWebRoutes = (ctx: Ctx) => {
             const answer = field(web, "answer", 10);
             if (answer !== "accept" && answer !== "decline") throw new ApiError(400, "INVALID_INPUT", "Answer the invitation with accept or decline");
             try {
-              groups.respond(ctx, web.viewer.caller, id, answer === "accept");
+              respond(ctx, web.viewer.caller, id, answer === "accept");
             } catch (err) {
               // Accepting an invitation already accepted: what the person asked for is true.
               if (!(answer === "accept" && err instanceof ApiError && err.status === 409)) throw err;
@@ -236,7 +241,7 @@ export const groupsWebRoutes = (ctx: Ctx) => {
         "/groups/:id/leave",
         ({ web, request, params }) =>
           groupForm(web, request, params.id, [], (w, id) => {
-            groups.removeMember(ctx, w.viewer.caller, id, w.viewer.user.id);
+            removeMember(ctx, w.viewer.caller, id, w.viewer.user.id);
             return "/messages#groups";
           }),
         { params: ById, ...FORM },
@@ -250,7 +255,7 @@ export const groupsWebRoutes = (ctx: Ctx) => {
             params.id,
             [],
             (w, id) => {
-              groups.updateMetadata(ctx, w.viewer.caller, id, { title: field(w, "title", 100), description: field(w, "description", 500) });
+              updateMetadata(ctx, w.viewer.caller, id, { title: field(w, "title", 100), description: field(w, "description", 500) });
               return `${groupHref(id)}?notice=saved#settings-h`;
             },
             (w) => ({ settings: { title: typed(w, "title"), description: typed(w, "description") } }),
@@ -266,7 +271,7 @@ export const groupsWebRoutes = (ctx: Ctx) => {
             params.id,
             ["group_invite"],
             (w, id) => {
-              const out = groups.invite(ctx, w.viewer.caller, id, field(w, "username", 64).trim().replace(/^@/, ""));
+              const out = invite(ctx, w.viewer.caller, id, field(w, "username", 64).trim().replace(/^@/, ""));
               return `${groupHref(id)}?notice=${out.added ? "invited" : "already-member"}#members-h`;
             },
             (w) => ({ invitee: typed(w, "username") }),
@@ -277,7 +282,7 @@ export const groupsWebRoutes = (ctx: Ctx) => {
         "/groups/:id/members/:username/remove",
         ({ web, request, params }) =>
           groupForm(web, request, params.id, [], (w, id) => {
-            groups.removeMember(ctx, w.viewer.caller, id, params.username.trim());
+            removeMember(ctx, w.viewer.caller, id, params.username.trim());
             return `${groupHref(id)}?notice=removed#members-h`;
           }),
         { params: ByMember, ...FORM },

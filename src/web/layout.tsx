@@ -8,7 +8,7 @@ import { LIVE_SCRIPT, SCRIPT, STYLESHEET } from "./assets";
 
 export const SITE_NAME = "Colony";
 
-export interface PageProps {
+interface PageProps {
   title: string;
   viewer?: { username: string; displayName: string | null; isAdmin: boolean; unread?: number; moderates?: boolean } | null;
   csrf?: string;

@@ -5,7 +5,7 @@
 // server stops, and the pages' markers and script that use it.
 import { describe, expect, test } from "bun:test";
 import { Browser, signedInBrowser } from "../../test/browser";
-import { BASE, setup, type TestUser } from "../../test/harness";
+import { BASE, setup, type Harness, type TestUser } from "../../test/harness";
 import { DAY } from "../core/clock";
 import { postTopic, webKey } from "../core/realtime";
 import { callerOf } from "../features/auth/caller";
@@ -21,24 +21,25 @@ import { GROUP_MESSAGES_PER_PAGE } from "./groups-routes";
 import { groupSent, makeGroup } from "../features/messages/groups/gtestkit";
 import { sseReader } from "../../test/sse";
 
-const h = setup({ streamHeartbeatMs: 25, rateLimitMultiplier: 0, readCacheBytes: 0 });
-const ann = await human(h, { username: "ann-live" });
-const ben = await human(h, { username: "ben-live" });
-const cat = await human(h, { username: "cat-live" });
-const agent = await h.user({ username: "ada-live" });
+// One harness for the file: every test makes its own people, posts and colonies. The test that
+// moves the clock a month has a harness of its own, as has the one that closes the hub.
+const OPTIONS = { streamHeartbeatMs: 25, rateLimitMultiplier: 0, readCacheBytes: 0 };
+const h = setup(OPTIONS);
+/** A new person with a password (signedInBrowser signs in as them). */
+const person = () => human(h);
 
 const reader = sseReader;
 
 /** GET `path` with the browser's cookies, as its EventSource would (same origin). */
-function openLive(b: Browser | null, path = "/live", headers: Record<string, string> = { "sec-fetch-site": "same-origin" }): Promise<Response> {
+function openLive(b: Browser | null, path = "/live", headers: Record<string, string> = { "sec-fetch-site": "same-origin" }, on: Harness = h): Promise<Response> {
   const all: Record<string, string> = { accept: "text/event-stream", ...headers };
   if (b?.jar.size) all.cookie = [...b.jar].map(([k, v]) => `${k}=${v}`).join("; ");
-  return Promise.resolve(h.app.handle(new Request(`${BASE}${path}`, { headers: all })));
+  return Promise.resolve(on.app.handle(new Request(`${BASE}${path}`, { headers: all })));
 }
 
 /** Opens a signed-in stream and reads up to its first frames (the opening unread count). */
-async function liveOf(b: Browser, path = "/live") {
-  const res = await openLive(b, path);
+async function liveOf(b: Browser, path = "/live", on: Harness = h) {
+  const res = await openLive(b, path, undefined, on);
   expect(res.status).toBe(200);
   const s = reader(res);
   await s.next((f) => f.some((x) => x.event === "notifications.unread"));
@@ -61,6 +62,7 @@ describe("refusals are never a stream", () => {
   });
 
   test("a bearer token does not open it (the cookie's stream, not the API's)", async () => {
+    const agent = await h.user();
     const res = await h.app.handle(new Request(`${BASE}/live`, { headers: { authorization: `Bearer ${agent.token}` } }));
     expect(res.status).toBe(401);
     expect(h.ctx.realtime.subscribers(agent.id)).toBe(0);
@@ -75,6 +77,7 @@ describe("refusals are never a stream", () => {
   });
 
   test("a request from another site: 403", async () => {
+    const ann = await person();
     const b = await signedInBrowser(h, ann.username);
     for (const headers of [{ "sec-fetch-site": "cross-site" }, { origin: "https://elsewhere.example" }] as Record<string, string>[]) {
       const res = await openLive(b, "/live", headers);
@@ -84,8 +87,8 @@ describe("refusals are never a stream", () => {
   });
 
   test("?post= of a post the viewer cannot read, unknown, malformed or repeated: 404", async () => {
-    const owner = await human(h, { username: "priv-owner" });
-    const secret = makeColony(h, owner, "private", "live-secret");
+    const [owner, ann, ben] = [await person(), await person(), await person()];
+    const secret = makeColony(h, owner, "private");
     const hidden = await post(h, owner, { colony_id: secret.id });
     const open = await post(h, ann);
     const b = await signedInBrowser(h, ben.username);
@@ -99,6 +102,7 @@ describe("refusals are never a stream", () => {
   });
 
   test(`more than ${LIVE_MAX_STREAMS} open streams of one account: 429`, async () => {
+    const cat = await person();
     const b = await signedInBrowser(h, cat.username);
     const open = [];
     for (let i = 0; i < LIVE_MAX_STREAMS; i++) open.push(await liveOf(b));
@@ -113,6 +117,7 @@ describe("refusals are never a stream", () => {
 
 describe("the viewer's events, and only theirs", () => {
   test("opens with the unread count; a direct message arrives with the new count; another's does not", async () => {
+    const [ann, ben, cat] = [await person(), await person(), await person()];
     const b = await signedInBrowser(h, ann.username);
     const s = await liveOf(b);
     const res = s.frames.find((f) => f.event === "notifications.unread")!;
@@ -143,6 +148,7 @@ describe("the viewer's events, and only theirs", () => {
   });
 
   test("reading notifications on another page sends the lower count; other events of the channel stay off the wire", async () => {
+    const [ben, cat] = [await person(), await person()];
     const b = await signedInBrowser(h, ben.username);
     send(cat, ben, "one");
     await settle();
@@ -160,6 +166,7 @@ describe("the viewer's events, and only theirs", () => {
   });
 
   test("a notification of any kind (a comment on their post) updates the count", async () => {
+    const [ann, ben] = [await person(), await person()];
     const mine = await post(h, ann);
     const b = await signedInBrowser(h, ann.username);
     const s = await liveOf(b);
@@ -172,6 +179,7 @@ describe("the viewer's events, and only theirs", () => {
   });
 
   test("the API's stream carries none of the web's events", async () => {
+    const [agent, ben] = [await h.user(), await person()];
     const res = await h.app.handle(new Request(`${BASE}/api/v1/stream?token=${agent.token}`));
     const api = reader(res);
     await api.next((f) => f.length >= 1);
@@ -186,7 +194,8 @@ describe("the viewer's events, and only theirs", () => {
 
 describe("?post=: comments others add to the post", () => {
   test("someone else's comment arrives as ids only; the viewer's own, and other posts', do not", async () => {
-    const colony = makeColony(h, cat, "public", "live-garden");
+    const [ann, ben, cat] = [await person(), await person(), await person()];
+    const colony = makeColony(h, cat, "public");
     await join(h, colony, ann);
     await join(h, colony, ben);
     const p = await post(h, cat, { colony_id: colony.id });
@@ -214,7 +223,8 @@ describe("?post=: comments others add to the post", () => {
   });
 
   test("a member of a private colony may follow its post", async () => {
-    const secret = makeColony(h, cat, "private", "live-private");
+    const [ben, cat] = [await person(), await person()];
+    const secret = makeColony(h, cat, "private");
     await join(h, secret, ben, cat);
     const p = await post(h, cat, { colony_id: secret.id });
     const s = await liveOf(await signedInBrowser(h, ben.username), `/live?post=${p.id}`);
@@ -227,6 +237,7 @@ describe("?post=: comments others add to the post", () => {
 
 describe("the session, the page and the server", () => {
   test("signing out elsewhere ends the stream at the next heartbeat; reconnecting is refused", async () => {
+    const ann = await person();
     const b = await signedInBrowser(h, ann.username);
     const s = await liveOf(b);
     // "Sign out everywhere" from another browser ends this session too.
@@ -242,6 +253,7 @@ describe("the session, the page and the server", () => {
   });
 
   test("closing the page unsubscribes every key; a server shutdown sends its last frame and ends", async () => {
+    const ben = await person();
     const p = await post(h, ben);
     const b = await signedInBrowser(h, ben.username);
     const streams = h.ctx.realtime.streams;
@@ -255,7 +267,7 @@ describe("the session, the page and the server", () => {
 
     // The shutdown test gets a harness of its own: closeAll leaves the hub closed.
     const h2 = setup({ streamHeartbeatMs: 25 });
-    const u = await human(h2, { username: "dee-live" });
+    const u = await human(h2);
     const b2 = await signedInBrowser(h2, u.username);
     const res = await h2.app.handle(new Request(`${BASE}/live`, { headers: { cookie: [...b2.jar].map(([k, v]) => `${k}=${v}`).join("; ") } }));
     const s2 = reader(res);
@@ -270,6 +282,7 @@ describe("the session, the page and the server", () => {
 
 describe("over a real socket", () => {
   test("events arrive, and a page that goes away is unsubscribed", async () => {
+    const [ben, cat] = [await person(), await person()];
     const b = await signedInBrowser(h, ben.username);
     const server = h.app.listen({ hostname: "127.0.0.1", port: 0 });
     try {
@@ -305,6 +318,7 @@ describe("the stream underneath (features/realtime/stream.ts)", () => {
 
 describe("the pages", () => {
   test("signed-in pages load the live script and a post page names its post; anonymous pages have neither", async () => {
+    const [ann, ben] = [await person(), await person()];
     const p = await post(h, ann);
     const anon = await new Browser(h).get(`/post/${p.id}`);
     expect(anon.text).not.toContain(LIVE_SCRIPT.path);
@@ -320,6 +334,7 @@ describe("the pages", () => {
   });
 
   test("a conversation page names its peer and conversation for the script", async () => {
+    const [ann, agent] = [await person(), await h.user()];
     const b = await signedInBrowser(h, ann.username);
     const fresh = await b.get(`/messages/${agent.username}`);
     expect(fresh.text).toContain(`<div data-live-dm="${agent.username}" data-conversation="">`);
@@ -329,6 +344,7 @@ describe("the pages", () => {
   });
 
   test("a group's newest page names the group for the script; an older page, whose list does not grow, does not", async () => {
+    const [ann, ben] = [await person(), await person()];
     const g = await makeGroup(h, ann, [ben]);
     for (let i = 0; i <= GROUP_MESSAGES_PER_PAGE; i++) await groupSent(h, i % 2 ? ann : ben, g, `message ${i}`);
     const b = await signedInBrowser(h, ann.username);
@@ -342,22 +358,24 @@ describe("the pages", () => {
   });
 });
 
-// Last: it moves the clock a month ahead (the harness users' tokens lapse).
 describe("a session that runs out", () => {
   test("a session that runs out while the stream is open ends it; an open stream is not a use of the session", async () => {
-    const b = await signedInBrowser(h, cat.username);
-    const s = await liveOf(b);
-    const seen = () => (h.ctx.db.$client.query("select max(last_seen_at) as t from web_sessions where user_id = ?").get(cat.id) as { t: number }).t;
+    // A harness of its own: it moves the clock a month ahead.
+    const own = setup(OPTIONS);
+    const cat = await human(own);
+    const b = await signedInBrowser(own, cat.username);
+    const s = await liveOf(b, "/live", own);
+    const seen = () => (own.ctx.db.$client.query("select max(last_seen_at) as t from web_sessions where user_id = ?").get(cat.id) as { t: number }).t;
     const before = seen();
     // Past the minute after which a page view would record the visit: heartbeats check, never touch.
-    h.clock.advance(5 * 60_000);
+    own.clock.advance(5 * 60_000);
     await s.next((f) => f.filter((x) => x.comment?.startsWith("heartbeat")).length >= 3);
     expect(seen()).toBe(before);
-    h.clock.advance(31 * DAY);
+    own.clock.advance(31 * DAY);
     await s.next(() => false);
     expect(s.state.ended).toBe(true);
     expect(s.events().at(-1)!.event).toBe("session.ended");
     expect(seen()).toBe(before);
-    expect((await openLive(b)).status).toBe(401);
+    expect((await openLive(b, "/live", undefined, own)).status).toBe(401);
   });
 });

@@ -25,7 +25,7 @@ import { sessionLive } from "../features/sessions/service";
 import { fromAnotherSite, webOf, type Web } from "./session";
 
 /** The events a page's script uses; everything else on the viewer's channels stays off the wire. */
-export const LIVE_TYPES = ["notifications.unread", "dm.new", "comment.new"];
+const LIVE_TYPES = ["notifications.unread", "dm.new", "comment.new"];
 /** Open live streams per account: a person's tabs and devices, well past any real use. */
 export const LIVE_MAX_STREAMS = 20;
 

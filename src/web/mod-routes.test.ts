@@ -5,13 +5,16 @@
 import { beforeEach, describe, expect, test } from "bun:test";
 import { Browser, signedInBrowser } from "../../test/browser";
 import { dbState } from "../../test/db-state";
-import { setup, type Harness, type TestUser } from "../../test/harness";
+import { setup, type TestUser } from "../../test/harness";
 import { makeColony, setRole } from "../features/colonies/fixtures";
 import type { ColonyRow } from "../features/colonies/service";
 import { createPost, join, setColonySettings } from "../features/posts/fixtures";
 import { human } from "../features/sessions/fixtures";
 
-let h: Harness;
+// One harness for the file; before each test, a new colony with its founding moderator, a member
+// and an outsider. A test may compare the whole database before and after a refused form: the
+// tests of a file run one at a time.
+const h = setup();
 let modUser: TestUser;
 let member: TestUser;
 let outsider: TestUser;
@@ -20,7 +23,6 @@ let colony: ColonyRow;
 const signIn = (u: TestUser): Promise<Browser> => signedInBrowser(h, u.username);
 
 beforeEach(async () => {
-  h = setup();
   modUser = await human(h);
   outsider = await human(h);
   member = await h.user();

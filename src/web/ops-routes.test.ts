@@ -26,6 +26,11 @@ function setup(overrides: Partial<Config> = {}, opts: { readers?: number } = {})
   return setupHarness({ backupDir, ...overrides }, opts);
 }
 
+// One harness for the file; each test makes its own accounts and claims. Tests that read or count
+// what the whole database holds (the dashboard's lists and counters), need another configuration,
+// or move the clock a week for the whole site have a harness of their own.
+const h = setup();
+
 /** A browser signed in through the form as a new human (a site admin with `admin`). */
 async function signedIn(h: Harness, opts: { admin?: boolean } = {}): Promise<{ b: Browser; u: TestUser }> {
   const u = await human(h, { admin: opts.admin });
@@ -50,7 +55,6 @@ const secretOn = (html: string) => /<code class="ops-secret">([^<]+)<\/code>/.ex
 
 describe("/admin refuses everyone but site admins", () => {
   test("anonymous visitors are sent to sign in; their form posts change nothing", async () => {
-    const h = setup();
     const b = new Browser(h);
     const r = await b.get("/admin");
     expect(r.status).toBe(303);
@@ -67,7 +71,6 @@ describe("/admin refuses everyone but site admins", () => {
   });
 
   test("a signed-in person who is not a site admin gets the 404 page for every page and form, and nothing changes", async () => {
-    const h = setup();
     const { b } = await signedIn(h);
     const target = await h.user();
     const before = dbState(h);
@@ -96,6 +99,7 @@ describe("/admin refuses everyone but site admins", () => {
 
 describe("/admin for a site admin", () => {
   test("shows health, counters, registration, webhook delivery health, backups and the bug inbox; the header links to it", async () => {
+    // A harness of its own: the dashboard shows what the whole database holds.
     const h = setup({ registration: "invite" });
     const { b } = await signedIn(h, { admin: true });
     const r = await b.get("/admin");
@@ -107,7 +111,6 @@ describe("/admin for a site admin", () => {
   });
 
   test("finds an account by username; grants karma (303), refuses a number that is not whole (422) and an unknown account (404)", async () => {
-    const h = setup();
     const { b } = await signedIn(h, { admin: true });
     const target = await h.user({ username: "karma-target" });
     const found = await b.get("/admin?user=Karma-Target");
@@ -131,7 +134,6 @@ describe("/admin for a site admin", () => {
   });
 
   test("rotates an account's key: the new key is shown once, the old one stops working; without the CSRF token, 403 and nothing changes", async () => {
-    const h = setup();
     const { b } = await signedIn(h, { admin: true });
     const target = await h.user({ username: "rotated-agent" });
     await b.get("/admin?user=rotated-agent");
@@ -151,6 +153,7 @@ describe("/admin for a site admin", () => {
   });
 
   test("invite codes: made (shown once, and it signs someone up), listed, revoked (303); a used one is not revoked (409)", async () => {
+    // A harness of its own: it counts every invite code there is.
     const h = setup({ registration: "invite" });
     const { b } = await signedIn(h, { admin: true });
     const made = await b.post("/admin/invites", { days: "3" });
@@ -190,6 +193,7 @@ describe("/admin for a site admin", () => {
   });
 
   test("the bug inbox lists reports with their reporter and saves an answer (303); a bad status is 422 and changes nothing", async () => {
+    // A harness of its own: it reads the whole inbox.
     const h = setup();
     const reporter = await h.user({ username: "bug-finder" });
     const filed = await h.req("POST", "/api/v1/bugs", { token: reporter.token, body: { title: "Search <b>breaks</b>", description: "Searching for a quote mark fails every time." } });
@@ -260,7 +264,6 @@ describe("/admin for a site admin", () => {
 
 describe("/operator", () => {
   test("anonymous visitors are sent to sign in; their posts change nothing", async () => {
-    const h = setup();
     const b = new Browser(h);
     expect((await b.get("/operator")).location).toBe("/login?next=%2Foperator");
     expect((await b.get("/operator/claims/019a0000-0000-7000-8000-000000000000")).location).toBe("/login?next=%2Foperator%2Fclaims%2F019a0000-0000-7000-8000-000000000000");
@@ -271,7 +274,6 @@ describe("/operator", () => {
   });
 
   test("a person claims an agent (303), sees it pending, withdraws it (303); refusals show the service's words and change nothing", async () => {
-    const h = setup();
     const agent = await h.user({ username: "claimable-agent" });
     const otherHuman = await h.user({ username: "a-person", human: true });
     const { b } = await signedIn(h);
@@ -306,7 +308,6 @@ describe("/operator", () => {
   });
 
   test("an expired claim reads as expired once the clock passes 7 days", async () => {
-    const h = setup();
     await h.user({ username: "slow-agent" });
     const { b } = await signedIn(h);
     await b.post("/operator/claims", { agent: "slow-agent" });
@@ -317,7 +318,6 @@ describe("/operator", () => {
   });
 
   test("a confirmed agent's page: recent posts and comments, allowed IPs saved (303) or refused (400, the list kept), a new key shown once", async () => {
-    const h = setup();
     const agent = await h.user({ username: "operated-agent" });
     const { b, u } = await signedIn(h);
     const me = { ...u };
@@ -355,7 +355,6 @@ describe("/operator", () => {
   });
 
   test("a claim that is not the viewer's confirmed claim is the 404 page, and its forms change nothing", async () => {
-    const h = setup();
     const agent = await h.user({ username: "guarded-agent" });
     const operator = await human(h);
     const claim = await operated(h, operator, agent);
@@ -376,7 +375,6 @@ describe("/operator", () => {
 
 describe("form posts from this site's own pages in Chromium", () => {
   test("Origin: null with Sec-Fetch-Site: same-origin (no-referrer pages) is this site's; null alone is refused and changes nothing", async () => {
-    const h = setup();
     await h.user({ username: "null-origin-agent" });
     const { b } = await signedIn(h);
     await b.get("/operator");
@@ -392,6 +390,7 @@ describe("the services the dashboard added", () => {
   test("listInvites and revokeInvite refuse anyone but a site admin (403)", async () => {
     const { listInvites, revokeInvite, createInvite } = await import("../features/sessions/invites");
     const { callerOf } = await import("../features/auth/caller");
+    // A harness of its own: it lists every invite code, and moves the clock a week.
     const h = setup();
     const admin = callerOf(users.findById(h.ctx, (await h.user({ human: true, admin: true })).id)!);
     const person = callerOf(users.findById(h.ctx, (await h.user({ human: true })).id)!);
@@ -405,6 +404,7 @@ describe("the services the dashboard added", () => {
 
   test("deliveryHealth counts webhooks turned off and failing, and the last day's deliveries by outcome", async () => {
     const { deliveryHealth } = await import("../features/webhooks/service");
+    // A harness of its own: it counts every webhook and delivery there is.
     const h = setup();
     const u = await h.user();
     const now = h.clock.now();

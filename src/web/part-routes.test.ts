@@ -1,7 +1,7 @@
 // Taking part as a signed-in person: /submit, comments and replies, votes, reactions, bookmarks,
 // poll votes, follows, /notifications and /messages — each form's success, its refusals (signed
 // out, not allowed, no CSRF token) and that a refused form changes nothing.
-import { describe, expect, test } from "bun:test";
+import { beforeEach, describe, expect, test } from "bun:test";
 import { Browser, signedInBrowser } from "../../test/browser";
 import { dbState } from "../../test/db-state";
 import { setup, type Harness, type TestUser } from "../../test/harness";
@@ -9,12 +9,21 @@ import { DAY } from "../core/clock";
 import { comment } from "../features/comments/fixtures";
 import { iso, join, makeColony, post } from "../features/posts/fixtures";
 import { human } from "../features/sessions/fixtures";
+import type { ColonyRow } from "../features/colonies/service";
 
+// One harness for the file; before each test, a new colony with its owner and another member.
+// The tests of the rate limits (another configuration) and of a poll that closes (the clock moves
+// days ahead) have a harness of their own.
 const h = setup({ rateLimitMultiplier: 0, readCacheBytes: 0 });
-const owner = await human(h, { username: "ann-human" });
-const other = await human(h, { username: "ben-human" });
-const colony = makeColony(h, owner, "public", "garden");
-await join(h, colony, other);
+let owner: TestUser;
+let other: TestUser;
+let colony: ColonyRow;
+beforeEach(async () => {
+  owner = await human(h);
+  other = await human(h);
+  colony = makeColony(h, owner, "public");
+  await join(h, colony, other);
+});
 
 /** A browser signed in through the form. */
 const signedIn = (hh: Harness, u: TestUser): Promise<Browser> => signedInBrowser(hh, u.username);
@@ -46,11 +55,11 @@ describe("signed out", () => {
 describe("/submit", () => {
   test("the form lists the colonies, picks the one named, and a post is made and shown", async () => {
     const b = await signedIn(h, other);
-    const form = await b.get("/submit?colony=garden");
+    const form = await b.get(`/submit?colony=${colony.name}`);
     expect(form.status).toBe(200);
-    expect(form.text).toContain('<option value="garden" selected>');
+    expect(form.text).toContain(`<option value="${colony.name}" selected>`);
     expect(form.text).toContain('<label for="title">Title</label>');
-    const r = await b.post("/submit", { colony: "garden", post_type: "question", title: "How do <b>you</b> water ferns?", body: "Asking for **a friend**.", tags: "plants, Ferns" });
+    const r = await b.post("/submit", { colony: colony.name, post_type: "question", title: "How do <b>you</b> water ferns?", body: "Asking for **a friend**.", tags: "plants, Ferns" });
     expect(r.status).toBe(303);
     const id = /^\/post\/([0-9a-f-]{36})$/.exec(r.location!)![1];
     const row = q("select author_id, post_type, tags, client from posts where id = ?", id)[0];
@@ -65,14 +74,14 @@ describe("/submit", () => {
     const b = await signedIn(h, other);
     await b.get("/submit");
     const before = dbState(h);
-    const r = await b.post("/submit", { colony: "garden", post_type: "discussion", title: "ok", body: "A body <kept>", tags: "" });
+    const r = await b.post("/submit", { colony: colony.name, post_type: "discussion", title: "ok", body: "A body <kept>", tags: "" });
     expect(r.status).toBe(400);
     expect(r.text).toContain('role="alert"');
     expect(r.text).toContain("title must be at least 3 characters");
     expect(r.text).toContain("A body &lt;kept&gt;");
     const unknown = await b.post("/submit", { colony: "no-such-colony", post_type: "discussion", title: "A good title", body: "Body" });
     expect(unknown.status).toBe(404);
-    const badType = await b.post("/submit", { colony: "garden", post_type: "paid_offer", title: "A good title", body: "Body" });
+    const badType = await b.post("/submit", { colony: colony.name, post_type: "paid_offer", title: "A good title", body: "Body" });
     expect(badType.status).toBe(400);
     expect(dbState(h)).toEqual(before);
   });
@@ -81,7 +90,7 @@ describe("/submit", () => {
     const b = await signedIn(h, other);
     await b.get("/submit");
     const before = dbState(h);
-    const r = await b.post("/submit", { colony: "garden", post_type: "discussion", title: "A good title", body: "Body" }, { csrf: null });
+    const r = await b.post("/submit", { colony: colony.name, post_type: "discussion", title: "A good title", body: "Body" }, { csrf: null });
     expect(r.status).toBe(403);
     expect(dbState(h)).toEqual(before);
   });
@@ -115,7 +124,7 @@ describe("comments and replies", () => {
     const ownerBrowser = await signedIn(h, owner);
     const form = await ownerBrowser.get(`/comment/${cid}/reply`);
     expect(form.status).toBe(200);
-    expect(form.text).toContain("<h1>Reply to ben-human</h1>");
+    expect(form.text).toContain(`<h1>Reply to ${other.username}</h1>`);
     expect(form.text).toContain("<p>I would like <em>some</em>.</p>");
     expect(form.text).toContain(`<form method="post" action="/post/${p.id}/comment" class="write">`);
     expect(form.text).toContain(`<input type="hidden" name="parent_id" value="${cid}"/>`);
@@ -236,29 +245,25 @@ describe("votes, reactions, bookmarks", () => {
 describe("following", () => {
   test("follow and unfollow from the profile; no button on your own", async () => {
     const b = await signedIn(h, other);
-    const profile = await b.get("/u/ann-human");
-    expect(profile.text).toContain('action="/u/ann-human/follow"');
-    expect((await b.post("/u/ann-human/follow", { do: "follow" })).location).toBe("/u/ann-human");
-    expect((await b.get("/u/ann-human")).text).toContain("<button type=\"submit\">Unfollow</button>");
+    const [ann, ben] = [owner.username, other.username];
+    const profile = await b.get(`/u/${ann}`);
+    expect(profile.text).toContain(`action="/u/${ann}/follow"`);
+    expect((await b.post(`/u/${ann}/follow`, { do: "follow" })).location).toBe(`/u/${ann}`);
+    expect((await b.get(`/u/${ann}`)).text).toContain("<button type=\"submit\">Unfollow</button>");
     expect(q("select 1 from follows where follower_id = ?", other.id)).toHaveLength(1);
-    await b.post("/u/ann-human/follow", { do: "unfollow" });
+    await b.post(`/u/${ann}/follow`, { do: "unfollow" });
     expect(q("select 1 from follows where follower_id = ?", other.id)).toHaveLength(0);
-    expect((await b.get("/u/ben-human")).text).not.toContain('action="/u/ben-human/follow"');
-    expect((await b.post("/u/ben-human/follow", { do: "follow" })).status).toBe(400);
+    expect((await b.get(`/u/${ben}`)).text).not.toContain(`action="/u/${ben}/follow"`);
+    expect((await b.post(`/u/${ben}/follow`, { do: "follow" })).status).toBe(400);
   });
 });
 
 describe("/notifications", () => {
   test("listed with the unread count in the header; one marked read, then all", async () => {
-    const hh = setup({ rateLimitMultiplier: 0, readCacheBytes: 0 });
-    const a = await human(hh, { username: "author" });
-    const r = await human(hh, { username: "reader" });
-    const c = makeColony(hh, a, "public", "yard");
-    await join(hh, c, r);
-    const p = await post(hh, a, { colony_id: c.id, title: "Notice me" });
-    await comment(hh, r, p.id, { body: "one" });
-    await comment(hh, r, p.id, { body: "two" });
-    const b = await signedIn(hh, a);
+    const p = await post(h, owner, { colony_id: colony.id, title: "Notice me" });
+    await comment(h, other, p.id, { body: "one" });
+    await comment(h, other, p.id, { body: "two" });
+    const b = await signedIn(h, owner);
     const list = await b.get("/notifications");
     expect(list.status).toBe(200);
     expect(list.text).toContain('<a href="/notifications">Notifications (2)</a>');
@@ -268,7 +273,7 @@ describe("/notifications", () => {
     expect((await b.post(`/notifications/${ids[0]}/read`)).location).toBe("/notifications");
     expect((await b.get("/notifications")).text).toContain("Notifications (1)");
     // Someone else's notification is not found, and stays unread.
-    const stranger = await signedIn(hh, r);
+    const stranger = await signedIn(h, other);
     await stranger.get("/notifications");
     expect((await stranger.post(`/notifications/${ids[1]}/read`)).status).toBe(404);
     await b.post("/notifications/read-all");
@@ -291,30 +296,30 @@ describe("/notifications", () => {
 describe("/messages", () => {
   test("a message sent from the conversation page; the other side sees the conversation with its unread count", async () => {
     const b = await signedIn(h, owner);
-    const empty = await b.get("/messages/ben-human");
+    const empty = await b.get(`/messages/${other.username}`);
     expect(empty.status).toBe(200);
     expect(empty.text).toContain("No messages yet.");
-    const sent = await b.post("/messages/ben-human", { body: "Hello <Ben>!" });
+    const sent = await b.post(`/messages/${other.username}`, { body: "Hello <Ben>!" });
     expect(sent.status).toBe(303);
-    expect(sent.location).toMatch(/^\/messages\/ben-human#message-[0-9a-f-]{36}$/);
-    expect((await b.get("/messages/ben-human")).text).toContain("Hello &lt;Ben&gt;!");
+    expect(sent.location).toMatch(new RegExp(`^/messages/${other.username}#message-[0-9a-f-]{36}$`));
+    expect((await b.get(`/messages/${other.username}`)).text).toContain("Hello &lt;Ben&gt;!");
     const ben = await signedIn(h, other);
     const list = await ben.get("/messages");
-    expect(list.text).toContain('<a href="/messages/ann-human">');
+    expect(list.text).toContain(`<a href="/messages/${owner.username}">`);
     expect(list.text).toContain("1 unread");
-    expect((await ben.get("/messages?to=@Ann-Human")).location).toBe("/messages/ann-human");
+    expect((await ben.get(`/messages?to=@${owner.username.toUpperCase()}`)).location).toBe(`/messages/${owner.username}`);
   });
 
   test("yourself is refused (400), an unknown person is a 404 page, an empty message re-renders the form (422); nothing sent", async () => {
     const b = await signedIn(h, owner);
     await b.get("/messages");
     const before = dbState(h);
-    expect((await b.get("/messages/ann-human")).status).toBe(400);
+    expect((await b.get(`/messages/${owner.username}`)).status).toBe(400);
     expect((await b.get("/messages/nobody-here")).status).toBe(404);
-    const blank = await b.post("/messages/ben-human", { body: "" });
+    const blank = await b.post(`/messages/${other.username}`, { body: "" });
     expect(blank.status).toBe(422);
     expect(blank.text).toContain('<label for="message-body">Message</label>');
-    expect((await b.post("/messages/ben-human", { body: "hi" }, { csrf: null })).status).toBe(403);
+    expect((await b.post(`/messages/${other.username}`, { body: "hi" }, { csrf: null })).status).toBe(403);
     expect(dbState(h)).toEqual(before);
   });
 });
@@ -353,24 +358,22 @@ describe("limits", () => {
 
 describe("/settings/profile", () => {
   test("display name and bio saved through the users service, shown on the profile; an empty name is refused and kept; CSRF checked", async () => {
-    const hh = setup({ rateLimitMultiplier: 0, readCacheBytes: 0 });
-    const u = await human(hh, { username: "profiled" });
-    expect((await new Browser(hh).get("/settings/profile")).location).toBe("/login?next=%2Fsettings%2Fprofile");
-    const b = await signedIn(hh, u);
+    expect((await new Browser(h).get("/settings/profile")).location).toBe("/login?next=%2Fsettings%2Fprofile");
+    const b = await signedIn(h, owner);
     const form = await b.get("/settings/profile");
     expect(form.status).toBe(200);
     expect(form.text).toContain('<label for="bio">Bio</label>');
     const saved = await b.post("/settings/profile", { display_name: "Pro <Filed>", bio: "I grow **ferns**." });
     expect(saved.location).toBe("/settings/profile?notice=saved");
     expect((await b.get(saved.location!)).text).toContain('<p role="status">Your profile is saved.</p>');
-    expect(hh.ctx.db.$client.query("select display_name, bio from users where id = ?").get(u.id)).toEqual({ display_name: "Pro <Filed>", bio: "I grow **ferns**." });
-    expect((await b.get("/u/profiled")).text).toContain("Pro &lt;Filed&gt;");
-    const before = dbState(hh);
+    expect(h.ctx.db.$client.query("select display_name, bio from users where id = ?").get(owner.id)).toEqual({ display_name: "Pro <Filed>", bio: "I grow **ferns**." });
+    expect((await b.get(`/u/${owner.username}`)).text).toContain("Pro &lt;Filed&gt;");
+    const before = dbState(h);
     const empty = await b.post("/settings/profile", { display_name: "  ", bio: "Kept <bio>" });
     expect(empty.status).toBe(400);
     expect(empty.text).toContain("Kept &lt;bio&gt;");
     expect((await b.post("/settings/profile", { display_name: "x", bio: "y".repeat(1001) })).status).toBe(422);
     expect((await b.post("/settings/profile", { display_name: "Other" }, { csrf: null })).status).toBe(403);
-    expect(dbState(hh)).toEqual(before);
+    expect(dbState(h)).toEqual(before);
   });
 });

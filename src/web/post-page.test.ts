@@ -12,20 +12,21 @@ import { MAX_DEPTH, OPEN_DEPTH } from "./pages/post";
 const h = setup({ rateLimitMultiplier: 0, readCacheBytes: 0 }, { countQueries: true });
 const page = (path: string) => h.req("GET", path, { headers: { accept: "text/html" } });
 
-let author = await h.user({ username: "post-author" });
-let replier = await h.user({ username: "replier" });
-const colony = makeColony(h, author, "public", "thread-land");
-await join(h, colony, replier);
-const refresh = async () => {
-  author = await h.fresh(author);
-  replier = await h.fresh(replier);
-};
+/** A new author's colony and a new member who replies (each test has its own). */
+async function thread() {
+  const author = await h.user();
+  const replier = await h.user();
+  const colony = makeColony(h, author, "public");
+  await join(h, colony, replier);
+  return { author, replier, colony };
+}
 
 /** The ids of the comments on a page, in document order. */
 const commentIds = (html: string) => [...html.matchAll(/<article class="c[^"]*" id="comment-([0-9a-f-]+)"/g)].map((m) => m[1]);
 
 describe("a post", () => {
   test("title, type, colony, author with avatar, time, score, tags, body and reactions", async () => {
+    const { author, replier, colony } = await thread();
     const p = await post(h, author, { colony_id: colony.id, post_type: "finding", title: "A finding worth reading", body: "Some **bold** words and a [link](https://example.org).", tags: ["science", "notes"] });
     h.ctx.db.$client.query("update posts set score = 7 where id = ?").run(p.id);
     await h.req("POST", "/api/v1/reactions/toggle", { token: replier.token, body: { post_id: p.id, emoji: "fire" } });
@@ -35,9 +36,9 @@ describe("a post", () => {
     expect(html).toContain("<title>A finding worth reading · Colony</title>");
     expect(html).toContain('<h1 id="post-title">A finding worth reading</h1>');
     expect(html).toContain("Finding in ");
-    expect(html).toContain('<a href="/c/thread-land">Posts Test Colony</a>');
-    expect(html).toContain('src="/u/post-author/avatar?size=48"');
-    expect(html).toContain('<a class="n" href="/u/post-author">post-author</a>');
+    expect(html).toContain(`<a href="/c/${colony.name}">Posts Test Colony</a>`);
+    expect(html).toContain(`src="/u/${author.username}/avatar?size=48"`);
+    expect(html).toContain(`<a class="n" href="/u/${author.username}">${author.username}</a>`);
     expect(html).toContain(`<time datetime="${p.created_at}">`);
     expect(html).toContain("7 points");
     expect(html).toContain('<a href="/tag/science">#science</a>');
@@ -49,6 +50,7 @@ describe("a post", () => {
   });
 
   test("comments nest under their parents, oldest first, each with its permalink; a tombstone keeps its replies", async () => {
+    const { author, replier, colony } = await thread();
     const p = await post(h, author, { colony_id: colony.id });
     const a = await comment(h, replier, p.id, { body: "First top-level" });
     const b = await comment(h, author, p.id, { body: "Reply to first", parent_id: a.id });
@@ -72,6 +74,7 @@ describe("a post", () => {
   });
 
   test(`replies fold from depth ${OPEN_DEPTH}; from depth ${MAX_DEPTH} the thread continues on its own page`, async () => {
+    const { author, replier, colony } = await thread();
     const p = await post(h, author, { colony_id: colony.id });
     const chain: { id: string }[] = [];
     for (let i = 0; i < MAX_DEPTH + 2; i++) chain.push(await comment(h, i % 2 ? author : replier, p.id, { body: `Depth ${i}`, parent_id: chain[i - 1]?.id }));
@@ -94,6 +97,7 @@ describe("a post", () => {
   });
 
   test("a poll shows its options, and its counts once the poll allows them", async () => {
+    const { author, replier, colony } = await thread();
     const options = [{ id: "a", text: "Apples" }, { id: "b", text: "Bananas" }];
     const secret = await post(h, author, { colony_id: colony.id, post_type: "poll", title: "Fruit?", metadata: { poll_options: options, show_results_before_voting: false, closes_at: iso(h.clock.now() + 2 * DAY) } });
     await h.req("POST", `/api/v1/polls/${secret.id}/vote`, { token: replier.token, body: { option_ids: ["a"] } });
@@ -102,7 +106,6 @@ describe("a post", () => {
     expect(before).toContain("Results are shown once you have voted, or when the poll closes.");
     expect(before).not.toContain("<meter");
     h.clock.advance(3 * DAY);
-    await refresh();
     const after = (await page(`/post/${secret.id}`)).text;
     expect(after).toContain('<h2 id="poll-h">Poll (closed)</h2>');
     expect(after).toContain("<span>Apples</span> — 1 vote (100%)");
@@ -111,12 +114,13 @@ describe("a post", () => {
   });
 
   test("deleted, held, scheduled, private and unknown posts are 404 pages", async () => {
+    const { author, replier, colony } = await thread();
     const deleted = await post(h, author, { colony_id: colony.id, title: "Deleted soon" });
     await h.req("DELETE", `/api/v1/posts/${deleted.id}`, { token: author.token });
     const scheduled = await post(h, author, { colony_id: colony.id, title: "Later", scheduled_for: iso(h.clock.now() + DAY) });
-    const secretRoom = makeColony(h, author, "private", "secret-room");
+    const secretRoom = makeColony(h, author, "private");
     const secret = await post(h, author, { colony_id: secretRoom.id, title: "Members only" });
-    const gated = makeColony(h, author, "public", "gated-room");
+    const gated = makeColony(h, author, "public");
     setColonySettings(h, gated.id, { requires_post_approval: true });
     await join(h, gated, replier);
     const held = await post(h, replier, { colony_id: gated.id, title: "Waiting for a moderator" });
@@ -131,7 +135,7 @@ describe("a post", () => {
 
 describe("one read per page", () => {
   test("the same statements for a post with 3 comments as for one with 60 by 20 authors", async () => {
-    await refresh();
+    const { author, replier, colony } = await thread();
     const many: TestUser[] = [];
     for (let i = 0; i < 20; i++) many.push(await h.user());
     const small = await post(h, author, { colony_id: colony.id });
@@ -149,9 +153,9 @@ describe("one read per page", () => {
 
 describe("weight", () => {
   test("a post with 200 comments weighs under 60 KB of HTML, CSS and JS as sent (gzip)", async () => {
-    await refresh();
+    const { author, colony } = await thread();
     const authors: TestUser[] = [];
-    for (let i = 0; i < 25; i++) authors.push(await h.user({ username: `reader-${i}-of-many` }));
+    for (let i = 0; i < 25; i++) authors.push(await h.user());
     const p = await post(h, author, {
       colony_id: colony.id,
       title: "A long discussion about the weight of pages",

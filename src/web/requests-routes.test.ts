@@ -4,12 +4,13 @@
 import { beforeEach, describe, expect, test } from "bun:test";
 import { Browser, signedInBrowser } from "../../test/browser";
 import { dbState } from "../../test/db-state";
-import { setup, type Harness, type TestUser } from "../../test/harness";
+import { setup, type TestUser } from "../../test/harness";
 import { postStatus, request } from "../features/facilitation/fixtures";
 import { makeColony } from "../features/posts/fixtures";
 import { human } from "../features/sessions/fixtures";
 
-let h: Harness;
+// One harness for the file; before each test, a new asking agent and two new people.
+const h = setup();
 let asker: TestUser;
 let person: TestUser;
 let other: TestUser;
@@ -17,7 +18,6 @@ let other: TestUser;
 const signIn = (u: TestUser): Promise<Browser> => signedInBrowser(h, u.username);
 
 beforeEach(async () => {
-  h = setup();
   asker = await h.user();
   person = await human(h);
   other = await human(h);

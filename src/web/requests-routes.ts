@@ -13,14 +13,11 @@ import * as posts from "../features/posts/service";
 import * as users from "../features/users/service";
 import { charge, rateLimitPlugin, subjectOf } from "../http/rate-limit";
 import { refusedPage } from "./account-routes";
-import { sync } from "./layout";
-import { moderatesSomething } from "./moderates";
 import { myRequestsPage, openRequestsPage, requestPage, type RequestView } from "./pages/requests-pages";
-import { ErrorPage, notFoundMessage } from "./respond";
+import { notFoundMessage, webErrorPage } from "./respond";
+import { FORM, PAGE } from "./route-options";
 import { failure, field, isSignedIn, page, seeOther, toSignIn, webSession, type SignedInWeb, type Web } from "./session";
 
-const PAGE = { detail: { hide: true } };
-const FORM = { parse: "none" as const, detail: { hide: true } };
 const PER_PAGE = 20;
 const LIVE: readonly string[] = ["claimed", "submitted", "revision_requested", "resubmitted", "accepted"];
 
@@ -37,11 +34,7 @@ const pageOf = (v: unknown) => Math.min(Math.max(1, Math.floor(Number(str(v) ?? 
 export const requestsRoutes = (ctx: Ctx) => {
   const signIn = toSignIn;
 
-  function errorPage(web: Web, status: number, message: string): Response {
-    const u = web.viewer?.user;
-    const viewer = u ? { username: u.username, displayName: u.displayName, isAdmin: u.isAdmin, moderates: moderatesSomething(ctx, u) } : null;
-    return page(web, sync(ErrorPage({ status, message, visit: { caller: web.viewer?.caller ?? null, viewer, csrf: web.csrf } })), status);
-  }
+  const errorPage = (web: Web, status: number, message: string) => webErrorPage(ctx, web, status, message);
 
   /** The request page's facts, as the person may see them; throws 404 for anything else. */
   function viewOf(web: SignedInWeb, id: string): RequestView {

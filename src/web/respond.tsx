@@ -10,6 +10,7 @@ import { readCacheOf, stampOf } from "../http/read-cache";
 import { acceptsGzip } from "./assets";
 import { gzipAround, gzipOnce, gzipPage, type Spliced } from "./gzip";
 import { Page, sync } from "./layout";
+import { moderatesSomething } from "./moderates";
 import { failure, page, type Web } from "./session";
 import { ANONYMOUS, visitOf, type Visit } from "./visit";
 
@@ -55,6 +56,13 @@ export function ErrorPage({ status, message, visit }: { status: number; message:
 }
 
 export const notFoundMessage = "There is nothing here, or it is not visible to you.";
+
+/** The error page of a form's route: `status` and `message`, with the request's viewer in the header (their moderation link included). */
+export function webErrorPage(ctx: Ctx, web: Web, status: number, message: string): Response {
+  const u = web.viewer?.user;
+  const viewer = u ? { username: u.username, displayName: u.displayName, isAdmin: u.isAdmin, moderates: moderatesSomething(ctx, u) } : null;
+  return page(web, sync(ErrorPage({ status, message, visit: { caller: web.viewer?.caller ?? null, viewer, csrf: web.csrf } })), status);
+}
 
 /** The answer to a page that failed: its HTML error page, never a stack trace. */
 export function errorAnswer(ctx: Ctx, request: Request, err: unknown, visit: Visit): Response {

@@ -9,6 +9,10 @@ import { CLIENT, PASSWORD, human } from "../features/sessions/fixtures";
 import { startSession } from "../features/sessions/service";
 import { parseCookies, safeNext } from "./session";
 
+// One harness for the file; each test signs in its own people. Tests of another configuration,
+// or that move the clock far, have a harness of their own.
+const h = setup();
+
 /** A browser signed in as a new human with a password (through the sign-in form). */
 async function signedIn(h: Harness, headers?: Record<string, string>): Promise<{ b: Browser; username: string; id: string }> {
   const u = await human(h);
@@ -21,7 +25,6 @@ async function signedIn(h: Harness, headers?: Record<string, string>): Promise<{
 
 describe("the session cookie", () => {
   test("over http: colony_session, HttpOnly, SameSite=Lax, Path=/, kept 90 days, not Secure", async () => {
-    const h = setup();
     const { b } = await signedIn(h);
     const set = b.last!.setCookies.find((c) => c.startsWith("colony_session="))!;
     expect(set).toMatch(/^colony_session=[0-9A-Za-z]{43}; Path=\/; HttpOnly; SameSite=Lax; Max-Age=7776000$/);
@@ -45,6 +48,7 @@ describe("the session cookie", () => {
   });
 
   test("a cookie whose session is over is cleared, and the visitor is anonymous", async () => {
+    // A harness of its own: it moves the clock a month ahead.
     const h = setup();
     const { b } = await signedIn(h);
     h.clock.advance(30 * DAY);
@@ -56,7 +60,6 @@ describe("the session cookie", () => {
   });
 
   test("a session is seen on each visit, at most once a minute", async () => {
-    const h = setup();
     const { b, id } = await signedIn(h);
     const seen = () => (h.ctx.db.$client.query("select last_seen_at from web_sessions where user_id = ?").get(id) as { last_seen_at: number }).last_seen_at;
     const start = seen();
@@ -84,7 +87,6 @@ describe("the session cookie", () => {
 
 describe("the cookie and the API", () => {
   test("the cookie never authenticates /api/v1; a bearer request is the bearer's, whatever cookie comes with it", async () => {
-    const h = setup();
     const { b, username } = await signedIn(h);
     const cookie = `colony_session=${b.jar.get("colony_session")}`;
     const anon = await h.req("GET", "/api/v1/users/me", { headers: { cookie } });
@@ -100,7 +102,6 @@ describe("the cookie and the API", () => {
   });
 
   test("a page is the cookie's viewer's, not a bearer token's", async () => {
-    const h = setup();
     const agent = await h.user();
     const r = await h.req("GET", "/settings/account", { token: agent.token });
     expect(r.status).toBe(303);
@@ -116,7 +117,7 @@ function formRoutes(h: Harness): string[] {
 
 describe("every form post is checked before it runs", () => {
   test("the form routes are the ones this test knows", () => {
-    expect(formRoutes(setup()).sort()).toEqual(
+    expect(formRoutes(h).sort()).toEqual(
       [
         "/login",
         "/login/email-link",
@@ -199,7 +200,6 @@ describe("every form post is checked before it runs", () => {
   });
 
   test("with the right token but sent from another site (Origin or Sec-Fetch-Site): 403, and nothing changes", async () => {
-    const h = setup();
     const { b } = await signedIn(h);
     await b.get("/settings/account");
     const before = dbState(h);
@@ -215,7 +215,6 @@ describe("every form post is checked before it runs", () => {
   });
 
   test("a body that is not a form is 415, one over 64 KiB is 413; nothing runs", async () => {
-    const h = setup();
     const { b } = await signedIn(h);
     await b.get("/settings/account");
     const before = dbState(h);
@@ -234,7 +233,6 @@ describe("every form post is checked before it runs", () => {
   });
 
   test("a session made outside the browser (the token alone) is the viewer, and its forms carry its own token", async () => {
-    const h = setup();
     const u = await human(h);
     const { token } = startSession(h.ctx, u.id, CLIENT);
     const b = new Browser(h);
@@ -248,7 +246,6 @@ describe("every form post is checked before it runs", () => {
 
 describe("the reading pages know who is signed in", () => {
   test("the header names the signed-in person on every reading page, its sign-out form carries the session's token, and no signed-in page reaches the anonymous cache", async () => {
-    const h = setup();
     const { b, username } = await signedIn(h);
     const anonymous = new Browser(h);
     for (const path of ["/", "/about", "/search?q=anything"]) {

@@ -31,7 +31,7 @@ import type { Client } from "../features/sessions/sign-in";
 import type { UserRow } from "../features/users/service";
 
 /** The signed-in person looking at a page. */
-export interface Viewer {
+interface Viewer {
   user: UserRow;
   /** What every feature service takes, exactly as the API builds it from a bearer token. */
   caller: Caller;
@@ -55,7 +55,7 @@ export interface Web {
  * A web route plugin's opt-in to multipart/form-data bodies (a file upload) of at most `maxBytes`
  * in all (the file with the form's other fields), beside the usual form-encoded ones.
  */
-export interface MultipartOption {
+interface MultipartOption {
   maxBytes: number;
 }
 
@@ -69,7 +69,7 @@ const PRE_RE = /^[0-9A-Za-z]{32}$/;
 
 const overHttps = (ctx: Ctx) => ctx.config.publicUrl.startsWith("https://");
 export const sessionCookieName = (ctx: Ctx) => (overHttps(ctx) ? "__Host-colony_session" : "colony_session");
-export const csrfCookieName = (ctx: Ctx) => (overHttps(ctx) ? "__Host-colony_csrf" : "colony_csrf");
+const csrfCookieName = (ctx: Ctx) => (overHttps(ctx) ? "__Host-colony_csrf" : "colony_csrf");
 
 function cookie(ctx: Ctx, name: string, value: string, maxAgeS: number | null): string {
   const parts = [`${name}=${value}`, "Path=/", "HttpOnly", "SameSite=Lax"];

@@ -8,6 +8,9 @@ import { mailedToken } from "../features/auth/fixtures";
 import { PASSWORD, human, totp } from "../features/sessions/fixtures";
 import { verifyPassword } from "../features/sessions/passwords";
 
+// One harness for the file; each test signs in its own people.
+const h = setup();
+
 /** A browser signed in (through the form) as a new human, with a user agent of its own. */
 async function signedIn(h: Harness, opts: { userAgent?: string; username?: string } = {}) {
   const u = opts.username ? { ...(await h.user({ human: true })), username: opts.username } : await human(h);
@@ -21,14 +24,12 @@ const sessionIds = (h: Harness, userId: string) => (h.ctx.db.$client.query("sele
 
 describe("anonymous visitors", () => {
   test.each(["/settings/account", "/settings/security"])("%s sends them to sign in and back", async (path) => {
-    const h = setup();
     const r = await new Browser(h).get(path);
     expect(r.status).toBe(303);
     expect(r.location).toBe(`/login?next=${encodeURIComponent(path)}`);
   });
 
   test("a form post with the anonymous page's token is sent to sign in and changes nothing", async () => {
-    const h = setup();
     const b = new Browser(h);
     await b.get("/login");
     const before = dbState(h);
@@ -41,7 +42,6 @@ describe("anonymous visitors", () => {
 
 describe("/settings/account", () => {
   test("shows who is signed in and where, this browser marked, every value escaped", async () => {
-    const h = setup();
     const { b, u } = await signedIn(h, { userAgent: "<script>alert('ua')</script>" });
     await signedIn(h, { userAgent: "Other Browser" }).then(async ({ u: other }) => expect(other.id).not.toBe(u.id));
     h.ctx.db.$client.query("update users set display_name = ? where id = ?").run(`<img src=x onerror="alert(1)">`, u.id);
@@ -56,7 +56,6 @@ describe("/settings/account", () => {
   });
 
   test("changing the password needs the current one (403 otherwise); it signs out the other browsers, not this one", async () => {
-    const h = setup();
     const { b, u } = await signedIn(h);
     const other = new Browser(h);
     await other.get("/login");
@@ -77,7 +76,6 @@ describe("/settings/account", () => {
   });
 
   test("an email address is set and mailed a link, which the existing verification page confirms", async () => {
-    const h = setup();
     const { b, u } = await signedIn(h);
     await b.get("/settings/account");
     expect((await b.post("/settings/account/email", { email: "nope" })).status).toBe(422);
@@ -91,7 +89,6 @@ describe("/settings/account", () => {
   });
 
   test("email changes are limited as on the API (email_set: 5 an hour), refused ones free", async () => {
-    const h = setup();
     const { b } = await signedIn(h);
     await b.get("/settings/account");
     await b.post("/settings/account/email", { email: "bad" });
@@ -102,7 +99,6 @@ describe("/settings/account", () => {
   });
 
   test("signing out another browser, this one, or everywhere", async () => {
-    const h = setup();
     const { b, u } = await signedIn(h);
     const { b: other } = await (async () => {
       const o = new Browser(h);
@@ -116,7 +112,7 @@ describe("/settings/account", () => {
     const [mine, theirs] = await (async () => {
       const page = await b.get("/settings/account");
       const ids = [...page.text.matchAll(/\/settings\/account\/sessions\/([0-9a-f-]{36})\/revoke/g)].map((m) => m[1]);
-      const current = /sessions\/([0-9a-f-]{36})\/revoke"><input type="hidden" name="csrf" value="[0-9a-f]+"><p><button type="submit">Sign out<\/button>/.exec(page.text)![1];
+      const current = /sessions\/([0-9a-f-]{36})\/revoke"><input type="hidden" name="csrf" value="[0-9a-f]+"\/><p><button type="submit">Sign out<\/button>/.exec(page.text)![1];
       return [current, ids.filter((id) => id !== current)];
     })();
     expect(theirs).toHaveLength(2);
@@ -138,7 +134,6 @@ describe("/settings/account", () => {
   });
 
   test("signing out this browser from the list clears its cookie", async () => {
-    const h = setup();
     const { b, u } = await signedIn(h);
     const [id] = sessionIds(h, u.id);
     await b.get("/settings/account");
@@ -150,7 +145,6 @@ describe("/settings/account", () => {
 
 describe("/settings/security", () => {
   test("turning two-factor on: the key and its otpauth address as text, a wrong code shows them again, the right one shows recovery codes once", async () => {
-    const h = setup();
     const { b, u } = await signedIn(h);
     const off = await b.get("/settings/security");
     expect(off.text).toContain("Two-factor authentication is off");
@@ -183,7 +177,6 @@ describe("/settings/security", () => {
   });
 
   test("new recovery codes and turning off both need a code; a wrong one is 400 and changes nothing", async () => {
-    const h = setup();
     const { b } = await signedIn(h);
     await b.get("/settings/security");
     const enrol = await b.post("/settings/security/2fa/enroll");

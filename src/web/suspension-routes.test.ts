@@ -11,6 +11,10 @@ import { operatorSignInLink } from "../features/sessions/links";
 import * as users from "../features/users/service";
 import { isSuspended, suspend, unsuspend } from "../features/users/suspension";
 
+// One harness for the file; each test makes its own accounts (after any move of the clock, so
+// their tokens are good).
+const h = setup();
+
 const suspended = (h: Harness, id: string) => isSuspended(users.findById(h.ctx, id)!, h.clock.now());
 const sessionsOf = (h: Harness, id: string) => (h.ctx.db.$client.query("select count(*) as n from web_sessions where user_id = ?").get(id) as { n: number }).n;
 
@@ -23,7 +27,6 @@ async function admin(h: Harness): Promise<Browser> {
 
 describe("the dashboard's suspension forms", () => {
   test("anonymous visitors are sent to sign in and people who are not site admins get the 404 page; nothing changes", async () => {
-    const h = setup();
     const target = await h.user({ username: "some-agent" });
     const anon = new Browser(h);
     await anon.get("/login");
@@ -42,7 +45,6 @@ describe("the dashboard's suspension forms", () => {
   });
 
   test("without the CSRF token, or from another site: 403 and nothing changes", async () => {
-    const h = setup();
     const b = await admin(h);
     const target = await h.user({ username: "csrf-target" });
     await b.get("/admin?user=csrf-target");
@@ -55,7 +57,6 @@ describe("the dashboard's suspension forms", () => {
   });
 
   test("suspends for some days with a reason (303), shows it, refuses a lift without CSRF, then lifts it (303)", async () => {
-    const h = setup();
     const b = await admin(h);
     const target = await h.user({ username: "spammy-agent" });
     const found = await b.get("/admin?user=spammy-agent");
@@ -85,7 +86,6 @@ describe("the dashboard's suspension forms", () => {
   });
 
   test("an empty days field suspends until lifted", async () => {
-    const h = setup();
     const b = await admin(h);
     const target = await h.user({ username: "open-ended" });
     await b.get("/admin?user=open-ended");
@@ -96,7 +96,6 @@ describe("the dashboard's suspension forms", () => {
   });
 
   test("refusals show the dashboard with the status and change nothing: bad days, a long reason, a site admin, oneself, an unknown account, lifting what is not suspended", async () => {
-    const h = setup();
     const b = await admin(h);
     await h.user({ username: "target-agent" });
     await h.user({ username: "other-admin", admin: true });
@@ -130,7 +129,6 @@ describe("the dashboard's suspension forms", () => {
 
 describe("a suspended person on the web", () => {
   test("their open sessions end at once (and their rows go after commit); signing in is refused with the reason", async () => {
-    const h = setup();
     const person = await human(h, { username: "held-person" });
     const b = await signedInBrowser(h, person.username);
     expect(signedInAs((await b.get("/settings/account")).text)).toBe("held-person");
@@ -155,7 +153,6 @@ describe("a suspended person on the web", () => {
   });
 
   test("the operator's sign-in link is refused and not spent; it works once the suspension is lifted", async () => {
-    const h = setup();
     const person = await human(h, { username: "linked-person" });
     suspend(h.ctx, null, person.id, { days: 1 });
     const link = new URL(operatorSignInLink(h.ctx, person.username).link).pathname;
@@ -172,7 +169,6 @@ describe("a suspended person on the web", () => {
   });
 
   test("a timed suspension ends by itself: the password signs in again once the clock passes its end", async () => {
-    const h = setup();
     const person = await human(h, { username: "timed-person" });
     suspend(h.ctx, null, person.id, { days: 3 });
     const b = new Browser(h);
@@ -185,7 +181,6 @@ describe("a suspended person on the web", () => {
   });
 
   test("their profile page says the account is suspended; it stops saying so when it ends", async () => {
-    const h = setup();
     const agent = await h.user({ username: "quiet-agent" });
     const b = new Browser(h);
     expect((await b.get("/u/quiet-agent")).text).not.toContain("This account is suspended");

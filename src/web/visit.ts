@@ -9,7 +9,7 @@ import { moderatesSomething } from "./moderates";
 import { parseCookies, sessionCookieName, webOf } from "./session";
 
 /** What the layout shows of a signed-in person. */
-export interface Viewer {
+interface Viewer {
   username: string;
   displayName: string | null;
   isAdmin: boolean;

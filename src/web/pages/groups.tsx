@@ -29,7 +29,7 @@ function Notice({ notice }: { notice?: string | null }) {
 
 // ---- the groups section of /messages
 
-export interface GroupListItem {
+interface GroupListItem {
   id: string;
   title: string;
   lastAt: number;
@@ -140,7 +140,7 @@ export function NewGroupPage({ visit, values, error }: { visit: Visit; values: N
 
 // ---- /groups/<id>
 
-export interface GroupMember {
+interface GroupMember {
   username: string;
   displayName: string | null;
   isAdmin: boolean;

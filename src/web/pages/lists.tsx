@@ -17,14 +17,14 @@ import type { Visit } from "../visit";
 
 export const PAGE_SIZE = 20;
 
-export const SORTS = ["hot", "new", "top"] as const;
-export type Sort = (typeof SORTS)[number];
-export const PERIODS = { day: DAY, week: 7 * DAY, month: 30 * DAY, year: 365 * DAY, all: null } as const;
-export type Period = keyof typeof PERIODS;
+const SORTS = ["hot", "new", "top"] as const;
+type Sort = (typeof SORTS)[number];
+const PERIODS = { day: DAY, week: 7 * DAY, month: 30 * DAY, year: 365 * DAY, all: null } as const;
+type Period = keyof typeof PERIODS;
 const PERIOD_LABELS: Record<Period, string> = { day: "Today", week: "This week", month: "This month", year: "This year", all: "All time" };
 const SORT_LABELS: Record<Sort, string> = { hot: "Hot", new: "New", top: "Top" };
 const SERVICE_SORT: Record<Sort, NonNullable<ListFilters["sort"]>> = { hot: "hot", new: "newest", top: "top" };
-export const DEFAULT_PERIOD: Period = "week";
+const DEFAULT_PERIOD: Period = "week";
 
 export interface ListInput {
   /** Null: the list's default order (hot on the front page and tags, the colony's own in a colony). */

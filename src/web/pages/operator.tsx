@@ -11,7 +11,7 @@ import { Badge, PostList, postHref, userHref } from "../components";
 import { Page } from "../layout";
 import { Csrf, Messages, When, type OpsFrame } from "./ops";
 
-export interface ClaimLine {
+interface ClaimLine {
   row: ClaimRow;
   status: ClaimStatus;
   agent: UserRow | null;

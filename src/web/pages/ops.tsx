@@ -48,7 +48,7 @@ export const When = ({ ms }: { ms: number }) => (
   </time>
 );
 
-export function formatBytes(n: number): string {
+function formatBytes(n: number): string {
   if (n < 1024) return `${n} B`;
   if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)} KiB`;
   if (n < 1024 ** 3) return `${(n / 1024 / 1024).toFixed(1)} MiB`;

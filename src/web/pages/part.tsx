@@ -291,7 +291,7 @@ export function SubmitPage({ visit, colonies, values, error }: { visit: Visit; c
 
 // ---- /notifications
 
-export interface NotificationItem {
+interface NotificationItem {
   id: string;
   message: string;
   isRead: boolean;
@@ -358,7 +358,7 @@ export function NotificationsPage({ visit, items, unread, page, hasMore }: { vis
 
 // ---- /messages
 
-export interface ConversationItem {
+interface ConversationItem {
   username: string;
   displayName: string | null;
   lastAt: number;

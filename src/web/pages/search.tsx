@@ -15,7 +15,7 @@ export const SEARCH_PAGE_SIZE = 20;
 const COLONIES_SHOWN = 10;
 const Q_MAX = 200;
 
-export interface SearchPageInput {
+interface SearchPageInput {
   q: string;
   page: number;
 }

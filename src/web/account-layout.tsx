@@ -1,0 +1,58 @@
+/** @jsxImportSource @kitajs/html */
+// The frame of the account pages (sign-up, sign-in, reset, settings) and the pieces their forms
+// share, around the site's layout (layout.tsx). These pages, and the moderation and request pages
+// that use the same pieces, write every value with escapeHtml: each special character as a
+// numeric reference, in text and in attribute values alike (JSX attributes escape only the quote).
+import type { Children } from "@kitajs/html";
+import { iso } from "../core/clock";
+import { Page } from "./layout";
+import type { Web } from "./session";
+
+/** Text made safe for HTML element content and quoted attribute values. */
+export function escapeHtml(value: string | number): string {
+  return String(value).replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+
+/** What every page knows: who is looking, and the token its forms carry. */
+export type Frame = Pick<Web, "viewer" | "csrf">;
+
+/** The hidden CSRF field every form carries. */
+export const CsrfField = ({ csrf }: { csrf: string }) => <input type="hidden" name="csrf" value={escapeHtml(csrf)} />;
+
+/** A hidden field of a form. */
+export const Hidden = ({ name, value }: { name: string; value: string }) => <input type="hidden" name={name} value={escapeHtml(value)} />;
+
+/** An instant in UTC ("2026-07-01 14:05 UTC"), with its machine-readable form. */
+export const When = ({ ms }: { ms: number }) => (
+  <time datetime={iso(ms)} safe>
+    {`${iso(ms).slice(0, 16).replace("T", " ")} UTC`}
+  </time>
+);
+
+/** The account pages' own navigation, for a signed-in viewer (the shared header signs out). */
+function SettingsNav({ frame }: { frame: Frame }) {
+  if (!frame.viewer) return "";
+  return (
+    <nav aria-label="Settings" class="tabs">
+      <a href="/settings/profile">Profile</a> <a href="/settings/account">Account</a> <a href="/settings/security">Security</a>
+    </nav>
+  );
+}
+
+/** A whole page in the site's layout (layout.tsx): the title as its heading, the settings' navigation, then `body`. */
+export function layout(frame: Frame, title: string, body: Children): string {
+  const viewer = frame.viewer ? { username: frame.viewer.user.username, displayName: frame.viewer.user.displayName, isAdmin: frame.viewer.user.isAdmin } : null;
+  return Page({
+    title,
+    viewer,
+    csrf: frame.csrf,
+    noindex: true,
+    children: (
+      <section class="account">
+        <h1>{escapeHtml(title)}</h1>
+        <SettingsNav frame={frame} />
+        {body}
+      </section>
+    ),
+  });
+}
