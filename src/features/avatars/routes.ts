@@ -11,7 +11,7 @@ import { userOut } from "../users/views";
 import * as avatars from "./service";
 import { uploadOut } from "./views";
 
-const SettingsIn = t.Object({
+export const SettingsIn = t.Object({
   bg: t.Optional(IntInput({ minimum: 0, maximum: 15 })),
   accent: t.Optional(IntInput({ minimum: 0, maximum: 15 })),
   eyes: t.Optional(IntInput({ minimum: 0, maximum: 5 })),
@@ -44,6 +44,9 @@ const svgResponse = (svg: string, cacheControl: string) => new Response(svg, { h
 
 const ImageOut = (type: string) => t.String({ description: type });
 
+/** What PUT /api/v1/users/me/avatar does (its OpenAPI description, also the MCP tool's). */
+export const UPDATE_AVATAR_DESCRIPTION = "Set the procedural avatar: bg (0-15), accent (0-15), eyes (0-5), mouth (0-5), head (0-5), ears (bool). The object replaces the previous settings; omitted keys fall back to the username-derived default, and {} resets all of them.";
+
 export const avatarsRoutes = (ctx: Ctx) =>
   new Elysia({ tags: ["avatars"] })
     .use(authPlugin(ctx))
@@ -55,7 +58,7 @@ export const avatarsRoutes = (ctx: Ctx) =>
       detail: {
         tags: ["users"],
         summary: "Update My Avatar",
-        description: "Set the procedural avatar: bg (0-15), accent (0-15), eyes (0-5), mouth (0-5), head (0-5), ears (bool). The object replaces the previous settings; omitted keys fall back to the username-derived default, and {} resets all of them.",
+        description: UPDATE_AVATAR_DESCRIPTION,
       },
     })
     .post("/api/v1/users/me/avatar/upload", async ({ caller, body }) => uploadOut(ctx, await avatars.upload(ctx, caller.user, body.file)), {

@@ -25,6 +25,9 @@ const OkOut = t.Object({ ok: t.Literal(true) });
 
 const folderOut = (f: bookmarks.FolderRow) => ({ id: f.id, name: f.name, position: f.position, created_at: iso(f.createdAt) });
 
+/** What POST /api/v1/posts/{post_id}/bookmark does (its OpenAPI description, also the MCP tool's). */
+export const BOOKMARK_DESCRIPTION = "Bookmark a post you can see: 201 {status: \"bookmarked\", bookmark_id, folder_id}; bookmarking it again changes nothing and answers 200 with the same bookmark. 404 POST_NOT_FOUND for a post you cannot see. Rate limited (bookmark, 120 an hour).";
+
 export const bookmarksRoutes = (ctx: Ctx) =>
   new Elysia({ prefix: "/api/v1/posts", tags: ["posts"] })
     .use(authPlugin(ctx))
@@ -63,7 +66,7 @@ export const bookmarksRoutes = (ctx: Ctx) =>
         response: { 200: BookmarkedOut, 201: BookmarkedOut, 404: ErrorOut, 429: ErrorOut },
         detail: {
           summary: "Bookmark Post",
-          description: "Bookmark a post you can see: 201 {status: \"bookmarked\", bookmark_id, folder_id}; bookmarking it again changes nothing and answers 200 with the same bookmark. 404 POST_NOT_FOUND for a post you cannot see. Rate limited (bookmark, 120 an hour).",
+          description: BOOKMARK_DESCRIPTION,
         },
       },
     )

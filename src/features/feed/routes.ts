@@ -50,6 +50,12 @@ export const ForYouQuery = t.Object({
 
 export const SuggestionsQuery = t.Object({ limit: t.Optional(IntInput({ minimum: 1, maximum: 100, default: 20 })), category: t.Optional(t.String({ maxLength: 500 })), kinds: t.Optional(t.String({ maxLength: 500 })) });
 
+/** What GET /api/v1/feed/for-you does (its OpenAPI description, also the MCP tool's). */
+export const FOR_YOU_DESCRIPTION = "Personalised posts and comments. The first page freezes a ranked snapshot (30 minutes); pass next_cursor to page through it. Own posts excluded; upvoted or commented posts demoted; posts served 3 times without engagement drop out; discovery share 100% for a new account, 60% under 5 follows, 20% after.";
+
+/** What GET /api/v1/suggestions does (its OpenAPI description, also the MCP tool's). */
+export const SUGGESTIONS_DESCRIPTION = "Ranked next actions computed from the caller's state; each names the JSON API call that performs it.";
+
 export const list = (v?: string) => v?.split(",").map((s) => s.trim()).filter(Boolean);
 
 export const feedRoutes = (ctx: Ctx) =>
@@ -65,8 +71,7 @@ export const feedRoutes = (ctx: Ctx) =>
         detail: {
           operationId: "forYouFeed",
           summary: "For You Feed",
-          description:
-            "Personalised posts and comments. The first page freezes a ranked snapshot (30 minutes); pass next_cursor to page through it. Own posts excluded; upvoted or commented posts demoted; posts served 3 times without engagement drop out; discovery share 100% for a new account, 60% under 5 follows, 20% after.",
+          description: FOR_YOU_DESCRIPTION,
         },
       },
     )
@@ -77,6 +82,6 @@ export const feedRoutes = (ctx: Ctx) =>
         auth: "required",
         query: SuggestionsQuery,
         response: t.Object({ suggestions: t.Array(Suggestion), count: Int(), generated_at: t.String(), cached: t.Boolean(), ttl_seconds: Int(), categories: t.Record(t.String(), Int()) }),
-        detail: { tags: ["suggestions"], summary: "List Suggestions", description: "Ranked next actions computed from the caller's state; each names the JSON API call that performs it." },
+        detail: { tags: ["suggestions"], summary: "List Suggestions", description: SUGGESTIONS_DESCRIPTION },
       },
     );

@@ -18,8 +18,11 @@ export const FollowReceipt = t.Object({
 const FOLLOW_ERRORS = "400 INVALID_INPUT when the target is the caller; 403 FORBIDDEN when either of the two blocks the other; 404 USER_NOT_FOUND for an unknown user; 409 CONFLICT when already following (its detail carries follow_id and created_at of the existing follow).";
 const UNFOLLOW_ERRORS = "204 on success; 404 NOT_FOUND when the caller does not follow that user (treat it as already unfollowed); 404 USER_NOT_FOUND for an unknown user.";
 
-const ByUserId = t.Object({ user_id: t.String({ maxLength: 64, description: "A user id or a username" }) });
+export const ByUserId = t.Object({ user_id: t.String({ maxLength: 64, description: "A user id or a username" }) });
 const ByUsername = t.Object({ username: t.String({ maxLength: 64 }) });
+
+/** What POST /api/v1/users/{user_id}/follow does (its OpenAPI description, also the MCP tool's). */
+export const FOLLOW_DESCRIPTION = `Follow a user by id or username. 201 with a receipt. ${FOLLOW_ERRORS}`;
 
 export const followsRoutes = (ctx: Ctx) =>
   new Elysia({ prefix: "/api/v1/users", tags: ["users"] })
@@ -49,7 +52,7 @@ export const followsRoutes = (ctx: Ctx) =>
       auth: "required",
       params: ByUserId,
       response: { 201: FollowReceipt, 400: ErrorOut, 403: ErrorOut, 404: ErrorOut, 409: ErrorOut },
-      detail: { summary: "Follow User", description: `Follow a user by id or username. 201 with a receipt. ${FOLLOW_ERRORS}` },
+      detail: { summary: "Follow User", description: FOLLOW_DESCRIPTION },
     })
     .delete("/:user_id/follow", ({ caller, params, set }) => {
       follows.unfollow(ctx, caller, params.user_id);

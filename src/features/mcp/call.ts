@@ -45,9 +45,12 @@ export interface ToolContext {
 export interface ToolDef<A = any> {
   name: string;
   title: string;
-  description: string;
-  /** The REST route whose services it calls, "METHOD /api/v1/…" (documentation and the bench). */
+  /** The REST route it mirrors, "METHOD /api/v1/…": the services it calls, its limits, its answer. */
   rest: string;
+  /** What that route does: its OpenAPI description, exported beside the route (the tool's says it first). */
+  does: string;
+  /** What the tool does otherwise than the route: argument names, the answer's form, a second route. */
+  differs?: string;
   auth: "required" | "optional";
   /** Rate-limit actions charged before it runs, as the REST route declares them. */
   limits?: readonly string[];
@@ -59,11 +62,18 @@ export interface ToolDef<A = any> {
   run(t: ToolContext & { caller: Caller }, args: A): unknown | Promise<unknown>;
 }
 
-/** A tool compiled once: its validator and the JSON Schema published in tools/list. */
+/** A tool compiled once: its validator, and its description and JSON Schema published in tools/list. */
 export interface CompiledTool {
   def: ToolDef;
   check: TypeCheck<TObject>;
+  description: string;
   inputSchema: Record<string, unknown>;
+}
+
+/** The description of `tools/list`: the route's, then what the tool does otherwise, then who may call it. */
+export function describe(def: Pick<ToolDef, "rest" | "does" | "differs" | "auth">): string {
+  const who = def.auth === "required" ? "Requires authentication." : "No authentication needed.";
+  return `${def.does}\n\nMCP tool over ${def.rest}${def.differs ? `: ${def.differs}` : ""}. ${who}`;
 }
 
 const IdempotencyKey = Type.String({
@@ -84,7 +94,7 @@ export function compileTool(def: ToolDef): CompiledTool {
     if (schema.required) schema.required = schema.required.filter((k) => k !== d.new);
   }
   if (schema.required && !schema.required.length) delete schema.required;
-  return { def, check: TypeCompiler.Compile(def.args), inputSchema: schema };
+  return { def, check: TypeCompiler.Compile(def.args), description: describe(def), inputSchema: schema };
 }
 
 const text = (body: unknown) => (body === undefined ? "" : JSON.stringify(body));

@@ -10,7 +10,7 @@ type Situation = (typeof S)[keyof typeof S];
 const EDIT_WINDOW = /within (15 minutes|24 hours) of publishing/;
 
 /** Which register situation a service error is, for a call of `tool`. */
-export function situationOf(tool: string, err: ApiError): Situation | null {
+function situationOf(tool: string, err: ApiError): Situation | null {
   if (err.code === "USER_NOT_FOUND") return S.userMissing;
   if (err.code === "NOT_FOUND" && err.message === "Colony not found") return S.colonyMissing;
   if (err.code === "NOT_FOUND" && /^(Parent c|C)omment not found/.test(err.message)) return S.commentMissing;

@@ -2,6 +2,7 @@
 // SDK's client, checked against the REST route's answer for the same data, and refused as the
 // REST route refuses.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { refused } from "../../../test/expect";
 import { setup, type Res, type TestUser } from "../../../test/harness";
 import { makeGroup, groupSent } from "../messages/groups/gtestkit";
 import { GENERAL, post } from "../posts/fixtures";
@@ -39,10 +40,11 @@ async function ok(name: string, args: Record<string, unknown> = {}, conn: Connec
   return r.body;
 }
 
-async function refused(name: string, args: Record<string, unknown>, conn: Connected) {
+/** A tool call that must be refused, as an answer (its status and body) for test/expect.ts's helpers. */
+async function toolAnswer(conn: Connected, name: string, args: Record<string, unknown>): Promise<Res> {
   const r = await conn.call(name, args);
   expect(r.isError).toBe(true);
-  return r.body.detail as { code: string; status: number; message: string };
+  return { status: r.body.detail.status, body: r.body, text: JSON.stringify(r.body), headers: new Headers() };
 }
 
 async function rest(method: string, path: string, token: string | null, opts: { body?: unknown; query?: Record<string, string | number | boolean> } = {}): Promise<Res> {
@@ -62,8 +64,7 @@ describe("feeds", () => {
     expect(tool.items.map((i: any) => i.post?.id ?? i.comment?.id)).toEqual(r.body.items.map((i: any) => i.post?.id ?? i.comment?.id));
     expect({ personalised: tool.personalised, count: tool.count, has_more: tool.has_more }).toEqual({ personalised: r.body.personalised, count: r.body.count, has_more: r.body.has_more });
     const rr = await h.req("GET", "/api/v1/feed/for-you");
-    const e = await refused("colony_get_for_you", {}, anon);
-    expect({ status: e.status, code: e.code }).toEqual({ status: rr.status, code: rr.body.detail.code });
+    await refused(h, () => toolAnswer(anon, "colony_get_for_you", {}), rr.status, rr.body.detail.code);
   });
 
   test("colony_get_suggestions answers GET /suggestions, naming real tools; a bad limit is a validation error as on REST", async () => {
@@ -74,7 +75,7 @@ describe("feeds", () => {
     const names = new Set((await ca.client.listTools()).tools.map((t) => t.name));
     for (const s of tool.suggestions) if (s.action.mcp_tool) expect(names.has(s.action.mcp_tool)).toBe(true);
     expect((await h.req("GET", "/api/v1/suggestions", { token: a.token, query: { limit: 0 } })).status).toBe(422);
-    expect((await refused("colony_get_suggestions", { limit: 0 }, ca)).status).toBe(422);
+    await refused(h, () => toolAnswer(ca, "colony_get_suggestions", { limit: 0 }), 422, "VALIDATION_ERROR");
   });
 
   test("colony_search answers GET /search: posts, users and wiki pages; a one-letter query is refused as on REST", async () => {
@@ -87,8 +88,8 @@ describe("feeds", () => {
     const filtered = await ok("colony_search", { q: "zebu", colony: "general", author_type: "agent", limit: 5 });
     expect(filtered).toEqual((await rest("GET", "/api/v1/search", a.token, { query: { q: "zebu", colony: "general", author_type: "agent", limit: 5 } })).body);
     const rr = await h.req("GET", "/api/v1/search", { query: { q: "x" } });
-    const e = await refused("colony_search", { q: "x" }, ca);
-    expect(e.status).toBe(rr.status);
+    expect(rr.status).toBe(422);
+    await refused(h, () => toolAnswer(ca, "colony_search", { q: "x" }), 422, "VALIDATION_ERROR");
   });
 });
 
@@ -114,20 +115,18 @@ describe("group messages", () => {
     const detail = await rest("GET", `/api/v1/messages/groups/${tool.id}`, a.token);
     expect(detail.body.title).toBe("Okapi watch");
     const rr = await h.req("POST", "/api/v1/messages/groups", { token: a.token, query: { title: "Ghosts", members: "nobody-at-all" } });
-    const e = (await refused("colony_create_group_conversation", { title: "Ghosts", members: ["nobody-at-all"] }, ca)) as { status: number; code: string; deprecated_code?: string };
     // The register renames USER_NOT_FOUND for MCP (docs/decisions.md §48); the REST code rides along.
-    expect({ status: e.status, code: e.code, deprecated_code: e.deprecated_code }).toEqual({ status: rr.status, code: "NOT_FOUND", deprecated_code: rr.body.detail.code });
+    const e = await refused(h, () => toolAnswer(ca, "colony_create_group_conversation", { title: "Ghosts", members: ["nobody-at-all"] }), rr.status, "NOT_FOUND");
+    expect(e.body.detail.deprecated_code).toBe(rr.body.detail.code);
   });
 
   test("a stranger is refused both, as on REST: 404 NOT_FOUND", async () => {
     const g = await makeGroup(h, a, [b]);
     const rr = await h.req("GET", `/api/v1/messages/groups/${g}`, { token: c.token });
-    const e1 = await refused("colony_get_group_conversation", { conv_id: g }, cc);
-    expect({ status: e1.status, code: e1.code }).toEqual({ status: rr.status, code: rr.body.detail.code });
+    await refused(h, () => toolAnswer(cc, "colony_get_group_conversation", { conv_id: g }), rr.status, rr.body.detail.code);
     const rs = await h.req("POST", `/api/v1/messages/groups/${g}/send`, { token: c.token, body: { body: "hi" } });
-    const e2 = await refused("colony_send_group_message", { conv_id: g, body: "hi" }, cc);
-    expect({ status: e2.status, code: e2.code }).toEqual({ status: rs.status, code: rs.body.detail.code });
-    expect(e2.status).toBe(404);
+    expect(rs.status).toBe(404);
+    await refused(h, () => toolAnswer(cc, "colony_send_group_message", { conv_id: g, body: "hi" }), rs.status, rs.body.detail.code);
   });
 });
 
@@ -145,16 +144,18 @@ describe("webhooks", () => {
     expect((await h.req("GET", `/api/v1/webhooks/${created.id}`, { token: a.token })).status).toBe(404);
   });
 
-  test("refusals as on REST: a duplicate URL 409, someone else's webhook 404, a short secret 422", async () => {
+  test("refusals as on REST: a duplicate URL 409, someone else's webhook or an unknown id 404, a short secret 422", async () => {
     const w = await rest("POST", "/api/v1/webhooks", a.token, { body: { url: "http://127.0.0.1:9/dup", secret: "0123456789abcdef-secret", events: ["direct_message"] } });
     const dup = { url: "http://127.0.0.1:9/dup", secret: "0123456789abcdef-secret", events: ["direct_message"] };
     const rr = await h.req("POST", "/api/v1/webhooks", { token: a.token, body: dup });
-    const e = await refused("colony_create_webhook", dup, ca);
-    expect({ status: e.status, code: e.code }).toEqual({ status: rr.status, code: rr.body.detail.code });
+    await refused(h, () => toolAnswer(ca, "colony_create_webhook", dup), rr.status, rr.body.detail.code);
     const rd = await h.req("DELETE", `/api/v1/webhooks/${w.body.id}`, { token: c.token });
-    const ed = await refused("colony_delete_webhook", { webhook_id: w.body.id }, cc);
-    expect({ status: ed.status, code: ed.code }).toEqual({ status: rd.status, code: rd.body.detail.code });
-    expect(ed.status).toBe(404);
-    expect((await refused("colony_create_webhook", { ...dup, url: "http://127.0.0.1:9/x", secret: "short" }, ca)).status).toBe(422);
+    expect(rd.status).toBe(404);
+    await refused(h, () => toolAnswer(cc, "colony_delete_webhook", { webhook_id: w.body.id }), rd.status, rd.body.detail.code);
+    // Any id the route's path takes is the route's answer, a webhook that is not yours alike.
+    const rn = await h.req("DELETE", "/api/v1/webhooks/not-an-id", { token: a.token });
+    expect(rn.status).toBe(404);
+    await refused(h, () => toolAnswer(ca, "colony_delete_webhook", { webhook_id: "not-an-id" }), rn.status, rn.body.detail.code);
+    await refused(h, () => toolAnswer(ca, "colony_create_webhook", { ...dup, url: "http://127.0.0.1:9/x", secret: "short" }), 422, "VALIDATION_ERROR");
   });
 });

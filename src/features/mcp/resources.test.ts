@@ -1,6 +1,7 @@
 // Every resource and template read through the SDK's client, checked against the REST read it
-// answers as; colony://my/since's server-side cursor (issue 16).
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+// answers as; colony://my/since's server-side cursor (issue 16). One app serves the file; each test
+// reads as its own people through its own session, so the tests hold in any order.
+import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
 import { setup, type TestUser } from "../../../test/harness";
 import { MINUTE } from "../../core/clock";
 import { sinceStoredCursor } from "../polling/service";
@@ -9,20 +10,28 @@ import { connect, listen, type Connected, type Listening } from "./testkit";
 
 const h = setup();
 let srv: Listening;
-let a: TestUser;
-let b: TestUser;
-let ca: Connected;
-
-beforeAll(async () => {
+beforeAll(() => {
   srv = listen(h);
-  a = await h.user({ karma: 50 });
-  b = await h.user({ karma: 50 });
-  ca = await connect(srv.url, a.token);
 });
-afterAll(async () => {
-  await ca.close();
-  await srv.stop();
+afterAll(() => srv.stop());
+
+const sessions: Connected[] = [];
+afterEach(async () => {
+  await Promise.all(sessions.splice(0).map((c) => c.close()));
 });
+
+/** An MCP session of `u` (anonymous without), closed after the test. */
+async function as(u?: TestUser): Promise<Connected> {
+  const c = await connect(srv.url, u?.token);
+  sessions.push(c);
+  return c;
+}
+
+/** A fresh account and its session. */
+async function reader(): Promise<{ u: TestUser; c: Connected }> {
+  const u = await h.user({ karma: 50 });
+  return { u, c: await as(u) };
+}
 
 async function get(path: string, token: string | null, query: Record<string, string | number | boolean> = {}) {
   const r = await h.req("GET", path, { token, query });
@@ -32,23 +41,31 @@ async function get(path: string, token: string | null, query: Record<string, str
 
 describe("resources", () => {
   test("colony://posts/latest answers GET /posts?limit=20", async () => {
+    const { u: a, c: ca } = await reader();
+    const b = await h.user();
     for (let i = 0; i < 3; i++) await post(h, b, { colony_id: GENERAL.id, tags: ["mcp"] });
     expect(await ca.read("colony://posts/latest")).toEqual(await get("/api/v1/posts", a.token, { limit: 20 }));
   });
 
   test("colony://colonies answers GET /colonies?limit=200", async () => {
+    const { u: a, c: ca } = await reader();
     const body = await ca.read("colony://colonies");
     expect(body.length).toBeGreaterThan(3);
     expect(body).toEqual(await get("/api/v1/colonies", a.token, { limit: 200 }));
   });
 
   test("colony://trending/tags answers GET /trending/tags", async () => {
+    const { u: a, c: ca } = await reader();
+    const tag = `mcp-${Math.random().toString(36).slice(2, 8)}`;
+    await post(h, await h.user(), { colony_id: GENERAL.id, tags: [tag] });
     const body = await ca.read("colony://trending/tags");
-    expect(body.items.map((t: any) => t.tag)).toContain("mcp");
+    expect(body.items.map((t: any) => t.tag)).toContain(tag);
     expect(body).toEqual(await get("/api/v1/trending/tags", a.token));
   });
 
   test("colony://my/notifications answers GET /notifications?unread_only=true", async () => {
+    const { u: a, c: ca } = await reader();
+    const b = await h.user();
     await h.req("POST", `/api/v1/users/by-username/${a.username}/follow`, { token: b.token });
     const body = await ca.read("colony://my/notifications");
     expect(body.length).toBeGreaterThan(0);
@@ -56,6 +73,8 @@ describe("resources", () => {
   });
 
   test("colony://posts/{post_id} answers the post and its comments", async () => {
+    const { u: a, c: ca } = await reader();
+    const b = await h.user();
     const p = await post(h, b, { colony_id: GENERAL.id });
     await h.req("POST", `/api/v1/posts/${p.id}/comments`, { token: a.token, body: { body: "nice" } });
     const body = await ca.read(`colony://posts/${p.id}`);
@@ -65,11 +84,14 @@ describe("resources", () => {
   });
 
   test("colony://users/{username} answers GET /users/{user_id}, by name or id", async () => {
+    const { u: a, c: ca } = await reader();
+    const b = await h.user();
     expect(await ca.read(`colony://users/${b.username}`)).toEqual(await get(`/api/v1/users/${b.username}`, a.token));
     expect(await ca.read(`colony://users/${b.id}`)).toEqual(await get(`/api/v1/users/${b.id}`, a.token));
   });
 
   test("a template naming nothing is a -32002 error carrying the REST 404", async () => {
+    const { u: a, c: ca } = await reader();
     for (const [uri, path] of [
       ["colony://posts/00000000-0000-7000-8000-000000000000", "/api/v1/posts/00000000-0000-7000-8000-000000000000"],
       ["colony://users/nobody-at-all", "/api/v1/users/nobody-at-all"],
@@ -86,16 +108,15 @@ describe("resources", () => {
   });
 
   test("anonymous readers see the public resources", async () => {
-    const anon = await connect(srv.url);
+    const anon = await as();
     expect(await anon.read("colony://posts/latest")).toEqual(await get("/api/v1/posts", null, { limit: 20 }));
-    await anon.close();
   });
 });
 
 describe("colony://my/since", () => {
   test("the first read covers the last 24 hours; each read starts where the previous stopped", async () => {
-    const u = await h.user();
-    const c = await connect(srv.url, u.token);
+    const { u, c } = await reader();
+    const b = await h.user();
     await h.req("POST", `/api/v1/users/by-username/${u.username}/follow`, { token: b.token });
     h.clock.advance(MINUTE);
     const first = await c.read("colony://my/since");
@@ -113,11 +134,10 @@ describe("colony://my/since", () => {
     const third = await c.read("colony://my/since");
     expect(third.cursor).toBe(second.next_cursor);
     expect(third.messages.map((m: any) => m.body)).toEqual(["ping"]);
-    await c.close();
   });
 
   test("the cursor is per user and advanced atomically: two readers never get the same item", async () => {
-    const u = await h.user();
+    const [u, b] = [await h.user(), await h.user()];
     await h.req("POST", `/api/v1/users/by-username/${u.username}/follow`, { token: b.token });
     h.clock.advance(MINUTE);
     const [x, y] = [sinceStoredCursor(h.ctx, u.id), sinceStoredCursor(h.ctx, u.id)];
@@ -130,10 +150,12 @@ describe("colony://my/since", () => {
   });
 
   test("a cursor older than 30 days is clamped like since", async () => {
-    const u = await h.user();
-    sinceStoredCursor(h.ctx, u.id);
-    h.clock.advance(40 * 86_400_000);
-    const r = sinceStoredCursor(h.ctx, u.id);
-    expect(r.since).toBe(h.clock.now() - 30 * 86_400_000);
+    // Its own app: the clock moves 40 days, past every token and session of the file's.
+    const own = setup();
+    const u = await own.user();
+    sinceStoredCursor(own.ctx, u.id);
+    own.clock.advance(40 * 86_400_000);
+    const r = sinceStoredCursor(own.ctx, u.id);
+    expect(r.since).toBe(own.clock.now() - 30 * 86_400_000);
   });
 });

@@ -30,7 +30,7 @@ import { mcpErrorCode } from "./errors";
 const JSON_TYPE = "application/json";
 
 /** The JSON-RPC error of a refused read. */
-export function resourceError(ctx: Ctx, uri: string, err: unknown): McpError {
+function resourceError(ctx: Ctx, uri: string, err: unknown): McpError {
   if (!(err instanceof ApiError)) {
     ctx.log.error("unhandled error", { mcp_resource: uri, error: String((err as Error)?.stack ?? err) });
     return new McpError(-32603, "Internal server error", { detail: { code: "INTERNAL_ERROR", message: "Internal server error", status: 500 } });
@@ -70,7 +70,7 @@ interface Fixed {
   read: Reader;
 }
 
-export const RESOURCES = (ctx: Ctx): Fixed[] => [
+const RESOURCES = (ctx: Ctx): Fixed[] => [
   {
     name: "latest_posts",
     uri: "colony://posts/latest",
@@ -144,7 +144,7 @@ interface Template {
   read: Reader;
 }
 
-export const TEMPLATES = (ctx: Ctx): Template[] => [
+const TEMPLATES = (ctx: Ctx): Template[] => [
   {
     name: "get_post",
     uriTemplate: "colony://posts/{post_id}",

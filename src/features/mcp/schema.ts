@@ -1,7 +1,9 @@
-// Tool argument schemas from the REST routes' TypeBox schemas. Elysia's `t.Integer`, `t.Numeric`
-// and `t.BooleanString` accept text (query strings arrive as text) through a string branch and a
-// decode transform; tool arguments arrive as JSON, so `plain` keeps the JSON branch only, and
-// `publish` turns a schema into the JSON Schema of `tools/list`.
+// Tool argument schemas from the REST routes' TypeBox schemas, so that a tool's limits (lengths,
+// ranges, enums, page sizes) are its route's. Elysia's `t.Integer`, `t.Numeric` and
+// `t.BooleanString` accept text (query strings arrive as text) through a string branch and a
+// decode transform; tool arguments arrive as JSON, so `plain` keeps the JSON branch only, `arg`
+// and its kin take a route's field as an argument, and `publish` turns a schema into the JSON
+// Schema of `tools/list`.
 import { Kind, OptionalKind, Type, type TObject, type TProperties, type TSchema } from "@sinclair/typebox";
 
 const TEXT_FORMATS = new Set(["integer", "numeric", "boolean"]);
@@ -47,6 +49,56 @@ export function pick<P extends TProperties, const K extends keyof P & string>(sc
 
 /** A property made optional (an alias can stand in for it), keeping its schema. */
 export const optional = <T extends TSchema>(s: T) => ((s as { [OptionalKind]?: string })[OptionalKind] === "Optional" ? s : Type.Optional(s));
+
+/** A property made required: the tool needs what its route can do without. */
+function required<T extends TSchema>(s: T): T {
+  const { [OptionalKind]: _, ...rest } = s as T & { [OptionalKind]?: string };
+  return rest as T;
+}
+
+/** What a tool says of an argument beyond its route's field: its own wording, the default it documents. */
+interface ArgOptions {
+  description?: string;
+  default?: unknown;
+}
+
+/**
+ * A route's field as a tool argument: its JSON branch with every limit of the route, optional as
+ * it is there; `options` replace the description (worded for the tool) or the default (where the
+ * tool's differs, docs/decisions.md §50).
+ */
+export function arg<T extends TSchema>(field: T, options: ArgOptions = {}): T {
+  const out = { ...plain(field) } as Record<string | symbol, unknown>;
+  for (const [k, v] of Object.entries(options)) if (v !== undefined) out[k] = v;
+  return out as T;
+}
+
+/**
+ * A path parameter as a tool argument: a path segment is never empty, so an argument without a
+ * format or a minimum length gets minLength 1.
+ */
+export function pathArg<T extends TSchema>(field: T, options: ArgOptions = {}): T {
+  const bounded = field.format !== undefined || field.minLength !== undefined ? field : ({ ...field, minLength: 1 } as unknown as T);
+  return arg(bounded, options);
+}
+
+/** A text field the tool always needs (at least one character, no default), where its route may leave it out. */
+export function requiredText<T extends TSchema>(field: T, options: ArgOptions = {}): T {
+  const { default: _, ...rest } = arg(field, options) as TSchema;
+  return required({ ...rest, minLength: Math.max(1, field.minLength ?? 0) } as unknown as T);
+}
+
+/** "min-max" of a field: its range, or its lengths for text. */
+export const range = (s: TSchema): string => (s.minimum !== undefined ? `${s.minimum}-${s.maximum}` : `${s.minLength ?? 0}-${s.maxLength}`);
+
+/** A route's `limit` (http/paging.ts) as an argument, its range and default stated in its description. */
+export function limitArg<T extends TSchema>(field: T, dflt?: number): T {
+  const d = dflt ?? (field.default as number);
+  return arg(field, { default: d, description: `Maximum results to return (${range(field)}, default ${d})` });
+}
+
+/** The page sizes a `limit` argument allows, for resolvePage. */
+export const pagingOf = (limit: TSchema): { max: number; default: number } => ({ max: limit.maximum as number, default: limit.default as number });
 
 /**
  * The JSON Schema sent in `tools/list`: the schema's JSON keywords (symbols dropped), a union of

@@ -10,9 +10,9 @@ import type { Ctx } from "../../core/context";
 /** A session is over after this long without a request. */
 export const MCP_SESSION_IDLE_MS = 30 * MINUTE;
 /** At most this many sessions are open at once; a new one closes the least recently used. */
-export const MCP_SESSIONS_MAX = 1000;
+const MCP_SESSIONS_MAX = 1000;
 
-export interface Closable {
+interface Closable {
   close(): Promise<void>;
 }
 

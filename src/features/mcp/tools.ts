@@ -3,117 +3,146 @@
 // handler of the REST route named in `rest`: the same services and views, with the route's rate
 // limits, so that what a tool answers is that route's answer for the same input
 // (docs/decisions.md §50 says how arguments map and where an answer adds to the route's).
-import { Type, type Static, type TLiteral, type TProperties } from "@sinclair/typebox";
+//
+// A tool's contract is its route's: its description starts with the route's (`does`, exported
+// beside the route) and its arguments are the route's fields (schema.ts `arg`, `pick`), with
+// their limits; a tool states only where it differs (`differs`, an argument's own wording or a
+// default of §50). contract.test.ts holds every tool to its route as the app serves it.
+import { Type, type Static, type TLiteral, type TProperties, type TSchema } from "@sinclair/typebox";
 import { ApiError } from "../../core/errors";
 import { isUuid } from "../../core/ids";
-import { resolvePage, type Page } from "../../core/paging";
+import { MAX_OFFSET, resolvePage, type Page } from "../../core/paging";
+import { pagingQuery } from "../../http/paging";
+import { SettingsIn, UPDATE_AVATAR_DESCRIPTION } from "../avatars/routes";
 import * as avatars from "../avatars/service";
+import { BOOKMARK_DESCRIPTION } from "../bookmarks/routes";
 import * as bookmarks from "../bookmarks/service";
+import * as bans from "../colonies/bans";
+import { BAN_DESCRIPTION, UNBAN_DESCRIPTION } from "../colonies/moderation-routes";
+import { ColonyListQuery, LIST_COLONIES_DESCRIPTION } from "../colonies/routes";
+import { ColonyBanCreate, ColonyCreate, MemberParams } from "../colonies/schemas";
 import * as colonies from "../colonies/service";
-import { colonyOut } from "../colonies/views";
-import { CommentCreate, CommentUpdate } from "../comments/schemas";
+import { banOut, colonyOut } from "../colonies/views";
+import { CREATE_COMMENT_DESCRIPTION, DELETE_COMMENT_DESCRIPTION, LIST_COMMENTS_DESCRIPTION, UPDATE_COMMENT_DESCRIPTION } from "../comments/routes";
+import { CommentCreate, CommentIdParams, CommentUpdate, PostCommentsQuery, PostIdParams as CommentsPostIdParams } from "../comments/schemas";
 import * as comments from "../comments/service";
-import { COMMENT_SORTS } from "../comments/service";
 import { commentsOut, oneCommentOut } from "../comments/views";
-import { ForYouQuery, list as commaList, SuggestionsQuery } from "../feed/routes";
+import { list as commaList, FOR_YOU_DESCRIPTION, ForYouQuery, SUGGESTIONS_DESCRIPTION, SuggestionsQuery } from "../feed/routes";
 import { forYou } from "../feed/service";
 import { suggestionsFor } from "../feed/suggestions";
+import { ByUserId, FOLLOW_DESCRIPTION } from "../follows/routes";
 import * as follows from "../follows/service";
-import * as bans from "../colonies/bans";
-import { ColonyBanCreate } from "../colonies/schemas";
-import { banOut } from "../colonies/views";
-import * as modmail from "../moderation/modmail";
-import { act, listQueue, QUEUE_FILTER_SOURCES, type QueueActionInput } from "../moderation/queue-service";
-import { ModQueueActionRequest } from "../moderation/queue-routes";
-import { queuePageOut, resultOut } from "../moderation/queue-views";
-import { groupDetail } from "../messages/groups/detail";
-import * as groups from "../messages/groups/service";
-import { createdOut } from "../messages/groups/views";
 import { followReceipt } from "../follows/views";
-import { CONVERSATION_PAGING, MessageCreate } from "../messages/schemas";
+import { create as createGroup } from "../messages/groups/create";
+import { groupDetail } from "../messages/groups/detail";
+import { CREATE_GROUP_DESCRIPTION, GET_GROUP_DESCRIPTION, GroupCreateQuery, SEND_GROUP_DESCRIPTION } from "../messages/groups/routes";
+import { ConvParams } from "../messages/groups/schemas";
+import { send as sendToGroup } from "../messages/groups/send";
+import { createdOut } from "../messages/groups/views";
 import * as direct from "../messages/direct";
+import { ByUsername, ConversationsQuery, GET_CONVERSATION_DESCRIPTION, LIST_CONVERSATIONS_DESCRIPTION, SEND_MESSAGE_DESCRIPTION } from "../messages/routes";
+import { CONVERSATION_PAGING, MessageCreate } from "../messages/schemas";
 import { sentMessageView } from "../messages/views";
+import * as modmail from "../moderation/modmail";
+import { ModmailOpen, OPEN_MODMAIL_DESCRIPTION } from "../moderation/modmail-routes";
+import { MOD_QUEUE_ACTION_DESCRIPTION, MOD_QUEUE_DESCRIPTION, ModQueueActionRequest, ModQueueQuery } from "../moderation/queue-routes";
+import { act, listQueue, type QueueActionInput } from "../moderation/queue-service";
+import { queuePageOut, resultOut } from "../moderation/queue-views";
+import { LIST_NOTIFICATIONS_DESCRIPTION, NotificationsQuery, READ_ALL_DESCRIPTION } from "../notifications/routes";
 import * as notifications from "../notifications/service";
 import { notificationsOut } from "../notifications/views";
-import { PostCreate, PostUpdate } from "../posts/schemas";
+import { POLL_MAX_OPTIONS, POLL_MIN_OPTIONS, POLL_OPTION_MAX } from "../posts/content";
+import { CREATE_POST_DESCRIPTION, DELETE_POST_DESCRIPTION, UPDATE_POST_DESCRIPTION } from "../posts/routes";
+import { PostCreate, PostIdParams, PostUpdate } from "../posts/schemas";
 import * as posts from "../posts/service";
-import { POST_TYPES } from "../posts/tables";
 import { onePostOut } from "../posts/views";
-import { REACTION_KEYS } from "../reactions/tables";
+import { ReactionToggle, TOGGLE_REACTION_DESCRIPTION } from "../reactions/routes";
 import * as reactions from "../reactions/service";
-import { SearchQuery } from "../search/routes";
+import { REACTION_KEYS } from "../reactions/tables";
+import { SEARCH_DESCRIPTION, SearchQuery } from "../search/routes";
 import * as search from "../search/service";
 import { searchResultsOut } from "../search/views";
-import { DIRECTORY_USER_TYPES, listDirectory } from "../users/directory";
+import { listDirectory } from "../users/directory";
+import { DIRECTORY_DESCRIPTION, DirectoryQuery } from "../users/directory-routes";
 import { userOut } from "../users/views";
+import { VOTE_COMMENT_DESCRIPTION, VOTE_POST_DESCRIPTION } from "../votes/routes";
 import * as votes from "../votes/service";
-import { WebhookCreate } from "../webhooks/routes";
+import { VoteBody } from "../votes/views";
+import { ById as WebhookParams, CREATE_WEBHOOK_DESCRIPTION, DELETE_WEBHOOK_DESCRIPTION, LIST_WEBHOOKS_DESCRIPTION, WebhookCreate } from "../webhooks/routes";
 import * as webhooks from "../webhooks/service";
 import { webhookOut } from "../webhooks/views";
 import type { ToolDef } from "./call";
-import { pick, plain } from "./schema";
+import { arg, limitArg, optional, pagingOf, pathArg, pick, plain, range, requiredText } from "./schema";
 
 const READ = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false } as const;
 const WRITE = { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false } as const;
 const IDEMPOTENT = { ...WRITE, idempotentHint: true } as const;
 const DESTRUCTIVE = { ...WRITE, destructiveHint: true, idempotentHint: true } as const;
 
-const Uuid = (description: string) => Type.String({ format: "uuid", description });
-const Limit = (max: number, dflt: number) => Type.Optional(Type.Integer({ minimum: 1, maximum: max, default: dflt, description: `Maximum results to return (1-${max}, default ${dflt})` }));
-/** One of `values` (published as a JSON Schema enum, schema.ts). */
+/** One of `values` (published as a JSON Schema enum, schema.ts): arguments the tool has and its route has not. */
 const Enum = <const T extends readonly string[]>(values: T, opts: { default?: T[number]; description?: string } = {}) =>
   Type.Union(values.map((v) => Type.Literal(v)) as unknown as [TLiteral<T[number]>], opts);
 const Args = <P extends TProperties>(props: P) => Type.Object(props);
 
 /** A list answer: the REST route's items with the paging facts its headers carry. */
 const listed = <T>(items: T[], total: number, page: Page) => ({ items, count: items.length, total, has_more: page.offset + items.length < total });
-const firstPage = (limit: number, max: number): Page => resolvePage({ limit }, { max, default: limit });
+/** The first page of `limit` results, within what the tool's `limit` argument allows. */
+const firstPage = (limit: number | undefined, args: { properties: { limit: TSchema } }): Page => resolvePage({ limit }, pagingOf(args.properties.limit));
+
+/** The answer of a tool over a 204 route. */
+const deleted = (what: "post" | "comment", id: string) => ({ status: "deleted", [`${what}_id`]: id });
+
+/** Where a tool names the colony (the mod tools, as the reference does): its name or its id, in `colony`. */
+const BY_COLONY = "the colony is named by `colony`: its name (e.g. general) or its id";
 
 // ---------------------------------------------------------------------------------------------
 // Reading
 
 const searchPosts = Args({
-  query: { ...plain(SearchQuery.properties.q), description: "Search words (at least 2 characters): words match by stem, `prefix*` and \"quoted phrases\" work" },
-  post_type: Type.Optional(Enum(POST_TYPES, { description: "Only posts of this type" })),
-  colony: Type.Optional({ ...plain(SearchQuery.properties.colony), description: "Only posts of this colony (its name, e.g. general); read colony://colonies for the list" }),
-  sort: Type.Optional(Enum(search.SEARCH_SORTS, { default: "relevance", description: "relevance (default), newest, oldest, top or discussed" })),
-  limit: Limit(100, 20),
-  member_colonies: Type.Optional(Type.Boolean({ description: "true: only posts in colonies you are an approved member of; false: only the others. Needs authentication" })),
+  query: arg(SearchQuery.properties.q, { description: `Search words (at least ${SearchQuery.properties.q.minLength} characters): words match by stem, \`prefix*\` and "quoted phrases" work` }),
+  post_type: arg(SearchQuery.properties.post_type, { description: "Only posts of this type" }),
+  colony: arg(SearchQuery.properties.colony, { description: "Only posts of this colony (its name, e.g. general); read colony://colonies for the list" }),
+  sort: arg(SearchQuery.properties.sort, { default: "relevance", description: "relevance (default), newest, oldest, top or discussed" }),
+  limit: limitArg(SearchQuery.properties.limit),
+  member_colonies: arg(SearchQuery.properties.member_colonies, { description: "true: only posts in colonies you are an approved member of; false: only the others. Needs authentication" }),
 });
 
 const browseDirectory = Args({
-  query: Type.Optional(Type.String({ maxLength: 100, description: "Substring of the username, display name or bio" })),
-  user_type: Type.Optional(Enum(DIRECTORY_USER_TYPES, { description: "agent, human or all (default)" })),
-  specialty: Type.Optional(Type.String({ maxLength: 40, description: "An entry of capabilities.specialties, e.g. research" })),
-  model: Type.Optional(Type.String({ maxLength: 100, description: "Substring of the agent's current model" })),
-  harness: Type.Optional(Type.String({ maxLength: 100, description: "Substring of the agent's harness" })),
-  active_within: Type.Optional(Type.String({ maxLength: 8, description: "Seen within N days, written Nd (e.g. 30d)" })),
-  limit: Limit(100, 20),
+  query: arg(DirectoryQuery.properties.q, { description: "Substring of the username, display name or bio" }),
+  user_type: arg(DirectoryQuery.properties.user_type, { description: "agent, human or all (default)" }),
+  specialty: arg(DirectoryQuery.properties.specialty, { description: "An entry of capabilities.specialties, e.g. research" }),
+  model: arg(DirectoryQuery.properties.model, { description: "Substring of the agent's current model" }),
+  harness: arg(DirectoryQuery.properties.harness, { description: "Substring of the agent's harness" }),
+  active_within: arg(DirectoryQuery.properties.active_within, { description: "Seen within N days, written Nd (e.g. 30d)" }),
+  limit: limitArg(DirectoryQuery.properties.limit),
 });
 
 const listColonies = Args({
-  query: Type.Optional(Type.String({ maxLength: 200, description: "Case-insensitive substring of the colony's name or display name" })),
-  limit: Limit(100, 50),
-  member_colonies: Type.Optional(Type.Boolean({ description: "true: only colonies you are an approved member of; false: only the others. Needs authentication" })),
+  // The route narrows by an exact slug (`name`); the tool by a substring, as long as a slug may be.
+  query: arg(ColonyListQuery.properties.name, { description: "Case-insensitive substring of the colony's name or display name" }),
+  limit: limitArg(ColonyListQuery.properties.limit),
+  member_colonies: arg(ColonyListQuery.properties.member_colonies, { description: "true: only colonies you are an approved member of; false: only the others. Needs authentication" }),
 });
 
 const getPostComments = Args({
-  post_id: Uuid("The post whose comments to fetch"),
-  limit: Limit(100, 50),
-  cursor: Type.Optional(Type.String({ pattern: "^[0-9]{1,6}$", description: "next_cursor of the previous page; omit for the first page" })),
-  sort: Type.Optional(Enum(COMMENT_SORTS, { default: "oldest", description: "oldest (default), newest, best (Wilson lower bound of votes) or top (net score)" })),
+  post_id: pathArg(CommentsPostIdParams.properties.post_id, { description: "The post whose comments to fetch" }),
+  limit: limitArg(PostCommentsQuery.properties.limit, 50),
+  // The next offset as text, at most as many digits as the route's largest offset.
+  cursor: Type.Optional(Type.String({ pattern: `^[0-9]{1,${String(MAX_OFFSET).length}}$`, description: "next_cursor of the previous page; omit for the first page" })),
+  sort: arg(PostCommentsQuery.properties.sort, { default: "oldest", description: "oldest (default), newest, best (Wilson lower bound of votes) or top (net score)" }),
 });
 
 // ---------------------------------------------------------------------------------------------
 // Writing
 
 const createPost = Args({
-  colony: Type.Optional({ ...plain(PostCreate.properties.colony), description: "The colony to post in, by name (e.g. general, findings, questions); read colony://colonies for the list. Required" }),
+  colony: arg(PostCreate.properties.colony, { description: "The colony to post in, by name (e.g. general, findings, questions); read colony://colonies for the list. Required" }),
   ...pick(PostCreate, ["title", "body"]),
-  post_type: Type.Optional(Enum(POST_TYPES, { default: "finding", description: "The post's type (default finding)" })),
-  tags: Type.Optional({ ...plain(PostCreate.properties.tags), description: "Tags, as a list (or a comma-separated string)" }),
-  scheduled_for: Type.Optional({ ...plain(PostCreate.properties.scheduled_for), description: "Publish later: an ISO 8601 instant 5 minutes to 30 days ahead (counts against your post rate limit now)" }),
-  poll_options: Type.Optional(Type.Array(Type.String({ maxLength: 200 }), { maxItems: 10, description: "For a poll: 2 to 10 option labels" })),
+  post_type: optional(arg(PostCreate.properties.post_type, { default: "finding", description: "The post's type (default finding)" })),
+  tags: arg(PostCreate.properties.tags, { description: "Tags, as a list (or a comma-separated string)" }),
+  scheduled_for: arg(PostCreate.properties.scheduled_for, { description: "Publish later: an ISO 8601 instant 5 minutes to 30 days ahead (counts against your post rate limit now)" }),
+  // The post-type fields go into the route's free-form `metadata` (postCreateInput), whose rules are posts/content.ts's.
+  poll_options: Type.Optional(Type.Array(Type.String({ maxLength: POLL_OPTION_MAX }), { maxItems: POLL_MAX_OPTIONS, description: `For a poll: ${POLL_MIN_OPTIONS} to ${POLL_MAX_OPTIONS} option labels` })),
   poll_multiple_choice: Type.Optional(Type.Boolean({ description: "For a poll: voters may pick several options" })),
   poll_show_results_before_voting: Type.Optional(Type.Boolean({ description: "For a poll: show the tally before the viewer votes" })),
   poll_closes_at: Type.Optional(Type.String({ maxLength: 64, description: "For a poll: ISO 8601 instant it closes" })),
@@ -123,7 +152,7 @@ const createPost = Args({
   marketplace_category: Type.Optional(Type.String({ maxLength: 50, description: "For a paid_task or paid_offer: its category" })),
   deadline: Type.Optional(Type.String({ maxLength: 64, description: "For a paid_task: ISO 8601 deadline" })),
   delivery_days: Type.Optional(Type.Integer({ minimum: 1, maximum: 365, description: "For a paid_offer: expected delivery in days" })),
-  confirm_duplicate: Type.Optional(Type.Boolean({ description: "Post even though it is very like one of your recent posts" })),
+  confirm_duplicate: arg(PostCreate.properties.confirm_duplicate, { description: "Post even though it is very like one of your recent posts" }),
 });
 
 /** The create body of POST /posts from the tool's arguments (post-type fields go in metadata). */
@@ -153,30 +182,50 @@ function postCreateInput(a: Static<typeof createPost>) {
   };
 }
 
-const commentOnPost = Args({ post_id: Uuid("The post to comment on"), ...pick(CommentCreate, ["body", "parent_id"]) });
-const editPost = Args({ post_id: Uuid("Your post to edit"), ...pick(PostUpdate, ["title", "body", "tags"]) });
-const editComment = Args({ comment_id: Uuid("Your comment to edit"), ...pick(CommentUpdate, ["body"]) });
-const Vote = Type.Union([Type.Literal(1), Type.Literal(-1)], { description: "1 to upvote, -1 to downvote" });
+const commentOnPost = Args({ post_id: pathArg(CommentsPostIdParams.properties.post_id, { description: "The post to comment on" }), ...pick(CommentCreate, ["body", "parent_id"]) });
+const editPost = Args({ post_id: pathArg(PostIdParams.properties.post_id, { description: "Your post to edit" }), ...pick(PostUpdate, ["title", "body", "tags"]) });
+const deletePost = Args({ post_id: pathArg(PostIdParams.properties.post_id, { description: "The post to delete" }) });
+const editComment = Args({ comment_id: pathArg(CommentIdParams.properties.comment_id, { description: "Your comment to edit" }), ...pick(CommentUpdate, ["body"]) });
+const deleteComment = Args({ comment_id: pathArg(CommentIdParams.properties.comment_id, { description: "The comment to delete" }) });
+const voteOnPost = Args({ post_id: pathArg(PostIdParams.properties.post_id, { description: "The post to vote on" }), ...pick(VoteBody, ["value"]) });
+const voteOnComment = Args({ comment_id: pathArg(CommentIdParams.properties.comment_id, { description: "The comment to vote on" }), ...pick(VoteBody, ["value"]) });
 const react = Args({
+  // An enum of the reactions the route's service accepts, so that a client sees them listed.
   emoji: Enum(REACTION_KEYS, { description: "The reaction" }),
-  post_id: Type.Optional(Uuid("The post to react to (send post_id or comment_id, not both)")),
-  comment_id: Type.Optional(Uuid("The comment to react to")),
+  post_id: arg(ReactionToggle.properties.post_id, { description: "The post to react to (send post_id or comment_id, not both)" }),
+  comment_id: arg(ReactionToggle.properties.comment_id, { description: "The comment to react to" }),
 });
-const sendMessage = Args({
-  username: Type.String({ minLength: 1, maxLength: 64, description: "The recipient's username" }),
-  body: Type.String({ minLength: 1, maxLength: MessageCreate.properties.body.maxLength, description: "Message text (1-10000 characters)" }),
+const bookmarkPost = Args({
+  post_id: pathArg(PostIdParams.properties.post_id, { description: "The post to bookmark or unbookmark" }),
+  action: Type.Optional(Enum(["add", "remove"] as const, { default: "add", description: "add (default) or remove" })),
 });
+const followUser = Args({
+  username: pathArg(ByUserId.properties.user_id, { description: "The user: a username or a user id" }),
+  action: Type.Optional(Enum(["follow", "unfollow"] as const, { default: "follow", description: "follow (default) or unfollow" })),
+});
+/** A message's text: required, since a tool sends no attachments. */
+const messageText = requiredText(MessageCreate.properties.body, { description: `Message text (1-${MessageCreate.properties.body.maxLength} characters)` });
+const sendMessage = Args({ username: pathArg(ByUsername.properties.username, { description: "The recipient's username" }), body: messageText });
+const listConversations = Args({
+  include_archived: arg(ConversationsQuery.properties.include_archived, { description: "Include the conversations you archived" }),
+  limit: limitArg(ConversationsQuery.properties.limit),
+});
+const getConversation = Args({ username: pathArg(ByUsername.properties.username, { description: "The other participant's username" }), limit: limitArg(pagingQuery(CONVERSATION_PAGING).limit) });
+const getNotifications = Args({
+  unread_only: arg(NotificationsQuery.properties.unread_only, { default: true, description: "Only unread notifications (default true)" }),
+  limit: limitArg(NotificationsQuery.properties.limit),
+});
+const avatar = SettingsIn.properties;
 const avatarProps = {
-  bg: Type.Optional(Type.Integer({ minimum: 0, maximum: 15, description: "Background colour (0-15)" })),
-  accent: Type.Optional(Type.Integer({ minimum: 0, maximum: 15, description: "Feature colour (0-15)" })),
-  eyes: Type.Optional(Type.Integer({ minimum: 0, maximum: 5, description: "Eye shape (0-5)" })),
-  mouth: Type.Optional(Type.Integer({ minimum: 0, maximum: 5, description: "Mouth shape (0-5)" })),
-  head: Type.Optional(Type.Integer({ minimum: 0, maximum: 5, description: "Head feature (0-5)" })),
-  ears: Type.Optional(Type.Boolean({ description: "Show ears" })),
+  bg: arg(avatar.bg, { description: `Background colour (${range(plain(avatar.bg))})` }),
+  accent: arg(avatar.accent, { description: `Feature colour (${range(plain(avatar.accent))})` }),
+  eyes: arg(avatar.eyes, { description: `Eye shape (${range(plain(avatar.eyes))})` }),
+  mouth: arg(avatar.mouth, { description: `Mouth shape (${range(plain(avatar.mouth))})` }),
+  head: arg(avatar.head, { description: `Head feature (${range(plain(avatar.head))})` }),
+  ears: arg(avatar.ears, { description: "Show ears" }),
 };
 const AVATAR_KEYS = Object.keys(avatarProps) as (keyof typeof avatarProps)[];
-
-const deleted = (what: "post" | "comment", id: string) => ({ status: "deleted", [`${what}_id`]: id });
+const updateAvatar = Args({ ...avatarProps, reset: Type.Optional(Type.Boolean({ default: false, description: "Back to the default avatar" })) });
 
 // ---------------------------------------------------------------------------------------------
 // Beyond the reference (issue 16): argument names follow the REST parameters.
@@ -184,31 +233,29 @@ const deleted = (what: "post" | "comment", id: string) => ({ status: "deleted", 
 const forYouArgs = Args(mapOptional(ForYouQuery.properties));
 const suggestionsArgs = Args({
   limit: plain(SuggestionsQuery.properties.limit),
-  category: Type.Optional({ ...plain(SuggestionsQuery.properties.category), description: "Only these categories, comma-separated" }),
-  kinds: Type.Optional({ ...plain(SuggestionsQuery.properties.kinds), description: "Only these kinds, comma-separated" }),
+  category: arg(SuggestionsQuery.properties.category, { description: "Only these categories, comma-separated" }),
+  kinds: arg(SuggestionsQuery.properties.kinds, { description: "Only these kinds, comma-separated" }),
 });
 const searchArgs = Args({
   ...pick(SearchQuery, ["q", "post_type", "colony_id", "colony", "author_type", "member_colonies", "sort"]),
-  limit: Limit(100, 20),
-  offset: Type.Optional(Type.Integer({ minimum: 0, maximum: 10_000, description: "Results to skip" })),
+  limit: limitArg(SearchQuery.properties.limit),
+  offset: arg(SearchQuery.properties.offset, { description: "Results to skip" }),
 });
-const GroupId = Type.String({ minLength: 1, maxLength: 64, description: "The group's conversation id (is_group conversations of colony_list_conversations)" });
-const getGroupArgs = Args({ conv_id: GroupId, limit: Limit(CONVERSATION_PAGING.max, CONVERSATION_PAGING.default), offset: Type.Optional(Type.Integer({ minimum: 0, maximum: 10_000, description: "Messages to skip back from the newest" })) });
-const sendGroupArgs = Args({
-  conv_id: GroupId,
-  body: Type.String({ minLength: 1, maxLength: MessageCreate.properties.body.maxLength, description: "Message text (1-10000 characters)" }),
-  reply_to_message_id: plain(MessageCreate.properties.reply_to_message_id),
-});
+const GroupId = pathArg(ConvParams.properties.conv_id, { description: "The group's conversation id (is_group conversations of colony_list_conversations)" });
+const groupPaging = pagingQuery(CONVERSATION_PAGING);
+const getGroupArgs = Args({ conv_id: GroupId, limit: limitArg(groupPaging.limit), offset: arg(groupPaging.offset, { description: "Messages to skip back from the newest" }) });
+const sendGroupArgs = Args({ conv_id: GroupId, body: messageText, reply_to_message_id: arg(MessageCreate.properties.reply_to_message_id) });
 const createGroupArgs = Args({
-  title: Type.String({ minLength: 1, maxLength: 100, description: "The group's title (1-100 characters)" }),
-  members: Type.Array(Type.String({ maxLength: 64 }), { minItems: 1, maxItems: 49, description: "Usernames (or user ids) to invite, 1 to 49; you are added as the group's admin" }),
+  title: arg(GroupCreateQuery.properties.title, { description: `The group's title (${range(GroupCreateQuery.properties.title)} characters)` }),
+  members: arg(GroupCreateQuery.properties.members, { description: "Usernames (or user ids) to invite; you are added as the group's admin" }),
 });
 const createWebhookArgs = Args(pick(WebhookCreate, ["url", "secret", "events"]));
-const WebhookId = Uuid("The webhook");
+const deleteWebhookArgs = Args({ webhook_id: pathArg(WebhookParams.properties.webhook_id, { description: "The webhook" }) });
 
 // Moderation: the reference names the colony by `colony` (its name; an id works too).
-const ColonyArg = Type.String({ minLength: 1, maxLength: 100, description: "The colony: its name (e.g. general) or its id" });
-const UserArg = Type.String({ minLength: 1, maxLength: 64, description: "The user: a username or a user id" });
+// A name as a colony is founded with it; an id fits the same bounds.
+const ColonyArg = arg(ColonyCreate.properties.name, { description: "The colony: its name (e.g. general) or its id" });
+const UserArg = arg(MemberParams.properties.user_id, { description: "The user: a username or a user id" });
 
 /** The colony's id for a name or an id; an unknown name is the REST 404 of an unknown colony. */
 function colonyIdOf(ctx: Parameters<typeof colonies.findColonyByName>[0], nameOrId: string): string {
@@ -220,16 +267,16 @@ function colonyIdOf(ctx: Parameters<typeof colonies.findColonyByName>[0], nameOr
 
 const modQueueArgs = Args({
   colony: ColonyArg,
-  status: Type.Optional(Enum(["open", "resolved"] as const, { default: "open", description: "open (default) or resolved" })),
-  source: Type.Optional(Enum(QUEUE_FILTER_SOURCES, { description: "Only rows of this source" })),
-  sort: Type.Optional(Enum(["newest", "oldest"] as const, { default: "newest", description: "newest (default) or oldest first" })),
-  limit: Limit(100, 25),
-  offset: Type.Optional(Type.Integer({ minimum: 0, maximum: 10_000, description: "Rows to skip" })),
+  status: arg(ModQueueQuery.properties.status, { default: "open", description: "open (default) or resolved" }),
+  source: arg(ModQueueQuery.properties.source, { description: "Only rows of this source" }),
+  sort: arg(ModQueueQuery.properties.sort, { default: "newest", description: "newest (default) or oldest first" }),
+  limit: limitArg(ModQueueQuery.properties.limit),
+  offset: arg(ModQueueQuery.properties.offset, { description: "Rows to skip" }),
 });
 const modActionArgs = Args({ colony: ColonyArg, ...pick(ModQueueActionRequest, ["source", "source_id", "action", "reason_id", "reason_text", "duration_days"]) });
 const banArgs = Args({ colony: ColonyArg, user_id: UserArg, ...pick(ColonyBanCreate, ["duration_days", "reason"]) });
 const unbanArgs = Args({ colony: ColonyArg, user_id: UserArg });
-const modmailArgs = Args({ colony: ColonyArg, body: Type.String({ minLength: 1, maxLength: 10000, description: "The message to the moderators" }) });
+const modmailArgs = Args({ colony: ColonyArg, ...pick(ModmailOpen, ["body"]) });
 
 /** Every property of an object schema made plain (JSON only) and optional as it is. */
 function mapOptional<P extends TProperties>(props: P): P {
@@ -242,15 +289,15 @@ export const TOOLS: ToolDef[] = [
   {
     name: "colony_search_posts",
     title: "Search Posts",
-    description:
-      "Full-text search of the posts you may read, as GET /api/v1/search: items (each with a snippet), total, has_more, and the matching users. No authentication needed, except for member_colonies.",
     rest: "GET /api/v1/search",
+    does: SEARCH_DESCRIPTION,
+    differs: "the search words are `query` (the route's q); it filters by post_type, colony and member_colonies and answers the first page (colony_search takes every filter), adding count",
     auth: "optional",
     limits: ["search", "search_ip"],
     args: searchPosts,
     annotations: READ,
     async run({ ctx, caller }, a: Static<typeof searchPosts>) {
-      const page = firstPage(a.limit ?? 20, 100);
+      const page = firstPage(a.limit, searchPosts);
       const input = { q: a.query, post_type: a.post_type, colony: a.colony, sort: a.sort, member_colonies: a.member_colonies };
       const r = await search.search(ctx, caller, input, page);
       const out = searchResultsOut(ctx, caller, r, page, a.post_type !== undefined || a.member_colonies !== undefined);
@@ -260,14 +307,14 @@ export const TOOLS: ToolDef[] = [
   {
     name: "colony_browse_directory",
     title: "Browse Directory",
-    description:
-      "Find agents and people by what they do, as GET /api/v1/users/directory: filters (query, user_type, specialty, model, harness, active_within) combine with AND; highest karma first. No authentication needed.",
     rest: "GET /api/v1/users/directory",
+    does: DIRECTORY_DESCRIPTION,
+    differs: "the substring filter is `query` (the route's q); highest karma first; the answer is {items, count, total, has_more} for the first page",
     auth: "optional",
     args: browseDirectory,
     annotations: READ,
     run({ ctx, caller }, a: Static<typeof browseDirectory>) {
-      const page = firstPage(a.limit ?? 20, 100);
+      const page = firstPage(a.limit, browseDirectory);
       const { items, total } = listDirectory(ctx, { q: a.query, userType: a.user_type, model: a.model, harness: a.harness, specialty: a.specialty, activeWithin: a.active_within }, page);
       const out = items.map((u) => ({ ...userOut(ctx, u, { self: caller?.id === u.id }), post_count: posts.publishedPostCount(ctx, u.id) }));
       return listed(out, total, page);
@@ -276,14 +323,14 @@ export const TOOLS: ToolDef[] = [
   {
     name: "colony_list_colonies",
     title: "List Colonies",
-    description:
-      "Colonies by member count, as GET /api/v1/colonies; use their names as `colony` in colony_create_post and colony_search_posts. With a token the private colonies you belong to are listed too. count is this page's length, total all that match.",
     rest: "GET /api/v1/colonies",
+    does: LIST_COLONIES_DESCRIPTION,
+    differs: "`query` narrows to a case-insensitive substring of the name or display name; use the names as `colony` in colony_create_post and colony_search_posts. The answer is {items, count, total, has_more}: count is this page's length, total all that match",
     auth: "optional",
     args: listColonies,
     annotations: READ,
     run({ ctx, caller }, a: Static<typeof listColonies>) {
-      const page = firstPage(a.limit ?? 50, 100);
+      const page = firstPage(a.limit, listColonies);
       const { items, total } = colonies.listColonies(ctx, caller ?? null, { q: a.query, memberColonies: a.member_colonies }, page);
       return listed(items.map(colonyOut), total, page);
     },
@@ -291,15 +338,14 @@ export const TOOLS: ToolDef[] = [
   {
     name: "colony_get_post_comments",
     title: "Get Post Comments",
-    description:
-      "A post's comments as a flat stream (each carries parent_id to rebuild threads), as GET /api/v1/posts/{post_id}/comments. Page on by passing next_cursor back as cursor; it is null on the last page. No authentication needed.",
     rest: "GET /api/v1/posts/{post_id}/comments",
+    does: LIST_COMMENTS_DESCRIPTION,
+    differs: "it pages with `cursor`: pass next_cursor back (null on the last page); the answer adds count and next_cursor",
     auth: "optional",
     args: getPostComments,
     annotations: READ,
     run({ ctx, caller }, a: Static<typeof getPostComments>) {
-      const limit = a.limit ?? 50;
-      const page = resolvePage({ limit, offset: a.cursor === undefined ? 0 : Number(a.cursor) }, { max: 100, default: 50 });
+      const page = resolvePage({ limit: a.limit, offset: a.cursor === undefined ? 0 : Number(a.cursor) }, pagingOf(getPostComments.properties.limit));
       const r = comments.listPostComments(ctx, caller, a.post_id, { sort: a.sort }, page);
       const items = commentsOut(ctx, r.items, caller?.id ?? null);
       return {
@@ -315,9 +361,9 @@ export const TOOLS: ToolDef[] = [
   {
     name: "colony_create_post",
     title: "Create Post",
-    description:
-      "Create a post in a colony, now or scheduled, as POST /api/v1/posts (answers the post). A poll takes poll_options; a paid_task its budget_min_sats/budget_max_sats (you pay); a paid_offer its listed_rate_sats (you are paid). Requires authentication.",
     rest: "POST /api/v1/posts",
+    does: CREATE_POST_DESCRIPTION,
+    differs: "the colony is named by `colony`; post_type defaults to finding; a poll takes poll_options, a paid_task its budget_min_sats/budget_max_sats (you pay), a paid_offer its listed_rate_sats (you are paid), all written into the post's metadata; answers the post",
     auth: "required",
     idempotent: true,
     limits: ["create_post"],
@@ -330,8 +376,8 @@ export const TOOLS: ToolDef[] = [
   {
     name: "colony_comment_on_post",
     title: "Comment on Post",
-    description: "Comment on a post, or reply to one of its comments with parent_id, as POST /api/v1/posts/{post_id}/comments (answers the comment). Requires authentication.",
     rest: "POST /api/v1/posts/{post_id}/comments",
+    does: CREATE_COMMENT_DESCRIPTION,
     auth: "required",
     idempotent: true,
     limits: ["create_comment"],
@@ -344,8 +390,9 @@ export const TOOLS: ToolDef[] = [
   {
     name: "colony_edit_post",
     title: "Edit Post",
-    description: "Edit your post's title, body or tags within 15 minutes of publishing, as PUT /api/v1/posts/{post_id} (answers the post). Requires authentication.",
     rest: "PUT /api/v1/posts/{post_id}",
+    does: UPDATE_POST_DESCRIPTION,
+    differs: "it edits the title, body and tags (not the language)",
     auth: "required",
     limits: ["post_edit"],
     args: editPost,
@@ -357,13 +404,14 @@ export const TOOLS: ToolDef[] = [
   {
     name: "colony_delete_post",
     title: "Delete Post",
-    description: "Delete your post within 15 minutes of publishing (a colony's moderators at any time), as DELETE /api/v1/posts/{post_id}. Answers {status: \"deleted\", post_id}. Requires authentication.",
     rest: "DELETE /api/v1/posts/{post_id}",
+    does: DELETE_POST_DESCRIPTION,
+    differs: "answers {status: \"deleted\", post_id} where the route answers 204",
     auth: "required",
     limits: ["post_delete"],
-    args: Args({ post_id: Uuid("The post to delete") }),
+    args: deletePost,
     annotations: DESTRUCTIVE,
-    run({ ctx, caller }, a: { post_id: string }) {
+    run({ ctx, caller }, a: Static<typeof deletePost>) {
       posts.deletePost(ctx, caller, a.post_id);
       return deleted("post", a.post_id);
     },
@@ -371,8 +419,8 @@ export const TOOLS: ToolDef[] = [
   {
     name: "colony_edit_comment",
     title: "Edit Comment",
-    description: "Replace your comment's body within 15 minutes of posting, as PUT /api/v1/comments/{comment_id} (answers the comment). Requires authentication.",
     rest: "PUT /api/v1/comments/{comment_id}",
+    does: UPDATE_COMMENT_DESCRIPTION,
     auth: "required",
     limits: ["comment_edit"],
     args: editComment,
@@ -384,13 +432,14 @@ export const TOOLS: ToolDef[] = [
   {
     name: "colony_delete_comment",
     title: "Delete Comment",
-    description: "Delete your comment within 15 minutes of posting (a colony's moderators at any time), as DELETE /api/v1/comments/{comment_id}. Answers {status: \"deleted\", comment_id}. Requires authentication.",
     rest: "DELETE /api/v1/comments/{comment_id}",
+    does: DELETE_COMMENT_DESCRIPTION,
+    differs: "answers {status: \"deleted\", comment_id} where the route answers 204",
     auth: "required",
     limits: ["comment_delete"],
-    args: Args({ comment_id: Uuid("The comment to delete") }),
+    args: deleteComment,
     annotations: DESTRUCTIVE,
-    run({ ctx, caller }, a: { comment_id: string }) {
+    run({ ctx, caller }, a: Static<typeof deleteComment>) {
       comments.deleteComment(ctx, caller, a.comment_id);
       return deleted("comment", a.comment_id);
     },
@@ -398,34 +447,35 @@ export const TOOLS: ToolDef[] = [
   {
     name: "colony_vote_on_post",
     title: "Vote on Post",
-    description: "Upvote (1) or downvote (-1) a post, as POST /api/v1/posts/{post_id}/vote: answers its new score and whether karma moved. Requires authentication.",
     rest: "POST /api/v1/posts/{post_id}/vote",
+    does: VOTE_POST_DESCRIPTION,
     auth: "required",
     limits: ["vote_hourly"],
-    args: Args({ post_id: Uuid("The post to vote on"), value: Vote }),
+    args: voteOnPost,
     annotations: IDEMPOTENT,
-    run({ ctx, caller }, a: { post_id: string; value: 1 | -1 }) {
+    run({ ctx, caller }, a: Static<typeof voteOnPost>) {
       return votes.castVote(ctx, caller, "post", a.post_id, a.value);
     },
   },
   {
     name: "colony_vote_on_comment",
     title: "Vote on Comment",
-    description: "Upvote (1) or downvote (-1) a comment, as POST /api/v1/comments/{comment_id}/vote: answers its new score and whether karma moved. Requires authentication.",
     rest: "POST /api/v1/comments/{comment_id}/vote",
+    does: VOTE_COMMENT_DESCRIPTION,
     auth: "required",
     limits: ["vote_hourly"],
-    args: Args({ comment_id: Uuid("The comment to vote on"), value: Vote }),
+    args: voteOnComment,
     annotations: IDEMPOTENT,
-    run({ ctx, caller }, a: { comment_id: string; value: 1 | -1 }) {
+    run({ ctx, caller }, a: Static<typeof voteOnComment>) {
       return votes.castVote(ctx, caller, "comment", a.comment_id, a.value);
     },
   },
   {
     name: "colony_react",
     title: "React to Content",
-    description: "Toggle an emoji reaction on a post or a comment (the same emoji again removes it), as POST /api/v1/reactions/toggle: answers the reaction counts. Requires authentication.",
     rest: "POST /api/v1/reactions/toggle",
+    does: TOGGLE_REACTION_DESCRIPTION,
+    differs: "the emoji is one of the listed reactions",
     auth: "required",
     limits: ["reaction"],
     args: react,
@@ -437,13 +487,14 @@ export const TOOLS: ToolDef[] = [
   {
     name: "colony_bookmark_post",
     title: "Bookmark Post",
-    description: "Bookmark a post (action add, the default) or remove the bookmark (action remove), as POST and DELETE /api/v1/posts/{post_id}/bookmark. Answers {status: \"bookmarked\"} or {status: \"unbookmarked\"}. Requires authentication.",
     rest: "POST /api/v1/posts/{post_id}/bookmark",
+    does: BOOKMARK_DESCRIPTION,
+    differs: "action remove removes the bookmark, as DELETE /api/v1/posts/{post_id}/bookmark does; answers {status: \"bookmarked\"} or {status: \"unbookmarked\"}",
     auth: "required",
     limits: ["bookmark"],
-    args: Args({ post_id: Uuid("The post to bookmark or unbookmark"), action: Type.Optional(Enum(["add", "remove"] as const, { default: "add", description: "add (default) or remove" })) }),
+    args: bookmarkPost,
     annotations: IDEMPOTENT,
-    run({ ctx, caller }, a: { post_id: string; action?: "add" | "remove" }) {
+    run({ ctx, caller }, a: Static<typeof bookmarkPost>) {
       if (a.action === "remove") {
         bookmarks.removeBookmark(ctx, caller, a.post_id);
         return { status: "unbookmarked" };
@@ -455,15 +506,13 @@ export const TOOLS: ToolDef[] = [
   {
     name: "colony_follow_user",
     title: "Follow/Unfollow User",
-    description: "Follow a user (action follow, the default; answers the follow receipt) or unfollow them (action unfollow; answers {status: \"unfollowed\"}), as POST and DELETE /api/v1/users/{user_id}/follow. Requires authentication.",
     rest: "POST /api/v1/users/{user_id}/follow",
+    does: FOLLOW_DESCRIPTION,
+    differs: "the user is `username` (a user id works too); action unfollow unfollows, as DELETE /api/v1/users/{user_id}/follow does, and answers {status: \"unfollowed\"}",
     auth: "required",
-    args: Args({
-      username: Type.String({ minLength: 1, maxLength: 64, description: "The user: a username or a user id" }),
-      action: Type.Optional(Enum(["follow", "unfollow"] as const, { default: "follow", description: "follow (default) or unfollow" })),
-    }),
+    args: followUser,
     annotations: IDEMPOTENT,
-    run({ ctx, caller }, a: { username: string; action?: "follow" | "unfollow" }) {
+    run({ ctx, caller }, a: Static<typeof followUser>) {
       if (a.action === "unfollow") {
         follows.unfollow(ctx, caller, a.username);
         return { status: "unfollowed" };
@@ -474,8 +523,9 @@ export const TOOLS: ToolDef[] = [
   {
     name: "colony_send_message",
     title: "Send Direct Message",
-    description: "Send a direct message to a user, as POST /api/v1/messages/send/{username} (answers the message). Requires authentication.",
     rest: "POST /api/v1/messages/send/{username}",
+    does: SEND_MESSAGE_DESCRIPTION,
+    differs: "the body is required (a tool sends no attachments); answers the message",
     auth: "required",
     idempotent: true,
     limits: ["send_message", "send_message_daily"],
@@ -488,14 +538,14 @@ export const TOOLS: ToolDef[] = [
   {
     name: "colony_list_conversations",
     title: "List Conversations",
-    description:
-      "Your conversations, newest activity first, as GET /api/v1/messages/conversations: each with the other participant (or the group's title), the last message time and your unread count. count is this page's length, total all of them. Requires authentication.",
     rest: "GET /api/v1/messages/conversations",
+    does: LIST_CONVERSATIONS_DESCRIPTION,
+    differs: "the answer is {items, count, total, has_more} for the first page: count is this page's length, total all of them",
     auth: "required",
-    args: Args({ include_archived: Type.Optional(Type.Boolean({ default: false, description: "Include the conversations you archived" })), limit: Limit(100, 20) }),
+    args: listConversations,
     annotations: READ,
-    run({ ctx, caller }, a: { include_archived?: boolean; limit?: number }) {
-      const page = firstPage(a.limit ?? 20, 100);
+    run({ ctx, caller }, a: Static<typeof listConversations>) {
+      const page = firstPage(a.limit, listConversations);
       const { items, total } = direct.list(ctx, caller, a.include_archived ?? false, page);
       return listed(items, total, page);
     },
@@ -503,25 +553,27 @@ export const TOOLS: ToolDef[] = [
   {
     name: "colony_get_conversation",
     title: "Get Conversation",
-    description: "Your direct-message thread with a user, as GET /api/v1/messages/conversations/{username}: the newest messages (oldest first), which are then marked read. Requires authentication.",
     rest: "GET /api/v1/messages/conversations/{username}",
+    does: GET_CONVERSATION_DESCRIPTION,
+    differs: "it reads the newest page only",
     auth: "required",
-    args: Args({ username: Type.String({ minLength: 1, maxLength: 64, description: "The other participant's username" }), limit: Limit(CONVERSATION_PAGING.max, 50) }),
+    args: getConversation,
     annotations: READ,
-    run({ ctx, caller }, a: { username: string; limit?: number }) {
-      return direct.open(ctx, caller, a.username, firstPage(a.limit ?? 50, CONVERSATION_PAGING.max));
+    run({ ctx, caller }, a: Static<typeof getConversation>) {
+      return direct.open(ctx, caller, a.username, firstPage(a.limit, getConversation));
     },
   },
   {
     name: "colony_get_notifications",
     title: "Get Notifications",
-    description: "Your notifications (replies, mentions, follows, messages …), newest first, as GET /api/v1/notifications; unread only unless unread_only is false. count is this page's length, total all that match. Requires authentication.",
     rest: "GET /api/v1/notifications",
+    does: LIST_NOTIFICATIONS_DESCRIPTION,
+    differs: "unread only unless unread_only is false; the answer is {items, count, total, has_more} for the first page: count is this page's length, total all that match",
     auth: "required",
-    args: Args({ unread_only: Type.Optional(Type.Boolean({ default: true, description: "Only unread notifications (default true)" })), limit: Limit(100, 20) }),
+    args: getNotifications,
     annotations: READ,
-    run({ ctx, caller }, a: { unread_only?: boolean; limit?: number }) {
-      const page = firstPage(a.limit ?? 20, 100);
+    run({ ctx, caller }, a: Static<typeof getNotifications>) {
+      const page = firstPage(a.limit, getNotifications);
       const { items, total } = notifications.listNotifications(ctx, caller.id, { unreadOnly: a.unread_only ?? true }, page);
       return listed(notificationsOut(ctx, items), total, page);
     },
@@ -529,8 +581,9 @@ export const TOOLS: ToolDef[] = [
   {
     name: "colony_mark_notifications_read",
     title: "Mark Notifications Read",
-    description: "Mark every unread notification read, as POST /api/v1/notifications/read-all. Answers {status: \"ok\", marked_read}. Requires authentication.",
     rest: "POST /api/v1/notifications/read-all",
+    does: READ_ALL_DESCRIPTION,
+    differs: "answers {status: \"ok\", marked_read} where the route answers 204",
     auth: "required",
     args: Args({}),
     annotations: IDEMPOTENT,
@@ -541,11 +594,11 @@ export const TOOLS: ToolDef[] = [
   {
     name: "colony_update_avatar",
     title: "Customize Avatar",
-    description:
-      "Change your generated avatar, as PUT /api/v1/users/me/avatar: each argument sets one feature and keeps the others; reset: true goes back to the default. Answers your profile. Requires authentication.",
     rest: "PUT /api/v1/users/me/avatar",
+    does: UPDATE_AVATAR_DESCRIPTION,
+    differs: "each argument sets one feature and keeps the others (the route's body replaces them all); reset: true goes back to the default. Answers your profile",
     auth: "required",
-    args: Args({ ...avatarProps, reset: Type.Optional(Type.Boolean({ default: false, description: "Back to the default avatar" })) }),
+    args: updateAvatar,
     annotations: IDEMPOTENT,
     run({ ctx, caller }, a: Record<string, unknown>) {
       if (a.reset && AVATAR_KEYS.some((k) => a[k] !== undefined)) throw new ApiError(400, "INVALID_INPUT", "reset cannot be combined with other avatar settings");
@@ -558,9 +611,8 @@ export const TOOLS: ToolDef[] = [
   {
     name: "colony_get_for_you",
     title: "For You Feed",
-    description:
-      "Your personalised feed of posts and comments, as GET /api/v1/feed/for-you: the first call freezes a ranked snapshot for 30 minutes; pass next_cursor back as cursor to page through it. Requires authentication.",
     rest: "GET /api/v1/feed/for-you",
+    does: FOR_YOU_DESCRIPTION,
     auth: "required",
     args: forYouArgs,
     annotations: READ,
@@ -571,9 +623,9 @@ export const TOOLS: ToolDef[] = [
   {
     name: "colony_get_suggestions",
     title: "Get Suggestions",
-    description:
-      "Ranked next actions computed from your state, as GET /api/v1/suggestions: each names the tool (mcp_tool, mcp_args) and the API call that performs it. Requires authentication.",
     rest: "GET /api/v1/suggestions",
+    does: SUGGESTIONS_DESCRIPTION,
+    differs: "each suggestion also names the tool that performs it (mcp_tool, mcp_args)",
     auth: "required",
     args: suggestionsArgs,
     annotations: READ,
@@ -584,15 +636,14 @@ export const TOOLS: ToolDef[] = [
   {
     name: "colony_search",
     title: "Search",
-    description:
-      "Search posts, users and wiki pages at once, as GET /api/v1/search (the same answer: items with snippets, total, has_more, users, wiki_pages). Filters: post_type, colony_id or colony (its name), author_type, member_colonies (needs authentication). No authentication needed otherwise.",
     rest: "GET /api/v1/search",
+    does: SEARCH_DESCRIPTION,
     auth: "optional",
     limits: ["search", "search_ip"],
     args: searchArgs,
     annotations: READ,
     async run({ ctx, caller }, a: Static<typeof searchArgs>) {
-      const page = resolvePage({ limit: a.limit ?? 20, offset: a.offset }, { max: 100, default: 20 });
+      const page = resolvePage({ limit: a.limit, offset: a.offset }, pagingOf(searchArgs.properties.limit));
       const r = await search.search(ctx, caller, a, page);
       return searchResultsOut(ctx, caller, r, page, a.post_type !== undefined || a.member_colonies !== undefined);
     },
@@ -600,49 +651,50 @@ export const TOOLS: ToolDef[] = [
   {
     name: "colony_get_group_conversation",
     title: "Get Group Conversation",
-    description:
-      "A group you belong to, as GET /api/v1/messages/groups/{conv_id}: its metadata, your settings, the pinned messages and the newest messages (oldest first), which are then marked read. Requires authentication; a group you are not an accepted member of is 404.",
     rest: "GET /api/v1/messages/groups/{conv_id}",
+    does: GET_GROUP_DESCRIPTION,
     auth: "required",
     args: getGroupArgs,
     annotations: READ,
     run({ ctx, caller }, a: Static<typeof getGroupArgs>) {
-      return groupDetail(ctx, caller, a.conv_id, resolvePage({ limit: a.limit ?? CONVERSATION_PAGING.default, offset: a.offset }, CONVERSATION_PAGING));
+      return groupDetail(ctx, caller, a.conv_id, resolvePage({ limit: a.limit, offset: a.offset }, pagingOf(getGroupArgs.properties.limit)));
     },
   },
   {
     name: "colony_create_group_conversation",
     title: "Create Group Conversation",
-    description:
-      "Start a group conversation, as POST /api/v1/messages/groups: you join as its admin and every member named is invited (pending until they accept); an invite to a stranger counts against the cold-contact budget. Answers the group (its id is conv_id for colony_send_group_message). Requires authentication.",
     rest: "POST /api/v1/messages/groups",
+    does: CREATE_GROUP_DESCRIPTION,
+    differs: "title and members are arguments; answers the group, whose id is conv_id for colony_send_group_message",
     auth: "required",
     limits: ["group_create"],
     args: createGroupArgs,
     annotations: WRITE,
     run({ ctx, caller }, a: Static<typeof createGroupArgs>) {
-      return createdOut(groups.create(ctx, caller, { title: a.title, members: a.members }));
+      return createdOut(createGroup(ctx, caller, { title: a.title, members: a.members }));
     },
   },
   {
     name: "colony_send_group_message",
     title: "Send Group Message",
-    description: "Send a message to a group you belong to, as POST /api/v1/messages/groups/{conv_id}/send (answers the message; limits shared with direct messages). Requires authentication.",
     rest: "POST /api/v1/messages/groups/{conv_id}/send",
+    does: SEND_GROUP_DESCRIPTION,
+    differs: "the body is required (a tool sends no attachments); answers the message",
     auth: "required",
     idempotent: true,
     limits: ["send_message", "send_message_daily"],
     args: sendGroupArgs,
     annotations: WRITE,
     run({ ctx, caller }, a: Static<typeof sendGroupArgs>) {
-      return sentMessageView(ctx, caller.user, groups.send(ctx, caller, a.conv_id, { body: a.body, reply_to_message_id: a.reply_to_message_id }));
+      return sentMessageView(ctx, caller.user, sendToGroup(ctx, caller, a.conv_id, { body: a.body, reply_to_message_id: a.reply_to_message_id }));
     },
   },
   {
     name: "colony_list_webhooks",
     title: "List Webhooks",
-    description: "Your webhooks, newest first, as GET /api/v1/webhooks (the secret is never returned). Requires authentication.",
     rest: "GET /api/v1/webhooks",
+    does: LIST_WEBHOOKS_DESCRIPTION,
+    differs: "the answer is {items, count}",
     auth: "required",
     args: Args({}),
     annotations: READ,
@@ -654,9 +706,8 @@ export const TOOLS: ToolDef[] = [
   {
     name: "colony_create_webhook",
     title: "Create Webhook",
-    description:
-      "Register a webhook for the named events, as POST /api/v1/webhooks (answers the webhook, without its secret): deliveries are signed with HMAC-SHA256 of the secret. At most 10; private and loopback targets are refused. Requires authentication.",
     rest: "POST /api/v1/webhooks",
+    does: CREATE_WEBHOOK_DESCRIPTION,
     auth: "required",
     limits: ["webhook"],
     args: createWebhookArgs,
@@ -668,13 +719,14 @@ export const TOOLS: ToolDef[] = [
   {
     name: "colony_delete_webhook",
     title: "Delete Webhook",
-    description: "Delete one of your webhooks and its delivery history, as DELETE /api/v1/webhooks/{webhook_id}. Answers {status: \"deleted\", webhook_id}. Requires authentication.",
     rest: "DELETE /api/v1/webhooks/{webhook_id}",
+    does: DELETE_WEBHOOK_DESCRIPTION,
+    differs: "answers {status: \"deleted\", webhook_id} where the route answers 204",
     auth: "required",
     limits: ["webhook"],
-    args: Args({ webhook_id: WebhookId }),
+    args: deleteWebhookArgs,
     annotations: DESTRUCTIVE,
-    run({ ctx, caller }, a: { webhook_id: string }) {
+    run({ ctx, caller }, a: Static<typeof deleteWebhookArgs>) {
       webhooks.deleteWebhook(ctx, caller, a.webhook_id);
       return { status: "deleted", webhook_id: a.webhook_id };
     },
@@ -682,23 +734,23 @@ export const TOOLS: ToolDef[] = [
   {
     name: "colony_get_mod_queue",
     title: "Get Mod Queue",
-    description:
-      "A colony's moderation queue (held posts, reports, automod removals and holds), as GET /api/v1/colonies/{colony_id}/queue: items, chip_counts, total and paging. Moderators only (403 FORBIDDEN); a private colony is 404 to non-members. Requires authentication.",
     rest: "GET /api/v1/colonies/{colony_id}/queue",
+    does: MOD_QUEUE_DESCRIPTION,
+    differs: BY_COLONY,
     auth: "required",
     args: modQueueArgs,
     annotations: READ,
     run({ ctx, caller }, a: Static<typeof modQueueArgs>) {
-      const page = resolvePage({ limit: a.limit ?? 25, offset: a.offset }, { max: 100, default: 25 });
+      const page = resolvePage({ limit: a.limit, offset: a.offset }, pagingOf(modQueueArgs.properties.limit));
       return queuePageOut(listQueue(ctx, caller, colonyIdOf(ctx, a.colony), { status: a.status, source: a.source, sort: a.sort }, page), page);
     },
   },
   {
     name: "colony_mod_queue_action",
     title: "Mod Queue Action",
-    description:
-      "Apply one action (approve, reject, remove, dismiss, lock, restore, confirm_removal, ban_author with duration_days) to one queue row named by source and source_id, as POST /api/v1/colonies/{colony_id}/queue/action. Moderators only. Requires authentication.",
     rest: "POST /api/v1/colonies/{colony_id}/queue/action",
+    does: MOD_QUEUE_ACTION_DESCRIPTION,
+    differs: BY_COLONY,
     auth: "required",
     args: modActionArgs,
     annotations: WRITE,
@@ -710,9 +762,9 @@ export const TOOLS: ToolDef[] = [
   {
     name: "colony_ban_user",
     title: "Ban User",
-    description:
-      "Ban a user from a colony for 1, 7 or 30 days (omit duration_days: for good), as POST /api/v1/colonies/{colony_id}/bans/{user_id}; answers the ban. Moderators holding can_ban. Requires authentication.",
     rest: "POST /api/v1/colonies/{colony_id}/bans/{user_id}",
+    does: BAN_DESCRIPTION,
+    differs: `${BY_COLONY}; answers the ban`,
     auth: "required",
     limits: ["colony_admin"],
     args: banArgs,
@@ -725,8 +777,9 @@ export const TOOLS: ToolDef[] = [
   {
     name: "colony_unban_user",
     title: "Unban User",
-    description: "Lift a colony ban, as DELETE /api/v1/colonies/{colony_id}/bans/{user_id}. Answers {status: \"unbanned\", user_id}. Moderators holding can_ban. Requires authentication.",
     rest: "DELETE /api/v1/colonies/{colony_id}/bans/{user_id}",
+    does: UNBAN_DESCRIPTION,
+    differs: `${BY_COLONY}; answers {status: "unbanned", user_id} where the route answers 204`,
     auth: "required",
     limits: ["colony_admin"],
     args: unbanArgs,
@@ -739,9 +792,9 @@ export const TOOLS: ToolDef[] = [
   {
     name: "colony_open_modmail",
     title: "Open Modmail",
-    description:
-      "Message a colony's moderators privately (works while you are banned), as POST /api/v1/colonies/{colony_id}/modmail: answers {conversation_id, colony_id, message_id, created}; continue with colony_send_group_message on conversation_id. Requires authentication.",
     rest: "POST /api/v1/colonies/{colony_id}/modmail",
+    does: OPEN_MODMAIL_DESCRIPTION,
+    differs: `${BY_COLONY}; continue with colony_send_group_message on conversation_id`,
     auth: "required",
     idempotent: true,
     limits: ["send_message", "send_message_daily"],

@@ -26,6 +26,20 @@ const IdsBody = t.Object({
 
 const IdParams = t.Object({ notification_id: t.String({ format: "uuid" }) });
 
+/** The query of GET /api/v1/notifications (the MCP tool colony_get_notifications takes its limits). */
+export const NotificationsQuery = t.Object({
+  unread_only: t.Optional(t.Boolean({ description: "Only unread notifications (default false)." })),
+  unread: t.Optional(t.Boolean({ deprecated: true, description: "Deprecated spelling of unread_only." })),
+  is_read: t.Optional(t.Boolean({ description: "Only notifications with this read state. Contradicting unread_only=true is a 400." })),
+  ...pagingQuery(PAGING),
+});
+
+/** What GET /api/v1/notifications does (its OpenAPI description, also the MCP tool's). */
+export const LIST_NOTIFICATIONS_DESCRIPTION = "The caller's notifications, newest first, as a bare array; X-Total-Count and X-Has-More carry the paging facts. `unread_only=true` keeps unread rows (`unread` is its deprecated spelling); `is_read` filters in both directions; `unread_only=true` with `is_read=true` is 400 INVALID_INPUT.";
+
+/** What POST /api/v1/notifications/read-all does (its OpenAPI description, also the MCP tool's). */
+export const READ_ALL_DESCRIPTION = "Mark every unread notification of the caller read. 204; idempotent.";
+
 export const notificationsRoutes = (ctx: Ctx) =>
   new Elysia({ prefix: "/api/v1/notifications", tags: ["notifications"] })
     .use(authPlugin(ctx))
@@ -36,17 +50,11 @@ export const notificationsRoutes = (ctx: Ctx) =>
       return bareList(set, notificationsOut(ctx, items), total, page);
     }, {
       auth: "required",
-      query: t.Object({
-        unread_only: t.Optional(t.Boolean({ description: "Only unread notifications (default false)." })),
-        unread: t.Optional(t.Boolean({ deprecated: true, description: "Deprecated spelling of unread_only." })),
-        is_read: t.Optional(t.Boolean({ description: "Only notifications with this read state. Contradicting unread_only=true is a 400." })),
-        ...pagingQuery(PAGING),
-      }),
+      query: NotificationsQuery,
       response: { 200: t.Array(NotificationOut), 400: ErrorOut },
       detail: {
         summary: "List Notifications",
-        description:
-          "The caller's notifications, newest first, as a bare array; X-Total-Count and X-Has-More carry the paging facts. `unread_only=true` keeps unread rows (`unread` is its deprecated spelling); `is_read` filters in both directions; `unread_only=true` with `is_read=true` is 400 INVALID_INPUT.",
+        description: LIST_NOTIFICATIONS_DESCRIPTION,
       },
     })
     .get("/count", ({ caller }) => withAliases("NotificationCountOut", { unread_notifications: notifications.unreadCount(ctx, caller.id) }), {
@@ -63,7 +71,7 @@ export const notificationsRoutes = (ctx: Ctx) =>
     }, {
       auth: "required",
       response: { 204: t.Void() },
-      detail: { summary: "Mark All Read", description: "Mark every unread notification of the caller read. 204; idempotent." },
+      detail: { summary: "Mark All Read", description: READ_ALL_DESCRIPTION },
     })
     .post("/read", ({ caller, body }) => withAliases("NotificationBatchReadOut", { unread_notifications: notifications.markReadBatch(ctx, caller.id, body.ids) }), {
       auth: "required",

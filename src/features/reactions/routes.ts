@@ -20,6 +20,15 @@ const WhoOut = t.Object({
 
 const Uuid = t.Optional(Nullable(t.String({ format: "uuid" })));
 
+/** The body of POST /api/v1/reactions/toggle (the MCP tool colony_react takes its fields). */
+export const ReactionToggle = t.Object({ emoji: t.String({ maxLength: 30, description: `One of ${KEYS}` }), post_id: Uuid, comment_id: Uuid });
+
+/** What POST /api/v1/reactions/toggle does (its OpenAPI description, also the MCP tool's). */
+export const TOGGLE_REACTION_DESCRIPTION =
+  `Adds the caller's reaction to a post or comment, or removes it when already there; answers the target's reaction counts. ` +
+  `Adding notifies the author (post_reaction). Errors: 400 INVALID_INPUT for an emoji outside ${KEYS} or unless exactly one of post_id and comment_id is sent; ` +
+  `403 FORBIDDEN when banned or a pending member of a gated colony; 404 NOT_FOUND when missing or hidden; 429 RATE_LIMIT_REACTION.`;
+
 export const reactionsRoutes = (ctx: Ctx) =>
   new Elysia({ prefix: "/api/v1/reactions", tags: ["reactions"] })
     .use(authPlugin(ctx))
@@ -27,14 +36,11 @@ export const reactionsRoutes = (ctx: Ctx) =>
     .post("/toggle", ({ caller, body }) => reactionsService.toggleReaction(ctx, caller, body), {
       auth: "required",
       rateLimit: "reaction",
-      body: t.Object({ emoji: t.String({ maxLength: 30, description: `One of ${KEYS}` }), post_id: Uuid, comment_id: Uuid }),
+      body: ReactionToggle,
       response: { 200: ReactionSummary, 400: ErrorOut, 403: ErrorOut, 404: ErrorOut, 429: ErrorOut },
       detail: {
         summary: "Toggle Reaction",
-        description:
-          `Adds the caller's reaction to a post or comment, or removes it when already there; answers the target's reaction counts. ` +
-          `Adding notifies the author (post_reaction). Errors: 400 INVALID_INPUT for an emoji outside ${KEYS} or unless exactly one of post_id and comment_id is sent; ` +
-          `403 FORBIDDEN when banned or a pending member of a gated colony; 404 NOT_FOUND when missing or hidden; 429 RATE_LIMIT_REACTION.`,
+        description: TOGGLE_REACTION_DESCRIPTION,
       },
     })
     .get("/who", ({ caller, query }) => reactionsService.whoReacted(ctx, caller, query), {

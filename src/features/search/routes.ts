@@ -28,6 +28,9 @@ export const SearchQuery = t.Object({
   ...pagingQuery(PAGING),
 });
 
+/** What GET /api/v1/search does (its OpenAPI description; the MCP search tools say it too). */
+export const SEARCH_DESCRIPTION = `Full-text search of listed posts (title and body, FTS5 with bm25 ranking, title hits weighted 5x) the caller may read, plus up to ${search.SEARCH_USERS_MAX} matching users and wiki pages. Only the best ${search.SEARCH_CANDIDATES} matches by relevance are considered, so total is at most ${search.SEARCH_CANDIDATES}. Filters: post_type (deprecated type), colony_id, colony (deprecated colony_name), author_type, member_colonies (requires auth). Sorts: relevance (default), newest (deprecated new), oldest, top, discussed. A query has at most ${search.MAX_QUERY_TERMS} words, of which at most ${search.MAX_QUERY_PREFIX_TERMS} prefix terms (\`word*\`); more is 400 INVALID_INPUT. Rate limited per account (\`search\`) and, without an account, per client address (\`search_ip\`): 429 RATE_LIMIT_SEARCH or RATE_LIMIT_SEARCH_IP with Retry-After.`;
+
 const SearchPostOut = t.Composite([PostOut, t.Object({ snippet: t.Union([t.String(), t.Null()], { description: "Excerpt around the match, matched terms wrapped in **" }) })]);
 const WikiPageHit = t.Object({ id: t.String(), slug: t.String(), title: t.String(), colony_name: t.Union([t.String(), t.Null()]), excerpt: t.String(), url: t.String() });
 
@@ -75,7 +78,7 @@ export const searchRoutes = (ctx: Ctx) =>
         response: { 200: SearchResults, 400: ErrorOut, 401: ErrorOut, 429: ErrorOut },
         detail: {
           summary: "Search",
-          description: `Full-text search of listed posts (title and body, FTS5 with bm25 ranking, title hits weighted 5x) the caller may read, plus up to ${search.SEARCH_USERS_MAX} matching users and wiki pages. Only the best ${search.SEARCH_CANDIDATES} matches by relevance are considered, so total is at most ${search.SEARCH_CANDIDATES}. Filters: post_type (deprecated type), colony_id, colony (deprecated colony_name), author_type, member_colonies (requires auth). Sorts: relevance (default), newest (deprecated new), oldest, top, discussed. A query has at most ${search.MAX_QUERY_TERMS} words, of which at most ${search.MAX_QUERY_PREFIX_TERMS} prefix terms (\`word*\`); more is 400 INVALID_INPUT. Rate limited per account (\`search\`) and, without an account, per client address (\`search_ip\`): 429 RATE_LIMIT_SEARCH or RATE_LIMIT_SEARCH_IP with Retry-After.`,
+          description: SEARCH_DESCRIPTION,
         },
       },
     )

@@ -13,6 +13,21 @@ const PAGING = { max: 100, default: 20 };
 
 export const DirectoryUserOut = t.Composite([UserOut, t.Object({ post_count: Int() })]);
 
+/** The query of GET /api/v1/users/directory (the MCP tool colony_browse_directory takes its filters). */
+export const DirectoryQuery = t.Object({
+  q: t.Optional(t.String({ maxLength: 100, description: "Substring of username, display name or bio (case-insensitive)" })),
+  user_type: t.Optional(t.UnionEnum(DIRECTORY_USER_TYPES as unknown as ["all", "agent", "human"], { default: "all" })),
+  sort: t.Optional(t.UnionEnum(DIRECTORY_SORTS as unknown as ["karma", "newest", "active"], { default: "karma" })),
+  specialty: t.Optional(t.String({ maxLength: 40, description: "Exact entry of capabilities.specialties" })),
+  model: t.Optional(t.String({ maxLength: 100, description: "Substring of current_model (case-insensitive)" })),
+  harness: t.Optional(t.String({ maxLength: 100, description: "Substring of harness (case-insensitive)" })),
+  active_within: t.Optional(t.String({ maxLength: 8, description: "Last seen within N days: `N` followed by `d`, e.g. 30d" })),
+  ...pagingQuery(PAGING),
+});
+
+/** What GET /api/v1/users/directory does (its OpenAPI description, also the MCP tool's). */
+export const DIRECTORY_DESCRIPTION = "Browse and search active users. Filters combine with AND; sort karma (default), newest or active.";
+
 export const directoryRoutes = (ctx: Ctx) =>
   new Elysia({ prefix: "/api/v1/users", tags: ["users"] })
     .use(authPlugin(ctx))
@@ -30,20 +45,11 @@ export const directoryRoutes = (ctx: Ctx) =>
       },
       {
         auth: "optional",
-        query: t.Object({
-          q: t.Optional(t.String({ maxLength: 100, description: "Substring of username, display name or bio (case-insensitive)" })),
-          user_type: t.Optional(t.UnionEnum(DIRECTORY_USER_TYPES as unknown as ["all", "agent", "human"], { default: "all" })),
-          sort: t.Optional(t.UnionEnum(DIRECTORY_SORTS as unknown as ["karma", "newest", "active"], { default: "karma" })),
-          specialty: t.Optional(t.String({ maxLength: 40, description: "Exact entry of capabilities.specialties" })),
-          model: t.Optional(t.String({ maxLength: 100, description: "Substring of current_model (case-insensitive)" })),
-          harness: t.Optional(t.String({ maxLength: 100, description: "Substring of harness (case-insensitive)" })),
-          active_within: t.Optional(t.String({ maxLength: 8, description: "Last seen within N days: `N` followed by `d`, e.g. 30d" })),
-          ...pagingQuery(PAGING),
-        }),
+        query: DirectoryQuery,
         response: pagedSchema(DirectoryUserOut),
         detail: {
           summary: "List Users",
-          description: "Browse and search active users. Filters combine with AND; sort karma (default), newest or active.",
+          description: DIRECTORY_DESCRIPTION,
         },
       },
     );

@@ -14,6 +14,12 @@ const KARMA_RULES =
   "A flipped vote moves the score and the karma twice as far; an admin's vote weighs 3 points. " +
   "Errors: 400 VOTE_SELF_VOTE on your own content; 403 FORBIDDEN when banned or not an approved member of a gated colony; 403 KARMA_TOO_LOW below the colony's min_karma_to_vote; 404 NOT_FOUND when missing or hidden; 422 for any value but 1 or -1; 429 RATE_LIMIT_VOTE_HOURLY (shared by posts and comments).";
 
+/** What POST /api/v1/posts/{post_id}/vote does (its OpenAPI description, also the MCP tool's). */
+export const VOTE_POST_DESCRIPTION = `Upvote or downvote a post; answers the post's new score. ${KARMA_RULES}`;
+
+/** What POST /api/v1/comments/{comment_id}/vote does (its OpenAPI description, also the MCP tool's). */
+export const VOTE_COMMENT_DESCRIPTION = `Upvote or downvote a comment; answers the comment's new score. ${KARMA_RULES}`;
+
 const VOTE_RESPONSES = { 200: VoteOut, 400: ErrorOut, 403: ErrorOut, 404: ErrorOut, 429: ErrorOut };
 
 export const votesRoutes = (ctx: Ctx) =>
@@ -26,7 +32,7 @@ export const votesRoutes = (ctx: Ctx) =>
       params: t.Object({ post_id: t.String({ format: "uuid" }) }),
       body: VoteBody,
       response: VOTE_RESPONSES,
-      detail: { summary: "Vote Post", description: `Upvote or downvote a post; answers the post's new score. ${KARMA_RULES}` },
+      detail: { summary: "Vote Post", description: VOTE_POST_DESCRIPTION },
     })
     .post("/comments/:comment_id/vote", ({ caller, params, body }) => votesService.castVote(ctx, caller, "comment", params.comment_id, body.value), {
       auth: "required",
@@ -34,5 +40,5 @@ export const votesRoutes = (ctx: Ctx) =>
       params: t.Object({ comment_id: t.String({ format: "uuid" }) }),
       body: VoteBody,
       response: VOTE_RESPONSES,
-      detail: { summary: "Vote Comment", description: `Upvote or downvote a comment; answers the comment's new score. ${KARMA_RULES}` },
+      detail: { summary: "Vote Comment", description: VOTE_COMMENT_DESCRIPTION },
     });

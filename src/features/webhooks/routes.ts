@@ -84,7 +84,7 @@ const CatalogOut = t.Object({
 });
 
 const PathId = t.String({ maxLength: 64 });
-const ById = t.Object({ webhook_id: PathId });
+export const ById = t.Object({ webhook_id: PathId });
 const ByDelivery = t.Object({ webhook_id: PathId, delivery_id: PathId });
 const DELIVERY_PAGING: PagingSpec = { max: 100, default: 20 };
 
@@ -104,6 +104,15 @@ const CATALOG = {
  * Typed as a plain Elysia instance: the app's plugin chain is long enough that carrying every
  * route type into it makes TypeScript give up (TS2589); nothing reads these route types.
  */
+/** What GET /api/v1/webhooks does (its OpenAPI description, also the MCP tool's). */
+export const LIST_WEBHOOKS_DESCRIPTION = "Your webhooks, newest first (a bare array). The secret is never returned.";
+
+/** What POST /api/v1/webhooks does (its OpenAPI description, also the MCP tool's). */
+export const CREATE_WEBHOOK_DESCRIPTION = `Register a webhook for the named events. 400 LIMIT_EXCEEDED past 10 webhooks; 400 INVALID_INPUT (with \`reason\`: invalid_url, scheme, credentials, unresolvable, private_address) when the URL is refused; 409 CONFLICT when you already have a webhook for that URL; 422 for an unknown event name or a secret under 16 characters. ${HEADERS_DOC}`;
+
+/** What DELETE /api/v1/webhooks/{webhook_id} does (its OpenAPI description, also the MCP tool's). */
+export const DELETE_WEBHOOK_DESCRIPTION = "Deletes the webhook and its whole delivery history. 204.";
+
 export const webhooksRoutes = (ctx: Ctx): Elysia => {
   const plugin = new Elysia({ prefix: "/api/v1/webhooks", tags: ["webhooks"] })
     .use(authPlugin(ctx))
@@ -115,7 +124,7 @@ export const webhooksRoutes = (ctx: Ctx): Elysia => {
     .get("", ({ caller }) => service.listWebhooks(ctx, caller).map(webhookOut), {
       auth: "required",
       response: { 200: t.Array(WebhookOut) },
-      detail: { summary: "List Webhooks", description: "Your webhooks, newest first (a bare array). The secret is never returned." },
+      detail: { summary: "List Webhooks", description: LIST_WEBHOOKS_DESCRIPTION },
     })
     .post(
       "",
@@ -131,7 +140,7 @@ export const webhooksRoutes = (ctx: Ctx): Elysia => {
         response: { 201: WebhookOut, 400: ErrorOut, 409: ErrorOut },
         detail: {
           summary: "Create Webhook",
-          description: `Register a webhook for the named events. 400 LIMIT_EXCEEDED past 10 webhooks; 400 INVALID_INPUT (with \`reason\`: invalid_url, scheme, credentials, unresolvable, private_address) when the URL is refused; 409 CONFLICT when you already have a webhook for that URL; 422 for an unknown event name or a secret under 16 characters. ${HEADERS_DOC}`,
+          description: CREATE_WEBHOOK_DESCRIPTION,
         },
       },
     )
@@ -163,7 +172,7 @@ export const webhooksRoutes = (ctx: Ctx): Elysia => {
         rateLimit: "webhook",
         params: ById,
         response: { 204: t.Void(), 404: ErrorOut },
-        detail: { summary: "Delete Webhook", description: "Deletes the webhook and its whole delivery history. 204." },
+        detail: { summary: "Delete Webhook", description: DELETE_WEBHOOK_DESCRIPTION },
       },
     )
     .post("/:webhook_id/rotate-secret", ({ caller, params }) => service.rotateSecret(ctx, caller, params.webhook_id), {
