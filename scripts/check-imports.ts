@@ -13,6 +13,13 @@
 //   - web/ (the HTML pages) sits beside the features' routes: it may import core/, http/ and the
 //     features' services and views, never a feature's routes or handlers, and nothing but app.ts
 //     imports it (so no feature depends on the pages).
+//   - A feature never reads another feature's tables: it calls that feature's service. No module
+//     of features/ or web/ takes a table object (an `export const x = sqliteTable(...)` of a
+//     tables file) from another feature's tables file, nor any table from db/schema.ts; no module
+//     but db/schema.ts re-exports a table object (so no service hands its tables out); and no
+//     feature's raw SQL names another feature's table. Constants and types of a tables file (the
+//     enums such as POST_TYPES) are shared freely: they read nothing. TABLE_READS_ALLOWED lists
+//     the exceptions, each with its reason.
 //   - No cycles among the modules of src/ (type-only imports included: they still tie modules).
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
@@ -52,6 +59,126 @@ function importsOf(path: string): { spec: string }[] {
   return [...specs].map((spec) => ({ spec }));
 }
 
+/** Test support beside the features (seeding state for tests), not rules: exempt from the table rule. */
+const isTestSupport = (r: string) => /(^|\/)([\w-]+-)?(fixtures|testkit)\.ts$/.test(r);
+
+/**
+ * The exceptions to the table rule, as "file -> table" (the table's SQL name). Each is a read the
+ * owner's service does not offer yet; the reason says why it stays for now.
+ */
+const TABLE_READS_ALLOWED: Record<string, string> = {
+  "features/moderation/queue-service.ts -> colony_mod_log":
+    "finds the audit row of the ban it just wrote in the same transaction (colonies' banUser returns the ban, not its audit id)",
+};
+
+/** The feature (features/<name>/…) or top-level folder a module of src/ belongs to. */
+const ownerOf = (r: string) => (r.startsWith("features/") ? r.split("/")[1] : r.split("/")[0]);
+
+/** The table objects each tables file declares: export name -> SQL name. */
+function tablesOf(path: string): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const m of readFileSync(path, "utf8").matchAll(/^export const (\w+) = sqliteTable\(\s*"([^"]+)"/gm)) out.set(m[1], m[2]);
+  return out;
+}
+
+interface Binding {
+  /** The exported name taken (`*` for a namespace import or `export *`). */
+  name: string;
+  typeOnly: boolean;
+  reexport: boolean;
+}
+
+/** The runtime and type bindings every import and re-export statement of a module takes, by specifier. */
+function bindingsOf(source: string): { spec: string; bindings: Binding[] }[] {
+  const out: { spec: string; bindings: Binding[] }[] = [];
+  const code = source.replace(/\/\*[\s\S]*?\*\//g, "").replace(/^\s*\/\/.*$/gm, "");
+  for (const m of code.matchAll(/(?:^|;|\n)\s*(import|export)\s+(type\s+)?([\w$*{},\s]*?)\s*from\s*["']([^"']+)["']/g)) {
+    const reexport = m[1] === "export";
+    const allTypes = !!m[2];
+    const clause = m[3];
+    const bindings: Binding[] = [];
+    const braces = clause.match(/\{([^}]*)\}/);
+    if (braces)
+      for (const part of braces[1].split(",").map((x) => x.trim()).filter(Boolean)) {
+        const typeOnly = allTypes || part.startsWith("type ");
+        bindings.push({ name: part.replace(/^type\s+/, "").split(/\s+as\s+/)[0].trim(), typeOnly, reexport });
+      }
+    const rest = clause.replace(/\{[^}]*\}/, "").replace(/,/g, " ").trim();
+    if (rest.startsWith("*")) bindings.push({ name: "*", typeOnly: allTypes, reexport });
+    else if (rest) bindings.push({ name: "default", typeOnly: allTypes, reexport });
+    out.push({ spec: m[4], bindings });
+  }
+  return out;
+}
+
+/**
+ * The table rule (ARCHITECTURE.md, rule 1: a feature never reads another feature's tables, it calls
+ * that feature's service).
+ */
+function tableViolations(all: string[], rel: (p: string) => string): string[] {
+  const violations: string[] = [];
+  const tableFiles = new Map<string, Map<string, string>>();
+  for (const f of all) if (/(^|\/)([\w-]+-)?tables\.ts$/.test(rel(f))) tableFiles.set(f, tablesOf(f));
+  const sqlOwner = new Map<string, string>();
+  for (const [f, tables] of tableFiles) for (const name of tables.values()) sqlOwner.set(name, ownerOf(rel(f)));
+  const schema = join(SRC, "db/schema.ts");
+  const schemaTables = new Map<string, string>();
+  for (const tables of tableFiles.values()) for (const [k, v] of tables) schemaTables.set(k, v);
+  const allowed = (r: string, table: string) => `${r} -> ${table}` in TABLE_READS_ALLOWED;
+  const transpiler = new Bun.Transpiler({ loader: "tsx" });
+
+  for (const file of all) {
+    const r = rel(file);
+    const layer = r.split("/")[0];
+    const reader = layer === "features" || layer === "web";
+    if (r === "db/schema.ts" || isTestSupport(r)) continue;
+    const source = readFileSync(file, "utf8");
+    for (const { spec, bindings } of bindingsOf(source)) {
+      const target = resolveImport(file, spec);
+      if (!target) continue;
+      const t = rel(target);
+      const tables = target === schema ? schemaTables : tableFiles.get(target);
+      if (!tables?.size) continue;
+      const own = target !== schema && ownerOf(t) === ownerOf(r);
+      for (const b of bindings) {
+        if (b.typeOnly) continue;
+        // A namespace (`* as x`, `export *`) takes every table of the file: reported once, as "*".
+        const taken = b.name === "*" ? ["*"] : tables.has(b.name) ? [tables.get(b.name)!] : [];
+        for (const table of taken) {
+          if (b.reexport) {
+            if (!allowed(r, table)) violations.push(`${r} re-exports ${table === "*" ? "the tables" : `the table ${table}`} of ${t} (only db/schema.ts hands tables out)`);
+            continue;
+          }
+          if (!reader || own || allowed(r, table)) continue;
+          // A tables file may name another feature's table in a foreign key: that declares the schema, it reads nothing.
+          if (/tables\.ts$/.test(r) && t !== "db/schema.ts") continue;
+          violations.push(`${r} takes ${table === "*" ? "every table" : `the table ${table}`} from ${t} (a feature reads another feature's tables through its service)`);
+        }
+      }
+    }
+    // Raw SQL naming another feature's table (comments stripped by the transpiler, strings kept).
+    if (!reader) continue;
+    let code: string;
+    try {
+      code = transpiler.transformSync(source);
+    } catch {
+      continue;
+    }
+    const seen = new Set<string>();
+    for (const m of code.matchAll(/\b(?:from|join|update|into)\s+["'`]?([a-z_][a-z0-9_]*)\b/gi)) {
+      const table = m[1];
+      const owner = sqlOwner.get(table);
+      if (!owner || !tableOwnedByFeature(owner) || owner === ownerOf(r) || seen.has(table) || allowed(r, table)) continue;
+      seen.add(table);
+      violations.push(`${r} names the table ${table} of features/${owner}/ in raw SQL (a feature reads another feature's tables through its service)`);
+    }
+  }
+  return violations;
+}
+
+/** Tables outside features/ (core/, adapters/) belong to the layers below, which every feature may use. */
+const tableOwnedByFeature = (owner: string) => !["core", "adapters", "db"].includes(owner);
+
 export interface Report {
   cycles: string[][];
   violations: string[];
@@ -88,6 +215,7 @@ export function checkImports(): Report {
     }
     graph.set(file, deps);
   }
+  violations.push(...tableViolations(all, rel));
 
   // Tarjan's strongly connected components: every component of more than one module is a cycle.
   let index = 0;

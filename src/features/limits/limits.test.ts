@@ -1,14 +1,16 @@
 // GET /api/v1/limits/me (spec Part 1 §8.2).
-import { beforeEach, describe, expect, test } from "bun:test";
-import { setup, type Harness } from "../../../test/harness";
+import { describe, expect, test } from "bun:test";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { setup, type TestUser } from "../../../test/harness";
 import { HOUR, MINUTE } from "../../core/clock";
 import { limitRule } from "../../core/limits";
-import { CONTENT_QUOTA_BYTES } from "./service";
+import { QUOTA_BYTES, removalsSettled } from "../vault/service";
 
-let h: Harness;
-beforeEach(() => {
-  h = setup();
-});
+// One database for the file: each test reads the limits of accounts of its own (the content
+// quota's test has its own, on a data folder for the vault's files).
+const h = setup();
 
 const limitsMe = (token: string | null) => h.req("GET", "/api/v1/limits/me", { token });
 const find = (list: any[], action: string) => {
@@ -42,8 +44,8 @@ describe("shape", () => {
     expect(Object.keys(res.body)).toEqual(expect.arrayContaining(["limits", "karma_budgets", "karma_effective_at", "trust_level", "rate_multiplier", "content_quota"]));
     expect(res.body.trust_level).toBe("Newcomer");
     expect(res.body.rate_multiplier).toBe(1);
-    expect(res.body.content_quota).toEqual({ used_bytes: 0, quota_bytes: CONTENT_QUOTA_BYTES, remaining_bytes: CONTENT_QUOTA_BYTES, used_pct: 0 });
-    expect(CONTENT_QUOTA_BYTES).toBe(10 * 1024 * 1024);
+    expect(res.body.content_quota).toEqual({ used_bytes: 0, quota_bytes: QUOTA_BYTES, remaining_bytes: QUOTA_BYTES, used_pct: 0 });
+    expect(QUOTA_BYTES).toBe(10 * 1024 * 1024);
     expect(res.body.fetched_at).toBe(Math.floor(h.clock.now() / 1000));
 
     expect(res.body.limits.length).toBeGreaterThan(0);
@@ -176,7 +178,7 @@ describe("usage", () => {
   });
 
   test("the 429 of a full bucket names the action and carries retry_after", () => {
-    const subject = { userId: "u-1", karma: 0 };
+    const subject = { userId: crypto.randomUUID(), karma: 0 };
     for (let i = 0; i < 10; i++) h.ctx.limits.consume(["post_edit"], subject);
     let err: any;
     try {
@@ -194,5 +196,38 @@ describe("usage", () => {
     for (let i = 0; i < 3; i++) h.ctx.limits.consume(["post_edit"], { userId: a.id });
     expect(find((await limitsMe(a.token)).body.limits, "post_edit").current).toBe(3);
     expect(find((await limitsMe(b.token)).body.limits, "post_edit").current).toBe(0);
+  });
+});
+
+describe("content quota", () => {
+  test("used_bytes is the vault's usage: it follows vault writes and deletions, as GET /vault/status reports it", async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), "colony-limits-"));
+    const h = setup({ dataDir });
+    try {
+      const a = await h.user();
+      const other = await h.user();
+      const quota = async (u: TestUser) => (await h.req("GET", "/api/v1/limits/me", { token: u.token })).body.content_quota;
+      const vault = async (u: TestUser) => (await h.req("GET", "/api/v1/vault/status", { token: u.token })).body;
+
+      expect((await h.req("PUT", "/api/v1/vault/files/a.md", { token: a.token, body: { content: "héllo" } })).status).toBe(200);
+      expect((await h.req("PUT", "/api/v1/vault/files/notes/b.txt", { token: a.token, body: { content: "x".repeat(4096) } })).status).toBe(200);
+      const status = await vault(a);
+      expect(status.used_bytes).toBe(6 + 4096);
+      expect(await quota(a)).toEqual({
+        used_bytes: status.used_bytes,
+        quota_bytes: status.quota_bytes,
+        remaining_bytes: status.available_bytes,
+        used_pct: Math.round((status.used_bytes / status.quota_bytes) * 10000) / 100,
+      });
+      // Another agent's vault is not counted.
+      expect((await quota(other)).used_bytes).toBe(0);
+
+      expect((await h.req("DELETE", "/api/v1/vault/files/notes/b.txt", { token: a.token })).status).toBe(204);
+      expect((await quota(a)).used_bytes).toBe(6);
+      expect((await quota(a)).used_bytes).toBe((await vault(a)).used_bytes);
+    } finally {
+      await removalsSettled();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 });

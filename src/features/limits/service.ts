@@ -1,17 +1,11 @@
-// GET /api/v1/limits/me: the caller's standing against the rate-limit table and karma budgets.
+// GET /api/v1/limits/me: the caller's standing against the rate-limit table, the karma budgets and
+// the vault's content quota.
 import { DAY, iso } from "../../core/clock";
 import type { Ctx } from "../../core/context";
 import { LIMITS, trustLevelFor } from "../../core/limits";
 import type { Caller } from "../auth/service";
+import * as vault from "../vault/service";
 import { KARMA_WARMUP_MS, karmaDeductBudget, karmaGrantBudget, karmaUsage } from "../votes/service";
-
-/** Vault quota of spec Part 3 §8 (10 MB total, MB = MiB per docs/decisions.md §12). */
-export const CONTENT_QUOTA_BYTES = 10 * 1024 * 1024;
-/** Vault usage in bytes; provided by the vault feature. */
-let quotaProvider: (ctx: Ctx, userId: string) => number = () => 0;
-export function setContentUsageProvider(fn: (ctx: Ctx, userId: string) => number): void {
-  quotaProvider = fn;
-}
 
 export function myLimits(ctx: Ctx, caller: Caller, ip: string) {
   const now = ctx.clock.now();
@@ -39,7 +33,8 @@ export function myLimits(ctx: Ctx, caller: Caller, ip: string) {
       retry_after: retryAt ? Math.max(1, Math.ceil((retryAt - now) / 1000)) : null,
     };
   };
-  const quotaUsed = quotaProvider(ctx, caller.id);
+  // The content quota is the vault's (spec Part 3 §8): the same figures GET /vault/status reports.
+  const quotaUsed = vault.usage(ctx, caller.id).used;
   const trust = trustLevelFor(caller.karma);
   return {
     limits,
@@ -66,9 +61,9 @@ export function myLimits(ctx: Ctx, caller: Caller, ip: string) {
     rate_multiplier: trust.rate_multiplier,
     content_quota: {
       used_bytes: quotaUsed,
-      quota_bytes: CONTENT_QUOTA_BYTES,
-      remaining_bytes: Math.max(0, CONTENT_QUOTA_BYTES - quotaUsed),
-      used_pct: Math.round((quotaUsed / CONTENT_QUOTA_BYTES) * 10000) / 100,
+      quota_bytes: vault.QUOTA_BYTES,
+      remaining_bytes: Math.max(0, vault.QUOTA_BYTES - quotaUsed),
+      used_pct: Math.round((quotaUsed / vault.QUOTA_BYTES) * 10000) / 100,
     },
     fetched_at: Math.floor(now / 1000),
   };

@@ -19,11 +19,26 @@ export function listedPostFilter(postIdColumn: SQLiteColumn): SQL {
   return sql`exists (select 1 from ${posts} where ${posts.id} = ${postIdColumn} and ${posts.listed} = 1)`;
 }
 
-export const RELATED_MAX = 5;
+/**
+ * A WHERE condition: the post named by `postIdColumn` is listed and in a colony the caller may
+ * read (colonies.readableColonyFilter). A primary-key probe per candidate row.
+ */
+export function readableListedPostFilter(ctx: Ctx, caller: Caller | null, postIdColumn: SQLiteColumn): SQL {
+  return sql`exists (select 1 from ${posts} where ${posts.id} = ${postIdColumn} and ${posts.listed} = 1 and ${colonies.readableColonyFilter(ctx, caller, posts.colonyId)})`;
+}
+
+/** The titles of the posts, by id (no visibility check; for features that already filtered by it). */
+export function postTitles(ctx: Ctx, ids: readonly string[]): Map<string, string> {
+  if (!ids.length) return new Map();
+  const rows = ctx.db.select({ id: posts.id, title: posts.title }).from(posts).where(inArray(posts.id, [...new Set(ids)])).all();
+  return new Map(rows.map((r) => [r.id, r.title]));
+}
+
+const RELATED_MAX = 5;
 /** Tags of the post considered for related posts (a post has at most 10). */
 const RELATED_TAG_SCAN = 200;
 
-export interface RelatedPost {
+interface RelatedPost {
   id: string;
   title: string;
   postType: PostRow["postType"];
@@ -155,7 +170,7 @@ export function livePostIdsBy(ctx: Ctx, authorId: string) {
 }
 
 /** The columns feed ranking reads: candidates are ranked on these, full rows are read only for the page shown. */
-export type FeedCandidate = Pick<PostRow, "id" | "authorId" | "colonyId" | "postType" | "title" | "score" | "commentCount" | "createdAt" | "hot">;
+type FeedCandidate = Pick<PostRow, "id" | "authorId" | "colonyId" | "postType" | "title" | "score" | "commentCount" | "createdAt" | "hot">;
 
 const candidateColumns = { id: posts.id, authorId: posts.authorId, colonyId: posts.colonyId, postType: posts.postType, title: posts.title, score: posts.score, commentCount: posts.commentCount, createdAt: posts.createdAt, hot: posts.hot };
 const hotFirst = (a: FeedCandidate, b: FeedCandidate) => b.hot - a.hot || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0);

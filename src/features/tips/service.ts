@@ -9,12 +9,9 @@ import { uuidv7 } from "../../core/ids";
 import type { Page } from "../../core/paging";
 import type { Tx } from "../../db/client";
 import type { Caller } from "../auth/service";
-import * as colonies from "../colonies/service";
-import { getVisibleComment } from "../comments/service";
-import { comments } from "../comments/tables";
+import { getVisibleComment, liveUnheldCommentFilter } from "../comments/service";
 import * as payments from "../payments/service";
-import { getVisiblePost } from "../posts/service";
-import { posts } from "../posts/tables";
+import { getVisiblePost, postTitles, readableListedPostFilter } from "../posts/service";
 import * as users from "../users/service";
 import { tips } from "./tables";
 
@@ -23,7 +20,7 @@ export type TipRow = typeof tips.$inferSelect;
 export const MIN_TIP_SATS = 21;
 export const MAX_TIP_SATS = 100_000;
 /** How long a tip's invoice can be paid. */
-export const TIP_TTL_SECONDS = 15 * 60;
+const TIP_TTL_SECONDS = 15 * 60;
 export const PURPOSE = "tip";
 
 interface Target {
@@ -76,7 +73,7 @@ async function openTip(ctx: Ctx, caller: Caller, target: Target, amountSats: num
   );
 }
 
-export function findTip(ctx: Ctx, id: string): TipRow | null {
+function findTip(ctx: Ctx, id: string): TipRow | null {
   return ctx.db.select().from(tips).where(eq(tips.id, id)).get() ?? null;
 }
 
@@ -134,7 +131,7 @@ export function onTipLapsed(tx: Tx, invoice: payments.InvoiceRow): void {
 // ---------------------------------------------------------------------------------------------
 // Reads
 
-export interface TipStats {
+interface TipStats {
   total_tips: number;
   total_sats: number;
 }
@@ -160,14 +157,14 @@ export function commentStats(ctx: Ctx, caller: Caller | null, commentId: string)
   return { comment_id: comment.id, ...statsWhere(ctx, eq(tips.commentId, comment.id)) };
 }
 
-export interface ListTipsFilters {
+interface ListTipsFilters {
   tipper?: string;
   recipient?: string;
   post_id?: string;
   comment_id?: string;
 }
 
-export interface TipListRow {
+interface TipListRow {
   tip: TipRow;
   postTitle: string;
 }
@@ -179,21 +176,16 @@ export interface TipListRow {
  * their approved members), and for comment tips a live, unheld comment.
  */
 export function listTips(ctx: Ctx, caller: Caller | null, f: ListTipsFilters, page: Page): { items: TipListRow[]; total: number } {
-  const conds: (SQL | undefined)[] = [eq(tips.status, "paid"), eq(posts.listed, 1), colonies.readableColonyFilter(ctx, caller, posts.colonyId)];
-  conds.push(or(isNull(tips.commentId), and(isNull(comments.deletedAt), eq(comments.held, false))));
+  const conds: (SQL | undefined)[] = [eq(tips.status, "paid"), readableListedPostFilter(ctx, caller, tips.postId)];
+  conds.push(or(isNull(tips.commentId), liveUnheldCommentFilter(tips.commentId)));
   if (f.tipper) conds.push(eq(tips.tipperId, users.getActiveUser(ctx, f.tipper).id));
   if (f.recipient) conds.push(eq(tips.recipientId, users.getActiveUser(ctx, f.recipient).id));
   if (f.post_id) conds.push(eq(tips.postId, f.post_id.toLowerCase()));
   if (f.comment_id) conds.push(eq(tips.commentId, f.comment_id.toLowerCase()));
   const where = and(...conds);
-  const base = () => ctx.db.select({ tip: tips, postTitle: posts.title }).from(tips).innerJoin(posts, eq(posts.id, tips.postId)).leftJoin(comments, eq(comments.id, tips.commentId));
-  const items = base().where(where).orderBy(desc(tips.paidAt), desc(tips.id)).limit(page.limit).offset(page.offset).all();
-  const total = ctx.db
-    .select({ n: count() })
-    .from(tips)
-    .innerJoin(posts, eq(posts.id, tips.postId))
-    .leftJoin(comments, eq(comments.id, tips.commentId))
-    .where(where)
-    .get()!.n;
+  const rows = ctx.db.select().from(tips).where(where).orderBy(desc(tips.paidAt), desc(tips.id)).limit(page.limit).offset(page.offset).all();
+  const titles = postTitles(ctx, rows.map((t) => t.postId));
+  const items = rows.map((tip) => ({ tip, postTitle: titles.get(tip.postId) ?? "" }));
+  const total = ctx.db.select({ n: count() }).from(tips).where(where).get()!.n;
   return { items, total };
 }

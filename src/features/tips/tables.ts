@@ -1,6 +1,6 @@
 import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
 
-export const TIP_STATUSES = ["pending", "paid", "expired", "failed"] as const;
+const TIP_STATUSES = ["pending", "paid", "expired", "failed"] as const;
 
 /**
  * A Lightning tip on a post or a comment (spec Part 3 §4.4). The tipper pays the platform's
