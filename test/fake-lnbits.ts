@@ -1,7 +1,8 @@
 // A fake LNbits on 127.0.0.1 for tests: its payments API (create an invoice, pay one, look either
 // up) with BOLT11 invoices, plus a Lightning address's LNURL-pay service on the same server, and
 // switches that inject the failures a real wallet shows: a 500, a timeout, an invoice that never
-// settles, a settlement reported twice, a payment that fails.
+// settles, a settlement reported twice, a payment that fails. A call held past the client's
+// timeout goes on when the test releases it, and `idle()` says when every call has been answered.
 import { sha256 } from "@noble/hashes/sha2.js";
 import { secp256k1 } from "@noble/curves/secp256k1.js";
 import { decodeInvoice } from "@getalby/lightning-tools/bolt11";
@@ -39,16 +40,26 @@ export class FakeLnbits {
   readonly seen: string[] = [];
   /** The next N API calls answer 500. */
   fail500 = 0;
-  /** The next N API calls hang for this long first (longer than the client's timeout). */
-  hang = 0;
-  hangMs = 0;
+  /** The next N API calls are held unanswered until `release()`, past any client's timeout. */
+  hold = 0;
   /** Outgoing payments end in this state. */
   payOutcome: FakePayment["status"] = "success";
   private key = secp256k1.utils.randomSecretKey();
   private server: ReturnType<typeof Bun.serve>;
+  private held: (() => void)[] = [];
+  private answering = new Set<Promise<Response>>();
 
   constructor() {
-    this.server = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: (req) => this.handle(req) });
+    this.server = Bun.serve({
+      hostname: "127.0.0.1",
+      port: 0,
+      fetch: (req) => {
+        const answer = this.handle(req);
+        this.answering.add(answer);
+        void answer.finally(() => this.answering.delete(answer)).catch(() => {});
+        return answer;
+      },
+    });
   }
 
   get url(): string {
@@ -72,7 +83,18 @@ export class FakeLnbits {
     return sats;
   }
 
+  /** Lets the held calls go on: each is then carried out and answered as if it had only been slow. */
+  release(): void {
+    for (const go of this.held.splice(0)) go();
+  }
+
+  /** Resolves once every call received so far has been carried out and answered (release held ones first). */
+  async idle(): Promise<void> {
+    while (this.answering.size) await Promise.allSettled([...this.answering]);
+  }
+
   stop(): void {
+    this.release();
     this.server.stop(true);
   }
 
@@ -96,9 +118,9 @@ export class FakeLnbits {
       const msat = Number(url.searchParams.get("amount"));
       return Response.json({ pr: this.mint(msat / 1000, `Pay ${cb[1]}`, cb[1]!).bolt11, routes: [] });
     }
-    if (this.hang > 0) {
-      this.hang--;
-      await Bun.sleep(this.hangMs);
+    if (this.hold > 0) {
+      this.hold--;
+      await new Promise<void>((go) => this.held.push(go));
     }
     if (this.fail500 > 0) {
       this.fail500--;

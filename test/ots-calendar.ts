@@ -7,7 +7,8 @@
 // states as the test says (`advance`): pending (404 "Pending confirmation in Bitcoin
 // blockchain"), merged (200: the path into the calendar's Merkle tree, ending in a pending
 // attestation for the tree's root) and anchored (200: the same path on to a Bitcoin block header
-// attestation). `delayMs` makes every answer late; `garbage` makes it unparseable.
+// attestation). `delayMs` makes every answer late; `garbage` makes it unparseable; `holdNext()`
+// keeps the next request waiting until the test lets it go.
 import { randomBytes } from "node:crypto";
 import {
   applyOp,
@@ -54,6 +55,8 @@ export interface TestCalendar {
   advance(state: CommitmentState, commitment?: string): void;
   delayMs: number;
   garbage: boolean;
+  /** Holds the next request unanswered: `arrived` settles when it comes in, `release()` lets it go on. */
+  holdNext(): { arrived: Promise<void>; release: () => void };
   stop(): void;
 }
 
@@ -61,6 +64,7 @@ export function startCalendar(opts: { delayMs?: number; garbage?: boolean; heigh
   const commitments = new Map<string, Commitment>();
   const digests: string[] = [];
   const asked: string[] = [];
+  let hold: { arrive: () => void; released: Promise<void> } | null = null;
   const cal: TestCalendar = {
     url: "",
     digests,
@@ -71,6 +75,13 @@ export function startCalendar(opts: { delayMs?: number; garbage?: boolean; heigh
     advance(state, commitment) {
       for (const [k, c] of commitments) if (!commitment || k === commitment) c.state = state;
     },
+    holdNext() {
+      let arrive!: () => void;
+      let release!: () => void;
+      const arrived = new Promise<void>((resolve) => (arrive = resolve));
+      hold = { arrive, released: new Promise<void>((resolve) => (release = resolve)) };
+      return { arrived, release };
+    },
     stop: () => server.stop(true),
   };
   const answer = (body: Uint8Array, status = 200) =>
@@ -80,6 +91,12 @@ export function startCalendar(opts: { delayMs?: number; garbage?: boolean; heigh
     port: 0,
     async fetch(req) {
       const path = new URL(req.url).pathname;
+      const held = hold;
+      hold = null;
+      if (held) {
+        held.arrive();
+        await held.released;
+      }
       if (cal.delayMs) await Bun.sleep(cal.delayMs);
       if (req.method === "POST" && path === "/digest") {
         const digest = new Uint8Array(await req.arrayBuffer());

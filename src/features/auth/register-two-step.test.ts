@@ -1,23 +1,25 @@
 // Two-step registration: POST /api/v1/auth/register/begin and /register/confirm
 // (spec Part 1 §2.2, §3 registration rows, §4.1, §5.1.3; docs/decisions.md §1).
-import { beforeEach, describe, expect, test } from "bun:test";
-import { setup, type Harness } from "../../../test/harness";
+import { describe, expect, test } from "bun:test";
+import { setup } from "../../../test/harness";
 import { MINUTE } from "../../core/clock";
 import { hashSecret } from "../../core/ids";
 
 const SECOND = 1000;
 
-let h: Harness;
-beforeEach(() => {
-  h = setup();
-});
+// One instance for the file, its rate limits off (beginning a registration and minting a token
+// are limited per address, and every in-process request comes from the same one). Each test
+// registers names of its own; the purge job it may run removes only lapsed registrations, which
+// no other test reads again.
+const h = setup({ rateLimitMultiplier: 0 });
+let seq = 0;
 
 const begin = (body: unknown) => h.req("POST", "/api/v1/auth/register/begin", { body });
 const confirm = (claim_token: string, key_fingerprint: string) => h.req("POST", "/api/v1/auth/register/confirm", { body: { claim_token, key_fingerprint } });
 const checkName = async (username: string) => (await h.req("GET", "/api/v1/auth/check-username", { query: { username } })).body;
 const statusOf = (id: string) => (h.ctx.db.$client.query("select status from users where id = ?").get(id) as { status: string } | null)?.status ?? null;
 
-async function pending(username = "pending-agent") {
+async function pending(username = `pending-${++seq}`) {
   const res = await begin({ username, display_name: "Pending Agent" });
   expect(res.status).toBe(201);
   return res.body as { status: string; api_key: string; claim_token: string; id: string; username: string; expires_at: string };

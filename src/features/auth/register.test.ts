@@ -1,18 +1,19 @@
 // One-step registration: POST /api/v1/auth/register (spec Part 1 §2.1, §4.1, §7).
-import { beforeEach, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { setup, type Harness } from "../../../test/harness";
 import { hashSecret } from "../../core/ids";
 import { HOUR, MINUTE } from "../../core/clock";
 
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
-let h: Harness;
-beforeEach(() => {
-  h = setup();
-});
+// One instance for the file, its rate limits off (the per-IP registration limit would tie the
+// tests together: every in-process request comes from the same address). Each test registers
+// names no other test uses; the tests of the limit have instances of their own.
+const h = setup({ rateLimitMultiplier: 0 });
 
 const register = (body: unknown, headers?: Record<string, string>) => h.req("POST", "/api/v1/auth/register", { body, headers });
 const row = (id: string) => h.ctx.db.$client.query("select * from users where id = ?").get(id) as Record<string, unknown> | null;
+const userCount = () => (h.ctx.db.$client.query("select count(*) as n from users").get() as { n: number }).n;
 
 describe("success", () => {
   test("201 with the key, id, username and the persistence warning", async () => {
@@ -83,13 +84,15 @@ describe("success", () => {
 describe("refusals", () => {
   test("409 CONFLICT on a taken name, whatever its case", async () => {
     expect((await register({ username: "dup", display_name: "A" })).status).toBe(201);
+    const users = userCount();
     for (const username of ["dup", "DUP", " Dup "]) {
       const res = await register({ username, display_name: "B" });
       expect(res.status).toBe(409);
       expect(res.body.detail.code).toBe("CONFLICT");
       expect(typeof res.body.detail.message).toBe("string");
     }
-    expect(h.ctx.db.$client.query("select count(*) as n from users").get()).toEqual({ n: 1 });
+    expect(userCount()).toBe(users);
+    expect(h.ctx.db.$client.query("select count(*) as n from users where username = 'dup'").get()).toEqual({ n: 1 });
   });
 
   test("a name held by a live pending registration is taken", async () => {
@@ -116,6 +119,7 @@ describe("refusals", () => {
     { why: "registered_via over 64", body: { username: "via", display_name: "X", registered_via: "v".repeat(65) }, loc: ["body", "registered_via"] },
   ];
   test.each(invalid)("422 HTTPValidationError: $why", async ({ body, loc, type }) => {
+    const users = userCount();
     const res = await register(body);
     expect(res.status).toBe(422);
     expect(Array.isArray(res.body.detail)).toBe(true);
@@ -127,7 +131,7 @@ describe("refusals", () => {
     const item = res.body.detail.find((d: any) => JSON.stringify(d.loc) === JSON.stringify(loc));
     expect(item).toBeDefined();
     if (type) expect(item.type).toBe(type);
-    expect(h.ctx.db.$client.query("select count(*) as n from users").get()).toEqual({ n: 0 });
+    expect(userCount()).toBe(users);
   });
 
   test("422 when capabilities is not an object", async () => {
@@ -153,13 +157,16 @@ describe("refusals", () => {
   });
 });
 
+// Each test of the limit has an instance of its own, limits on.
 describe("per-IP rate limit", () => {
   const n = (i: number) => ({ username: `rl-agent-${i}`, display_name: `Agent ${i}` });
+  const register = (h: Harness, body: unknown, headers?: Record<string, string>) => h.req("POST", "/api/v1/auth/register", { body, headers });
 
   test("the 11th registration within an hour is 429 RATE_LIMIT_REGISTER with Retry-After", async () => {
-    for (let i = 1; i <= 10; i++) expect((await register(n(i))).status).toBe(201);
+    const h = setup();
+    for (let i = 1; i <= 10; i++) expect((await register(h, n(i))).status).toBe(201);
     h.clock.advance(30 * MINUTE);
-    const res = await register(n(11));
+    const res = await register(h, n(11));
     expect(res.status).toBe(429);
     expect(res.body.detail.code).toMatch(/^RATE_LIMIT_/);
     expect(res.body.detail.code).toBe("RATE_LIMIT_REGISTER");
@@ -170,40 +177,44 @@ describe("per-IP rate limit", () => {
   });
 
   test("a refused attempt is not charged, and the window frees after an hour", async () => {
-    for (let i = 1; i <= 10; i++) expect((await register(n(i))).status).toBe(201);
+    const h = setup();
+    for (let i = 1; i <= 10; i++) expect((await register(h, n(i))).status).toBe(201);
     h.clock.advance(30 * MINUTE);
-    for (let i = 0; i < 5; i++) expect((await register(n(100 + i))).status).toBe(429);
+    for (let i = 0; i < 5; i++) expect((await register(h, n(100 + i))).status).toBe(429);
     h.clock.advance(30 * MINUTE); // the first ten slide out; the refused five never counted
-    for (let i = 11; i <= 20; i++) expect((await register(n(i))).status).toBe(201);
-    const res = await register(n(21));
+    for (let i = 11; i <= 20; i++) expect((await register(h, n(i))).status).toBe(201);
+    const res = await register(h, n(21));
     expect(res.status).toBe(429);
     expect(res.body.detail.code).toBe("RATE_LIMIT_REGISTER");
     expect(res.body.detail.retry_after).toBe(3600);
     h.clock.advance(HOUR);
-    expect((await register(n(21))).status).toBe(201);
+    expect((await register(h, n(21))).status).toBe(201);
   });
 
   test("failed registrations (409, 422, 400) are not charged", async () => {
-    expect((await register(n(1))).status).toBe(201);
-    for (let i = 0; i < 3; i++) expect((await register(n(1))).status).toBe(409);
-    expect((await register({ username: "-bad", display_name: "X" })).status).toBe(422);
-    expect((await register({ username: "blank", display_name: "  " })).status).toBe(400);
-    for (let i = 2; i <= 10; i++) expect((await register(n(i))).status).toBe(201);
-    const res = await register(n(11));
+    const h = setup();
+    expect((await register(h, n(1))).status).toBe(201);
+    for (let i = 0; i < 3; i++) expect((await register(h, n(1))).status).toBe(409);
+    expect((await register(h, { username: "-bad", display_name: "X" })).status).toBe(422);
+    expect((await register(h, { username: "blank", display_name: "  " })).status).toBe(400);
+    for (let i = 2; i <= 10; i++) expect((await register(h, n(i))).status).toBe(201);
+    const res = await register(h, n(11));
     expect(res.status).toBe(429);
     expect(res.body.detail.code).toBe("RATE_LIMIT_REGISTER");
   });
 
   test("a failed registration's charge is given back before its response is returned", async () => {
+    const h = setup();
     // No tick between requests: the refund must not wait for hooks that run after the response.
-    expect((await register(n(1))).status).toBe(201);
-    for (let i = 0; i < 12; i++) expect((await register(n(1))).status).toBe(409);
-    for (let i = 2; i <= 10; i++) expect((await register(n(i))).status).toBe(201);
-    expect((await register(n(11))).status).toBe(429);
+    expect((await register(h, n(1))).status).toBe(201);
+    for (let i = 0; i < 12; i++) expect((await register(h, n(1))).status).toBe(409);
+    for (let i = 2; i <= 10; i++) expect((await register(h, n(i))).status).toBe(201);
+    expect((await register(h, n(11))).status).toBe(429);
   });
 
   test("register and register/begin share the per-IP budget", async () => {
-    for (let i = 1; i <= 5; i++) expect((await register(n(i))).status).toBe(201);
+    const h = setup();
+    for (let i = 1; i <= 5; i++) expect((await register(h, n(i))).status).toBe(201);
     for (let i = 6; i <= 10; i++) expect((await h.req("POST", "/api/v1/auth/register/begin", { body: n(i) })).status).toBe(201);
     const res = await h.req("POST", "/api/v1/auth/register/begin", { body: n(11) });
     expect(res.status).toBe(429);
@@ -211,10 +222,10 @@ describe("per-IP rate limit", () => {
   });
 
   test("the budget is per client address (behind a trusted proxy)", async () => {
-    h = setup({ trustProxy: true });
+    const h = setup({ trustProxy: true });
     const from = (ip: string) => ({ "x-forwarded-for": ip });
-    for (let i = 1; i <= 10; i++) expect((await register(n(i), from("203.0.113.1"))).status).toBe(201);
-    expect((await register(n(11), from("203.0.113.1"))).status).toBe(429);
-    expect((await register(n(12), from("203.0.113.2"))).status).toBe(201);
+    for (let i = 1; i <= 10; i++) expect((await register(h, n(i), from("203.0.113.1"))).status).toBe(201);
+    expect((await register(h, n(11), from("203.0.113.1"))).status).toBe(429);
+    expect((await register(h, n(12), from("203.0.113.2"))).status).toBe(201);
   });
 });

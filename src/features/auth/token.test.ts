@@ -1,19 +1,21 @@
 // Access tokens, key rotation and self-delete: POST /auth/token, POST /auth/rotate-key,
 // DELETE /auth/account (spec Part 1 §3, §4.1, §5.1, §7).
-import { beforeEach, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { setup, type Harness } from "../../../test/harness";
 import { HOUR, MINUTE } from "../../core/clock";
 import { ADMIN_ROTATION, rotateKey } from "./service";
 
 const SECOND = 1000;
 
-let h: Harness;
-beforeEach(() => {
-  h = setup();
-});
+// One instance for the file (each test makes its own accounts), its rate limits off: every
+// in-process request comes from the same address, and the per-IP limits of minting and
+// registering would otherwise tie the tests together. A test that moves the clock a day has its own.
+const h = setup({ rateLimitMultiplier: 0 });
+/** Another instance (its own signing key), for tokens this one must refuse. */
+const other = setup();
 
-const mint = (api_key: string) => h.req("POST", "/api/v1/auth/token", { body: { api_key } });
-const me = (token: string | null) => h.req("GET", "/api/v1/users/me", { token });
+const mint = (api_key: string, hh: Harness = h) => hh.req("POST", "/api/v1/auth/token", { body: { api_key } });
+const me = (token: string | null, hh: Harness = h) => hh.req("GET", "/api/v1/users/me", { token });
 const decode = (jwt: string) => JSON.parse(Buffer.from(jwt.split(".")[1], "base64url").toString());
 
 describe("POST /auth/token", () => {
@@ -64,18 +66,19 @@ describe("POST /auth/token", () => {
   });
 
   test("the token is valid for 24 hours and then 401 AUTH_INVALID_TOKEN", async () => {
+    const h = setup();
     const u = await h.user();
-    const { access_token } = (await mint(u.apiKey)).body;
+    const { access_token } = (await mint(u.apiKey, h)).body;
     h.clock.advance(24 * HOUR - SECOND);
-    expect((await me(access_token)).status).toBe(200);
+    expect((await me(access_token, h)).status).toBe(200);
     h.clock.advance(2 * SECOND);
-    const res = await me(access_token);
+    const res = await me(access_token, h);
     expect(res.status).toBe(401);
     expect(res.body.detail.code).toBe("AUTH_INVALID_TOKEN");
     // Minting a new one from the key is the remedy (spec §5.1.2).
-    const again = await mint(u.apiKey);
+    const again = await mint(u.apiKey, h);
     expect(again.status).toBe(200);
-    expect((await me(again.body.access_token)).status).toBe(200);
+    expect((await me(again.body.access_token, h)).status).toBe(200);
   });
 });
 
@@ -105,7 +108,6 @@ describe("bearer authentication", () => {
 
   test.each(cases)("401 AUTH_INVALID_TOKEN with $why", async ({ headers }) => {
     const u = await h.user();
-    const other = setup();
     const foreign = (await other.user({ username: u.username })).token;
     const res = await h.req("GET", "/api/v1/users/me", { headers: headers(u, foreign) });
     expect(res.status).toBe(401);
@@ -240,15 +242,16 @@ const eventRow = (actorId: string, type: string, activity: boolean, subjectUserI
 
 describe("DELETE /auth/account", () => {
   test("204 for a fresh agent: the account is gone and the username is available again", async () => {
-    const reg = await h.req("POST", "/api/v1/auth/register", { body: { username: "oops-agent", display_name: "Oops" } });
+    const username = `oops-${crypto.randomUUID().slice(0, 8)}`;
+    const reg = await h.req("POST", "/api/v1/auth/register", { body: { username, display_name: "Oops" } });
     const token = (await mint(reg.body.api_key)).body.access_token;
     const res = await h.req("DELETE", "/api/v1/auth/account", { token });
     expect(res.status).toBe(204);
     expect(res.text).toBe("");
     expect(h.ctx.db.$client.query("select count(*) as n from users where id = ?").get(reg.body.id)).toEqual({ n: 0 });
 
-    const check = await h.req("GET", "/api/v1/auth/check-username", { query: { username: "oops-agent" } });
-    expect(check.body).toEqual({ username: "oops-agent", valid: true, available: true, reason: null });
+    const check = await h.req("GET", "/api/v1/auth/check-username", { query: { username } });
+    expect(check.body).toEqual({ username, valid: true, available: true, reason: null });
     const key = await mint(reg.body.api_key);
     expect(key.status).toBe(401);
     expect(key.body.detail.code).toBe("AUTH_INVALID_TOKEN");
@@ -256,7 +259,7 @@ describe("DELETE /auth/account", () => {
     expect(profile.status).toBe(404);
     expect(profile.body.detail.code).toBe("USER_NOT_FOUND");
 
-    const again = await h.req("POST", "/api/v1/auth/register", { body: { username: "oops-agent", display_name: "Second" } });
+    const again = await h.req("POST", "/api/v1/auth/register", { body: { username, display_name: "Second" } });
     expect(again.status).toBe(201);
   });
 

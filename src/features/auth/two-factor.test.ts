@@ -1,13 +1,12 @@
-import { beforeEach, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { generateSync } from "otplib";
 import { MINUTE } from "../../core/clock";
 import { unseal } from "../../core/secrets";
-import { setup, type Harness, type TestUser } from "../../../test/harness";
+import { setup, type TestUser } from "../../../test/harness";
 
-let h: Harness;
-beforeEach(() => {
-  h = setup();
-});
+// One instance for the file: each test turns two-factor on for accounts of its own (its limits
+// are per account), and moves the clock by minutes at most.
+const h = setup();
 
 /** The TOTP code of `secret` at the TestClock's time (plus `offsetS` seconds). */
 const totp = (secret: string, offsetS = 0) => generateSync({ secret, epoch: Math.floor(h.clock.now() / 1000) + offsetS });
@@ -41,7 +40,7 @@ describe("POST /api/v1/auth/2fa/enroll", () => {
     expect(r.body.otpauth_uri).toBe(`otpauth://totp/Colony:${u.username}?secret=${r.body.secret}&issuer=Colony`);
     expect(r.body.ticket.length).toBeLessThanOrEqual(128);
     expect(await status(u)).toEqual({ enabled: false, recovery_codes_remaining: 0 });
-    expect(h.ctx.db.$client.query("select count(*) n from two_factor").get()).toEqual({ n: 0 });
+    expect(h.ctx.db.$client.query("select count(*) n from two_factor where user_id = ?").get(u.id)).toEqual({ n: 0 });
     expect((await post(null, "/enroll")).status).toBe(401);
   });
 
@@ -173,7 +172,7 @@ describe("POST /api/v1/auth/2fa/disable", () => {
     expect(r.status).toBe(200);
     expect(r.body).toEqual({ enabled: false, recovery_codes_remaining: 0 });
     expect(await status(u)).toEqual({ enabled: false, recovery_codes_remaining: 0 });
-    const ev = h.ctx.db.$client.query("select actor_id, payload from events where type = 'security_2fa_disabled'").all() as { actor_id: string; payload: string }[];
+    const ev = h.ctx.db.$client.query("select actor_id, payload from events where type = 'security_2fa_disabled' and (actor_id = ? or subject_id = ?)").all(u.id, u.id) as { actor_id: string; payload: string }[];
     expect(ev).toHaveLength(1);
     expect(ev[0].actor_id).toBe(u.id);
     expect(JSON.parse(ev[0].payload)).toEqual({ recipient_ids: [u.id], actor: u.username, actor_id: u.id, by: "you" });

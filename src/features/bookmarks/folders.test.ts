@@ -3,6 +3,7 @@
 import { describe, expect, test } from "bun:test";
 import { setup, type Harness } from "../../../test/harness";
 import { dbState } from "../../../test/db-state";
+import { refused } from "../../../test/expect";
 import { GENERAL, post } from "../posts/fixtures";
 
 const h = setup();
@@ -51,11 +52,7 @@ describe("bookmark folders", () => {
     const u = await h.user();
     const made = [];
     for (let i = 0; i < 20; i++) made.push(await folder(u, `f${i}`));
-    const before = dbState(h);
-    const r = await h.req("POST", "/api/v1/bookmarks/folders", { token: u.token, body: { name: "one more" } });
-    expect(r.status).toBe(400);
-    expect(r.body.detail.code).toBe("LIMIT_EXCEEDED");
-    expect(dbState(h)).toEqual(before);
+    await refused(h, () => h.req("POST", "/api/v1/bookmarks/folders", { token: u.token, body: { name: "one more" } }), 400, "LIMIT_EXCEEDED");
     const del = await h.req("DELETE", `/api/v1/bookmarks/folders/${made[5]!.id}`, { token: u.token });
     expect(del.status).toBe(200);
     expect(del.body).toEqual({ ok: true });

@@ -4,16 +4,20 @@
 // minting tokens, the event stream and token exchange — from the socket's address or, with
 // COLONY_TRUST_PROXY, a proxy's header. A refused request writes nothing.
 import { beforeEach, describe, expect, test } from "bun:test";
-import { setup, type Harness, type TestUser } from "../../../test/harness";
-import { api, cast, claimed, claimRow, notificationsOf, operated, refused, type Cast } from "./fixtures";
+import { refused } from "../../../test/expect";
+import { setup, type TestUser } from "../../../test/harness";
+import { api, cast, claimed, claimRow, notificationsOf, operated, type Cast } from "./fixtures";
 
-let h: Harness;
+// One instance for the file: each test has its own cast and claim, and starts in process (no
+// socket address) with no trusted proxy, whatever the test before it set.
+const h = setup({ rateLimitMultiplier: 0 });
 let c: Cast;
 let a: ReturnType<typeof api>;
 let claimId: string;
 
 beforeEach(async () => {
-  h = setup({ rateLimitMultiplier: 0 });
+  from(null);
+  h.config.trustProxy = false;
   c = await cast(h);
   a = api(h);
   claimId = (await operated(h, c.human, c.agent)).id;
@@ -45,7 +49,7 @@ describe("PUT /claims/{id}/allowed-ips", () => {
   test.each([[[]], [null]])("%p clears it; so does a missing field", async (list) => {
     await a.allowedIps(c.human, claimId, ["203.0.113.7"]);
     from(null);
-    await refused(h, 403, "AUTH_IP_DENIED", () => me(c.agent));
+    await refused(h, () => me(c.agent), 403, "AUTH_IP_DENIED");
     const res = await a.allowedIps(c.human, claimId, list);
     expect(res.body).toEqual({ detail: "Allowed IPs cleared", allowed_ips: null });
     expect(usersRow(c.agent.id).allowed_ips).toBeNull();
@@ -59,21 +63,21 @@ describe("PUT /claims/{id}/allowed-ips", () => {
 
   test("refusals: anonymous 401; agents 403 AUTH_HUMAN_ONLY (the claimed one too); another human, a site admin, a pending claim's human 404; nothing is written", async () => {
     const pending = await claimed(h, c.otherHuman, c.otherAgent);
-    await refused(h, 401, "AUTH_INVALID_TOKEN", () => a.allowedIps(null, claimId, ["203.0.113.7"]));
-    for (const u of [c.agent, c.otherAgent]) await refused(h, 403, "AUTH_HUMAN_ONLY", () => a.allowedIps(u, claimId, ["203.0.113.7"]));
-    for (const u of [c.otherHuman, c.siteAdmin]) await refused(h, 404, "NOT_FOUND", () => a.allowedIps(u, claimId, ["203.0.113.7"]));
-    await refused(h, 404, "NOT_FOUND", () => a.allowedIps(c.otherHuman, pending.id, ["203.0.113.7"]));
-    await refused(h, 404, "NOT_FOUND", () => a.allowedIps(c.human, "not-a-uuid", ["203.0.113.7"]));
+    await refused(h, () => a.allowedIps(null, claimId, ["203.0.113.7"]), 401, "AUTH_INVALID_TOKEN");
+    for (const u of [c.agent, c.otherAgent]) await refused(h, () => a.allowedIps(u, claimId, ["203.0.113.7"]), 403, "AUTH_HUMAN_ONLY");
+    for (const u of [c.otherHuman, c.siteAdmin]) await refused(h, () => a.allowedIps(u, claimId, ["203.0.113.7"]), 404, "NOT_FOUND");
+    await refused(h, () => a.allowedIps(c.otherHuman, pending.id, ["203.0.113.7"]), 404, "NOT_FOUND");
+    await refused(h, () => a.allowedIps(c.human, "not-a-uuid", ["203.0.113.7"]), 404, "NOT_FOUND");
   });
 
   test("bad entries: 400 INVALID_INPUT naming the entry; more than 20 or a non-string 422; nothing is written", async () => {
     await a.allowedIps(c.human, claimId, ["203.0.113.7"]);
-    const res = await refused(h, 400, "INVALID_INPUT", () => a.allowedIps(c.human, claimId, ["198.51.100.0/24", "example.com"]));
+    const res = await refused(h, () => a.allowedIps(c.human, claimId, ["198.51.100.0/24", "example.com"]), 400, "INVALID_INPUT");
     expect(res.body.detail.message).toContain('"example.com"');
-    for (const bad of ["10.0.0.0/33", "256.0.0.1", "2001:db8:::1", "", "fe80::1%eth0"]) await refused(h, 400, "INVALID_INPUT", () => a.allowedIps(c.human, claimId, [bad]));
-    await refused(h, 422, null, () => a.allowedIps(c.human, claimId, Array.from({ length: 21 }, (_, i) => `198.51.100.${i}`)));
-    await refused(h, 422, null, () => a.allowedIps(c.human, claimId, [42]));
-    await refused(h, 422, null, () => a.allowedIps(c.human, claimId, "203.0.113.7"));
+    for (const bad of ["10.0.0.0/33", "256.0.0.1", "2001:db8:::1", "", "fe80::1%eth0"]) await refused(h, () => a.allowedIps(c.human, claimId, [bad]), 400, "INVALID_INPUT");
+    await refused(h, () => a.allowedIps(c.human, claimId, Array.from({ length: 21 }, (_, i) => `198.51.100.${i}`)), 422, null);
+    await refused(h, () => a.allowedIps(c.human, claimId, [42]), 422, null);
+    await refused(h, () => a.allowedIps(c.human, claimId, "203.0.113.7"), 422, null);
     expect((await a.allowedIps(c.human, claimId, Array.from({ length: 20 }, (_, i) => `198.51.100.${i}`))).status).toBe(200);
   });
 });
@@ -116,7 +120,7 @@ describe("enforcement", () => {
     from(socket);
     if (allowed) expect((await me(c.agent, headers)).status).toBe(200);
     else {
-      const res = await refused(h, 403, "AUTH_IP_DENIED", () => me(c.agent, headers));
+      const res = await refused(h, () => me(c.agent, headers), 403, "AUTH_IP_DENIED");
       expect(res.body.detail.message).toContain("not allowed for this account");
     }
   });
@@ -126,22 +130,22 @@ describe("enforcement", () => {
     const post = (headers: Record<string, string> = {}) =>
       h.req("POST", "/api/v1/posts", { token: c.agent.token, headers, body: { colony_id: colony, title: "From the right place", body: "Only from the allowed address.", post_type: "discussion" } });
     from("198.51.100.1");
-    await refused(h, 403, "AUTH_IP_DENIED", () => post());
-    await refused(h, 403, "AUTH_IP_DENIED", () => post({ "idempotency-key": "k-1" }));
+    await refused(h, () => post(), 403, "AUTH_IP_DENIED");
+    await refused(h, () => post({ "idempotency-key": "k-1" }), 403, "AUTH_IP_DENIED");
     from("203.0.113.50");
     expect((await post({ "idempotency-key": "k-1" })).status).toBe(201);
   });
 
   test("optional-auth routes refuse the agent's token too (it is not treated as anonymous)", async () => {
     from("198.51.100.1");
-    await refused(h, 403, "AUTH_IP_DENIED", () => h.req("GET", "/api/v1/posts", { token: c.agent.token }));
+    await refused(h, () => h.req("GET", "/api/v1/posts", { token: c.agent.token }), 403, "AUTH_IP_DENIED");
     expect((await h.req("GET", "/api/v1/posts")).status).toBe(200);
   });
 
   test("minting a token with the API key is refused from elsewhere; allowed from a listed address", async () => {
     const mint = () => h.req("POST", "/api/v1/auth/token", { body: { api_key: c.agent.apiKey } });
     from("198.51.100.1");
-    await refused(h, 403, "AUTH_IP_DENIED", mint);
+    await refused(h, mint, 403, "AUTH_IP_DENIED");
     from("2001:db8::1");
     const ok = await mint();
     expect(ok.status).toBe(200);
@@ -150,8 +154,8 @@ describe("enforcement", () => {
 
   test("the event stream is refused from elsewhere", async () => {
     from("198.51.100.1");
-    await refused(h, 403, "AUTH_IP_DENIED", () => h.req("GET", "/api/v1/stream", { token: c.agent.token }));
-    await refused(h, 403, "AUTH_IP_DENIED", () => h.req("GET", "/api/v1/stream", { query: { token: c.agent.token } }));
+    await refused(h, () => h.req("GET", "/api/v1/stream", { token: c.agent.token }), 403, "AUTH_IP_DENIED");
+    await refused(h, () => h.req("GET", "/api/v1/stream", { query: { token: c.agent.token } }), 403, "AUTH_IP_DENIED");
   });
 
   test("token exchange with the agent's access token from elsewhere is invalid_grant", async () => {
@@ -175,12 +179,12 @@ describe("enforcement", () => {
 
   test("a new list applies at once, and clearing it frees the agent; other accounts are never checked", async () => {
     from("198.51.100.1");
-    await refused(h, 403, "AUTH_IP_DENIED", () => me(c.agent));
+    await refused(h, () => me(c.agent), 403, "AUTH_IP_DENIED");
     for (const u of [c.human, c.otherAgent, c.otherHuman]) expect((await me(u)).status).toBe(200);
     expect((await a.allowedIps(c.human, claimId, ["198.51.100.0/24"])).status).toBe(200);
     expect((await me(c.agent)).status).toBe(200);
     from("203.0.113.9");
-    await refused(h, 403, "AUTH_IP_DENIED", () => me(c.agent));
+    await refused(h, () => me(c.agent), 403, "AUTH_IP_DENIED");
     expect((await a.allowedIps(c.human, claimId, null)).status).toBe(200);
     from(null);
     expect((await me(c.agent)).status).toBe(200);
@@ -188,6 +192,6 @@ describe("enforcement", () => {
 
   test("a bad or revoked token is still 401 from anywhere (the address is checked only for a valid credential)", async () => {
     from("198.51.100.1");
-    await refused(h, 401, "AUTH_INVALID_TOKEN", () => h.req("GET", "/api/v1/users/me", { token: "not.a.jwt" }));
+    await refused(h, () => h.req("GET", "/api/v1/users/me", { token: "not.a.jwt" }), 401, "AUTH_INVALID_TOKEN");
   });
 });

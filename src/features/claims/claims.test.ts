@@ -3,22 +3,30 @@
 // notifications and webhook events, and every rule as each role: anonymous, an agent, the human
 // who claims, the claimed agent, another human and a site admin. Every refusal changes nothing.
 import { beforeEach, describe, expect, test } from "bun:test";
+import { refused } from "../../../test/expect";
 import { setup, type Harness, type TestUser } from "../../../test/harness";
 import { DAY } from "../../core/clock";
 import { callerOf, deleteOwnAccount } from "../auth/service";
 import * as users from "../users/service";
-import { advance, api, cast, claimed, claimRow, notificationsOf, operated, refused, webhooksOf, type Cast } from "./fixtures";
+import { advance, api, cast, claimed, claimRow, notificationsOf, operated, webhooksOf, type Cast } from "./fixtures";
 import { confirmedOperatorOf, MAX_ACTIVE_CLAIMS, operatorTie } from "./service";
 
+// One instance for the file: each test claims between people of its own (a fresh cast).
+const shared = setup({ rateLimitMultiplier: 0 });
 let h: Harness;
 let c: Cast;
 let a: ReturnType<typeof api>;
 
-beforeEach(async () => {
-  h = setup({ rateLimitMultiplier: 0 });
+async function use(harness: Harness) {
+  h = harness;
   c = await cast(h);
   a = api(h);
-});
+}
+
+beforeEach(() => use(shared));
+
+/** For a test that moves the clock days ahead or runs every due job: an instance of its own. */
+const ownInstance = () => use(setup({ rateLimitMultiplier: 0 }));
 
 const iso = (ms: number) => new Date(ms).toISOString();
 const UNKNOWN = "0190b2c4-0000-7000-8000-000000000000";
@@ -44,7 +52,7 @@ describe("POST /claims", () => {
     const [n] = await notificationsOf(h, c.agent);
     expect(n).toMatchObject({ kind: "claim_requested", actor_id: c.human.id, meta: { claim_id: res.body.id, human_id: c.human.id } });
     expect(n.message).toBe(`@${c.human.username} asked to be recorded as your operator: confirm or reject the claim`);
-    expect(webhooksOf(h, "agent_claim_requested")).toEqual([
+    expect(webhooksOf(h, "agent_claim_requested", c.agent.id)).toEqual([
       { name: "agent_claim_requested", data: { claim_id: res.body.id, human: c.human.username, human_id: c.human.id }, to: [c.agent.id] },
     ]);
     // Nobody else is told.
@@ -58,32 +66,32 @@ describe("POST /claims", () => {
 
   test("anonymous 401; an agent 403 AUTH_HUMAN_ONLY (the claimed agent and an admin agent too); nothing is written", async () => {
     const adminAgent = await h.user({ admin: true });
-    await refused(h, 401, "AUTH_INVALID_TOKEN", () => a.create(null, c.agent.username));
-    for (const u of [c.otherAgent, c.agent, adminAgent]) await refused(h, 403, "AUTH_HUMAN_ONLY", () => a.create(u, c.agent.username));
+    await refused(h, () => a.create(null, c.agent.username), 401, "AUTH_INVALID_TOKEN");
+    for (const u of [c.otherAgent, c.agent, adminAgent]) await refused(h, () => a.create(u, c.agent.username), 403, "AUTH_HUMAN_ONLY");
   });
 
   test("refusals: unknown 404, a human (yourself included) 400, a second pending claim 409, a claimed agent 409, a bad body 422", async () => {
-    await refused(h, 404, "USER_NOT_FOUND", () => a.create(c.human, "nobody-at-all"));
-    await refused(h, 404, "USER_NOT_FOUND", () => a.create(c.human, UNKNOWN));
-    await refused(h, 404, "USER_NOT_FOUND", () => a.create(c.human, "@"));
-    await refused(h, 400, "INVALID_INPUT", () => a.create(c.human, c.otherHuman.username));
-    await refused(h, 400, "INVALID_INPUT", () => a.create(c.human, c.human.username));
-    await refused(h, 422, null, () => h.req("POST", "/api/v1/claims", { token: c.human.token, body: {} }));
-    await refused(h, 422, null, () => a.create(c.human, ""));
+    await refused(h, () => a.create(c.human, "nobody-at-all"), 404, "USER_NOT_FOUND");
+    await refused(h, () => a.create(c.human, UNKNOWN), 404, "USER_NOT_FOUND");
+    await refused(h, () => a.create(c.human, "@"), 404, "USER_NOT_FOUND");
+    await refused(h, () => a.create(c.human, c.otherHuman.username), 400, "INVALID_INPUT");
+    await refused(h, () => a.create(c.human, c.human.username), 400, "INVALID_INPUT");
+    await refused(h, () => h.req("POST", "/api/v1/claims", { token: c.human.token, body: {} }), 422, null);
+    await refused(h, () => a.create(c.human, ""), 422, null);
     await claimed(h, c.human, c.agent);
-    await refused(h, 409, "CONFLICT", () => a.create(c.human, c.agent.username));
+    await refused(h, () => a.create(c.human, c.agent.username), 409, "CONFLICT");
     // Another human may still claim a pending agent; once the agent confirms one, nobody may.
     const rival = await claimed(h, c.otherHuman, c.agent);
     expect((await a.act(c.agent, rival.id, "confirm")).status).toBe(200);
-    await refused(h, 409, "CONFLICT", () => a.create(c.otherHuman, c.agent.username));
-    await refused(h, 409, "CONFLICT", () => a.create(c.siteAdmin, c.agent.username));
+    await refused(h, () => a.create(c.otherHuman, c.agent.username), 409, "CONFLICT");
+    await refused(h, () => a.create(c.siteAdmin, c.agent.username), 409, "CONFLICT");
   });
 
   test(`at most ${MAX_ACTIVE_CLAIMS} active claims per human, pending and confirmed alike: 400 LIMIT_EXCEEDED`, async () => {
     const many = await agents(MAX_ACTIVE_CLAIMS + 1);
     await operated(h, c.human, many[0]);
     for (const agent of many.slice(1, MAX_ACTIVE_CLAIMS)) await claimed(h, c.human, agent);
-    const res = await refused(h, 400, "LIMIT_EXCEEDED", () => a.create(c.human, many[MAX_ACTIVE_CLAIMS].username));
+    const res = await refused(h, () => a.create(c.human, many[MAX_ACTIVE_CLAIMS].username), 400, "LIMIT_EXCEEDED");
     expect(res.body.detail.message).toContain("10 active claims");
     // Another human is not affected; a withdrawal frees a place.
     expect((await a.create(c.otherHuman, many[MAX_ACTIVE_CLAIMS].username)).status).toBe(201);
@@ -93,6 +101,7 @@ describe("POST /claims", () => {
   });
 
   test("rejected, withdrawn and lapsed claims are not active", async () => {
+    await ownInstance();
     const many = await agents(MAX_ACTIVE_CLAIMS);
     for (const agent of many) await claimed(h, c.human, agent);
     await advance(h, 7 * DAY, c.human, ...many);
@@ -122,17 +131,17 @@ describe("GET /claims and GET /claims/{id}", () => {
     expect((await a.list(c.agent)).body.map((x: any) => x.id)).toEqual([first.id]);
     expect((await a.list(c.otherHuman)).body).toEqual([]);
     expect((await a.list(c.siteAdmin)).body).toEqual([]);
-    await refused(h, 401, "AUTH_INVALID_TOKEN", () => a.list(null));
+    await refused(h, () => a.list(null), 401, "AUTH_INVALID_TOKEN");
   });
 
   test("one claim to its two parties; 404 to everyone else (a site admin too) and for unknown or malformed ids", async () => {
     const cl = await claimed(h, c.human, c.agent);
     for (const u of [c.human, c.agent]) expect((await a.get(u, cl.id)).body).toMatchObject({ id: cl.id, status: "pending" });
     expect((await a.get(c.human, cl.id.toUpperCase())).status).toBe(200);
-    for (const u of [c.otherHuman, c.otherAgent, c.siteAdmin]) await refused(h, 404, "NOT_FOUND", () => a.get(u, cl.id));
-    await refused(h, 404, "NOT_FOUND", () => a.get(c.human, UNKNOWN));
-    await refused(h, 404, "NOT_FOUND", () => a.get(c.human, "not-a-uuid"));
-    await refused(h, 401, "AUTH_INVALID_TOKEN", () => a.get(null, cl.id));
+    for (const u of [c.otherHuman, c.otherAgent, c.siteAdmin]) await refused(h, () => a.get(u, cl.id), 404, "NOT_FOUND");
+    await refused(h, () => a.get(c.human, UNKNOWN), 404, "NOT_FOUND");
+    await refused(h, () => a.get(c.human, "not-a-uuid"), 404, "NOT_FOUND");
+    await refused(h, () => a.get(null, cl.id), 401, "AUTH_INVALID_TOKEN");
   });
 });
 
@@ -148,7 +157,7 @@ describe("confirm (alias accept)", () => {
     expect(n).toMatchObject({ kind: "claim_confirmed", actor_id: c.agent.id, message: `@${c.agent.username} confirmed you as its operator` });
     expect(confirmedOperatorOf(h.ctx, c.agent.id)).toBe(c.human.id);
     // Only the agent was asked; no webhook event for the answer (§6.2 names none).
-    expect(webhooksOf(h, "operator_claim_resolved")).toEqual([]);
+    expect(webhooksOf(h, "operator_claim_resolved", c.agent.id)).toEqual([]);
   });
 
   test("confirming rejects the agent's other pending claims (one operator), and tells their humans", async () => {
@@ -162,19 +171,19 @@ describe("confirm (alias accept)", () => {
       expect(n).toMatchObject({ kind: "claim_rejected", meta: { superseded: true }, message: `@${c.agent.username} confirmed another operator; your claim was closed` });
     }
     expect(confirmedOperatorOf(h.ctx, c.agent.id)).toBe(c.otherHuman.id);
-    await refused(h, 409, "CONFLICT", () => a.act(c.agent, mine.id, "confirm"));
+    await refused(h, () => a.act(c.agent, mine.id, "confirm"), 409, "CONFLICT");
   });
 
   test("refusals: anonymous 401; any human 403 AUTH_AGENT_ONLY; another agent 404; twice 409; nothing is written", async () => {
     const cl = await claimed(h, c.human, c.agent);
     for (const what of ["confirm", "accept", "reject"] as const) {
-      await refused(h, 401, "AUTH_INVALID_TOKEN", () => a.act(null, cl.id, what));
-      for (const u of [c.human, c.otherHuman, c.siteAdmin]) await refused(h, 403, "AUTH_AGENT_ONLY", () => a.act(u, cl.id, what));
-      await refused(h, 404, "NOT_FOUND", () => a.act(c.otherAgent, cl.id, what));
-      await refused(h, 404, "NOT_FOUND", () => a.act(c.agent, UNKNOWN, what));
+      await refused(h, () => a.act(null, cl.id, what), 401, "AUTH_INVALID_TOKEN");
+      for (const u of [c.human, c.otherHuman, c.siteAdmin]) await refused(h, () => a.act(u, cl.id, what), 403, "AUTH_AGENT_ONLY");
+      await refused(h, () => a.act(c.otherAgent, cl.id, what), 404, "NOT_FOUND");
+      await refused(h, () => a.act(c.agent, UNKNOWN, what), 404, "NOT_FOUND");
     }
     expect((await a.act(c.agent, cl.id, "confirm")).status).toBe(200);
-    for (const what of ["confirm", "accept", "reject"] as const) await refused(h, 409, "CONFLICT", () => a.act(c.agent, cl.id, what));
+    for (const what of ["confirm", "accept", "reject"] as const) await refused(h, () => a.act(c.agent, cl.id, what), 409, "CONFLICT");
   });
 });
 
@@ -188,7 +197,7 @@ describe("reject", () => {
     const [n] = await notificationsOf(h, c.human);
     expect(n).toMatchObject({ kind: "claim_rejected", actor_id: c.agent.id, meta: { superseded: false }, message: `@${c.agent.username} rejected your operator claim` });
     expect(confirmedOperatorOf(h.ctx, c.agent.id)).toBeNull();
-    await refused(h, 409, "CONFLICT", () => a.withdraw(c.human, cl.id));
+    await refused(h, () => a.withdraw(c.human, cl.id), 409, "CONFLICT");
     expect((await a.create(c.human, c.agent.username)).status).toBe(201);
   });
 });
@@ -202,35 +211,37 @@ describe("DELETE /claims/{id} (withdraw)", () => {
     expect((await a.get(c.agent, cl.id)).body).toMatchObject({ status: "withdrawn", resolved_at: iso(h.clock.now()) });
     const [n] = await notificationsOf(h, c.agent);
     expect(n).toMatchObject({ kind: "claim_withdrawn", actor_id: c.human.id, message: `@${c.human.username} withdrew their operator claim` });
-    await refused(h, 409, "CONFLICT", () => a.act(c.agent, cl.id, "confirm"));
+    await refused(h, () => a.act(c.agent, cl.id, "confirm"), 409, "CONFLICT");
   });
 
   test("refusals: anonymous 401; agents 403 AUTH_HUMAN_ONLY (the claimed one too); another human or a site admin 404; a confirmed claim 409", async () => {
     const cl = await claimed(h, c.human, c.agent);
-    await refused(h, 401, "AUTH_INVALID_TOKEN", () => a.withdraw(null, cl.id));
-    for (const u of [c.agent, c.otherAgent]) await refused(h, 403, "AUTH_HUMAN_ONLY", () => a.withdraw(u, cl.id));
-    for (const u of [c.otherHuman, c.siteAdmin]) await refused(h, 404, "NOT_FOUND", () => a.withdraw(u, cl.id));
-    await refused(h, 404, "NOT_FOUND", () => a.withdraw(c.human, "not-a-uuid"));
+    await refused(h, () => a.withdraw(null, cl.id), 401, "AUTH_INVALID_TOKEN");
+    for (const u of [c.agent, c.otherAgent]) await refused(h, () => a.withdraw(u, cl.id), 403, "AUTH_HUMAN_ONLY");
+    for (const u of [c.otherHuman, c.siteAdmin]) await refused(h, () => a.withdraw(u, cl.id), 404, "NOT_FOUND");
+    await refused(h, () => a.withdraw(c.human, "not-a-uuid"), 404, "NOT_FOUND");
     await a.act(c.agent, cl.id, "confirm");
-    await refused(h, 409, "CONFLICT", () => a.withdraw(c.human, cl.id));
+    await refused(h, () => a.withdraw(c.human, cl.id), 409, "CONFLICT");
     expect(confirmedOperatorOf(h.ctx, c.agent.id)).toBe(c.human.id);
   });
 });
 
 describe("expiry after 7 days", () => {
   test("pending until the last millisecond; then it reads expired, and answers 410 GONE to confirm, reject and withdraw", async () => {
+    await ownInstance();
     const cl = await claimed(h, c.human, c.agent);
     const created = h.clock.now();
     await advance(h, 7 * DAY - 1, c.human, c.agent);
     expect((await a.get(c.human, cl.id)).body.status).toBe("pending");
     h.clock.advance(1);
     expect((await a.get(c.agent, cl.id)).body).toMatchObject({ status: "expired", resolved_at: iso(created + 7 * DAY) });
-    for (const what of ["confirm", "accept", "reject"] as const) await refused(h, 410, "GONE", () => a.act(c.agent, cl.id, what));
-    await refused(h, 410, "GONE", () => a.withdraw(c.human, cl.id));
+    for (const what of ["confirm", "accept", "reject"] as const) await refused(h, () => a.act(c.agent, cl.id, what), 410, "GONE");
+    await refused(h, () => a.withdraw(c.human, cl.id), 410, "GONE");
     expect(confirmedOperatorOf(h.ctx, c.agent.id)).toBeNull();
   });
 
   test("the job writes the state at expires_at and tells the human; it stays 410 after", async () => {
+    await ownInstance();
     const cl = await claimed(h, c.human, c.agent);
     const created = h.clock.now();
     await advance(h, 7 * DAY, c.human, c.agent);
@@ -240,10 +251,11 @@ describe("expiry after 7 days", () => {
     const [n] = await notificationsOf(h, c.human);
     expect(n).toMatchObject({ kind: "claim_expired", actor_id: null, message: `Your operator claim on @${c.agent.username} expired unanswered` });
     expect(await notificationsOf(h, c.agent)).toHaveLength(1); // only the request
-    await refused(h, 410, "GONE", () => a.act(c.agent, cl.id, "confirm"));
+    await refused(h, () => a.act(c.agent, cl.id, "confirm"), 410, "GONE");
   });
 
   test("a job for an answered claim does nothing", async () => {
+    await ownInstance();
     const cl = await claimed(h, c.human, c.agent);
     await a.act(c.agent, cl.id, "reject");
     await advance(h, 8 * DAY, c.human);
@@ -253,6 +265,7 @@ describe("expiry after 7 days", () => {
   });
 
   test("a lapsed claim the job has not reached gives way to a new claim on the same agent", async () => {
+    await ownInstance();
     const old = await claimed(h, c.human, c.agent);
     await advance(h, 7 * DAY, c.human, c.agent);
     const fresh = await a.create(c.human, c.agent.username);

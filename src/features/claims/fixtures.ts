@@ -2,7 +2,7 @@
 // database's whole state (to assert that a refusal changed nothing), the notifications and
 // webhook events a write left, and moving the clock with fresh tokens.
 import { expect } from "bun:test";
-import type { Harness, Res, TestUser } from "../../../test/harness";
+import type { Harness, TestUser } from "../../../test/harness";
 import { issueToken } from "../auth/service";
 import { planWebhookEvents } from "../webhooks/mapping";
 import { dbState } from "../../../test/db-state";
@@ -64,16 +64,6 @@ export async function operated(h: Harness, human: TestUser, agent: TestUser): Pr
 
 export { dbState };
 
-/** Runs a request that must be refused with `status` and `code`, and asserts the database did not change. */
-export async function refused(h: Harness, status: number, code: string | null, run: () => Promise<Res>): Promise<Res> {
-  const before = dbState(h);
-  const res = await run();
-  expect({ status: res.status, code: res.body?.detail?.code ?? null }).toEqual({ status, code });
-  if (code) expect(typeof res.body.detail.message).toBe("string");
-  expect(dbState(h)).toEqual(before);
-  return res;
-}
-
 /** The caller's notifications, newest first (through the API). */
 export async function notificationsOf(h: Harness, u: TestUser): Promise<{ kind: string; message: string; meta: Record<string, any>; actor_id: string | null }[]> {
   const res = await h.req("GET", "/api/v1/notifications", { token: u.token });
@@ -81,9 +71,9 @@ export async function notificationsOf(h: Harness, u: TestUser): Promise<{ kind: 
   return res.body;
 }
 
-/** The webhook events the newest domain event of `type` became (name, body, recipients). */
-export function webhooksOf(h: Harness, type: string) {
-  const row = h.ctx.db.$client.query("select * from events where type = ? order by id desc").get(type) as Record<string, any> | null;
+/** The webhook events the newest domain event of `type` about the user `subjectId` became (name, body, recipients). */
+export function webhooksOf(h: Harness, type: string, subjectId: string) {
+  const row = h.ctx.db.$client.query("select * from events where type = ? and subject_id = ? order by id desc").get(type, subjectId) as Record<string, any> | null;
   if (!row) return [];
   const ev = { id: row.id, type: row.type, actorId: row.actor_id, subjectType: row.subject_type, subjectId: row.subject_id, payload: JSON.parse(row.payload), audience: JSON.parse(row.audience ?? "[]"), createdAt: row.created_at };
   return planWebhookEvents(h.ctx, ev as never).map((p) => ({ name: p.name, data: p.data, to: p.audience.kind === "users" ? [...p.audience.userIds].sort() : p.audience.kind }));

@@ -3,17 +3,18 @@
 // POST /claims/{id}/rotate-key, a site administrator from the command line. Either revokes the
 // agent's access tokens at once and tells the agent, without the key; a self-rotation does not.
 import { beforeEach, describe, expect, test } from "bun:test";
-import { setup, type Harness } from "../../../test/harness";
+import { refused } from "../../../test/expect";
+import { setup } from "../../../test/harness";
 import { ADMIN_ROTATION, rotateKey } from "../auth/service";
-import { api, cast, claimed, notificationsOf, operated, refused, webhooksOf, type Cast } from "./fixtures";
+import { api, cast, claimed, notificationsOf, operated, webhooksOf, type Cast } from "./fixtures";
 
-let h: Harness;
+// One instance for the file: each test has its own cast and confirmed claim.
+const h = setup({ rateLimitMultiplier: 0 });
 let c: Cast;
 let a: ReturnType<typeof api>;
 let claimId: string;
 
 beforeEach(async () => {
-  h = setup({ rateLimitMultiplier: 0 });
   c = await cast(h);
   a = api(h);
   claimId = (await operated(h, c.human, c.agent)).id;
@@ -42,17 +43,17 @@ describe("POST /claims/{id}/rotate-key", () => {
     const [n] = await notificationsOf(h, c.agent);
     expect(n).toMatchObject({ kind: "agent_key_rotated", actor_id: c.human.id, meta: { reason: "operator_rotation", by: "your operator" } });
     expect(n.message).toBe("Your API key was reset by your operator: the old key and its access tokens no longer work");
-    const hooks = webhooksOf(h, "agent_key_rotated");
+    const hooks = webhooksOf(h, "agent_key_rotated", c.agent.id);
     expect(hooks).toEqual([{ name: "agent_key_rotated", data: { reason: "operator_rotation", by: "your operator", rotated_by_id: c.human.id }, to: [c.agent.id] }]);
     expect(JSON.stringify(hooks)).not.toContain(res.body.api_key);
   });
 
   test("refusals: anonymous 401; agents 403 AUTH_HUMAN_ONLY (the agent itself too); another human, a site admin, a pending claim's human 404; nothing is written", async () => {
     const pending = await claimed(h, c.otherHuman, c.otherAgent);
-    await refused(h, 401, "AUTH_INVALID_TOKEN", () => a.rotateKey(null, claimId));
-    for (const u of [c.agent, c.otherAgent]) await refused(h, 403, "AUTH_HUMAN_ONLY", () => a.rotateKey(u, claimId));
-    for (const u of [c.otherHuman, c.siteAdmin]) await refused(h, 404, "NOT_FOUND", () => a.rotateKey(u, claimId));
-    await refused(h, 404, "NOT_FOUND", () => a.rotateKey(c.otherHuman, pending.id));
+    await refused(h, () => a.rotateKey(null, claimId), 401, "AUTH_INVALID_TOKEN");
+    for (const u of [c.agent, c.otherAgent]) await refused(h, () => a.rotateKey(u, claimId), 403, "AUTH_HUMAN_ONLY");
+    for (const u of [c.otherHuman, c.siteAdmin]) await refused(h, () => a.rotateKey(u, claimId), 404, "NOT_FOUND");
+    await refused(h, () => a.rotateKey(c.otherHuman, pending.id), 404, "NOT_FOUND");
     expect((await me(c.agent.token)).status).toBe(200);
   });
 
@@ -70,14 +71,14 @@ describe("other resets", () => {
     const old = c.agent.token;
     rotateKey(h.ctx, c.agent.id, ADMIN_ROTATION);
     expect((await me(old)).status).toBe(401);
-    expect(webhooksOf(h, "agent_key_rotated")).toEqual([{ name: "agent_key_rotated", data: { reason: "admin_rotation", by: "a site administrator", rotated_by_id: null }, to: [c.agent.id] }]);
+    expect(webhooksOf(h, "agent_key_rotated", c.agent.id)).toEqual([{ name: "agent_key_rotated", data: { reason: "admin_rotation", by: "a site administrator", rotated_by_id: null }, to: [c.agent.id] }]);
   });
 
   test("rotating your own key keeps your tokens and tells nobody", async () => {
     const res = await h.req("POST", "/api/v1/auth/rotate-key", { token: c.agent.token });
     expect(res.status).toBe(200);
     expect((await me(c.agent.token)).status).toBe(200);
-    expect(webhooksOf(h, "agent_key_rotated")).toEqual([]);
+    expect(webhooksOf(h, "agent_key_rotated", c.agent.id)).toEqual([]);
     expect((await notificationsOf(h, c.agent)).filter((n) => n.kind === "agent_key_rotated")).toEqual([]);
   });
 });

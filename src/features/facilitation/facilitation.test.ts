@@ -3,20 +3,13 @@
 // changes nothing; the people told and the post's status that follows the request.
 import { describe, expect, test } from "bun:test";
 import { dbState } from "../../../test/db-state";
-import { setup, type Res, type TestUser } from "../../../test/harness";
+import { refused } from "../../../test/expect";
+import { setup, type TestUser } from "../../../test/harness";
 import { join, makeColony, post } from "../posts/fixtures";
 import { api, cast, ok, postStatus, request, requestRow, told } from "./fixtures";
 
 const h = setup({ rateLimitMultiplier: 0 });
 const f = api(h);
-
-/** A request that must be refused with `status` and `code`, leaving the database as it was. */
-async function refused(status: number, code: string | null, run: () => Promise<Res>): Promise<void> {
-  const before = dbState(h);
-  const r = await run();
-  expect({ status: r.status, code: r.body?.detail?.code ?? null }).toEqual({ status, code });
-  expect(dbState(h)).toEqual(before);
-}
 
 /** A single-answer request claimed by c.human. */
 async function claimed(metadata: Record<string, unknown> = {}) {
@@ -76,24 +69,24 @@ describe("claim", () => {
     const id = await request(h, c.author);
     const discussion = (await post(h, c.author, { post_type: "discussion" })).id;
     const byHuman = await request(h, c.human);
-    await refused(401, "AUTH_INVALID_TOKEN", () => f.claim(null, id));
-    await refused(403, "AUTH_HUMAN_ONLY", () => f.claim(c.agent, id));
-    await refused(403, "AUTH_HUMAN_ONLY", () => f.claim(c.author, id));
-    await refused(404, "NOT_FOUND", () => f.claim(c.human, UUID));
-    await refused(404, "NOT_FOUND", () => f.claim(c.human, discussion));
-    await refused(400, "INVALID_INPUT", () => f.claim(c.human, byHuman));
+    await refused(h, () => f.claim(null, id), 401, "AUTH_INVALID_TOKEN");
+    await refused(h, () => f.claim(c.agent, id), 403, "AUTH_HUMAN_ONLY");
+    await refused(h, () => f.claim(c.author, id), 403, "AUTH_HUMAN_ONLY");
+    await refused(h, () => f.claim(c.human, UUID), 404, "NOT_FOUND");
+    await refused(h, () => f.claim(c.human, discussion), 404, "NOT_FOUND");
+    await refused(h, () => f.claim(c.human, byHuman), 400, "INVALID_INPUT");
     expect((await h.req("POST", "/api/v1/facilitation/not-a-uuid/claim", { token: c.human.token })).status).toBe(422);
     await ok(f.claim(c.human, id));
-    await refused(409, "CONFLICT", () => f.claim(c.human, id));
-    await refused(409, "CONFLICT", () => f.claim(c.human2, id));
+    await refused(h, () => f.claim(c.human, id), 409, "CONFLICT");
+    await refused(h, () => f.claim(c.human2, id), 409, "CONFLICT");
   });
 
   test("a private colony's request is 404 to a human outside it and claimable by a member", async () => {
     const c = await cast(h);
     const secret = makeColony(h, c.author, "private");
     const id = await request(h, c.author, {}, { colony_id: secret.id });
-    await refused(404, "NOT_FOUND", () => f.claim(c.human, id));
-    await refused(404, "NOT_FOUND", () => f.claims(c.human, id));
+    await refused(h, () => f.claim(c.human, id), 404, "NOT_FOUND");
+    await refused(h, () => f.claims(c.human, id), 404, "NOT_FOUND");
     await join(h, secret, c.human, c.author);
     expect((await f.claim(c.human, id)).status).toBe(200);
   });
@@ -115,7 +108,7 @@ describe("claim", () => {
     const c = await cast(h);
     const id = await request(h, c.author);
     expect((await h.req("POST", `/api/v1/users/${c.author.id}/block`, { token: c.human.token })).status).toBe(201);
-    await refused(403, "FORBIDDEN", () => f.claim(c.human, id));
+    await refused(h, () => f.claim(c.human, id), 403, "FORBIDDEN");
   });
 });
 
@@ -141,17 +134,17 @@ describe("submit, accept, request-revision", () => {
 
   test("submit refusals: not the claimer 403, an empty result 400 (blank) or 422 (missing, empty, too long, bad hours), a waiting answer 409", async () => {
     const { c, id } = await claimed();
-    await refused(401, "AUTH_INVALID_TOKEN", () => f.submit(null, id, { result: "x" }));
-    for (const u of [c.author, c.human2, c.agent]) await refused(403, "FORBIDDEN", () => f.submit(u, id, { result: "Done." }));
-    await refused(404, "NOT_FOUND", () => f.submit(c.human, UUID, { result: "Done." }));
-    await refused(400, "INVALID_INPUT", () => f.submit(c.human, id, { result: "   " }));
+    await refused(h, () => f.submit(null, id, { result: "x" }), 401, "AUTH_INVALID_TOKEN");
+    for (const u of [c.author, c.human2, c.agent]) await refused(h, () => f.submit(u, id, { result: "Done." }), 403, "FORBIDDEN");
+    await refused(h, () => f.submit(c.human, UUID, { result: "Done." }), 404, "NOT_FOUND");
+    await refused(h, () => f.submit(c.human, id, { result: "   " }), 400, "INVALID_INPUT");
     for (const body of [{}, { result: "" }, { result: "x".repeat(20_001) }, { result: "ok", hours_spent: -1 }, { result: "ok", hours_spent: "two" }]) {
       const before = dbState(h);
       expect((await f.submit(c.human, id, body)).status).toBe(422);
       expect(dbState(h)).toEqual(before);
     }
     await ok(f.submit(c.human, id, { result: "Done." }));
-    await refused(409, "CONFLICT", () => f.submit(c.human, id, { result: "Done again." }));
+    await refused(h, () => f.submit(c.human, id, { result: "Done again." }), 409, "CONFLICT");
   });
 
   test("the author accepts: accepted, the request accepted and the post fulfilled; the claimer is told; nothing more can happen", async () => {
@@ -163,32 +156,32 @@ describe("submit, accept, request-revision", () => {
     expect(await told(h, c.human, ["facilitation_accepted"])).toEqual([
       { kind: "facilitation_accepted", message: `@${c.author.username} accepted your answer to "Call the venue for us"`, actor_id: c.author.id, meta: { post_id: id, post_title: "Call the venue for us", claim_id: claim.id, accepter: c.author.username, auto: false } },
     ]);
-    await refused(409, "CONFLICT", () => f.accept(c.author, id));
-    await refused(409, "CONFLICT", () => f.revise(c.author, id, { revision_notes: "More." }));
-    await refused(409, "CONFLICT", () => f.cancel(c.author, id));
-    await refused(409, "CONFLICT", () => f.claim(c.human2, id));
-    await refused(409, "CONFLICT", () => f.claim(c.human, id));
-    await refused(409, "CONFLICT", () => f.submit(c.human, id, { result: "More." }));
-    await refused(409, "CONFLICT", () => f.abandon(c.human, id));
-    await refused(409, "CONFLICT", () => f.update(c.human, id, { notes: "Late note" }));
+    await refused(h, () => f.accept(c.author, id), 409, "CONFLICT");
+    await refused(h, () => f.revise(c.author, id, { revision_notes: "More." }), 409, "CONFLICT");
+    await refused(h, () => f.cancel(c.author, id), 409, "CONFLICT");
+    await refused(h, () => f.claim(c.human2, id), 409, "CONFLICT");
+    await refused(h, () => f.claim(c.human, id), 409, "CONFLICT");
+    await refused(h, () => f.submit(c.human, id, { result: "More." }), 409, "CONFLICT");
+    await refused(h, () => f.abandon(c.human, id), 409, "CONFLICT");
+    await refused(h, () => f.update(c.human, id, { notes: "Late note" }), 409, "CONFLICT");
   });
 
   test("accept and request-revision refusals: only the author (403), nothing waiting 409, an unknown claim_id 404, another request's claim 404", async () => {
     const { c, id, claim } = await claimed();
     const other = await submitted();
     for (const u of [c.human, c.human2, c.agent]) {
-      await refused(403, "FORBIDDEN", () => f.accept(u, id));
-      await refused(403, "FORBIDDEN", () => f.revise(u, id, { revision_notes: "Redo" }));
+      await refused(h, () => f.accept(u, id), 403, "FORBIDDEN");
+      await refused(h, () => f.revise(u, id, { revision_notes: "Redo" }), 403, "FORBIDDEN");
     }
-    await refused(401, "AUTH_INVALID_TOKEN", () => f.accept(null, id));
-    await refused(409, "CONFLICT", () => f.accept(c.author, id));
-    await refused(409, "CONFLICT", () => f.accept(c.author, id, { claim_id: claim.id }));
-    await refused(409, "CONFLICT", () => f.revise(c.author, id, { revision_notes: "Redo" }));
-    await refused(404, "NOT_FOUND", () => f.accept(c.author, id, { claim_id: UUID }));
-    await refused(404, "NOT_FOUND", () => f.accept(c.author, id, { claim_id: other.claim.id }));
-    await refused(404, "NOT_FOUND", () => f.accept(c.author, UUID));
+    await refused(h, () => f.accept(null, id), 401, "AUTH_INVALID_TOKEN");
+    await refused(h, () => f.accept(c.author, id), 409, "CONFLICT");
+    await refused(h, () => f.accept(c.author, id, { claim_id: claim.id }), 409, "CONFLICT");
+    await refused(h, () => f.revise(c.author, id, { revision_notes: "Redo" }), 409, "CONFLICT");
+    await refused(h, () => f.accept(c.author, id, { claim_id: UUID }), 404, "NOT_FOUND");
+    await refused(h, () => f.accept(c.author, id, { claim_id: other.claim.id }), 404, "NOT_FOUND");
+    await refused(h, () => f.accept(c.author, UUID), 404, "NOT_FOUND");
     await ok(f.submit(c.human, id, { result: "Done." }));
-    await refused(400, "INVALID_INPUT", () => f.revise(c.author, id, { revision_notes: "  " }));
+    await refused(h, () => f.revise(c.author, id, { revision_notes: "  " }), 400, "INVALID_INPUT");
     for (const body of [{}, { revision_notes: "" }, { revision_notes: "x".repeat(5001) }, { revision_notes: "ok", claim_id: "nope" }]) {
       const before = dbState(h);
       expect((await f.revise(c.author, id, body)).status).toBe(422);
@@ -253,12 +246,12 @@ describe("abandon, update, cancel", () => {
 
   test("abandon refusals: an agent 403 AUTH_HUMAN_ONLY, a human without a claim 403, an answer waiting for review 409; during a revision it is allowed", async () => {
     const { c, id } = await submitted();
-    await refused(401, "AUTH_INVALID_TOKEN", () => f.abandon(null, id));
-    await refused(403, "AUTH_HUMAN_ONLY", () => f.abandon(c.author, id));
-    await refused(403, "AUTH_HUMAN_ONLY", () => f.abandon(c.agent, id));
-    await refused(403, "FORBIDDEN", () => f.abandon(c.human2, id));
-    await refused(404, "NOT_FOUND", () => f.abandon(c.human, UUID));
-    await refused(409, "CONFLICT", () => f.abandon(c.human, id));
+    await refused(h, () => f.abandon(null, id), 401, "AUTH_INVALID_TOKEN");
+    await refused(h, () => f.abandon(c.author, id), 403, "AUTH_HUMAN_ONLY");
+    await refused(h, () => f.abandon(c.agent, id), 403, "AUTH_HUMAN_ONLY");
+    await refused(h, () => f.abandon(c.human2, id), 403, "FORBIDDEN");
+    await refused(h, () => f.abandon(c.human, UUID), 404, "NOT_FOUND");
+    await refused(h, () => f.abandon(c.human, id), 409, "CONFLICT");
     await ok(f.revise(c.author, id, { revision_notes: "Redo" }));
     expect((await ok(f.abandon(c.human, id))).status).toBe("abandoned");
     expect(requestRow(h, id)).toMatchObject({ status: "open" });
@@ -270,8 +263,8 @@ describe("abandon, update, cancel", () => {
     expect(r).toMatchObject({ status: "claimed", notes: "Calling them at noon." });
     expect((await ok(f.claims(c.author, id)))[0].notes).toBe("Calling them at noon.");
     expect((await ok(f.claims(c.stranger, id)))[0].notes).toBeNull();
-    for (const u of [c.author, c.human2, c.agent]) await refused(403, "FORBIDDEN", () => f.update(u, id, { notes: "x" }));
-    await refused(401, "AUTH_INVALID_TOKEN", () => f.update(null, id, { notes: "x" }));
+    for (const u of [c.author, c.human2, c.agent]) await refused(h, () => f.update(u, id, { notes: "x" }), 403, "FORBIDDEN");
+    await refused(h, () => f.update(null, id, { notes: "x" }), 401, "AUTH_INVALID_TOKEN");
     const before = dbState(h);
     expect((await f.update(c.human, id, { notes: "x".repeat(5001) })).status).toBe(422);
     expect((await f.update(c.human, id, {})).status).toBe(422);
@@ -291,17 +284,17 @@ describe("abandon, update, cancel", () => {
     expect(await told(h, c.human, ["facilitation_cancelled"])).toEqual([
       { kind: "facilitation_cancelled", message: `@${c.author.username} cancelled the request "Call the venue for us": your claim on it has ended`, actor_id: c.author.id, meta: { post_id: id, post_title: "Call the venue for us", reason: "author" } },
     ]);
-    await refused(409, "CONFLICT", () => f.cancel(c.author, id));
-    await refused(409, "CONFLICT", () => f.claim(c.human2, id));
-    await refused(403, "FORBIDDEN", () => f.submit(c.human, id, { result: "Done." }));
+    await refused(h, () => f.cancel(c.author, id), 409, "CONFLICT");
+    await refused(h, () => f.claim(c.human2, id), 409, "CONFLICT");
+    await refused(h, () => f.submit(c.human, id, { result: "Done." }), 403, "FORBIDDEN");
   });
 
   test("cancel refusals: anonymous 401, anyone but the author 403, unknown 404; an open request with no claim cancels too", async () => {
     const c = await cast(h);
     const id = await request(h, c.author);
-    await refused(401, "AUTH_INVALID_TOKEN", () => f.cancel(null, id));
-    for (const u of [c.human, c.agent]) await refused(403, "FORBIDDEN", () => f.cancel(u, id));
-    await refused(404, "NOT_FOUND", () => f.cancel(c.author, UUID));
+    await refused(h, () => f.cancel(null, id), 401, "AUTH_INVALID_TOKEN");
+    for (const u of [c.human, c.agent]) await refused(h, () => f.cancel(u, id), 403, "FORBIDDEN");
+    await refused(h, () => f.cancel(c.author, UUID), 404, "NOT_FOUND");
     expect((await f.cancel(c.author, id)).status).toBe(200);
     expect(postStatus(h, id)).toBe("resolved");
   });
@@ -322,27 +315,27 @@ describe("multiple_answers requests", () => {
     expect(postStatus(h, id)).toBe("open");
     await ok(f.submit(c.human, id, { result: "Answer one." }));
     await ok(f.submit(c.human2, id, { result: "Answer two." }));
-    await refused(400, "INVALID_INPUT", () => f.accept(c.author, id));
-    await refused(400, "INVALID_INPUT", () => f.revise(c.author, id, { revision_notes: "Which one?" }));
+    await refused(h, () => f.accept(c.author, id), 400, "INVALID_INPUT");
+    await refused(h, () => f.revise(c.author, id, { revision_notes: "Which one?" }), 400, "INVALID_INPUT");
     expect((await ok(f.accept(c.author, id, { claim_id: a.id }))).status).toBe("accepted");
     expect(requestRow(h, id)).toMatchObject({ status: "open" });
     expect(postStatus(h, id)).toBe("open");
-    await refused(409, "CONFLICT", () => f.accept(c.author, id, { claim_id: a.id }));
+    await refused(h, () => f.accept(c.author, id, { claim_id: a.id }), 409, "CONFLICT");
     // One waits now: claim_id may be left out.
     expect((await ok(f.revise(c.author, id, { revision_notes: "Shorter please." }))).id).toBe(b.id);
     // A third human may still claim; the first may not claim again.
     expect((await f.claim(c.stranger, id)).status).toBe(200);
-    await refused(409, "CONFLICT", () => f.claim(c.human, id));
+    await refused(h, () => f.claim(c.human, id), 409, "CONFLICT");
   });
 
   test("close: only after an accepted answer (409 before), only multiple_answers (409 for a single-answer request), only the author (403); running claims are cancelled", async () => {
     const { c, id, a, b } = await multi();
-    await refused(409, "CONFLICT", () => f.close(c.author, id));
+    await refused(h, () => f.close(c.author, id), 409, "CONFLICT");
     await ok(f.submit(c.human, id, { result: "Answer one." }));
     await ok(f.accept(c.author, id));
-    for (const u of [c.human, c.human2, c.agent]) await refused(403, "FORBIDDEN", () => f.close(u, id));
-    await refused(401, "AUTH_INVALID_TOKEN", () => f.close(null, id));
-    await refused(404, "NOT_FOUND", () => f.close(c.author, UUID));
+    for (const u of [c.human, c.human2, c.agent]) await refused(h, () => f.close(u, id), 403, "FORBIDDEN");
+    await refused(h, () => f.close(null, id), 401, "AUTH_INVALID_TOKEN");
+    await refused(h, () => f.close(c.author, UUID), 404, "NOT_FOUND");
     expect(await ok(f.close(c.author, id))).toEqual({ status: "closed", post_id: id });
     expect(requestRow(h, id)).toMatchObject({ status: "closed" });
     expect(postStatus(h, id)).toBe("fulfilled");
@@ -353,13 +346,13 @@ describe("multiple_answers requests", () => {
     ]);
     expect((await told(h, c.human2, ["facilitation_closed"])).map((n) => n.message)).toEqual([`@${c.author.username} closed the request "Call the venue for us": your claim on it has ended`]);
     expect(await told(h, c.human, ["facilitation_closed"])).toEqual([]);
-    await refused(409, "CONFLICT", () => f.close(c.author, id));
-    await refused(409, "CONFLICT", () => f.claim(c.stranger, id));
-    await refused(409, "CONFLICT", () => f.cancel(c.author, id));
+    await refused(h, () => f.close(c.author, id), 409, "CONFLICT");
+    await refused(h, () => f.claim(c.stranger, id), 409, "CONFLICT");
+    await refused(h, () => f.cancel(c.author, id), 409, "CONFLICT");
 
     const single = await submitted();
     await ok(f.accept(single.c.author, single.id));
-    await refused(409, "CONFLICT", () => f.close(single.c.author, single.id));
+    await refused(h, () => f.close(single.c.author, single.id), 409, "CONFLICT");
   });
 
   test("abandoning a multiple_answers claim leaves the request open and the others running", async () => {
@@ -396,10 +389,10 @@ describe("reading claims", () => {
       ["submitted", null, null, c.human.id],
       ["claimed", null, null, c.human2.id],
     ]);
-    await refused(401, "AUTH_INVALID_TOKEN", () => f.claims(null, id));
-    await refused(404, "NOT_FOUND", () => f.claims(c.human, UUID));
+    await refused(h, () => f.claims(null, id), 401, "AUTH_INVALID_TOKEN");
+    await refused(h, () => f.claims(c.human, UUID), 404, "NOT_FOUND");
     const discussion = (await post(h, c.author)).id;
-    await refused(404, "NOT_FOUND", () => f.claims(c.human, discussion));
+    await refused(h, () => f.claims(c.human, discussion), 404, "NOT_FOUND");
   });
 
   test("GET /facilitation/requests: the caller's active claims as claimer and as author, newest first; status filter; paging headers", async () => {
@@ -426,7 +419,7 @@ describe("reading claims", () => {
     expect((await ok(f.mine(c.human))).map((x: any) => x.id)).toEqual([z.id, y.id]);
     expect((await ok(f.mine(c.human, { status: "abandoned" }))).map((x: any) => x.id)).toEqual([x.id]);
     expect((await f.mine(c.human, { status: "bogus" })).status).toBe(422);
-    await refused(401, "AUTH_INVALID_TOKEN", () => f.mine(null));
+    await refused(h, () => f.mine(null), 401, "AUTH_INVALID_TOKEN");
   });
 
   test("the list and the per-request reads use their indexes", () => {

@@ -1,30 +1,28 @@
 // POST/DELETE /api/v1/users/{user_id}/follow and /users/by-username/{username}/follow
 // (spec Part 1 §4.3, §6; receipt and status codes per the reference service).
 import { beforeEach, describe, expect, test } from "bun:test";
-import { setup, type Harness, type TestUser } from "../../../test/harness";
+import { expectError } from "../../../test/expect";
+import { setup, type TestUser } from "../../../test/harness";
 import { MINUTE } from "../../core/clock";
 import { uuidv7 } from "../../core/ids";
 import { followeeIds, followerCount, followerIds, followingCount, isFollowing, purgeUser } from "./service";
 
-let h: Harness;
+// One database for the file: each test follows between three accounts of its own.
+const h = setup();
 let me: TestUser;
 let alice: TestUser;
 let bob: TestUser;
 
 beforeEach(async () => {
-  h = setup();
-  me = await h.user({ username: "me-agent" });
-  alice = await h.user({ username: "alice" });
-  bob = await h.user({ username: "bob" });
+  me = await h.user();
+  alice = await h.user();
+  bob = await h.user();
 });
 
-const events = (type: string) => h.ctx.db.$client.query("select * from events where type = ?").all(type) as any[];
+/** The events of `type` about the test's own accounts (the actor is one of them). */
+const events = (type: string) =>
+  (h.ctx.db.$client.query("select * from events where type = ? order by id").all(type) as any[]).filter((e) => [me.id, alice.id, bob.id].includes(e.actor_id));
 const notificationsOf = (u: TestUser) => h.ctx.db.$client.query("select * from notifications where user_id = ?").all(u.id) as any[];
-
-function expectError(res: { status: number; body: any }, status: number, code: string) {
-  expect(res.status).toBe(status);
-  expect(res.body.detail.code).toBe(code);
-}
 
 // Both addressings behave the same; the user_id form also accepts a username.
 const FORMS = [
@@ -55,11 +53,11 @@ describe.each(FORMS)("follow %s", (_name, path) => {
     await follow(alice);
     const [ev] = events("user_followed");
     expect(ev).toMatchObject({ actor_id: me.id, subject_type: "user", subject_id: alice.id, activity: 1, processed_at: null });
-    expect(JSON.parse(ev.payload)).toEqual({ follower_id: me.id, followee_id: alice.id, follower_username: "me-agent", followee_username: "alice" });
+    expect(JSON.parse(ev.payload)).toEqual({ follower_id: me.id, followee_id: alice.id, follower_username: me.username, followee_username: alice.username });
     expect(notificationsOf(alice)).toHaveLength(1);
     const list = await h.req("GET", "/api/v1/notifications", { token: alice.token });
     expect(list.body).toHaveLength(1);
-    expect(list.body[0]).toMatchObject({ kind: "new_follower", actor: { id: me.id, username: "me-agent" }, message: "@me-agent started following you" });
+    expect(list.body[0]).toMatchObject({ kind: "new_follower", actor: { id: me.id, username: me.username }, message: `@${me.username} started following you` });
     expect(notificationsOf(me)).toHaveLength(0);
   });
 
@@ -159,7 +157,7 @@ describe("new_follower notifications", () => {
     await follow(alice, bob.token);
     await h.ctx.events.drain();
     const list = await h.req("GET", "/api/v1/notifications", { token: alice.token });
-    expect(list.body.map((n: any) => n.actor.username)).toEqual(["bob", "me-agent"]);
+    expect(list.body.map((n: any) => n.actor.username)).toEqual([bob.username, me.username]);
   });
 
   test("unfollowing and following again does not stack an unread new_follower", async () => {
@@ -183,7 +181,7 @@ describe("new_follower notifications", () => {
 });
 
 test("the existing profile routes still resolve next to the follow routes", async () => {
-  expect((await h.req("GET", `/api/v1/users/${alice.id}`)).body.username).toBe("alice");
-  expect((await h.req("GET", "/api/v1/users/by-username/alice")).body.id).toBe(alice.id);
+  expect((await h.req("GET", `/api/v1/users/${alice.id}`)).body.username).toBe(alice.username);
+  expect((await h.req("GET", `/api/v1/users/by-username/${alice.username}`)).body.id).toBe(alice.id);
   expect((await h.req("GET", "/api/v1/users/me", { token: me.token })).body.id).toBe(me.id);
 });

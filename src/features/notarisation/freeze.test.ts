@@ -2,7 +2,7 @@
 // edited, deleted by its author, moved or reparented again, wherever the change comes from; a
 // moderator's removal still works, and the public record then answers 404.
 import { afterAll, beforeEach, describe, expect, test } from "bun:test";
-import { setup, type Harness } from "../../../test/harness";
+import { setup } from "../../../test/harness";
 import { startCalendar } from "../../../test/ots-calendar";
 import { comment } from "../comments/fixtures";
 import { cast, type Cast } from "../moderation/governance-fixtures";
@@ -11,10 +11,10 @@ import { post } from "../posts/fixtures";
 const cal = startCalendar();
 afterAll(() => cal.stop());
 
-let h: Harness;
+// One harness for the file; each test has a colony and its people of its own.
+const h = setup({ notarisation: { enabled: true, calendars: [cal.url], timeoutMs: 1000, allowPrivate: true }, rateLimitMultiplier: 0 });
 let c: Cast;
 beforeEach(async () => {
-  h = setup({ notarisation: { enabled: true, calendars: [cal.url], timeoutMs: 1000, allowPrivate: true }, rateLimitMultiplier: 0 });
   c = await cast(h);
 });
 

@@ -3,14 +3,15 @@
 // action answers; nobody is told about their own act; muted threads silence comment and reply
 // notifications but not mentions.
 import { beforeEach, describe, expect, test } from "bun:test";
-import { setup, type Harness, type TestUser } from "../../../test/harness";
+import { setup, type TestUser } from "../../../test/harness";
 import type { EmitInput } from "../../core/events";
 import { uuidv7 } from "../../core/ids";
 import type { Readers } from "../../core/domain-events";
 import { register } from "./handlers";
 import { isThreadMuted, muteThread, notify, purgeUser, unmuteThread, unreadCount } from "./service";
 
-let h: Harness;
+// One harness for the file; each test has four accounts of its own, and reads only their rows.
+const h = setup();
 let author: TestUser; // wrote the post
 let replied: TestUser; // wrote the parent comment
 let commenter: TestUser; // acts
@@ -24,16 +25,18 @@ const COLONY = "0190a0b0-0000-7000-8000-00000000f001";
 const READERS: Readers = { colony_id: COLONY, members_only: false, restricted: false };
 
 beforeEach(async () => {
-  h = setup();
-  author = await h.user({ username: "post-author" });
-  replied = await h.user({ username: "parent-author" });
-  commenter = await h.user({ username: "commenter" });
-  bystander = await h.user({ username: "bystander" });
+  author = await h.user();
+  replied = await h.user();
+  commenter = await h.user();
+  bystander = await h.user();
 });
 
 const emit = (input: EmitInput) => h.ctx.db.transaction((tx) => h.ctx.events.emit(tx, input));
+/** The notifications of this test's four accounts, oldest first. */
 const rows = () =>
-  h.ctx.db.$client.query("select user_id, kind, actor_id, target_type, target_id, post_id, comment_id, meta, event_id from notifications order by id").all() as {
+  h.ctx.db.$client
+    .query("select user_id, kind, actor_id, target_type, target_id, post_id, comment_id, meta, event_id from notifications where user_id in (?, ?, ?, ?) order by id")
+    .all(author.id, replied.id, commenter.id, bystander.id) as {
     user_id: string;
     kind: string;
     actor_id: string | null;
@@ -143,8 +146,8 @@ describe("comment_created", () => {
       },
     ]);
     const [n] = (await inbox(author)).body;
-    expect(n).toMatchObject({ kind: "comment_on_post", post_id: POST, comment_id: COMMENT, actor: { id: commenter.id, username: "commenter" } });
-    expect(n.message).toBe("@commenter commented on your post");
+    expect(n).toMatchObject({ kind: "comment_on_post", post_id: POST, comment_id: COMMENT, actor: { id: commenter.id, username: commenter.username } });
+    expect(n.message).toBe(`@${commenter.username} commented on your post`);
   });
 
   test("a reply: reply_to_comment to the parent's author (comment_id is the new reply) and comment_on_post to the post author", async () => {
@@ -270,14 +273,14 @@ describe("mention", () => {
     expect(kindsFor(commenter)).toEqual([]);
     expect(rows()).toHaveLength(2);
     const [n] = (await inbox(author)).body;
-    expect(n).toMatchObject({ kind: "mention", target_type: "comment", target_id: COMMENT, post_id: POST, comment_id: COMMENT, message: "@commenter mentioned you in a comment" });
+    expect(n).toMatchObject({ kind: "mention", target_type: "comment", target_id: COMMENT, post_id: POST, comment_id: COMMENT, message: `@${commenter.username} mentioned you in a comment` });
   });
 
   test("a mention in a post targets the post", async () => {
     emit({ type: "mention", actorId: commenter.id, payload: { user_ids: [author.id], post_id: POST, post_title: "A post", author_username: commenter.username, readers: READERS } });
     await h.ctx.events.drain();
     const [n] = (await inbox(author)).body;
-    expect(n).toMatchObject({ target_type: "post", target_id: POST, post_id: POST, comment_id: null, message: "@commenter mentioned you in a post" });
+    expect(n).toMatchObject({ target_type: "post", target_id: POST, post_id: POST, comment_id: null, message: `@${commenter.username} mentioned you in a post` });
   });
 });
 
@@ -288,7 +291,7 @@ describe("reaction_added", () => {
     await h.ctx.events.drain();
     const [onPost] = (await inbox(author)).body;
     expect(onPost).toMatchObject({ kind: "post_reaction", target_type: "post", target_id: POST, post_id: POST, comment_id: null, meta: { emoji: "🔥", is_comment: false } });
-    expect(onPost.message).toBe("@commenter reacted 🔥 to your post");
+    expect(onPost.message).toBe(`@${commenter.username} reacted 🔥 to your post`);
     const [onComment] = (await inbox(replied)).body;
     expect(onComment).toMatchObject({ kind: "post_reaction", target_type: "comment", target_id: COMMENT, post_id: POST, comment_id: COMMENT, meta: { emoji: "👍", is_comment: true } });
   });
@@ -347,7 +350,7 @@ test("events of other types notify nobody", async () => {
 
 describe("account self-delete", () => {
   test("removes the account's notifications, thread mutes and follows once the event is delivered", async () => {
-    const fresh = await h.user({ username: "fresh-agent" });
+    const fresh = await h.user();
     // Someone follows the fresh account: it receives a new_follower notification.
     const f = await h.req("POST", `/api/v1/users/by-username/${fresh.username}/follow`, { token: bystander.token });
     expect(f.status).toBe(201);

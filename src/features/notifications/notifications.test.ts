@@ -1,21 +1,22 @@
 // The notification endpoints (spec Part 1 §4.8, §8.2, §9; ARCHITECTURE rule 5: anonymous,
 // stranger and owner for every endpoint).
 import { beforeEach, describe, expect, test } from "bun:test";
-import { setup, type Harness, type TestUser } from "../../../test/harness";
+import { expectError } from "../../../test/expect";
+import { setup, type TestUser } from "../../../test/harness";
 import { HOUR, MINUTE } from "../../core/clock";
 import { uuidv7 } from "../../core/ids";
 import { notify, type NotificationRow } from "./service";
 
-let h: Harness;
+// One harness for the file; each test has three accounts of its own (rate limits are per account).
+const h = setup();
 let owner: TestUser;
 let stranger: TestUser;
 let actor: TestUser;
 
 beforeEach(async () => {
-  h = setup();
-  owner = await h.user({ username: "owner-agent" });
-  stranger = await h.user({ username: "stranger-agent" });
-  actor = await h.user({ username: "actor-agent" });
+  owner = await h.user();
+  stranger = await h.user();
+  actor = await h.user();
 });
 
 /** Writes `n` notifications for `user` (oldest first), one minute apart. */
@@ -35,11 +36,6 @@ const count = (token: string) => h.req("GET", "/api/v1/notifications/count", { t
 const isRead = (id: string) => (h.ctx.db.$client.query("select is_read from notifications where id = ?").get(id) as { is_read: number } | null)?.is_read;
 const exists = (id: string) => !!h.ctx.db.$client.query("select 1 from notifications where id = ?").get(id);
 const unknownId = () => uuidv7(h.clock.now());
-
-function expectError(res: { status: number; body: any }, status: number, code: string) {
-  expect(res.status).toBe(status);
-  expect(res.body.detail.code).toBe(code);
-}
 
 describe("authentication", () => {
   const id = "0190a0b0-0000-7000-8000-000000000000";
@@ -78,8 +74,8 @@ describe("GET /notifications", () => {
       id: newer.id,
       kind: "new_follower",
       notification_type: "new_follower",
-      message: "@actor-agent started following you",
-      actor: { id: actor.id, username: "actor-agent", display_name: "actor-agent", user_type: "agent" },
+      message: `@${actor.username} started following you`,
+      actor: { id: actor.id, username: actor.username, display_name: actor.username, user_type: "agent" },
       actor_id: actor.id,
       target_type: "user",
       target_id: actor.id,

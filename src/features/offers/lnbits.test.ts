@@ -4,19 +4,22 @@
 // (paid once), a failing look-up on check (502), and payouts to a Lightning address by LNURL-pay
 // that fail, time out or go through (95 %, paid once).
 import { afterAll, beforeEach, describe, expect, test } from "bun:test";
-import { setup } from "../../../test/harness";
+import { setup, type Harness } from "../../../test/harness";
 import { FakeLnbits } from "../../../test/fake-lnbits";
 import { createWallet, type LazyWallet } from "../../adapters/lightning";
 import * as payments from "../payments/service";
+import { pollUntilIdle } from "../payments/fixtures";
 import { act, countOf, must, orderEvents, orderRow, requested } from "./fixtures";
 import { INVOICE_TTL_SECONDS } from "./service";
 
+// One harness for the file, each test with orders of its own; a test that runs the invoice poller
+// against a wallet failing once has a harness of its own (`const h = setup()`).
 const h = setup();
 const fake = new FakeLnbits();
 afterAll(() => fake.stop());
 beforeEach(() => h.ctx.limits.reset());
 
-const lnbits = (timeoutMs = 2_000): LazyWallet =>
+const lnbits = (h: Harness, timeoutMs = 2_000): LazyWallet =>
   createWallet({ ...h.ctx.config, allowPrivateWebhooks: true, wallet: { ...h.ctx.config.wallet, backend: "lnbits", timeoutMs, lnbits: { url: fake.url, adminKey: fake.adminKey, invoiceKey: fake.invoiceKey } } }, {
     db: h.ctx.db,
     clock: h.clock,
@@ -24,18 +27,18 @@ const lnbits = (timeoutMs = 2_000): LazyWallet =>
     lnurl: { urlFor: (user) => fake.lnurlFor(user) },
   });
 
-/** Runs `fn` with LNbits as the server's wallet. */
-async function withLnbits(fn: () => Promise<void>, timeoutMs?: number): Promise<void> {
-  const dev = h.ctx.wallet;
-  h.ctx.wallet = lnbits(timeoutMs);
+/** Runs `fn` with LNbits as the server's wallet (of `on`, the file's harness by default). */
+async function withLnbits(fn: () => Promise<void>, timeoutMs?: number, on: Harness = h): Promise<void> {
+  const dev = on.ctx.wallet;
+  on.ctx.wallet = lnbits(on, timeoutMs);
   try {
     await fn();
   } finally {
-    h.ctx.wallet = dev;
+    on.ctx.wallet = dev;
   }
 }
 
-const invoicesOf = (orderId: string) => countOf(h, "select 1 from invoices where purpose = 'order' and subject_id = ?", orderId);
+const invoicesOf = (h: Harness, orderId: string) => countOf(h, "select 1 from invoices where purpose = 'order' and subject_id = ?", orderId);
 
 /** An order accepted through LNbits and paid at the wallet, then checked. */
 async function paidThroughLnbits(address: string, rate: number) {
@@ -64,23 +67,24 @@ describe("accept through LNbits", () => {
       expect(r.status).toBe(502);
       expect(r.body.detail.code).toBe("UPSTREAM_FAILURE");
       expect(orderRow(h, o.order.id).status).toBe("requested");
-      expect(invoicesOf(o.order.id)).toBe(0);
+      expect(invoicesOf(h, o.order.id)).toBe(0);
       expect(orderEvents(h, "order_accepted", o.order.id)).toHaveLength(0);
       expect((await must(h, o.seller, o.order.id, "accept")).status).toBe("accepted");
-      expect(invoicesOf(o.order.id)).toBe(1);
+      expect(invoicesOf(h, o.order.id)).toBe(1);
     }));
 
   test("a timeout is 502 UPSTREAM_FAILURE and changes nothing; the order can still be cancelled", () =>
     withLnbits(async () => {
       const o = await requested(h);
-      fake.hang = 1;
-      fake.hangMs = 800;
+      fake.hold = 1;
       const r = await act(h, o.seller, o.order.id, "accept");
       expect(r.status).toBe(502);
       expect(orderRow(h, o.order.id)).toMatchObject({ status: "requested", invoice_id: null, payment_hash: null });
-      expect(invoicesOf(o.order.id)).toBe(0);
+      expect(invoicesOf(h, o.order.id)).toBe(0);
       expect((await must(h, o.buyer, o.order.id, "cancel")).status).toBe("cancelled");
-    }, 300));
+      fake.release();
+      await fake.idle();
+    }, 100));
 
   test("concurrent accepts against LNbits: one invoice at the wallet", () =>
     withLnbits(async () => {
@@ -89,7 +93,7 @@ describe("accept through LNbits", () => {
       const answers = await Promise.all(Array.from({ length: 4 }, () => act(h, o.seller, o.order.id, "accept")));
       expect(answers.map((a) => a.status).sort()).toEqual([200, 400, 400, 400]);
       expect(fake.seen.filter((s) => s === "POST /api/v1/payments").length - before).toBe(1);
-      expect(invoicesOf(o.order.id)).toBe(1);
+      expect(invoicesOf(h, o.order.id)).toBe(1);
     }));
 });
 
@@ -110,8 +114,9 @@ describe("payment through LNbits", () => {
       expect(countOf(h, "select 1 from notifications where kind = 'order_paid' and user_id = ?", o.seller.id)).toBe(1);
     }));
 
-  test("a look-up answering 500 is 502 UPSTREAM_FAILURE on check; the poller retries later and the payment still lands", () =>
-    withLnbits(async () => {
+  test("a look-up answering 500 is 502 UPSTREAM_FAILURE on check; the poller retries later and the payment still lands", () => {
+    const h = setup();
+    return withLnbits(async () => {
       const o = await requested(h);
       const accepted = await must(h, o.seller, o.order.id, "accept");
       fake.settle(accepted.payment_hash);
@@ -127,7 +132,8 @@ describe("payment through LNbits", () => {
       h.clock.advance(300_000);
       await payments.pollInvoices(h.ctx);
       expect(orderRow(h, o.order.id).status).toBe("paid");
-    }));
+    }, undefined, h);
+  });
 
   test("an invoice that never settles: accepted until a minute past its expiry, then expired (terminal)", () =>
     withLnbits(async () => {
@@ -136,7 +142,7 @@ describe("payment through LNbits", () => {
       h.clock.advance(INVOICE_TTL_SECONDS * 1000);
       expect((await must(h, o.buyer, o.order.id, "payment/check")).status).toBe("accepted");
       h.clock.advance(60_000);
-      await payments.pollInvoices(h.ctx);
+      await pollUntilIdle(h);
       expect(orderRow(h, o.order.id).status).toBe("expired");
       expect((await act(h, o.seller, o.order.id, "mark-delivered")).body.detail.code).toBe("CONFLICT");
     }));
@@ -206,14 +212,16 @@ describe("payouts through LNbits (LNURL-pay to the seller's address)", () => {
     withLnbits(async () => {
       const o = await paidThroughLnbits("erin@pay.example.org", 2_000);
       await must(h, o.seller, o.order.id, "mark-delivered");
-      fake.hang = 1;
-      fake.hangMs = 600;
-      await h.ctx.jobs.runDue();
+      // The pay call is held past the timeout of a wallet that gives up after 100 ms.
+      fake.hold = 1;
+      await withLnbits(async () => void (await h.ctx.jobs.runDue()), 100);
       expect(orderRow(h, o.order.id).status).toBe("payout_pending");
-      await Bun.sleep(400); // the fake finishes the payment it was still holding
+      // The wallet finishes the payment it was still holding.
+      fake.release();
+      await fake.idle();
       await payments.runPayouts(h.ctx);
       expect(orderRow(h, o.order.id).status).toBe("payout_completed");
       expect(payments.payoutOf(h.ctx, "order", o.order.id)).toMatchObject({ status: "completed", attempts: 1 });
       expect(fake.receivedBy("erin")).toBe(1_900);
-    }, 300));
+    }));
 });

@@ -4,6 +4,7 @@
 import { beforeEach, describe, expect, test } from "bun:test";
 import { expectAnswer, setup } from "../../../test/harness";
 import * as payments from "../payments/service";
+import { pollUntilIdle } from "../payments/fixtures";
 import { GENERAL, makeColony, post as makePost } from "../posts/fixtures";
 import { WalletError, type InvoiceRequest } from "../../adapters/lightning";
 import { act, countOf, devWallet, listing, must, notificationsOf, orderEvents, orderRow, placeOrder, requested, sellerWith, setLightningAddress, webhooksOf, withWallet, type WalletMethods } from "./fixtures";
@@ -16,6 +17,32 @@ const HOUR = 3_600_000;
 const ISO = expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
 const orders = () => countOf(h, "select 1 from service_orders");
 const invoicesOf = (orderId: string) => countOf(h, "select 1 from invoices where purpose = 'order' and subject_id = ?", orderId);
+
+/** A promise the test resolves by hand: `fire()` settles `fired`. */
+function signal() {
+  let fire!: () => void;
+  const fired = new Promise<void>((resolve) => (fire = resolve));
+  return { fire, fired };
+}
+
+/**
+ * Counts the requests charged `action` (a route's rate limit is charged on the way to its
+ * handler): `all` settles once `n` have been. `restore()` puts the limiter back.
+ */
+function charges(action: string, n: number) {
+  const all = signal();
+  let seen = 0;
+  const limits = h.ctx.limits;
+  const consume = limits.consume.bind(limits);
+  limits.consume = (actions, subject, discriminator) => {
+    try {
+      return consume(actions, subject, discriminator);
+    } finally {
+      if (actions.includes(action) && ++seen === n) all.fire();
+    }
+  };
+  return { all: all.fired, restore: () => void delete (limits as { consume?: unknown }).consume };
+}
 
 /** A requested order moved to accepted, then paid through the development wallet. */
 async function paid(opts: { rate?: number; address?: string | null } = {}) {
@@ -228,9 +255,11 @@ describe("accept", () => {
   test("concurrent accepts: exactly one succeeds, the others are 400 CONFLICT, and the wallet is asked for one invoice", async () => {
     const o = await requested(h);
     let asked = 0;
-    // A slow wallet: the other requests arrive while it answers.
-    const slow = (real: WalletMethods) => ({ createInvoice: async (req: InvoiceRequest) => (asked++, await Bun.sleep(20), real.createInvoice(req)) });
-    const answers = await withWallet(h, slow, () => Promise.all(Array.from({ length: 6 }, () => act(h, o.seller, o.order.id, "accept"))));
+    // A slow wallet: it answers once all six requests are in (each charged order_accept on its
+    // way to the service), so the others arrive while it answers.
+    const charged = charges("order_accept", 6);
+    const slow = (real: WalletMethods) => ({ createInvoice: async (req: InvoiceRequest) => (asked++, await charged.all, real.createInvoice(req)) });
+    const answers = await withWallet(h, slow, () => Promise.all(Array.from({ length: 6 }, () => act(h, o.seller, o.order.id, "accept")))).finally(charged.restore);
     expect(answers.map((a) => a.status).sort()).toEqual([200, 400, 400, 400, 400, 400]);
     expect(answers.filter((a) => a.status === 400).every((a) => a.body.detail.code === "CONFLICT")).toBe(true);
     expect(asked).toBe(1);
@@ -299,8 +328,19 @@ describe("decline and cancel", () => {
 
   test("a cancel arriving while the accept waits on the wallet is answered after it: the order is accepted and the cancel 400 CONFLICT", async () => {
     const o = await requested(h);
-    const slow = (real: WalletMethods) => ({ createInvoice: async (req: InvoiceRequest) => (await Bun.sleep(20), real.createInvoice(req)) });
-    const [accept, cancel] = await withWallet(h, slow, () => Promise.all([act(h, o.seller, o.order.id, "accept"), Bun.sleep(5).then(() => act(h, o.buyer, o.order.id, "cancel"))]));
+    const asked = signal();
+    const answer = signal();
+    // A slow wallet: it answers the accept once the test has sent the cancel.
+    const slow = (real: WalletMethods) => ({ createInvoice: async (req: InvoiceRequest) => (asked.fire(), await answer.fired, real.createInvoice(req)) });
+    const [accept, cancel] = await withWallet(h, slow, async () => {
+      const accepting = act(h, o.seller, o.order.id, "accept");
+      await asked.fired;
+      const cancelling = act(h, o.buyer, o.order.id, "cancel");
+      // One turn of the event loop: the cancel reaches the order's lock, which the accept holds.
+      await new Promise((next) => setImmediate(next));
+      answer.fire();
+      return Promise.all([accepting, cancelling]);
+    });
     expect(accept.status).toBe(200);
     expect(cancel.status).toBe(400);
     expect(orderRow(h, o.order.id).status).toBe("accepted");
@@ -379,7 +419,7 @@ describe("payment", () => {
     const o2 = await requested(h);
     await must(h, o2.seller, o2.order.id, "accept");
     h.clock.advance(INVOICE_TTL_SECONDS * 1000);
-    await payments.pollInvoices(h.ctx);
+    await pollUntilIdle(h);
     expect(orderRow(h, o2.order.id).status).toBe("expired");
     expect(orderEvents(h, "order_paid", o2.order.id)).toHaveLength(0);
   });

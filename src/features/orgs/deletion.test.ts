@@ -3,10 +3,11 @@
 // cooling-off is over (the clock moves; nothing sleeps) — per role, and every refusal leaving the
 // database as it was.
 import { describe, expect, test } from "bun:test";
+import { refused } from "../../../test/expect";
 import { setup, type TestUser } from "../../../test/harness";
 import { DAY, HOUR, MINUTE } from "../../core/clock";
 import { holderOf } from "../handles/service";
-import { crew, orgApi, refused, ROLES, tokenOf, type RoleName } from "./fixtures";
+import { crew, orgApi, ROLES, tokenOf, type RoleName } from "./fixtures";
 
 const h = setup({ rateLimitMultiplier: 0 });
 const api = orgApi(h);

@@ -4,11 +4,12 @@
 // webhooks use, with an explicit test-only allowance for loopback and that certificate. Nothing
 // reaches the internet.
 import { afterAll, describe, expect, test } from "bun:test";
+import { refused } from "../../../test/expect";
 import { setup, type TestUser } from "../../../test/harness";
 import { selfSignedCert } from "../../../test/tls";
 import { domainProbe, type DomainProbeOptions } from "../../adapters/domain-probe";
 import { DAY, MINUTE } from "../../core/clock";
-import { crew, orgApi, refused, ROLES, tokenOf, type RoleName } from "./fixtures";
+import { crew, orgApi, ROLES, tokenOf, type RoleName } from "./fixtures";
 
 const h = setup({ rateLimitMultiplier: 0 });
 const api = orgApi(h);
@@ -121,7 +122,7 @@ describe("POST /orgs/{slug}/domain/verify — DNS TXT", () => {
     expect(lookups).toContain("_colony-verification.dns-ok.example.com");
     expect((await api.req("GET", `/${c.slug}`, c.stranger.token)).body.verified_domain).toBe("dns-ok.example.com");
     expect((await api.req("GET", "", c.member.token)).body[0].verified_domain).toBe("dns-ok.example.com");
-    expect(h.ctx.db.$client.query("select count(*) as n from events where type = 'org_domain_verified'").get()).toEqual({ n: 1 });
+    expect(h.ctx.db.$client.query("select count(*) as n from events where type = 'org_domain_verified' and json_extract(payload, '$.slug') = ?").get(c.slug)).toEqual({ n: 1 });
     // Nothing is pending any more.
     await refused(h, () => verify(c.slug, c.owner), 404, "NOT_FOUND");
   });

@@ -1,7 +1,7 @@
 // Test fixtures of the organisations feature: an organisation with one account in every role,
 // the API calls the tests make, and the check that a refused request changed nothing.
 import { expect } from "bun:test";
-import type { Harness, Res, TestUser } from "../../../test/harness";
+import type { Harness, TestUser } from "../../../test/harness";
 import { dbState } from "../../../test/db-state";
 
 export const ORGS = "/api/v1/orgs";
@@ -55,16 +55,6 @@ export async function crew(h: Harness, opts: { disclosure?: "public" | "opaque" 
 }
 
 export { dbState };
-
-/** Runs a request that must be refused with `status` (and `code`), and checks it changed nothing. */
-export async function refused(h: Harness, run: () => Promise<Res>, status: number, code?: string): Promise<Res> {
-  const before = dbState(h);
-  const r = await run();
-  expect({ status: r.status, code: r.body?.detail?.code }).toEqual({ status, code: code ?? r.body?.detail?.code });
-  if (status !== 422) expect(typeof r.body?.detail?.message).toBe("string");
-  expect(dbState(h)).toEqual(before);
-  return r;
-}
 
 /** The notifications of `u`, newest first. */
 export async function notificationsOf(h: Harness, u: TestUser) {

@@ -6,9 +6,10 @@
 // - an on-behalf-of token for an organisation's resource is issued only under a matching grant.
 import { describe, expect, test } from "bun:test";
 import { createLocalJWKSet, decodeProtectedHeader, jwtVerify } from "jose";
+import { refused } from "../../../test/expect";
 import { setup, type Harness, type TestUser } from "../../../test/harness";
 import { MINUTE } from "../../core/clock";
-import { crew, dbState, orgApi, refused, ROLES, tokenOf, type Crew, type RoleName } from "./fixtures";
+import { crew, dbState, orgApi, ROLES, tokenOf, type Crew, type RoleName } from "./fixtures";
 
 const TE = "urn:ietf:params:oauth:grant-type:token-exchange";
 const AT = "urn:ietf:params:oauth:token-type:access_token";
@@ -214,31 +215,31 @@ describe("on-behalf-of tokens for an organisation's resource (POST /oauth/token 
 
   test("refused without a matching grant: a stranger, a role below min_role, a scope outside the grant, a revoked grant, a removed resource", async () => {
     const { c, resource, grant } = await setupGrant({ minRole: "admin" });
-    const expectError = async (u: TestUser, error: string, extra: Record<string, string> = {}) => {
+    const refusedGrant = async (u: TestUser, error: string, extra: Record<string, string> = {}) => {
       const before = dbState(h);
       const r = await obo(u, resource, extra);
       expect({ status: r.status, error: r.body.error }).toEqual({ status: 400, error });
       expect(Object.keys(r.body).sort()).toEqual(["error", "error_description"]);
       expect(dbState(h)).toEqual(before);
     };
-    await expectError(c.stranger, "invalid_target");
-    await expectError(c.siteAdmin, "invalid_target");
-    await expectError(c.member, "invalid_target");
-    await expectError(c.admin, "invalid_scope", { scope: "invoices:read payroll:read" });
+    await refusedGrant(c.stranger, "invalid_target");
+    await refusedGrant(c.siteAdmin, "invalid_target");
+    await refusedGrant(c.member, "invalid_target");
+    await refusedGrant(c.admin, "invalid_scope", { scope: "invoices:read payroll:read" });
     expect((await obo(c.admin, resource, { scope: "invoices:write" })).status).toBe(200);
     expect((await obo(c.owner, resource)).status).toBe(200);
     await api.req("DELETE", `/${c.slug}/delegation-grants/${grant.id}`, c.owner.token);
-    await expectError(c.admin, "invalid_target");
+    await refusedGrant(c.admin, "invalid_target");
     const again = await api.req("POST", `/${c.slug}/delegation-grants`, c.owner.token, { resource, scopes: ["invoices:read"] });
     expect((await obo(c.admin, resource)).status).toBe(200);
     const resId = (await api.req("GET", `/${c.slug}/resources`, c.owner.token)).body[0].id;
     await api.req("DELETE", `/${c.slug}/resources/${resId}`, c.owner.token);
-    await expectError(c.admin, "invalid_target");
+    await refusedGrant(c.admin, "invalid_target");
     // Removing the resource revoked its grants: registering it again does not revive them.
     await api.req("POST", `/${c.slug}/resources`, c.owner.token, { identifier: resource });
-    await expectError(c.admin, "invalid_target");
+    await refusedGrant(c.admin, "invalid_target");
     expect((await api.req("GET", `/${c.slug}/delegation-grants`, c.owner.token)).body.find((g: { id: string }) => g.id === again.body.id).is_active).toBe(false);
-    await expectError(c.admin, "invalid_target", {});
+    await refusedGrant(c.admin, "invalid_target", {});
     const unknown = await token(h, { grant_type: TE, subject_token: c.admin.token, resource: "https://unregistered.example.com" });
     expect(unknown.body.error).toBe("invalid_target");
   });

@@ -3,11 +3,12 @@
 // decline, the outbound list, the 7-day lapse by the clock, and org_invited — per role, and every
 // refusal leaving the database as it was.
 import { afterAll, describe, expect, test } from "bun:test";
+import { refused } from "../../../test/expect";
 import { setup } from "../../../test/harness";
 import { DAY, MINUTE } from "../../core/clock";
 import { receiverHooks } from "../webhooks/fixtures";
 import { startReceiver } from "../webhooks/test-receiver";
-import { crew, notificationsOf, orgApi, refused, ROLES, tokenOf, type RoleName } from "./fixtures";
+import { crew, notificationsOf, orgApi, ROLES, tokenOf, type RoleName } from "./fixtures";
 
 const h = setup({ allowPrivateWebhooks: true, webhookTimeoutMs: 2000, rateLimitMultiplier: 0 });
 const api = orgApi(h);

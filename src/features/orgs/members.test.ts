@@ -3,10 +3,11 @@
 // their notifications and webhooks (org_removed, org_role_changed) — per role, and every refusal
 // leaving the database as it was.
 import { afterAll, beforeEach, describe, expect, test } from "bun:test";
+import { refused } from "../../../test/expect";
 import { setup } from "../../../test/harness";
 import { receiverHooks } from "../webhooks/fixtures";
 import { startReceiver } from "../webhooks/test-receiver";
-import { crew, notificationsOf, orgApi, refused, ROLES, tokenOf, type RoleName } from "./fixtures";
+import { crew, notificationsOf, orgApi, ROLES, tokenOf, type RoleName } from "./fixtures";
 
 const h = setup({ allowPrivateWebhooks: true, webhookTimeoutMs: 2000, rateLimitMultiplier: 0 });
 const api = orgApi(h);

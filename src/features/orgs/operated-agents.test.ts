@@ -1,20 +1,20 @@
 // POST /orgs/{slug}/operated-agents (spec Part 2 §4.3; docs/decisions.md §67): an agent (admin or
 // above) adds a sibling agent — same confirmed operator — as a member without an accept step.
 import { beforeEach, describe, expect, test } from "bun:test";
-import { setup, type Harness, type TestUser } from "../../../test/harness";
+import { refused } from "../../../test/expect";
+import { setup, type TestUser } from "../../../test/harness";
 import { claimed, operated } from "../claims/fixtures";
-import { notificationsOf, ORGS, orgApi, refused } from "./fixtures";
+import { notificationsOf, ORGS, orgApi } from "./fixtures";
 
-let h: Harness;
-let api: ReturnType<typeof orgApi>;
+// One instance for the file: each test has its own operator, agents and organisation.
+const h = setup();
+const api = orgApi(h);
 let operator: TestUser;
 let lead: TestUser;
 let sibling: TestUser;
 let slug: string;
 
 beforeEach(async () => {
-  h = setup();
-  api = orgApi(h);
   operator = await h.user({ human: true });
   lead = await h.user({ karma: 50 });
   sibling = await h.user();

@@ -2,11 +2,12 @@
 // the public view, leaving, rename, disclosure mode and the member's own visibility — each rule
 // per role, each refusal with its status and code and nothing changed.
 import { describe, expect, test } from "bun:test";
+import { refused } from "../../../test/expect";
 import { setup } from "../../../test/harness";
 import { loadConfig } from "../../config";
 import { DAY } from "../../core/clock";
 import { holderOf } from "../handles/service";
-import { crew, dbState, notificationsOf, orgApi, refused, ROLES, tokenOf, type RoleName } from "./fixtures";
+import { crew, dbState, notificationsOf, orgApi, ROLES, tokenOf, type RoleName } from "./fixtures";
 
 const h = setup({ rateLimitMultiplier: 0 });
 const api = orgApi(h);

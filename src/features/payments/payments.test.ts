@@ -3,14 +3,17 @@
 // an uncertain answer), abandoned without an address; against the development wallet and a fake
 // LNbits on 127.0.0.1 with failures injected.
 import { afterAll, beforeEach, describe, expect, test } from "bun:test";
-import { setup } from "../../../test/harness";
+import { setup, type Harness } from "../../../test/harness";
 import { FakeLnbits, lnbitsWallet, withWallet } from "../../../test/fake-lnbits";
 import { createWallet, WalletError, type LazyWallet } from "../../adapters/lightning";
 import type { DevelopmentWallet } from "../../adapters/lightning/dev-wallet";
 import { exclusive } from "../../core/exclusive";
 import { inTransaction } from "../../db/client";
+import { pollUntilIdle } from "./fixtures";
 import * as payments from "./service";
 
+// One harness for the file; each test has subjects of its own and reads only their side effects.
+// A test that counts what the poller finds due has a harness of its own (`const h = setup()`).
 const h = setup();
 const calls: string[] = [];
 payments.registerPurpose("test", {
@@ -19,35 +22,38 @@ payments.registerPurpose("test", {
   onPayout: (_ctx, _tx, p) => void calls.push(`payout ${p.subjectId} ${p.status}`),
 });
 beforeEach(() => void (calls.length = 0));
+/** The side effects run for one subject, in order. */
+const callsOf = (subjectId: string) => calls.filter((c) => c.split(" ").includes(subjectId));
 
-const devWallet = async () => (await h.ctx.wallet.backend()) as DevelopmentWallet;
-async function open(subjectId: string, amountSats = 1000, ttlSeconds = 600) {
+const devWallet = async (h: Harness) => (await h.ctx.wallet.backend()) as DevelopmentWallet;
+async function open(h: Harness, subjectId: string, amountSats = 1000, ttlSeconds = 600) {
   const invoice = await payments.requestInvoice(h.ctx, { amountSats, memo: `test ${subjectId}`, ttlSeconds });
   return inTransaction(h.ctx.db, (tx) => payments.recordInvoice(h.ctx, tx, { purpose: "test", subjectId, amountSats, invoice }));
 }
-const seller = async (address: string | null) => {
+const seller = async (h: Harness, address: string | null) => {
   const u = await h.user();
   h.ctx.db.$client.query("update users set lightning_address = ? where id = ?").run(address, u.id);
   return u;
 };
-const queue = (subjectId: string, recipientId: string, grossSats: number) => inTransaction(h.ctx.db, (tx) => payments.queuePayout(h.ctx, tx, { purpose: "test", subjectId, recipientId, grossSats }));
+const queue = (h: Harness, subjectId: string, recipientId: string, grossSats: number) => inTransaction(h.ctx.db, (tx) => payments.queuePayout(h.ctx, tx, { purpose: "test", subjectId, recipientId, grossSats }));
 
 describe("invoices (development wallet)", () => {
   test("the development wallet's invoice names itself; settled, a check marks it paid and runs the side effects once", async () => {
-    const inv = await open("s1", 2100);
+    const inv = await open(h, "s1", 2100);
     expect(inv).toMatchObject({ status: "pending", amountSats: 2100 });
     expect(inv.paymentRequest.startsWith("lnbcrt21u") || inv.paymentRequest.startsWith("lnbcrt21000n")).toBe(true);
     expect((await payments.checkInvoice(h.ctx, inv.id)).status).toBe("pending");
-    expect((await devWallet()).settle(inv.paymentHash)).toEqual({ settled: true });
+    expect((await devWallet(h)).settle(inv.paymentHash)).toEqual({ settled: true });
     const [a, b, c] = await Promise.all([payments.checkInvoice(h.ctx, inv.id), payments.checkInvoice(h.ctx, inv.id), payments.pollInvoices(h.ctx)]);
     expect([a.status, b.status]).toEqual(["paid", "paid"]);
     expect(c).toBeGreaterThanOrEqual(0);
-    expect(calls).toEqual(["paid s1"]);
+    expect(callsOf("s1")).toEqual(["paid s1"]);
     expect(payments.findInvoice(h.ctx, inv.id)!.preimage).toMatch(/^[0-9a-f]{64}$/);
   });
 
   test("the poller backs off while pending and marks the invoice expired past its TTL (with grace); a late settle is refused", async () => {
-    const inv = await open("s2", 500, 60);
+    const h = setup();
+    const inv = await open(h, "s2", 500, 60);
     expect(await payments.pollInvoices(h.ctx)).toBe(0);
     h.clock.advance(10_000);
     await payments.pollInvoices(h.ctx);
@@ -57,22 +63,44 @@ describe("invoices (development wallet)", () => {
     h.clock.advance(60_000);
     await payments.checkInvoice(h.ctx, inv.id);
     expect(payments.findInvoice(h.ctx, inv.id)!.status).toBe("expired");
-    expect(calls).toEqual(["expired s2"]);
-    expect((await devWallet()).settle(inv.paymentHash)).toEqual({ settled: false, reason: "the invoice has expired" });
+    expect(callsOf("s2")).toEqual(["expired s2"]);
+    expect((await devWallet(h)).settle(inv.paymentHash)).toEqual({ settled: false, reason: "the invoice has expired" });
   });
 });
 
 describe("exclusive", () => {
   test("runs one call per key at a time, in order; other keys run beside it; a failure does not block the next", async () => {
     const log: string[] = [];
-    const step = (name: string, ms: number) => async () => {
+    const signal = () => {
+      let fire!: () => void;
+      const fired = new Promise<void>((resolve) => (fire = resolve));
+      return { fire, fired };
+    };
+    const names = ["a", "b", "c", "x"] as const;
+    const started = Object.fromEntries(names.map((n) => [n, signal()]));
+    const finish = Object.fromEntries(names.map((n) => [n, signal()]));
+    /** A call that says it started, then runs until the test lets it finish. */
+    const step = (name: (typeof names)[number]) => async () => {
       log.push(`${name} start`);
-      await Bun.sleep(ms);
+      started[name]!.fire();
+      await finish[name]!.fired;
       log.push(`${name} end`);
       if (name === "b") throw new Error("b failed");
       return name;
     };
-    const results = await Promise.allSettled([exclusive("k", step("a", 20)), exclusive("k", step("b", 5)), exclusive("k", step("c", 1)), exclusive("other", step("x", 1))]);
+    const runs = [exclusive("k", step("a")), exclusive("k", step("b")), exclusive("k", step("c")), exclusive("other", step("x"))];
+    await Promise.all([started.a!.fired, started.x!.fired]);
+    await new Promise((next) => setImmediate(next));
+    // b and c wait for a; x, under another key, runs beside it and finishes first.
+    expect([...log].sort()).toEqual(["a start", "x start"]);
+    finish.x!.fire();
+    await runs[3];
+    finish.a!.fire();
+    await started.b!.fired;
+    finish.b!.fire();
+    await started.c!.fired;
+    finish.c!.fire();
+    const results = await Promise.allSettled(runs);
     expect(results.map((r) => r.status)).toEqual(["fulfilled", "rejected", "fulfilled", "fulfilled"]);
     expect(log.filter((l) => !l.startsWith("x"))).toEqual(["a start", "a end", "b start", "b end", "c start", "c end"]);
     expect(log.indexOf("x end")).toBeLessThan(log.indexOf("a end"));
@@ -81,17 +109,17 @@ describe("exclusive", () => {
 
 describe("payouts (development wallet)", () => {
   test("95 % to the seller's address, booked once however often the runner runs", async () => {
-    const s = await seller("seller@example.com");
-    queue("o1", s.id, 10_000);
-    queue("o1", s.id, 10_000);
+    const s = await seller(h, "seller@example.com");
+    queue(h, "o1", s.id, 10_000);
+    queue(h, "o1", s.id, 10_000);
     await Promise.all([payments.runPayouts(h.ctx), payments.runPayouts(h.ctx)]);
     await payments.runPayouts(h.ctx);
     const p = payments.payoutOf(h.ctx, "test", "o1")!;
     expect(p).toMatchObject({ status: "completed", grossSats: 10_000, feeSats: 500, amountSats: 9_500, attempts: 1, lightningAddress: "seller@example.com" });
-    const ledger = (await devWallet()).ledger().filter((r) => r.paymentHash === p.paymentHash);
+    const ledger = (await devWallet(h)).ledger().filter((r) => r.paymentHash === p.paymentHash);
     expect(ledger).toHaveLength(1);
     expect(ledger[0]).toMatchObject({ destination: "seller@example.com", amountSats: 9_500 });
-    expect(calls).toEqual(["payout o1 in_flight", "payout o1 completed"]);
+    expect(callsOf("o1")).toEqual(["payout o1 in_flight", "payout o1 completed"]);
   });
 
   test("the fee rounds down: 21 sats pays 20 and keeps 1; 999 pays 950", () => {
@@ -100,18 +128,18 @@ describe("payouts (development wallet)", () => {
   });
 
   test("a seller without a lightning address: abandoned, never retried", async () => {
-    const s = await seller(null);
-    queue("o2", s.id, 1000);
+    const s = await seller(h, null);
+    queue(h, "o2", s.id, 1000);
     await payments.runPayouts(h.ctx);
     expect(payments.payoutOf(h.ctx, "test", "o2")).toMatchObject({ status: "abandoned", attempts: 0 });
     await payments.runPayouts(h.ctx);
-    expect(calls).toEqual(["payout o2 abandoned"]);
+    expect(callsOf("o2")).toEqual(["payout o2 abandoned"]);
   });
 
   test("a crash after the invoice was recorded: reconciled from the wallet, not paid again", async () => {
-    const s = await seller("crash@example.com");
-    const p = queue("o3", s.id, 2000);
-    const dev = await devWallet();
+    const s = await seller(h, "crash@example.com");
+    const p = queue(h, "o3", s.id, 2000);
+    const dev = await devWallet(h);
     // What a process killed in the middle leaves: in flight, hash recorded, the wallet paid.
     let recorded = "";
     await dev.payLightningAddress("crash@example.com", p.amountSats, "x", (hash) => (recorded = hash));
@@ -122,12 +150,12 @@ describe("payouts (development wallet)", () => {
   });
 
   test("a crash before any invoice was recorded: nothing was paid, so it is tried again, once", async () => {
-    const s = await seller("early@example.com");
-    const p = queue("o4", s.id, 2000);
+    const s = await seller(h, "early@example.com");
+    const p = queue(h, "o4", s.id, 2000);
     h.ctx.db.$client.query("update payouts set status = 'in_flight', attempts = 1 where id = ?").run(p.id);
     await payments.runPayouts(h.ctx);
     expect(payments.payoutOf(h.ctx, "test", "o4")).toMatchObject({ status: "completed", attempts: 2 });
-    expect((await devWallet()).ledger().filter((r) => r.destination === "early@example.com")).toHaveLength(1);
+    expect((await devWallet(h)).ledger().filter((r) => r.destination === "early@example.com")).toHaveLength(1);
   });
 });
 
@@ -139,7 +167,7 @@ describe("against LNbits (a fake on 127.0.0.1)", () => {
 
   test("an invoice through LNbits; paid at the wallet (reported on every look-up), settled once", () =>
     use(lnbits(), async () => {
-      const inv = await open("l1", 3000);
+      const inv = await open(h, "l1", 3000);
       expect(fake.invoices.get(inv.paymentHash)).toMatchObject({ amountSats: 3000, memo: "test l1" });
       expect((await payments.checkInvoice(h.ctx, inv.id)).status).toBe("pending");
       fake.settle(inv.paymentHash);
@@ -147,24 +175,28 @@ describe("against LNbits (a fake on 127.0.0.1)", () => {
       await payments.checkInvoice(h.ctx, inv.id);
       h.clock.advance(60_000);
       await payments.pollInvoices(h.ctx);
-      expect(calls).toEqual(["paid l1"]);
+      expect(callsOf("l1")).toEqual(["paid l1"]);
     }));
 
   test("a 500 or a timeout on create is 502 UPSTREAM_FAILURE and records nothing", () =>
-    use(lnbits(300), async () => {
+    use(lnbits(), async () => {
       const count = () => (h.ctx.db.$client.query("select count(*) n from invoices").get() as { n: number }).n;
       const before = count();
       fake.fail500 = 1;
       await expect(payments.requestInvoice(h.ctx, { amountSats: 100, memo: "x", ttlSeconds: 60 })).rejects.toMatchObject({ status: 502, code: "UPSTREAM_FAILURE" });
-      fake.hang = 1;
-      fake.hangMs = 1_000;
-      await expect(payments.requestInvoice(h.ctx, { amountSats: 100, memo: "x", ttlSeconds: 60 })).rejects.toMatchObject({ status: 502, code: "UPSTREAM_FAILURE" });
+      // Held past the timeout of a wallet that gives up after 100 ms.
+      fake.hold = 1;
+      await use(lnbits(100), async () => {
+        await expect(payments.requestInvoice(h.ctx, { amountSats: 100, memo: "x", ttlSeconds: 60 })).rejects.toMatchObject({ status: 502, code: "UPSTREAM_FAILURE" });
+      });
       expect(count()).toBe(before);
+      fake.release();
+      await fake.idle();
     }));
 
   test("a look-up failing is retried later by the poller, and a strict check answers 502", () =>
     use(lnbits(), async () => {
-      const inv = await open("l2", 100);
+      const inv = await open(h, "l2", 100);
       fake.fail500 = 1;
       expect((await payments.checkInvoice(h.ctx, inv.id)).status).toBe("pending");
       fake.fail500 = 1;
@@ -175,17 +207,17 @@ describe("against LNbits (a fake on 127.0.0.1)", () => {
 
   test("an invoice that never settles expires", () =>
     use(lnbits(), async () => {
-      const inv = await open("l3", 100, 60);
+      const inv = await open(h, "l3", 100, 60);
       h.clock.advance(121_000);
-      await payments.pollInvoices(h.ctx);
+      await pollUntilIdle(h);
       expect(payments.findInvoice(h.ctx, inv.id)!.status).toBe("expired");
-      expect(calls).toEqual(["expired l3"]);
+      expect(callsOf("l3")).toEqual(["expired l3"]);
     }));
 
   test("a payout resolves the seller's Lightning address by LNURL-pay and pays exactly 95 %", () =>
     use(lnbits(), async () => {
-      const s = await seller("carol@pay.example.org");
-      queue("l4", s.id, 20_000);
+      const s = await seller(h, "carol@pay.example.org");
+      queue(h, "l4", s.id, 20_000);
       await payments.runPayouts(h.ctx);
       expect(payments.payoutOf(h.ctx, "test", "l4")).toMatchObject({ status: "completed", amountSats: 19_000 });
       expect(fake.receivedBy("carol")).toBe(19_000);
@@ -195,8 +227,8 @@ describe("against LNbits (a fake on 127.0.0.1)", () => {
 
   test("a failed payment is retried with backoff and paid once it goes through", () =>
     use(lnbits(), async () => {
-      const s = await seller("dave@pay.example.org");
-      queue("l5", s.id, 1_000);
+      const s = await seller(h, "dave@pay.example.org");
+      queue(h, "l5", s.id, 1_000);
       fake.payOutcome = "failed";
       await payments.runPayouts(h.ctx);
       const failed = payments.payoutOf(h.ctx, "test", "l5")!;
@@ -209,13 +241,13 @@ describe("against LNbits (a fake on 127.0.0.1)", () => {
       await payments.runPayouts(h.ctx);
       expect(payments.payoutOf(h.ctx, "test", "l5")).toMatchObject({ status: "completed", attempts: 2 });
       expect(fake.receivedBy("dave")).toBe(950);
-      expect(calls).toEqual(["payout l5 in_flight", "payout l5 failed", "payout l5 in_flight", "payout l5 completed"]);
+      expect(callsOf("l5")).toEqual(["payout l5 in_flight", "payout l5 failed", "payout l5 in_flight", "payout l5 completed"]);
     }));
 
   test("the status look-up after a successful pay call fails: left in flight and reconciled, never paid twice", () =>
     use(lnbits(), async () => {
-      const s = await seller("gus@pay.example.org");
-      queue("l7", s.id, 1_000);
+      const s = await seller(h, "gus@pay.example.org");
+      queue(h, "l7", s.id, 1_000);
       const backend = (await h.ctx.wallet.backend()) as unknown as { lookupPayment: (hash: string) => Promise<unknown> };
       const lookup = backend.lookupPayment.bind(backend);
       let fail = true;
@@ -233,17 +265,18 @@ describe("against LNbits (a fake on 127.0.0.1)", () => {
     }));
 
   test("a pay call that times out after the invoice was recorded stays in flight and is reconciled, not paid twice", () =>
-    use(lnbits(300), async () => {
-      const s = await seller("erin@pay.example.org");
-      queue("l6", s.id, 2_000);
-      // The pay request itself hangs past the timeout; the fake still pays it.
-      fake.hang = 1;
-      fake.hangMs = 600;
-      await payments.runPayouts(h.ctx);
+    use(lnbits(), async () => {
+      const s = await seller(h, "erin@pay.example.org");
+      queue(h, "l6", s.id, 2_000);
+      // The pay request itself is held past the timeout of a wallet that gives up after 100 ms.
+      fake.hold = 1;
+      await use(lnbits(100), async () => void (await payments.runPayouts(h.ctx)));
       const p = payments.payoutOf(h.ctx, "test", "l6")!;
       expect(p.status).toBe("in_flight");
       expect(p.paymentHash).toMatch(/^[0-9a-f]{64}$/);
-      await Bun.sleep(400);
+      // The wallet finishes the payment it was still holding.
+      fake.release();
+      await fake.idle();
       await payments.runPayouts(h.ctx);
       expect(payments.payoutOf(h.ctx, "test", "l6")).toMatchObject({ status: "completed", attempts: 1 });
       expect(fake.receivedBy("erin")).toBe(1_900);

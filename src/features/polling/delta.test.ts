@@ -1,12 +1,16 @@
-import { describe, expect, test } from "bun:test";
+import { beforeAll, describe, expect, test } from "bun:test";
 import { DAY, MINUTE } from "../../core/clock";
-import { setup } from "../../../test/harness";
+import { setup, type Harness } from "../../../test/harness";
 import { comment } from "../comments/fixtures";
 import { notify } from "../notifications/service";
 import { ageAccount, iso, join, makeColony, post } from "../posts/fixtures";
 import { plainPreview } from "./preview";
 
-describe("GET /api/v1/delta", async () => {
+/**
+ * A database of its own (the anonymous delta holds every public row): two agents, a public and a
+ * private colony, posts and comments in both, and a notification, all after `start`.
+ */
+async function world() {
   const h = setup();
   const me = await h.user({ username: "delta-me" });
   const other = await h.user({ username: "delta-other" });
@@ -26,46 +30,57 @@ describe("GET /api/v1/delta", async () => {
   await comment(h, me, p1.id, { body: "my own comment" });
   notify(h.ctx, { userId: me.id, kind: "new_follower", actorId: other.id });
   h.clock.advance(1000);
+  return { h, me, other, pub, start, delta, p1, hidden, mine, c1 };
+}
+
+describe("GET /api/v1/delta", () => {
+  // Read by the tests that add nothing; a test that adds rows or moves the clock makes its own.
+  let w: Awaited<ReturnType<typeof world>>;
+  let h: Harness;
+  beforeAll(async () => {
+    w = await world();
+    h = w.h;
+  });
 
   test("validation: since required, future 400, older than 7 days 400 SINCE_TOO_OLD, unknown stream 422", async () => {
-    expect((await delta({})).status).toBe(422);
-    expect((await delta({ since: "nope" })).status).toBe(422);
-    expect((await delta({ since: iso(h.clock.now() + DAY) })).status).toBe(400);
-    const old = await delta({ since: iso(h.clock.now() - 8 * DAY) });
+    expect((await w.delta({})).status).toBe(422);
+    expect((await w.delta({ since: "nope" })).status).toBe(422);
+    expect((await w.delta({ since: iso(h.clock.now() + DAY) })).status).toBe(400);
+    const old = await w.delta({ since: iso(h.clock.now() - 8 * DAY) });
     expect(old.status).toBe(400);
     expect(old.body.detail.code).toBe("SINCE_TOO_OLD");
-    expect((await delta({ since: iso(start), streams: "posts,bogus" })).status).toBe(422);
+    expect((await w.delta({ since: iso(w.start), streams: "posts,bogus" })).status).toBe(422);
   });
 
   test("public posts and comments, own rows omitted, private colonies excluded, own notifications", async () => {
-    const r = await delta({ since: iso(start) });
+    const r = await w.delta({ since: iso(w.start) });
     expect(r.status).toBe(200);
-    expect(r.body.since).toBe(iso(start));
+    expect(r.body.since).toBe(iso(w.start));
     expect(r.body.streams).toEqual(["posts", "comments", "notifications"]);
-    expect(r.body.posts.items.map((p: any) => p.id)).toEqual([p1.id]);
-    expect(r.body.posts.items[0]).toMatchObject({ colony_name: pub.name, author_username: "delta-other", short_code: null, comment_count: 1, post_type: "discussion" });
-    expect(r.body.comments.items.map((c: any) => c.id)).toEqual([c1.id]);
-    expect(r.body.comments.items[0]).toMatchObject({ post_id: mine.id, parent_id: null, author_username: "delta-other", body_preview: "Hello there, see docs" });
+    expect(r.body.posts.items.map((p: any) => p.id)).toEqual([w.p1.id]);
+    expect(r.body.posts.items[0]).toMatchObject({ colony_name: w.pub.name, author_username: "delta-other", short_code: null, comment_count: 1, post_type: "discussion" });
+    expect(r.body.comments.items.map((c: any) => c.id)).toEqual([w.c1.id]);
+    expect(r.body.comments.items[0]).toMatchObject({ post_id: w.mine.id, parent_id: null, author_username: "delta-other", body_preview: "Hello there, see docs" });
     // The comment on my post told me at once (comment_on_post), and someone followed me.
     expect(r.body.notifications.items.map((n: any) => n.kind).sort()).toEqual(["comment_on_post", "new_follower"]);
     expect(r.body.counts).toEqual({ posts: 1, comments: 1, notifications: 2 });
     expect(r.body.posts.truncated).toBe(false);
     expect(r.body.next_since).toBe(iso(h.clock.now() - 1));
-    const again = await delta({ since: r.body.next_since });
+    const again = await w.delta({ since: r.body.next_since });
     expect(again.body.counts).toEqual({ posts: 0, comments: 0, notifications: 0 });
   });
 
   test("anonymous: public content including everyone's rows, notifications null", async () => {
-    const r = await delta({ since: iso(start) }, null);
+    const r = await w.delta({ since: iso(w.start) }, null);
     expect(r.status).toBe(200);
-    expect(r.body.posts.items.map((p: any) => p.id).sort()).toEqual([p1.id, mine.id].sort());
-    expect(r.body.posts.items.some((p: any) => p.id === hidden.id)).toBe(false);
+    expect(r.body.posts.items.map((p: any) => p.id).sort()).toEqual([w.p1.id, w.mine.id].sort());
+    expect(r.body.posts.items.some((p: any) => p.id === w.hidden.id)).toBe(false);
     expect(r.body.comments.items.length).toBe(2);
     expect(r.body.notifications).toBeNull();
   });
 
   test("streams selects; unrequested streams are null", async () => {
-    const r = await delta({ since: iso(start), streams: "comments" });
+    const r = await w.delta({ since: iso(w.start), streams: "comments" });
     expect(r.body.streams).toEqual(["comments"]);
     expect(r.body.posts).toBeNull();
     expect(r.body.notifications).toBeNull();
@@ -74,6 +89,7 @@ describe("GET /api/v1/delta", async () => {
   });
 
   test("over the 100 cap: truncated, and next_since continues gap-free", async () => {
+    const { h, me, other, pub, p1, delta } = await world();
     const t0 = h.clock.now();
     h.clock.advance(1000);
     for (let i = 0; i < 105; i++) {

@@ -1,14 +1,19 @@
-import { describe, expect, test } from "bun:test";
+import { beforeAll, describe, expect, test } from "bun:test";
 import { DAY, MINUTE } from "../../core/clock";
-import { setup } from "../../../test/harness";
+import { setup, type Harness } from "../../../test/harness";
 import { notify } from "../notifications/service";
 import { ageAccount, join, makeColony, post } from "../posts/fixtures";
 
-describe("GET /api/v1/since", async () => {
-  const h = setup();
-  const me = await h.user({ username: "myself" });
-  const other = await h.user({ username: "other" });
-  const stranger = await h.user({ username: "stranger" });
+const iso = (ms: number) => new Date(ms).toISOString();
+
+/**
+ * `me`, a member of a colony of `other`'s, and a stranger with a colony of their own, each new;
+ * after `start`: a post in each colony, one of mine, and a notification each for me and other.
+ */
+async function scenario(h: Harness) {
+  const me = await h.user();
+  const other = await h.user();
+  const stranger = await h.user();
   for (const u of [me, other, stranger]) ageAccount(h, u, 24 * 30);
   const mine = makeColony(h, other);
   await join(h, mine, me);
@@ -16,7 +21,6 @@ describe("GET /api/v1/since", async () => {
   const start = h.clock.now();
   h.clock.advance(MINUTE);
   const since = (query: Record<string, any>, token: string | null = me.token) => h.req("GET", "/api/v1/since", { query, token });
-  const iso = (ms: number) => new Date(ms).toISOString();
 
   const p1 = await post(h, other, { colony_id: mine.id, title: "in my colony" });
   await post(h, stranger, { colony_id: notMine.id, title: "elsewhere" });
@@ -24,8 +28,21 @@ describe("GET /api/v1/since", async () => {
   notify(h.ctx, { userId: me.id, kind: "new_follower", actorId: other.id });
   notify(h.ctx, { userId: other.id, kind: "new_follower", actorId: me.id });
   h.clock.advance(1000);
+  return { me, other, mine, start, since, p1 };
+}
+
+describe("GET /api/v1/since", () => {
+  // One scenario for the tests that only read; the one that adds rows builds its own (new agents
+  // and colonies, so the others' answers do not change).
+  let h: Harness;
+  let s: Awaited<ReturnType<typeof scenario>>;
+  beforeAll(async () => {
+    h = setup();
+    s = await scenario(h);
+  });
 
   test("401 anonymous; 422 without since; 400 for a future since; 422 for garbage", async () => {
+    const { since, start } = s;
     expect((await since({ since: iso(start) }, null)).status).toBe(401);
     expect((await since({})).status).toBe(422);
     const fut = await since({ since: iso(h.clock.now() + DAY) });
@@ -35,6 +52,7 @@ describe("GET /api/v1/since", async () => {
   });
 
   test("returns own notifications and others' posts in member colonies; messages empty", async () => {
+    const { since, start, p1, other } = s;
     const r = await since({ since: iso(start) });
     expect(r.status).toBe(200);
     expect(r.body.cursor).toBe(iso(start));
@@ -49,17 +67,18 @@ describe("GET /api/v1/since", async () => {
   });
 
   test("deprecated cursor works like since", async () => {
-    const r = await since({ cursor: iso(start) });
+    const r = await s.since({ cursor: iso(s.start) });
     expect(r.status).toBe(200);
     expect(r.body.counts.posts).toBe(1);
   });
 
   test("older than 30 days is clamped", async () => {
-    const r = await since({ since: iso(start - 90 * DAY) });
+    const r = await s.since({ since: iso(s.start - 90 * DAY) });
     expect(r.body.cursor).toBe(iso(h.clock.now() - 30 * DAY));
   });
 
   test("truncation is gap-free and duplicate-free, ties in one millisecond are never split", async () => {
+    const { since, me, other, mine, p1 } = await scenario(h);
     const t0 = h.clock.now();
     h.clock.advance(1000);
     for (let i = 0; i < 3; i++) notify(h.ctx, { userId: me.id, kind: "mention", actorId: other.id, postId: p1.id, meta: { i } }); // same ms

@@ -1,12 +1,14 @@
 // Polls (spec Part 1 §2.3, §2.8, §3, §4.6): results, single and multiple choice, closing by the clock.
-import { beforeEach, describe, expect, test } from "bun:test";
+import { beforeAll, describe, expect, test } from "bun:test";
 import { setup, type Harness, type TestUser } from "../../../test/harness";
 import { DAY, HOUR } from "../../core/clock";
 import { issueToken } from "../auth/service";
 import { eventsOf, iso, join, makeColony, post } from "../posts/fixtures";
 
+// One instance for the file: every test votes with its own accounts on its own polls, and mints
+// tokens again after it moves the clock by days.
 let h: Harness;
-beforeEach(() => {
+beforeAll(() => {
   h = setup();
 });
 
@@ -76,7 +78,7 @@ describe("POST /polls/{id}/vote", () => {
     expect(r.body.options.map((o: any) => [o.id, o.vote_count, o.percentage])).toEqual([["a", 1, 33.3], ["b", 1, 33.3], ["c", 1, 33.3]]);
     const anon = await results(p.id);
     expect(anon.body).toMatchObject({ total_votes: 3, user_voted: false, user_option_ids: [] });
-    const ev = eventsOf(h, "poll_voted");
+    const ev = eventsOf(h, "poll_voted").filter((e) => e.payload.post_id === p.id);
     expect(ev).toHaveLength(4);
     expect(ev[0]).toMatchObject({ actor_id: u1.id, activity: 1, payload: { post_id: p.id, option_ids: ["a"] } });
 

@@ -139,7 +139,8 @@ describe("the token policy against sanitize-html", () => {
       const ours = renderMarkdown(body);
       if (ours !== oracle(body)) expect({ body, html: ours }).toEqual({ body, html: oracle(body) });
     }
-  });
+    // Seconds of rendering on an idle machine, several times that on a busy one: a timeout of its own.
+  }, 20_000);
 
   test("allowedUrl reads a URL the way browsers do", () => {
     expect(allowedUrl("https://a.example", ["http", "https"])).toBe(true);

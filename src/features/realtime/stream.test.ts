@@ -69,6 +69,18 @@ describe("GET /api/v1/stream", () => {
 
   test("over a real socket: events arrive and an aborted client is unsubscribed", async () => {
     const a = await h.user();
+    // Settles when a's stream gives its subscription up.
+    let unsubscribed!: () => void;
+    const gone = new Promise<void>((resolve) => (unsubscribed = resolve));
+    const hub = h.ctx.realtime;
+    const subscribe = hub.subscribe.bind(hub);
+    hub.subscribe = (key, ...rest) => {
+      const off = subscribe(key, ...rest);
+      return () => {
+        off();
+        if (key === a.id) unsubscribed();
+      };
+    };
     const server = h.app.listen({ hostname: "127.0.0.1", port: 0 });
     try {
       const port = server.server!.port;
@@ -83,9 +95,10 @@ describe("GET /api/v1/stream", () => {
       expect(frames.find((x) => x.event === "dm.delete")!.data).toEqual({ message_id: "m9", channel: dmChannel(a.id) });
       controller.abort();
       // The server notices the closed socket on its next write (a heartbeat at the latest).
-      for (let i = 0; i < 100 && h.ctx.realtime.subscribers(a.id) > 0; i++) await Bun.sleep(10);
+      await gone;
       expect(h.ctx.realtime.subscribers(a.id)).toBe(0);
     } finally {
+      delete (hub as { subscribe?: unknown }).subscribe;
       await server.stop();
     }
   });

@@ -108,9 +108,10 @@ describe.each([
         expect(r.body.total).toBe(3);
         expect(batches).toEqual([["posts", "posts", "users", "wiki"]]);
         // One letter and a star is too short for the users list: the count, the ranking and the
-        // wiki go. Past the candidate cap there is no ranking: the count, users and wiki go.
+        // wiki go. Past the candidate cap there is no ranking: the count, users and wiki go. (The
+        // letter starts words of this file's first posts only: other tests add words in z.)
         batches.length = 0;
-        expect((await search({ q: "z*" })).body.total).toBe(3);
+        expect((await search({ q: "r*" })).body.total).toBe(2);
         expect((await search({ q: "zebra", offset: 2000 })).body.items).toEqual([]);
         expect(batches).toEqual([["posts", "posts", "wiki"], ["posts", "users", "wiki"]]);
       } finally {

@@ -2,28 +2,29 @@ import { beforeAll, describe, expect, test } from "bun:test";
 import { setup, type Harness, type TestUser } from "../../../test/harness";
 import { ageAccount, makeColony, post } from "../posts/fixtures";
 
+// One instance for the file: each test makes its own accounts when it starts and after each move
+// of the clock by days (access tokens last 24 hours), and measures its windows from the clock as
+// it finds it.
 let h: Harness;
-let a: TestUser, b: TestUser, c: TestUser;
 const vote = (u: TestUser, id: string) => h.req("POST", `/api/v1/posts/${id}/vote`, { token: u.token, body: { value: 1 } });
 
-/** Fresh accounts (access tokens last 24 hours and the tests move the clock by days). */
-async function freshUsers() {
-  a = await h.user();
-  b = await h.user();
-  c = await h.user();
-  for (const u of [a, b, c]) ageAccount(h, u, 24 * 30);
+/** Three new accounts, a month old. */
+async function freshUsers(): Promise<[TestUser, TestUser, TestUser]> {
+  const users: [TestUser, TestUser, TestUser] = [await h.user(), await h.user(), await h.user()];
+  for (const u of users) ageAccount(h, u, 24 * 30);
+  return users;
 }
 
-beforeAll(async () => {
+beforeAll(() => {
   h = setup();
-  await freshUsers();
 });
 
 describe("GET /api/v1/trending/tags", () => {
   test("windows, counts, deprecated duplicates, private excluded, 30d is 422", async () => {
-    const old = await post(h, a, { tags: ["oldtag"] });
+    const [first] = await freshUsers();
+    const old = await post(h, first, { tags: ["oldtag"] });
     h.clock.advance(3 * 24 * 3600_000);
-    await freshUsers();
+    const [a, b, c] = await freshUsers();
     const p1 = await post(h, a, { tags: ["ai", "rust"] });
     await post(h, b, { tags: ["ai"] });
     const priv = makeColony(h, c, "private");
@@ -62,7 +63,7 @@ describe("GET /api/v1/trending/tags", () => {
 describe("GET /api/v1/trending/posts/rising", () => {
   test("young posts gathering votes outrank older ones with more votes; unvoted and private excluded", async () => {
     h.clock.advance(10 * 24 * 3600_000);
-    await freshUsers();
+    const [a, b, c] = await freshUsers();
     const older = await post(h, a, { title: "older" });
     h.clock.advance(20 * 3600_000);
     await post(h, a, { title: "no votes" });

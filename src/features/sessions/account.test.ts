@@ -22,9 +22,16 @@ const input = (more: Partial<SignUpInput> = {}): SignUpInput => ({ username: `pe
 const userCount = (h: Harness) => (h.ctx.db.$client.query("select count(*) n from users").get() as { n: number }).n;
 const harness = (registration: Config["registration"], more: Partial<Config> = {}) => setup({ registration, ...more });
 
+// Two instances for the file's tests that need no other: one open to sign-ups, one in the default
+// mode (invite). Each test makes its own accounts, addresses and links. A test that counts the
+// register or the mail limit of the one client address, counts every mail sent, needs another
+// configuration or moves the clock a day or more has an instance of its own.
+const open = harness("open");
+const shared = setup();
+
 describe("sign-up by registration mode", () => {
   test("open: a human account with a password, signed in, whose API key was never shown", async () => {
-    const h = harness("open");
+    const h = open;
     // The production parameters (the test preload hashes with the cheapest).
     setPasswordHashing(ARGON2);
     const r = await signUp(h.ctx, input({ username: "Ada-Lovelace", display_name: "  Ada  " }), CLIENT).finally(() => setPasswordHashing(TEST_HASHING));
@@ -68,7 +75,7 @@ describe("sign-up by registration mode", () => {
   });
 
   test("invites are made by site admins only, for 1 to 90 days", async () => {
-    const h = setup();
+    const h = shared;
     const admin = callerOf(usersService.findById(h.ctx, (await h.user({ admin: true, human: true })).id)!);
     const member = callerOf(usersService.findById(h.ctx, (await h.user({ human: true })).id)!);
     expect(createInvite(h.ctx, admin, 30).expires_at).toBe(new Date(h.clock.now() + 30 * DAY).toISOString());
@@ -78,7 +85,7 @@ describe("sign-up by registration mode", () => {
   });
 
   test("usernames share the handle space: a taken name (any case), a colony's name, a reserved word are 409", async () => {
-    const h = harness("open");
+    const h = open;
     const agent = await h.user({ username: "taken-name" });
     const founder = await h.user({ karma: 100 });
     expect((await h.req("POST", "/api/v1/colonies", { token: founder.token, body: { name: "gardening", display_name: "Gardening", description: "Plants" } })).status).toBe(201);
@@ -101,12 +108,12 @@ describe("sign-up by registration mode", () => {
     expect(passwordProblem("Password123", "someone")).toBe("This password is too easy to guess; choose another");
     expect(passwordProblem("ababababababab", "someone")).toBe("This password is too easy to guess; choose another");
     expect(passwordProblem("correct horse battery staple", "someone")).toBeNull();
-    const h = harness("open");
+    const h = open;
     expect(await refusal(() => signUp(h.ctx, input({ password: "tooshort" }), CLIENT))).toEqual({ status: 422, code: "body.password" });
   });
 
   test("an address given at sign-up is set unverified and mailed a verification link", async () => {
-    const h = harness("open");
+    const h = open;
     expect(await refusal(() => signUp(h.ctx, input({ email: "not an address" }), CLIENT))).toEqual({ status: 422, code: "body.email" });
     const r = await signUp(h.ctx, input({ email: "new.person@example.com" }), CLIENT);
     await h.ctx.events.drain();
@@ -125,7 +132,7 @@ describe("sign-up by registration mode", () => {
 
 describe("password reset by email", () => {
   test("the link works once, ends every session, and leaves signing in to the new password", async () => {
-    const h = setup();
+    const h = shared;
     const u = await human(h);
     await verifyEmail(h, u, "reset.me@example.com");
     const s = startSession(h.ctx, u.id, CLIENT);
@@ -145,7 +152,7 @@ describe("password reset by email", () => {
   });
 
   test("the link lapses after an hour; asking again replaces it", async () => {
-    const h = setup();
+    const h = shared;
     const u = await human(h);
     await verifyEmail(h, u, "late@example.com");
     mailSignInLink(h.ctx, "reset", "late@example.com", CLIENT.ip);
@@ -183,7 +190,7 @@ describe("password reset by email", () => {
 
 describe("sign-in links", () => {
   test("a mailed link signs in once, within 15 minutes", async () => {
-    const h = setup();
+    const h = shared;
     const u = await human(h);
     await verifyEmail(h, u, "magic@example.com");
     mailSignInLink(h.ctx, "magic", "magic@example.com", CLIENT.ip);
@@ -200,7 +207,7 @@ describe("sign-in links", () => {
   });
 
   test("a mailed link stands for the password only: with two-factor on the code is still asked", async () => {
-    const h = setup();
+    const h = shared;
     const u = await human(h);
     await verifyEmail(h, u, "twofa@example.com");
     const { secret } = enableTwoFactor(h, u);
@@ -236,7 +243,7 @@ describe("sign-in links", () => {
   });
 
   test("agents get no link (they use their API key), unknown names are 404, and a reset token is no sign-in link", async () => {
-    const h = setup();
+    const h = shared;
     const agent = await h.user();
     expect(await refusal(() => operatorSignInLink(h.ctx, agent.username))).toEqual({ status: 403, code: "AUTH_HUMAN_ONLY" });
     expect(await refusal(() => operatorSignInLink(h.ctx, "nobody-here"))).toEqual({ status: 404, code: "USER_NOT_FOUND" });

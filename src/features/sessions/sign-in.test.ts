@@ -3,21 +3,26 @@
 import { beforeEach, describe, expect, test } from "bun:test";
 import { MINUTE } from "../../core/clock";
 import { limitRule } from "../../core/limits";
-import { setup, type Harness } from "../../../test/harness";
+import { setup } from "../../../test/harness";
 import { verifyEmail } from "../auth/fixtures";
 import { CLIENT, PASSWORD, enableTwoFactor, human, refusal, totp } from "./fixtures";
 import { resolveSession } from "./service";
-import { signInSecondFactor, signInWithPassword, type SignIn } from "./sign-in";
+import { signInSecondFactor, signInWithPassword, type Client, type SignIn } from "./sign-in";
 
-let h: Harness;
+// One instance for the file: each test signs its own accounts in, from an address of its own
+// (the limits on failed attempts are per account and per address).
+const h = setup();
+let seq = 0;
+let client: Client;
 beforeEach(() => {
-  h = setup();
+  client = { ...CLIENT, ip: `198.51.100.${++seq}` };
 });
 
-
-const signIn = (login: string, password = PASSWORD, client = CLIENT) => signInWithPassword(h.ctx, { login, password }, client);
+const signIn = (login: string, password = PASSWORD, from = client) => signInWithPassword(h.ctx, { login, password }, from);
 const FAILED = { status: 401, code: "SIGN_IN_FAILED" };
-const sessionCount = () => (h.ctx.db.$client.query("select count(*) n from web_sessions").get() as { n: number }).n;
+/** The sessions of the given accounts. */
+const sessionCount = (...userIds: string[]) =>
+  (h.ctx.db.$client.query(`select count(*) n from web_sessions where user_id in (${userIds.map(() => "?").join(", ")})`).get(...userIds) as { n: number }).n;
 
 function signedIn(r: SignIn) {
   if (r.kind !== "signed_in") throw new Error(`expected a session, got ${r.kind}`);
@@ -30,10 +35,11 @@ describe("the password step", () => {
     const r = signedIn(await signIn(u.username));
     expect(r.user.id).toBe(u.id);
     expect(r.token).toMatch(/^[0-9A-Za-z]{43}$/);
-    const row = h.ctx.db.$client.query("select * from web_sessions").get() as Record<string, unknown>;
-    expect(JSON.stringify(row)).not.toContain(r.token);
-    expect(row).toMatchObject({ user_id: u.id, ip: CLIENT.ip, user_agent: CLIENT.userAgent });
-    expect(resolveSession(h.ctx, r.token, CLIENT)?.user.id).toBe(u.id);
+    const rows = h.ctx.db.$client.query("select * from web_sessions where user_id = ?").all(u.id) as Record<string, unknown>[];
+    expect(rows).toHaveLength(1);
+    expect(JSON.stringify(rows[0])).not.toContain(r.token);
+    expect(rows[0]).toMatchObject({ user_id: u.id, ip: client.ip, user_agent: client.userAgent });
+    expect(resolveSession(h.ctx, r.token, client)?.user.id).toBe(u.id);
   });
 
   test("usernames are matched without case or surrounding space", async () => {
@@ -50,7 +56,7 @@ describe("the password step", () => {
     expect(await refusal(() => signIn(agent.username))).toEqual(FAILED);
     expect(await refusal(() => signIn(bare.username))).toEqual(FAILED);
     expect(await refusal(() => signIn(agent.username, agent.apiKey))).toEqual(FAILED);
-    expect(sessionCount()).toBe(0);
+    expect(sessionCount(u.id, agent.id, bare.id)).toBe(0);
   });
 
   test("an empty name or password is 400 and charges nothing", async () => {
@@ -82,7 +88,7 @@ describe("lockout", () => {
     for (let i = 0; i < 10; i++) expect(await refusal(() => signIn(u.username, `wrong password ${i}`))).toEqual(FAILED);
     expect(await refusal(() => signIn(u.username))).toEqual({ status: 429, code: "RATE_LIMIT_SIGN_IN_ACCOUNT" });
     // Another address does not help: the limit is the account's.
-    expect(await refusal(() => signIn(u.username, PASSWORD, { ...CLIENT, ip: "203.0.113.9" }))).toEqual({ status: 429, code: "RATE_LIMIT_SIGN_IN_ACCOUNT" });
+    expect(await refusal(() => signIn(u.username, PASSWORD, { ...client, ip: "203.0.113.9" }))).toEqual({ status: 429, code: "RATE_LIMIT_SIGN_IN_ACCOUNT" });
     h.clock.advance(15 * MINUTE);
     expect(signedIn(await signIn(u.username)).user.id).toBe(u.id);
   });
@@ -107,7 +113,7 @@ describe("lockout", () => {
     expect(n).toBe(50);
     const fresh = await human(h);
     expect(await refusal(() => signIn(fresh.username))).toEqual({ status: 429, code: "RATE_LIMIT_SIGN_IN_IP" });
-    expect(signedIn(await signIn(fresh.username, PASSWORD, { ...CLIENT, ip: "203.0.113.10" })).user.id).toBe(fresh.id);
+    expect(signedIn(await signIn(fresh.username, PASSWORD, { ...client, ip: "203.0.113.10" })).user.id).toBe(fresh.id);
   });
 });
 
@@ -118,11 +124,11 @@ describe("the second-factor step", () => {
     const first = await signIn(u.username);
     if (first.kind !== "second_factor") throw new Error("expected the second-factor step");
     expect(first.ticket).toMatch(/^[0-9A-Za-z]{43}$/);
-    expect(sessionCount()).toBe(0);
-    const r = signedIn(signInSecondFactor(h.ctx, { ticket: first.ticket, code: totp(h, secret) }, CLIENT));
+    expect(sessionCount(u.id)).toBe(0);
+    const r = signedIn(signInSecondFactor(h.ctx, { ticket: first.ticket, code: totp(h, secret) }, client));
     expect(r.user.id).toBe(u.id);
     // The ticket was single use.
-    expect(await refusal(() => signInSecondFactor(h.ctx, { ticket: first.ticket, code: totp(h, secret) }, CLIENT))).toEqual({ status: 401, code: "SIGN_IN_EXPIRED" });
+    expect(await refusal(() => signInSecondFactor(h.ctx, { ticket: first.ticket, code: totp(h, secret) }, client))).toEqual({ status: 401, code: "SIGN_IN_EXPIRED" });
   });
 
   test("a replayed code is refused; a recovery code works once", async () => {
@@ -130,10 +136,10 @@ describe("the second-factor step", () => {
     const { secret, codes } = enableTwoFactor(h, u);
     const ticket = async () => ((await signIn(u.username)) as { ticket: string }).ticket;
     const code = totp(h, secret);
-    signedIn(signInSecondFactor(h.ctx, { ticket: await ticket(), code }, CLIENT));
-    expect(await refusal(async () => signInSecondFactor(h.ctx, { ticket: await ticket(), code }, CLIENT))).toEqual({ status: 401, code: "AUTH_2FA_INVALID" });
-    signedIn(signInSecondFactor(h.ctx, { ticket: await ticket(), code: codes[0].toUpperCase() }, CLIENT));
-    expect(await refusal(async () => signInSecondFactor(h.ctx, { ticket: await ticket(), code: codes[0] }, CLIENT))).toEqual({ status: 401, code: "AUTH_2FA_INVALID" });
+    signedIn(signInSecondFactor(h.ctx, { ticket: await ticket(), code }, client));
+    expect(await refusal(async () => signInSecondFactor(h.ctx, { ticket: await ticket(), code }, client))).toEqual({ status: 401, code: "AUTH_2FA_INVALID" });
+    signedIn(signInSecondFactor(h.ctx, { ticket: await ticket(), code: codes[0].toUpperCase() }, client));
+    expect(await refusal(async () => signInSecondFactor(h.ctx, { ticket: await ticket(), code: codes[0] }, client))).toEqual({ status: 401, code: "AUTH_2FA_INVALID" });
   });
 
   test("the ticket lasts 5 minutes and 5 wrong codes", async () => {
@@ -141,19 +147,19 @@ describe("the second-factor step", () => {
     const { secret } = enableTwoFactor(h, u);
     const late = ((await signIn(u.username)) as { ticket: string }).ticket;
     h.clock.advance(5 * MINUTE);
-    expect(await refusal(() => signInSecondFactor(h.ctx, { ticket: late, code: totp(h, secret) }, CLIENT))).toEqual({ status: 401, code: "SIGN_IN_EXPIRED" });
+    expect(await refusal(() => signInSecondFactor(h.ctx, { ticket: late, code: totp(h, secret) }, client))).toEqual({ status: 401, code: "SIGN_IN_EXPIRED" });
     const t = ((await signIn(u.username)) as { ticket: string }).ticket;
-    for (let i = 0; i < 5; i++) expect(await refusal(() => signInSecondFactor(h.ctx, { ticket: t, code: "000000" }, CLIENT))).toEqual({ status: 401, code: "AUTH_2FA_INVALID" });
-    expect(await refusal(() => signInSecondFactor(h.ctx, { ticket: t, code: totp(h, secret) }, CLIENT))).toEqual({ status: 401, code: "SIGN_IN_EXPIRED" });
+    for (let i = 0; i < 5; i++) expect(await refusal(() => signInSecondFactor(h.ctx, { ticket: t, code: "000000" }, client))).toEqual({ status: 401, code: "AUTH_2FA_INVALID" });
+    expect(await refusal(() => signInSecondFactor(h.ctx, { ticket: t, code: totp(h, secret) }, client))).toEqual({ status: 401, code: "SIGN_IN_EXPIRED" });
   });
 
   test("a ticket is no password: an unknown or malformed one is refused without a session", async () => {
     const u = await human(h);
     enableTwoFactor(h, u);
-    expect(await refusal(() => signInSecondFactor(h.ctx, { ticket: "x".repeat(43), code: "123456" }, CLIENT))).toEqual({ status: 401, code: "SIGN_IN_EXPIRED" });
-    expect(await refusal(() => signInSecondFactor(h.ctx, { ticket: "", code: "123456" }, CLIENT))).toEqual({ status: 401, code: "SIGN_IN_EXPIRED" });
+    expect(await refusal(() => signInSecondFactor(h.ctx, { ticket: "x".repeat(43), code: "123456" }, client))).toEqual({ status: 401, code: "SIGN_IN_EXPIRED" });
+    expect(await refusal(() => signInSecondFactor(h.ctx, { ticket: "", code: "123456" }, client))).toEqual({ status: 401, code: "SIGN_IN_EXPIRED" });
     const t = ((await signIn(u.username)) as { ticket: string }).ticket;
-    expect(await refusal(() => signInSecondFactor(h.ctx, { ticket: t, code: " " }, CLIENT))).toEqual({ status: 400, code: "INVALID_INPUT" });
-    expect(sessionCount()).toBe(0);
+    expect(await refusal(() => signInSecondFactor(h.ctx, { ticket: t, code: " " }, client))).toEqual({ status: 400, code: "INVALID_INPUT" });
+    expect(sessionCount(u.id)).toBe(0);
   });
 });

@@ -69,6 +69,12 @@ describe("GET /api/v1/users/directory", async () => {
   );
 
   test("only active accounts; the caller sees their own lightning address", async () => {
+    // Its requests as bob and alice record their activity, which the filters above read: an
+    // instance of its own.
+    const h = setup();
+    const alice = await h.user({ username: "alice" });
+    const bob = await h.user({ username: "bob", human: true });
+    const dir = (query: Record<string, any> = {}, token?: string) => h.req("GET", "/api/v1/users/directory", { query, token });
     const dave = await h.user({ username: "dave" });
     h.ctx.db.$client.query("update users set status = 'pending' where id = ?").run(dave.id);
     expect(names(await dir())).not.toContain("dave");

@@ -4,13 +4,22 @@ import { beforeEach, describe, expect, test } from "bun:test";
 import { setup, type Harness, type TestUser } from "../../../test/harness";
 import { HOUR } from "../../core/clock";
 
+// One instance for the file: idempotency keys are per user, and each test has its own. A test
+// that moves the clock a day ahead has an instance of its own.
+const shared = setup();
 let h: Harness;
 let u: TestUser;
 
 beforeEach(async () => {
-  h = setup();
-  u = await h.user({ username: "idem-agent" });
+  h = shared;
+  u = await h.user();
 });
+
+/** For a test that moves the clock a day ahead: an instance and an account of its own. */
+async function ownInstance() {
+  h = setup();
+  u = await h.user();
+}
 
 const put = (body: unknown, key?: string, token = u.token) =>
   h.req("PUT", "/api/v1/users/me", { token, body, headers: key === undefined ? {} : { "idempotency-key": key } });
@@ -84,6 +93,7 @@ describe("PUT /users/me", () => {
   });
 
   test("records expire after 24 hours: the request then executes again", async () => {
+    await ownInstance();
     expect((await put({ bio: "one" }, "k-5")).status).toBe(200);
     expect((await put({ bio: "two" })).status).toBe(200);
 
@@ -179,6 +189,7 @@ describe("POST /auth/rotate-key", () => {
   });
 
   test("after 24 hours the same key rotates again", async () => {
+    await ownInstance();
     const first = await rotate("rot-3");
     h.clock.advance(24 * HOUR + 1);
     const token = (await mint(first.body.api_key)).body.access_token;

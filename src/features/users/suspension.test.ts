@@ -2,7 +2,7 @@
 // refuses (access tokens, the key exchange, OAuth and MCP through the same check), what stays (the
 // account's content and profile), the timed end by the clock, and the hot path's statements.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { setup, type Harness, type TestUser } from "../../../test/harness";
+import { setup, type Harness } from "../../../test/harness";
 import { DAY } from "../../core/clock";
 import { callerOf } from "../auth/caller";
 import { connect, listen, type Listening } from "../mcp/testkit";
@@ -75,13 +75,12 @@ describe("suspend and unsuspend (service)", () => {
 describe("a suspended account cannot authenticate", () => {
   const h = setup({ rateLimitMultiplier: 0 });
   let admin: ReturnType<typeof callerOf>;
-  let agent: TestUser;
   beforeAll(async () => {
     admin = await adminOf(h);
-    agent = await h.user();
   });
 
   test("its access tokens (cached ones too) and the key exchange answer 403 ACCOUNT_SUSPENDED with the end and reason", async () => {
+    const agent = await h.user();
     expect((await me(h, agent.token)).status).toBe(200); // the token is now verified and cached
     expect((await h.req("GET", "/api/v1/posts", { token: agent.token })).status).toBe(200); // and this read's answer is cached for it
     suspend(h.ctx, admin, agent.id, { reason: "flooding", days: 2 });
@@ -100,6 +99,10 @@ describe("a suspended account cannot authenticate", () => {
   });
 
   test("after unsuspend the old tokens stay revoked (401 AUTH_TOKEN_REVOKED) and the key mints a working one", async () => {
+    const agent = await h.user();
+    expect((await me(h, agent.token)).status).toBe(200);
+    suspend(h.ctx, admin, agent.id, { reason: "flooding", days: 2 });
+    expect((await me(h, agent.token)).body.detail.code).toBe("ACCOUNT_SUSPENDED");
     unsuspend(h.ctx, admin, agent.id);
     const old = await me(h, agent.token);
     expect(old.status).toBe(401);
@@ -110,6 +113,9 @@ describe("a suspended account cannot authenticate", () => {
   });
 
   test("a timed suspension ends by itself at its instant (the clock moved, nothing run)", async () => {
+    // The clock moves days ahead: an instance of its own, so no other test's tokens expire.
+    const h = setup({ rateLimitMultiplier: 0 });
+    const admin = await adminOf(h);
     const u = await h.user();
     suspend(h.ctx, admin, u.id, { days: 3 });
     h.clock.advance(3 * DAY - 1);

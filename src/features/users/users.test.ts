@@ -5,15 +5,20 @@ import { setup, type Harness, type TestUser } from "../../../test/harness";
 import { DAY } from "../../core/clock";
 import { npubOf } from "./views";
 
+// One instance for the file: each test has its own owner and stranger. A test that moves the
+// clock by days has an instance of its own.
+const shared = setup();
 let h: Harness;
 let owner: TestUser;
 let stranger: TestUser;
 
-beforeEach(async () => {
-  h = setup();
-  owner = await h.user({ username: "owner-agent" });
-  stranger = await h.user({ username: "stranger-agent" });
-});
+async function use(harness: Harness) {
+  h = harness;
+  owner = await h.user();
+  stranger = await h.user();
+}
+
+beforeEach(() => use(shared));
 
 const getMe = (token = owner.token) => h.req("GET", "/api/v1/users/me", { token });
 const putMe = (body: unknown, token = owner.token) => h.req("PUT", "/api/v1/users/me", { token, body });
@@ -28,8 +33,8 @@ describe("GET /users/me", () => {
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({
       id: owner.id,
-      username: "owner-agent",
-      display_name: "owner-agent",
+      username: owner.username,
+      display_name: owner.username,
       user_type: "agent",
       bio: null,
       lightning_address: null,
@@ -43,7 +48,7 @@ describe("GET /users/me", () => {
       current_model: null,
       harness: null,
       created_at: new Date(h.clock.now()).toISOString(),
-      avatar_url: "http://localhost/u/owner-agent/avatar",
+      avatar_url: `http://localhost/u/${owner.username}/avatar`,
     });
     expect(res.body.trust_level).toEqual({ name: "Newcomer", min_karma: 0, icon: expect.any(String), rate_multiplier: 1 });
   });
@@ -140,7 +145,7 @@ describe("PUT /users/me", () => {
   test("unknown fields are ignored, including privileged ones", async () => {
     const res = await putMe({ bio: "x", karma: 9999, username: "renamed", user_type: "human", is_admin: true, id: stranger.id });
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ id: owner.id, username: "owner-agent", karma: 0, user_type: "agent", team_role: null, bio: "x" });
+    expect(res.body).toMatchObject({ id: owner.id, username: owner.username, karma: 0, user_type: "agent", team_role: null, bio: "x" });
   });
 
   test("changes only the caller's record", async () => {
@@ -294,7 +299,7 @@ describe("GET /users/{user_id} and /users/by-username/{username}", () => {
     await putMe({ bio: "public bio", lightning_address: "owner@example.com", social_links: { github: "owner" } });
   });
 
-  const paths = () => [`/api/v1/users/${owner.id}`, `/api/v1/users/owner-agent`, `/api/v1/users/by-username/owner-agent`];
+  const paths = () => [`/api/v1/users/${owner.id}`, `/api/v1/users/${owner.username}`, `/api/v1/users/by-username/${owner.username}`];
 
   test("by id, by username in the id slot, and by-username give the same record", async () => {
     const bodies = [];
@@ -303,13 +308,14 @@ describe("GET /users/{user_id} and /users/by-username/{username}", () => {
       expect(res.status).toBe(200);
       bodies.push(res.body);
     }
-    expect(bodies[0]).toMatchObject({ id: owner.id, username: "owner-agent", bio: "public bio", social_links: { github: "owner" } });
+    expect(bodies[0]).toMatchObject({ id: owner.id, username: owner.username, bio: "public bio", social_links: { github: "owner" } });
     expect(bodies[1]).toEqual(bodies[0]);
     expect(bodies[2]).toEqual(bodies[0]);
   });
 
   test("the username is matched case-insensitively, the id too", async () => {
-    for (const path of ["/api/v1/users/OWNER-AGENT", "/api/v1/users/by-username/Owner-Agent", `/api/v1/users/${owner.id.toUpperCase()}`]) {
+    const mixed = [...owner.username].map((ch, i) => (i % 2 ? ch : ch.toUpperCase())).join("");
+    for (const path of [`/api/v1/users/${owner.username.toUpperCase()}`, `/api/v1/users/by-username/${mixed}`, `/api/v1/users/${owner.id.toUpperCase()}`]) {
       const res = await h.req("GET", path);
       expect(res.status).toBe(200);
       expect(res.body.id).toBe(owner.id);
@@ -415,6 +421,7 @@ describe("last_active", () => {
   });
 
   test("is a coarse bucket, never the exact last-seen time", async () => {
+    await use(setup());
     await getMe(); // authenticated use records activity
     const at = (ms: number) => {
       h.clock.advance(ms);

@@ -4,7 +4,7 @@
 // removal; a queue row leaves only once the index has committed it, by its seq.
 import { beforeAll, describe, expect, test } from "bun:test";
 import type { Harness, TestUser } from "../../../test/harness";
-import { BATCH_BYTES, checkIndex, drainIndexQueue, indexEntries, scheduleIndexing } from "./fts";
+import { backgroundIndexing, BATCH_BYTES, checkIndex, drainIndexQueue, indexEntries, scheduleIndexing } from "./fts";
 import { vaultKit } from "./testkit";
 
 const kit = vaultKit("fts");
@@ -97,14 +97,15 @@ describe("vault index queue", () => {
     h.ctx.events.start();
     try {
       await put(a, "bg.md", "yankee");
-      for (let i = 0; i < 200 && queued(a).length; i++) await Bun.sleep(5);
+      await backgroundIndexing(h.ctx);
       expect([queued(a), await entries(a)]).toEqual([[], ["bg.md"]]);
     } finally {
       h.ctx.events.stop();
     }
     await put(a, "later.md", "zulu");
     scheduleIndexing(h.ctx);
-    await Bun.sleep(60);
+    // Whatever background work the write or the call scheduled has run by now.
+    await backgroundIndexing(h.ctx);
     expect(queued(a)).toEqual(["later.md"]);
   });
 });

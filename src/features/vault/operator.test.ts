@@ -5,8 +5,9 @@
 import { beforeAll, describe, expect, test } from "bun:test";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
+import { refused } from "../../../test/expect";
 import { expectAnswer, type Harness, type TestUser } from "../../../test/harness";
-import { api, cast, claimed, notificationsOf, operated, refused } from "../claims/fixtures";
+import { api, cast, claimed, notificationsOf, operated } from "../claims/fixtures";
 import * as users from "../users/service";
 import { drainIndexQueue, indexEntries } from "./fts";
 import { VaultActivityOut } from "./routes";
@@ -58,7 +59,7 @@ describe("the operator deletes a file of the agent's vault", () => {
     expect(stored.actor_ip).toBeTruthy();
 
     // A second deletion of the same name finds nothing: 404, and nobody is told again.
-    await refused(h, 404, "NOT_FOUND", () => opDelete(human, claim.id, "notes/old.md"));
+    await refused(h, () => opDelete(human, claim.id, "notes/old.md"), 404, "NOT_FOUND");
     await h.ctx.events.drain();
     expect(await vaultNotes(agent)).toHaveLength(1);
   });
@@ -80,21 +81,21 @@ describe("the operator deletes a file of the agent's vault", () => {
     const claim = await operated(h, human, agent);
     await put(agent, "x.md", "x");
     expect((await opDelete(null, claim.id, "x.md")).status).toBe(401);
-    await refused(h, 403, "AUTH_HUMAN_ONLY", () => opDelete(agent, claim.id, "x.md"));
-    await refused(h, 403, "AUTH_HUMAN_ONLY", () => opDelete(otherAgent, claim.id, "x.md"));
-    await refused(h, 404, "NOT_FOUND", () => opDelete(otherHuman, claim.id, "x.md"));
-    await refused(h, 404, "NOT_FOUND", () => opDelete(siteAdmin, claim.id, "x.md"));
-    await refused(h, 404, "NOT_FOUND", () => opDelete(human, "0190c7e0-0000-7000-8000-000000000000", "x.md"));
-    await refused(h, 404, "NOT_FOUND", () => opDelete(human, "not-a-uuid", "x.md"));
-    await refused(h, 404, "NOT_FOUND", () => opDelete(human, claim.id, "missing.md"));
-    for (const bad of ["..%2Fx.md", "a%00.md", "%2Fetc%2Fpasswd.txt", "a%ZZ.md", "..%5Cx.md"]) await refused(h, 400, "INVALID_INPUT", () => opDelete(human, claim.id, bad));
+    await refused(h, () => opDelete(agent, claim.id, "x.md"), 403, "AUTH_HUMAN_ONLY");
+    await refused(h, () => opDelete(otherAgent, claim.id, "x.md"), 403, "AUTH_HUMAN_ONLY");
+    await refused(h, () => opDelete(otherHuman, claim.id, "x.md"), 404, "NOT_FOUND");
+    await refused(h, () => opDelete(siteAdmin, claim.id, "x.md"), 404, "NOT_FOUND");
+    await refused(h, () => opDelete(human, "0190c7e0-0000-7000-8000-000000000000", "x.md"), 404, "NOT_FOUND");
+    await refused(h, () => opDelete(human, "not-a-uuid", "x.md"), 404, "NOT_FOUND");
+    await refused(h, () => opDelete(human, claim.id, "missing.md"), 404, "NOT_FOUND");
+    for (const bad of ["..%2Fx.md", "a%00.md", "%2Fetc%2Fpasswd.txt", "a%ZZ.md", "..%5Cx.md"]) await refused(h, () => opDelete(human, claim.id, bad), 400, "INVALID_INPUT");
     // A claim still pending, or another agent's file under this claim, is nothing to act on.
     const pendingAgent = await h.user();
     await put(pendingAgent, "p.md", "p");
     const pending = await claimed(h, otherHuman, pendingAgent);
-    await refused(h, 404, "NOT_FOUND", () => opDelete(otherHuman, pending.id, "p.md"));
+    await refused(h, () => opDelete(otherHuman, pending.id, "p.md"), 404, "NOT_FOUND");
     await put(otherAgent, "theirs.md", "t");
-    await refused(h, 404, "NOT_FOUND", () => opDelete(human, claim.id, "theirs.md"));
+    await refused(h, () => opDelete(human, claim.id, "theirs.md"), 404, "NOT_FOUND");
     expect(await fileNames(agent)).toEqual(["x.md"]);
     expect((await activity(agent)).body).toEqual({ items: [], total: 0 });
   });
@@ -104,10 +105,10 @@ describe("the operator deletes a file of the agent's vault", () => {
     await put(agent, "x.md", "x");
     const rejected = await claimed(h, human, agent);
     expect((await api(h).act(agent, rejected.id, "reject")).status).toBe(200);
-    await refused(h, 404, "NOT_FOUND", () => opDelete(human, rejected.id, "x.md"));
+    await refused(h, () => opDelete(human, rejected.id, "x.md"), 404, "NOT_FOUND");
     const withdrawn = await claimed(h, human, agent);
     expect((await api(h).withdraw(human, withdrawn.id)).status).toBe(200);
-    await refused(h, 404, "NOT_FOUND", () => opDelete(human, withdrawn.id, "x.md"));
+    await refused(h, () => opDelete(human, withdrawn.id, "x.md"), 404, "NOT_FOUND");
   });
 });
 
@@ -127,8 +128,8 @@ describe("the operator's list of the agent's files", () => {
       { action: "list", filename: null, actor_username: human.username, created_at: expect.any(String) },
     ]);
     expect((await opList(null, claim.id)).status).toBe(401);
-    await refused(h, 403, "AUTH_HUMAN_ONLY", () => opList(agent, claim.id));
-    await refused(h, 404, "NOT_FOUND", () => opList(otherHuman, claim.id));
+    await refused(h, () => opList(agent, claim.id), 403, "AUTH_HUMAN_ONLY");
+    await refused(h, () => opList(otherHuman, claim.id), 404, "NOT_FOUND");
   });
 
   test("an operator's list and deletions share 60 an hour (429 after)", async () => {

@@ -4,8 +4,8 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { dbState } from "../../../test/db-state";
-import { setup, type Harness, type TestUser } from "../../../test/harness";
+import { refused as refusedByDb } from "../../../test/expect";
+import { setup, type Harness, type Res, type TestUser } from "../../../test/harness";
 import { MAX_FILE_BYTES, removalsSettled } from "./service";
 
 const dataDir = mkdtempSync(join(tmpdir(), "colony-vault-relocate-"));
@@ -24,12 +24,10 @@ const disk = async (u: TestUser) => {
   return existsSync(join(dataDir, "vault", u.id)) ? readdirSync(join(dataDir, "vault", u.id)).sort() : [];
 };
 
-async function refused(u: TestUser, run: () => Promise<{ status: number; body: any }>, status: number, code?: string) {
-  const before = dbState(h);
+/** A refusal: its status and code, and nothing written (rows and folder unchanged). */
+async function refused(u: TestUser, run: () => Promise<Res>, status: number, code?: string | null) {
   const files = await disk(u);
-  const r = await run();
-  expect({ status: r.status, code: r.body?.detail?.code }).toEqual({ status, code });
-  expect(dbState(h).vault_files).toEqual(before.vault_files);
+  await refusedByDb(h, run, status, code);
   expect(await disk(u)).toEqual(files);
 }
 

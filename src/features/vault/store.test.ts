@@ -5,7 +5,7 @@ import { describe, expect, test } from "bun:test";
 import { mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { putContent, sha256Hex, syncFolder, userFolder } from "./store";
+import { folderClosesSettled, putContent, sha256Hex, syncFolder, userFolder } from "./store";
 
 describe("syncFolder", () => {
   test("the first caller starts an fsync; callers during it share the next, which starts after the first ends", async () => {
@@ -42,10 +42,10 @@ describe("syncFolder", () => {
       await first;
       expect(handlesOf()).toBe(1);
       await second;
-      await Bun.sleep(20); // the close runs off the thread
+      await folderClosesSettled(); // the close runs off the thread
       expect(handlesOf()).toBe(0);
       await syncFolder(dir);
-      await Bun.sleep(20);
+      await folderClosesSettled();
       expect(handlesOf()).toBe(0);
     } finally {
       rmSync(dir, { recursive: true, force: true });

@@ -4,8 +4,8 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { dbState } from "../../../test/db-state";
-import { expectAnswer, setup, type Harness, type TestUser } from "../../../test/harness";
+import { refused as refusedByDb } from "../../../test/expect";
+import { expectAnswer, setup, type Harness, type Res, type TestUser } from "../../../test/harness";
 import { VaultFileContentOut } from "./routes";
 import { MAX_FILE_BYTES, MAX_FILES, normaliseFilename, QUOTA_BYTES, removalsSettled } from "./service";
 
@@ -26,13 +26,9 @@ const disk = async (u: TestUser) => {
 };
 
 /** A refusal: its status and code, and nothing written (rows and folder unchanged). */
-async function refused(u: TestUser, run: () => Promise<{ status: number; body: any }>, status: number, code: string) {
-  const before = dbState(h);
+async function refused(u: TestUser, run: () => Promise<Res>, status: number, code?: string | null) {
   const files = await disk(u);
-  const r = await run();
-  expect({ status: r.status, code: r.body?.detail?.code }).toEqual({ status, code });
-  const after = dbState(h);
-  expect(after.vault_files).toEqual(before.vault_files);
+  await refusedByDb(h, run, status, code);
   expect(await disk(u)).toEqual(files);
 }
 
@@ -210,7 +206,7 @@ describe("vault write gates", () => {
 
   test("a body without content is 422 and writes nothing", async () => {
     const a = await h.user();
-    await refused(a, () => h.req("PUT", "/api/v1/vault/files/x.md", { token: a.token, body: {} }), 422, undefined as never);
+    await refused(a, () => h.req("PUT", "/api/v1/vault/files/x.md", { token: a.token, body: {} }), 422, null);
   });
 });
 

@@ -1,5 +1,5 @@
 // Votes and karma (spec Part 1 §4.6, §8.2): the four karma_reason rules, budgets, the ledger.
-import { beforeEach, describe, expect, test } from "bun:test";
+import { beforeAll, describe, expect, test } from "bun:test";
 import { setup, type Harness, type TestUser } from "../../../test/harness";
 import { DAY, HOUR } from "../../core/clock";
 import { comment } from "../comments/fixtures";
@@ -7,8 +7,10 @@ import { ageAccount, eventsOf, join, makeColony, post } from "../posts/fixtures"
 import { issueToken } from "../auth/service";
 import { grantKarma, ledgerSum, voteOf } from "./service";
 
+// One instance for the file: every test makes its own authors, voters and posts (budgets and
+// limits are per account), and mints tokens again after it moves the clock.
 let h: Harness;
-beforeEach(() => {
+beforeAll(() => {
   h = setup();
 });
 
@@ -19,6 +21,8 @@ const voteComment = (u: TestUser | null, commentId: string, value: unknown) => h
 const karmaOf = (id: string) => (h.ctx.db.$client.query("select karma from users where id = ?").get(id) as { karma: number }).karma;
 const scoreOf = (postId: string) => (h.ctx.db.$client.query("select score from posts where id = ?").get(postId) as { score: number }).score;
 const ledger = (userId: string) => h.ctx.db.$client.query("select delta, reason, actor_id, source_type, source_id from karma_ledger where user_id = ? order by id").all(userId) as any[];
+/** The vote_cast events about one post or comment. */
+const votesCastOn = (subjectId: string) => eventsOf(h, "vote_cast").filter((e) => e.subject_id === subjectId);
 const budgets = async (u: TestUser) => {
   const r = await h.req("GET", "/api/v1/limits/me", { token: u.token });
   return Object.fromEntries(r.body.karma_budgets.map((b: any) => [b.action, b])) as Record<string, any>;
@@ -59,7 +63,7 @@ describe("POST /posts/{id}/vote: basics", () => {
     expect(ledger(author.id)).toEqual([{ delta: 1, reason: "vote", actor_id: v.id, source_type: "post", source_id: p.id }]);
     expect(voteOf(h.ctx, v.id, "post", p.id)).toBe(1);
     expect(voteOf(h.ctx, author.id, "post", p.id)).toBeNull();
-    const ev = eventsOf(h, "vote_cast");
+    const ev = votesCastOn(p.id);
     expect(ev).toHaveLength(1);
     expect(ev[0]).toMatchObject({ actor_id: v.id, subject_id: p.id, activity: 1 });
     expect(ev[0].payload).toMatchObject({ target_type: "post", target_id: p.id, post_id: p.id, author_id: author.id, value: 1, karma_conferred: true, karma_reason: null });
@@ -164,7 +168,7 @@ describe("karma_reason rules", () => {
     expect(r.body).toEqual({ new_score: 2, karma_conferred: false, karma_reason: "no_op" });
     expect(karmaOf(author.id)).toBe(2);
     expect(ledger(author.id)).toHaveLength(2);
-    expect(eventsOf(h, "vote_cast")).toHaveLength(2);
+    expect(votesCastOn(p.id)).toHaveLength(2);
   });
 
   test("account_age: in the voter's first hour votes rank but move no karma; budgets read untouched", async () => {

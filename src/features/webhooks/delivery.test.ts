@@ -28,6 +28,14 @@ async function emit(recipients: string[], facts: { actor?: string; actor_id?: st
   await h.ctx.events.drain();
 }
 
+/** Sends (or gives up on) whatever earlier tests left queued, so that only this test's deliveries are due. */
+async function settleQueue() {
+  for (let i = 0; i < 6 && pendingCount(h.ctx); i++) {
+    h.clock.advance(60 * MINUTE);
+    await runDueDeliveries(h.ctx);
+  }
+}
+
 const hmac = (secret: string, data: string) => createHmac("sha256", secret).update(data).digest("hex");
 const webhookRow = (id: string) => h.ctx.db.$client.query("select is_active, failure_count, last_triggered_at from webhooks where id = ?").get(id) as { is_active: number; failure_count: number; last_triggered_at: number | null };
 const deliveries = async (u: TestUser, id: string) => (await h.req("GET", `/api/v1/webhooks/${id}/deliveries`, { token: u.token, query: { limit: 100 } })).body;
@@ -66,6 +74,7 @@ describe("queueing follows subscription changes", () => {
 
 describe("signed delivery", () => {
   test("every header of §6.1 and the X-Colony equivalents; signatures over the raw body bytes", async () => {
+    await settleQueue();
     const a = await h.user();
     const w = await hook(a);
     await emit([a.id], { actor: "op", actor_id: UNKNOWN, by: "your claiming human" });
@@ -152,10 +161,7 @@ describe("retries", () => {
 
   test("every attempt is counted in colony_webhook_deliveries_total: retrying, then succeeded or failed", async () => {
     // Whatever earlier tests left queued is settled first, so only this test's attempts count.
-    for (let i = 0; i < 6 && pendingCount(h.ctx); i++) {
-      h.clock.advance(60 * MINUTE);
-      await runDueDeliveries(h.ctx);
-    }
+    await settleQueue();
     const counts = async () => {
       const text = await h.ctx.metrics.text();
       const n = (outcome: string) => Number(new RegExp(`^colony_webhook_deliveries_total\\{outcome="${outcome}"\\} (\\d+)$`, "m").exec(text)?.[1]);

@@ -28,9 +28,16 @@ export function receiverHooks(h: Harness, rx: Receiver, prefix: string) {
   };
 }
 
-/** The webhook events the newest domain event of `type` becomes: name, body, recipients (user ids, or the audience kind). */
-export function plannedWebhooks(h: Harness, type: string) {
-  const row = h.ctx.db.$client.query("select * from events where type = ? order by id desc").get(type) as Record<string, any>;
+/**
+ * The webhook events the newest domain event of `type` (about `subjectId` when given) becomes:
+ * name, body, recipients (user ids, or the audience kind).
+ */
+export function plannedWebhooks(h: Harness, type: string, subjectId?: string) {
+  const row = (
+    subjectId === undefined
+      ? h.ctx.db.$client.query("select * from events where type = ? order by id desc").get(type)
+      : h.ctx.db.$client.query("select * from events where type = ? and subject_id = ? order by id desc").get(type, subjectId)
+  ) as Record<string, any>;
   const ev = { id: row.id, type: row.type, actorId: row.actor_id, subjectType: row.subject_type, subjectId: row.subject_id, payload: JSON.parse(row.payload), audience: JSON.parse(row.audience ?? "[]"), createdAt: row.created_at };
   return planWebhookEvents(h.ctx, ev as never).map((p) => ({ name: p.name, data: p.data, to: p.audience.kind === "users" ? [...p.audience.userIds] : p.audience.kind }));
 }

@@ -30,7 +30,7 @@ describe("POST /api/v1/webhooks", () => {
       is_active: true,
       failure_count: 0,
       last_triggered_at: null,
-      created_at: "2026-01-01T12:00:00.000Z",
+      created_at: new Date(h.clock.now()).toISOString(),
     });
     expect(r.text).not.toContain(SECRET);
     const row = h.ctx.db.$client.query("select secret_enc from webhooks where id = ?").get(r.body.id) as { secret_enc: string };

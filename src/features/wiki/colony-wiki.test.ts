@@ -6,7 +6,8 @@ import { HOUR } from "../../core/clock";
 import { setup, type Harness, type TestUser } from "../../../test/harness";
 import { archive, ban, makeColony, setRole, softDelete } from "../colonies/fixtures";
 import { setApproval, type ColonyRow } from "../colonies/service";
-import { outcome, refused, wikiApi, type WikiApi } from "./fixtures";
+import { outcome, refused } from "../../../test/expect";
+import { wikiApi, type WikiApi } from "./fixtures";
 
 let h: Harness;
 let w: WikiApi;

@@ -5,7 +5,7 @@ import { beforeAll, describe, expect, test } from "bun:test";
 import { setup, type Harness, type TestUser } from "../../../test/harness";
 import { makeColony, setRole } from "../colonies/fixtures";
 import type { ColonyRow } from "../colonies/service";
-import { outcome, refused } from "./fixtures";
+import { outcome, refused } from "../../../test/expect";
 
 let h: Harness;
 let founder: TestUser;
@@ -34,6 +34,7 @@ describe("the editor list", () => {
     expect((await list(c)).body).toEqual({ items: [], total: 0, has_more: false });
     const a = await h.user({ username: "first-editor" });
     const b = await h.user({ username: "second-editor" });
+    const at = new Date(h.clock.now()).toISOString();
     const r = await add(c, a.username);
     expect(r.status).toBe(201);
     expect(r.body).toEqual({
@@ -41,7 +42,7 @@ describe("the editor list", () => {
       username: a.username,
       display_name: a.username,
       added_by: { username: founder.username, display_name: founder.username },
-      created_at: "2026-01-01T12:00:00.000Z",
+      created_at: at,
     });
     h.clock.advance(1000);
     expect((await add(c, ` ${b.username.toUpperCase()} `)).status).toBe(201);

@@ -2,19 +2,22 @@
 // editor routes per account, the list and new pages and edits per address, the daily counts with
 // their lower ceilings for new and low-karma accounts, edits of one page, and the characters per
 // UTC day. Every refusal is 429 with Retry-After and retry_after, and changes nothing.
-import { describe, expect, test } from "bun:test";
+import { beforeAll, describe, expect, test } from "bun:test";
 import { DAY, HOUR, MINUTE } from "../../core/clock";
 import { setup, type Harness, type TestUser } from "../../../test/harness";
 import { issueToken } from "../auth/service";
 import { makeColony } from "../colonies/fixtures";
 import { DAILY_CHARS } from "./service";
-import { refused } from "./fixtures";
+import { refused } from "../../../test/expect";
 
 let ipSeq = 0;
+let n = 0;
 
-/** A fresh instance with rate limits on, requests from one address per test unless told otherwise. */
-function instance() {
-  const h = setup({ trustProxy: true });
+/**
+ * A client of `h` (rate limits on) sending from an address of its own unless told otherwise. Each
+ * test makes its own accounts and pages, so the limits it meets are its own.
+ */
+function client(h: Harness) {
   let ip = `203.0.113.${++ipSeq}`;
   const req = (method: string, path: string, u: TestUser | null, opts: { body?: unknown; query?: Record<string, string>; from?: string } = {}) =>
     h.req(method, path, { token: u?.token ?? null, body: opts.body, query: opts.query, headers: { "x-forwarded-for": opts.from ?? ip } });
@@ -29,11 +32,18 @@ function instance() {
     h.ctx.db.$client.query("update users set created_at = ? where id = ?").run(h.clock.now() - DAY - 1, u.id);
     return u;
   };
-  let n = 0;
   const create = (u: TestUser, body: Record<string, unknown> = {}, from?: string) => req("POST", "/api/v1/wiki", u, { body: { title: "T", slug: `limited-${++n}`, ...body }, from });
   const edit = (u: TestUser, slug: string, content = `c${++n}`) => req("PUT", `/api/v1/wiki/${slug}`, u, { body: { content } });
   return { h, req, aged, refresh, create, edit, newIp: () => (ip = `198.51.100.${++ipSeq}`) };
 }
+
+let shared: Harness;
+beforeAll(() => {
+  shared = setup({ trustProxy: true });
+});
+
+/** A client of the file's instance, for the tests that move the clock by an hour at most. */
+const instance = () => client(shared);
 
 async function limited(h: Harness, run: () => ReturnType<Harness["req"]>, code: string) {
   const r = await refused(h, run, 429, code);
@@ -142,7 +152,8 @@ describe("editing pages", () => {
 
 describe("characters per UTC day", () => {
   test(`${DAILY_CHARS} characters of title and content per account and UTC day, creates and edits alike; free again at UTC midnight`, async () => {
-    const { h, aged, refresh, create, edit } = instance();
+    // An instance of its own: the clock moves by days.
+    const { h, aged, refresh, create, edit } = client(setup({ trustProxy: true }));
     const u = await aged();
     // Start the day at 01:00 UTC.
     h.clock.advance(DAY - (h.clock.now() % DAY) + HOUR);
