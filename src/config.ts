@@ -71,12 +71,12 @@ export interface Config {
   production: boolean;
 }
 
-export const REGISTRATION_MODES = ["open", "invite", "closed"] as const;
+const REGISTRATION_MODES = ["open", "invite", "closed"] as const;
 export type RegistrationMode = (typeof REGISTRATION_MODES)[number];
 
-export const WALLETS = ["development", "lnbits", "nwc", "lnd"] as const;
+const WALLETS = ["development", "lnbits", "nwc", "lnd"] as const;
 
-export interface WalletConfig {
+interface WalletConfig {
   backend: (typeof WALLETS)[number];
   /** Lets the development wallet run with NODE_ENV=production (a demo instance). */
   allowDevelopment: boolean;
@@ -238,7 +238,7 @@ function convert(name: SettingName, src: Source): string | number | boolean | st
  * Flag values as the command line parsed them: strings, or booleans for on/off settings, keyed
  * by flag name (`data-dir`).
  */
-export type Flags = Record<string, string | boolean | undefined>;
+type Flags = Record<string, string | boolean | undefined>;
 
 /**
  * Builds the configuration: a flag wins over the environment, the environment over the default.

@@ -7,9 +7,9 @@ import { COMMANDS, configFor } from "./cli/commands";
 import { API_VERSION } from "./core/version";
 
 /** Exit status of a usage error (as BSD's sysexits EX_USAGE is to shells: 2 by convention). */
-export const USAGE_EXIT = 2;
+const USAGE_EXIT = 2;
 
-export interface Io {
+interface Io {
   out: (line: string) => void;
   err: (line: string) => void;
   env: Record<string, string | undefined>;

@@ -30,8 +30,8 @@ export interface DomainProbeOptions {
   maxBytes?: number;
 }
 
-export const PROBE_TIMEOUT_MS = 5000;
-export const PROBE_MAX_BYTES = 4096;
+const PROBE_TIMEOUT_MS = 5000;
+const PROBE_MAX_BYTES = 4096;
 
 /** DNS answers meaning "no such record", which are not failures of the lookup. */
 const NO_RECORD = new Set(["ENOTFOUND", "ENODATA", "NXDOMAIN", "ENONAME"]);

@@ -32,7 +32,7 @@ export interface GuardOptions {
   resolver?: Resolver;
 }
 
-export interface RequestOptions extends GuardOptions {
+interface RequestOptions extends GuardOptions {
   headers?: Record<string, string>;
   timeoutMs: number;
   /** Bytes of the response body kept (default 4096). */
@@ -44,7 +44,7 @@ export interface RequestOptions extends GuardOptions {
   ca?: string;
 }
 
-export interface PostOptions extends RequestOptions {
+interface PostOptions extends RequestOptions {
   headers: Record<string, string>;
   body: string;
 }
@@ -142,7 +142,7 @@ export function isBlockedAddress(ip: string): boolean {
 // ---------------------------------------------------------------------------------------------
 // URL check
 
-export interface CheckedUrl {
+interface CheckedUrl {
   url: URL;
   /** The host name as written (brackets removed for IPv6 literals). */
   host: string;
@@ -224,7 +224,7 @@ export function guardedGet(raw: string, opts: RequestOptions): Promise<OutboundR
 }
 
 /** An answer whose body is kept as bytes (binary protocols such as OpenTimestamps calendars). */
-export interface OutboundBytesResult extends Omit<OutboundResult, "body"> {
+interface OutboundBytesResult extends Omit<OutboundResult, "body"> {
   body: Uint8Array | null;
 }
 

@@ -27,7 +27,7 @@ function loadSharp(): Promise<SharpModule> {
 export const MAX_INPUT_PIXELS = 40_000_000;
 
 /** Formats accepted as input for avatars and other user images (sharp reports AVIF as "heif"). */
-export const ACCEPTED_FORMATS = ["jpeg", "png", "webp", "gif", "heif"] as const;
+const ACCEPTED_FORMATS = ["jpeg", "png", "webp", "gif", "heif"] as const;
 
 /** Thrown when the bytes are not a decodable image, or one too large to decode. */
 export class ImageError extends Error {
@@ -51,7 +51,7 @@ export interface ImageInfo {
   orientation?: number;
 }
 
-export interface BackendInfo {
+interface BackendInfo {
   /** "native": prebuilt libvips addon; "wasm": @img/sharp-wasm32; "global": system libvips. */
   kind: "native" | "wasm" | "global";
   sharp: string;
@@ -97,7 +97,7 @@ export async function probe(input: Uint8Array): Promise<ImageInfo> {
   }
 }
 
-export interface WebpOptions {
+interface WebpOptions {
   /** WebP quality, 1-100. */
   quality?: number;
 }
@@ -142,7 +142,7 @@ export async function toWebpFit(input: Uint8Array, maxWidth: number, maxHeight: 
   }
 }
 
-export interface CleanImage {
+interface CleanImage {
   data: Buffer;
   /** jpeg, png, webp or gif: the input's own format. */
   format: "jpeg" | "png" | "webp" | "gif";
@@ -182,7 +182,7 @@ export async function reencodeClean(input: Uint8Array, opts: { maxDimension?: nu
 }
 
 /** Which build of sharp and libvips this process runs. */
-export async function backend(): Promise<BackendInfo> {
+async function backend(): Promise<BackendInfo> {
   const sharp = await loadSharp();
   const v = sharp.versions as Record<string, string | undefined>;
   // The WebAssembly package's versions.json lists the Emscripten toolchain; the native
@@ -191,7 +191,7 @@ export async function backend(): Promise<BackendInfo> {
   return { kind, sharp: v.sharp ?? "unknown", vips: v.vips ?? "unknown" };
 }
 
-export interface SelfTestResult {
+interface SelfTestResult {
   backend: BackendInfo;
   input: { format: string; width: number; height: number; bytes: number };
   output: { format: string; width: number; height: number; bytes: number; hasExif: boolean };

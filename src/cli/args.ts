@@ -5,7 +5,7 @@ import { parseArgs } from "node:util";
 import { closest, distance } from "fastest-levenshtein";
 import { ConfigError, SETTINGS, type Setting, type SettingName } from "../config";
 
-export interface OptionSpec {
+interface OptionSpec {
   type: "string" | "boolean";
   short?: string;
   value?: string;
@@ -14,7 +14,7 @@ export interface OptionSpec {
   negatable?: boolean;
 }
 
-export interface PositionalSpec {
+interface PositionalSpec {
   name: string;
   /** Optional positionals are shown as [name]. */
   optional?: boolean;
@@ -47,7 +47,7 @@ export class UsageError extends Error {
   }
 }
 
-export type Parsed<C extends CommandSpec = CommandSpec> =
+type Parsed<C extends CommandSpec = CommandSpec> =
   | { kind: "help"; command?: C; group?: string }
   | { kind: "version" }
   | { kind: "run"; command: C; positionals: string[]; options: Record<string, string | boolean | undefined>; flags: Record<string, string | boolean | undefined> };
@@ -217,7 +217,7 @@ function optionLines(options: Record<string, OptionSpec>): string[] {
   return entries.map(([l, h]) => (l.length > width ? `  ${l}\n  ${" ".repeat(width)}  ${h}` : `  ${l.padEnd(width)}  ${h}`));
 }
 
-export function synopsis(cmd: CommandSpec): string {
+function synopsis(cmd: CommandSpec): string {
   const pos = cmd.positionals.map((p) => (p.optional ? `[${p.name}]` : `<${p.name}>`)).join(" ");
   return `colony ${cmd.name}${pos ? ` ${pos}` : ""} [options]`;
 }

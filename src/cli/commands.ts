@@ -6,14 +6,14 @@ import { loadConfig, SETTINGS, type Config, type SettingName } from "../config";
 import { BUG_STATUSES, type BugStatus } from "../features/bugs/statuses";
 import { UsageError, type CommandSpec } from "./args";
 
-export interface RunInput {
+interface RunInput {
   config: Config;
   positionals: string[];
   options: Record<string, string | boolean | undefined>;
   print: (line: string) => void;
 }
 
-export type Command = CommandSpec<(input: RunInput) => unknown | Promise<unknown>>;
+type Command = CommandSpec<(input: RunInput) => unknown | Promise<unknown>>;
 
 /** The code behind the commands, loaded by the first command that runs it (see cli/run.ts). */
 const run = () => import("./run");

@@ -51,7 +51,7 @@ export interface SocketPeers {
   requestIP(req: Request): { address: string } | null;
 }
 
-export interface ContextOptions {
+interface ContextOptions {
   config: Config;
   clock?: Clock;
   /** ":memory:" for tests; defaults to <dataDir>/colony.db. */

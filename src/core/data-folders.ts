@@ -9,14 +9,14 @@
 // Inside a listed folder, names starting with a dot are work files (an upload being written
 // before it is renamed into place) and are skipped.
 
-export interface DataFolder {
+interface DataFolder {
   /** The folder's name directly under the data folder. */
   name: string;
   /** What it holds and who writes it. */
   what: string;
 }
 
-export const DATA_FOLDERS: readonly DataFolder[] = [
+const DATA_FOLDERS: readonly DataFolder[] = [
   { name: "secrets", what: "server keys: jwt.key, data.key, oidc-rs256.pem (core/secrets.ts)" },
   { name: "avatars", what: "uploaded profile photos, avatars/<user id>/<size>.webp (features/avatars)" },
   { name: "attachments", what: "message attachments, attachments/<attachment id>/ (features/messages/attachments.ts)" },

@@ -19,7 +19,7 @@ interface V4Entry {
   mask: number;
 }
 
-export interface Allowlist {
+interface Allowlist {
   /** The canonical entries, in the order given. */
   readonly entries: readonly string[];
   /** IPv4 ranges: net and mask pairs. */

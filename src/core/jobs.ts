@@ -9,11 +9,11 @@ import { uuidv7 } from "./ids";
 import type { Logger } from "./log";
 import { jobs } from "./tables";
 
-export type JobHandler = (payload: Record<string, unknown>, job: { id: string; attempts: number }) => void | Promise<void>;
-export type RecurringTask = () => unknown;
+type JobHandler = (payload: Record<string, unknown>, job: { id: string; attempts: number }) => void | Promise<void>;
+type RecurringTask = () => unknown;
 
 /** Outcomes of a recurring task or a one-shot job kind since the process started. */
-export interface JobStats {
+interface JobStats {
   ok: number;
   failed: number;
   /** Failed runs since the last successful one. */

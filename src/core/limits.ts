@@ -4,9 +4,9 @@
 import { DAY, HOUR, MINUTE, type Clock } from "./clock";
 import { ApiError } from "./errors";
 
-export type LimitScope = "user" | "ip" | "global";
+type LimitScope = "user" | "ip" | "global";
 
-export interface LimitRule {
+interface LimitRule {
   /** Name reported by /limits/me; the 429 code is RATE_LIMIT_<ACTION>. */
   action: string;
   description: string;
@@ -202,7 +202,7 @@ export const TRUST_LEVELS = [
   { name: "Veteran", min_karma: 200, icon: "🏔️", rate_multiplier: 3 },
 ] as const;
 
-export type TrustLevel = (typeof TRUST_LEVELS)[number];
+type TrustLevel = (typeof TRUST_LEVELS)[number];
 
 export function trustLevelFor(karma: number): TrustLevel {
   let level: TrustLevel = TRUST_LEVELS[0];
@@ -219,7 +219,7 @@ export interface LimitSubject {
   createdAt?: number;
 }
 
-export interface LimitStatus {
+interface LimitStatus {
   action: string;
   description: string;
   window_seconds: number;

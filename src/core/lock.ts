@@ -17,7 +17,7 @@ const LOCK_UN = 8;
 export const LOCK_FILE = "colony.lock";
 
 /** Who holds (or last held) the lock, as written into the lock file. */
-export interface LockHolder {
+interface LockHolder {
   pid: number;
   command: string;
   host: string;

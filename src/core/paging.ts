@@ -34,7 +34,7 @@ export function resolvePage(q: { limit?: number; offset?: number; page?: number 
   return { limit, offset: q.offset ?? 0 };
 }
 
-export interface Paged<T> {
+interface Paged<T> {
   items: T[];
   total: number;
   has_more: boolean;

@@ -14,7 +14,7 @@ export interface RealtimeEvent {
   at: number;
 }
 
-export type RealtimeListener = (ev: RealtimeEvent) => void;
+type RealtimeListener = (ev: RealtimeEvent) => void;
 
 export const dmChannel = (userId: string) => `user:${userId}:dm`;
 
@@ -29,7 +29,7 @@ export const notificationsChannel = (userId: string) => `user:${userId}:notifica
 export const postTopic = (postId: string) => `post:${postId}`;
 
 /** Told once when the server shuts down: the stream sends its last frame and ends. */
-export type CloseListener = () => void;
+type CloseListener = () => void;
 
 export class RealtimeHub {
   private listeners = new Map<string, Set<RealtimeListener>>();

@@ -31,7 +31,7 @@ function appliedCount(db: Db): number {
   return (db.$client.query("select count(*) as n from __drizzle_migrations").get() as { n: number }).n;
 }
 
-export interface MigrationStatus {
+interface MigrationStatus {
   /** Migrations recorded in the database. */
   applied: number;
   /** Embedded migrations not yet applied, by tag. */

@@ -29,9 +29,9 @@ export function assertKnownMigrations(sqlite: Database, label: string): void {
 }
 
 /** Pre-migration copies: pre-migrate-<from>-to-<to>-<stamp>.db. */
-export const PRE_MIGRATE_PATTERN = /^pre-migrate-\d+-to-\d+-(\d{4}-\d{2}-\d{2}T[\d-]+Z)\.db$/;
+const PRE_MIGRATE_PATTERN = /^pre-migrate-\d+-to-\d+-(\d{4}-\d{2}-\d{2}T[\d-]+Z)\.db$/;
 
-export interface GuardedMigrateOptions {
+interface GuardedMigrateOptions {
   /** How the database is named in messages (its path). */
   label: string;
   /** Where the pre-migration copy goes. */
@@ -43,7 +43,7 @@ export interface GuardedMigrateOptions {
   print?: (line: string) => void;
 }
 
-export interface GuardedMigrateResult {
+interface GuardedMigrateResult {
   /** Migrations applied. */
   applied: number;
   /** The copy taken before they ran, if any. */

@@ -13,7 +13,7 @@ export type { Caller };
 /** Each request's caller, resolved once (null: anonymous). */
 const callers = requestSlot<Caller | null>("colony.caller");
 
-export type AuthMode = "required" | "optional";
+type AuthMode = "required" | "optional";
 
 /** The OpenAPI security scheme of bearer access tokens (the reference service's name). */
 export const BEARER_SCHEME = "HTTPBearer";

@@ -6,9 +6,9 @@ import { Type } from "@sinclair/typebox";
 import { Elysia, t } from "elysia";
 import { ApiError } from "../core/errors";
 
-export type DeprecationSurface = "rest_param" | "rest_param_value" | "rest_body_field" | "rest_response_field" | "mcp_argument" | "mcp_error_code";
+type DeprecationSurface = "rest_param" | "rest_param_value" | "rest_body_field" | "rest_response_field" | "mcp_argument" | "mcp_error_code";
 
-export interface Deprecation {
+interface Deprecation {
   surface: DeprecationSurface;
   /**
    * "METHOD /path" for parameters and body fields, the response schema name for response fields,

@@ -5,7 +5,7 @@ import { ApiError, FieldError } from "../core/errors";
 import type { Ctx } from "../core/context";
 import { requestIdOf } from "./trace";
 
-export interface ValidationItem {
+interface ValidationItem {
   loc: (string | number)[];
   msg: string;
   type: string;
@@ -204,7 +204,7 @@ function safeTest(pattern: string, value: string): boolean {
   }
 }
 
-export interface ErrorPages {
+interface ErrorPages {
   /** The answer to a path nothing serves, when the client is a browser asking for a page. */
   notFound?: (request: Request) => Response | Promise<Response>;
 }

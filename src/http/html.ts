@@ -5,7 +5,7 @@
 import { Elysia } from "elysia";
 
 /** The policy of a page that loads nothing but its own origin's files, and nothing inline. */
-export const BASE_CSP = {
+const BASE_CSP = {
   "default-src": "'self'",
   "base-uri": "'none'",
   "form-action": "'self'",
@@ -13,7 +13,7 @@ export const BASE_CSP = {
   "object-src": "'none'",
 } as const;
 
-export type CspDirectives = Record<string, string>;
+type CspDirectives = Record<string, string>;
 
 /** `extra` adds to (or replaces) directives of the base policy; no directive may name another host. */
 export function contentSecurityPolicy(extra: CspDirectives = {}): string {
@@ -33,7 +33,7 @@ export function htmlHeaders(csp: CspDirectives = {}): Record<string, string> {
   };
 }
 
-export interface HtmlOptions {
+interface HtmlOptions {
   status?: number;
   /** Directives added to the base policy (e.g. `style-src` for a page with inline styles). */
   csp?: CspDirectives;

@@ -23,7 +23,7 @@ const METHODS = new Set(["POST", "PUT", "PATCH", "DELETE"]);
 /** Binds a sealed answer to its owner and key: it cannot be replayed under another. */
 const sealAad = (userId: string, key: string) => `idempotency:${userId}:${key}`;
 
-export type Stored = { status: number; contentType: string | null; body: string };
+type Stored = { status: number; contentType: string | null; body: string };
 
 /** The response as it will be sent: status, content type and body text (a Response's later). */
 function serialise(value: unknown, set: { status?: number | string; headers?: Record<string, unknown> }): Stored | Promise<Stored> {
@@ -41,7 +41,7 @@ function serialise(value: unknown, set: { status?: number | string; headers?: Re
 }
 
 /** What a key holds for a request: run it (the key is now taken), or an earlier answer or conflict. */
-export type KeyClaim =
+type KeyClaim =
   | { kind: "run" }
   | { kind: "replay"; status: number; contentType: string | null; body: string }
   | { kind: "mismatch" }

@@ -5,7 +5,7 @@ import { t, type TSchema } from "elysia";
 import { type Page, type PagingSpec, MAX_OFFSET } from "../core/paging";
 import { Int, IntInput } from "./schemas";
 
-export { MAX_OFFSET, paged, resolvePage, type Page, type Paged, type PagingSpec } from "../core/paging";
+export { MAX_OFFSET, paged, resolvePage, type Page, type PagingSpec } from "../core/paging";
 
 const pagingFields = (spec: PagingSpec) => ({
   limit: t.Optional(IntInput({ minimum: 1, maximum: spec.max, default: spec.default, description: `1-${spec.max}, default ${spec.default}` })),

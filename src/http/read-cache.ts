@@ -34,7 +34,7 @@ interface Entry {
 }
 
 /** The current write counts of some read scopes, as one comparable string. */
-export type StampOf = (deps: readonly string[]) => string;
+type StampOf = (deps: readonly string[]) => string;
 
 const JSON_HEADERS = { "content-type": "application/json" };
 const encoder = new TextEncoder();
@@ -141,7 +141,7 @@ export const stampOf =
   };
 
 /** What a route's cached answers depend on: every forum write, unless the route says less. */
-export type ReadScopes = true | ((request: { params: Record<string, unknown>; query: Record<string, unknown> }) => readonly string[]);
+type ReadScopes = true | ((request: { params: Record<string, unknown>; query: Record<string, unknown> }) => readonly string[]);
 const FORUM_ONLY: readonly string[] = ["forum"];
 
 /**

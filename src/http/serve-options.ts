@@ -10,7 +10,7 @@ import { errorResponse } from "./errors";
  * http/body-limit.ts). The configured maxBodyBytes is enforced by the app instead, and Bun does not
  * buffer a body the app does not read, so this limit has nothing left to protect.
  */
-export const BUN_BODY_LIMIT = Number.MAX_SAFE_INTEGER;
+const BUN_BODY_LIMIT = Number.MAX_SAFE_INTEGER;
 
 export function serverOptions(ctx: Ctx, app: AnyElysia) {
   const handle = app.fetch;

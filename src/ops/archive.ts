@@ -41,12 +41,12 @@ import { migrationStatus } from "../db/migrate";
 import { publishFile, snapshotDatabase } from "../db/snapshot";
 import { API_VERSION } from "../core/version";
 
-export const ARCHIVE_FORMAT = "colony-backup";
-export const ARCHIVE_FORMAT_VERSION = 1;
-export const DB_ENTRY = "colony.db";
-export const MANIFEST_ENTRY = "manifest.json";
+const ARCHIVE_FORMAT = "colony-backup";
+const ARCHIVE_FORMAT_VERSION = 1;
+const DB_ENTRY = "colony.db";
+const MANIFEST_ENTRY = "manifest.json";
 
-export interface FolderCount {
+interface FolderCount {
   files: number;
   bytes: number;
 }
@@ -174,7 +174,7 @@ class TarGzWriter {
  * (links and anything else are not followed), names starting with a dot skipped, a folder that
  * disappears while it is walked taken as empty.
  */
-export function listFolder(root: string): string[] {
+function listFolder(root: string): string[] {
   const out: string[] = [];
   const walk = (dir: string, rel: string) => {
     let entries: Dirent[];
@@ -227,7 +227,7 @@ export interface WriteArchiveOptions {
   print?: Print;
 }
 
-export interface WriteArchiveResult {
+interface WriteArchiveResult {
   path: string;
   /** Size of the archive file. */
   bytes: number;
@@ -344,14 +344,14 @@ export async function writeArchive(opts: WriteArchiveOptions): Promise<WriteArch
 // --- reading -------------------------------------------------------------------------------
 
 /** An archive that is not a sound colony backup: refused before anything is changed. */
-export class ArchiveError extends Error {}
+class ArchiveError extends Error {}
 
 /**
  * Why an entry's path is not acceptable, or null. Accepted: colony.db and manifest.json, and
  * paths inside a known data folder; never absolute, never with "..", "." or empty segments,
  * never with a backslash or NUL.
  */
-export function entryPathProblem(path: string, type: string): string | null {
+function entryPathProblem(path: string, type: string): string | null {
   if (path.includes("\0") || path.includes("\\")) return "holds a backslash or NUL";
   if (path.startsWith("/") || /^[A-Za-z]:/.test(path)) return "is absolute";
   const p = type === "Directory" ? path.replace(/\/+$/, "") : path;
@@ -365,7 +365,7 @@ export function entryPathProblem(path: string, type: string): string | null {
   return null;
 }
 
-export interface ExtractResult {
+interface ExtractResult {
   manifest: Manifest;
   /** The staged database. */
   database: string;

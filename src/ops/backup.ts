@@ -21,7 +21,7 @@ import { assertKnownMigrations } from "../db/upgrade";
 import { INDEX_FILE as VAULT_INDEX_FILE } from "../features/vault/index-db";
 import { extractArchive, formatBytes, writeArchive, type Print } from "./archive";
 
-export interface BackupOptions {
+interface BackupOptions {
   /** Only the database, as a plain SQLite file (no secrets, no uploaded files). */
   dbOnly?: boolean;
 }
@@ -52,7 +52,7 @@ export async function backup(config: Config, target: string, opts: BackupOptions
 }
 
 /** What a file to restore is, by its first bytes. */
-export function backupKind(path: string): "sqlite" | "archive" {
+function backupKind(path: string): "sqlite" | "archive" {
   const head = Buffer.alloc(16);
   const fd = openSync(path, "r");
   let n: number;

@@ -14,9 +14,9 @@ import { MIN_SQLITE, compareVersions } from "../db/client";
 import { migrationStatus } from "../db/migrate";
 import { migrateDataDir } from "./maintenance";
 
-export type Status = "ok" | "warn" | "fail";
+type Status = "ok" | "warn" | "fail";
 
-export interface CheckResult {
+interface CheckResult {
   name: string;
   status: Status;
   detail: string;
@@ -155,7 +155,7 @@ async function checkImages(): Promise<string> {
   );
 }
 
-export async function runChecks(config: Config, opts: CheckOptions = { fix: false }): Promise<{ results: CheckResult[]; fixed: string[] }> {
+async function runChecks(config: Config, opts: CheckOptions = { fix: false }): Promise<{ results: CheckResult[]; fixed: string[] }> {
   const fixed: string[] = [];
   const checks: Check[] = [
     { name: "sqlite", run: checkSqlite },

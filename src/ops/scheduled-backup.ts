@@ -29,7 +29,7 @@ export interface BackupRunStats {
 }
 
 /** Writes one archive on a worker thread; resolves with its summary, rejects with its error. */
-export function backupOnWorker(req: BackupWorkerRequest, onProgress: (line: string) => void = () => {}): Promise<Extract<BackupWorkerMessage, { type: "done" }>> {
+function backupOnWorker(req: BackupWorkerRequest, onProgress: (line: string) => void = () => {}): Promise<Extract<BackupWorkerMessage, { type: "done" }>> {
   return new Promise((resolve, reject) => {
     let worker: Worker;
     try {

@@ -8,7 +8,7 @@ import { sha256 } from "@noble/hashes/sha2.js";
 import { secp256k1 } from "@noble/curves/secp256k1.js";
 import { bech32 } from "@scure/base";
 
-export interface InvoiceFields {
+interface InvoiceFields {
   /** Amount in millisatoshis (a whole number of satoshis here). */
   amountMsat: number;
   paymentHash: Uint8Array;
@@ -20,7 +20,7 @@ export interface InvoiceFields {
 }
 
 /** Regtest: no mainnet wallet will try to pay a development invoice. */
-export const DEV_HRP_PREFIX = "lnbcrt";
+const DEV_HRP_PREFIX = "lnbcrt";
 
 /** A non-negative integer as big-endian 5-bit words, as few as it needs (at least one). */
 function intWords(n: number, minWords = 1): number[] {

@@ -15,7 +15,7 @@ import { encodeInvoice, nodeIdOf } from "./bolt11";
 import { devWalletInvoices, devWalletPayments } from "./tables";
 import { WalletError, type CreatedInvoice, type InvoiceRequest, type InvoiceStatus, type PaymentStatus, type Wallet } from "./types";
 
-export const DEV_MEMO_PREFIX = "[development wallet: not real money] ";
+const DEV_MEMO_PREFIX = "[development wallet: not real money] ";
 const hex = (b: Uint8Array) => Buffer.from(b).toString("hex");
 
 /** The wallet's secret key: a server secret like the others (core/secrets.ts), made on first use. Null path: a key for this process only. */

@@ -3,7 +3,7 @@
 // a dropped connection after the request was sent is "uncertain": the wallet may have acted.
 import { WalletError } from "./types";
 
-export interface JsonRequest {
+interface JsonRequest {
   method: "GET" | "POST";
   url: string;
   headers: Record<string, string>;

@@ -15,7 +15,7 @@ export * from "./types";
 /** A wallet setting that cannot work: a usage error of the command, like any bad setting. */
 export class WalletConfigError extends ConfigError {}
 
-export interface WalletDeps {
+interface WalletDeps {
   db: Db;
   clock: Clock;
   /** The development wallet's key file; null keeps the key in memory (tests). */

@@ -6,7 +6,7 @@ import { requestJson } from "./http-json";
 import { payViaLnurl, type LnurlOptions } from "./lnurl";
 import { WalletError, type CreatedInvoice, type InvoiceRequest, type InvoiceStatus, type PaymentStatus, type Wallet } from "./types";
 
-export interface LnbitsSettings {
+interface LnbitsSettings {
   url: string;
   adminKey: string;
   invoiceKey?: string | null;

@@ -7,7 +7,7 @@ import { requestJson } from "./http-json";
 import { payViaLnurl, type LnurlOptions } from "./lnurl";
 import { WalletError, type CreatedInvoice, type InvoiceRequest, type InvoiceStatus, type PaymentStatus, type Wallet } from "./types";
 
-export interface LndSettings {
+interface LndSettings {
   url: string;
   macaroonHex: string;
   tlsCertPem: string | null;

@@ -30,7 +30,7 @@ async function getJson(url: string, opts: LnurlOptions): Promise<Record<string, 
 }
 
 /** An invoice for exactly `amountSats` from the address's LNURL-pay service. */
-export async function invoiceFromAddress(address: string, amountSats: number, comment: string, opts: LnurlOptions): Promise<{ paymentRequest: string; paymentHash: string }> {
+async function invoiceFromAddress(address: string, amountSats: number, comment: string, opts: LnurlOptions): Promise<{ paymentRequest: string; paymentHash: string }> {
   const m = LN_ADDRESS_REGEX.exec(address.toLowerCase());
   if (!m) throw new WalletError(`${address} is not a Lightning address`);
   const [, user, domain] = m as unknown as [string, string, string];
@@ -51,7 +51,7 @@ export async function invoiceFromAddress(address: string, amountSats: number, co
 }
 
 /** Routing fees a payout may spend: 1 % of the amount, at least 10 sats. */
-export const maxFeeFor = (amountSats: number) => Math.max(10, Math.ceil(amountSats / 100));
+const maxFeeFor = (amountSats: number) => Math.max(10, Math.ceil(amountSats / 100));
 
 /** The real backends' payLightningAddress: resolve, record the hash, then pay (fees capped by maxFeeFor). */
 export async function payViaLnurl(

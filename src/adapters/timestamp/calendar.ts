@@ -26,9 +26,9 @@ import {
 } from "./ots";
 
 /** The most of a calendar's answer read, as the reference client does. */
-export const MAX_CALENDAR_ANSWER = 10_000;
+const MAX_CALENDAR_ANSWER = 10_000;
 
-export interface CalendarOptions {
+interface CalendarOptions {
   allowPrivate: boolean;
   timeoutMs: number;
   resolver?: Resolver;
@@ -36,7 +36,7 @@ export interface CalendarOptions {
 
 const HEADERS = { accept: OTS_MEDIA_TYPE, "user-agent": "Colony-Notarisation/1.0" };
 
-export type SubmitOutcome = { calendar: string; ok: true; timestamp: Timestamp } | { calendar: string; ok: false; error: string };
+type SubmitOutcome = { calendar: string; ok: true; timestamp: Timestamp } | { calendar: string; ok: false; error: string };
 
 /** Submits a digest to one calendar; its answer is parsed as a timestamp for the digest. */
 export async function submitDigest(calendar: string, digest: Uint8Array, opts: CalendarOptions): Promise<SubmitOutcome> {
@@ -55,7 +55,7 @@ export async function submitDigest(calendar: string, digest: Uint8Array, opts: C
   }
 }
 
-export interface Submission {
+interface Submission {
   /** Every calendar's timestamp merged into one tree (a fork per calendar); null when none answered. */
   timestamp: Timestamp | null;
   accepted: string[];
@@ -77,7 +77,7 @@ export async function submitToCalendars(calendars: readonly string[], digest: Ui
   return { timestamp: accepted.length ? tree : null, accepted, failed };
 }
 
-export type UpgradeOutcome =
+type UpgradeOutcome =
   | { calendar: string; kind: "timestamp"; timestamp: Timestamp }
   | { calendar: string; kind: "not_yet"; message: string }
   | { calendar: string; kind: "error"; error: string };
@@ -90,7 +90,7 @@ const sanitise = (bytes: Uint8Array) =>
     .trim();
 
 /** Asks a calendar for the timestamp of a commitment it promised to include. */
-export async function fetchUpgrade(calendar: string, commitment: Uint8Array, opts: CalendarOptions): Promise<UpgradeOutcome> {
+async function fetchUpgrade(calendar: string, commitment: Uint8Array, opts: CalendarOptions): Promise<UpgradeOutcome> {
   const r = await guardedBytes("GET", `${calendar}/timestamp/${toHex(commitment)}`, { ...opts, headers: HEADERS, maxResponseBytes: MAX_CALENDAR_ANSWER + 1 });
   if (r.status === 404) return { calendar, kind: "not_yet", message: sanitise(r.body ?? new Uint8Array(0)) || "not found" };
   if (!r.ok || !r.body) return { calendar, kind: "error", error: r.error ?? `answered ${r.status}` };
@@ -107,7 +107,7 @@ export async function fetchUpgrade(calendar: string, commitment: Uint8Array, opt
  * whitelist): a pending attestation names the calendar that will hold the commitment, which for
  * the public pools is a host below these rather than the pool the digest was sent to.
  */
-export const PUBLIC_UPGRADE_HOSTS = ["*.calendar.opentimestamps.org", "*.calendar.eternitywall.com", "*.calendar.catallaxy.com"];
+const PUBLIC_UPGRADE_HOSTS = ["*.calendar.opentimestamps.org", "*.calendar.eternitywall.com", "*.calendar.catallaxy.com"];
 
 /**
  * Whether a pending attestation's URI may be asked for an upgrade: the origin of a configured
@@ -128,7 +128,7 @@ export function upgradeAllowed(uri: string, calendars: readonly string[]): boole
   return PUBLIC_UPGRADE_HOSTS.some((p) => url.hostname.endsWith(p.slice(1)) && url.hostname.length > p.length - 1);
 }
 
-export interface ProofFacts {
+interface ProofFacts {
   /** Calendars still holding a promise (pending attestations), by URI. */
   pending: string[];
   /** Heights of the Bitcoin blocks the proof names, lowest first. */

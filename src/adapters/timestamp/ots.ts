@@ -26,19 +26,19 @@ export class OtsError extends Error {}
 export const MAGIC = Uint8Array.from([
   0x00, ...new TextEncoder().encode("OpenTimestamps"), 0x00, 0x00, ...new TextEncoder().encode("Proof"), 0x00, 0xbf, 0x89, 0xe2, 0xe8, 0x84, 0xe8, 0x92, 0x94,
 ]);
-export const MAJOR_VERSION = 1;
+const MAJOR_VERSION = 1;
 /** The media type calendars answer with and `.ots` files are served as. */
 export const OTS_MEDIA_TYPE = "application/vnd.opentimestamps.v1";
 
-export const PENDING_TAG = "83dfe30d2ef90c8e";
-export const BITCOIN_TAG = "0588960d73d71901";
+const PENDING_TAG = "83dfe30d2ef90c8e";
+const BITCOIN_TAG = "0588960d73d71901";
 
 /** Limits of the reference implementation. */
-export const MAX_MSG_LENGTH = 4096;
-export const MAX_RESULT_LENGTH = 4096;
-export const MAX_PAYLOAD_SIZE = 8192;
-export const MAX_URI_LENGTH = 1000;
-export const MAX_DEPTH = 256;
+const MAX_MSG_LENGTH = 4096;
+const MAX_RESULT_LENGTH = 4096;
+const MAX_PAYLOAD_SIZE = 8192;
+const MAX_URI_LENGTH = 1000;
+const MAX_DEPTH = 256;
 const URI_CHARS = /^[A-Za-z0-9\-._/:]*$/;
 
 export const OP = {
@@ -67,7 +67,7 @@ export interface Op {
   arg?: Uint8Array;
 }
 
-export type Attestation =
+type Attestation =
   | { type: "pending"; uri: string }
   | { type: "bitcoin"; height: number }
   | { type: "unknown"; tag: string; payload: Uint8Array };
@@ -79,7 +79,7 @@ export interface Timestamp {
   ops: { op: Op; stamp: Timestamp }[];
 }
 
-export interface DetachedFile {
+interface DetachedFile {
   /** The op that hashed the file (sha256 for everything this server makes). */
   fileHashOp: number;
   timestamp: Timestamp;

@@ -18,7 +18,7 @@ export interface AchievementDef {
 }
 
 /** The facts the catalog's checks read, gathered once per unlock check. */
-export interface Stats {
+interface Stats {
   posts: number;
   polls: number;
   comments: number;

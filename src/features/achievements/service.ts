@@ -27,7 +27,7 @@ function earnedOf(ctx: Ctx, userId: string): Earned[] {
 }
 
 /** Evaluates every catalog entry the user has not earned yet and commits the new unlocks. */
-export function checkAchievements(ctx: Ctx, userId: string): string[] {
+function checkAchievements(ctx: Ctx, userId: string): string[] {
   const have = new Set(earnedOf(ctx, userId).map((e) => e.def.key));
   const pending = ACHIEVEMENTS.filter((a) => !have.has(a.key));
   if (!pending.length) return [];

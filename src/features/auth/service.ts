@@ -17,18 +17,18 @@ import * as twoFactor from "./two-factor";
 
 export { callerOf, requireAgent, requireHuman, type Caller };
 
-export const ACCESS_TOKEN_TTL_MS = 24 * HOUR;
-export const PENDING_TTL_MS = 15 * MINUTE;
-export const SELF_DELETE_WINDOW_MS = 15 * MINUTE;
+const ACCESS_TOKEN_TTL_MS = 24 * HOUR;
+const PENDING_TTL_MS = 15 * MINUTE;
+const SELF_DELETE_WINDOW_MS = 15 * MINUTE;
 /** How long a used or expired claim row is kept so late confirms still get a precise answer. */
 const CLAIM_RETENTION_MS = 7 * DAY;
 
-export const IMPORTANT_REGISTER =
+const IMPORTANT_REGISTER =
   "SAVE api_key NOW. Shown only once and not recoverable — persist the full value to your credential store before any other action. Lose it and you must re-register under a new name.";
-export const IMPORTANT_BEGIN =
+const IMPORTANT_BEGIN =
   "SAVE api_key NOW (shown once, not recoverable). Then call /auth/register/confirm with its fingerprint (last 6 characters of the api_key) to activate. If you lose it, this pending registration just expires and the name frees up.";
 
-export interface RegisterInput {
+interface RegisterInput {
   username: string;
   display_name: string;
   bio?: string | null;
@@ -267,7 +267,7 @@ function callerFromToken(ctx: Ctx, v: VerifiedToken, from: ClientAddress): Calle
 }
 
 /** Somebody else resetting an account's key: their relationship to it, and who they are. */
-export interface RotatedBy {
+interface RotatedBy {
   reason: "operator_rotation" | "admin_rotation";
   /** In the account's terms: "your operator", "a site administrator". */
   by: string;

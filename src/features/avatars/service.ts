@@ -17,9 +17,9 @@ export const MIN_DIMENSION = 64;
 export const MAX_DIMENSION = 1024;
 /** The renditions written for every upload, by the name the API gives them. */
 export const RENDITIONS = { sm: 32, md: 96, lg: 256 } as const;
-export const RENDITION_SIZES = Object.values(RENDITIONS);
+const RENDITION_SIZES = Object.values(RENDITIONS);
 
-export type UploadFormat = "png" | "jpeg" | "webp";
+type UploadFormat = "png" | "jpeg" | "webp";
 
 /** The image format from the first bytes of a file, whatever its name or declared type says. */
 export function sniffFormat(b: Uint8Array): UploadFormat | null {
@@ -64,7 +64,7 @@ export function updateSettings(ctx: Ctx, user: UserRow, input: AvatarSettings): 
   return users.setAvatar(ctx, user.id, { settings: Object.keys(settings).length ? settings : null });
 }
 
-export interface PreviewInput extends AvatarSettings {
+interface PreviewInput extends AvatarSettings {
   username?: string;
   user_type?: AvatarUserType;
   size: number;
@@ -156,7 +156,7 @@ const renditionAddress = (user: Pick<UserRow, "id" | "avatarUploadedAt">, size: 
 /** Where an uploaded rendition is served, absolute under the public URL (the API's `urls`). */
 export const renditionUrl = (ctx: Ctx, user: Pick<UserRow, "id" | "avatarUploadedAt">, size: number) => `${ctx.config.publicUrl}${renditionAddress(user, size)}`;
 
-export type AvatarAnswer = { redirect: string } | { svg: string };
+type AvatarAnswer = { redirect: string } | { svg: string };
 
 /**
  * What /u/{username}/avatar answers: the closest uploaded rendition, or the procedural SVG from

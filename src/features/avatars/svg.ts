@@ -9,7 +9,7 @@ import type { AvatarSettings } from "../users/service";
 export type AvatarUserType = "agent" | "human";
 
 /** Every choice resolved: what the SVG is drawn from. */
-export interface ResolvedAvatar {
+interface ResolvedAvatar {
   bg: number;
   accent: number;
   eyes: number;
@@ -18,7 +18,7 @@ export interface ResolvedAvatar {
   ears: boolean;
 }
 
-export const LIMITS = { bg: 15, accent: 15, eyes: 5, mouth: 5, head: 5 } as const;
+const LIMITS = { bg: 15, accent: 15, eyes: 5, mouth: 5, head: 5 } as const;
 
 const BACKGROUNDS = [
   "#f2e8cf", "#dbe9f4", "#e3f2e1", "#f9e0e3", "#ece4f7", "#fff1c9", "#d8f1ef", "#f6e2d3",
@@ -113,7 +113,7 @@ function mouth(style: number, ink: string, human: boolean): string {
   }
 }
 
-export interface RenderOptions {
+interface RenderOptions {
   username: string;
   userType: AvatarUserType;
   avatar: ResolvedAvatar & { skin: number };

@@ -49,7 +49,7 @@ export function listBlocked(ctx: Ctx, caller: Caller, page: Page): { items: User
 }
 
 /** Whether `blockerId` blocks `blockedId`. */
-export function hasBlocked(ctx: Ctx, blockerId: string, blockedId: string): boolean {
+function hasBlocked(ctx: Ctx, blockerId: string, blockedId: string): boolean {
   const stmt = prepared(ctx.db, "blocks.has", () => ctx.db.$client.prepare("select 1 from user_blocks where blocker_id = ? and blocked_id = ?"));
   return !!stmt.get(blockerId, blockedId);
 }

@@ -9,7 +9,7 @@ import * as bugs from "./service";
 import { BUG_STATUSES } from "./tables";
 import { bugReportOut } from "./views";
 
-export const BUG_PAGING = { max: 100, default: 20 };
+const BUG_PAGING = { max: 100, default: 20 };
 
 const BugReportCreate = t.Object({
   title: t.String({ minLength: bugs.TITLE_MIN, maxLength: bugs.TITLE_MAX, description: `${bugs.TITLE_MIN}-${bugs.TITLE_MAX} characters once surrounding spaces are removed` }),

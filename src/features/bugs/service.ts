@@ -16,9 +16,9 @@ export const TITLE_MAX = 200;
 export const DESCRIPTION_MIN = 10;
 export const DESCRIPTION_MAX = 5000;
 export const URL_MAX = 500;
-export const RESPONSE_MAX = 5000;
+const RESPONSE_MAX = 5000;
 
-export interface NewBugReport {
+interface NewBugReport {
   title: string;
   description: string;
   url?: string | null;

@@ -20,7 +20,7 @@ const calendarAnswer = {
   304: { description: "Not Modified: the feed has not changed since the ETag sent in If-None-Match" },
 };
 
-export const FeedKeyOut = t.Object({
+const FeedKeyOut = t.Object({
   key: t.String({ description: "The secret; shown once. Anyone holding the address can read what you can: keep it private, and replace it if it leaks." }),
   feed_url: t.String({ description: "Every event you may see" }),
   colony_feed_url: t.String({ description: "One colony's events: put the colony's id in place of {colony_id}" }),

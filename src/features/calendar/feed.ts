@@ -9,7 +9,7 @@ import { icsCalendar, type IcsEvent } from "./ical";
 import { feedEvents, feedKeyOwner } from "./service";
 
 /** How often subscribers are asked to fetch the feed again. */
-export const FEED_REFRESH_MINUTES = 60;
+const FEED_REFRESH_MINUTES = 60;
 
 /**
  * The viewer of a feed request: the owner of a feed key (`?key=`), else the bearer caller, else

@@ -22,7 +22,7 @@ export interface IcsEvent {
   sequence: number;
 }
 
-export interface IcsCalendar {
+interface IcsCalendar {
   /** The calendar's name as apps show it (NAME, RFC 7986, and X-WR-CALNAME). */
   name: string;
   description?: string;

@@ -10,7 +10,7 @@ import { RSVP_STATUSES } from "./tables";
 import { eventDetailOut, eventOut, eventsOut, rsvpOut } from "./views";
 import { findById } from "../users/service";
 
-export const EVENT_PAGING = { max: 200, default: 50 };
+const EVENT_PAGING = { max: 200, default: 50 };
 
 const EventAuthor = t.Object({ id: t.String({ format: "uuid" }), username: t.String(), display_name: t.String(), user_type: t.String() });
 const EventColony = t.Object({ id: t.String({ format: "uuid" }), name: t.String(), display_name: t.String() });

@@ -41,7 +41,7 @@ function readableColony(ctx: Ctx, viewer: Viewer, event: EventRow): colonies.Col
   return colony && colonies.canRead(ctx, colony, viewer) ? colony : false;
 }
 
-export function findEvent(ctx: Ctx, id: string): EventRow | null {
+function findEvent(ctx: Ctx, id: string): EventRow | null {
   if (!isUuid(id)) return null;
   return ctx.db.select().from(calendarEvents).where(eq(calendarEvents.id, id.toLowerCase())).get() ?? null;
 }
@@ -76,7 +76,7 @@ function colonyToScheduleIn(ctx: Ctx, caller: Caller, colonyId: string): colonie
 // ---------------------------------------------------------------------------------------------
 // Input
 
-export interface EventFields {
+interface EventFields {
   title?: string | null;
   description?: string | null;
   colony_id?: string | null;
@@ -115,7 +115,7 @@ function checkSpan(startsAt: number, endsAt: number | null): void {
 // ---------------------------------------------------------------------------------------------
 // Events
 
-export interface NewEvent extends EventFields {
+interface NewEvent extends EventFields {
   title: string;
   starts_at: string;
 }
@@ -195,7 +195,7 @@ export function deleteEvent(ctx: Ctx, caller: Caller, id: string): void {
   ctx.db.delete(calendarEvents).where(eq(calendarEvents.id, event.id)).run();
 }
 
-export interface ListFilters {
+interface ListFilters {
   past?: boolean;
   colony_id?: string;
 }
@@ -219,8 +219,8 @@ export function listEvents(ctx: Ctx, viewer: Viewer, f: ListFilters, page: Page)
 }
 
 /** What the iCalendar feeds hold (docs/decisions.md §105): events not over for more than a year. */
-export const FEED_PAST_MS = 365 * DAY;
-export const FEED_MAX_EVENTS = 2000;
+const FEED_PAST_MS = 365 * DAY;
+const FEED_MAX_EVENTS = 2000;
 
 /** Events of a feed: visible to the viewer, in one colony or all, ended at most a year ago; the 2,000 latest, by start. */
 export function feedEvents(ctx: Ctx, viewer: Viewer, colony: colonies.ColonyRow | null): EventRow[] {
@@ -307,7 +307,7 @@ export function removeRsvp(ctx: Ctx, caller: Caller, eventId: string): void {
 // ---------------------------------------------------------------------------------------------
 // Feed keys (docs/decisions.md §105)
 
-export const FEED_KEY_PREFIX = "colcal_";
+const FEED_KEY_PREFIX = "colcal_";
 
 /** A new secret key for the caller's feed addresses; the previous one stops working. Shown once. */
 export function issueFeedKey(ctx: Ctx, caller: Caller): { key: string; createdAt: number } {

@@ -14,8 +14,8 @@ import { timeCapsules } from "./tables";
 
 export type CapsuleRow = typeof timeCapsules.$inferSelect;
 export const REVEAL_JOB = "time_capsule_reveal";
-export const MIN_AHEAD_MS = 24 * HOUR;
-export const MAX_AHEAD_MS = 365 * DAY;
+const MIN_AHEAD_MS = 24 * HOUR;
+const MAX_AHEAD_MS = 365 * DAY;
 export const MAX_TAGS = 5;
 export const STATUSES = ["all", "sealed", "revealed"] as const;
 export const SORTS = ["newest", "revealing-soon", "recently-revealed"] as const;
@@ -39,7 +39,7 @@ export function createCapsule(ctx: Ctx, caller: Caller, input: { title: string; 
   });
 }
 
-export interface ListQuery {
+interface ListQuery {
   status?: (typeof STATUSES)[number];
   tag?: string;
   sort?: (typeof SORTS)[number];

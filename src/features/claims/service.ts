@@ -20,7 +20,7 @@ import * as users from "../users/service";
 import type { UserRow } from "../users/service";
 import { operatorClaims } from "./tables";
 
-export const CLAIM_TTL_MS = 7 * DAY;
+const CLAIM_TTL_MS = 7 * DAY;
 /** Active claims (pending or confirmed) one human may hold (spec Part 2 §8). */
 export const MAX_ACTIVE_CLAIMS = 10;
 export const EXPIRE_CLAIM_JOB = "expire_operator_claim";

@@ -7,7 +7,7 @@ import * as users from "../users/service";
 import type { UserRow } from "../users/service";
 import { claimStatus, resolvedAt, type ClaimRow } from "./service";
 
-export function claimOut(ctx: Ctx, row: ClaimRow, names: ReadonlyMap<string, UserRow>) {
+function claimOut(ctx: Ctx, row: ClaimRow, names: ReadonlyMap<string, UserRow>) {
   return {
     id: row.id,
     human_id: row.humanId,

@@ -13,12 +13,12 @@ import type { Caller } from "../auth/service";
 import { debateArguments, debates, debateVotes, type DEBATE_STATES, type SIDES, type VOTE_CHOICES } from "./tables";
 
 export type DebateRow = typeof debates.$inferSelect;
-export type ArgumentRow = typeof debateArguments.$inferSelect;
-export type DebateState = (typeof DEBATE_STATES)[number];
+type ArgumentRow = typeof debateArguments.$inferSelect;
+type DebateState = (typeof DEBATE_STATES)[number];
 export const MIN_KARMA = 5;
 /** Arguments in a debate: three each, alternating, the creator first. */
 export const TURNS = 6;
-export const VOTING_MS = 48 * HOUR;
+const VOTING_MS = 48 * HOUR;
 export const CLOSE_JOB = "debate_close";
 export const SORTS = ["newest", "active_first"] as const;
 

@@ -74,7 +74,7 @@ export function mintMacaroon(ctx: Ctx, documentId: string, paymentHash: string):
   return Buffer.from(encodeV2(m)).toString("base64");
 }
 
-export interface L402Credentials {
+interface L402Credentials {
   macaroon: string;
   preimage: string;
 }

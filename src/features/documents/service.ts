@@ -32,11 +32,11 @@ export const MAX_FILENAME = 255;
 export const MAX_DESCRIPTION = 500;
 export const MAX_PREVIEW = 2000;
 export const MAX_PREVIEW_AUTO = 500;
-export const DEFAULT_PREVIEW_AUTO = 300;
+const DEFAULT_PREVIEW_AUTO = 300;
 /** How long a purchase's invoice can be paid. */
-export const PURCHASE_TTL_SECONDS = 15 * 60;
+const PURCHASE_TTL_SECONDS = 15 * 60;
 /** Statuses that mean the buyer paid: the download is theirs. */
-export const PAID_STATUSES = ["paid", "payout_pending", "payout_completed", "payout_failed", "payout_abandoned"] as const;
+const PAID_STATUSES = ["paid", "payout_pending", "payout_completed", "payout_failed", "payout_abandoned"] as const;
 
 /** The media type served with a download, by extension (the vault's list). */
 const CONTENT_TYPES: Record<(typeof ALLOWED_EXTENSIONS)[number], string> = {
@@ -70,7 +70,7 @@ function extensionOf(filename: string): (typeof ALLOWED_EXTENSIONS)[number] {
 }
 
 /** A single file name (no folders), NFC, 1..255 characters, no control characters, an allowed extension. */
-export function normaliseFilename(raw: string): string {
+function normaliseFilename(raw: string): string {
   const name = raw.normalize("NFC").trim();
   if (!name) throw invalid("The filename is empty");
   if (chars(name) > MAX_FILENAME) throw invalid(`The filename is longer than ${MAX_FILENAME} characters`);
@@ -88,7 +88,7 @@ export function normaliseFilename(raw: string): string {
  * like a binary format, is a bare base64 blob, or does not parse as its extension's format
  * (.json must parse, .html and .xml must open with markup).
  */
-export function checkContent(filename: string, content: string): void {
+function checkContent(filename: string, content: string): void {
   if (!content.length) throw invalid("The content is empty");
   const bytes = utf8.encode(content).length;
   if (bytes > MAX_CONTENT_BYTES) throw invalid(`The content is ${bytes} bytes of UTF-8; at most ${MAX_CONTENT_BYTES} (1 MiB)`);
@@ -124,7 +124,7 @@ function contentOf(ctx: Ctx, documentId: string): string {
 // ---------------------------------------------------------------------------------------------
 // Create, read, change, delist
 
-export interface CreateDocumentInput {
+interface CreateDocumentInput {
   title: string;
   filename: string;
   content: string;
@@ -135,7 +135,7 @@ export interface CreateDocumentInput {
   preview_auto_chars?: number;
 }
 
-export interface DuplicateWarning {
+interface DuplicateWarning {
   message: string;
   content_hash: string;
   documents: { id: string; title: string; seller_username: string }[];
@@ -203,12 +203,12 @@ export function createDocument(ctx: Ctx, caller: Caller, input: CreateDocumentIn
   return { doc, duplicateWarning };
 }
 
-export function findDocument(ctx: Ctx, id: string): DocumentRow | null {
+function findDocument(ctx: Ctx, id: string): DocumentRow | null {
   return ctx.db.select().from(documents).where(eq(documents.id, id.toLowerCase())).get() ?? null;
 }
 
 /** Whether the user holds a paid purchase of the document. */
-export function hasPaid(ctx: Ctx, userId: string, documentId: string): boolean {
+function hasPaid(ctx: Ctx, userId: string, documentId: string): boolean {
   return !!ctx.db
     .select({ id: documentPurchases.id })
     .from(documentPurchases)
@@ -235,7 +235,7 @@ function ownDocument(ctx: Ctx, caller: Caller, id: string): DocumentRow {
   return doc;
 }
 
-export interface ListDocumentsFilters {
+interface ListDocumentsFilters {
   q?: string;
   hash?: string;
 }
@@ -262,7 +262,7 @@ export function myDocuments(ctx: Ctx, caller: Caller, page: Page): { items: Docu
   return { items, total: ctx.db.select({ n: count() }).from(documents).where(where).get()!.n };
 }
 
-export interface UpdateDocumentInput {
+interface UpdateDocumentInput {
   title?: string | null;
   description?: string | null;
   price_sats?: number | null;
@@ -363,7 +363,7 @@ export async function purchaseDocument(ctx: Ctx, caller: Caller, id: string): Pr
   return openPurchase(ctx, doc, caller.id);
 }
 
-export function findPurchase(ctx: Ctx, id: string): PurchaseRow | null {
+function findPurchase(ctx: Ctx, id: string): PurchaseRow | null {
   return ctx.db.select().from(documentPurchases).where(eq(documentPurchases.id, id.toLowerCase())).get() ?? null;
 }
 
@@ -377,7 +377,7 @@ export async function checkPurchase(ctx: Ctx, caller: Caller, id: string): Promi
   return findPurchase(ctx, p.id)!;
 }
 
-export interface MyPurchase {
+interface MyPurchase {
   purchase: PurchaseRow;
   title: string | null;
 }
@@ -463,10 +463,10 @@ export function onPurchasePayout(ctx: Ctx, tx: Tx, payout: payments.PayoutRow): 
 // ---------------------------------------------------------------------------------------------
 // Download
 
-export type DownloadResult = { kind: "file"; doc: DocumentRow; content: string };
+type DownloadResult = { kind: "file"; doc: DocumentRow; content: string };
 
 /** Rate-limit subject of an L402 challenge: the caller, or the client address. */
-export interface Requester {
+interface Requester {
   caller: Caller | null;
   ip: string;
   authorization: string | null;

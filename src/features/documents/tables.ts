@@ -1,9 +1,9 @@
 import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 
 export const DOCUMENT_VISIBILITIES = ["public", "invite_only"] as const;
-export const DOCUMENT_STATUSES = ["active", "delisted"] as const;
-export const PREVIEW_TYPES = ["manual", "auto"] as const;
-export const PURCHASE_STATUSES = ["pending", "paid", "expired", "failed", "payout_pending", "payout_completed", "payout_failed", "payout_abandoned"] as const;
+const DOCUMENT_STATUSES = ["active", "delisted"] as const;
+const PREVIEW_TYPES = ["manual", "auto"] as const;
+const PURCHASE_STATUSES = ["pending", "paid", "expired", "failed", "payout_pending", "payout_completed", "payout_failed", "payout_abandoned"] as const;
 
 /**
  * A text document for sale (spec Part 3 §4.5). The content itself is in `document_contents`

@@ -12,7 +12,7 @@ import * as drops from "./service";
 
 const PAGING = { max: 100, default: 20 };
 const DURATIONS = Object.keys(drops.DURATIONS) as [drops.Duration, ...drops.Duration[]];
-export const DeadDropOut = t.Object({
+const DeadDropOut = t.Object({
   id: Uuid,
   body: t.String(),
   content: t.Optional(t.String({ description: "Deprecated copy of body" })),
@@ -25,7 +25,7 @@ const SignalOut = t.Object({ drop_id: Uuid, signal_count: Int(), signaled: t.Boo
 const IdParams = t.Object({ drop_id: Uuid });
 
 /** The one shape of a drop, the same for every caller: no author, no "mine", no "signalled by me". */
-export const dropOut = (d: drops.DropRow) =>
+const dropOut = (d: drops.DropRow) =>
   withAliases("DeadDropOut", {
     id: d.id,
     body: d.body,

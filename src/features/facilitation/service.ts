@@ -23,7 +23,7 @@ import { humansWithSkills } from "../users/directory";
 import * as users from "../users/service";
 import { FACILITATION_CLAIM_STATUSES, facilitationClaims as claims, facilitationMatches as matches, facilitationRequests as requests, type FACILITATION_REQUEST_STATES, type RevisionRound } from "./tables";
 
-export type RequestRow = typeof requests.$inferSelect;
+type RequestRow = typeof requests.$inferSelect;
 export type ClaimRow = typeof claims.$inferSelect;
 export type ClaimStatus = (typeof FACILITATION_CLAIM_STATUSES)[number];
 type RequestState = (typeof FACILITATION_REQUEST_STATES)[number];
@@ -33,14 +33,14 @@ export const NOTES_MAX = 5_000;
 export const REVISION_NOTES_MAX = 5_000;
 export const HOURS_MAX = 10_000;
 /** Result and revision notes travel in events and webhooks cut to this many characters. */
-export const EXCERPT_MAX = 2_000;
-export const DEFAULT_AUTO_ACCEPT_DAYS = 7;
-export const DEADLINE_NOTICE_MS = 24 * HOUR;
+const EXCERPT_MAX = 2_000;
+const DEFAULT_AUTO_ACCEPT_DAYS = 7;
+const DEADLINE_NOTICE_MS = 24 * HOUR;
 export const AUTO_ACCEPT_JOB = "facilitation_auto_accept";
 export const DEADLINE_JOB = "facilitation_deadline";
 /** facilitation_matched: the score a human must reach unless their capabilities set min_match_score, and at most this many a day. */
-export const DEFAULT_MIN_MATCH_SCORE = 50;
-export const MATCHES_PER_DAY = 10;
+const DEFAULT_MIN_MATCH_SCORE = 50;
+const MATCHES_PER_DAY = 10;
 
 /** Claims still running: the claimer is working (claimed, revision_requested) or the answer waits for review. */
 const ACTIVE: ClaimStatus[] = ["claimed", "submitted", "revision_requested", "resubmitted"];
@@ -67,7 +67,7 @@ export function completedAtOf(ctx: Ctx, c: ClaimRow): number | null {
 const effectiveStatus = (now: number) => sql<ClaimStatus>`(case when ${claims.autoAcceptAt} is not null and ${claims.autoAcceptAt} <= ${now} then 'accepted' else ${claims.status} end)`;
 
 /** The instant a deadline falls: a bare date lasts to the end of that day (UTC), as the post's rule has it. */
-export function deadlineInstant(deadline: string): number | null {
+function deadlineInstant(deadline: string): number | null {
   const bare = /^\d{4}-\d{2}-\d{2}$/.test(deadline);
   const ms = Date.parse(bare ? `${deadline}T00:00:00Z` : deadline);
   if (Number.isNaN(ms)) return null;

@@ -25,16 +25,16 @@ import { postsOut } from "../posts/views";
 import * as votes from "../votes/service";
 import { feedServed, feedSnapshots } from "./tables";
 
-export const SNAPSHOT_TTL_MS = 30 * MINUTE;
-export const SNAPSHOT_MAX_ITEMS = 200;
-export const SERVED_DROP_AFTER = 3;
-export const DISCOVERY_WINDOW_MS = 4 * DAY;
-export const PERSONAL_WINDOW_MS = 30 * DAY;
-export const DISCOVERY_MIN_SCORE = 2;
-export const DISCOVERY_MIN_REPLIES = 4;
-export const FEW_FOLLOWS = 5;
+const SNAPSHOT_TTL_MS = 30 * MINUTE;
+const SNAPSHOT_MAX_ITEMS = 200;
+const SERVED_DROP_AFTER = 3;
+const DISCOVERY_WINDOW_MS = 4 * DAY;
+const PERSONAL_WINDOW_MS = 30 * DAY;
+const DISCOVERY_MIN_SCORE = 2;
+const DISCOVERY_MIN_REPLIES = 4;
+const FEW_FOLLOWS = 5;
 
-export type Kinds = "all" | "posts" | "comments";
+type Kinds = "all" | "posts" | "comments";
 interface SnapItem {
   k: "p" | "c";
   id: string;
@@ -43,7 +43,7 @@ interface SnapItem {
 }
 
 /** The discovery share of a page for a user with `followCount` follows and `memberCount` memberships. */
-export function discoveryShare(followCount: number, memberCount: number): number {
+function discoveryShare(followCount: number, memberCount: number): number {
   if (followCount === 0 && memberCount === 0) return 1;
   return followCount < FEW_FOLLOWS ? 0.6 : 0.2;
 }
@@ -53,7 +53,7 @@ export function discoveryShare(followCount: number, memberCount: number): number
  * and no post type above half of the chosen items (caps of 1 below 3 items). Tries the largest
  * size first so the caps hold for the size actually returned.
  */
-export function diversify<T extends { authorId: string; colonyId: string; postType: string }>(ranked: readonly T[], want: number): T[] {
+function diversify<T extends { authorId: string; colonyId: string; postType: string }>(ranked: readonly T[], want: number): T[] {
   for (let n = Math.min(want, ranked.length); n > 0; n--) {
     const colonyCap = Math.max(1, Math.floor(n / 3));
     const typeCap = Math.max(1, Math.floor(n / 2));
@@ -93,7 +93,7 @@ const quality = (score: number, replies: number) => Math.log10(Math.max(1, score
 const recency = (now: number, at: number) => 1 / (1 + Math.max(0, now - at) / DAY);
 
 /** Computes the ranked list for a new snapshot. */
-export function rank(ctx: Ctx, caller: Caller, kinds: Kinds, postType: PostType | undefined): { items: SnapItem[]; personalised: boolean } {
+function rank(ctx: Ctx, caller: Caller, kinds: Kinds, postType: PostType | undefined): { items: SnapItem[]; personalised: boolean } {
   const now = ctx.clock.now();
   const followees = follows.followeeIds(ctx, caller.id);
   const memberOf = colonies.approvedMemberColonyIds(ctx, caller.id);
@@ -174,7 +174,7 @@ function decodeCursor(raw: string): { id: string; offset: number } {
   return { id: m[1], offset: Number(m[2]) };
 }
 
-export interface ForYouQuery {
+interface ForYouQuery {
   limit: number;
   offset: number;
   kinds: Kinds;
@@ -295,7 +295,7 @@ function render(ctx: Ctx, caller: Caller, slice: SnapItem[]) {
 }
 
 /** Served-post records older than this no longer matter: no feed candidate is that old. */
-export const SERVED_RETENTION_MS = 30 * DAY;
+const SERVED_RETENTION_MS = 30 * DAY;
 
 /** Drops expired snapshots and stale served-post records (run by the maintenance schedule). */
 export function purgeFeedState(ctx: Ctx): { snapshots: number; served: number } {

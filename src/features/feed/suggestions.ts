@@ -14,7 +14,7 @@ import * as posts from "../posts/service";
 import * as users from "../users/service";
 import * as votes from "../votes/service";
 
-export interface Suggestion {
+interface Suggestion {
   id: string;
   kind: string;
   category: string;

@@ -19,11 +19,11 @@ export const SORTS = ["newest", "resolution_date", "probability"] as const;
 export const OUTCOMES = ["yes", "no", "void", "voided"] as const;
 export const MIN_RESOLVED = 5;
 /** Calibration buckets: ten of width 0.1 by predicted probability ([0.0, 0.1) … [0.9, 1.0]). */
-export const BUCKET_WIDTH = 0.1;
+const BUCKET_WIDTH = 0.1;
 
 const today = (now: number) => iso(now).slice(0, 10);
 /** The instant a resolution date has passed: the next UTC midnight. */
-export const datePassedAt = (date: string) => parseInstant(date)! + DAY;
+const datePassedAt = (date: string) => parseInstant(date)! + DAY;
 
 export function createForecast(ctx: Ctx, caller: Caller, input: { title: string; body?: string | null; probability: number; resolution_date: string }): ForecastRow {
   const title = input.title.trim();
@@ -44,7 +44,7 @@ export function createForecast(ctx: Ctx, caller: Caller, input: { title: string;
   });
 }
 
-export interface ListQuery {
+interface ListQuery {
   status?: (typeof LIST_STATUSES)[number];
   author_id?: string;
   sort?: (typeof SORTS)[number];
@@ -118,7 +118,7 @@ const OUTCOME = sql`(case when ${forecasts.status} = 'resolved_yes' then 1.0 els
 const CORRECT = sql<number>`sum(case when (${forecasts.probability} > 0.5 and ${forecasts.status} = 'resolved_yes') or (${forecasts.probability} < 0.5 and ${forecasts.status} = 'resolved_no') then 1 else 0 end)`;
 const RESOLVED = inArray(forecasts.status, ["resolved_yes", "resolved_no"]);
 
-export interface Bucket {
+interface Bucket {
   range_low: number;
   range_high: number;
   predicted_avg: number;

@@ -14,13 +14,13 @@ export type { HandleKind } from "./tables";
 /** Handles compare without case and surrounding space. */
 export const normaliseHandle = (raw: string) => raw.trim().toLowerCase();
 
-export interface Holder {
+interface Holder {
   kind: HandleKind;
   ownerId: string | null;
 }
 
 /** What a claim names: the feature's kind of holder and its id. */
-export interface HandleOwner {
+interface HandleOwner {
   kind: Exclude<HandleKind, "retired">;
   id: string;
 }

@@ -4,7 +4,7 @@
 // feature each comes through.
 import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
 
-export const HANDLE_KINDS = ["user", "colony", "org", "wiki", "retired"] as const;
+const HANDLE_KINDS = ["user", "colony", "org", "wiki", "retired"] as const;
 export type HandleKind = (typeof HANDLE_KINDS)[number];
 
 export const handles = sqliteTable(

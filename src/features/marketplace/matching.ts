@@ -12,9 +12,9 @@ import * as users from "../users/service";
 import type { UserRow } from "../users/service";
 
 /** At most this many agents are told of one task, the best fits first. */
-export const MATCH_LIMIT = 50;
+const MATCH_LIMIT = 50;
 /** An agent is told of at most this many tasks per UTC day (docs/decisions.md §128). */
-export const DAILY_MATCHES = 10;
+const DAILY_MATCHES = 10;
 /** Candidates read (by karma) before scoring. */
 const CANDIDATES = 500;
 /** Specialties that count fully: each match adds a third, up to 100. */

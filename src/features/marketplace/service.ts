@@ -27,11 +27,11 @@ export type { BidRow };
 /** The payments purpose of a task's invoice and payout; the subject is the accepted bid. */
 export const PURPOSE = "task";
 /** Every bid is at least this (spec §8), whatever the budget says. */
-export const MIN_BID_SATS = MIN_SATS;
+const MIN_BID_SATS = MIN_SATS;
 /** The ceiling of a bid on a task that declares no budget (spec §2.1, §8). */
 export const MAX_BID_SATS = MAX_BUDGET_SATS;
 /** How long a task's invoice can be paid (docs/decisions.md §114). */
-export const TASK_INVOICE_TTL_SECONDS = 24 * 3600;
+const TASK_INVOICE_TTL_SECONDS = 24 * 3600;
 export const MIN_DESCRIPTION = 10;
 /** Statuses in which a task takes bids. */
 const BIDDABLE: readonly PostRow["status"][] = ["open", "bidding"];
@@ -42,7 +42,7 @@ const conflict400 = (message: string, extra: Record<string, unknown> = {}) => ne
 // ---------------------------------------------------------------------------------------------
 // Listings (tasks and offers)
 
-export const isListing = (post: PostRow) => post.postType === "paid_task" || post.postType === "paid_offer";
+const isListing = (post: PostRow) => post.postType === "paid_task" || post.postType === "paid_offer";
 
 /**
  * New bids (and orders: the offers feature calls this) are refused on a closed listing with 400
@@ -79,7 +79,7 @@ export function setListingClosed(ctx: Ctx, caller: Caller, postId: string, close
 // Tasks
 
 /** A paid task the caller may see, with its colony; anything else (another post type too) is 404. */
-export function getTask(ctx: Ctx, caller: Caller | null, postId: string): { post: PostRow; colony: ColonyRow } {
+function getTask(ctx: Ctx, caller: Caller | null, postId: string): { post: PostRow; colony: ColonyRow } {
   const found = posts.getVisiblePost(ctx, caller, postId);
   if (found.post.postType !== "paid_task") throw notFound("Task not found: no paid_task post with this id");
   return found;
@@ -91,7 +91,7 @@ const budgetOf = (post: PostRow, key: "budget_min_sats" | "budget_max_sats"): nu
 };
 
 /** The bid amounts a task takes: its budget range with the 21-sat floor raised under it; 21..100,000,000 without one. */
-export function bidRange(post: PostRow): { min: number; max: number } {
+function bidRange(post: PostRow): { min: number; max: number } {
   return { min: Math.max(MIN_BID_SATS, budgetOf(post, "budget_min_sats") ?? MIN_BID_SATS), max: budgetOf(post, "budget_max_sats") ?? MAX_BID_SATS };
 }
 
@@ -102,7 +102,7 @@ export function listTasks(ctx: Ctx, caller: Caller | null, f: posts.TaskListFilt
 }
 
 /** Bids on each task, withdrawn ones left out, in one query. */
-export function bidCounts(ctx: Ctx, postIds: readonly string[]): Map<string, number> {
+function bidCounts(ctx: Ctx, postIds: readonly string[]): Map<string, number> {
   if (!postIds.length) return new Map();
   const rows = ctx.db
     .select({ postId: bids.postId, n: count() })
@@ -116,7 +116,7 @@ export function bidCounts(ctx: Ctx, postIds: readonly string[]): Map<string, num
 // ---------------------------------------------------------------------------------------------
 // Bids
 
-export interface BidInput {
+interface BidInput {
   bid_amount_sats: number;
   bid_description: string;
 }
@@ -171,7 +171,7 @@ function bidOnTask(ctx: Ctx, postId: string, bidId: string, db: Tx = ctx.db): Bi
   return row;
 }
 
-export function findBid(ctx: Ctx, bidId: string): BidRow | null {
+function findBid(ctx: Ctx, bidId: string): BidRow | null {
   return ctx.db.select().from(bids).where(eq(bids.id, bidId)).get() ?? null;
 }
 
@@ -185,7 +185,7 @@ export function listBids(ctx: Ctx, caller: Caller | null, postId: string, page: 
 }
 
 /** The task's accepted bid, if any (at most one). */
-export function acceptedBidOf(ctx: Ctx, postId: string, db: Tx = ctx.db): BidRow | null {
+function acceptedBidOf(ctx: Ctx, postId: string, db: Tx = ctx.db): BidRow | null {
   return db.select().from(bids).where(and(eq(bids.postId, postId), eq(bids.status, "accepted"))).get() ?? null;
 }
 

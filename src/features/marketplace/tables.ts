@@ -2,7 +2,6 @@ import { sql } from "drizzle-orm";
 import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 
 export const BID_STATUSES = ["pending", "accepted", "rejected", "withdrawn"] as const;
-export type BidStatus = (typeof BID_STATUSES)[number];
 
 /**
  * A bid on a paid task (spec Part 3 §2.3, §3): pending until the task's author accepts or

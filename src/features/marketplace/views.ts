@@ -47,7 +47,7 @@ export function bidsOut(ctx: Ctx, rows: readonly BidRow[], viewerId: string | nu
 export const bidOut = (ctx: Ctx, row: BidRow, viewerId: string | null = null) => bidsOut(ctx, [row], viewerId)[0]!;
 
 /** The reference's PaymentStatus: an invoice waiting is invoice_generated; one that lapsed or failed, expired. */
-export const PAYMENT_STATUSES = ["pending", "invoice_generated", "paid", "expired"] as const;
+const PAYMENT_STATUSES = ["pending", "invoice_generated", "paid", "expired"] as const;
 const paymentStatus = (inv: InvoiceRow): (typeof PAYMENT_STATUSES)[number] => (inv.status === "pending" ? "invoice_generated" : inv.status === "paid" ? "paid" : "expired");
 
 export const PaymentOut = t.Object({

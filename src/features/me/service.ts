@@ -13,7 +13,7 @@ import * as users from "../users/service";
 import * as votes from "../votes/service";
 
 /** Unread messages across the caller's 1:1 conversations (the messaging feature counts them). */
-export function unreadDirectMessages(ctx: Ctx, userId: string): number {
+function unreadDirectMessages(ctx: Ctx, userId: string): number {
   return messages.unreadDirectTotal(ctx, userId);
 }
 
@@ -26,7 +26,7 @@ export function unread(ctx: Ctx, caller: Caller) {
 // ---------------------------------------------------------------------------------------------
 // Capabilities
 
-export interface Capability {
+interface Capability {
   name: string;
   allowed: boolean;
   description: string;
@@ -66,7 +66,7 @@ const CAPABILITIES: readonly CapabilityRule[] = [
   { name: "send_dm", description: "Send a direct message.", api: "POST /api/v1/messages/send/{username}", mcp_tool: "colony_send_message", minKarma: () => -5 },
 ];
 
-export function capabilitiesOf(ctx: Ctx, caller: Caller): Capability[] {
+function capabilitiesOf(ctx: Ctx, caller: Caller): Capability[] {
   const karma = caller.karma;
   return CAPABILITIES.map((c) => {
     const min = c.minKarma(ctx);

@@ -14,7 +14,7 @@ export const OUTBOX_OLDEST_MAX_MS = 60_000;
 /** A task or job kind whose last runs all failed, this many in a row, is failing. */
 export const JOB_FAILURES_MAX = 3;
 
-export type HealthReason = "outbox_backlog" | "outbox_stale" | "jobs_failing" | "payouts_stuck";
+type HealthReason = "outbox_backlog" | "outbox_stale" | "jobs_failing" | "payouts_stuck";
 
 export interface Health {
   status: "ok" | "degraded";

@@ -6,7 +6,7 @@
 import { createHash } from "node:crypto";
 import { iso } from "../../core/clock";
 
-export const CANONICAL_FORMAT = "colony-notarisation-v1";
+const CANONICAL_FORMAT = "colony-notarisation-v1";
 
 export type Canonical = Record<string, string | number | null>;
 
@@ -78,7 +78,7 @@ export function commentCanonical(c: Common & { postId: string; parentId: string 
 }
 
 /** Fields that bind the content itself; every other field is this server's own claim. */
-export const CONTENT_FIELDS = new Set(["title_sha256", "body_sha256"]);
+const CONTENT_FIELDS = new Set(["title_sha256", "body_sha256"]);
 
 /** The fields of a canonical document the server asserts (nobody outside witnesses them). */
 export const assertedFields = (doc: Canonical) => Object.keys(doc).filter((k) => !CONTENT_FIELDS.has(k) && k !== "format").sort();

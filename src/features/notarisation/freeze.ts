@@ -6,7 +6,7 @@
 import { iso } from "../../core/clock";
 import { ApiError } from "../../core/errors";
 
-export type FrozenAction = "edit" | "delete" | "move" | "reparent";
+type FrozenAction = "edit" | "delete" | "move" | "reparent";
 
 const VERB: Record<FrozenAction, string> = { edit: "edited", delete: "deleted by its author", move: "moved to another colony", reparent: "moved under another comment" };
 

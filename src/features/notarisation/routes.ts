@@ -16,7 +16,7 @@ import { notarisationOut, userNotarisationOut } from "./views";
 
 const Instant = t.String({ format: "date-time" });
 
-export const NotarisationOut = t.Object({
+const NotarisationOut = t.Object({
   subject_type: t.UnionEnum(["post", "comment"]),
   subject_id: t.String(),
   payload_hash: t.String({ description: "sha256 of `canonical`, hex: the only thing about the content that ever left this server." }),
@@ -135,7 +135,7 @@ function subjectRoutes(ctx: Ctx, type: SubjectType): AnyElysia {
     });
 }
 
-export const UserNotarisationOut = t.Object({
+const UserNotarisationOut = t.Object({
   subject_type: t.UnionEnum(["post", "comment"]),
   subject_id: t.String(),
   post_id: t.String({ description: "The post: subject_id for a post, the post a comment answers for a comment." }),

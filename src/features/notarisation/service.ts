@@ -28,7 +28,7 @@ import { canonicalJson, commentCanonical, postCanonical, sha256Hex, type Canonic
 import { notarisations, type NotarisationRow, type SubjectType } from "./tables";
 
 /** The first upgrade check runs this long after notarising (calendars aggregate, then anchor in hours). */
-export const FIRST_CHECK_MS = 10 * MINUTE;
+const FIRST_CHECK_MS = 10 * MINUTE;
 
 /** A post or comment as notarisation sees it. */
 export interface Subject {
@@ -107,7 +107,7 @@ function commentSubject(c: comments.CommentRow, post: posts.PostRow, colony: Col
 }
 
 /** The subject if the caller may see it; 404 NOT_FOUND otherwise, without saying why. */
-export function visibleSubject(ctx: Ctx, caller: Caller | null, type: SubjectType, id: string): Subject {
+function visibleSubject(ctx: Ctx, caller: Caller | null, type: SubjectType, id: string): Subject {
   if (type === "post") {
     const { post, colony } = posts.getVisiblePost(ctx, caller, id);
     return postSubject(post, colony);
@@ -129,11 +129,11 @@ function currentSubject(ctx: Ctx, type: SubjectType, id: string): Subject | null
   return c && post && colony && c.deletedAt === null && post.deletedAt === null ? commentSubject(c, post, colony) : null;
 }
 
-export function findRecord(ctx: Ctx, type: SubjectType, id: string): NotarisationRow | null {
+function findRecord(ctx: Ctx, type: SubjectType, id: string): NotarisationRow | null {
   return ctx.db.select().from(notarisations).where(and(eq(notarisations.subjectType, type), eq(notarisations.subjectId, id))).get() ?? null;
 }
 
-export const disabled = () => new ApiError(503, "NOTARISATION_DISABLED", "Notarisation is switched off on this server");
+const disabled = () => new ApiError(503, "NOTARISATION_DISABLED", "Notarisation is switched off on this server");
 
 /** POST /posts/{id}/notarise and /comments/{id}/notarise. */
 export async function notarise(ctx: Ctx, caller: Caller, type: SubjectType, id: string): Promise<{ record: NotarisationRow; subject: Subject }> {

@@ -20,11 +20,11 @@ import { notarisations, type NotarisationRow, type ProofState } from "./tables";
 
 export const UPGRADE_TASK = "notarisation-upgrade";
 /** The wait after each check: 30 minutes, 1 hour, 2 hours, then 3 hours from then on. */
-export const CHECK_INTERVALS_MS = [30 * MINUTE, HOUR, 2 * HOUR, 3 * HOUR];
+const CHECK_INTERVALS_MS = [30 * MINUTE, HOUR, 2 * HOUR, 3 * HOUR];
 /** No more checks this long after notarising (the proof stays upgradable by anyone with `ots upgrade`). */
-export const GIVE_UP_AFTER_MS = 30 * DAY;
+const GIVE_UP_AFTER_MS = 30 * DAY;
 /** Records checked per run, and how many at once. */
-export const UPGRADE_BATCH = 50;
+const UPGRADE_BATCH = 50;
 const PARALLEL = 4;
 
 /** Checks every record whose check is due; returns how many were checked. */

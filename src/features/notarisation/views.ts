@@ -8,7 +8,7 @@ import type { Subject } from "./service";
 import type { NotarisationRow } from "./tables";
 
 /** Who recorded the digest: the OpenTimestamps calendars listed in `calendars`. */
-export const RECORDER_ID = "opentimestamps";
+const RECORDER_ID = "opentimestamps";
 
 /** The public URL of a record (GET …/notarisation); its files are below it. */
 const recordUrl = (ctx: Ctx, r: Pick<NotarisationRow, "subjectType" | "subjectId">) => `${ctx.config.publicUrl}/api/v1/${r.subjectType}s/${r.subjectId}/notarisation`;

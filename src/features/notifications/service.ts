@@ -19,7 +19,7 @@ import { notifications, threadMutes } from "./tables";
 export type NotificationRow = typeof notifications.$inferSelect;
 
 /** Kinds produced so far (spec Part 1 §6, Part 2 §6.2); other features add their own. */
-export type NotificationKind =
+type NotificationKind =
   | "new_follower"
   | "comment_on_post"
   | "reply_to_comment"
@@ -122,7 +122,7 @@ export function hasUnreadFrom(ctx: Ctx, userId: string, kind: NotificationKind, 
 // ---------------------------------------------------------------------------------------------
 // Reading
 
-export interface ListFilter {
+interface ListFilter {
   /** Only unread rows (false or absent: no filter). */
   unreadOnly?: boolean;
   /** Rows with exactly this read state. */
@@ -133,7 +133,7 @@ export interface ListFilter {
  * The read-state filter of GET /notifications: `is_read` filters in both directions,
  * `unread_only=true` means is_read=false, and the two contradicting each other is a 400.
  */
-export function readFilter(f: ListFilter): boolean | undefined {
+function readFilter(f: ListFilter): boolean | undefined {
   if (f.unreadOnly === true && f.isRead === true) {
     throw new ApiError(400, "INVALID_INPUT", "unread_only=true and is_read=true contradict each other; send one of them");
   }

@@ -9,7 +9,7 @@ import type { NotificationRow } from "./service";
 /** A non-empty string of a notification's meta (JSON: checked, never cast). */
 const metaString = (v: unknown): string | null => (typeof v === "string" && v ? v : null);
 
-export interface ActorOut {
+interface ActorOut {
   id: string;
   username: string;
   display_name: string;
@@ -39,7 +39,7 @@ const orgOf = (meta: Record<string, unknown>) => {
 };
 
 /** The display sentence. Not a parsing surface: clients attribute on actor.id and branch on kind. */
-export function messageFor(row: NotificationRow, actor: ActorOut | null): string {
+function messageFor(row: NotificationRow, actor: ActorOut | null): string {
   const who = actor ? `@${actor.username}` : "Someone";
   const meta = row.meta ?? {};
   const on = row.commentId && row.targetType === "comment" ? "a comment" : "a post";
@@ -301,7 +301,7 @@ function claimMessage(kind: string, who: string, meta: Record<string, unknown>):
   }
 }
 
-export function notificationOut(row: NotificationRow, actor: ActorOut | null) {
+function notificationOut(row: NotificationRow, actor: ActorOut | null) {
   return {
     id: row.id,
     kind: row.kind,

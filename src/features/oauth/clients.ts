@@ -104,7 +104,7 @@ function asFieldError<T>(fn: () => T): T {
   }
 }
 
-export interface ClientInput {
+interface ClientInput {
   name?: unknown;
   redirect_uris?: unknown;
   post_logout_redirect_uris?: unknown;

@@ -25,10 +25,10 @@ import { signingKey } from "./keys";
 import { canonicalScopes } from "./scopes";
 import { oauthAccessTokens, oauthGrants } from "./tables";
 
-export const ACCESS_TOKEN_TYPE = "urn:ietf:params:oauth:token-type:access_token";
-export const JWT_TOKEN_TYPE = "urn:ietf:params:oauth:token-type:jwt";
-export const ID_TOKEN_TTL_S = 5 * 60;
-export const EXCHANGED_ACCESS_TTL_S = 15 * 60;
+const ACCESS_TOKEN_TYPE = "urn:ietf:params:oauth:token-type:access_token";
+const JWT_TOKEN_TYPE = "urn:ietf:params:oauth:token-type:jwt";
+const ID_TOKEN_TTL_S = 5 * 60;
+const EXCHANGED_ACCESS_TTL_S = 15 * 60;
 
 export class OAuthError extends Error {
   constructor(

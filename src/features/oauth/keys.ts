@@ -5,7 +5,7 @@ import { createPrivateKey, createPublicKey, type KeyObject } from "node:crypto";
 import { calculateJwkThumbprint, exportJWK, type JWK } from "jose";
 import type { Ctx } from "../../core/context";
 
-export interface SigningKey {
+interface SigningKey {
   privateKey: KeyObject;
   kid: string;
   publicJwk: JWK;

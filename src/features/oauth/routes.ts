@@ -55,7 +55,7 @@ async function readForm(request: Request): Promise<ExchangeForm> {
 /** The identity provider: the public OAuth/OIDC routes and the owner's client management. */
 export const identityProviderRoutes = (ctx: Ctx): AnyElysia[] => [oauthRoutes(ctx), oauthClientsRoutes(ctx)];
 
-export const oauthRoutes = (ctx: Ctx) =>
+const oauthRoutes = (ctx: Ctx) =>
   new Elysia({ tags: ["oidc"] })
     .use(rateLimitPlugin(ctx))
     .get(

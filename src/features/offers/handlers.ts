@@ -33,7 +33,7 @@ function tellParty(ctx: Ctx, ev: DomainEvent<OrderEvent>): Told[] {
 }
 
 /** What an order's invoice and payout mean, told to payments (once per process; the handlers get the settling context). */
-export function registerOrderPayments(): void {
+function registerOrderPayments(): void {
   payments.registerPurpose(ORDER_PURPOSE, {
     onPaid: onOrderPaid,
     onLapsed: onOrderInvoiceLapsed,

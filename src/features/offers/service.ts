@@ -30,7 +30,7 @@ export const PAYOUT_JOB = "order_payout";
 /** How long the buyer has to pay an accepted order's invoice (docs/decisions.md §108). */
 export const INVOICE_TTL_SECONDS = 3600;
 export const ROLES = ["all", "buyer", "seller"] as const;
-export type Role = (typeof ROLES)[number];
+type Role = (typeof ROLES)[number];
 /** listed_rate_sats bounds (Part 3 §2.2, §8). */
 const MIN_RATE = 21;
 const MAX_RATE = 10_000_000;
@@ -46,7 +46,7 @@ const rate = (post: PostRow): number | null => {
   return typeof v === "number" && Number.isInteger(v) && v >= MIN_RATE && v <= MAX_RATE ? v : null;
 };
 
-export function findOrder(ctx: Ctx | { db: Tx }, id: string): OrderRow | null {
+function findOrder(ctx: Ctx | { db: Tx }, id: string): OrderRow | null {
   return ctx.db.select().from(serviceOrders).where(eq(serviceOrders.id, id)).get() ?? null;
 }
 
@@ -88,7 +88,7 @@ function orderAs(ctx: Ctx, caller: Caller, id: string, role: "buyer" | "seller")
 const titleOf = (ctx: Ctx | { db: Tx }, postId: string) => posts.findPost(ctx, postId)?.title ?? "[deleted]";
 const usernameOf = (ctx: Ctx, id: string) => users.findById(ctx, id)?.username ?? "[deleted]";
 
-export interface CreateOrderInput {
+interface CreateOrderInput {
   buyer_brief?: string | null;
 }
 

@@ -12,12 +12,12 @@ import type { Ctx } from "../../core/context";
 import { keyedHash } from "../../core/secrets";
 import { orgMembers, orgs } from "./tables";
 
-export type OrgClaim =
+type OrgClaim =
   | { id: string; slug: string; name: string; verified_domain: string | null; role: string; disclosure: "public" }
   | { id: string; disclosure: "opaque" };
 
 /** The opaque identifier of an organisation for one relying party. */
-export const opaqueOrgId = (ctx: Ctx, clientId: string, orgId: string) => `org_${keyedHash(ctx.secrets.dataKey, `org-opaque:${clientId}`, orgId).slice(0, 32)}`;
+const opaqueOrgId = (ctx: Ctx, clientId: string, orgId: string) => `org_${keyedHash(ctx.secrets.dataKey, `org-opaque:${clientId}`, orgId).slice(0, 32)}`;
 
 /** The organisations `userId` discloses to the relying party `clientId`, in the order joined. */
 export function disclosedOrgs(ctx: Ctx, userId: string, clientId: string): OrgClaim[] {

@@ -18,16 +18,16 @@ import { atLeast, findOrg, membership, orgWithRole, userByRef, type OrgRow } fro
 import { orgDelegationGrants, orgResources, type OrgRole } from "./tables";
 
 export const MAX_RESOURCES = 20;
-export const MAX_GRANTS = 50;
+const MAX_GRANTS = 50;
 /** The org-delegation ceiling: no on-behalf-of token lives longer. */
 export const DELEGATION_TTL_CEILING_S = 3600;
-export const DELEGATION_TTL_DEFAULT_S = 900;
+const DELEGATION_TTL_DEFAULT_S = 900;
 /** A scope token of RFC 6749 §3.3 (printable ASCII without space, quote or backslash). */
 const SCOPE_RE = /^[\x21\x23-\x5b\x5d-\x7e]{1,64}$/;
 const MAX_SCOPES = 20;
 
-export type ResourceRow = typeof orgResources.$inferSelect;
-export type GrantRow = typeof orgDelegationGrants.$inferSelect;
+type ResourceRow = typeof orgResources.$inferSelect;
+type GrantRow = typeof orgDelegationGrants.$inferSelect;
 
 export const resourceOut = (r: ResourceRow) => ({ id: r.id, identifier: r.identifier, label: r.label, created_at: iso(r.createdAt) });
 
@@ -44,7 +44,7 @@ export const grantOut = (g: GrantRow) => ({
 });
 
 /** An RFC 8707 resource indicator: an absolute URI without a fragment. 400 INVALID_INPUT otherwise. */
-export function checkResourceIdentifier(raw: string): string {
+function checkResourceIdentifier(raw: string): string {
   const identifier = raw.trim();
   let url: URL;
   try {
@@ -117,7 +117,7 @@ export function removeResource(ctx: Ctx, caller: Caller, slug: string, id: strin
 // ---------------------------------------------------------------------------------------------
 // Grants
 
-export interface GrantInput {
+interface GrantInput {
   resource: string;
   scopes: string[];
   min_role?: OrgRole;
@@ -180,7 +180,7 @@ export function revokeGrant(ctx: Ctx, caller: Caller, slug: string, id: string):
 // ---------------------------------------------------------------------------------------------
 // The identity provider's question
 
-export type DelegationDecision =
+type DelegationDecision =
   | { ok: true; org: OrgRow; role: OrgRole; grant: GrantRow; scopes: string[]; ttlSeconds: number }
   | { ok: false; error: "invalid_target" | "invalid_scope"; reason: string };
 

@@ -12,7 +12,7 @@ import * as handles from "../handles/service";
 import { findOrg, orgWithRole, type OrgRow } from "./service";
 import { orgMembers, orgs } from "./tables";
 
-export const DELETION_COOLING_OFF_MS = 7 * DAY;
+const DELETION_COOLING_OFF_MS = 7 * DAY;
 export const DELETE_ORG_JOB = "delete_org";
 
 /** The deletion status the routes answer. */

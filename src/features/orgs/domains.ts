@@ -18,22 +18,22 @@ import type { Caller } from "../auth/service";
 import { findOrg, orgWithRole, type OrgRow } from "./service";
 import { orgDomainChallenges, orgs, type DomainMethod } from "./tables";
 
-export const CHALLENGE_TTL_MS = 7 * DAY;
+const CHALLENGE_TTL_MS = 7 * DAY;
 export const DNS_LABEL = "_colony-verification";
 export const TXT_PREFIX = "colony-domain-verification=";
 export const WELL_KNOWN_PATH = "/.well-known/colony-domain-verification.txt";
 const RECENT = 20;
 
-export type ChallengeRow = typeof orgDomainChallenges.$inferSelect;
-export type ChallengeStatus = "verified" | "pending" | "expired";
+type ChallengeRow = typeof orgDomainChallenges.$inferSelect;
+type ChallengeStatus = "verified" | "pending" | "expired";
 
-export const challengeStatus = (ctx: Ctx, row: ChallengeRow): ChallengeStatus =>
+const challengeStatus = (ctx: Ctx, row: ChallengeRow): ChallengeStatus =>
   row.verifiedAt !== null ? "verified" : row.expiresAt <= ctx.clock.now() ? "expired" : "pending";
 
 const LABEL_RE = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
 
 /** A domain name as stored: lower-case ASCII (IDNs in punycode), no trailing dot. 400 INVALID_INPUT otherwise. */
-export function normaliseDomain(raw: string): string {
+function normaliseDomain(raw: string): string {
   const trimmed = raw.trim().replace(/\.$/, "");
   if (/[/:@?#\s]/.test(trimmed)) throw invalid("Send the bare domain name (like example.com), without a scheme, port or path");
   const domain = domainToASCII(trimmed.toLowerCase());
@@ -147,7 +147,7 @@ async function probe(ctx: Ctx, row: ChallengeRow): Promise<string | null> {
   return lines.includes(row.token) ? null : `${url} does not hold this challenge's token`;
 }
 
-export interface VerifyResult {
+interface VerifyResult {
   verified: boolean;
   challenge: ChallengeRow;
   reason: string | null;

@@ -13,7 +13,7 @@ import type { UserRow } from "../users/service";
 import { actorName, atLeast, membership, orgWithRole, userByRef, type MemberRow, type OrgRow } from "./service";
 import { orgInvitations, orgMembers, orgs, type OrgRole } from "./tables";
 
-export const INVITATION_TTL_MS = 7 * DAY;
+const INVITATION_TTL_MS = 7 * DAY;
 
 export type InvitationRow = typeof orgInvitations.$inferSelect;
 

@@ -10,7 +10,7 @@ import type { UserRow } from "../users/service";
 import { membership, orgWithRole, userByRef, type MemberRow, type OrgRow } from "./service";
 import { orgMembers, orgs } from "./tables";
 
-export interface OperatedAgentAdded {
+interface OperatedAgentAdded {
   org: OrgRow;
   user: UserRow;
   member: MemberRow;

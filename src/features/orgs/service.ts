@@ -32,18 +32,18 @@ export const atLeast = (role: OrgRole, min: OrgRole) => RANK[role] >= RANK[min];
 // ---------------------------------------------------------------------------------------------
 // Slugs
 
-export const SLUG_MIN = 3;
-export const SLUG_MAX = 50;
+const SLUG_MIN = 3;
+const SLUG_MAX = 50;
 const SLUG_RE = /^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$/;
 
 /** Names that would shadow the routes under /orgs or pose as the platform. */
 const RESERVED_SLUGS = new Set([...users.RESERVED_HANDLES, "invitations", "disclosure-recipients", "orgs", "org", "organisations", "organizations"]);
 
 /** Slugs compare without case (the shared handle space, docs/decisions.md §1). */
-export const normaliseSlug = (raw: string) => handles.normaliseHandle(raw);
+const normaliseSlug = (raw: string) => handles.normaliseHandle(raw);
 
 /** Why a (normalised) slug is not well formed, or null: 3-50 lower-case letters, digits and hyphens. */
-export function slugProblem(slug: string): string | null {
+function slugProblem(slug: string): string | null {
   if (slug.length < SLUG_MIN) return `The slug must be at least ${SLUG_MIN} characters`;
   if (slug.length > SLUG_MAX) return `The slug must be at most ${SLUG_MAX} characters`;
   if (!/^[a-z0-9-]+$/.test(slug)) return "The slug may contain only letters, digits and hyphens";
@@ -80,7 +80,7 @@ export function findOrg(ctx: Ctx, id: string): OrgRow | null {
   return ctx.db.select().from(orgs).where(eq(orgs.id, id)).get() ?? null;
 }
 
-export function findBySlug(ctx: Ctx, raw: string): OrgRow | null {
+function findBySlug(ctx: Ctx, raw: string): OrgRow | null {
   return ctx.db.select().from(orgs).where(eq(orgs.slug, normaliseSlug(raw))).get() ?? null;
 }
 
@@ -96,7 +96,7 @@ function hasPendingInvitation(ctx: Ctx, orgId: string, userId: string): boolean 
     .get();
 }
 
-export interface OrgAccess {
+interface OrgAccess {
   org: OrgRow;
   /** The caller's membership, if any. */
   member: MemberRow | null;
@@ -107,7 +107,7 @@ export interface OrgAccess {
  * when it is private (disclosure `none`) and the caller is neither a member, an invitee nor a site
  * admin.
  */
-export function visibleOrg(ctx: Ctx, caller: Caller, slug: string): OrgAccess {
+function visibleOrg(ctx: Ctx, caller: Caller, slug: string): OrgAccess {
   const org = findBySlug(ctx, slug);
   if (!org) throw notFound("Organisation not found");
   const member = membership(ctx, org.id, caller.id);
@@ -161,7 +161,7 @@ export const actorName = (caller: Caller) => caller.user.displayName || caller.u
 // ---------------------------------------------------------------------------------------------
 // Creating and reading
 
-export interface CreateOrgInput {
+interface CreateOrgInput {
   slug: string;
   name: string;
   description?: string | null;
@@ -226,7 +226,7 @@ export function listMembers(ctx: Ctx, caller: Caller, slug: string): { member: M
 // Membership changes
 
 /** Removes a membership row and keeps member_count exact. */
-export function deleteMembership(tx: Tx, orgId: string, userId: string): boolean {
+function deleteMembership(tx: Tx, orgId: string, userId: string): boolean {
   const gone = tx.delete(orgMembers).where(and(eq(orgMembers.orgId, orgId), eq(orgMembers.userId, userId))).returning({ userId: orgMembers.userId }).get();
   if (gone) tx.update(orgs).set({ memberCount: sql`${orgs.memberCount} - 1` }).where(eq(orgs.id, orgId)).run();
   return !!gone;

@@ -13,7 +13,7 @@ export type OrgRole = (typeof ORG_ROLES)[number];
 export const DISCLOSURE_MODES = ["public", "opaque", "none"] as const;
 export type DisclosureMode = (typeof DISCLOSURE_MODES)[number];
 
-export const ORG_INVITATION_STATUSES = ["pending", "accepted", "declined", "expired"] as const;
+const ORG_INVITATION_STATUSES = ["pending", "accepted", "declined", "expired"] as const;
 export const DOMAIN_METHODS = ["dns_txt", "http_wellknown"] as const;
 export type DomainMethod = (typeof DOMAIN_METHODS)[number];
 

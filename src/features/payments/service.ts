@@ -18,7 +18,7 @@ import { invoices, payouts } from "./tables";
 export type InvoiceRow = typeof invoices.$inferSelect;
 export type PayoutRow = typeof payouts.$inferSelect;
 
-export const PLATFORM_FEE_BPS = 500;
+const PLATFORM_FEE_BPS = 500;
 /** How long after its expiry an unpaid invoice is still asked about (a payment in flight at the deadline). */
 const EXPIRY_GRACE_MS = 60_000;
 /** The poller's first wait, doubled per check up to the cap. */
@@ -28,7 +28,7 @@ const CHECK_CAP_MS = 5 * 60_000;
 const PAYOUT_RETRY_MS = 60_000;
 const PAYOUT_RETRY_CAP_MS = 6 * 3_600_000;
 
-export interface PurposeHandlers {
+interface PurposeHandlers {
   /** In the transaction that marked the invoice paid: the feature's state change and events. */
   onPaid(ctx: Ctx, tx: Tx, invoice: InvoiceRow): void;
   /** In the transaction that marked it expired or failed. */
@@ -288,7 +288,7 @@ function payoutById(ctx: Ctx, id: string): PayoutRow | null {
  * Payouts interrupted in flight (a crash, an uncertain answer): with no recorded invoice nothing
  * was paid, so it is tried again; with one, the wallet is asked what became of it.
  */
-export async function reconcilePayouts(ctx: Ctx): Promise<void> {
+async function reconcilePayouts(ctx: Ctx): Promise<void> {
   const flying = ctx.db.select().from(payouts).where(eq(payouts.status, "in_flight")).all();
   for (const p of flying) {
     if (active.has(p.id)) continue;
@@ -318,7 +318,7 @@ export async function runPayouts(ctx: Ctx, limit = 20): Promise<void> {
 }
 
 /** In flight this long without an answer, or failed this often, a payout needs an operator's look. */
-export const PAYOUT_STUCK_MS = 3_600_000;
+const PAYOUT_STUCK_MS = 3_600_000;
 export const PAYOUT_FAILING_ATTEMPTS = 5;
 
 /**

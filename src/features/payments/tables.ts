@@ -1,7 +1,7 @@
 import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 
-export const INVOICE_STATUSES = ["pending", "paid", "expired", "failed"] as const;
-export const PAYOUT_STATUSES = ["pending", "in_flight", "completed", "failed", "abandoned"] as const;
+const INVOICE_STATUSES = ["pending", "paid", "expired", "failed"] as const;
+const PAYOUT_STATUSES = ["pending", "in_flight", "completed", "failed", "abandoned"] as const;
 
 /**
  * A Lightning invoice the platform is paid through, for one thing of one feature (`purpose`:

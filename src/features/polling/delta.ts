@@ -20,10 +20,10 @@ import { notificationsAfter, type NotificationRow } from "../notifications/servi
 import { publicListedPostsAfter, type PostRow } from "../posts/service";
 import { resolveSince } from "./service";
 
-export const DELTA_MAX_AGE_MS = 7 * DAY;
-export const DELTA_STREAM_CAP = 100;
-export const DELTA_STREAMS = ["posts", "comments", "notifications"] as const;
-export type DeltaStream = (typeof DELTA_STREAMS)[number];
+const DELTA_MAX_AGE_MS = 7 * DAY;
+const DELTA_STREAM_CAP = 100;
+const DELTA_STREAMS = ["posts", "comments", "notifications"] as const;
+type DeltaStream = (typeof DELTA_STREAMS)[number];
 
 interface Chunk<R> {
   rows: R[];

@@ -1,6 +1,6 @@
 // Plain-text previews of markdown bodies for polling responses (delta body_preview, waiting
 // message_preview): markup dropped, whitespace collapsed, at most PREVIEW_MAX characters.
-export const PREVIEW_MAX = 200;
+const PREVIEW_MAX = 200;
 
 export function plainPreview(markdown: string, max = PREVIEW_MAX): string {
   const text = markdown

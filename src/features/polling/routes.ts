@@ -13,7 +13,7 @@ import { sinceFor } from "./service";
 import { sinceOut } from "./views";
 import { waitingRoutes } from "./waiting-routes";
 
-export const SinceResponse = t.Object({
+const SinceResponse = t.Object({
   cursor: t.String({ format: "date-time", description: "The effective since (after clamping)" }),
   next_cursor: t.String({ format: "date-time", description: "Pass back as since for a gap-free, duplicate-free diff" }),
   counts: t.Object({ notifications: Int(), messages: Int(), posts: Int() }),

@@ -17,7 +17,7 @@ import { listedPostsAfter, type PostRow } from "../posts/service";
 import { messagesAfter, type MessageRow } from "../messages/service";
 import { sinceCursors } from "./tables";
 
-export const SINCE_MAX_AGE_MS = 30 * DAY;
+const SINCE_MAX_AGE_MS = 30 * DAY;
 
 /** Parses a `since` instant; a future instant is a 400, one older than `maxAge` is clamped forward. */
 export function resolveSince(ctx: Ctx, raw: string, maxAge = SINCE_MAX_AGE_MS, field = "since"): number {
@@ -52,7 +52,7 @@ function sinceAt(ctx: Ctx, userId: string, since: number, limit: number): SinceR
 }
 
 /** How far back the first read of the stored cursor looks. */
-export const STORED_SINCE_FIRST_MS = DAY;
+const STORED_SINCE_FIRST_MS = DAY;
 
 /**
  * The diff since the caller's stored cursor (`colony://my/since`): the first read covers the last

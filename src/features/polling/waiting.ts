@@ -20,8 +20,8 @@ import { waitingComments, type CommentRow, type WaitingKind } from "../comments/
 import { waitingDirect } from "../messages/service";
 import { resolveSince } from "./service";
 
-export const WAITING_DEFAULT_AGE_MS = 7 * DAY;
-export const WAITING_MAX_AGE_MS = 30 * DAY;
+const WAITING_DEFAULT_AGE_MS = 7 * DAY;
+const WAITING_MAX_AGE_MS = 30 * DAY;
 export const KINDS = ["dm", "comment_reply", "post_comment"] as const;
 
 /** One waiting item of any kind: a comment, or the last message of a 1:1 conversation. */

@@ -19,7 +19,7 @@ import type { PostRow } from "../posts/service";
 import { pollVotes } from "./tables";
 
 /** A poll is "closing soon" during its last 24 hours. */
-export const CLOSING_SOON_MS = DAY;
+const CLOSING_SOON_MS = DAY;
 
 export interface PollResults {
   total_votes: number;

@@ -7,7 +7,7 @@ import * as users from "../users/service";
 import type { UserRow } from "../users/service";
 import { parseMarkdown, renderParsed } from "./content";
 
-export interface RenderedBody {
+interface RenderedBody {
   html: string;
   /** Active accounts the body mentions, other than its author (at most MAX_MENTIONS candidates). */
   found: UserRow[];

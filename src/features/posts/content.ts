@@ -23,8 +23,8 @@ let markdown: Markdown | undefined;
 
 /**
  * The renderer, made on first use: loading markdown-it (and the HTML entity table it decodes as it
- * loads) was about 3 % of a server's start, which renders nothing until a body is written. Raw
- * HTML in the source is escaped, never passed through; markdown-it also refuses javascript:,
+ * loads) is work a server's start does not need, since it renders nothing until a body is written.
+ * Raw HTML in the source is escaped, never passed through; markdown-it also refuses javascript:,
  * vbscript:, file: and most data: URLs.
  */
 function markdownIt(): Markdown {
@@ -162,14 +162,6 @@ function applyPolicy(md: Md, tokens: Token[], profileBase: string): void {
 /** Text is escaped without quotes (they need no escaping outside attributes), as the policy's HTML always wrote it. */
 const escapeText = (s: string): string => s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
 
-
-export interface Rendered {
-  html: string;
-  /** Distinct lower-case usernames written as @mentions outside code, in order of appearance. */
-  mentionCandidates: string[];
-  /** Links in the body (explicit and auto-linked). */
-  linkCount: number;
-}
 
 /** A parsed body: its tokens, the @mentions written outside code and its number of links. */
 export interface ParsedMarkdown {

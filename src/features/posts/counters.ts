@@ -31,13 +31,6 @@ export function applyScoreDelta(tx: Tx, postId: string, delta: number): number |
   return score;
 }
 
-/** Sets the score outright (a recount) and recomputes the hot rank. */
-export function setScore(tx: Tx, postId: string, score: number): void {
-  const row = tx.select({ createdAt: posts.createdAt }).from(posts).where(eq(posts.id, postId)).get();
-  if (!row) return;
-  tx.update(posts).set({ score, hot: hotRank(score, row.createdAt) }).where(eq(posts.id, postId)).run();
-}
-
 /**
  * Moves comment_count by `delta` (the comments feature calls this in its write transaction);
  * `lastCommentAt` is set when a comment is added.

@@ -15,7 +15,7 @@ import { indexPendingPosts } from "./search-index";
 import { postTags, posts, type PostStatus, type PostType, type PostRow } from "./tables";
 
 export const LIST_SORTS = ["newest", "top", "hot", "discussed"] as const;
-export type ListSort = (typeof LIST_SORTS)[number];
+type ListSort = (typeof LIST_SORTS)[number];
 
 export interface ListFilters {
   colony_id?: string;
@@ -37,7 +37,7 @@ export interface ListFilters {
   cursor?: string;
 }
 
-export interface ListResult {
+interface ListResult {
   items: PostRow[];
   total: number;
   has_more: boolean;

@@ -99,7 +99,7 @@ export function replaceTags(ctx: Ctx, postId: string, tags: string[]): void {
   addTags(ctx, postId, tags);
 }
 
-export interface NewPost {
+interface NewPost {
   id: string;
   authorId: string;
   authorType: string;

@@ -19,7 +19,7 @@ export function findPost(ctx: Ctx | { db: Tx }, id: string): PostRow | null {
   return byId.get({ id: id.toLowerCase() }) ?? null;
 }
 
-export const isAuthor = (post: PostRow, caller: Caller | null) => !!caller && caller.id === post.authorId;
+const isAuthor = (post: PostRow, caller: Caller | null) => !!caller && caller.id === post.authorId;
 export const canModerate = (ctx: Ctx, colony: ColonyRow, caller: Caller | null) => !!caller && colonies.canModerate(ctx, colony, caller);
 
 /**

@@ -11,7 +11,7 @@ import * as users from "../users/service";
 import { renderBody } from "./body";
 import { posts, type PostRow } from "./tables";
 import { hotRank } from "./counters";
-import { evaluateAutomod, hiddenExplanation, hides, NO_OUTCOME, recordModeration, type AutomodOutcome } from "../colonies/automod";
+import { evaluateAutomod, hiddenExplanation, hides, NO_OUTCOME, recordModeration, type AutomodOutcome } from "../moderation/automod";
 import { emitHeld, emitPublication, holdReason } from "./publication";
 import { canSee, findPost, postNotFound } from "./read";
 

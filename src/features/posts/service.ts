@@ -10,7 +10,7 @@
 //      400 CONTENT_BLOCKED_PHRASE instead);
 //   3. the author's account is under 24 hours old and the body carries more than 3 links.
 // Colony moderators and site admins are never held (banned words with `reject` still apply).
-// The colony's automod rules and the XSS-probe quarantine (colonies/automod.ts, docs/decisions.md
+// The colony's automod rules and the XSS-probe quarantine (moderation/automod.ts, docs/decisions.md
 // §42) may hide a post too, and an automod `approve` lifts rules 1-3; every hold opens a row of
 // the colony's moderation queue in the post's transaction (docs/decisions.md §40).
 import { and, desc, eq, isNull, or } from "drizzle-orm";
@@ -21,8 +21,8 @@ import { inGroupCommit, inTransaction, type Db, type Tx } from "../../db/client"
 import { ApiError, FieldError, conflict, forbidden, invalid } from "../../core/errors";
 import { uuidv7 } from "../../core/ids";
 import { requireHuman, type Caller } from "../auth/service";
-import { evaluateAutomod, hiddenExplanation, hides, NO_OUTCOME, recordModeration, type AutomodOutcome } from "../colonies/automod";
-import { resolveQueueForTarget } from "../colonies/mod-queue";
+import { evaluateAutomod, hiddenExplanation, hides, NO_OUTCOME, recordModeration, type AutomodOutcome } from "../moderation/automod";
+import { resolveQueueForTarget } from "../moderation/queue-store";
 import * as colonies from "../colonies/service";
 import type { ColonyRow } from "../colonies/service";
 import * as notificationsService from "../notifications/service";

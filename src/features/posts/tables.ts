@@ -14,16 +14,14 @@ export const TASK_STATUSES = ["open", "bidding", "accepted", "paid", "completed"
  * `status` is one column shared by the workflows that write it (facilitation's claimed and
  * fulfilled, the marketplace's task states), as the reference service keeps it.
  */
-export const POST_ROW_STATUSES = [...POST_STATUSES, "bidding", "accepted", "paid", "completed"] as const;
+const POST_ROW_STATUSES = [...POST_STATUSES, "bidding", "accepted", "paid", "completed"] as const;
 export type PostStatus = (typeof POST_ROW_STATUSES)[number];
-export type TaskStatus = (typeof TASK_STATUSES)[number];
 
 /**
  * Lifecycle of a post row: `draft` (unpublished, e.g. a cancelled schedule), `scheduled`
  * (waiting for its publish_post job) and `published`. Held and deleted are orthogonal flags.
  */
-export const POST_STATES = ["draft", "scheduled", "published"] as const;
-export type PostState = (typeof POST_STATES)[number];
+const POST_STATES = ["draft", "scheduled", "published"] as const;
 
 export const posts = sqliteTable(
   "posts",

@@ -12,10 +12,10 @@ import { postTags, posts, type PostRow } from "./tables";
 
 const mapPost = rowMapper<PostRow>(posts);
 
-export const TRENDING_WINDOWS = { "24h": 24 * HOUR, "7d": 7 * 24 * HOUR } as const;
-export type TrendingWindow = keyof typeof TRENDING_WINDOWS;
+const TRENDING_WINDOWS = { "24h": 24 * HOUR, "7d": 7 * 24 * HOUR } as const;
+type TrendingWindow = keyof typeof TRENDING_WINDOWS;
 
-export interface TrendingTag {
+interface TrendingTag {
   tag: string;
   posts: number;
   votes: number;

@@ -9,19 +9,19 @@ import type { UserRow } from "../users/service";
 import { deletedUserOut, userOut } from "../users/views";
 import type { PostRow } from "./service";
 
-export interface PostOutContext {
+interface PostOutContext {
   authors: Map<string, UserRow>;
   colonies: Map<string, ColonyLabel>;
   viewerId: string | null;
 }
 
 /** Loads what a page of posts refers to: its authors and its colonies' names, one query each. */
-export function loadRefs(ctx: Ctx, rows: readonly PostRow[], viewerId: string | null = null): PostOutContext {
+function loadRefs(ctx: Ctx, rows: readonly PostRow[], viewerId: string | null = null): PostOutContext {
   const authors = users.findManyByIds(ctx, rows.map((r) => r.authorId));
   return { authors, colonies: colonies.colonyLabels(ctx, rows.map((r) => r.colonyId)), viewerId };
 }
 
-export function postOut(ctx: Ctx, p: PostRow, refs: PostOutContext) {
+function postOut(ctx: Ctx, p: PostRow, refs: PostOutContext) {
   const author = refs.authors.get(p.authorId);
   const colony = refs.colonies.get(p.colonyId) ?? null;
   const marketplace = p.postType === "paid_task" || p.postType === "paid_offer";

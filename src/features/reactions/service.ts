@@ -15,9 +15,9 @@ import * as postsService from "../posts/service";
 import * as users from "../users/service";
 import { REACTION_KEYS, REACTIONS, reactions, type ReactionKey } from "./tables";
 
-export const WHO_MAX = 20;
+const WHO_MAX = 20;
 
-export interface ReactionTargetInput {
+interface ReactionTargetInput {
   post_id?: string | null;
   comment_id?: string | null;
 }

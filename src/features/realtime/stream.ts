@@ -7,7 +7,7 @@ import { iso } from "../../core/clock";
 import type { Ctx } from "../../core/context";
 import type { RealtimeEvent } from "../../core/realtime";
 
-export interface StreamOptions {
+interface StreamOptions {
   /** Channel filter: full names (`user:{id}:dm`) or their last segment (`dm`); empty = all. */
   channels?: string[];
   /** Event type filter: exact types (`dm.new`) or prefixes (`dm.*`); empty = all. */
@@ -47,10 +47,10 @@ export const frame = (ev: RealtimeEvent) => `id: ${ev.id}\nevent: ${ev.type}\nda
 const heartbeatFrame = (nowMs: number) => `: heartbeat ${iso(nowMs)}\n\n`;
 
 /** How long a client should wait before reconnecting after the server announced its shutdown. */
-export const SHUTDOWN_RETRY_MS = 5000;
+const SHUTDOWN_RETRY_MS = 5000;
 
 /** The last frame of every open stream when the server shuts down. */
-export const shutdownFrame = (nowMs: number) =>
+const shutdownFrame = (nowMs: number) =>
   `retry: ${SHUTDOWN_RETRY_MS}\nevent: server.shutdown\ndata: ${JSON.stringify({ reason: "the server is shutting down", reconnect_after_ms: SHUTDOWN_RETRY_MS, at: iso(nowMs) })}\n\n`;
 
 /** A frame without an id: state sent as the stream opens or ends, not a published event. */

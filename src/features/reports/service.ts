@@ -14,7 +14,7 @@
 import { and, eq, inArray } from "drizzle-orm";
 import type { Ctx } from "../../core/context";
 import { conflict, invalid, notFound } from "../../core/errors";
-import { openQueueItem } from "../colonies/mod-queue";
+import { openQueueItem } from "../moderation/queue-store";
 import { settingsOf } from "../colonies/service";
 import { uuidv7 } from "../../core/ids";
 import type { Caller } from "../auth/service";
@@ -95,11 +95,6 @@ export function createReport(ctx: Ctx, caller: Caller, input: CreateReportInput)
     });
     return report;
   });
-}
-
-/** A report by id (no visibility check). */
-export function findReport(ctx: Ctx, id: string): ReportRow | null {
-  return ctx.db.select().from(reports).where(eq(reports.id, id)).get() ?? null;
 }
 
 /** Settles pending reports by id (the moderation queue): resolved when acted on, dismissed otherwise. Returns the ids it changed. */

@@ -4,7 +4,7 @@ export const REPORT_TARGETS = ["post", "comment", "wiki_page"] as const;
 export type ReportTarget = (typeof REPORT_TARGETS)[number];
 export const REPORT_REASONS = ["spam", "harassment", "misinformation", "off_topic", "prompt_injection", "other"] as const;
 export type ReportReason = (typeof REPORT_REASONS)[number];
-export const REPORT_STATUSES = ["pending", "resolved", "dismissed"] as const;
+const REPORT_STATUSES = ["pending", "resolved", "dismissed"] as const;
 
 /** A report of a post, comment or wiki page for the host colony's moderators. */
 export const reports = sqliteTable(

@@ -18,7 +18,7 @@ import { reviews, type ReviewRow, type ReviewSubjectType } from "./tables";
 export type { ReviewRow, ReviewSubjectType };
 
 /** A deal as the reviews feature sees it. */
-export interface ReviewSubject {
+interface ReviewSubject {
   /** The task or offer it was made on. */
   postId: string;
   postTitle: string;
@@ -29,7 +29,7 @@ export interface ReviewSubject {
 }
 
 /** Reads a deal by id, or null when there is none. */
-export type SubjectReader = (ctx: Ctx, id: string) => ReviewSubject | null;
+type SubjectReader = (ctx: Ctx, id: string) => ReviewSubject | null;
 
 const readers = new Map<ReviewSubjectType, SubjectReader>();
 
@@ -90,7 +90,7 @@ export function createReview(ctx: Ctx, caller: Caller, type: ReviewSubjectType, 
   });
 }
 
-export function getReview(ctx: Ctx, id: string): ReviewRow {
+function getReview(ctx: Ctx, id: string): ReviewRow {
   const row = ctx.db.select().from(reviews).where(eq(reviews.id, id)).get();
   if (!row) throw notFound("Review not found");
   return row;
@@ -133,7 +133,7 @@ export function listReceived(ctx: Ctx, idOrUsername: string, page: Page): { item
   return { items, total };
 }
 
-export interface ReviewSummary {
+interface ReviewSummary {
   user_id: string;
   count: number;
   /** The mean rating to two decimals; null without reviews. */

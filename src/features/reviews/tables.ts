@@ -1,6 +1,6 @@
 import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 
-export const REVIEW_SUBJECTS = ["bid", "order"] as const;
+const REVIEW_SUBJECTS = ["bid", "order"] as const;
 export type ReviewSubjectType = (typeof REVIEW_SUBJECTS)[number];
 
 /**

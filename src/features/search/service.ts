@@ -32,7 +32,7 @@ export type { SearchSort } from "../posts/search";
 export const SEARCH_CANDIDATES = 1000;
 export const SEARCH_USERS_MAX = 10;
 
-export interface SearchInput {
+interface SearchInput {
   q: string;
   post_type?: PostType;
   colony_id?: string;

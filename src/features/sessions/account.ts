@@ -17,7 +17,7 @@ import { checkPassword, hashPassword, hasPassword, storePassword, verifyPassword
 import { revokeAllSessions, startSession, type NewSession } from "./service";
 import type { Client } from "./sign-in";
 
-export const DISPLAY_NAME_MAX = 100;
+const DISPLAY_NAME_MAX = 100;
 
 export interface SignUpInput {
   username: string;

@@ -8,7 +8,7 @@ import { deletePassword } from "./passwords";
 import { purgeEndedSessions, revokeAllSessions } from "./service";
 
 /** Everything the web holds about an account that is gone. */
-export function forgetAccount(ctx: Ctx, userId: string): void {
+function forgetAccount(ctx: Ctx, userId: string): void {
   ctx.db.transaction((tx) => {
     revokeAllSessions(ctx, userId, { tx });
     dropSignInTokens(tx, userId);

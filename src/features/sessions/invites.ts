@@ -10,14 +10,14 @@ import { changes, type Tx } from "../../db/client";
 import type { Caller } from "../auth/caller";
 import { inviteCodes } from "./tables";
 
-export const INVITE_DAYS_DEFAULT = 7;
-export const INVITE_DAYS_MAX = 90;
+const INVITE_DAYS_DEFAULT = 7;
+const INVITE_DAYS_MAX = 90;
 /** How long a used or lapsed invite is kept (so an admin can still see what became of it). */
 const INVITE_RETENTION_MS = 30 * DAY;
 
 const CODE_RE = /^inv_[0-9A-Za-z]{24}$/;
 
-export const inviteInvalid = () => new ApiError(403, "INVITE_INVALID", "This invite code is not valid: it may have expired or been used already");
+const inviteInvalid = () => new ApiError(403, "INVITE_INVALID", "This invite code is not valid: it may have expired or been used already");
 
 /** A new invite code, shown once. `by` is the admin making it; null for the command line. */
 export function createInvite(ctx: Ctx, by: Caller | null, days = INVITE_DAYS_DEFAULT): { id: string; code: string; expires_at: string; signup_url: string } {
@@ -51,7 +51,7 @@ export function purgeOldInvites(ctx: Ctx): number {
   return changes(ctx.db.delete(inviteCodes).where(lte(inviteCodes.expiresAt, ctx.clock.now() - INVITE_RETENTION_MS)).run());
 }
 
-export type InviteState = "unused" | "used" | "expired";
+type InviteState = "unused" | "used" | "expired";
 export interface InviteListed {
   id: string;
   createdBy: string | null;

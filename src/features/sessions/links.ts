@@ -16,7 +16,7 @@ import * as usersService from "../users/service";
 import type { UserRow } from "../users/service";
 import { signInTokens, type SignInPurpose } from "./tables";
 
-export const LINK_TTL_MS: Record<SignInPurpose, number> = { reset: HOUR, magic: 15 * MINUTE, operator: 24 * HOUR, pending_2fa: 5 * MINUTE };
+const LINK_TTL_MS: Record<SignInPurpose, number> = { reset: HOUR, magic: 15 * MINUTE, operator: 24 * HOUR, pending_2fa: 5 * MINUTE };
 
 const TOKEN_RE = /^[0-9A-Za-z]{43}$/;
 
@@ -32,9 +32,9 @@ export function issueSignInToken(ctx: Ctx, tx: Tx, userId: string, purpose: Sign
 }
 
 /** A human account in good standing, the only kind that signs in on the web. */
-export const isWebAccount = (u: UserRow | null | undefined): u is UserRow => usersService.isActive(u) && u.userType === "human";
+const isWebAccount = (u: UserRow | null | undefined): u is UserRow => usersService.isActive(u) && u.userType === "human";
 
-export interface LiveToken {
+interface LiveToken {
   tokenHash: string;
   purpose: SignInPurpose;
   user: UserRow;

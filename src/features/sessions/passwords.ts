@@ -22,8 +22,8 @@ export function setPasswordHashing(params: Argon2Params): void {
   decoy = null;
 }
 
-export const PASSWORD_MIN = 10;
-export const PASSWORD_MAX = 256;
+const PASSWORD_MIN = 10;
+const PASSWORD_MAX = 256;
 
 /**
  * Passwords long enough to pass the length rule that lists of leaked passwords put first; a

@@ -18,7 +18,7 @@ import { webSessions } from "./tables";
 
 export type SessionRow = typeof webSessions.$inferSelect;
 
-export const SESSION_IDLE_MS = 30 * DAY;
+const SESSION_IDLE_MS = 30 * DAY;
 export const SESSION_ABSOLUTE_MS = 90 * DAY;
 /** last_seen_at (and the address and browser shown in the sessions list) moves at most this often. */
 const TOUCH_EVERY_MS = MINUTE;
@@ -37,7 +37,7 @@ export interface NewSession {
 }
 
 /** When the session ends if nothing else ends it first. */
-export const sessionEnds = (s: Pick<SessionRow, "lastSeenAt" | "expiresAt">): number => Math.min(s.lastSeenAt + SESSION_IDLE_MS, s.expiresAt);
+const sessionEnds = (s: Pick<SessionRow, "lastSeenAt" | "expiresAt">): number => Math.min(s.lastSeenAt + SESSION_IDLE_MS, s.expiresAt);
 
 const clip = (ua: string | null) => (ua ? ua.slice(0, USER_AGENT_MAX) : null);
 
@@ -53,7 +53,7 @@ export function startSession(ctx: Ctx, userId: string, meta: ClientMeta, tx: Tx 
   return { token, session };
 }
 
-export interface ResolvedSession {
+interface ResolvedSession {
   session: SessionRow;
   user: UserRow;
 }

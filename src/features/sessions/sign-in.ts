@@ -25,7 +25,7 @@ export type SignIn =
 /** The request's address is known on every web request (http/client-ip.ts). */
 export type Client = ClientMeta & { ip: string };
 
-export const signInFailed = () => new ApiError(401, "SIGN_IN_FAILED", "Incorrect username or password");
+const signInFailed = () => new ApiError(401, "SIGN_IN_FAILED", "Incorrect username or password");
 const ticketExpired = () => new ApiError(401, "SIGN_IN_EXPIRED", "This sign-in took too long: enter your password again");
 
 /** After a first factor: the session, or the second-factor step when the account has two-factor on. */

@@ -31,7 +31,7 @@ export const webSessions = sqliteTable(
   (t) => [index("web_sessions_user_idx").on(t.userId, t.lastSeenAt), index("web_sessions_expires_idx").on(t.expiresAt)],
 );
 
-export const SIGN_IN_PURPOSES = ["reset", "magic", "operator", "pending_2fa"] as const;
+const SIGN_IN_PURPOSES = ["reset", "magic", "operator", "pending_2fa"] as const;
 export type SignInPurpose = (typeof SIGN_IN_PURPOSES)[number];
 
 /**

@@ -10,20 +10,20 @@ import { prepared } from "../../db/statements";
 import { liveColonyCount } from "../colonies/service";
 import { STAT_METRICS, type StatMetric } from "./tables";
 
-export const INTERVALS = { hour: HOUR, day: DAY, week: 7 * DAY } as const;
-export type Interval = keyof typeof INTERVALS;
+const INTERVALS = { hour: HOUR, day: DAY, week: 7 * DAY } as const;
+type Interval = keyof typeof INTERVALS;
 
 /** The metrics a caller may ask for, in the order the answer lists them. */
 export const SERIES_METRICS = ["new_users", "total_users", "posts", "comments", "votes", "reactions"] as const;
-export type SeriesMetric = (typeof SERIES_METRICS)[number];
+type SeriesMetric = (typeof SERIES_METRICS)[number];
 
-export const MAX_BUCKETS = 1200;
+const MAX_BUCKETS = 1200;
 /** Default window: this many complete intervals before the current one (docs/decisions.md §20). */
-export const DEFAULT_INTERVALS_BACK = 30;
-export const SCHEMA_VERSION = 1;
+const DEFAULT_INTERVALS_BACK = 30;
+const SCHEMA_VERSION = 1;
 
 /** What each metric counts: shipped in every answer as `definitions`. */
-export const DEFINITIONS: Record<SeriesMetric, string> = {
+const DEFINITIONS: Record<SeriesMetric, string> = {
   new_users:
     "Accounts that exist and completed registration, by the instant they registered; agents and humans split (pending registrations and deleted accounts are not counted).",
   total_users: "Accounts counted by new_users registered before the end of the bucket (cumulative); for the current bucket, up to now.",
@@ -145,7 +145,7 @@ export function platformStats(ctx: Ctx): PlatformStats {
 // ---------------------------------------------------------------------------------------------
 // GET /stats/timeseries
 
-export interface SeriesQuery {
+interface SeriesQuery {
   since?: string;
   until?: string;
   interval?: string;
@@ -158,7 +158,7 @@ interface Split {
   humans: number;
 }
 
-export interface SeriesPoint {
+interface SeriesPoint {
   start: string;
   partial: boolean;
   new_users?: Split;
@@ -169,7 +169,7 @@ export interface SeriesPoint {
   reactions?: number;
 }
 
-export interface Series {
+interface Series {
   schema_version: number;
   generated_at: string;
   interval: Interval;
@@ -206,7 +206,7 @@ function parseMetrics(raw: string | undefined): SeriesMetric[] {
  * UTC, from the one holding `since` to the last one starting before `until`; without an until,
  * or with one past now, to the current bucket (the one holding now).
  */
-export function seriesWindow(now: number, q: SeriesQuery): { interval: Interval; from: number; to: number; buckets: number; metrics: SeriesMetric[] } {
+function seriesWindow(now: number, q: SeriesQuery): { interval: Interval; from: number; to: number; buckets: number; metrics: SeriesMetric[] } {
   const interval = (q.interval ?? "day") as Interval;
   if (!Object.hasOwn(INTERVALS, interval)) throw new FieldError(["query", "interval"], "Input should be 'hour', 'day' or 'week'", q.interval, "enum");
   const size = INTERVALS[interval];

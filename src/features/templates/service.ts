@@ -15,7 +15,7 @@ export type TemplateRow = typeof postTemplates.$inferSelect;
 export const MAX_TEMPLATES = 50;
 
 type PostType = (typeof POST_TYPES)[number];
-export interface TemplateFields {
+interface TemplateFields {
   name?: string | null;
   title_template?: string | null;
   body_template?: string | null;

@@ -11,7 +11,7 @@ import { users } from "./tables";
 export const DIRECTORY_SORTS = ["karma", "newest", "active"] as const;
 export const DIRECTORY_USER_TYPES = ["all", "agent", "human"] as const;
 
-export interface DirectoryFilters {
+interface DirectoryFilters {
   q?: string;
   userType?: (typeof DIRECTORY_USER_TYPES)[number];
   sort?: (typeof DIRECTORY_SORTS)[number];
@@ -22,7 +22,7 @@ export interface DirectoryFilters {
 }
 
 /** `Nd` (N whole days, 1..3650) to milliseconds; anything else (a bare number, other units) is a 422. */
-export function parseActiveWithin(raw: string): number {
+function parseActiveWithin(raw: string): number {
   const m = /^(\d{1,4})d$/.exec(raw.trim());
   const n = m ? Number(m[1]) : 0;
   if (!m || n < 1 || n > 3650)

@@ -30,7 +30,7 @@ export const RESERVED_HANDLES = new Set([
 
 export const normaliseUsername = (raw: string) => raw.trim().toLowerCase();
 
-export function usernameProblem(raw: string): string | null {
+function usernameProblem(raw: string): string | null {
   const name = normaliseUsername(raw);
   if (name.length < 3) return "Username must be at least 3 characters";
   if (name.length > 32) return "Username must be at most 32 characters";
@@ -44,7 +44,7 @@ export function usernameProblem(raw: string): string | null {
  * and organisation names (docs/decisions.md §1, §57): a name any of them holds is taken; a pending
  * registration holds its name until its claim window closes.
  */
-export function handleUnavailableReason(ctx: Ctx, handle: string): string | null {
+function handleUnavailableReason(ctx: Ctx, handle: string): string | null {
   if (RESERVED_HANDLES.has(handle)) return "Username is reserved";
   const holder = handles.holderOf(ctx, handle);
   if (holder?.kind === "retired") return "Username is retired and cannot be reused";
@@ -60,7 +60,7 @@ export function checkUsername(ctx: Ctx, raw: string) {
   return { username, valid: true, available: reason === null, reason };
 }
 
-export interface NewAccount {
+interface NewAccount {
   username: string;
   displayName: string;
   bio?: string | null;
@@ -305,7 +305,7 @@ export function touchLastActive(ctx: Ctx, user: UserRow): void {
   user.lastActiveAt = now;
 }
 
-export interface ProfileUpdate {
+interface ProfileUpdate {
   display_name?: string | null;
   bio?: string | null;
   lightning_address?: string | null;
@@ -367,7 +367,7 @@ export function updateProfile(ctx: Ctx, user: UserRow, input: ProfileUpdate): Us
   return ctx.db.update(users).set(set).where(eq(users.id, user.id)).returning().get();
 }
 
-export interface AvatarUpdate {
+interface AvatarUpdate {
   /** Procedural settings; null resets every choice to the hash-derived default. */
   settings?: AvatarSettings | null;
   /** Folder of the uploaded renditions relative to the data folder; null removes the upload. */

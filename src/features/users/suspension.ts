@@ -13,9 +13,9 @@ import { ApiError, FieldError } from "../../core/errors";
 import { findById, isActive, type UserRow } from "./service";
 import { users } from "./tables";
 
-export const SUSPENSION_REASON_MAX = 500;
+const SUSPENSION_REASON_MAX = 500;
 /** The longest timed suspension, in days; longer is "until lifted". */
-export const SUSPENSION_DAYS_MAX = 3650;
+const SUSPENSION_DAYS_MAX = 3650;
 
 type SuspensionState = Pick<UserRow, "suspendedAt" | "suspendedUntil">;
 
@@ -23,7 +23,7 @@ type SuspensionState = Pick<UserRow, "suspendedAt" | "suspendedUntil">;
 export const isSuspended = (u: SuspensionState, now: number): boolean => u.suspendedAt !== null && (u.suspendedUntil === null || now < u.suspendedUntil);
 
 /** What a suspended account is told, in words: until when, and why. */
-export function suspensionMessage(u: SuspensionState & Pick<UserRow, "suspensionReason">): string {
+function suspensionMessage(u: SuspensionState & Pick<UserRow, "suspensionReason">): string {
   const until = u.suspendedUntil === null ? "until a site administrator lifts it" : `until ${iso(u.suspendedUntil)}`;
   return `This account is suspended ${until}${u.suspensionReason ? `. Reason: ${u.suspensionReason}` : ""}`;
 }
@@ -33,12 +33,12 @@ export const accountSuspended = (u: SuspensionState & Pick<UserRow, "suspensionR
   new ApiError(403, "ACCOUNT_SUSPENDED", suspensionMessage(u), { suspended_until: iso(u.suspendedUntil) });
 
 /** Who suspends: a site admin's account, or null for the instance's command line (the operator). */
-export interface Suspender {
+interface Suspender {
   id: string;
   isAdmin: boolean;
 }
 
-export interface SuspendInput {
+interface SuspendInput {
   reason?: string | null;
   /** Days until the suspension ends by itself (1 to SUSPENSION_DAYS_MAX); null or absent: until lifted. */
   days?: number | null;

@@ -6,7 +6,7 @@ import { findManyByIds, type UserRow } from "./service";
 
 export const avatarUrl = (ctx: Ctx, username: string) => `${ctx.config.publicUrl}/u/${encodeURIComponent(username)}/avatar`;
 
-export function trustLevelOut(karma: number) {
+function trustLevelOut(karma: number) {
   const t = trustLevelFor(karma);
   return { name: t.name, min_karma: Math.max(0, t.min_karma), icon: t.icon, rate_multiplier: t.rate_multiplier };
 }
@@ -16,7 +16,7 @@ export function trustLevelOut(karma: number) {
  * (within 30 days) or `earlier`; null when the account never made an authenticated request.
  * Deliberately not a timestamp, so the exact last-seen time is not disclosed.
  */
-export function lastActiveBucket(ctx: Ctx, at: number | null): "recently" | "this_month" | "earlier" | null {
+function lastActiveBucket(ctx: Ctx, at: number | null): "recently" | "this_month" | "earlier" | null {
   if (at == null) return null;
   const age = ctx.clock.now() - at;
   if (age <= 7 * DAY) return "recently";

@@ -83,6 +83,8 @@ interface Indexer {
   scheduled: boolean;
   pumping: boolean;
   stopped: boolean;
+  /** While background batches are scheduled or running: settles once they have stopped. */
+  background: { done: Promise<void>; settle: () => void } | null;
 }
 
 const indexers = new WeakMap<Ctx, Indexer>();
@@ -93,7 +95,7 @@ export function indexPath(ctx: Ctx): string {
 }
 
 function makeIndexer(ctx: Ctx, open: Promise<IndexChannel>): Indexer {
-  const ix: Indexer = { ready: null as unknown as Promise<IndexChannel>, channel: null, sent: new Set(), inFlight: new Set(), after: 0, scheduled: false, pumping: false, stopped: false };
+  const ix: Indexer = { ready: null as unknown as Promise<IndexChannel>, channel: null, sent: new Set(), inFlight: new Set(), after: 0, scheduled: false, pumping: false, stopped: false, background: null };
   ix.ready = open.then((channel) => {
     ix.channel = channel;
     if (channel.created) {
@@ -252,6 +254,10 @@ export function scheduleIndexing(ctx: Ctx): void {
   const ix = indexerOf(ctx);
   if (ix.scheduled || ix.pumping || ix.stopped) return;
   ix.scheduled = true;
+  if (!ix.background) {
+    let settle!: () => void;
+    ix.background = { done: new Promise<void>((resolve) => (settle = resolve)), settle };
+  }
   setTimeout(() => {
     ix.scheduled = false;
     pump(ctx, ix);
@@ -281,7 +287,16 @@ async function pump(ctx: Ctx, ix: Indexer): Promise<void> {
     ctx.log.warn("vault: background indexing failed; the queue is sent again at the next write, search or start", { error: String(err) });
   } finally {
     ix.pumping = false;
+    if (!ix.scheduled && ix.background) {
+      ix.background.settle();
+      ix.background = null;
+    }
   }
+}
+
+/** Resolves once the background batches scheduled so far have run and stopped (at once when none are). */
+export function backgroundIndexing(ctx: Ctx): Promise<void> {
+  return indexers.get(ctx)?.background?.done ?? Promise.resolve();
 }
 
 /**

@@ -19,7 +19,7 @@ import { readContent } from "./store";
 /** The index's file name in the data folder. */
 export const INDEX_FILE = "vault-index.sqlite";
 /** The schema of the index file (PRAGMA user_version); a file of another version is made anew. */
-export const INDEX_SCHEMA_VERSION = 1;
+const INDEX_SCHEMA_VERSION = 1;
 
 /** The owner's token in the index's `scope` column (no search text reaches that column). */
 export const scopeToken = (userId: string): string => `zu${userId.replace(/-/g, "").toLowerCase()}`;

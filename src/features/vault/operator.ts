@@ -18,7 +18,7 @@ import { scheduleIndexing } from "./fts";
 import { agent, dropIfUnused, filesOf, findFile, normaliseFilename, type VaultFileRow } from "./service";
 import { vaultActivity, vaultFiles } from "./tables";
 
-export type VaultActivityRow = typeof vaultActivity.$inferSelect;
+type VaultActivityRow = typeof vaultActivity.$inferSelect;
 
 /** GET /claims/{id}/vault/files: the operated agent's files, metadata only; recorded as `list`. */
 export function operatorList(ctx: Ctx, caller: Caller, claimId: string, ip: string | null, prefix?: string | null): VaultFileRow[] {

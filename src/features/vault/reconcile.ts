@@ -19,7 +19,7 @@ import type { IndexEntry } from "./index-db";
 import { contentPath, VAULT_FOLDER } from "./store";
 import { vaultFiles } from "./tables";
 
-export interface VaultRepair {
+interface VaultRepair {
   rowsWithoutFile: number;
   filesWithoutRow: number;
   workFiles: number;

@@ -28,7 +28,7 @@ export function append(ctx: Ctx, caller: Caller, rawName: string, content: strin
   );
 }
 
-export interface Relocation {
+interface Relocation {
   destination: string;
   overwrite?: boolean;
 }

@@ -16,8 +16,8 @@ import { search } from "./search";
 import * as vault from "./service";
 import { activityItem, encodedFileContent, fileInfo, searchResult } from "./views";
 
-export const VaultStatusOut = t.Object({ quota_bytes: Int(), used_bytes: Int(), available_bytes: Int(), file_count: Int() });
-export const VaultFileInfoOut = t.Object({ filename: t.String(), content_size: Int(), created_at: t.String({ format: "date-time" }), updated_at: t.String({ format: "date-time" }) });
+const VaultStatusOut = t.Object({ quota_bytes: Int(), used_bytes: Int(), available_bytes: Int(), file_count: Int() });
+const VaultFileInfoOut = t.Object({ filename: t.String(), content_size: Int(), created_at: t.String({ format: "date-time" }), updated_at: t.String({ format: "date-time" }) });
 export const VaultFileContentOut = t.Object({
   filename: t.String(),
   content_size: Int(),
@@ -26,7 +26,7 @@ export const VaultFileContentOut = t.Object({
   content: t.String(),
   etag: t.String(),
 });
-export const VaultFoldersOut = t.Object({ items: t.Array(t.Object({ folder: t.String(), file_count: Int() })), total: Int() });
+const VaultFoldersOut = t.Object({ items: t.Array(t.Object({ folder: t.String(), file_count: Int() })), total: Int() });
 export const VaultFileList = t.Object({ items: t.Array(VaultFileInfoOut), total: Int(), has_more: t.Boolean() });
 export const VaultSearchOut = t.Object({
   items: t.Array(

@@ -19,7 +19,7 @@ import { readContent } from "./store";
 import { vaultFiles } from "./tables";
 
 /** A query shorter than this (after trimming) answers an empty list (spec Part 3 §4.7). */
-export const MIN_QUERY_CHARS = 2;
+const MIN_QUERY_CHARS = 2;
 
 function statements(db: Db) {
   return prepared(db, "vault:search", () => ({

@@ -30,8 +30,8 @@ export const QUOTA_BYTES = 10 * 1024 * 1024;
 export const MAX_FILE_BYTES = 1024 * 1024;
 /** The file-count cap the spec names without a figure (docs/decisions.md §70). */
 export const MAX_FILES = 1000;
-export const MIN_KARMA_TO_WRITE = 0;
-export const MAX_FILENAME_CHARS = 255;
+const MIN_KARMA_TO_WRITE = 0;
+const MAX_FILENAME_CHARS = 255;
 export const ALLOWED_EXTENSIONS = [".cfg", ".conf", ".csv", ".env", ".html", ".ini", ".json", ".log", ".md", ".py", ".toml", ".txt", ".xml", ".yaml", ".yml"] as const;
 
 const utf8 = new TextEncoder();
@@ -136,7 +136,7 @@ export function dropIfUnused(ctx: Ctx, userId: string, sha: string): Promise<voi
   return removal;
 }
 
-export interface VaultStatus {
+interface VaultStatus {
   quota_bytes: number;
   used_bytes: number;
   available_bytes: number;
@@ -172,7 +172,7 @@ export function filesOf(ctx: Ctx, userId: string, prefix?: string | null): Vault
 }
 
 /** The sentinel folder of files whose name has no slash. */
-export const ROOT_FOLDER = "(root)";
+const ROOT_FOLDER = "(root)";
 
 /** The agent's top-level folders with their file counts, by folder name; files without a slash under `(root)`. */
 export function folders(ctx: Ctx, caller: Caller): { folder: string; file_count: number }[] {
@@ -199,7 +199,7 @@ export function readRow(ctx: Ctx, caller: Caller, rawName: string): VaultFileRow
 export const content = (ctx: Ctx, row: VaultFileRow): string => readContent(ctx.config.dataDir, row.userId, row.sha256).toString("utf8");
 
 
-export interface Preconditions {
+interface Preconditions {
   ifMatch?: string | null;
   ifNoneMatch?: string | null;
 }

@@ -6,9 +6,9 @@
 // token, `word*` the tokens it starts, and a "phrase" its words in a row.
 import { queryParts } from "../posts/search";
 
-export const HL_OPEN = "[[hl]]";
-export const HL_CLOSE = "[[/hl]]";
-export const ELLIPSIS = "...";
+const HL_OPEN = "[[hl]]";
+const HL_CLOSE = "[[/hl]]";
+const ELLIPSIS = "...";
 /** About how many characters of content a snippet shows. */
 export const SNIPPET_CHARS = 200;
 /** How much of that comes before the first match. */
@@ -20,7 +20,7 @@ const TOKEN = /[\p{L}\p{N}\p{M}\p{Co}]+/gu;
 export const fold = (token: string): string => token.normalize("NFD").replace(/\p{M}/gu, "").toLowerCase();
 
 /** One term of a query: its folded words, in order; `prefix` when its last word is a prefix. */
-export interface Term {
+interface Term {
   words: string[];
   prefix: boolean;
 }

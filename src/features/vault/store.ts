@@ -23,7 +23,18 @@ interface FolderSync {
   next: Promise<void> | null;
 }
 const folderSyncs = new Map<string, FolderSync>();
-const closeHandle = (handle: Promise<FileHandle>) => void handle.then((h) => h.close()).catch(() => {});
+/** Closes of folder handles under way (they run off the thread). */
+const closing = new Set<Promise<void>>();
+const closeHandle = (handle: Promise<FileHandle>) => {
+  const closed = handle.then((h) => h.close()).catch(() => {});
+  closing.add(closed);
+  void closed.then(() => closing.delete(closed));
+};
+
+/** Resolves once every folder handle whose close has begun is closed. */
+export async function folderClosesSettled(): Promise<void> {
+  await Promise.all([...closing]);
+}
 
 /**
  * Makes the renames done in `dir` before this call durable. Writes landing together share an

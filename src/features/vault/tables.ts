@@ -26,7 +26,7 @@ export const vaultFiles = sqliteTable(
 );
 
 /** What an operator did to an agent's vault (docs/decisions.md §121). */
-export const VAULT_ACTIONS = ["delete", "list"] as const;
+const VAULT_ACTIONS = ["delete", "list"] as const;
 
 /**
  * The vault's audit log (GET /vault/activity): one row per action of an agent's operator on the

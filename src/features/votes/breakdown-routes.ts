@@ -6,7 +6,7 @@ import type { Ctx } from "../../core/context";
 import { Int } from "../../http/schemas";
 import { karmaBreakdown } from "./breakdown";
 
-export const KarmaBreakdownOut = t.Object({
+const KarmaBreakdownOut = t.Object({
   username: t.String(),
   karma: Int(),
   window_note: t.String(),

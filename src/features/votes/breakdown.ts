@@ -6,14 +6,14 @@ import type { Ctx } from "../../core/context";
 import { getActiveUser } from "../users/service";
 import { karmaLedger } from "./tables";
 
-export const BREAKDOWN_WINDOW_DAYS = 90;
-export const BREAKDOWN_CACHE_MS = 60_000;
+const BREAKDOWN_WINDOW_DAYS = 90;
+const BREAKDOWN_CACHE_MS = 60_000;
 
-export const WINDOW_NOTE =
+const WINDOW_NOTE =
   `Totals cover only audited karma changes logged in the last ${BREAKDOWN_WINDOW_DAYS} days, ` +
   "so they can be less than (or differ from) the user's current karma.";
 
-export interface KarmaBreakdown {
+interface KarmaBreakdown {
   username: string;
   karma: number;
   window_note: string;

@@ -39,19 +39,18 @@ import * as users from "../users/service";
 import { prepared } from "../../db/statements";
 import { karmaLedger, votes, type VoteTarget } from "./tables";
 
-export type VoteRow = typeof votes.$inferSelect;
-export type KarmaReason = "account_age" | "budget_exhausted" | "no_op" | "author_new_voter_limit";
+type KarmaReason = "account_age" | "budget_exhausted" | "no_op" | "author_new_voter_limit";
 
-export const ADMIN_VOTE_WEIGHT = 3;
+const ADMIN_VOTE_WEIGHT = 3;
 /** Above this karma a downvote also costs the voter DOWNVOTE_COST points. */
-export const DOWNVOTE_COST_ABOVE = 50;
-export const DOWNVOTE_COST = 1;
+const DOWNVOTE_COST_ABOVE = 50;
+const DOWNVOTE_COST = 1;
 /** A voter is new during this long after registration (and until they first post or comment). */
-export const NEW_VOTER_MS = 7 * DAY;
-export const NEW_VOTER_DAILY_CAP = 5;
-export const NEW_VOTER_WEEKLY_CAP = 20;
+const NEW_VOTER_MS = 7 * DAY;
+const NEW_VOTER_DAILY_CAP = 5;
+const NEW_VOTER_WEEKLY_CAP = 20;
 
-export interface VoteResult {
+interface VoteResult {
   new_score: number;
   karma_conferred: boolean;
   karma_reason: KarmaReason | null;
@@ -60,7 +59,7 @@ export interface VoteResult {
 // ---------------------------------------------------------------------------------------------
 // The ledger
 
-export interface LedgerEntry {
+interface LedgerEntry {
   userId: string;
   delta: number;
   reason: string;
@@ -70,7 +69,7 @@ export interface LedgerEntry {
 }
 
 /** Writes one ledger row and moves users.karma by the same delta, inside the caller's transaction. */
-export function recordKarma(ctx: Ctx, tx: Tx, e: LedgerEntry): void {
+function recordKarma(ctx: Ctx, tx: Tx, e: LedgerEntry): void {
   if (!e.delta) return;
   tx.insert(karmaLedger)
     .values({
@@ -125,7 +124,7 @@ export function karmaDeductBudget(karma: number, isAdmin: boolean): number {
 }
 
 /** Karma conferred / removed by the caller in the last 24 hours; provided by the votes feature. */
-export interface KarmaUsage {
+interface KarmaUsage {
   granted: number;
   deducted: number;
   /** Instant the oldest counted grant/deduction leaves the window (for retry_after). */
@@ -166,7 +165,7 @@ function hasAuthored(tx: Tx, userId: string): boolean {
   return postsService.hasPosted(tx, userId) || commentsService.hasCommented(tx, userId);
 }
 
-export function isNewVoter(ctx: Ctx, tx: Tx, voter: { id: string; createdAt: number }): boolean {
+function isNewVoter(ctx: Ctx, tx: Tx, voter: { id: string; createdAt: number }): boolean {
   return ctx.clock.now() - voter.createdAt < NEW_VOTER_MS || !hasAuthored(tx, voter.id);
 }
 

@@ -1,7 +1,7 @@
 // Votes on posts and comments, and the karma ledger whose running sum is users.karma.
 import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 
-export const VOTE_TARGETS = ["post", "comment"] as const;
+const VOTE_TARGETS = ["post", "comment"] as const;
 export type VoteTarget = (typeof VOTE_TARGETS)[number];
 
 /** One row per (voter, target): the voter's current vote. */

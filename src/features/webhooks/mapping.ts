@@ -30,9 +30,9 @@ import catalog from "./catalog.json";
 export const EVENT_NAMES: readonly string[] = catalog.events.map((e) => e.name);
 const NAMES = new Set(EVENT_NAMES);
 
-export type Audience = { kind: "broadcast" } | { kind: "users"; userIds: string[] };
+type Audience = { kind: "broadcast" } | { kind: "users"; userIds: string[] };
 
-export interface PlannedEvent {
+interface PlannedEvent {
   /** The webhook event name (X-Service-Event, `event` in the body). */
   name: string;
   /** The body without `event`. */

@@ -44,13 +44,13 @@ type Tx = Parameters<Parameters<Ctx["db"]["transaction"]>[0]>[0];
 // ---------------------------------------------------------------------------------------------
 // Management
 
-export interface WebhookInput {
+interface WebhookInput {
   url: string;
   secret: string;
   events: string[];
 }
 
-export interface WebhookPatch {
+interface WebhookPatch {
   url?: string | null;
   secret?: string | null;
   events?: string[] | null;

@@ -9,9 +9,9 @@ export const sealSecret = (key: Uint8Array, webhookId: string, secret: string) =
 /** Throws when the value was altered, belongs to another webhook or was sealed under another key. */
 export const unsealSecret = (key: Uint8Array, webhookId: string, stored: string) => unseal(key, stored, `webhook-secret:${webhookId}`);
 
-export const hmacHex = (secret: string, data: string) => createHmac("sha256", secret).update(data, "utf8").digest("hex");
+const hmacHex = (secret: string, data: string) => createHmac("sha256", secret).update(data, "utf8").digest("hex");
 
-export interface Signature {
+interface Signature {
   /** Unix seconds. */
   timestamp: number;
   /** `sha256=<hex>` over the raw body. */

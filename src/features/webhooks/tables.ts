@@ -3,7 +3,7 @@
 import { sql } from "drizzle-orm";
 import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 
-export const DELIVERY_STATUSES = ["pending", "succeeded", "failed"] as const;
+const DELIVERY_STATUSES = ["pending", "succeeded", "failed"] as const;
 
 /** A user's webhook. The signing secret is stored encrypted (AES-256-GCM), never returned. */
 export const webhooks = sqliteTable(

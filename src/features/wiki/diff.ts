@@ -12,7 +12,7 @@ let jsdiff: typeof Jsdiff | null = null;
 const lib = () => (jsdiff ??= require("diff") as typeof Jsdiff);
 
 /** How long one diff may compute before it falls back to the whole replacement (ms). */
-export const DIFF_BUDGET_MS = 100;
+const DIFF_BUDGET_MS = 100;
 /** Lines of context around each change, as `diff -u` prints. */
 const CONTEXT = 3;
 const KEPT = 256;

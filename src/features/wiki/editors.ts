@@ -14,7 +14,7 @@ import * as users from "../users/service";
 import type { UserRow } from "../users/service";
 import { wikiEditors } from "./tables";
 
-export type EditorRow = typeof wikiEditors.$inferSelect;
+type EditorRow = typeof wikiEditors.$inferSelect;
 
 export interface EditorListing {
   editor: EditorRow;

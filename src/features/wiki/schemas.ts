@@ -8,7 +8,7 @@ import { CATEGORY_MAX, CONTENT_MAX, SLUG_MAX, SUMMARY_MAX, TITLE_MAX } from "./s
 const date = () => t.String({ format: "date-time" });
 const Colony = t.Optional(Nullable(t.String({ maxLength: 100, description: "A colony's name: its wiki. Omitted: the site wiki." })));
 
-export const WikiAuthor = t.Object({ username: t.String(), display_name: t.String() });
+const WikiAuthor = t.Object({ username: t.String(), display_name: t.String() });
 
 const colonyFields = {
   colony_name: Nullable(t.String()),
@@ -30,7 +30,7 @@ export const WikiPageOut = t.Object({
   updated_at: date(),
 });
 
-export const WikiPageListItem = t.Object({
+const WikiPageListItem = t.Object({
   id: t.String({ format: "uuid" }),
   slug: t.String(),
   title: t.String(),
@@ -44,7 +44,7 @@ export const WikiPageListItem = t.Object({
 
 export const WikiPageList = t.Object({ items: t.Array(WikiPageListItem), total: Int(), has_more: t.Boolean(), page: t.Optional(Int()) });
 
-export const WikiDeletedPage = t.Object({
+const WikiDeletedPage = t.Object({
   id: t.String({ format: "uuid" }),
   slug: t.String(),
   title: t.String(),

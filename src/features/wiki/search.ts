@@ -13,13 +13,13 @@ import { matcher, searchSnippet, snippetTerms } from "../posts/snippet";
 import { wikiOff } from "./access";
 import { wikiPages } from "./tables";
 
-export const SEARCH_WIKI_MAX = 10;
+const SEARCH_WIKI_MAX = 10;
 /**
  * Matches ranked before readability is checked. Pages the caller may not read (a private colony,
  * a wiki switched off) are dropped from these, so a query whose best matches are mostly in such
  * wikis may list fewer than ten.
  */
-export const SEARCH_WIKI_CANDIDATES = 100;
+const SEARCH_WIKI_CANDIDATES = 100;
 
 export interface WikiHit {
   id: string;

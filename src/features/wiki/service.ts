@@ -9,7 +9,6 @@ import { ApiError, conflict, FieldError, forbidden, invalid, notFound } from "..
 import { uuidv7 } from "../../core/ids";
 import type { Page } from "../../core/paging";
 import { isUniqueViolation } from "../../db/client";
-import { rowsByRowids } from "../../db/statements";
 import type { Caller } from "../auth/caller";
 import type { Actor } from "../colonies/service";
 import * as colonies from "../colonies/service";
@@ -23,7 +22,7 @@ export type PageRow = typeof wikiPages.$inferSelect;
 export type RevisionRow = typeof wikiRevisions.$inferSelect;
 
 /** Lowercase letters and digits in groups joined by single hyphens (`getting-started`). */
-export const SLUG_RE = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
+const SLUG_RE = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
 export const SLUG_MAX = 200;
 export const TITLE_MAX = 300;
 export const CONTENT_MAX = 200_000;
@@ -56,9 +55,6 @@ export function readPage(ctx: Ctx, caller: Actor | null, colonyRef: string | nul
   const wiki = resolveWiki(ctx, caller, colonyRef);
   return { wiki, page: livePage(ctx, wiki, slug) };
 }
-
-/** Pages by rowid (the full-text index's keys), for search. */
-export const pagesByRowids = (ctx: Ctx, rowids: readonly number[]): Map<number, PageRow> => rowsByRowids<PageRow>(ctx.db, wikiPages, "wiki_pages", rowids);
 
 // ---------------------------------------------------------------------------------------------
 // Input
@@ -121,7 +117,7 @@ function checkDailyVolume(ctx: Ctx, caller: Caller, chars: number): void {
 // ---------------------------------------------------------------------------------------------
 // List
 
-export interface ListInput {
+interface ListInput {
   colony?: string;
   category?: string;
   q?: string;
@@ -156,7 +152,7 @@ export function listPages(ctx: Ctx, caller: Actor | null, input: ListInput, page
 // ---------------------------------------------------------------------------------------------
 // Create and edit
 
-export interface CreateInput {
+interface CreateInput {
   title: string;
   slug: string;
   content?: string;
@@ -237,7 +233,7 @@ export function createPage(ctx: Ctx, caller: Caller, input: CreateInput): { wiki
   return { wiki, page };
 }
 
-export interface UpdateInput {
+interface UpdateInput {
   title?: string | null;
   content?: string | null;
   category?: string | null;
