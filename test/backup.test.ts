@@ -1,7 +1,7 @@
 // Backups, restores, scheduled backups and guarded upgrades (ops/backup.ts, ops/archive.ts,
-// ops/scheduled-backup.ts, db/upgrade.ts). The commands run as separate processes on temporary
-// data folders, beside an in-process server context that keeps the database open, as a live
-// server does; table rows that only vary the input run in-process.
+// ops/scheduled-backup.ts, db/upgrade.ts). The commands run through main() (test/cli.ts) on
+// temporary data folders, beside a server context that keeps the database open, as a live server
+// does.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
 import { createHash } from "node:crypto";
@@ -32,8 +32,8 @@ import { reconcileVault } from "../src/features/vault/reconcile";
 import { extractArchive, writeArchive, type Manifest } from "../src/ops/archive";
 import { restore } from "../src/ops/backup";
 import { BACKUP_TASK, scheduleBackups, scheduledName, SCHEDULED_PATTERN } from "../src/ops/scheduled-backup";
+import { colonyWith } from "./cli";
 
-const root = join(import.meta.dir, "..");
 const tmp = mkdtempSync(join(tmpdir(), "colony-backup-test-"));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
@@ -42,14 +42,8 @@ const fresh = (name: string) => join(tmp, `${name}-${++n}`);
 const BASE = "http://localhost";
 const T0 = Date.UTC(2026, 0, 1, 12, 0, 0);
 
-function colony(dataDir: string, args: string[], extraEnv: Record<string, string> = {}, timeout = 20_000) {
-  const p = Bun.spawnSync(["bun", join(root, "src/main.ts"), ...args], {
-    cwd: tmp,
-    env: { ...process.env, COLONY_DATA_DIR: dataDir, COLONY_LOG_LEVEL: "silent", ...extraEnv },
-    timeout,
-  });
-  return { code: p.exitCode, out: p.stdout.toString(), err: p.stderr.toString() };
-}
+/** `colony <args>` on `dataDir`, through main() in this process (test/cli.ts). */
+const colony = (dataDir: string, args: string[], extraEnv: Record<string, string> = {}) => colonyWith({ ...process.env, COLONY_DATA_DIR: dataDir, ...extraEnv }, ...args);
 
 const configFor = (dataDir: string, extra: Partial<Config> = {}): Config => ({ ...loadConfig({ COLONY_LOG_LEVEL: "silent" }), dataDir, publicUrl: BASE, ...extra });
 
@@ -211,7 +205,7 @@ beforeAll(async () => {
   // An upload still being written (a dot-named work file) is not part of a backup.
   writeFileSync(join(srcDir, "avatars", alice.id, ".256.webp.12345-abc"), "half");
   archive = join(fresh("archives"), "colony.tar.gz");
-  const r = colony(srcDir, ["backup", archive]);
+  const r = await colony(srcDir, ["backup", archive]);
   expect(r.err).toBe("");
   expect(r.code).toBe(0);
 });
@@ -219,7 +213,7 @@ beforeAll(async () => {
 afterAll(() => src?.close());
 
 describe("colony backup", () => {
-  test("writes one archive (mode 0600): the snapshot first, the secrets and uploaded files, the manifest last", () => {
+  test("writes one archive (mode 0600): the snapshot first, the secrets and uploaded files, the manifest last", async () => {
     expect(statSync(archive).mode & 0o777).toBe(0o600);
     // Nothing else is left beside it (the work folder and the temporary name are gone).
     expect(readdirSync(join(archive, ".."))).toEqual(["colony.tar.gz"]);
@@ -254,7 +248,7 @@ describe("colony backup", () => {
     peek.close();
   });
 
-  test("DATA_FOLDERS names every folder the server writes files into", () => {
+  test("DATA_FOLDERS names every folder the server writes files into", async () => {
     // After an avatar and an attachment upload, everything in the data folder is either the
     // database, the vault's search index (derived from the vault's files), the lock, or a declared folder.
     const index = ["", "-wal", "-shm"].map((s) => VAULT_INDEX_FILE + s);
@@ -283,19 +277,19 @@ describe("colony backup", () => {
   });
 
   test("never overwrites a file", async () => {
-    expect(colony(srcDir, ["backup", archive]).code).toBe(2);
+    expect((await colony(srcDir, ["backup", archive])).code).toBe(2);
     await expect(writeArchive({ dataDir: srcDir, target: archive, now: T0 })).rejects.toThrow(/already exists/);
   });
 
-  test("--db-only writes the snapshot alone as a SQLite file (mode 0600), which restores", () => {
+  test("--db-only writes the snapshot alone as a SQLite file (mode 0600), which restores", async () => {
     const file = join(fresh("dbonly"), "colony.db");
-    const r = colony(srcDir, ["backup", "--db-only", file]);
+    const r = await colony(srcDir, ["backup", "--db-only", file]);
     expect(r.code).toBe(0);
     expect(statSync(file).mode & 0o777).toBe(0o600);
     expect(readFileSync(file).subarray(0, 16).toString("latin1")).toBe("SQLite format 3\0");
 
     const dest = fresh("dbonly-restored");
-    const back = colony(dest, ["restore", file]);
+    const back = await colony(dest, ["restore", file]);
     expect(back.code).toBe(0);
     const db = new Database(join(dest, "colony.db"), { readonly: true });
     expect((db.query("select username from users where username = 'alice-backup'").get() as { username: string }).username).toBe("alice-backup");
@@ -314,7 +308,7 @@ describe("colony restore", () => {
     writeFileSync(join(dest, VAULT_INDEX_FILE), "an index of other files");
     mkdirSync(join(dest, "avatars", "old"), { recursive: true });
     writeFileSync(join(dest, "avatars", "old", "32.webp"), "previous");
-    const r = colony(dest, ["restore", archive]);
+    const r = await colony(dest, ["restore", archive]);
     expect(r.err).toBe("");
     expect(r.code).toBe(0);
     expect(r.out).toContain("archive verified");
@@ -362,14 +356,14 @@ describe("colony restore", () => {
     }
   });
 
-  test("refused while the data folder's lock is held, with nothing changed", () => {
+  test("refused while the data folder's lock is held, with nothing changed", async () => {
     const dest = fresh("locked");
-    colony(dest, ["migrate"]);
+    await colony(dest, ["migrate"]);
     const before = tree(dest);
     const lock = acquireDataLock(dest, "serve");
     let r;
     try {
-      r = colony(dest, ["restore", archive]);
+      r = await colony(dest, ["restore", archive]);
     } finally {
       lock.release();
     }
@@ -397,7 +391,7 @@ describe("colony restore", () => {
 
   let target = "";
   let before: Record<string, string> = {};
-  beforeAll(() => {
+  beforeAll(async () => {
     target = fresh("target");
     const t = live(target);
     t.close();
@@ -494,8 +488,8 @@ describe("scheduled backups", () => {
     expect(loadConfig(raw === undefined ? {} : { COLONY_BACKUP_CRON: raw }).backupCron).toBe(want);
   });
 
-  test.each(["every night", "61 * * * *", "* * *"])("a bad backupCron (%p) is a usage error", (raw) => {
-    const r = colony(fresh("cron"), ["serve", "--backup-cron", raw]);
+  test.each(["every night", "61 * * * *", "* * *"])("a bad backupCron (%p) is a usage error", async (raw) => {
+    const r = await colony(fresh("cron"), ["serve", "--backup-cron", raw]);
     expect(r.code).toBe(2);
     expect(r.err).toContain("--backup-cron must be a cron expression");
   });
@@ -505,17 +499,17 @@ describe("guarded upgrades", () => {
   const older = migrations.length - 2;
   const copiesIn = (dir: string) => (existsSync(dir) ? readdirSync(dir).filter((f) => f.startsWith("pre-migrate-")) : []);
 
-  const entryPoints: [string, (dataDir: string, backupDir: string, now: number) => void][] = [
+  const entryPoints: [string, (dataDir: string, backupDir: string, now: number) => void | Promise<void>][] = [
     ["server start and the admin commands (createContext)", (dataDir, backupDir, now) => live(dataDir, { backupDir }, new TestClock(now)).close()],
-    ["colony migrate", (dataDir, backupDir) => expect(colony(dataDir, ["migrate", "--backup-dir", backupDir]).code).toBe(0)],
+    ["colony migrate", async (dataDir, backupDir) => expect((await colony(dataDir, ["migrate", "--backup-dir", backupDir])).code).toBe(0)],
   ];
 
-  test.each(entryPoints)("%s: a copy of the database is taken once, before pending migrations run", (_name, open) => {
+  test.each(entryPoints)("%s: a copy of the database is taken once, before pending migrations run", async (_name, open) => {
     const dataDir = fresh("upgrade");
     const backupDir = join(dataDir, "backups");
     mkdirSync(dataDir);
     partiallyMigrated(join(dataDir, "colony.db"), older);
-    open(dataDir, backupDir, T0);
+    await open(dataDir, backupDir, T0);
     const copies = copiesIn(backupDir);
     expect(copies).toHaveLength(1);
     expect(copies[0]).toMatch(new RegExp(`^pre-migrate-${older}-to-${migrations.length}-\\d{4}-.*Z\\.db$`));
@@ -529,7 +523,7 @@ describe("guarded upgrades", () => {
     expect(copiesIn(backupDir)).toHaveLength(1);
   });
 
-  test("an up-to-date database is opened without drizzle's migrator; a pending migration still runs it", () => {
+  test("an up-to-date database is opened without drizzle's migrator; a pending migration still runs it", async () => {
     const dataDir = fresh("fast-path");
     mkdirSync(dataDir);
     const path = join(dataDir, "colony.db");
@@ -554,13 +548,13 @@ describe("guarded upgrades", () => {
     }
   });
 
-  test("a fresh database needs no copy", () => {
+  test("a fresh database needs no copy", async () => {
     const dataDir = fresh("fresh");
     live(dataDir).close();
     expect(copiesIn(join(dataDir, "backups"))).toEqual([]);
   });
 
-  test("only the newest upgradeBackupsKeep copies are kept", () => {
+  test("only the newest upgradeBackupsKeep copies are kept", async () => {
     const backupDir = fresh("kept-copies");
     const names: string[] = [];
     for (let i = 0; i < 3; i++) {
@@ -574,19 +568,19 @@ describe("guarded upgrades", () => {
     expect(copiesIn(backupDir).sort()).toEqual(names.slice(1).sort());
   });
 
-  const refusals: [string, (dataDir: string) => { code: number | null; err: string } | void][] = [
+  const refusals: [string, (dataDir: string) => Promise<{ code: number | null; err: string }> | void][] = [
     ["createContext", (dataDir) => expect(() => live(dataDir)).toThrow(NewerDatabaseError)],
     ["colony serve", (dataDir) => colony(dataDir, ["serve", "--port", "0"])],
     ["colony migrate", (dataDir) => colony(dataDir, ["migrate"])],
     ["colony admin create-user", (dataDir) => colony(dataDir, ["admin", "create-user", "too-new"])],
   ];
 
-  test.each(refusals)("%s refuses a database last opened by a newer colony, changing nothing", (_name, run) => {
+  test.each(refusals)("%s refuses a database last opened by a newer colony, changing nothing", async (_name, run) => {
     const dataDir = fresh("too-new");
     live(dataDir).close();
     addFutureMigration(join(dataDir, "colony.db"));
     const before = tree(dataDir);
-    const r = run(dataDir);
+    const r = await run(dataDir);
     if (r) {
       expect(r.code).toBe(1);
       expect(r.err).toContain("was last opened by a newer colony");

@@ -1,26 +1,23 @@
-// `colony admin bugs` and `colony admin answer-bug`, run as separate processes on a temporary
+// `colony admin bugs` and `colony admin answer-bug` (through main(), test/cli.ts) on a temporary
 // data folder: the operator's way to triage bug reports (spec Part 3 §4.16).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { colonyWith } from "./cli";
 
-const root = join(import.meta.dir, "..");
 const dir = mkdtempSync(join(tmpdir(), "colony-cli-bugs-"));
 const dataDir = join(dir, "data");
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-function colony(...args: string[]) {
-  const p = Bun.spawnSync(["bun", join(root, "src/main.ts"), ...args], { cwd: dir, env: { ...process.env, COLONY_DATA_DIR: dataDir, COLONY_LOG_LEVEL: "silent" } });
-  return { code: p.exitCode, out: p.stdout.toString(), err: p.stderr.toString() };
-}
+const colony = (...args: string[]) => colonyWith({ ...process.env, COLONY_DATA_DIR: dataDir }, ...args);
 
 const ids: string[] = [];
 /** The oldest report, answered by its own test alone. */
 const answered = "0190a4f2-0000-7000-8000-0000000000aa";
-beforeAll(() => {
-  expect(colony("admin", "create-user", "reporter-one").code).toBe(0);
+beforeAll(async () => {
+  expect((await colony("admin", "create-user", "reporter-one")).code).toBe(0);
   const db = new Database(join(dataDir, "colony.db"));
   const user = db.query("select id from users where username = 'reporter-one'").get() as { id: string };
   const insert = db.prepare("insert into bug_reports (id, user_id, title, description, url, status, created_at, updated_at) values (?, ?, ?, ?, ?, 'open', ?, ?)");
@@ -41,8 +38,8 @@ const row = (id: string) => {
 };
 
 describe("colony admin bugs / answer-bug", () => {
-  test("lists open reports oldest first with reporter, title, address and description", () => {
-    const r = colony("admin", "bugs");
+  test("lists open reports oldest first with reporter, title, address and description", async () => {
+    const r = await colony("admin", "bugs");
     expect(r.code).toBe(0);
     expect(r.out.indexOf(ids[0])).toBeGreaterThanOrEqual(0);
     expect(r.out.indexOf(ids[0])).toBeLessThan(r.out.indexOf(ids[1]));
@@ -52,23 +49,23 @@ describe("colony admin bugs / answer-bug", () => {
     expect(r.out).toContain("  | second line");
   });
 
-  test("answers: status and response; the reporter's row changes; listing by status follows", () => {
-    const r = colony("admin", "answer-bug", answered, "--status", "acknowledged", "--response", "Looking into it");
+  test("answers: status and response; the reporter's row changes; listing by status follows", async () => {
+    const r = await colony("admin", "answer-bug", answered, "--status", "acknowledged", "--response", "Looking into it");
     expect(r.code).toBe(0);
     expect(r.out).toContain("acknowledged");
     expect(row(answered)).toEqual({ status: "acknowledged", admin_response: "Looking into it" });
-    expect(colony("admin", "bugs").out).not.toContain(answered);
-    const acknowledged = colony("admin", "bugs", "--status", "acknowledged").out;
+    expect((await colony("admin", "bugs")).out).not.toContain(answered);
+    const acknowledged = (await colony("admin", "bugs", "--status", "acknowledged")).out;
     expect(acknowledged).toContain(answered);
     expect(acknowledged).toContain("response: Looking into it");
-    expect(colony("admin", "answer-bug", answered, "--clear-response").code).toBe(0);
+    expect((await colony("admin", "answer-bug", answered, "--clear-response")).code).toBe(0);
     expect(row(answered)).toEqual({ status: "acknowledged", admin_response: null });
-    const all = colony("admin", "bugs", "--all", "--limit", "1").out;
+    const all = (await colony("admin", "bugs", "--all", "--limit", "1")).out;
     expect(all).toContain(answered);
     expect(all).not.toContain(ids[0]);
   });
 
-  test("usage errors exit 2 and change nothing; an unknown report exits 1", () => {
+  test("usage errors exit 2 and change nothing; an unknown report exits 1", async () => {
     for (const args of [
       ["answer-bug", ids[1]],
       ["answer-bug", ids[1], "--status", "resolved"],
@@ -77,11 +74,11 @@ describe("colony admin bugs / answer-bug", () => {
       ["bugs", "--status", "open", "--all"],
       ["bugs", "--limit", "0"],
     ]) {
-      const r = colony("admin", ...args);
+      const r = await colony("admin", ...args);
       expect([args.join(" "), r.code]).toEqual([args.join(" "), 2]);
     }
     expect(row(ids[1])).toEqual({ status: "open", admin_response: null });
-    const missing = colony("admin", "answer-bug", "0190a4f2-0000-7000-8000-0000000000ff", "--status", "closed");
+    const missing = await colony("admin", "answer-bug", "0190a4f2-0000-7000-8000-0000000000ff", "--status", "closed");
     expect(missing.code).toBe(1);
     expect(missing.err).toContain("No bug report");
   });

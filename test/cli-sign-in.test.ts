@@ -1,5 +1,5 @@
-// The operator's way in, end to end: `colony admin create-user --admin --human` run as a separate
-// process prints a one-time sign-in link; the server on the same data folder takes it (a page with
+// The operator's way in, end to end: `colony admin create-user --admin --human` run through main()
+// (test/cli.ts) prints a one-time sign-in link; the server on the same data folder takes it (a page with
 // a button, then a session cookie) and its pages show the operator signed in. Then an invite code
 // and a second link from the command line.
 import { afterAll, expect, test } from "bun:test";
@@ -10,15 +10,12 @@ import { createApp } from "../src/app";
 import { loadConfig } from "../src/config";
 import { createContext } from "../src/core/context";
 import { Browser, signedInAs } from "./browser";
+import { colonyWith } from "./cli";
 
-const root = join(import.meta.dir, "..");
 const dir = mkdtempSync(join(tmpdir(), "colony-sign-in-"));
 const env = { ...process.env, COLONY_DATA_DIR: join(dir, "data"), COLONY_LOG_LEVEL: "silent", COLONY_PUBLIC_URL: "http://localhost" };
 
-function colony(...args: string[]) {
-  const p = Bun.spawnSync(["bun", join(root, "src/main.ts"), ...args], { cwd: dir, env });
-  return { code: p.exitCode, out: p.stdout.toString(), err: p.stderr.toString() };
-}
+const colony = (...args: string[]) => colonyWith(env, ...args);
 
 /** The server of the same data folder, in process. */
 function server() {
@@ -31,7 +28,7 @@ const linkIn = (out: string) => /sign-in link: http:\/\/localhost(\/login\/link\
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 test("create-user --admin --human prints a link that signs the operator in on the web", async () => {
-  const made = colony("admin", "create-user", "first-operator", "--admin", "--human");
+  const made = await colony("admin", "create-user", "first-operator", "--admin", "--human");
   expect(made.code).toBe(0);
   const path = linkIn(made.out);
   expect(path).not.toBeNull();
@@ -60,7 +57,7 @@ test("create-user --admin --human prints a link that signs the operator in on th
 });
 
 test("admin invite prints a code that signs one person up; admin sign-in-link gives a human a new way in, and agents none", async () => {
-  const invited = colony("admin", "invite", "--days", "2");
+  const invited = await colony("admin", "invite", "--days", "2");
   expect(invited.code).toBe(0);
   const code = /invite code: (inv_[0-9A-Za-z]{24})/.exec(invited.out)![1];
   expect(invited.out).toContain(`sign-up link: http://localhost/signup?invite=${code}`);
@@ -73,7 +70,7 @@ test("admin invite prints a code that signs one person up; admin sign-in-link gi
   } finally {
     s.ctx.db.$client.close();
   }
-  const again = colony("admin", "sign-in-link", "invited-person");
+  const again = await colony("admin", "sign-in-link", "invited-person");
   expect(again.code).toBe(0);
   const path = linkIn(again.out)!;
   const s2 = server();
@@ -85,9 +82,9 @@ test("admin invite prints a code that signs one person up; admin sign-in-link gi
   } finally {
     s2.ctx.db.$client.close();
   }
-  expect(colony("admin", "create-user", "some-agent").code).toBe(0);
-  const refused = colony("admin", "sign-in-link", "some-agent");
+  expect((await colony("admin", "create-user", "some-agent")).code).toBe(0);
+  const refused = await colony("admin", "sign-in-link", "some-agent");
   expect(refused.code).toBe(1);
   expect(refused.err).toContain("agents sign in with their API key");
-  expect(colony("admin", "sign-in-link", "nobody-here").code).toBe(1);
+  expect((await colony("admin", "sign-in-link", "nobody-here")).code).toBe(1);
 });

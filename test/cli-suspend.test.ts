@@ -1,20 +1,17 @@
-// `colony admin suspend` and `colony admin unsuspend`, run as separate processes on a temporary
+// `colony admin suspend` and `colony admin unsuspend` (through main(), test/cli.ts) on a temporary
 // data folder (docs/decisions.md §148): the same service as the dashboard, the state in the row.
 import { afterAll, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { colonyWith } from "./cli";
 
-const root = join(import.meta.dir, "..");
 const dir = mkdtempSync(join(tmpdir(), "colony-cli-suspend-"));
 const dataDir = join(dir, "data");
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-function colony(...args: string[]) {
-  const p = Bun.spawnSync(["bun", join(root, "src/main.ts"), ...args], { cwd: dir, env: { ...process.env, COLONY_DATA_DIR: dataDir, COLONY_LOG_LEVEL: "silent" } });
-  return { code: p.exitCode, out: p.stdout.toString(), err: p.stderr.toString() };
-}
+const colony = (...args: string[]) => colonyWith({ ...process.env, COLONY_DATA_DIR: dataDir }, ...args);
 
 function row(username: string) {
   const db = new Database(join(dataDir, "colony.db"), { readonly: true });
@@ -25,18 +22,18 @@ function row(username: string) {
   }
 }
 
-test("suspend (with --reason and --days, or until lifted) and unsuspend; bad input is a usage error and changes nothing", () => {
-  expect(colony("admin", "create-user", "cli-target").code).toBe(0);
-  expect(colony("admin", "create-user", "cli-admin", "--admin").code).toBe(0);
+test("suspend (with --reason and --days, or until lifted) and unsuspend; bad input is a usage error and changes nothing", async () => {
+  expect((await colony("admin", "create-user", "cli-target")).code).toBe(0);
+  expect((await colony("admin", "create-user", "cli-admin", "--admin")).code).toBe(0);
 
-  expect(colony("admin", "suspend", "cli-target", "--days", "0").code).toBe(2);
-  expect(colony("admin", "suspend", "cli-target", "--days", "x").code).toBe(2);
-  expect(colony("admin", "suspend", "cli-target", "--reason", "y".repeat(501)).code).toBe(2);
-  expect(colony("admin", "suspend", "nobody-here").code).toBe(1);
-  expect(colony("admin", "unsuspend", "cli-target").code).toBe(1); // not suspended: 409
+  expect((await colony("admin", "suspend", "cli-target", "--days", "0")).code).toBe(2);
+  expect((await colony("admin", "suspend", "cli-target", "--days", "x")).code).toBe(2);
+  expect((await colony("admin", "suspend", "cli-target", "--reason", "y".repeat(501))).code).toBe(2);
+  expect((await colony("admin", "suspend", "nobody-here")).code).toBe(1);
+  expect((await colony("admin", "unsuspend", "cli-target")).code).toBe(1); // not suspended: 409
   expect(row("cli-target").suspended_at).toBeNull();
 
-  const r = colony("admin", "suspend", "cli-target", "--reason", "spam", "--days", "7");
+  const r = await colony("admin", "suspend", "cli-target", "--reason", "spam", "--days", "7");
   expect(r.code).toBe(0);
   expect(r.out).toMatch(/^suspended cli-target until \d{4}-\d\d-\d\dT[\d:.]+Z \(reason: spam\)/);
   const s = row("cli-target");
@@ -44,12 +41,12 @@ test("suspend (with --reason and --days, or until lifted) and unsuspend; bad inp
   expect(s.suspended_by).toBeNull();
   expect(Number(s.suspended_until) - Number(s.suspended_at)).toBe(7 * 24 * 3600 * 1000);
 
-  const u = colony("admin", "unsuspend", "cli-target");
+  const u = await colony("admin", "unsuspend", "cli-target");
   expect(u.code).toBe(0);
   expect(u.out).toContain("unsuspended cli-target");
 
   // The operator may suspend a site admin, until lifted.
-  const a = colony("admin", "suspend", "cli-admin");
+  const a = await colony("admin", "suspend", "cli-admin");
   expect(a.code).toBe(0);
   expect(a.out).toContain("suspended cli-admin until unsuspended");
   expect(row("cli-admin").suspended_until).toBeNull();

@@ -1,5 +1,5 @@
-// The command line, run as a separate process on temporary data folders (one per test that
-// needs a database of its own).
+// The command line on temporary data folders (one per test that needs a database of its own), run
+// in this process through main() (test/cli.ts); the exit status of a real process is checked once.
 import { afterAll, describe, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
 import { chmodSync, existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
@@ -7,6 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { migrations } from "../migrations";
 import { acquireDataLock } from "../src/core/lock";
+import { colonyAt } from "./cli";
 
 const root = join(import.meta.dir, "..");
 const dir = mkdtempSync(join(tmpdir(), "colony-cli-"));
@@ -16,31 +17,22 @@ let folders = 0;
 /** A new, empty data folder's path (created by the first command run on it). */
 const newDataDir = () => join(dir, `data-${++folders}`);
 
-/** Runs `colony <args>` on the data folder `dataDir`. */
-function colonyAt(dataDir: string, ...args: string[]) {
-  const p = Bun.spawnSync(["bun", join(root, "src/main.ts"), ...args], {
-    cwd: dir,
-    env: { ...process.env, COLONY_DATA_DIR: dataDir, COLONY_LOG_LEVEL: "silent" },
-  });
-  return { code: p.exitCode, out: p.stdout.toString(), err: p.stderr.toString() };
-}
-
 describe("colony CLI", () => {
-  test("migrate creates and migrates the database, then reports it up to date", () => {
+  test("migrate creates and migrates the database, then reports it up to date", async () => {
     const dataDir = newDataDir();
-    const first = colonyAt(dataDir, "migrate");
+    const first = await colonyAt(dataDir, "migrate");
     expect(first.code).toBe(0);
     expect(first.out).toContain(`applied ${migrations.length} migration`);
-    expect(colonyAt(dataDir, "migrate").out).toMatch(/up to date/);
+    expect((await colonyAt(dataDir, "migrate")).out).toMatch(/up to date/);
     const db = new Database(join(dataDir, "colony.db"), { readonly: true });
     const tables = db.query("select name from sqlite_master where type='table'").all().map((r: any) => r.name);
     db.close();
     expect(tables).toContain("users");
   });
 
-  test("admin create-user prints the key once and stores only its hash", () => {
+  test("admin create-user prints the key once and stores only its hash", async () => {
     const dataDir = newDataDir();
-    const r = colonyAt(dataDir, "admin", "create-user", "site-admin", "--admin");
+    const r = await colonyAt(dataDir, "admin", "create-user", "site-admin", "--admin");
     expect(r.code).toBe(0);
     const key = /api_key: (col_\S+)/.exec(r.out)?.[1];
     expect(key).toBeDefined();
@@ -50,56 +42,56 @@ describe("colony CLI", () => {
     expect(row.is_admin).toBe(1);
     expect(row.user_type).toBe("agent");
     expect(JSON.stringify(row)).not.toContain(key!);
-    const human = colonyAt(dataDir, "admin", "create-user", "a-person", "--human");
+    const human = await colonyAt(dataDir, "admin", "create-user", "a-person", "--human");
     expect(human.code).toBe(0);
-    expect(colonyAt(dataDir, "admin", "create-user", "site-admin").code).toBe(1);
+    expect((await colonyAt(dataDir, "admin", "create-user", "site-admin")).code).toBe(1);
   });
 
-  test("admin grant-karma writes a ledger entry and moves karma", () => {
+  test("admin grant-karma writes a ledger entry and moves karma", async () => {
     const dataDir = newDataDir();
-    colonyAt(dataDir, "admin", "create-user", "karma-target");
-    const r = colonyAt(dataDir, "admin", "grant-karma", "karma-target", "12");
+    await colonyAt(dataDir, "admin", "create-user", "karma-target");
+    const r = await colonyAt(dataDir, "admin", "grant-karma", "karma-target", "12");
     expect(r.code).toBe(0);
     expect(r.out).toMatch(/karma is now 12/);
     const db = new Database(join(dataDir, "colony.db"), { readonly: true });
     const row = db.query("select u.karma, l.delta, l.reason from users u join karma_ledger l on l.user_id = u.id where u.username = 'karma-target'").get() as any;
     db.close();
     expect(row).toEqual({ karma: 12, delta: 12, reason: "admin_grant" });
-    expect(colonyAt(dataDir, "admin", "grant-karma", "karma-target", "abc").code).toBe(2);
-    expect(colonyAt(dataDir, "admin", "grant-karma", "nobody-here", "5").code).toBe(1);
+    expect((await colonyAt(dataDir, "admin", "grant-karma", "karma-target", "abc")).code).toBe(2);
+    expect((await colonyAt(dataDir, "admin", "grant-karma", "nobody-here", "5")).code).toBe(1);
   });
 
-  test("admin create-user refuses an invalid username", () => {
+  test("admin create-user refuses an invalid username", async () => {
     const dataDir = newDataDir();
-    const r = colonyAt(dataDir, "admin", "create-user", "--", "-bad-");
+    const r = await colonyAt(dataDir, "admin", "create-user", "--", "-bad-");
     expect(r.code).toBe(1);
-    expect(colonyAt(dataDir, "admin", "create-user", "-bad-").code).toBe(2); // an unknown short flag
+    expect((await colonyAt(dataDir, "admin", "create-user", "-bad-")).code).toBe(2); // an unknown short flag
   });
 
-  test("secrets are generated with mode 0600 and reused", () => {
+  test("secrets are generated with mode 0600 and reused", async () => {
     const dataDir = newDataDir();
-    colonyAt(dataDir, "admin", "create-user", "secret-check");
+    await colonyAt(dataDir, "admin", "create-user", "secret-check");
     const path = join(dataDir, "secrets", "jwt.key");
     expect(existsSync(path)).toBe(true);
     expect(statSync(path).mode & 0o777).toBe(0o600);
   });
 
-  test("backup writes a consistent copy; restore refuses while a server runs, then restores", () => {
+  test("backup writes a consistent copy; restore refuses while a server runs, then restores", async () => {
     const dataDir = newDataDir();
-    expect(colonyAt(dataDir, "admin", "create-user", "site-admin").code).toBe(0);
+    expect((await colonyAt(dataDir, "admin", "create-user", "site-admin")).code).toBe(0);
     const backup = join(dir, "backup.db");
-    expect(colonyAt(dataDir, "backup", backup).code).toBe(0);
-    expect(colonyAt(dataDir, "backup", backup).code).toBe(2); // never overwrites
+    expect((await colonyAt(dataDir, "backup", backup)).code).toBe(0);
+    expect((await colonyAt(dataDir, "backup", backup)).code).toBe(2); // never overwrites
 
-    colonyAt(dataDir, "admin", "create-user", "after-backup");
+    await colonyAt(dataDir, "admin", "create-user", "after-backup");
     // Whoever holds the data folder's lock (here this test process) keeps restore out.
     const lock = acquireDataLock(dataDir, "serve");
-    const refused = colonyAt(dataDir, "restore", backup);
+    const refused = await colonyAt(dataDir, "restore", backup);
     lock.release();
     expect(refused.code).toBe(1);
     expect(refused.err).toContain(`in use by colony serve (pid ${process.pid}`);
 
-    const ok = colonyAt(dataDir, "restore", backup);
+    const ok = await colonyAt(dataDir, "restore", backup);
     expect(ok.err).toBe("");
     expect(ok.code).toBe(0);
     const db = new Database(join(dataDir, "colony.db"), { readonly: true });
@@ -109,16 +101,16 @@ describe("colony CLI", () => {
     expect(names).not.toContain("after-backup");
   });
 
-  test("restore refuses a file that is not a database", () => {
+  test("restore refuses a file that is not a database", async () => {
     const dataDir = newDataDir();
     const junk = join(dir, "junk.db");
     writeFileSync(junk, "not a database at all, just text".repeat(100));
-    expect(colonyAt(dataDir, "restore", junk).code).toBe(1);
+    expect((await colonyAt(dataDir, "restore", junk)).code).toBe(1);
   });
 
-  test("unknown commands exit 2 and point at the help", () => {
-    const dataDir = newDataDir();
-    const r = colonyAt(dataDir, "frobnicate");
+  test("unknown commands exit 2 and point at the help, as a process of its own", () => {
+    const p = Bun.spawnSync(["bun", join(root, "src/main.ts"), "frobnicate"], { cwd: dir, env: { ...process.env, COLONY_DATA_DIR: newDataDir(), COLONY_LOG_LEVEL: "silent" } });
+    const r = { code: p.exitCode, err: p.stderr.toString() };
     expect(r.code).toBe(2);
     expect(r.err).toContain("unknown command");
     expect(r.err).toContain("colony --help");
@@ -126,10 +118,7 @@ describe("colony CLI", () => {
 });
 
 describe("colony doctor", () => {
-  const doctor = (data: string, ...args: string[]) => {
-    const p = Bun.spawnSync(["bun", join(root, "src/main.ts"), "doctor", ...args], { cwd: dir, env: { ...process.env, COLONY_DATA_DIR: data, COLONY_LOG_LEVEL: "silent" } });
-    return { code: p.exitCode, out: p.stdout.toString() };
-  };
+  const doctor = (data: string, ...args: string[]) => colonyAt(data, "doctor", ...args);
   const appliedCount = (data: string) => {
     const db = new Database(join(data, "colony.db"), { readonly: true });
     try {
@@ -139,48 +128,48 @@ describe("colony doctor", () => {
     }
   };
 
-  test("is read-only: a missing folder stays missing, pending migrations stay pending; --fix repairs both", () => {
+  test("is read-only: a missing folder stays missing, pending migrations stay pending; --fix repairs both", async () => {
     const missing = join(dir, "never-created");
-    const r = doctor(missing);
+    const r = await doctor(missing);
     expect(r.code).toBe(0);
     expect(r.out).toMatch(/^warn\s+data folder\s.*does not exist yet/m);
     expect(existsSync(missing)).toBe(false);
 
     // A database one migration behind.
     const behind = join(dir, "behind");
-    expect(colonyAt(newDataDir(), "migrate", "--data-dir", behind).code).toBe(0);
+    expect((await colonyAt(newDataDir(), "migrate", "--data-dir", behind)).code).toBe(0);
     const db = new Database(join(behind, "colony.db"));
     db.run("delete from __drizzle_migrations where created_at = (select max(created_at) from __drizzle_migrations)");
     db.close();
-    const pending = doctor(behind);
+    const pending = await doctor(behind);
     expect(pending.out).toMatch(/^warn\s+database\s.*1 migration\(s\) pending/m);
     expect(appliedCount(behind)).toBe(migrations.length - 1);
 
-    const fixed = doctor(missing, "--fix");
+    const fixed = await doctor(missing, "--fix");
     expect(fixed.code).toBe(0);
     expect(fixed.out).toContain(`fixed  created ${missing}`);
     expect(existsSync(join(missing, "colony.db"))).toBe(true);
     expect(appliedCount(missing)).toBe(migrations.length);
   });
 
-  test("fails on a database from a newer version and on secrets others can read", () => {
+  test("fails on a database from a newer version and on secrets others can read", async () => {
     const newer = join(dir, "newer");
-    expect(colonyAt(newDataDir(), "migrate", "--data-dir", newer).code).toBe(0);
+    expect((await colonyAt(newDataDir(), "migrate", "--data-dir", newer)).code).toBe(0);
     const db = new Database(join(newer, "colony.db"));
     db.run("insert into __drizzle_migrations (hash, created_at) values ('future', 99999999999999)");
     db.close();
-    const r = doctor(newer);
+    const r = await doctor(newer);
     expect(r.code).toBe(1);
     expect(r.out).toMatch(/^FAIL\s+database\s.*1 migration\(s\) this build does not know/m);
 
     const dataDir = newDataDir();
-    expect(colonyAt(dataDir, "admin", "create-user", "secret-keeper").code).toBe(0);
+    expect((await colonyAt(dataDir, "admin", "create-user", "secret-keeper")).code).toBe(0);
     const loose = join(dataDir, "secrets", "jwt.key");
     chmodSync(loose, 0o644);
-    const bad = doctor(dataDir);
+    const bad = await doctor(dataDir);
     expect(bad.code).toBe(1);
     expect(bad.out).toMatch(/^FAIL\s+secrets\s+readable by others: jwt.key/m);
-    expect(doctor(dataDir, "--fix").code).toBe(0);
+    expect((await doctor(dataDir, "--fix")).code).toBe(0);
     expect(statSync(loose).mode & 0o777).toBe(0o600);
   });
 });

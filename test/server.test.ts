@@ -8,6 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadConfig } from "../src/config";
 import { BACKGROUND_START_MS, startServer } from "../src/server";
+import { colonyWith } from "./cli";
 import { ROOT, serveEnv, registerAgent, startServe, type Running } from "./serve";
 
 const root = mkdtempSync(join(tmpdir(), "colony-server-"));
@@ -21,7 +22,8 @@ const freshDir = () => join(root, `data-${++n}`);
 
 const env = (dataDir: string) => serveEnv(dataDir);
 
-function colony(dataDir: string, ...args: string[]) {
+/** `colony <args>` as a process of its own, for a second server beside the first. */
+function colonyProcess(dataDir: string, ...args: string[]) {
   const p = Bun.spawnSync(["bun", join(ROOT, "src/main.ts"), ...args], { cwd: root, env: env(dataDir) });
   return { code: p.exitCode, out: p.stdout.toString(), err: p.stderr.toString() };
 }
@@ -71,14 +73,14 @@ describe("one server per data folder", () => {
     const first = await start(dir);
     try {
       const backup = join(root, `before-${n}.db`);
-      expect(colony(dir, "backup", backup).code).toBe(0);
+      expect((await colonyWith(env(dir), "backup", backup)).code).toBe(0);
 
-      const second = colony(dir, "serve", "--port", "0");
+      const second = colonyProcess(dir, "serve", "--port", "0");
       expect(second.code).toBe(1);
       expect(second.err).toContain(`in use by colony serve (pid ${first.proc.pid}`);
       expect(second.err).toContain(first.url);
 
-      const restore = colony(dir, "restore", backup);
+      const restore = await colonyWith(env(dir), "restore", backup);
       expect(restore.code).toBe(1);
       expect(restore.err).toContain(`in use by colony serve (pid ${first.proc.pid}`);
 
@@ -90,7 +92,7 @@ describe("one server per data folder", () => {
     }
     expect(usernames(dir)).toContain("kept-after-refused-restore");
     // Once the server has stopped, the folder is free again.
-    expect(colony(dir, "migrate").code).toBe(0);
+    expect((await colonyWith(env(dir), "migrate")).code).toBe(0);
   }, 30_000);
 });
 
@@ -177,7 +179,7 @@ describe("graceful shutdown", () => {
     expect(s.log()).toContain("second signal");
     c.socket.destroy();
     // The kernel released the lock with the process: the folder can be served again.
-    expect(colony(dir, "migrate").code).toBe(0);
+    expect((await colonyWith(env(dir), "migrate")).code).toBe(0);
   }, 30_000);
 });
 

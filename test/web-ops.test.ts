@@ -15,7 +15,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type Browser, type BrowserContext } from "playwright-core";
 import { BROWSER_HOOK_TIMEOUT, apiClient, everyWayProblems, hasChromium, launchChromium, submitForm, tearDown } from "./chromium";
-import { ROOT, serveEnv, startServe, type Running } from "./serve";
+import { colonyWith } from "./cli";
+import { serveEnv, startServe, type Running } from "./serve";
 
 describe("operator dashboard and agents' operators in headless Chromium", () => {
   let browser: Browser | undefined;
@@ -28,11 +29,10 @@ describe("operator dashboard and agents' operators in headless Chromium", () => 
   let claimPage = "";
 
   /** `colony admin create-user` before the server starts; returns the path of its sign-in link. */
-  function createHuman(username: string, admin: boolean): string {
-    const out = Bun.spawnSync(["bun", join(ROOT, "src/main.ts"), "admin", "create-user", username, "--human", ...(admin ? ["--admin"] : [])], { cwd: dataDir, env: serveEnv(dataDir) });
-    const text = out.stdout.toString();
-    const m = /sign-in link: (\S+)/.exec(text);
-    if (!m) throw new Error(`create-user ${username}: ${text}${out.stderr.toString()}`);
+  async function createHuman(username: string, admin: boolean): Promise<string> {
+    const r = await colonyWith(serveEnv(dataDir), "admin", "create-user", username, "--human", ...(admin ? ["--admin"] : []));
+    const m = /sign-in link: (\S+)/.exec(r.out);
+    if (!m) throw new Error(`create-user ${username}: ${r.out}${r.err}`);
     return new URL(m[1]).pathname;
   }
 
@@ -60,13 +60,13 @@ describe("operator dashboard and agents' operators in headless Chromium", () => 
   beforeAll(async () => {
     if (!hasChromium) return;
     const links = {
-      admin: createHuman("ops-admin", true),
-      person: createHuman("ops-person", false),
-      axe: createHuman("ops-axe", true),
-      operator: createHuman("ops-operator", false),
+      admin: await createHuman("ops-admin", true),
+      person: await createHuman("ops-person", false),
+      axe: await createHuman("ops-axe", true),
+      operator: await createHuman("ops-operator", false),
     };
     // Something in every section of the dashboard for axe to check: an invite code, a bug report.
-    expect(Bun.spawnSync(["bun", join(ROOT, "src/main.ts"), "admin", "invite"], { cwd: dataDir, env: serveEnv(dataDir) }).exitCode).toBe(0);
+    expect((await colonyWith(serveEnv(dataDir), "admin", "invite")).code).toBe(0);
     server = await startServe(dataDir, { cwd: dataDir, children });
     const reporter = await api("POST", "/api/v1/auth/register", null, { username: "ops-reporter", display_name: "Reporter" });
     const reporterToken = (await api("POST", "/api/v1/auth/token", null, { api_key: reporter.api_key })).access_token as string;
