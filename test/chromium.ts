@@ -15,6 +15,8 @@ export const hasChromium = existsSync(CHROMIUM);
 export const AXE = readFileSync(require.resolve("axe-core/axe.min.js"), "utf8");
 export const VIEWPORTS = { phone: { width: 360, height: 740 }, desktop: { width: 1280, height: 900 } } as const;
 export const SCHEMES = ["light", "dark"] as const;
+type Cookies = Awaited<ReturnType<BrowserContext["cookies"]>>;
+
 /** How long a hook that starts a server and connects to the browser may take. */
 export const BROWSER_HOOK_TIMEOUT = 90_000;
 
@@ -85,41 +87,80 @@ export async function axeProblems(page: Page): Promise<string[]> {
   return violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => `${v.impact} ${v.id} (${v.help}) at ${v.nodes.join(", ")}`);
 }
 
+/** A page that checks pages for the tests of a file: its context, and what its watch has seen so far. */
+interface Checker {
+  page: Page;
+  seen: { kind: "off host" | "failed load" | "console" | "page error"; text: string }[];
+}
+
+/** Per connection to the browser, one checking page per set of cookies (a signed-in person, or none). */
+const checkers = new WeakMap<Browser, Map<string, Promise<Checker>>>();
+
 /**
- * Opens `url` once in a new context of `browser` and checks it in both colour schemes at both
- * viewports (the page re-rendered for each: the stylesheet's media queries and the layout follow),
- * with reduced motion: axe-core's serious and critical violations, anything loaded from another
- * host, console errors and script errors, one line each prefixed by scheme and device. `ready`
- * runs once the page has loaded (checks of its own, waiting for its script).
+ * The page that checks pages for `cookies` on this connection, made on first use and kept until
+ * the connection closes: a page reused across checks keeps its renderer process and the compiled
+ * axe-core, which a new context and page per check would start and compile again. Its watch
+ * records requests to any host but 127.0.0.1 (the machine has no other network to reach),
+ * subresources that fail to load, console errors and uncaught script errors.
+ */
+function checkerFor(browser: Browser, cookies: Cookies): Promise<Checker> {
+  let byCookies = checkers.get(browser);
+  if (!byCookies) checkers.set(browser, (byCookies = new Map()));
+  const key = JSON.stringify(cookies.map((c) => [c.name, c.value]));
+  let checker = byCookies.get(key);
+  if (!checker) {
+    checker = (async () => {
+      const context = await browser.newContext({ reducedMotion: "reduce" });
+      await context.addCookies(cookies);
+      const page = await context.newPage();
+      const seen: Checker["seen"] = [];
+      page.on("request", (r) => {
+        const url = new URL(r.url());
+        if (url.protocol !== "data:" && url.hostname !== "127.0.0.1") seen.push({ kind: "off host", text: r.url() });
+      });
+      // A subresource that fails to load is reported with its address; the console's line for it
+      // (which names none) is not, nor the one for the favicon the browser asks for itself.
+      page.on("response", (r) => void (r.status() >= 400 && !r.request().isNavigationRequest() && seen.push({ kind: "failed load", text: `${r.status()} ${r.url()}` })));
+      page.on("console", (msg) => void (msg.type() === "error" && !msg.text().startsWith("Failed to load resource:") && seen.push({ kind: "console", text: msg.text() })));
+      page.on("pageerror", (err) => void seen.push({ kind: "page error", text: err.message }));
+      return { page, seen };
+    })();
+    byCookies.set(key, checker);
+  }
+  return checker;
+}
+
+/**
+ * Opens `url` (as the holder of `cookies`, or anonymously) and checks it in both colour schemes at
+ * both viewports (the page re-rendered for each: the stylesheet's media queries and the layout
+ * follow), with reduced motion: axe-core's serious and critical violations, anything loaded from
+ * another host, console errors (but those `ignore` accepts) and script errors, one line each
+ * prefixed by scheme and device. `ready` runs once the page has loaded (checks of its own,
+ * waiting for its script).
  */
 export async function everyWayProblems(
   browser: Browser,
   url: string,
-  opts: { context?: Parameters<Browser["newContext"]>[0]; cookies?: Cookies; status?: number; ignore?: (consoleText: string) => boolean; ready?: (page: Page) => Promise<void> } = {},
+  opts: { cookies?: Cookies; status?: number; ignore?: (consoleText: string) => boolean; ready?: (page: Page) => Promise<void> } = {},
 ): Promise<string[]> {
-  const context = await browser.newContext({ reducedMotion: "reduce", ...opts.context });
-  if (opts.cookies) await context.addCookies(opts.cookies);
-  try {
-    const page = await context.newPage();
-    const problems = await watchPage(page, opts.ignore);
-    const response = await page.goto(url, { waitUntil: "load" });
-    if (response?.status() !== (opts.status ?? 200)) return [`${url}: status ${response?.status()}, expected ${opts.status ?? 200}`];
-    await opts.ready?.(page);
-    const found: string[] = [];
-    for (const colorScheme of SCHEMES) {
-      await page.emulateMedia({ colorScheme, reducedMotion: "reduce" });
-      for (const [device, viewport] of Object.entries(VIEWPORTS)) {
-        await page.setViewportSize(viewport);
-        for (const v of await axeProblems(page)) found.push(`${colorScheme}/${device}: ${v}`);
-      }
+  const { page, seen } = await checkerFor(browser, opts.cookies ?? []);
+  await page.emulateMedia({ colorScheme: "light", reducedMotion: "reduce" });
+  await page.setViewportSize(VIEWPORTS.desktop);
+  const from = seen.length;
+  const response = await page.goto(url, { waitUntil: "load" });
+  if (response?.status() !== (opts.status ?? 200)) return [`${url}: status ${response?.status()}, expected ${opts.status ?? 200}`];
+  await opts.ready?.(page);
+  const found: string[] = [];
+  for (const colorScheme of SCHEMES) {
+    await page.emulateMedia({ colorScheme, reducedMotion: "reduce" });
+    for (const [device, viewport] of Object.entries(VIEWPORTS)) {
+      await page.setViewportSize(viewport);
+      for (const v of await axeProblems(page)) found.push(`${colorScheme}/${device}: ${v}`);
     }
-    return [...found, ...problems];
-  } finally {
-    await context.close();
   }
+  const watched = seen.slice(from).filter((p) => !(p.kind === "console" && opts.ignore?.(p.text)));
+  return [...found, ...watched.map((p) => `${p.kind}: ${p.text}`)];
 }
-
-type Cookies = Awaited<ReturnType<BrowserContext["cookies"]>>;
 
 /**
  * Submits a form of the site over HTTP (no page rendered) as a browser holding `cookies` would:
