@@ -1,6 +1,6 @@
-// The one Chromium a test run shares (test/chromium.ts starts it on first use): playwright's browser
-// server, whose endpoint is written to the file named by the first argument. It exits when the
-// process named by the second argument (the test run) has ended.
+// The one Chromium a test run shares (test/chromium.ts starts it on first use): playwright's
+// browser server, whose endpoint is written to the file named by the first argument. It exits
+// when the process named by the second argument (the test run) has ended.
 import { renameSync, rmSync, writeFileSync } from "node:fs";
 import { chromium } from "playwright-core";
 import { CHROMIUM, CHROMIUM_ARGS } from "./chromium";

@@ -2,7 +2,6 @@
 // for the whole test run, axe-core, the colour schemes and viewports every page is checked in, and
 // a page watch that reports anything loaded from another host, console errors and script errors.
 // Tests skip where /usr/bin/chromium is not installed (`apt-get install -y chromium`).
-import type { Subprocess } from "bun";
 import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, rmSync, rmdirSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -201,10 +200,9 @@ export function apiClient(base: () => string) {
   };
 }
 
-/** Closes the browser, kills the servers and removes their data folder. */
-export async function tearDown(browser: Browser | undefined, children: Subprocess[], dataDir: string): Promise<void> {
+/** Closes the connection to the browser, stops the server and removes its data folder. */
+export async function tearDown(browser: Browser | undefined, server: { stop(): Promise<void> } | undefined, dataDir: string): Promise<void> {
   await browser?.close();
-  for (const child of children) child.kill("SIGKILL");
-  await Promise.all(children.map((c) => c.exited));
+  await server?.stop();
   rmSync(dataDir, { recursive: true, force: true });
 }

@@ -1,7 +1,7 @@
-// The operator's way in, end to end: `colony admin create-user --admin --human` run through main()
-// (test/cli.ts) prints a one-time sign-in link; the server on the same data folder takes it (a page with
-// a button, then a session cookie) and its pages show the operator signed in. Then an invite code
-// and a second link from the command line.
+// The operator's way in, end to end: `colony admin create-user --admin --human` (run through
+// main(), test/cli.ts) prints a one-time sign-in link; the server on the same data folder takes it
+// (a page with a button, then a session cookie) and its pages show the operator signed in. Then an
+// invite code and a second link from the command line.
 import { afterAll, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";

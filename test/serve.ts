@@ -1,9 +1,13 @@
-// `colony serve` as a real child process for the tests that need one (test/server.test.ts,
-// test/vault-crash.test.ts): the environment a test instance runs with, and a start that waits
-// for the "colony listening" line and keeps reading the log so the pipe never fills.
+// `colony serve` for the tests that need a running server: as a real child process where the
+// process is the point (test/server.test.ts, test/vault-crash.test.ts: signals, locks, crashes),
+// with a start that waits for the "colony listening" line and keeps reading the log so the pipe
+// never fills; or in the test process (the browser tests), the same startServer the command runs,
+// without a process to start and every module to load again.
 import { expect } from "bun:test";
 import type { Subprocess } from "bun";
 import { join } from "node:path";
+import { loadConfig } from "../src/config";
+import { startServer } from "../src/server";
 
 export const ROOT = join(import.meta.dir, "..");
 
@@ -63,4 +67,17 @@ export async function registerAgent(url: string, username: string): Promise<stri
   const { api_key } = (await reg.json()) as { api_key: string };
   const tok = await fetch(`${url}/api/v1/auth/token`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ api_key }) });
   return ((await tok.json()) as { access_token: string }).access_token;
+}
+
+/** A server started in the test process. */
+export interface InProcessServer {
+  url: string;
+  stop(): Promise<void>;
+}
+
+/** Starts what `colony serve --port 0` starts, in this process, on `dataDir` with a test instance's environment plus `extra`. */
+export async function serveInProcess(dataDir: string, extra: Record<string, string> = {}): Promise<InProcessServer> {
+  const config = { ...loadConfig(serveEnv(dataDir, { COLONY_LOG_LEVEL: "silent", ...extra })), host: "127.0.0.1", port: 0 };
+  const running = await startServer(config);
+  return { url: running.url, stop: async () => void (await running.shutdown("test")) };
 }

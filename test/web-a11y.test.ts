@@ -1,23 +1,21 @@
-// The reading pages in a real browser: `colony serve` on a temporary data folder at 127.0.0.1,
-// seeded over the API, and every reading page opened in Debian's Chromium (headless) in the light
-// and the dark colour scheme at a phone's and a desktop's viewport. axe-core checks each; no
-// violation of serious or critical impact may remain. The page must also load nothing from
-// another host, break no Content-Security-Policy rule, log no error, and its script must run
-// (relative times, comment toggles).
+// The reading pages in a real browser: the server (what `colony serve` starts, in the test process)
+// on a temporary data folder at 127.0.0.1, seeded over the API, and every reading page opened in
+// Debian's Chromium (headless) in the light and the dark colour scheme at a phone's and a desktop's
+// viewport. axe-core checks each; no violation of serious or critical impact may remain. The page
+// must also load nothing from another host, break no Content-Security-Policy rule, log no error,
+// and its script must run (relative times, comment toggles).
 // Skipped only where /usr/bin/chromium is not installed (`apt-get install -y chromium`).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import type { Subprocess } from "bun";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Browser } from "playwright-core";
 import { AXE, BROWSER_HOOK_TIMEOUT, apiClient, everyWayProblems, hasChromium, launchChromium, tearDown } from "./chromium";
-import { startServe, type Running } from "./serve";
+import { serveInProcess, type InProcessServer } from "./serve";
 
 describe("reading pages in headless Chromium with axe-core", () => {
   let browser: Browser | undefined;
-  let server: Running | undefined;
-  const children: Subprocess[] = [];
+  let server: InProcessServer | undefined;
   const dataDir = mkdtempSync(join(tmpdir(), "colony-web-a11y-"));
   const pages: Record<string, string> = {};
 
@@ -29,7 +27,7 @@ describe("reading pages in headless Chromium with axe-core", () => {
 
   beforeAll(async () => {
     if (!hasChromium) return;
-    server = await startServe(dataDir, { cwd: dataDir, children });
+    server = await serveInProcess(dataDir);
     const ada = await agent("ada-agent", "Ada the Agent");
     const bob = await agent("bob-agent", "Bob");
     await api("PUT", "/api/v1/users/me", ada, { bio: "I read papers and write summaries." });
@@ -72,7 +70,7 @@ describe("reading pages in headless Chromium with axe-core", () => {
     browser = await launchChromium();
   }, BROWSER_HOOK_TIMEOUT);
 
-  afterAll(() => tearDown(browser, children, dataDir));
+  afterAll(() => tearDown(browser, server, dataDir));
 
   const names = ["front", "front, top", "colony", "post", "poll", "profile", "tag", "search", "about", "sign in", "sign up", "password reset", "not found"];
 

@@ -1,27 +1,26 @@
-// Group conversations in a real browser: `colony serve` on a temporary data folder at 127.0.0.1
-// (sign-up open), Debian's Chromium (headless). Two people sign up on the web and an agent
-// registers through the API; the first person creates a group with the other two from /messages,
-// writes in it; the second finds the invitation on /messages, accepts it, reads the message and
-// replies; the first sees the reply. The group's page, the new-group form and the invitation page
-// (of a group that two other people made through the forms before the tests) are checked with
-// axe-core in the light and dark colour schemes at a phone's and a desktop's viewport (no serious
-// or critical violation), load nothing from another host and log no error.
+// Group conversations in a real browser: the server (what `colony serve` starts, in the test
+// process) on a temporary data folder at 127.0.0.1 (sign-up open), Debian's Chromium (headless).
+// Two people sign up on the web and an agent registers through the API; the first person creates a
+// group with the other two from /messages, writes in it; the second finds the invitation on
+// /messages, accepts it, reads the message and replies; the first sees the reply. The group's page,
+// the new-group form and the invitation page (of a group that two other people made through the
+// forms before the tests) are checked with axe-core in the light and dark colour schemes at a
+// phone's and a desktop's viewport (no serious or critical violation), load nothing from another
+// host and log no error.
 // Skipped only where /usr/bin/chromium is not installed (`apt-get install -y chromium`).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import type { Subprocess } from "bun";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { BROWSER_HOOK_TIMEOUT, apiClient, everyWayProblems, hasChromium, launchChromium, signUpOnTheWeb, submitForm, tearDown, watchPage } from "./chromium";
-import { startServe, type Running } from "./serve";
+import { serveInProcess, type InProcessServer } from "./serve";
 
 const PASSWORD = "a long enough secret for the group journey";
 
 describe("group conversations in headless Chromium", () => {
   let browser: Browser | undefined;
-  let server: Running | undefined;
-  const children: Subprocess[] = [];
+  let server: InProcessServer | undefined;
   const dataDir = mkdtempSync(join(tmpdir(), "colony-web-groups-"));
   /** For the axe checks: Ivy's group with Jon, who accepted and replied, and an invitation Jon has not answered. */
   let groupPath = "";
@@ -43,7 +42,7 @@ describe("group conversations in headless Chromium", () => {
 
   beforeAll(async () => {
     if (!hasChromium) return;
-    server = await startServe(dataDir, { cwd: dataDir, children, env: { COLONY_REGISTRATION: "open" } });
+    server = await serveInProcess(dataDir, { COLONY_REGISTRATION: "open" });
     const { api_key } = await api("POST", "/api/v1/auth/register", null, { username: "ada-agent", display_name: "Ada" });
     adaToken = (await api("POST", "/api/v1/auth/token", null, { api_key })).access_token;
     browser = await launchChromium();
@@ -59,7 +58,7 @@ describe("group conversations in headless Chromium", () => {
     invitationPath = new URL(invited.location, url).pathname;
   }, BROWSER_HOOK_TIMEOUT);
 
-  afterAll(() => tearDown(browser, children, dataDir));
+  afterAll(() => tearDown(browser, server, dataDir));
 
   test.skipIf(!hasChromium)("a group with two members: created from /messages, the second member accepts the invitation and replies (skipped without /usr/bin/chromium)", async () => {
     const hugoContext = await browser!.newContext();

@@ -1,26 +1,25 @@
-// Live updates in a real browser: `colony serve` on a temporary data folder at 127.0.0.1 (open
-// registration), Debian's Chromium (headless), two people in two browser contexts. Bob writes to
-// Alice: her open conversation shows the message and her header's count rises, without a reload
-// (assets/live.js over GET /live). Alice comments on her post while Bob reads it: his page says
-// "1 new comment — Show", and Show reloads it at the comment. Both pages, as updated, are checked
-// with axe-core (light and dark): no violation of serious or critical impact, nothing from another
-// host, no console error. Cara and Dan share a group: Dan's message appears on Cara's open group page.
+// Live updates in a real browser: the server (what `colony serve` starts, in the test process) on a
+// temporary data folder at 127.0.0.1 (open registration), Debian's Chromium (headless), two people
+// in two browser contexts. Bob writes to Alice: her open conversation shows the message and her
+// header's count rises, without a reload (assets/live.js over GET /live). Alice comments on her
+// post while Bob reads it: his page says "1 new comment — Show", and Show reloads it at the
+// comment. Both pages, as updated, are checked with axe-core (light and dark): no violation of
+// serious or critical impact, nothing from another host, no console error. Cara and Dan share a
+// group: Dan's message appears on Cara's open group page.
 // Skipped only where /usr/bin/chromium is not installed (`apt-get install -y chromium`).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import type { Subprocess } from "bun";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { BROWSER_HOOK_TIMEOUT, SCHEMES, axeProblems, hasChromium, launchChromium, tearDown, watchPage } from "./chromium";
-import { startServe, type Running } from "./serve";
+import { serveInProcess, type InProcessServer } from "./serve";
 
 const PASSWORD = "a long enough secret for the live test";
 
 describe("live updates in headless Chromium", () => {
   let browser: Browser | undefined;
-  let server: Running | undefined;
-  const children: Subprocess[] = [];
+  let server: InProcessServer | undefined;
   const dataDir = mkdtempSync(join(tmpdir(), "colony-web-live-"));
   const contexts: BrowserContext[] = [];
 
@@ -47,13 +46,13 @@ describe("live updates in headless Chromium", () => {
 
   beforeAll(async () => {
     if (!hasChromium) return;
-    server = await startServe(dataDir, { cwd: dataDir, children, env: { COLONY_REGISTRATION: "open" } });
+    server = await serveInProcess(dataDir, { COLONY_REGISTRATION: "open" });
     browser = await launchChromium();
   }, BROWSER_HOOK_TIMEOUT);
 
   afterAll(async () => {
     for (const ctx of contexts) await ctx.close();
-    await tearDown(browser, children, dataDir);
+    await tearDown(browser, server, dataDir);
   });
 
   test.skipIf(!hasChromium)("a message and a comment appear on the other person's open page without a reload (skipped without /usr/bin/chromium)", async () => {

@@ -1,27 +1,26 @@
-// The moderation and human-request pages in a real browser: `colony serve` on a temporary data
-// folder at 127.0.0.1 (sign-up open), seeded over the API. A person signs up on the web, accepts
-// an invitation to moderate on /mod, follows the header's link to the colony's queue and approves
-// a held post; then opens the open human requests, claims one and submits the result. Every page
-// of the slice is checked with axe-core in the light and dark colour schemes at a phone's and a
-// desktop's viewport (no serious or critical violation), loads nothing from another host and logs
-// no error, as a second moderator sees them in a colony of its own (made through the API and the
-// forms before the tests: a queue with a held post and a handled one, and a claimed request).
+// The moderation and human-request pages in a real browser: the server (what `colony serve` starts,
+// in the test process) on a temporary data folder at 127.0.0.1 (sign-up open), seeded over the API.
+// A person signs up on the web, accepts an invitation to moderate on /mod, follows the header's
+// link to the colony's queue and approves a held post; then opens the open human requests, claims
+// one and submits the result. Every page of the slice is checked with axe-core in the light and
+// dark colour schemes at a phone's and a desktop's viewport (no serious or critical violation),
+// loads nothing from another host and logs no error, as a second moderator sees them in a colony of
+// its own (made through the API and the forms before the tests: a queue with a held post and a
+// handled one, and a claimed request).
 // Skipped only where /usr/bin/chromium is not installed.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import type { Subprocess } from "bun";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type Browser, type BrowserContext, type Page } from "playwright-core";
 import { BROWSER_HOOK_TIMEOUT, apiClient, everyWayProblems, hasChromium, launchChromium, signUpOnTheWeb, submitForm, tearDown, watchPage } from "./chromium";
-import { startServe, type Running } from "./serve";
+import { serveInProcess, type InProcessServer } from "./serve";
 
 const PASSWORD = "a long enough secret for the journey";
 
 describe("moderation and human requests in headless Chromium", () => {
   let browser: Browser | undefined;
-  let server: Running | undefined;
-  const children: Subprocess[] = [];
+  let server: InProcessServer | undefined;
   const dataDir = mkdtempSync(join(tmpdir(), "colony-web-mod-"));
   let ada = "";
   let colonyId = "";
@@ -45,7 +44,7 @@ describe("moderation and human requests in headless Chromium", () => {
 
   beforeAll(async () => {
     if (!hasChromium) return;
-    server = await startServe(dataDir, { cwd: dataDir, children, env: { COLONY_REGISTRATION: "open" } });
+    server = await serveInProcess(dataDir, { COLONY_REGISTRATION: "open" });
     ada = await agent("ada-founder");
     const bob = await agent("bob-poster");
     const colony = await api("POST", "/api/v1/colonies", ada, { name: "journey", display_name: "Journey colony" });
@@ -74,7 +73,7 @@ describe("moderation and human requests in headless Chromium", () => {
     await submitForm(browser, url, hana, `/requests/${hanaRequestId}`, `/requests/${hanaRequestId}/claim`, {});
   }, BROWSER_HOOK_TIMEOUT);
 
-  afterAll(() => tearDown(browser, children, dataDir));
+  afterAll(() => tearDown(browser, server, dataDir));
 
   test.skipIf(!hasChromium)("a moderator signs in and approves a queue item; a person claims a human request and submits the result (skipped without /usr/bin/chromium)", async () => {
     const context = await browser!.newContext();

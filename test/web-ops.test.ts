@@ -1,6 +1,7 @@
-// The operator dashboard and a person's agents in a real browser: `colony serve` on a temporary
-// data folder at 127.0.0.1, site admins and people made with `colony admin create-user` and
-// signed in through their one-time links before the tests, in Debian's Chromium (headless).
+// The operator dashboard and a person's agents in a real browser: the server (what `colony serve`
+// starts, in the test process) on a temporary data folder at 127.0.0.1, site admins and people made
+// with `colony admin create-user` and signed in through their one-time links before the tests, in
+// Debian's Chromium (headless).
 //   - The journey: the admin runs a backup from the dashboard and sees it listed; the person
 //     claims an agent, the agent confirms over the API, and the person gives it a new key; the
 //     admin suspends an agent (its token is refused) and lifts the suspension.
@@ -9,19 +10,17 @@
 //     critical impact, nothing loaded from another host, no CSP error.
 // Skipped only where /usr/bin/chromium is not installed (`apt-get install -y chromium`).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import type { Subprocess } from "bun";
 import { mkdtempSync, readdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type Browser, type BrowserContext } from "playwright-core";
 import { BROWSER_HOOK_TIMEOUT, apiClient, everyWayProblems, hasChromium, launchChromium, submitForm, tearDown } from "./chromium";
 import { colonyWith } from "./cli";
-import { serveEnv, startServe, type Running } from "./serve";
+import { serveEnv, serveInProcess, type InProcessServer } from "./serve";
 
 describe("operator dashboard and agents' operators in headless Chromium", () => {
   let browser: Browser | undefined;
-  let server: Running | undefined;
-  const children: Subprocess[] = [];
+  let server: InProcessServer | undefined;
   const dataDir = mkdtempSync(join(tmpdir(), "colony-web-ops-"));
   /** Each account's session cookies, signed in through its one-time link before the tests. */
   const cookies: Record<string, Awaited<ReturnType<BrowserContext["cookies"]>>> = {};
@@ -67,7 +66,7 @@ describe("operator dashboard and agents' operators in headless Chromium", () => 
     };
     // Something in every section of the dashboard for axe to check: an invite code, a bug report.
     expect((await colonyWith(serveEnv(dataDir), "admin", "invite")).code).toBe(0);
-    server = await startServe(dataDir, { cwd: dataDir, children });
+    server = await serveInProcess(dataDir);
     const reporter = await api("POST", "/api/v1/auth/register", null, { username: "ops-reporter", display_name: "Reporter" });
     const reporterToken = (await api("POST", "/api/v1/auth/token", null, { api_key: reporter.api_key })).access_token as string;
     await api("POST", "/api/v1/bugs", reporterToken, { title: "The feed skips a post", description: "Between two pages one post never shows up." });
@@ -85,7 +84,7 @@ describe("operator dashboard and agents' operators in headless Chromium", () => 
     claimPage = `/operator/claims/${claim.id}`;
   }, BROWSER_HOOK_TIMEOUT);
 
-  afterAll(() => tearDown(browser, children, dataDir));
+  afterAll(() => tearDown(browser, server, dataDir));
 
   test.skipIf(!hasChromium)("an admin signs in, runs a backup from the dashboard and sees it listed (skipped without /usr/bin/chromium)", async () => {
     const context = await signedIn("admin");

@@ -1,24 +1,23 @@
-// Taking part as a human, in a real browser: `colony serve` on a temporary data folder at
-// 127.0.0.1 (open registration), Debian's Chromium (headless). The journey: sign up, sign out,
-// sign in through /login, write a post from a colony's "New post", comment on it, open a reply
-// form in place and reply to the comment, and see the reply on the post page; a reaction and a
-// vote on an agent's comment are sent without reloading the page (site.js); a picture is uploaded
-// on /settings/profile and removed. The signed-in pages of a second person, who wrote a post, a
-// comment and a message through the forms before the tests (the post with its forms, a comment's
-// reply and reaction pages, /submit, /notifications, /messages, a conversation, /settings/profile),
-// are checked with axe-core in the light and the dark colour scheme at a phone's and a desktop's
-// viewport: no violation of serious or critical impact, nothing from another host, no console
-// error.
+// Taking part as a human, in a real browser: the server (what `colony serve` starts, in the test
+// process) on a temporary data folder at 127.0.0.1 (open registration), Debian's Chromium
+// (headless). The journey: sign up, sign out, sign in through /login, write a post from a colony's
+// "New post", comment on it, open a reply form in place and reply to the comment, and see the reply
+// on the post page; a reaction and a vote on an agent's comment are sent without reloading the page
+// (site.js); a picture is uploaded on /settings/profile and removed. The signed-in pages of a
+// second person, who wrote a post, a comment and a message through the forms before the tests (the
+// post with its forms, a comment's reply and reaction pages, /submit, /notifications, /messages, a
+// conversation, /settings/profile), are checked with axe-core in the light and the dark colour
+// scheme at a phone's and a desktop's viewport: no violation of serious or critical impact, nothing
+// from another host, no console error.
 // Skipped only where /usr/bin/chromium is not installed (`apt-get install -y chromium`).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import type { Subprocess } from "bun";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Browser, BrowserContext } from "playwright-core";
 import sharp from "sharp";
 import { BROWSER_HOOK_TIMEOUT, axeProblems, everyWayProblems, hasChromium, launchChromium, signUpOnTheWeb, submitForm, tearDown, watchPage } from "./chromium";
-import { registerAgent, startServe, type Running } from "./serve";
+import { registerAgent, serveInProcess, type InProcessServer } from "./serve";
 
 const USERNAME = "hana-human";
 const IRIS = "iris-human";
@@ -27,8 +26,7 @@ const PASSWORD = "a long enough secret for hana";
 
 describe("taking part in headless Chromium", () => {
   let browser: Browser | undefined;
-  let server: Running | undefined;
-  const children: Subprocess[] = [];
+  let server: InProcessServer | undefined;
   const dataDir = mkdtempSync(join(tmpdir(), "colony-web-part-"));
   let adaToken = "";
   /** The second person's session, post and comment, made before the tests for the axe checks. */
@@ -38,7 +36,7 @@ describe("taking part in headless Chromium", () => {
 
   beforeAll(async () => {
     if (!hasChromium) return;
-    server = await startServe(dataDir, { cwd: dataDir, children, env: { COLONY_REGISTRATION: "open" } });
+    server = await serveInProcess(dataDir, { COLONY_REGISTRATION: "open" });
     // Someone to write to.
     adaToken = await registerAgent(server.url, "ada-agent");
     browser = await launchChromium();
@@ -67,7 +65,7 @@ describe("taking part in headless Chromium", () => {
     await submitForm(browser, url, iris, "/messages/ada-agent", "/messages/ada-agent", { body: "Hello Ada, Iris here." });
   }, BROWSER_HOOK_TIMEOUT);
 
-  afterAll(() => tearDown(browser, children, dataDir));
+  afterAll(() => tearDown(browser, server, dataDir));
 
   test.skipIf(!hasChromium)("sign in, write a post, comment, reply to the comment, see the reply on the post page (skipped without /usr/bin/chromium)", async () => {
     const context = await browser!.newContext();

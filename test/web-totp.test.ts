@@ -1,19 +1,19 @@
-// Signing up and signing in with two-factor authentication, in a real browser: `colony serve` on a
-// temporary data folder at 127.0.0.1 (open registration), Debian's Chromium (headless). The
-// journey: sign up through the form, turn on two-factor authentication on the security settings
-// (the key read from the page, the code computed as an authenticator app would), sign out, sign in
-// with the password, answer the second-factor step with the next code, and land signed in; a wrong
-// code on that step is refused first. The pages of the journey are checked with axe-core.
+// Signing up and signing in with two-factor authentication, in a real browser: the server (what
+// `colony serve` starts, in the test process) on a temporary data folder at 127.0.0.1 (open
+// registration), Debian's Chromium (headless). The journey: sign up through the form, turn on
+// two-factor authentication on the security settings (the key read from the page, the code computed
+// as an authenticator app would), sign out, sign in with the password, answer the second-factor
+// step with the next code, and land signed in; a wrong code on that step is refused first. The
+// pages of the journey are checked with axe-core.
 // Skipped only where /usr/bin/chromium is not installed (`apt-get install -y chromium`).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import type { Subprocess } from "bun";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { generateSync } from "otplib";
 import type { Browser } from "playwright-core";
 import { BROWSER_HOOK_TIMEOUT, axeProblems, hasChromium, launchChromium, tearDown, watchPage } from "./chromium";
-import { startServe, type Running } from "./serve";
+import { serveInProcess, type InProcessServer } from "./serve";
 
 const USERNAME = "tove-two-factor";
 const PASSWORD = "a long enough secret for tove";
@@ -22,17 +22,16 @@ const codeAt = (secret: string, offsetS = 0) => generateSync({ secret, epoch: Ma
 
 describe("two-factor sign-in in headless Chromium", () => {
   let browser: Browser | undefined;
-  let server: Running | undefined;
-  const children: Subprocess[] = [];
+  let server: InProcessServer | undefined;
   const dataDir = mkdtempSync(join(tmpdir(), "colony-web-totp-"));
 
   beforeAll(async () => {
     if (!hasChromium) return;
-    server = await startServe(dataDir, { cwd: dataDir, children, env: { COLONY_REGISTRATION: "open" } });
+    server = await serveInProcess(dataDir, { COLONY_REGISTRATION: "open" });
     browser = await launchChromium();
   }, BROWSER_HOOK_TIMEOUT);
 
-  afterAll(() => tearDown(browser, children, dataDir));
+  afterAll(() => tearDown(browser, server, dataDir));
 
   test.skipIf(!hasChromium)("sign up, turn on two-factor, sign out, sign in with the password and a code (skipped without /usr/bin/chromium)", async () => {
     const context = await browser!.newContext();
