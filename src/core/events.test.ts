@@ -275,11 +275,16 @@ describe("drain", () => {
 
   test("after start(), an emit is delivered without an explicit drain", async () => {
     const seen: string[] = [];
-    bus.on("*", (ev) => void seen.push(ev.type));
+    const delivered = new Promise<void>((resolve) =>
+      bus.on("*", (ev) => {
+        seen.push(ev.type);
+        resolve();
+      }),
+    );
     bus.start();
     try {
       emit({ type: "auto", actorId: null });
-      for (let i = 0; i < 50 && seen.length === 0; i++) await new Promise((r) => setTimeout(r, 0));
+      await delivered;
       expect(seen).toEqual(["auto"]);
     } finally {
       bus.stop();

@@ -51,7 +51,7 @@ async function raw(head: string, parts: Iterable<string | Uint8Array>): Promise<
     sent += off;
     await Bun.sleep(1);
   }
-  await Promise.race([done.promise, Bun.sleep(5000)]);
+  await Promise.race([done.promise, Bun.sleep(15_000)]);
   socket.end();
   const text = Buffer.concat(received).toString();
   const [head2, ...rest] = text.split("\r\n\r\n");

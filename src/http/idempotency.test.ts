@@ -18,6 +18,13 @@ let runs: Record<string, number> = {};
 const ran = (name: string) => (runs[name] = (runs[name] ?? 0) + 1);
 /** A promise the "slow" handler waits on, so a test can hold a request open. */
 let gate: Promise<void> = Promise.resolve();
+/** Resolves when the "slow" handler next starts: the request has claimed its key and is held at the gate. */
+let slowStarted: Promise<void> = Promise.resolve();
+let markSlowStarted = () => {};
+function expectSlowStart(): Promise<void> {
+  slowStarted = new Promise((r) => (markSlowStarted = r));
+  return slowStarted;
+}
 let failNext = false;
 
 const Body = t.Object({ a: t.Optional(t.Number()), s: t.Optional(t.String()) });
@@ -41,6 +48,7 @@ const app = new Elysia()
   .get("/api/v1/things", () => ({ n: ran("list") }), { auth: "required" })
   .post("/api/v1/slow", async ({ body }) => {
     const n = ran("slow");
+    markSlowStarted();
     await gate;
     return { n, body };
   }, { auth: "required", body: Body })
@@ -248,9 +256,10 @@ describe("in progress", () => {
     const key = freshKey();
     let release!: () => void;
     gate = new Promise((r) => (release = r));
+    const started = expectSlowStart();
     const first = call("POST", "/api/v1/slow", { token: alice.token, key, body: { a: 1 } });
     // Let the first request claim the key and reach its handler.
-    for (let i = 0; i < 20 && !runs.slow; i++) await new Promise((r) => setTimeout(r, 0));
+    await started;
     expect(runs.slow).toBe(1);
 
     const dup = await call("POST", "/api/v1/slow", { token: alice.token, key, body: { a: 1 } });
@@ -274,11 +283,15 @@ describe("in progress", () => {
     const key = freshKey();
     let release!: () => void;
     gate = new Promise((r) => (release = r));
-    const both = Promise.all([
+    const started = expectSlowStart();
+    const requests = [
       call("POST", "/api/v1/slow", { token: alice.token, key, body: { a: 2 } }),
       call("POST", "/api/v1/slow", { token: alice.token, key, body: { a: 2 } }),
-    ]);
-    for (let i = 0; i < 20 && !runs.slow; i++) await new Promise((r) => setTimeout(r, 0));
+    ];
+    const both = Promise.all(requests);
+    // One claims the key and is held at the gate; the other is answered while it is held.
+    await started;
+    await Promise.race(requests);
     release();
     const statuses = (await both).map((r) => `${r.status} ${r.body?.detail?.code ?? ""}`.trim()).sort();
     expect(statuses).toEqual(["200", "409 idempotency_in_progress"]);
@@ -289,8 +302,9 @@ describe("in progress", () => {
     const key = freshKey();
     let release!: () => void;
     gate = new Promise((r) => (release = r));
+    const started = expectSlowStart();
     const first = call("POST", "/api/v1/slow", { token: alice.token, key, body: { a: 3 } });
-    for (let i = 0; i < 20 && !runs.slow; i++) await new Promise((r) => setTimeout(r, 0));
+    await started;
 
     h.clock.advance(5 * MINUTE - 1);
     expect((await call("POST", "/api/v1/slow", { token: alice.token, key, body: { a: 3 } })).status).toBe(409);

@@ -298,7 +298,7 @@ describe("over a real socket", () => {
       await s.next((f) => f.some((x) => x.event === "dm.new"));
       controller.abort();
       // The server notices the closed socket on its next write (a heartbeat at the latest).
-      for (let i = 0; i < 100 && h.ctx.realtime.subscribers(webKey(ben.id)) > 0; i++) await Bun.sleep(10);
+      for (let i = 0; i < 1000 && h.ctx.realtime.subscribers(webKey(ben.id)) > 0; i++) await Bun.sleep(10);
       expect([h.ctx.realtime.subscribers(ben.id), h.ctx.realtime.subscribers(webKey(ben.id))]).toEqual([0, 0]);
     } finally {
       await server.stop();

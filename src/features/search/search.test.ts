@@ -57,7 +57,7 @@ describe("textMatch", () => {
 });
 
 /** Waits for the reader threads to open their connections (a message between threads, not a time rule). */
-async function until(cond: () => boolean, ms = 5000) {
+async function until(cond: () => boolean, ms = 15_000) {
   const end = Date.now() + ms;
   while (!cond() && Date.now() < end) await Bun.sleep(10);
   return cond();
