@@ -6,7 +6,11 @@
 //                        people (writes their notifications) and returns whom it told; that list
 //                        is stored with the event (`audience`) for the outbox subscribers;
 //   on(type, handler)    runs after commit, inside the delivery transaction of its batch;
-//   onAsync(type, h)     runs after commit and after that transaction (slow or remote work).
+//   onAsync(type, h)     runs after commit and after that transaction (slow or remote work);
+//   onLive(type, h)      pushes to this process's realtime hub after commit, in every process that
+//                        serves clients: in one process the outbox worker runs it with the others;
+//                        with several workers each worker runs it as it reads the events table
+//                        (follow()), and the supervisor's outbox worker leaves it out.
 // `emit`, `fanOut`, `on` and `onAsync` are generic over the DomainEvents map
 // (core/domain-events.ts): a misspelled event or a payload field that is not there does not compile.
 import type { Statement } from "bun:sqlite";
@@ -66,7 +70,7 @@ export type FanOutRule<M, K extends keyof M> = (ev: EventOf<M, K>, tx: Tx) => To
  */
 const DRAIN_BATCH = 20;
 
-type Handler<M> = { run: (ev: AnyEventOf<M>) => void | Promise<void>; async: boolean };
+type Handler<M> = { run: (ev: AnyEventOf<M>) => void | Promise<void>; async: boolean; live?: boolean };
 
 export class EventBus<M extends EventMap<M> = DomainEvents> {
   private handlers = new Map<keyof M | "*", Handler<M>[]>();
@@ -185,6 +189,23 @@ export class EventBus<M extends EventMap<M> = DomainEvents> {
     this.subscribe(type, { run: handler, async: false });
   }
 
+  /**
+   * Subscribes a realtime push (the hub's subscribers are this process's open streams) to one
+   * event type, or to every type with "*". Runs after commit like `on`, in each process that
+   * serves clients (see the header).
+   */
+  onLive<K extends keyof M>(type: K, handler: (ev: EventOf<M, K>) => void): void;
+  onLive(type: "*", handler: (ev: AnyEventOf<M>) => void): void;
+  onLive(type: keyof M | "*", handler: (ev: any) => void): void {
+    this.subscribe(type, { run: handler, async: false, live: true });
+  }
+
+  /**
+   * Whether this process's outbox worker runs the `onLive` handlers: true in a single process;
+   * false in a supervisor of several workers, whose processes run them from follow().
+   */
+  liveInDrain = true;
+
   /** Subscribes to one event type after commit, outside any transaction (slow or remote work). */
   onAsync<K extends keyof M>(type: K, handler: (ev: EventOf<M, K>) => Promise<void>): void {
     this.subscribe(type, { run: handler as (ev: AnyEventOf<M>) => Promise<void>, async: true });
@@ -275,6 +296,7 @@ export class EventBus<M extends EventMap<M> = DomainEvents> {
             createdAt: row.created_at,
           } as AnyEventOf<M>;
           for (const h of [...(this.handlers.get(row.type) ?? []), ...(this.handlers.get("*") ?? [])]) {
+            if (h.live && !this.liveInDrain) continue;
             if (h.async) {
               later.push([ev, h]);
               continue;
