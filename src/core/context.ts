@@ -5,7 +5,7 @@ import { domainProbe, type DomainProbe } from "../adapters/domain-probe";
 import { CapturingMailer, createMailer, type Mailer } from "../adapters/mail";
 import { createWallet, devKeyPath, type LazyWallet } from "../adapters/lightning";
 import { openDatabase, type Db } from "../db/client";
-import { migrate } from "../db/migrate";
+import { migrate, migrationStatus } from "../db/migrate";
 import { migrateGuarded } from "../db/upgrade";
 import { inlineReads, type Reads } from "../db/read-pool";
 import { systemClock, type Clock } from "./clock";
@@ -44,7 +44,15 @@ export interface Ctx {
    * knows each request's socket peer; null in process. Read through http/client-ip.ts.
    */
   server: SocketPeers | null;
+  /**
+   * Which process this is: "single" serves and runs everything; with several processes on one
+   * data folder, a "worker" serves HTTP and a "supervisor" runs what must happen once (server.ts,
+   * supervisor.ts). Other processes' commits must be looked for on every read unless single.
+   */
+  role: ProcessRole;
 }
+
+export type ProcessRole = "single" | "worker" | "supervisor";
 
 /** What a server knows of a request's socket: the peer's address (Bun.serve's requestIP). */
 export interface SocketPeers {
@@ -69,6 +77,8 @@ interface ContextOptions {
   domainProbe?: DomainProbe;
   /** Defaults to the configured wallet (an in-memory database: a development wallet with a key in memory). */
   wallet?: LazyWallet;
+  /** Defaults to "single". A worker never migrates: it refuses a database its supervisor has not brought up to date. */
+  role?: ProcessRole;
 }
 
 export const databasePath = (config: Config) => join(config.dataDir, "colony.db");
@@ -81,10 +91,16 @@ export function createContext(opts: ContextOptions): Ctx {
   const dbPath = opts.dbPath ?? databasePath(config);
   if (dbPath !== ":memory:") mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
   const db = openDatabase(dbPath, opts.image);
+  const role = opts.role ?? "single";
   if (dbPath === ":memory:") {
     if (!opts.image) migrate(db);
-  }
-  else {
+  } else if (role === "worker") {
+    const pending = migrationStatus(db.$client).pending;
+    if (pending.length) {
+      db.$client.close();
+      throw new Error(`the database has migrations to apply (${pending.join(", ")}); the supervisor applies them before it starts workers`);
+    }
+  } else {
     // Refuses a database from a newer colony; copies one with data before migrating it.
     try {
       const { copy } = migrateGuarded(db, { label: dbPath, backupDir: config.backupDir, keep: config.upgradeBackupsKeep, now: clock.now() });
@@ -117,6 +133,7 @@ export function createContext(opts: ContextOptions): Ctx {
     limits: new RateLimiter(clock, config.rateLimitMultiplier),
     realtime: new RealtimeHub(clock),
     server: null,
+    role,
   };
   return Object.assign(ctx, { metrics: new Metrics(ctx, dbPath === ":memory:" ? null : `${dbPath}-wal`) });
 }

@@ -1,4 +1,7 @@
-import { beforeEach, describe, expect, test } from "bun:test";
+import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { eq } from "drizzle-orm";
 import { loadConfig } from "../config";
 import { inGroupCommit } from "../db/client";
@@ -332,13 +335,102 @@ describe("prune", () => {
   test("the maintenance schedule prunes events older than 30 days", async () => {
     const { setup } = await import("../../test/harness");
     const h = setup();
-    h.ctx.db.transaction((tx) => h.ctx.events.emit(tx, { type: "email_verified", actorId: null }));
+    const old = h.ctx.db.transaction((tx) => h.ctx.events.emit(tx, { type: "email_verified", actorId: null }));
     await h.ctx.events.drain();
     h.clock.advance(29 * DAY);
     await h.ctx.jobs.runRecurring("prune-events");
     expect(h.ctx.db.select().from(events).all()).toHaveLength(1);
-    h.clock.advance(2 * DAY);
+    h.clock.advance(DAY);
+    const recent = h.ctx.db.transaction((tx) => h.ctx.events.emit(tx, { type: "email_verified", actorId: null }));
+    await h.ctx.events.drain();
+    h.clock.advance(DAY);
     await h.ctx.jobs.runRecurring("prune-events");
-    expect(h.ctx.db.select().from(events).all()).toHaveLength(0);
+    expect(h.ctx.db.select({ id: events.id }).from(events).all()).toEqual([{ id: recent }]);
+    expect(old).not.toBe(recent);
+  });
+
+  test("the newest row stays, however old: a new row never takes a rowid another process has read", async () => {
+    emit({ type: "first", actorId: null });
+    emit({ type: "second", actorId: null });
+    await bus.drain();
+    clock.advance(DAY);
+    expect(bus.prune(clock.now())).toBe(1);
+    expect(rows().map((r) => r.type)).toEqual(["second"]);
+  });
+});
+
+describe("follow: several processes on one database", () => {
+  // Two connections to one file stand for two processes: what one commits, the other's follower
+  // reads in commit order.
+  let dir: string;
+  let a: { ctx: Ctx; bus: EventBus<TestEvents> };
+  let b: { ctx: Ctx; bus: EventBus<TestEvents> };
+  const open = (role: "worker" | "supervisor") => {
+    const c = createContext({ config: loadConfig({ COLONY_LOG_LEVEL: "silent", COLONY_DATA_DIR: dir }), clock, role: role === "worker" ? "worker" : "single" });
+    return { ctx: c, bus: new EventBus<TestEvents>(c.db, clock, captureLog().log, (type) => [`scope:${String(type)}`]) };
+  };
+  const emitOn = (p: typeof a, input: EmitInputOf<TestEvents>) => p.ctx.db.transaction((tx) => p.bus.emit(tx, input));
+
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), "colony-follow-"));
+    a = open("supervisor");
+    b = open("worker");
+  });
+  afterEach(() => {
+    a.bus.unfollow();
+    b.bus.unfollow();
+    a.ctx.db.$client.close();
+    b.ctx.db.$client.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  test("another process's commits count their read scopes here and run the live handlers, in commit order, once", () => {
+    const heard: string[] = [];
+    b.bus.onLive("*", (ev) => void heard.push(String(ev.type)));
+    b.bus.on("*", () => void heard.push("not live"));
+    emitOn(a, { type: "before", actorId: null });
+    b.bus.follow({ live: true, intervalMs: 60_000 });
+    emitOn(a, { type: "one", actorId: null });
+    emitOn(a, { type: "two", actorId: null });
+    expect(b.bus.version("scope:one")).toBe(0);
+    b.bus.sync();
+    expect(heard).toEqual(["one", "two"]);
+    expect([b.bus.version("scope:before"), b.bus.version("scope:one"), b.bus.version("scope:two")]).toEqual([0, 1, 1]);
+    b.bus.sync();
+    expect(heard).toEqual(["one", "two"]);
+  });
+
+  test("its own events run the live handlers after commit and are not counted twice", async () => {
+    const heard: string[] = [];
+    b.bus.onLive("*", (ev) => void heard.push(String(ev.type)));
+    b.bus.follow({ live: true, intervalMs: 60_000 });
+    emitOn(b, { type: "mine", actorId: null });
+    expect(b.bus.version("scope:mine")).toBe(1);
+    await new Promise((r) => setTimeout(r, 0));
+    expect(heard).toEqual(["mine"]);
+    expect(b.bus.version("scope:mine")).toBe(1);
+  });
+
+  test("without live, the follower counts scopes and kicks its outbox worker; liveInDrain false leaves live handlers out of the drain", async () => {
+    const delivered: string[] = [];
+    a.bus.liveInDrain = false;
+    a.bus.on("*", (ev) => void delivered.push(`once ${String(ev.type)}`));
+    a.bus.onLive("*", (ev) => void delivered.push(`live ${String(ev.type)}`));
+    a.bus.follow({ live: false, intervalMs: 60_000 });
+    emitOn(b, { type: "elsewhere", actorId: null });
+    a.bus.sync();
+    expect(a.bus.version("scope:elsewhere")).toBe(1);
+    await a.bus.drain();
+    expect(delivered).toEqual(["once elsewhere"]);
+  });
+
+  test("the interval looks without being asked", async () => {
+    const heard: string[] = [];
+    b.bus.onLive("*", (ev) => void heard.push(String(ev.type)));
+    b.bus.follow({ live: true, intervalMs: 1 });
+    const arrived = new Promise<void>((resolve) => b.bus.onLive("*", () => resolve()));
+    emitOn(a, { type: "polled", actorId: null });
+    await arrived;
+    expect(heard).toEqual(["polled"]);
   });
 });

@@ -14,7 +14,7 @@
 // `emit`, `fanOut`, `on` and `onAsync` are generic over the DomainEvents map
 // (core/domain-events.ts): a misspelled event or a payload field that is not there does not compile.
 import type { Statement } from "bun:sqlite";
-import { and, eq, lt } from "drizzle-orm";
+import { and, eq, lt, sql } from "drizzle-orm";
 import { changes, inTransaction, onGroupSettled, type Db, type Tx } from "../db/client";
 import type { Clock } from "./clock";
 import type { DomainEvents, EventName, Told } from "./domain-events";
@@ -70,6 +70,34 @@ export type FanOutRule<M, K extends keyof M> = (ev: EventOf<M, K>, tx: Tx) => To
  */
 const DRAIN_BATCH = 20;
 
+/** Rows read per statement when following the events table. */
+const FOLLOW_BATCH = 200;
+
+/** An events row as the outbox and the follower read it. */
+interface EventRow {
+  id: string;
+  type: string;
+  actor_id: string | null;
+  subject_type: string | null;
+  subject_id: string | null;
+  payload: string;
+  audience: string | null;
+  created_at: number;
+}
+
+function toEvent<M>(row: EventRow, payload: object): AnyEventOf<M> {
+  return {
+    id: row.id,
+    type: row.type,
+    actorId: row.actor_id,
+    subjectType: row.subject_type,
+    subjectId: row.subject_id,
+    payload,
+    audience: row.audience ? (JSON.parse(row.audience) as Told[]) : [],
+    createdAt: row.created_at,
+  } as AnyEventOf<M>;
+}
+
 type Handler<M> = { run: (ev: AnyEventOf<M>) => void | Promise<void>; async: boolean; live?: boolean };
 
 export class EventBus<M extends EventMap<M> = DomainEvents> {
@@ -93,6 +121,21 @@ export class EventBus<M extends EventMap<M> = DomainEvents> {
     /** The read scopes an event changes (core/domain-events.ts READ_SCOPES for the server's map). */
     private readScopes: (type: keyof M, payload: object) => readonly string[] = () => [],
   ) {}
+
+  /**
+   * Following the events table (several processes on one database, see follow()): the last row
+   * read, by rowid — each insert takes the database's write lock and gets the next rowid, so rowid
+   * order is commit order — the database's data_version when last looked at, and the ids this
+   * process emitted that the reader has not passed yet (their read scopes are counted already).
+   */
+  private followed: {
+    rowid: number;
+    dataVersion: number;
+    own: Set<string>;
+    timer: ReturnType<typeof setInterval>;
+    soon: ReturnType<typeof setTimeout> | null;
+    live: boolean;
+  } | null = null;
 
   /** Read scopes written by the open group commit (db/client.ts inGroupCommit), counted again when it commits. */
   private groupScopes = new Set<string>();
@@ -144,12 +187,97 @@ export class EventBus<M extends EventMap<M> = DomainEvents> {
     if (rule) ev.audience = rule(ev, tx);
     this.stmts().insert.run(id, String(input.type), ev.actorId, ev.subjectType, ev.subjectId, JSON.stringify(payload), ev.audience.length ? JSON.stringify(ev.audience) : null, input.activity ? 1 : 0, now);
     this.kick();
+    const f = this.followed;
+    if (f) {
+      f.own.add(id);
+      // After this transaction commits: the live handlers of this process's own events.
+      f.soon ??= setTimeout(() => {
+        f.soon = null;
+        this.sync(true);
+      }, 0);
+    }
     return id;
   }
 
-  private prepared: { insert: Statement; pending: Statement; done: Statement } | null = null;
+  /**
+   * Starts reading the events table for commits of other processes (a worker, or the supervisor
+   * of several workers): every `intervalMs`, and whenever sync() is called (each request does),
+   * PRAGMA data_version tells whether another connection committed; if so, the new event rows
+   * are read in commit order, their read scopes counted as if written here (read caches drop
+   * what they changed) and, with `live`, their live handlers run against this process's hub.
+   * A process that runs the outbox (the supervisor) is kicked to deliver what arrived.
+   */
+  follow(opts: { live: boolean; intervalMs: number }): void {
+    if (this.followed) return;
+    const { rowid } = this.db.$client.query("select coalesce(max(rowid), 0) as rowid from events").get() as { rowid: number };
+    this.followed = {
+      rowid,
+      dataVersion: this.dataVersion(),
+      own: new Set(),
+      timer: setInterval(() => this.sync(), opts.intervalMs),
+      soon: null,
+      live: opts.live,
+    };
+  }
+
+  /** Stops follow(). */
+  unfollow(): void {
+    const f = this.followed;
+    if (!f) return;
+    clearInterval(f.timer);
+    if (f.soon) clearTimeout(f.soon);
+    this.followed = null;
+  }
+
+  private dataVersion(): number {
+    return (this.stmts().dataVersion.values() as [[number]])[0][0];
+  }
+
+  /**
+   * Catches up with the events committed since the last look (see follow()); one PRAGMA when no
+   * other connection committed. Nothing happens inside a transaction (its reads must not move).
+   */
+  sync(ownCommitted = false): void {
+    const f = this.followed;
+    if (!f || this.db.$client.inTransaction) return;
+    const version = this.dataVersion();
+    if (version === f.dataVersion && !ownCommitted && !f.own.size) return;
+    f.dataVersion = version;
+    let foreign = 0;
+    for (;;) {
+      const rows = this.stmts().after.all(f.rowid) as (EventRow & { rowid: number })[];
+      if (!rows.length) break;
+      for (const row of rows) {
+        f.rowid = row.rowid;
+        const payload = JSON.parse(row.payload) as object;
+        if (!f.own.delete(row.id)) {
+          foreign++;
+          this.touch(this.readScopes(row.type as keyof M, payload));
+        }
+        if (f.live) this.runLive(toEvent<M>(row, payload));
+      }
+      if (rows.length < FOLLOW_BATCH) break;
+    }
+    if (foreign) this.kick();
+  }
+
+  /** Runs the live handlers of one event (each on its own: one that throws does not stop the others). */
+  private runLive(ev: AnyEventOf<M>): void {
+    for (const h of [...(this.handlers.get(ev.type) ?? []), ...(this.handlers.get("*") ?? [])]) {
+      if (!h.live) continue;
+      try {
+        void h.run(ev);
+      } catch (err) {
+        this.failed(ev, err);
+      }
+    }
+  }
+
+  private prepared: { insert: Statement; pending: Statement; done: Statement; after: Statement; dataVersion: Statement } | null = null;
   private stmts() {
     return (this.prepared ??= {
+      after: this.db.$client.prepare(`select rowid, id, type, actor_id, subject_type, subject_id, payload, audience, created_at from events where rowid > ? order by rowid limit ${FOLLOW_BATCH}`),
+      dataVersion: this.db.$client.prepare("pragma data_version"),
       insert: this.db.$client.prepare("insert into events (id, type, actor_id, subject_type, subject_id, payload, audience, activity, created_at) values (?, ?, ?, ?, ?, ?, ?, ?, ?)"),
       pending: this.db.$client.prepare(`select id, type, actor_id, subject_type, subject_id, payload, audience, created_at from events where processed_at is null order by id limit ${DRAIN_BATCH}`),
       done: this.db.$client.prepare("update events set processed_at = ? where id in (select value from json_each(?))"),
@@ -279,23 +407,14 @@ export class EventBus<M extends EventMap<M> = DomainEvents> {
     let handedOut = 0;
     let emittedAtYield = this.writes;
     for (;;) {
-      const batch = this.stmts().pending.all() as { id: string; type: keyof M; actor_id: string | null; subject_type: string | null; subject_id: string | null; payload: string; audience: string | null; created_at: number }[];
+      const batch = this.stmts().pending.all() as EventRow[];
       if (!batch.length) return total;
       const later: [AnyEventOf<M>, Handler<M>][] = [];
       const markDone = () => this.stmts().done.run(this.clock.now(), JSON.stringify(batch.map((r) => r.id)));
       inTransaction(this.db, () => {
         for (const row of batch) {
-          const ev = {
-            id: row.id,
-            type: row.type,
-            actorId: row.actor_id,
-            subjectType: row.subject_type,
-            subjectId: row.subject_id,
-            payload: JSON.parse(row.payload),
-            audience: row.audience ? (JSON.parse(row.audience) as Told[]) : [],
-            createdAt: row.created_at,
-          } as AnyEventOf<M>;
-          for (const h of [...(this.handlers.get(row.type) ?? []), ...(this.handlers.get("*") ?? [])]) {
+          const ev = toEvent<M>(row, JSON.parse(row.payload));
+          for (const h of [...(this.handlers.get(row.type as keyof M) ?? []), ...(this.handlers.get("*") ?? [])]) {
             if (h.live && !this.liveInDrain) continue;
             if (h.async) {
               later.push([ev, h]);
@@ -337,6 +456,13 @@ export class EventBus<M extends EventMap<M> = DomainEvents> {
 
   /** Deletes processed events older than `beforeMs`, keeping those that count as activity. */
   prune(beforeMs: number): number {
-    return changes(this.db.delete(events).where(and(lt(events.processedAt, beforeMs), eq(events.activity, false))).run());
+    // The newest row stays, so that a new row never takes the rowid of one another process has
+    // already read (SQLite gives the next insert max(rowid) + 1; see follow()).
+    return changes(
+      this.db
+        .delete(events)
+        .where(and(lt(events.processedAt, beforeMs), eq(events.activity, false), sql`rowid < (select max(rowid) from events)`))
+        .run(),
+    );
   }
 }

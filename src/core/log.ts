@@ -35,8 +35,12 @@ const stderrSink: LogSink = (chunk) => void process.stderr.write(chunk);
 const unflushed = new Set<Logger>();
 let exitHook = false;
 
-export function createLogger(level: LogLevel, now: () => number = Date.now, sink: LogSink = stderrSink): Logger {
+/**
+ * `base`: fields every line carries after the message (a worker names itself: `{"worker":2}`).
+ */
+export function createLogger(level: LogLevel, now: () => number = Date.now, sink: LogSink = stderrSink, base?: Record<string, unknown>): Logger {
   const min = ORDER[level];
+  const baseJson = base ? JSON.stringify(base).slice(1, -1) : "";
   let batch = "";
   let timer: ReturnType<typeof setTimeout> | null = null;
   const flush = () => {
@@ -48,7 +52,7 @@ export function createLogger(level: LogLevel, now: () => number = Date.now, sink
     batch = "";
     sink(chunk);
   };
-  const line = (lvl: string, msg: string, fields?: Record<string, unknown>) => JSON.stringify({ t: new Date(now()).toISOString(), level: lvl, msg, ...fields }) + "\n";
+  const line = (lvl: string, msg: string, fields?: Record<string, unknown>) => JSON.stringify({ t: new Date(now()).toISOString(), level: lvl, msg, ...base, ...fields }) + "\n";
   const write = (lvl: Exclude<LogLevel, "silent">) => (msg: string, fields?: Record<string, unknown>) => {
     if (ORDER[lvl] < min) return;
     const text = line(lvl, msg, fields);
@@ -64,7 +68,7 @@ export function createLogger(level: LogLevel, now: () => number = Date.now, sink
     const at = now();
     if (at !== isoAt) iso = new Date((isoAt = at)).toISOString();
     const json = JSON.stringify(fields);
-    batch += `{"t":"${iso}","level":"info","msg":"request"${json.length > 2 ? "," : ""}${json.slice(1)}\n`;
+    batch += `{"t":"${iso}","level":"info","msg":"request"${baseJson ? "," + baseJson : ""}${json.length > 2 ? "," : ""}${json.slice(1)}\n`;
     if (batch.length >= ACCESS_BATCH_BYTES) return flush();
     if (timer) return;
     timer = setTimeout(flush, ACCESS_FLUSH_MS);

@@ -20,9 +20,13 @@ export function serverOptions(ctx: Ctx, app: AnyElysia) {
     port: ctx.config.port,
     maxRequestBodySize: BUN_BODY_LIMIT,
     idleTimeout: 120,
+    // Workers of one instance listen on the same port; the kernel spreads connections over them.
+    reusePort: ctx.role === "worker",
     fetch(request: Request, server: Bun.Server<undefined>): Response | Promise<Response> {
       // The client address of each request is read through the context (http/client-ip.ts).
       if (ctx.server !== server) ctx.server = server;
+      // What other processes committed is seen before this request reads (core/events.ts follow()).
+      ctx.events.sync();
       if (!undeclaredBody(request)) return handle(request);
       return boundBody(request, limit, server).then(handle, () => errorResponse(400, "INVALID_INPUT", "The request body could not be read"));
     },
