@@ -104,6 +104,8 @@ export interface DomainEvents {
 
   // Reactions, votes, polls
   reaction_added: { emoji: string; post_id: string; comment_id?: string; author_id: string; reactor_username: string; readers: Readers };
+  /** A reaction taken back: nobody is told and no webhook hears of it, but cached reads of the colony show the counts. */
+  reaction_removed: { emoji: string; post_id: string; comment_id?: string; colony_id: string };
   vote_cast: {
     target_type: "post" | "comment";
     target_id: string;
@@ -246,6 +248,12 @@ export interface DomainEvents {
     recipient_ids: string[];
   };
   message_reaction: { conversation_id: string; message_id: string; emoji: string; action: "add" | "remove"; total: number; user_id: string; recipient_ids: string[] };
+  /**
+   * Someone is typing (ephemeral): the row carries dm.typing to each of `recipient_ids` through the
+   * outbox, so streams open on any serving process hear it. Nobody is told and no webhook hears of
+   * it; `conversation_id` is null for a 1:1 conversation not started yet.
+   */
+  dm_typing: { conversation_id: string | null; user_id: string; username: string; is_group: boolean; recipient_ids: string[] };
   direct_message_edited: MessageChange & { body: string; edited_at: string };
   group_message_edited: MessageChange & { body: string; edited_at: string };
   direct_message_deleted: MessageChange & { deleted_at: string };
@@ -272,6 +280,14 @@ export interface DomainEvents {
   group_admin_changed: { conversation_id: string; user_id: string; is_admin: boolean };
   group_creator_transferred: { conversation_id: string; from_user_id: string; to_user_id: string };
   group_message_pinned: { conversation_id: string; message_id: string; pinned: boolean };
+
+  // Notifications
+  /**
+   * A user read or deleted some of their notifications: their open pages hear the new unread
+   * count. `unread` is the count the write saw, when it counted it; otherwise it is counted as
+   * the push goes out. Nobody is told and no webhook hears of it.
+   */
+  notifications_changed: { user_id: string; unread?: number };
 
   // Webhooks
   webhook_created: { webhook_id: string };
@@ -408,6 +424,7 @@ export const READ_SCOPES: { [K in EventName]: (payload: DomainEvents[K]) => read
   comment_reparented: () => FORUM,
   content_notarised: (p) => inColony(p.colony_id),
   reaction_added: (p) => inColony(p.readers.colony_id),
+  reaction_removed: (p) => inColony(p.colony_id),
   vote_cast: () => FORUM,
   poll_voted: () => FORUM,
   colony_created: () => FORUM,
@@ -455,6 +472,7 @@ export const READ_SCOPES: { [K in EventName]: (payload: DomainEvents[K]) => read
   direct_message: () => NONE,
   messages_read: () => NONE,
   message_reaction: () => NONE,
+  dm_typing: () => NONE,
   direct_message_edited: () => NONE,
   group_message_edited: () => NONE,
   direct_message_deleted: () => NONE,
@@ -473,6 +491,8 @@ export const READ_SCOPES: { [K in EventName]: (payload: DomainEvents[K]) => read
   group_admin_changed: () => NONE,
   group_creator_transferred: () => NONE,
   group_message_pinned: () => NONE,
+  // The notifications list is not a cached read.
+  notifications_changed: () => NONE,
   webhook_created: () => NONE,
   webhook_updated: () => NONE,
   webhook_deleted: () => NONE,

@@ -159,6 +159,8 @@ describe("the viewer's events, and only theirs", () => {
     const other = await signedInBrowser(h, ben.username);
     await other.get("/notifications");
     expect((await other.post("/notifications/read-all")).status).toBe(303);
+    // Both pushes start from the outbox (notifications_changed, dm_typing), as on several workers.
+    await settle();
     await s.next((f) => f.filter((x) => x.event === "notifications.unread").length >= 2);
     expect(s.events("notifications.unread").at(-1)!.data.unread).toBe(0);
     expect(s.events("dm.typing")).toHaveLength(0);

@@ -453,13 +453,21 @@ describe("GET /messages/unread-count", () => {
 });
 
 describe("typing", () => {
-  test("by username: 204 and dm.typing to the other user only", async () => {
+  test("by username: 204, a dm_typing event, and dm.typing to the other user only once the outbox delivers it", async () => {
     const l = listen(h, alice, bob, carol);
     const r = await h.req("POST", `/api/v1/messages/conversations/${bob.username}/typing`, { token: alice.token });
     expect(r.status).toBe(204);
+    // The push starts from the event row (every serving process reads the outbox), not from the route.
+    expect(l.events).toEqual([]);
+    const [ev] = eventsOf(h, "dm_typing");
+    expect(ev).toMatchObject({ actor_id: alice.id, activity: 0, audience: null });
+    expect(ev.payload).toEqual({ conversation_id: null, user_id: alice.id, username: alice.username, is_group: false, recipient_ids: [bob.id] });
+    expect(count(h, "events")).toBe(1);
+    await h.ctx.events.drain();
     expect(l.events.map((e) => [e.to, e.type, e.channel])).toEqual([[bob.id, "dm.typing", `user:${bob.id}:dm`]]);
-    expect(l.events[0].data).toMatchObject({ conversation_id: null, user_id: alice.id, username: alice.username });
-    expect(count(h, "events")).toBe(0);
+    expect(l.events[0].data).toEqual({ conversation_id: null, user_id: alice.id, username: alice.username, is_group: false });
+    // Nothing else: no notification, no message.
+    expect([count(h, "notifications"), count(h, "messages")]).toEqual([0, 0]);
   });
 
   test("by username: eligibility as for sending", async () => {
@@ -473,9 +481,12 @@ describe("typing", () => {
 
   test("by conversation id: participants only; publishes to the others", async () => {
     const m = await sent(h, alice, bob);
+    await h.ctx.events.drain();
     const l = listen(h, alice, bob, carol);
     const r = await h.req("POST", `/api/v1/messages/conversations/by-id/${m.conversation_id}/typing`, { token: bob.token });
     expect(r.status).toBe(204);
+    expect(eventsOf(h, "dm_typing").map((e) => [e.subject_type, e.subject_id, e.payload.recipient_ids])).toEqual([["conversation", m.conversation_id, [alice.id]]]);
+    await h.ctx.events.drain();
     expect(l.events.map((e) => [e.to, e.type])).toEqual([[alice.id, "dm.typing"]]);
     expect(l.events[0].data).toMatchObject({ conversation_id: m.conversation_id, user_id: bob.id, is_group: false });
     expectError(await h.req("POST", `/api/v1/messages/conversations/by-id/${m.conversation_id}/typing`, { token: carol.token }), 404, "NOT_FOUND");

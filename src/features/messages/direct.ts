@@ -3,7 +3,6 @@
 import { and, asc, count, desc, eq, gt, lt } from "drizzle-orm";
 import { iso } from "../../core/clock";
 import type { Ctx } from "../../core/context";
-import { dmChannel } from "../../core/realtime";
 import { ApiError } from "../../core/errors";
 import { uuidv7 } from "../../core/ids";
 import { inGroupCommit, inTransaction, type Db } from "../../db/client";
@@ -369,7 +368,25 @@ export function unreadCount(ctx: Ctx, caller: Caller): number {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Typing (ephemeral: published straight to the hub, no event row)
+// Typing (ephemeral: a dm_typing event whose live handler publishes dm.typing; nothing else is kept)
+
+/**
+ * Writes the dm_typing event in a short transaction of its own: the outbox carries it to every
+ * serving process, whose live handler (handlers.ts) publishes dm.typing to each recipient's open
+ * streams there.
+ */
+function emitTyping(ctx: Ctx, caller: Caller, conversationId: string | null, isGroup: boolean, recipientIds: string[]): void {
+  if (!recipientIds.length) return;
+  inTransaction(ctx.db, (tx) =>
+    ctx.events.emit(tx, {
+      type: "dm_typing",
+      actorId: caller.id,
+      ...(conversationId ? { subject: { type: "conversation", id: conversationId } } : {}),
+      payload: { conversation_id: conversationId, user_id: caller.id, username: caller.username, is_group: isGroup, recipient_ids: recipientIds },
+      activity: false,
+    }),
+  );
+}
 
 /** POST .../{username}/typing: the send eligibility checks, then dm.typing to the other user. */
 export function typing(ctx: Ctx, caller: Caller, username: string): void {
@@ -377,12 +394,7 @@ export function typing(ctx: Ctx, caller: Caller, username: string): void {
   assertCanSend(caller);
   assertNotBlocked(ctx, caller.id, peer.id);
   const conv = directConversation(ctx, caller.id, peer.id);
-  ctx.realtime.publish(peer.id, dmChannel(peer.id), "dm.typing", {
-    conversation_id: conv?.id ?? null,
-    user_id: caller.id,
-    username: caller.username,
-    is_group: false,
-  });
+  emitTyping(ctx, caller, conv?.id ?? null, false, [peer.id]);
 }
 
 /** POST .../by-id/{conv_id}/typing: dm.typing to every other participant (1:1 or group). */
@@ -393,7 +405,5 @@ export function typingById(ctx: Ctx, caller: Caller, conversationId: string): vo
   assertCanSend(caller);
   const peer = conv.kind === "direct" ? otherOf(conv, caller.id) : null;
   if (peer) assertNotBlocked(ctx, caller.id, peer);
-  for (const id of participantIds(ctx, conv.id)) {
-    if (id !== caller.id) ctx.realtime.publish(id, dmChannel(id), "dm.typing", { conversation_id: conv.id, user_id: caller.id, username: caller.username, is_group: conv.kind === "group" });
-  }
+  emitTyping(ctx, caller, conv.id, conv.kind === "group", participantIds(ctx, conv.id).filter((id) => id !== caller.id));
 }

@@ -155,6 +155,7 @@ describe("realtime on user:{id}:dm", () => {
     const dave = await h.user();
     const before = l.of("dm.typing").length;
     expect((await h.req("POST", `/api/v1/messages/conversations/by-id/${g}/typing`, { token: carol.token })).status).toBe(204);
+    await h.ctx.events.drain();
     expect(l.of("dm.typing").slice(before).map((e) => e.to).sort()).toEqual([alice.id, bob.id].sort());
     expect(l.of("dm.typing").at(-1)!.data).toMatchObject({ conversation_id: g, is_group: true, user_id: carol.id });
     expect((await h.req("POST", `/api/v1/messages/conversations/by-id/${g}/typing`, { token: dave.token })).status).toBe(404);

@@ -15,7 +15,11 @@
 //   message_reaction                               → dm.reaction {emoji, action, total}
 //   direct_message_edited, group_message_edited    → dm.edit
 //   direct_message_deleted, group_message_deleted  → dm.delete
-// Webhook deliveries of these §6.2 events are the webhooks feature's generic rule.
+//   dm_typing                                      → dm.typing (to the recipients only)
+// The pushes are live handlers (core/events.ts onLive): they run in every serving process, each
+// against its own streams, so they only read and publish, never write.
+// Webhook deliveries of these §6.2 events are the webhooks feature's generic rule (dm_typing is
+// not a §6.2 event: no webhook hears of it).
 import type { Ctx } from "../../core/context";
 import type { DomainEvent, Told } from "../../core/events";
 import { dmChannel } from "../../core/realtime";
@@ -137,19 +141,26 @@ function publishDelete(ctx: Ctx, ev: DomainEvent<"direct_message_deleted" | "gro
   publishAll(ctx, audienceOf(ev), "dm.delete", { conversation_id: p.conversation_id, message_id: p.message_id, deleted_at: p.deleted_at });
 }
 
+/** dm.typing to each recipient, as the typing route saw them (nothing is read again). */
+function publishTyping(ctx: Ctx, ev: DomainEvent<"dm_typing">): void {
+  const p = ev.payload;
+  publishAll(ctx, [...new Set(p.recipient_ids)], "dm.typing", { conversation_id: p.conversation_id, user_id: p.user_id, username: p.username, is_group: p.is_group });
+}
+
 /** Messaging's fan-out rules, realtime pushes, clean-up and the orphan purge. */
 export function register(ctx: Ctx): void {
   ctx.events.fanOut("direct_message", (ev) => tellDirect(ctx, ev));
   ctx.events.fanOut("group_message", (ev) => tellGroup(ctx, ev));
-  ctx.events.on("direct_message", (ev) => publishNew(ctx, ev));
-  ctx.events.on("group_message", (ev) => publishNew(ctx, ev));
-  ctx.events.on("group_message", (ev) => publishToMuted(ctx, ev));
-  ctx.events.on("messages_read", (ev) => publishRead(ctx, ev));
-  ctx.events.on("message_reaction", (ev) => publishReaction(ctx, ev));
-  ctx.events.on("direct_message_edited", (ev) => publishEdit(ctx, ev));
-  ctx.events.on("group_message_edited", (ev) => publishEdit(ctx, ev));
-  ctx.events.on("direct_message_deleted", (ev) => publishDelete(ctx, ev));
-  ctx.events.on("group_message_deleted", (ev) => publishDelete(ctx, ev));
+  ctx.events.onLive("direct_message", (ev) => publishNew(ctx, ev));
+  ctx.events.onLive("group_message", (ev) => publishNew(ctx, ev));
+  ctx.events.onLive("group_message", (ev) => publishToMuted(ctx, ev));
+  ctx.events.onLive("messages_read", (ev) => publishRead(ctx, ev));
+  ctx.events.onLive("message_reaction", (ev) => publishReaction(ctx, ev));
+  ctx.events.onLive("direct_message_edited", (ev) => publishEdit(ctx, ev));
+  ctx.events.onLive("group_message_edited", (ev) => publishEdit(ctx, ev));
+  ctx.events.onLive("direct_message_deleted", (ev) => publishDelete(ctx, ev));
+  ctx.events.onLive("group_message_deleted", (ev) => publishDelete(ctx, ev));
+  ctx.events.onLive("dm_typing", (ev) => publishTyping(ctx, ev));
   ctx.events.onAsync("account_deleted", async (ev) => {
     purgeUserDrafts(ctx, ev.payload.user_id);
     await purgeUserUploads(ctx, ev.payload.user_id);

@@ -147,7 +147,7 @@ export const messagesRoutes = (ctx: Ctx) =>
       rateLimit: "dm_typing",
       params: ByUsername,
       response: { 204: t.Void(), 400: ErrorOut, 403: ErrorOut, 404: ErrorOut, 429: ErrorOut },
-      detail: { operationId: "sendTypingIndicator", summary: "Send Typing Indicator", description: `Publishes an ephemeral dm.typing event to the other user (no database write). Same eligibility as sending: ${PEER_ERRORS} 403 KARMA_TOO_LOW.` },
+      detail: { operationId: "sendTypingIndicator", summary: "Send Typing Indicator", description: `Publishes an ephemeral dm.typing event to the other user (nothing is kept: no message, no notification). Same eligibility as sending: ${PEER_ERRORS} 403 KARMA_TOO_LOW.` },
     })
     .post("/conversations/by-id/:conv_id/typing", ({ caller, params, set }) => {
       direct.typingById(ctx, caller, params.conv_id);

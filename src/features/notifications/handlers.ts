@@ -72,10 +72,13 @@ export function register(ctx: Ctx): void {
   ctx.events.fanOut("reaction_added", (ev) => onReactionAdded(ctx, ev));
   ctx.events.fanOut("colony_member_approved", (ev) => onColonyMemberApproved(ctx, ev));
   // After commit, everyone an event told (any feature's fan-out) sees their new unread count on
-  // their open pages (docs/decisions.md §170).
-  ctx.events.on("*", (ev) => {
+  // their open pages (docs/decisions.md §170), and so does a user who read or deleted some of
+  // theirs (notifications_changed). Live handlers: every serving process pushes to its own
+  // streams, reading the count and writing nothing.
+  ctx.events.onLive("*", (ev) => {
     for (const id of new Set(ev.audience.map((t) => t.user_id))) publishUnread(ctx, id);
   });
+  ctx.events.onLive("notifications_changed", (ev) => publishUnread(ctx, ev.payload.user_id, ev.payload.unread));
   // A self-deleted account leaves nothing behind: what it received and the threads it muted.
   ctx.events.on("account_deleted", (ev) => purgeUser(ctx, ev.payload.user_id));
 }

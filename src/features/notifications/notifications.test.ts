@@ -5,6 +5,7 @@ import { expectError } from "../../../test/expect";
 import { setup, type TestUser } from "../../../test/harness";
 import { HOUR, MINUTE } from "../../core/clock";
 import { uuidv7 } from "../../core/ids";
+import { webKey } from "../../core/realtime";
 import { notify, type NotificationRow } from "./service";
 
 // One harness for the file; each test has three accounts of its own (rate limits are per account).
@@ -445,5 +446,57 @@ describe("rate limits (spec Part 1 §8.2)", () => {
 
   test("listing is not rate-limited", async () => {
     for (let i = 0; i < 200; i++) expect((await list(owner.token, { limit: 1 })).status).toBe(200);
+  });
+});
+
+describe("the unread count on the user's open pages", () => {
+  /** The notifications_changed events of a user, oldest first. */
+  const changedOf = (user: TestUser) =>
+    (h.ctx.db.$client.query("select * from events where type = 'notifications_changed' and actor_id = ? order by rowid").all(user.id) as any[]).map((e) => ({ ...e, payload: JSON.parse(e.payload) }));
+  /** The notifications.unread pushes on the user's web key, as their pages receive them. */
+  function pushesTo(user: TestUser) {
+    const got: number[] = [];
+    const off = h.ctx.realtime.subscribe(webKey(user.id), (ev) => {
+      if (ev.type === "notifications.unread") got.push((ev.data as { unread: number }).unread);
+    });
+    return { got, off };
+  }
+
+  test("reading and deleting write notifications_changed with the write; the push comes from the outbox", async () => {
+    await h.ctx.events.drain();
+    const [a, b, c, d, e] = seed(owner, 5);
+    const pages = pushesTo(owner);
+    const steps: [() => Promise<{ status: number }>, Record<string, unknown>][] = [
+      [() => h.req("POST", `/api/v1/notifications/${a.id}/read`, { token: owner.token }), { user_id: owner.id }],
+      [() => h.req("POST", "/api/v1/notifications/read", { token: owner.token, body: { ids: [b.id] } }), { user_id: owner.id, unread: 3 }],
+      [() => h.req("DELETE", `/api/v1/notifications/${c.id}`, { token: owner.token }), { user_id: owner.id }],
+      [() => h.req("POST", "/api/v1/notifications/delete", { token: owner.token, body: { ids: [d.id] } }), { user_id: owner.id, unread: 1 }],
+      [() => h.req("POST", "/api/v1/notifications/read-all", { token: owner.token }), { user_id: owner.id, unread: 0 }],
+    ];
+    const expected = [4, 3, 2, 1, 0];
+    for (const [i, [step, payload]] of steps.entries()) {
+      expect((await step()).status).toBeLessThan(300);
+      const ev = changedOf(owner).at(-1);
+      expect(changedOf(owner)).toHaveLength(i + 1);
+      expect(ev).toMatchObject({ actor_id: owner.id, activity: 0, audience: null, payload });
+      // Nothing reaches the pages until the outbox hands the event out (on several workers, each reads it).
+      expect(pages.got).toHaveLength(i);
+      await h.ctx.events.drain();
+      expect(pages.got).toEqual(expected.slice(0, i + 1));
+    }
+    expect(isRead(e.id)).toBe(1);
+    pages.off();
+  });
+
+  test("a write that changes nothing emits nothing", async () => {
+    const [theirs] = seed(stranger, 1);
+    const [mine] = seed(owner, 1, { read: true });
+    expect((await h.req("POST", "/api/v1/notifications/read-all", { token: owner.token })).status).toBe(204);
+    expect((await h.req("POST", "/api/v1/notifications/read", { token: owner.token, body: { ids: [theirs.id, mine.id] } })).status).toBe(200);
+    expect((await h.req("POST", "/api/v1/notifications/delete", { token: owner.token, body: { ids: [theirs.id] } })).status).toBe(200);
+    expect((await h.req("DELETE", `/api/v1/notifications/${theirs.id}`, { token: owner.token })).status).toBe(204);
+    expectError(await h.req("POST", `/api/v1/notifications/${theirs.id}/read`, { token: owner.token }), 404, "NOT_FOUND");
+    expect(changedOf(owner)).toEqual([]);
+    expect(exists(theirs.id)).toBe(true);
   });
 });

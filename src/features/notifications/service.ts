@@ -9,7 +9,7 @@ import { notificationsChannel, webKey } from "../../core/realtime";
 import { oldestAfter, type Window } from "../../db/window";
 import { ApiError } from "../../core/errors";
 import { uuidv7 } from "../../core/ids";
-import { changes } from "../../db/client";
+import { changes, inTransaction, type Db } from "../../db/client";
 import { prepared, rowMapper } from "../../db/statements";
 import type { Page } from "../../core/paging";
 import * as blocks from "../blocks/service";
@@ -175,8 +175,9 @@ export function unreadCount(ctx: Ctx, userId: string): number {
 
 /**
  * Tells the user's open web pages their unread count (`notifications.unread` on the web's live
- * stream, docs/decisions.md §170): after a notification is delivered and after the user reads or
- * deletes some. Nothing is counted when no page of theirs listens.
+ * stream, docs/decisions.md §170), from the live handlers (handlers.ts): after an event told them
+ * something and after they read or deleted some (notifications_changed). Nothing is counted when
+ * no page of theirs listens in this process.
  */
 export function publishUnread(ctx: Ctx, userId: string, known?: number): void {
   const key = webKey(userId);
@@ -189,23 +190,42 @@ export function publishUnread(ctx: Ctx, userId: string, known?: number): void {
 
 const notFound = () => new ApiError(404, "NOT_FOUND", "Notification not found");
 
+/**
+ * Inside the write's transaction: the notifications_changed event, whose live handler
+ * (handlers.ts) pushes the user's unread count to their open pages in every serving process.
+ * `unread` when the write counted it already.
+ */
+function emitChanged(ctx: Ctx, tx: Db, userId: string, unread?: number, one?: string): void {
+  ctx.events.emit(tx, {
+    type: "notifications_changed",
+    actorId: userId,
+    ...(one ? { subject: { type: "notification", id: one } } : {}),
+    payload: unread === undefined ? { user_id: userId } : { user_id: userId, unread },
+  });
+}
+
 /** Marks one of the caller's notifications read; an unknown or foreign id is 404 NOT_FOUND. */
 export function markRead(ctx: Ctx, userId: string, id: string): void {
-  const row = ctx.db
-    .update(notifications)
-    .set({ isRead: true })
-    .where(and(eq(notifications.id, id.toLowerCase()), eq(notifications.userId, userId)))
-    .returning({ id: notifications.id })
-    .get();
-  if (!row) throw notFound();
-  publishUnread(ctx, userId);
+  inTransaction(ctx.db, (tx) => {
+    const row = tx
+      .update(notifications)
+      .set({ isRead: true })
+      .where(and(eq(notifications.id, id.toLowerCase()), eq(notifications.userId, userId)))
+      .returning({ id: notifications.id })
+      .get();
+    if (!row) throw notFound();
+    emitChanged(ctx, tx, userId, undefined, row.id);
+  });
 }
 
 /** Marks every unread notification of the caller read; returns how many changed. */
 export function markAllRead(ctx: Ctx, userId: string): number {
-  const n = changes(ctx.db.update(notifications).set({ isRead: true }).where(ownedBy(userId, false)).run());
-  if (n) publishUnread(ctx, userId);
-  return n;
+  return inTransaction(ctx.db, (tx) => {
+    const n = changes(tx.update(notifications).set({ isRead: true }).where(ownedBy(userId, false)).run());
+    // Every unread notification is read now: the count is 0.
+    if (n) emitChanged(ctx, tx, userId, 0);
+    return n;
+  });
 }
 
 const normalisedIds = (ids: readonly string[]) => [...new Set(ids.map((id) => id.toLowerCase()))];
@@ -213,28 +233,35 @@ const normalisedIds = (ids: readonly string[]) => [...new Set(ids.map((id) => id
 /** Marks the caller's notifications among `ids` read (others are ignored); returns the unread count. */
 export function markReadBatch(ctx: Ctx, userId: string, ids: readonly string[]): number {
   const list = normalisedIds(ids);
-  const unread = ctx.db.transaction((tx) => {
-    if (list.length) tx.update(notifications).set({ isRead: true }).where(and(ownedBy(userId, false), inArray(notifications.id, list))).run();
-    return unreadCount(ctx, userId);
+  return inTransaction(ctx.db, (tx) => {
+    const n = list.length ? changes(tx.update(notifications).set({ isRead: true }).where(and(ownedBy(userId, false), inArray(notifications.id, list))).run()) : 0;
+    const unread = unreadCount(ctx, userId);
+    if (n) emitChanged(ctx, tx, userId, unread);
+    return unread;
   });
-  publishUnread(ctx, userId, unread);
-  return unread;
 }
 
 /** Deletes one of the caller's notifications; unknown and foreign ids are left alone silently. */
 export function deleteOne(ctx: Ctx, userId: string, id: string): void {
-  if (changes(ctx.db.delete(notifications).where(and(eq(notifications.id, id.toLowerCase()), eq(notifications.userId, userId))).run())) publishUnread(ctx, userId);
+  inTransaction(ctx.db, (tx) => {
+    const gone = tx
+      .delete(notifications)
+      .where(and(eq(notifications.id, id.toLowerCase()), eq(notifications.userId, userId)))
+      .returning({ id: notifications.id })
+      .get();
+    if (gone) emitChanged(ctx, tx, userId, undefined, gone.id);
+  });
 }
 
 /** Deletes the caller's notifications among `ids` (others are ignored); returns the unread count. */
 export function deleteBatch(ctx: Ctx, userId: string, ids: readonly string[]): number {
   const list = normalisedIds(ids);
-  const unread = ctx.db.transaction((tx) => {
-    if (list.length) tx.delete(notifications).where(and(eq(notifications.userId, userId), inArray(notifications.id, list))).run();
-    return unreadCount(ctx, userId);
+  return inTransaction(ctx.db, (tx) => {
+    const n = list.length ? changes(tx.delete(notifications).where(and(eq(notifications.userId, userId), inArray(notifications.id, list))).run()) : 0;
+    const unread = unreadCount(ctx, userId);
+    if (n) emitChanged(ctx, tx, userId, unread);
+    return unread;
   });
-  publishUnread(ctx, userId, unread);
-  return unread;
 }
 
 /** Deletes every notification the caller has already read; returns how many. */

@@ -117,6 +117,41 @@ describe("POST /reactions/toggle", () => {
   });
 });
 
+describe("taking a reaction back", () => {
+  test("emits reaction_removed, which tells nobody and drops cached reads of the colony through its read scopes", async () => {
+    const author = await h.user();
+    const p = await post(h, author);
+    const c = await comment(h, author, p.id);
+    const a = await h.user();
+    expect((await toggle(a, { emoji: "fire", post_id: p.id })).status).toBe(200);
+    expect((await toggle(a, { emoji: "rocket", comment_id: c.id })).status).toBe(200);
+    await h.ctx.events.drain();
+    const told = notificationsOf(author.id).length;
+
+    // The anonymous post page is kept in the read cache: a change no event announces stays unseen.
+    const page = async () => (await h.req("GET", `/post/${p.id}`, { headers: { accept: "text/html" } })).text;
+    const first = await page();
+    h.ctx.db.$client.query("update posts set title = 'Changed behind the back' where id = ?").run(p.id);
+    expect(await page()).toBe(first);
+
+    const scopes = ["forum", `colony:${p.colony_id}`];
+    const before = scopes.map((s) => h.ctx.events.version(s));
+    const off = await toggle(a, { emoji: "fire", post_id: p.id });
+    expect(off.body).toEqual({ reactions: [] });
+    const removed = () => eventsOf(h, "reaction_removed").filter((e) => e.payload.post_id === p.id);
+    expect(removed()).toEqual([{ type: "reaction_removed", actor_id: a.id, subject_id: p.id, activity: 0, payload: { emoji: "fire", post_id: p.id, colony_id: p.colony_id } }]);
+    scopes.forEach((s, i) => expect(h.ctx.events.version(s)).toBeGreaterThan(before[i]));
+    // The event's scopes made the kept page stale: it is rendered again.
+    expect(await page()).toContain("Changed behind the back");
+
+    // A comment's reaction taken back names the comment too.
+    expect((await toggle(a, { emoji: "rocket", comment_id: c.id })).body).toEqual({ reactions: [] });
+    expect(removed()[1].payload).toEqual({ emoji: "rocket", post_id: p.id, comment_id: c.id, colony_id: p.colony_id });
+    await h.ctx.events.drain();
+    expect(notificationsOf(author.id)).toHaveLength(told);
+  });
+});
+
 describe("GET /reactions/who", () => {
   test("anonymous, newest first, at most 20", async () => {
     const author = await h.user();

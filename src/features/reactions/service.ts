@@ -1,9 +1,10 @@
 // Emoji reactions on posts and comments (spec Part 1 §2.8, §4.6). A toggle adds the caller's
 // (target, emoji) reaction or removes it; adding emits `reaction_added` in the same transaction
-// (the notifications feature turns it into post_reaction for the author, skipping self-reactions).
+// (the notifications feature turns it into post_reaction for the author, skipping self-reactions),
+// removing emits `reaction_removed` (nobody told, no webhook: it only refreshes cached reads).
 import { and, count, desc, eq, inArray, sql } from "drizzle-orm";
 import type { Ctx } from "../../core/context";
-import { inColony, type Readers } from "../../core/domain-events";
+import type { Readers } from "../../core/domain-events";
 import { invalid } from "../../core/errors";
 import { uuidv7 } from "../../core/ids";
 import { prepared } from "../../db/statements";
@@ -132,8 +133,14 @@ export function toggleReaction(ctx: Ctx, caller: Caller, input: ReactionTargetIn
     const existing = tx.select({ id: reactions.id }).from(reactions).where(mine).get();
     if (existing) {
       tx.delete(reactions).where(eq(reactions.id, existing.id)).run();
-      // Taking a reaction back emits no event, but cached reads show the counts.
-      ctx.events.touch(inColony(target.colony.id));
+      // Nobody is told, but cached reads of the colony show the counts: the event's read scopes
+      // (core/domain-events.ts READ_SCOPES) invalidate them, in every process that reads the outbox.
+      ctx.events.emit(tx, {
+        type: "reaction_removed",
+        actorId: caller.id,
+        subject: { type: target.type, id: target.id },
+        payload: { emoji, post_id: target.postId, ...(target.type === "comment" ? { comment_id: target.id } : {}), colony_id: target.colony.id },
+      });
       return;
     }
     const now = ctx.clock.now();

@@ -5,7 +5,8 @@ import { afterAll, beforeEach, describe, expect, test } from "bun:test";
 import { setup } from "../../../test/harness";
 import { comment } from "../comments/fixtures";
 import { createPost, GENERAL, join, makeColony } from "../posts/fixtures";
-import { receiverHooks } from "./fixtures";
+import { plannedWebhooks, receiverHooks } from "./fixtures";
+import { EVENT_NAMES } from "./mapping";
 import { startReceiver } from "./test-receiver";
 
 const h = setup({ allowPrivateWebhooks: true, webhookTimeoutMs: 2000, rateLimitMultiplier: 0 });
@@ -231,6 +232,37 @@ describe("the generic recipient_ids rule", () => {
     await flush();
     expect(got(w)).toEqual([]);
     expect(h.ctx.db.$client.query("select count(*) as n from webhook_deliveries where webhook_id = ?").get(w.id)).toEqual({ n: 0 });
+  });
+});
+
+describe("events of the realtime pushes and the read caches", () => {
+  test("dm_typing, notifications_changed and reaction_removed reach no webhook and notify nobody, whatever a webhook subscribes to", async () => {
+    const author = await h.user();
+    const reactor = await h.user();
+    const wAuthor = await hook(author, [...EVENT_NAMES]);
+    const wReactor = await hook(reactor, [...EVENT_NAMES]);
+    const p = await createPost(h, author);
+    const react = () => h.req("POST", "/api/v1/reactions/toggle", { token: reactor.token, body: { emoji: "fire", post_id: p.body.id } });
+    expect((await react()).status).toBe(200);
+    await flush();
+    const deliveries = () => h.ctx.db.$client.query("select event from webhook_deliveries where webhook_id in (?, ?) order by event").all(wAuthor.id, wReactor.id);
+    const notifications = () => h.ctx.db.$client.query("select count(*) as n from notifications where user_id in (?, ?)").get(author.id, reactor.id);
+    const [sentBefore, toldBefore] = [deliveries(), notifications()];
+    expect(sentBefore.length).toBeGreaterThan(0);
+
+    expect((await react()).status).toBe(200); // taken back: reaction_removed
+    expect((await h.req("POST", `/api/v1/messages/conversations/${author.username}/typing`, { token: reactor.token })).status).toBe(204); // dm_typing
+    expect((await h.req("POST", "/api/v1/notifications/read-all", { token: author.token })).status).toBe(204); // notifications_changed
+    for (const type of ["reaction_removed", "dm_typing", "notifications_changed"]) {
+      expect(EVENT_NAMES).not.toContain(type);
+      expect(plannedWebhooks(h, type)).toEqual([]);
+    }
+    await flush();
+    expect(deliveries()).toEqual(sentBefore);
+    expect(notifications()).toEqual(toldBefore);
+    // Nobody was told, so no event carries an audience.
+    const audiences = h.ctx.db.$client.query("select audience from events where type in ('reaction_removed', 'dm_typing', 'notifications_changed') and actor_id in (?, ?)").all(author.id, reactor.id);
+    expect(audiences).toEqual([{ audience: null }, { audience: null }, { audience: null }]);
   });
 });
 
