@@ -57,6 +57,7 @@ import m54 from "./0054_web_sessions.sql" with { type: "text" };
 import m55 from "./0055_user_suspension.sql" with { type: "text" };
 import m56 from "./0056_vault_index_file.sql" with { type: "text" };
 import m57 from "./0057_comments_held_author.sql" with { type: "text" };
+import m58 from "./0058_mcp_sessions.sql" with { type: "text" };
 
 export interface EmbeddedMigration { tag: string; when: number; breakpoints: boolean; sql: string }
 
@@ -119,4 +120,5 @@ export const migrations: EmbeddedMigration[] = [
   { tag: "0055_user_suspension", when: 1796230000000, breakpoints: true, sql: m55 },
   { tag: "0056_vault_index_file", when: 1796240000000, breakpoints: true, sql: m56 },
   { tag: "0057_comments_held_author", when: 1796250000000, breakpoints: true, sql: m57 },
+  { tag: "0058_mcp_sessions", when: 1796260000000, breakpoints: true, sql: m58 },
 ];

@@ -45,3 +45,4 @@ export * from "../features/marketplace/tables";
 export * from "../features/reviews/tables";
 export * from "../features/offers/tables";
 export * from "../features/sessions/tables";
+export * from "../features/mcp/tables";

@@ -2,12 +2,16 @@
 // SDK's Web-standard transport, in this app and on its port. A POST without `Mcp-Session-Id`
 // starts a session (only an `initialize` keeps one); every other request names its session,
 // and an unknown or expired one is 404 as the transport answers it. DELETE ends a session.
-// The bearer token rides on every request and is resolved per call, as on the REST routes.
+// Sessions work whichever serving process a request lands on: the database says whether a
+// session is open (session-rows.ts), and a process that does not hold it rebuilds it from its
+// record (server.ts restoreSession). The bearer token rides on every request and is resolved per
+// call, as on the REST routes.
 import { Elysia } from "elysia";
 import type { Ctx } from "../../core/context";
 import { clientIp } from "../../http/client-ip";
 import type { RequestAuth } from "./call";
 import type { Session } from "./server";
+import { sessionOpen, sessionRecord } from "./session-rows";
 import { sessionsOf } from "./sessions";
 
 /**
@@ -24,12 +28,36 @@ function rpcError(status: number, code: number, message: string): Response {
 
 export const mcpRoutes = (ctx: Ctx) => {
   const sessions = sessionsOf<Session>(ctx);
+  /** Sessions being rebuilt here, so that requests arriving together share one rebuild. */
+  const restoring = new Map<string, Promise<Session | null>>();
+
+  /** The session `id` names if it is open: the one held here, or rebuilt from its record. */
+  async function sessionFor(id: string): Promise<Session | null> {
+    if (!sessionOpen(ctx, id, sessions.idleMs)) {
+      // Ended or expired, maybe in another process: this process lets its copy go too.
+      sessions.end(id);
+      return null;
+    }
+    const held = sessions.get(id);
+    if (held) return held;
+    let pending = restoring.get(id);
+    if (!pending) {
+      pending = (async () => {
+        const record = sessionRecord(ctx, id);
+        const session = record && (await (await mcpServer()).restoreSession(ctx, sessions, id, record));
+        if (session) sessions.add(id, session);
+        return session;
+      })().finally(() => restoring.delete(id));
+      restoring.set(id, pending);
+    }
+    return pending;
+  }
 
   async function handle(request: Request): Promise<Response> {
     const authInfo = { token: "", clientId: "colony", scopes: [], extra: { request, ip: clientIp(ctx, request) } satisfies RequestAuth };
     const id = request.headers.get("mcp-session-id");
     if (id) {
-      const session = sessions.get(id);
+      const session = await sessionFor(id);
       if (!session) return rpcError(404, -32001, "Session not found");
       return session.transport.handleRequest(request, { authInfo });
     }

@@ -4,13 +4,14 @@
 // (resources.ts) and prompts (prompts.ts) through McpServer's own registration.
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
-import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from "@modelcontextprotocol/sdk/types.js";
+import { CallToolRequestSchema, ErrorCode, isInitializeRequest, LATEST_PROTOCOL_VERSION, ListToolsRequestSchema, McpError, SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/sdk/types.js";
 import type { Ctx } from "../../core/context";
 import { API_VERSION } from "../../core/version";
 import { callTool, compileTool, type CompiledTool, type RequestAuth } from "./call";
 import { registerPrompts } from "./prompts";
 import { registerResources } from "./resources";
-import { SessionStore } from "./sessions";
+import { recordSession, removeSessionRecord, type SessionRecord } from "./session-rows";
+import type { SessionStore } from "./sessions";
 import { TOOLS } from "./tools";
 
 export const INSTRUCTIONS =
@@ -53,19 +54,100 @@ export interface Session {
   close(): Promise<void>;
 }
 
-
-/** A transport and its server, kept in `sessions` once the client's initialize succeeds. */
-export async function openSession(ctx: Ctx, sessions: SessionStore<Session>): Promise<Session> {
+/**
+ * A server connected to a new transport whose initialize will name the session `newId()`. Ending
+ * the session by DELETE ends it in every process: its row goes with it.
+ */
+async function connectSession(ctx: Ctx, sessions: SessionStore<Session>, newId: () => string, onInitialized?: (id: string, session: Session) => void): Promise<Session> {
   const server = buildServer(ctx);
   const session: Session = {
     server,
     transport: new WebStandardStreamableHTTPServerTransport({
-      sessionIdGenerator: () => crypto.randomUUID(),
-      onsessioninitialized: (id) => sessions.add(id, session),
-      onsessionclosed: (id) => sessions.forget(id),
+      sessionIdGenerator: newId,
+      onsessioninitialized: onInitialized && ((id) => onInitialized(id, session)),
+      onsessionclosed: (id) => {
+        sessions.forget(id);
+        removeSessionRecord(ctx, id);
+      },
     }),
     close: () => server.close(),
   };
   await server.connect(session.transport);
   return session;
+}
+
+/**
+ * A transport and its server for a client's initialize. Once the transport has given the session
+ * its id, it is kept in `sessions` and recorded in the database, with the protocol version it
+ * negotiates and what the client said of itself, so that any process can rebuild it. The record
+ * is written as the transport hands the initialize to the server (it gives the session its id just
+ * before), so before the client can learn the id.
+ */
+export async function openSession(ctx: Ctx, sessions: SessionStore<Session>): Promise<Session> {
+  const session = await connectSession(ctx, sessions, () => crypto.randomUUID(), (id, s) => sessions.add(id, s));
+  const { transport } = session;
+  const deliver = transport.onmessage!;
+  transport.onmessage = (message, extra) => {
+    if (transport.sessionId && isInitializeRequest(message)) {
+      const { protocolVersion, capabilities, clientInfo } = message.params;
+      recordSession(ctx, transport.sessionId, { protocolVersion: negotiated(protocolVersion), clientInfo, clientCapabilities: capabilities }, sessions.max);
+    }
+    deliver(message, extra);
+  };
+  return session;
+}
+
+/** The version the server answers an initialize asking for `requested` with (the SDK's rule: as asked when it speaks it, else its newest). */
+function negotiated(requested: string): string {
+  return SUPPORTED_PROTOCOL_VERSIONS.includes(requested) ? requested : LATEST_PROTOCOL_VERSION;
+}
+
+/**
+ * Session `id`, started by another process (or by this one before it let the session go), rebuilt
+ * here from its record: a fresh transport whose id generator gives `id` is handed the client's
+ * initialize again and then its `notifications/initialized`, both through the transport's public
+ * `handleRequest`, so the transport holds the id and is initialised, and the server holds the
+ * client's capabilities and information, exactly as after the client's own handshake. The
+ * answers go nowhere. Null when the server no longer answers with the version the session
+ * negotiated (another version of the SDK): the client then starts a new session.
+ */
+export async function restoreSession(ctx: Ctx, sessions: SessionStore<Session>, id: string, record: SessionRecord): Promise<Session | null> {
+  const session = await connectSession(ctx, sessions, () => id);
+  const { transport } = session;
+  const init = await transport.handleRequest(
+    replayed({ jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: record.protocolVersion, capabilities: record.clientCapabilities, clientInfo: record.clientInfo } }),
+  );
+  const answer = init.ok ? sseMessage(await init.text()) : null;
+  const done =
+    answer?.result?.protocolVersion === record.protocolVersion && transport.sessionId === id
+      ? await transport.handleRequest(replayed({ jsonrpc: "2.0", method: "notifications/initialized" }, { "mcp-session-id": id, "mcp-protocol-version": record.protocolVersion }))
+      : null;
+  if (done?.status !== 202) {
+    await session.close();
+    return null;
+  }
+  return session;
+}
+
+/** A POST of `message` to the transport, as a client sends it. */
+function replayed(message: unknown, headers: Record<string, string> = {}): Request {
+  return new Request("http://localhost/mcp/", {
+    method: "POST",
+    headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...headers },
+    body: JSON.stringify(message),
+  });
+}
+
+/** The JSON-RPC message of an SSE answer of one event (null when it holds none). */
+function sseMessage(text: string): { result?: { protocolVersion?: unknown } } | null {
+  const data = text
+    .split("\n")
+    .filter((l) => l.startsWith("data: "))
+    .map((l) => l.slice(6))
+    .join("");
+  try {
+    return data ? JSON.parse(data) : null;
+  } catch {
+    return null;
+  }
 }

@@ -1,4 +1,4 @@
-// The session store: expiry on the injected clock, least-recently-used eviction, forgetting.
+// The session store: expiry on the injected clock, least-recently-used eviction, ending and forgetting.
 import { describe, expect, test } from "bun:test";
 import { TestClock } from "../../core/clock";
 import { SessionStore } from "./sessions";
@@ -56,6 +56,17 @@ describe("SessionStore", () => {
     expect(old.map((s) => s.closed)).toEqual([1, 1]);
     expect(live.closed).toBe(0);
     expect(store.size).toBe(1);
+  });
+
+  test("end closes and drops a session that ended elsewhere; an id not held is a no-op", () => {
+    const store = new SessionStore<Fake>(new TestClock(), 1000, 10);
+    const s = new Fake();
+    store.add("x", s);
+    store.end("x");
+    store.end("unknown");
+    expect(s.closed).toBe(1);
+    expect(store.get("x")).toBeUndefined();
+    expect(store.size).toBe(0);
   });
 
   test("forget drops a session that ended by itself without closing it again", () => {

@@ -1,8 +1,10 @@
-// The MCP sessions of one app: each `Mcp-Session-Id` names a transport and the McpServer connected
-// to it, held in memory (one process serves the instance). Bounded and expiring
-// (docs/decisions.md §49): a session unused for `idleMs` is over, and when `max` sessions are
-// open the least recently used one is closed to make room. Time comes from the context's clock,
-// so tests move a TestClock instead of waiting.
+// The MCP sessions this process holds: each `Mcp-Session-Id` names a transport and the McpServer
+// connected to it, in memory. What a session is lives in the database (session-rows.ts), which
+// decides whether it is still open; this store is each serving process's copy of the sessions it
+// has served, rebuilt from the row when a request names one it does not hold. Bounded and
+// expiring (docs/decisions.md §49): a session unused for `idleMs` is over, and when `max` sessions
+// are open the least recently used one is closed to make room. Time comes from the context's
+// clock, so tests move a TestClock instead of waiting.
 import type { Clock } from "../../core/clock";
 import { MINUTE } from "../../core/clock";
 import type { Ctx } from "../../core/context";
@@ -10,7 +12,7 @@ import type { Ctx } from "../../core/context";
 /** A session is over after this long without a request. */
 export const MCP_SESSION_IDLE_MS = 30 * MINUTE;
 /** At most this many sessions are open at once; a new one closes the least recently used. */
-const MCP_SESSIONS_MAX = 1000;
+export const MCP_SESSIONS_MAX = 1000;
 
 interface Closable {
   close(): Promise<void>;
@@ -63,6 +65,12 @@ export class SessionStore<S extends Closable> {
   /** Forgets a session that ended by itself (DELETE, or its transport closed). */
   forget(id: string): void {
     this.entries.delete(id);
+  }
+
+  /** Closes and forgets the session `id` if held here (it ended in another process, or expired there). */
+  end(id: string): void {
+    const e = this.entries.get(id);
+    if (e) this.drop(id, e);
   }
 
   /** Closes every expired session (oldest first; stops at the first live one). */

@@ -2,6 +2,7 @@
 // the official SDK client connected to it with a bearer token.
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { Harness } from "../../../test/harness";
 import { serverOptions } from "../../http/serve-options";
@@ -11,8 +12,8 @@ export interface Listening {
   stop(): Promise<void>;
 }
 
-/** The harness's app on 127.0.0.1 and a free port, served as `colony serve` serves it. */
-export function listen(h: Harness): Listening {
+/** The harness's app (or any app and its context) on 127.0.0.1 and a free port, served as `colony serve` serves it. */
+export function listen(h: Pick<Harness, "ctx" | "app">): Listening {
   const server = Bun.serve({ ...serverOptions(h.ctx, h.app), hostname: "127.0.0.1", port: 0 });
   const url = new URL(`http://127.0.0.1:${server.port}/mcp/`);
   return { url, stop: async () => void (await server.stop(true)) };
@@ -28,10 +29,10 @@ export interface Connected {
   close(): Promise<void>;
 }
 
-/** The SDK's own client, connected with `token` (none: anonymous). */
-export async function connect(url: URL, token?: string | null): Promise<Connected> {
+/** The SDK's own client, connected with `token` (none: anonymous); `fetch` sends its requests (default: the global fetch). */
+export async function connect(url: URL, token?: string | null, fetch?: FetchLike): Promise<Connected> {
   const client = new Client({ name: "colony-tests", version: "1.0.0" });
-  const transport = new StreamableHTTPClientTransport(url, token ? { requestInit: { headers: { authorization: `Bearer ${token}` } } } : {});
+  const transport = new StreamableHTTPClientTransport(url, { ...(token ? { requestInit: { headers: { authorization: `Bearer ${token}` } } } : {}), ...(fetch ? { fetch } : {}) });
   await client.connect(transport);
   return {
     client,
