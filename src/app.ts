@@ -216,6 +216,8 @@ function registerMaintenance(ctx: Ctx): void {
   // Events are drained right after each write; this sweep catches any written by another process.
   ctx.jobs.every("drain-events", "*/10 * * * * *", () => ctx.events.drain());
   ctx.jobs.every("prune-events", "17 3 * * *", () => ctx.events.prune(ctx.clock.now() - 30 * 24 * 3600_000));
+  // Rate-limit charges older than the longest window (the shared store of several processes keeps them in a file).
+  ctx.jobs.every("rate-limit-sweep", "41 * * * *", () => ctx.limits.sweep());
   // Expired answers leave the read cache even when nobody asks for them again.
   ctx.jobs.every("read-cache-sweep", "*/15 * * * * *", () => readCacheOf(ctx).sweep(stampOf(ctx)));
   // The full-text indexes gather small segments as posts, accounts and messages are written.

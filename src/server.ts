@@ -67,36 +67,50 @@ interface Background {
   reclaimer?: { stop(): void };
 }
 
-export async function startServer(config: Config): Promise<RunningServer> {
-  const lock = acquireDataLock(config.dataDir, "serve");
+/**
+ * How often a worker looks for other processes' commits when no request asks (core/events.ts
+ * follow()): the longest a realtime push waits for a commit made on another worker.
+ */
+export const FOLLOW_MS = 2;
+
+/** A worker of a supervisor (supervisor.ts): its number, shown on its log lines. */
+export interface WorkerIdentity {
+  worker: number;
+}
+
+/**
+ * Starts serving: the whole instance in one process, or, given `as`, one worker of several, which
+ * holds no lock (its supervisor does), never migrates and runs nothing that must happen once.
+ */
+export async function startServer(config: Config, as?: WorkerIdentity): Promise<RunningServer> {
+  const lock = as ? null : acquireDataLock(config.dataDir, "serve");
   let ctx: Ctx;
   let server: Server<unknown>;
   let opened: Ctx | null = null;
   try {
-    ctx = createContext({ config });
+    ctx = createContext(as ? { config, role: "worker", worker: as.worker } : { config });
     opened = ctx;
     const app = createApp(ctx);
     // The vault's search index, on a thread of its own started with the other threads, below
     // (features/vault/fts.ts; until it has opened the index file, searches wait for it). Before
     // the first request the vault's rows and content files agree; the index is brought in step
-    // with them after, while the server serves (features/vault/reconcile.ts).
+    // with them after, while the server serves (features/vault/reconcile.ts; the supervisor's
+    // job when there are workers).
     startVaultIndex(ctx, { thread: config.readWorkers > 0, delayMs: BACKGROUND_START_MS });
-    const reconciling = ctx;
-    reconcileVault(reconciling).catch((err) => {
-      // Stopped under way (shutdown) is not a failure: the queue is sent again at the next start.
-      if (reconciling.events.running) reconciling.log.warn("vault: the search index could not be brought in step with the files; it is tried again at the next start", { error: String(err) });
-    });
+    if (!as) reconcileInBackground(ctx);
     server = Bun.serve(serverOptions(ctx, app));
   } catch (err) {
     if (opened) await stopVaultIndex(opened).catch(() => {});
-    lock.release();
+    lock?.release();
     throw err;
   }
   // Started: from here on, code that runs often should be compiled as usual.
   normalJitPolicy();
   const url = `http://${server.hostname}:${server.port}`;
-  lock.update({ url });
-  ctx.events.start();
+  lock?.update({ url });
+  // One process delivers the outbox; a worker follows the events table for its live handlers.
+  if (as) ctx.events.follow({ live: true, intervalMs: FOLLOW_MS });
+  else ctx.events.start();
   // What no request waits for starts BACKGROUND_START_MS after the server listens, so that the
   // requests waiting for it to come up are answered first:
   // the reader threads (until they are up, reads run on the main connection), the WAL checkpointer
@@ -106,28 +120,52 @@ export async function startServer(config: Config): Promise<RunningServer> {
   // signing key (generated on a pool thread).
   const background: Background = {
     timer: setTimeout(() => {
-      background.checkpointer = startCheckpointer(ctx.db, databasePath(config), ctx.log);
       ctx.reads = startReadPool(ctx.db, databasePath(config), config.readWorkers, ctx.log);
-      scheduleBackups(ctx);
-      ctx.jobs.start();
       background.reclaimer = startReclaimer(ctx);
-      prepareSigningKey(config.dataDir).then(
-        (made) => made && ctx.log.info("generated the identity provider's signing key", { file: `secrets/${OIDC_KEY_FILE}` }),
-        (err) => ctx.log.warn("could not generate the identity provider's signing key in the background; it is made on first use", { error: String(err) }),
-      );
+      if (!as) background.checkpointer = startOnceWork(ctx);
       ctx.log.debug("background machinery started", { ms_since_process_start: Math.round(performance.now()) });
     }, BACKGROUND_START_MS),
   };
-  ctx.log.info("colony listening", { url, public_url: config.publicUrl, data_dir: config.dataDir, sqlite: sqliteVersion(ctx.db), version: API_VERSION, wallet: ctx.wallet.name, ms_since_process_start: Math.round(performance.now()) });
-  if (ctx.wallet.name === "development")
-    ctx.log.warn("DEVELOPMENT WALLET: marketplace invoices are not real money and are paid only by `colony admin settle <payment_hash>`; payouts go to a local ledger. Set COLONY_WALLET (lnbits, nwc or lnd) to take real payments.");
+  if (as) ctx.log.debug("worker listening", { url, ms_since_process_start: Math.round(performance.now()) });
+  else announce(ctx, url);
 
   let shutting: Promise<ShutdownReport> | null = null;
   const shutdown = (reason: string) => (shutting ??= stop(ctx, server, background, lock, reason));
   return { ctx, url, shutdown };
 }
 
-async function stop(ctx: Ctx, server: Server<unknown>, background: Background, lock: DataLock, reason: string): Promise<ShutdownReport> {
+/**
+ * What happens once per instance, started in the background: the WAL checkpointer (returned, for
+ * the shutdown), scheduled backups, the schedules and, in a new data folder, the identity
+ * provider's signing key (generated on a pool thread). The single process and the supervisor run it.
+ */
+export function startOnceWork(ctx: Ctx): Checkpointer {
+  const checkpointer = startCheckpointer(ctx.db, databasePath(ctx.config), ctx.log);
+  scheduleBackups(ctx);
+  ctx.jobs.start();
+  prepareSigningKey(ctx.config.dataDir).then(
+    (made) => made && ctx.log.info("generated the identity provider's signing key", { file: `secrets/${OIDC_KEY_FILE}` }),
+    (err) => ctx.log.warn("could not generate the identity provider's signing key in the background; it is made on first use", { error: String(err) }),
+  );
+  return checkpointer;
+}
+
+/** Brings the vault's search index in step with its files while the instance serves (features/vault/reconcile.ts). */
+export function reconcileInBackground(ctx: Ctx): void {
+  reconcileVault(ctx).catch((err) => {
+    // Stopped under way (shutdown) is not a failure: the queue is sent again at the next start.
+    if (ctx.events.running) ctx.log.warn("vault: the search index could not be brought in step with the files; it is tried again at the next start", { error: String(err) });
+  });
+}
+
+/** The start-up lines of an instance: where it listens, and a warning when its wallet is not real. */
+export function announce(ctx: Ctx, url: string, extra: Record<string, unknown> = {}): void {
+  ctx.log.info("colony listening", { url, public_url: ctx.config.publicUrl, data_dir: ctx.config.dataDir, sqlite: sqliteVersion(ctx.db), version: API_VERSION, wallet: ctx.wallet.name, ...extra, ms_since_process_start: Math.round(performance.now()) });
+  if (ctx.wallet.name === "development")
+    ctx.log.warn("DEVELOPMENT WALLET: marketplace invoices are not real money and are paid only by `colony admin settle <payment_hash>`; payouts go to a local ledger. Set COLONY_WALLET (lnbits, nwc or lnd) to take real payments.");
+}
+
+async function stop(ctx: Ctx, server: Server<unknown>, background: Background, lock: DataLock | null, reason: string): Promise<ShutdownReport> {
   clearTimeout(background.timer);
   background.reclaimer?.stop();
   const started = performance.now();
@@ -146,42 +184,56 @@ async function stop(ctx: Ctx, server: Server<unknown>, background: Background, l
   }
   await Promise.race([jobsIdle, after(left(), undefined)]);
 
-  // 4: the outbox, in the time left.
+  // 4: the outbox, in the time left (a worker leaves it to its supervisor).
   ctx.events.stop();
-  const delivered = await Promise.race([ctx.events.drain().catch(() => 0), after(Math.max(left(), MIN_DRAIN_MS), 0)]);
+  ctx.events.unfollow();
+  const delivered = ctx.role === "worker" ? 0 : await Promise.race([ctx.events.drain().catch(() => 0), after(Math.max(left(), MIN_DRAIN_MS), 0)]);
 
   // 5: threads, final checkpoint, the lock.
   await ctx.reads.stop();
   await stopVaultIndex(ctx);
-  await background.checkpointer?.stop();
-  try {
-    ctx.db.$client.run("PRAGMA wal_checkpoint(TRUNCATE)");
-  } catch (err) {
-    ctx.log.warn("final checkpoint failed; the WAL is replayed at next start", { error: String(err) });
-  }
-  ctx.db.$client.close();
-  lock.release();
+  await closeDatabase(ctx, background.checkpointer);
+  lock?.release();
   const report: ShutdownReport = { streams_closed: streams, cut: !drained, events_delivered: delivered, ms: Math.round(performance.now() - started) };
   ctx.log.info("stopped", { ...report });
   ctx.log.flush();
   return report;
 }
 
-/** `colony serve`: runs until SIGTERM or SIGINT, then shuts down and exits. */
-export async function serve(config: Config): Promise<void> {
-  const running = await startServer(config);
+/**
+ * Stops the checkpointer, checkpoints the WAL into the database file (the process that holds the
+ * data folder: a worker leaves it to its supervisor) and closes the connection.
+ */
+export async function closeDatabase(ctx: Ctx, checkpointer: Checkpointer | undefined): Promise<void> {
+  await checkpointer?.stop();
+  if (ctx.role !== "worker") {
+    try {
+      ctx.db.$client.run("PRAGMA wal_checkpoint(TRUNCATE)");
+    } catch (err) {
+      ctx.log.warn("final checkpoint failed; the WAL is replayed at next start", { error: String(err) });
+    }
+  }
+  ctx.limits.close?.();
+  ctx.db.$client.close();
+}
+
+/**
+ * Runs until SIGTERM or SIGINT, then shuts down and exits 0 (1 when the shutdown failed); a second
+ * signal exits at once.
+ */
+export function untilSignal(log: Ctx["log"], shutdown: (reason: string) => Promise<unknown>): void {
   let signals = 0;
   const onSignal = (signal: NodeJS.Signals) => {
     if (++signals > 1) {
-      running.ctx.log.warn("second signal: exiting now", { signal });
-      running.ctx.log.flush();
+      log.warn("second signal: exiting now", { signal });
+      log.flush();
       process.exit(SIGNAL_EXIT[signal] ?? 1);
     }
-    running.shutdown(signal).then(
+    shutdown(signal).then(
       () => process.exit(0),
       (err) => {
-        running.ctx.log.error("shutdown failed", { error: String(err) });
-        running.ctx.log.flush();
+        log.error("shutdown failed", { error: String(err) });
+        log.flush();
         process.exit(1);
       },
     );

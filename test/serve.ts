@@ -11,11 +11,11 @@ import { startServer } from "../src/server";
 
 export const ROOT = join(import.meta.dir, "..");
 
-/** The caller's environment without COLONY_* settings, plus a test instance's: rate limits off, no reader threads. */
+/** The caller's environment without COLONY_* settings, plus a test instance's: rate limits off, no reader threads, one process. */
 export function serveEnv(dataDir: string, extra: Record<string, string> = {}): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith("COLONY_")) out[k] = v;
-  return { ...out, COLONY_DATA_DIR: dataDir, COLONY_LOG_LEVEL: "info", COLONY_RATE_LIMIT_MULTIPLIER: "0", COLONY_READ_WORKERS: "0", ...extra };
+  return { ...out, COLONY_DATA_DIR: dataDir, COLONY_LOG_LEVEL: "info", COLONY_RATE_LIMIT_MULTIPLIER: "0", COLONY_READ_WORKERS: "0", COLONY_WORKERS: "1", ...extra };
 }
 
 export interface Running {

@@ -3,7 +3,7 @@
 // `version` never load. Imported separately, each command's modules and the server's would be cut
 // into chunks shared between them, and calls between chunks would go through module bindings,
 // which the server's hottest paths would pay on every request.
-export { serve } from "../server";
+export { serve } from "../supervisor";
 export { migrateDataDir } from "../ops/maintenance";
 export { answerBugReport, createUser, grantUserKarma, invite, listBugReports, rotateUserKey, settleInvoice, showLedger, signInLink, suspendUser, unsuspendUser } from "../ops/admin";
 export { backup, restore } from "../ops/backup";

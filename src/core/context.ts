@@ -13,6 +13,7 @@ import { READ_SCOPES } from "./domain-events";
 import { EventBus } from "./events";
 import { Jobs } from "./jobs";
 import { RateLimiter } from "./limits";
+import { LIMITS_FILE, MemoryLimitStore, SqliteLimitStore } from "./limit-store";
 import { createLogger, type Logger } from "./log";
 import { Metrics } from "./metrics";
 import { RealtimeHub } from "./realtime";
@@ -50,6 +51,10 @@ export interface Ctx {
    * supervisor.ts). Other processes' commits must be looked for on every read unless single.
    */
   role: ProcessRole;
+  /** This worker's number, from 1 (0: a single process or the supervisor). */
+  worker: number;
+  /** Several processes (a supervisor's, or a worker's as its supervisor last told it): how many workers, how many restarts; null in one process. */
+  cluster: { workers: number; restarts: number } | null;
 }
 
 export type ProcessRole = "single" | "worker" | "supervisor";
@@ -79,6 +84,8 @@ interface ContextOptions {
   wallet?: LazyWallet;
   /** Defaults to "single". A worker never migrates: it refuses a database its supervisor has not brought up to date. */
   role?: ProcessRole;
+  /** A worker's number (from 1; its supervisor is 0), on its log lines and answers. */
+  worker?: number;
 }
 
 export const databasePath = (config: Config) => join(config.dataDir, "colony.db");
@@ -87,11 +94,12 @@ export function createContext(opts: ContextOptions): Ctx {
   const { config } = opts;
   const clock = opts.clock ?? systemClock;
   const memory = (opts.dbPath ?? databasePath(config)) === ":memory:";
-  const log = opts.log ?? createLogger(config.logLevel, () => clock.now());
+  const role = opts.role ?? "single";
+  const worker = opts.worker ?? 0;
+  const log = opts.log ?? createLogger(config.logLevel, () => clock.now(), undefined, role === "single" ? undefined : { worker });
   const dbPath = opts.dbPath ?? databasePath(config);
   if (dbPath !== ":memory:") mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
   const db = openDatabase(dbPath, opts.image);
-  const role = opts.role ?? "single";
   if (dbPath === ":memory:") {
     if (!opts.image) migrate(db);
   } else if (role === "worker") {
@@ -130,10 +138,13 @@ export function createContext(opts: ContextOptions): Ctx {
     domains: opts.domainProbe ?? domainProbe(),
     events: new EventBus(db, clock, log, (type, payload) => (READ_SCOPES[type] as (p: object) => readonly string[])(payload)),
     jobs: new Jobs(db, clock, log),
-    limits: new RateLimiter(clock, config.rateLimitMultiplier),
+    // Several processes share their rate-limit windows through <dataDir>/limits.db; one keeps them in memory.
+    limits: new RateLimiter(clock, config.rateLimitMultiplier, role !== "single" && !memory ? new SqliteLimitStore(join(config.dataDir, LIMITS_FILE)) : new MemoryLimitStore()),
     realtime: new RealtimeHub(clock),
     server: null,
     role,
+    worker,
+    cluster: null,
   };
   return Object.assign(ctx, { metrics: new Metrics(ctx, dbPath === ":memory:" ? null : `${dbPath}-wal`) });
 }

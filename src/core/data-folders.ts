@@ -4,7 +4,8 @@
 //
 // Not listed, so neither backed up nor replaced by a restore: the database itself (colony.db and
 // its -wal/-shm, snapshotted separately), vault-index.sqlite (the vault's search index, derived
-// from the vault's files: made anew after a restore; docs/decisions.md §177), colony.lock, mail/ (the .eml outbox of a server
+// from the vault's files: made anew after a restore; docs/decisions.md §177), limits.db (the
+// rate-limit windows several processes share: disposable), colony.lock, mail/ (the .eml outbox of a server
 // without SMTP: mail already "sent") and backups/ (where scheduled backups go by default).
 // Inside a listed folder, names starting with a dot are work files (an upload being written
 // before it is renamed into place) and are skipped.

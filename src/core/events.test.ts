@@ -424,6 +424,18 @@ describe("follow: several processes on one database", () => {
     expect(delivered).toEqual(["once elsewhere"]);
   });
 
+  test("elsewhere moves when another process committed, not for this process's own commits", async () => {
+    b.bus.follow({ live: true, intervalMs: 60_000 });
+    const before = b.bus.elsewhere;
+    emitOn(b, { type: "mine", actorId: null });
+    await new Promise((r) => setTimeout(r, 0));
+    b.bus.sync();
+    expect(b.bus.elsewhere).toBe(before);
+    a.ctx.db.$client.run("create table a_write (x)");
+    b.bus.sync();
+    expect(b.bus.elsewhere).toBe(before + 1);
+  });
+
   test("the interval looks without being asked", async () => {
     const heard: string[] = [];
     b.bus.onLive("*", (ev) => void heard.push(String(ev.type)));

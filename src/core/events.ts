@@ -111,6 +111,12 @@ export class EventBus<M extends EventMap<M> = DomainEvents> {
    * caches compare it to drop what a write may have changed.
    */
   writes = 0;
+  /**
+   * Moves each time sync() finds that another process committed (only while following): a cache
+   * of rows that no event names (webhook subscriptions, automod rules, queue counts) is kept while
+   * both its own write counter and this stay.
+   */
+  elsewhere = 0;
   /** Per read scope ("forum", "colony:<id>"), how many writes touched it (see readScopes). */
   private scopeWrites = new Map<string, number>();
 
@@ -242,6 +248,7 @@ export class EventBus<M extends EventMap<M> = DomainEvents> {
     if (!f || this.db.$client.inTransaction) return;
     const version = this.dataVersion();
     if (version === f.dataVersion && !ownCommitted && !f.own.size) return;
+    if (version !== f.dataVersion) this.elsewhere++;
     f.dataVersion = version;
     let foreign = 0;
     for (;;) {
@@ -409,6 +416,8 @@ export class EventBus<M extends EventMap<M> = DomainEvents> {
     for (;;) {
       const batch = this.stmts().pending.all() as EventRow[];
       if (!batch.length) return total;
+      // What other processes committed before these events is seen by their handlers' caches.
+      this.sync();
       const later: [AnyEventOf<M>, Handler<M>][] = [];
       const markDone = () => this.stmts().done.run(this.clock.now(), JSON.stringify(batch.map((r) => r.id)));
       inTransaction(this.db, () => {

@@ -1,8 +1,12 @@
 // Every rate limit of the three spec parts' limit sections, in one declarative table, and the
 // sliding-window limiter that enforces them. The 429s (http/rate-limit.ts) and
-// GET /api/v1/limits/me both read this table.
+// GET /api/v1/limits/me both read this table. The windows live in a LimitStore (core/limit-store.ts):
+// in memory for one process, in a SQLite file shared by several.
 import { DAY, HOUR, MINUTE, type Clock } from "./clock";
 import { ApiError } from "./errors";
+import { MemoryLimitStore, type Charge, type LimitStore, type WindowSpec, type WindowState } from "./limit-store";
+
+export type { Charge } from "./limit-store";
 
 type LimitScope = "user" | "ip" | "global";
 
@@ -186,6 +190,9 @@ export const LIMITS: readonly LimitRule[] = [
 
 export const LIMITS_BY_ACTION: ReadonlyMap<string, LimitRule> = new Map(LIMITS.map((r) => [r.action, r]));
 
+/** The longest window of the table: a charge older than this counts in no window. */
+export const LONGEST_WINDOW_MS = Math.max(...LIMITS.map((r) => r.windowMs));
+
 export function limitRule(action: string): LimitRule {
   const r = LIMITS_BY_ACTION.get(action);
   if (!r) throw new Error(`unknown rate-limit action "${action}"`);
@@ -230,22 +237,15 @@ interface LimitStatus {
   retry_after: number | null;
 }
 
-/** A charge that can be refunded when the request it paid for fails. */
-export interface Charge {
-  key: string;
-  at: number;
-}
-
 /**
- * Sliding-window log limiter held in memory (one process serves the instance). A refused attempt
+ * Sliding-window log limiter over a LimitStore (in memory unless one is given). A refused attempt
  * is never charged; a charge can be refunded so that a failed request changes nothing.
  */
 export class RateLimiter {
-  private log = new Map<string, number[]>();
-
   constructor(
     private clock: Clock,
     private multiplier: number,
+    private store: LimitStore = new MemoryLimitStore(),
   ) {}
 
   get enabled(): boolean {
@@ -268,22 +268,12 @@ export class RateLimiter {
     return Math.max(1, Math.floor(max * (this.multiplier || 1)));
   }
 
-  private window(key: string, rule: LimitRule): number[] {
-    const now = this.clock.now();
-    const list = this.log.get(key);
-    if (!list) return [];
-    let i = 0;
-    while (i < list.length && list[i] <= now - rule.windowMs) i++;
-    if (i) list.splice(0, i);
-    if (!list.length) this.log.delete(key);
-    return list;
-  }
-
   status(rule: LimitRule, s: LimitSubject, discriminator?: string): LimitStatus {
     const key = this.keyOf(rule, s, discriminator);
     const max = this.maxFor(rule, s);
-    const list = key ? this.window(key, rule) : [];
-    const current = list.length;
+    const now = this.clock.now();
+    const state: WindowState = key ? this.store.read({ key, windowMs: rule.windowMs, max }, now) : { count: 0, pivot: null };
+    const current = state.count;
     const blocked = this.enabled && current >= max;
     return {
       action: rule.action,
@@ -293,14 +283,13 @@ export class RateLimiter {
       current,
       remaining: Math.max(0, max - current),
       blocked,
-      retry_after: blocked ? this.retryAfter(list, rule, max) : null,
+      retry_after: blocked ? this.retryAfter(state, rule, now) : null,
     };
   }
 
-  private retryAfter(list: number[], rule: LimitRule, max: number): number {
-    // The slot frees when the oldest entry that keeps the window full slides out.
-    const oldest = list[list.length - max] ?? list[0];
-    return Math.max(1, Math.ceil((oldest + rule.windowMs - this.clock.now()) / 1000));
+  private retryAfter(state: WindowState, rule: LimitRule, now: number): number {
+    // The slot frees when the oldest entry that keeps the window full (the store's pivot) slides out.
+    return Math.max(1, Math.ceil((state.pivot! + rule.windowMs - now) / 1000));
   }
 
   /**
@@ -309,28 +298,25 @@ export class RateLimiter {
    */
   consume(actions: readonly string[], s: LimitSubject, discriminator?: string): Charge[] {
     if (!this.enabled) return [];
-    const rules = actions.map(limitRule);
-    for (const rule of rules) {
+    const rules: LimitRule[] = [];
+    const specs: WindowSpec[] = [];
+    for (const rule of actions.map(limitRule)) {
       const key = this.keyOf(rule, s, discriminator);
       if (!key) continue;
-      const max = this.maxFor(rule, s);
-      const list = this.window(key, rule);
-      if (list.length >= max) {
-        const retry = this.retryAfter(list, rule, max);
-        throw new ApiError(429, rateLimitCode(rule), `Rate limit exceeded for ${rule.action}: ${max} per ${humanWindow(rule.windowMs)}. Try again in ${retry} seconds.`, { retry_after: retry }, { "Retry-After": String(retry) });
-      }
+      rules.push(rule);
+      specs.push({ key, windowMs: rule.windowMs, max: this.maxFor(rule, s) });
     }
+    if (!specs.length) return [];
     const now = this.clock.now();
-    const charges: Charge[] = [];
-    for (const rule of rules) {
-      const key = this.keyOf(rule, s, discriminator);
-      if (!key) continue;
-      const list = this.log.get(key) ?? [];
-      list.push(now);
-      this.log.set(key, list);
-      charges.push({ key, at: now });
+    // The store checks every window and charges all of them or none, in one step.
+    const refused = this.store.charge(specs, now);
+    if (refused) {
+      const rule = rules[refused.full];
+      const max = specs[refused.full].max;
+      const retry = this.retryAfter(refused.state, rule, now);
+      throw new ApiError(429, rateLimitCode(rule), `Rate limit exceeded for ${rule.action}: ${max} per ${humanWindow(rule.windowMs)}. Try again in ${retry} seconds.`, { retry_after: retry }, { "Retry-After": String(retry) });
     }
-    return charges;
+    return specs.map(({ key }) => ({ key, at: now }));
   }
 
   /**
@@ -349,16 +335,24 @@ export class RateLimiter {
 
   /** Gives back charges made for a request that did not succeed. */
   refund(charges: readonly Charge[]): void {
-    for (const c of charges) {
-      const list = this.log.get(c.key);
-      if (!list) continue;
-      const i = list.lastIndexOf(c.at);
-      if (i >= 0) list.splice(i, 1);
-    }
+    this.store.refund(charges);
+  }
+
+  /**
+   * Deletes the charges older than the longest window: those of keys that are not charged again
+   * (a key's own expired charges go when it is next charged). Answers how many went.
+   */
+  sweep(): number {
+    return this.store.sweep(this.clock.now() - LONGEST_WINDOW_MS);
   }
 
   reset(): void {
-    this.log.clear();
+    this.store.reset();
+  }
+
+  /** Closes the store (the SQLite store's database); at shutdown. */
+  close(): void {
+    this.store.close();
   }
 }
 

@@ -36,7 +36,7 @@ const unflushed = new Set<Logger>();
 let exitHook = false;
 
 /**
- * `base`: fields every line carries after the message (a worker names itself: `{"worker":2}`).
+ * `base`: fields every line ends with (a worker names itself: `{"worker":2}`; its supervisor is worker 0).
  */
 export function createLogger(level: LogLevel, now: () => number = Date.now, sink: LogSink = stderrSink, base?: Record<string, unknown>): Logger {
   const min = ORDER[level];
@@ -52,7 +52,7 @@ export function createLogger(level: LogLevel, now: () => number = Date.now, sink
     batch = "";
     sink(chunk);
   };
-  const line = (lvl: string, msg: string, fields?: Record<string, unknown>) => JSON.stringify({ t: new Date(now()).toISOString(), level: lvl, msg, ...base, ...fields }) + "\n";
+  const line = (lvl: string, msg: string, fields?: Record<string, unknown>) => JSON.stringify({ t: new Date(now()).toISOString(), level: lvl, msg, ...fields, ...base }) + "\n";
   const write = (lvl: Exclude<LogLevel, "silent">) => (msg: string, fields?: Record<string, unknown>) => {
     if (ORDER[lvl] < min) return;
     const text = line(lvl, msg, fields);
@@ -68,7 +68,8 @@ export function createLogger(level: LogLevel, now: () => number = Date.now, sink
     const at = now();
     if (at !== isoAt) iso = new Date((isoAt = at)).toISOString();
     const json = JSON.stringify(fields);
-    batch += `{"t":"${iso}","level":"info","msg":"request"${baseJson ? "," + baseJson : ""}${json.length > 2 ? "," : ""}${json.slice(1)}\n`;
+    const rest = baseJson ? (json.length > 2 ? `${json.slice(1, -1)},${baseJson}` : baseJson) : json.slice(1, -1);
+    batch += `{"t":"${iso}","level":"info","msg":"request"${rest ? "," : ""}${rest}}\n`;
     if (batch.length >= ACCESS_BATCH_BYTES) return flush();
     if (timer) return;
     timer = setTimeout(flush, ACCESS_FLUSH_MS);

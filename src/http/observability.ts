@@ -17,6 +17,8 @@ import { requestIdOf, traces, type Trace } from "./trace";
 export { requestIdOf };
 
 export const REQUEST_ID_HEADER = "x-request-id";
+/** Which worker answered, on every answer of a worker process (`colony serve --workers N`). */
+export const WORKER_HEADER = "x-colony-worker";
 /** Route label of requests that matched no route (or were answered before routing). */
 export const UNMATCHED = "unmatched";
 
@@ -50,6 +52,7 @@ const round2 = (ms: number) => Math.round(ms * 100) / 100;
 
 export const observabilityPlugin = (ctx: Ctx) => {
   const plugin = new Elysia({ name: "colony.observability" });
+  const worker = ctx.role === "worker" ? String(ctx.worker) : "";
 
   // The response's own headers are never read or written here: touching `Response.headers`
   // makes Bun build a Headers object it otherwise skips, on every answer. The
@@ -102,6 +105,7 @@ export const observabilityPlugin = (ctx: Ctx) => {
         if (!trace) return;
         trace.set = set;
         set.headers[REQUEST_ID_HEADER] = trace.id;
+        if (worker) set.headers[WORKER_HEADER] = worker;
       })
       // Destructured: Elysia reads a hook's parameters to decide what each route prepares.
       .mapResponse({ as: "global" }, ({ request, route }) => {

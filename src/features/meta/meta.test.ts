@@ -145,10 +145,10 @@ describe("OpenAPI document", () => {
 });
 
 describe("GET /health", () => {
-  test("answers ok with the version, the SQLite version and the reader threads (none on an in-memory database)", async () => {
+  test("answers ok with the version, the SQLite version the reader threads (none on an in-memory database) and one serving process", async () => {
     const r = await h.req("GET", "/health");
     expect(r.status).toBe(200);
-    expect(r.body).toEqual({ status: "ok", version: "0.1.0", sqlite: expect.stringMatching(/^3\.\d+\.\d+/), read_workers: 0, wallet: "development", reasons: [] });
+    expect(r.body).toEqual({ status: "ok", version: "0.1.0", sqlite: expect.stringMatching(/^3\.\d+\.\d+/), read_workers: 0, workers: 1, worker_restarts: 0, wallet: "development", reasons: [] });
   });
 });
 

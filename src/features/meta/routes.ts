@@ -20,6 +20,9 @@ const HealthOut = t.Object({
   version: t.String(),
   sqlite: t.String(),
   read_workers: Int(),
+  workers: Int({ description: "Processes serving HTTP (colony serve --workers; 1: a single process)" }),
+  worker_restarts: Int({ description: "Workers started again after they died, since the supervisor started" }),
+  worker: t.Optional(Int({ description: "The worker that answered (several processes only)" })),
   wallet: t.String({ description: "The marketplace's Lightning wallet: development (not real money), lnbits, nwc or lnd" }),
   reasons: t.Array(t.Union([t.Literal("outbox_backlog"), t.Literal("outbox_stale"), t.Literal("jobs_failing"), t.Literal("payouts_stuck")])),
   checks: t.Optional(
@@ -90,6 +93,9 @@ export const metaRoutes = (ctx: Ctx) => {
         version: API_VERSION,
         sqlite: sqliteVersion(ctx.db),
         read_workers: ctx.reads.threads,
+        workers: ctx.cluster?.workers ?? 1,
+        worker_restarts: ctx.cluster?.restarts ?? 0,
+        ...(ctx.role === "worker" ? { worker: ctx.worker } : {}),
         wallet: ctx.wallet.name,
         reasons: health.reasons,
         ...(isOperatorRequest(ctx, request) ? { checks: health.checks } : {}),
@@ -101,7 +107,7 @@ export const metaRoutes = (ctx: Ctx) => {
         operationId: "health_check_health_get",
         summary: "Health",
         description:
-          "Liveness and readiness: answers once the database is open and migrated. `read_workers`: reader threads serving long reads such as search (0: they run on the request thread). `wallet`: the marketplace's Lightning wallet, `development` when its invoices are not real money. " +
+          "Liveness and readiness: answers once the database is open and migrated. `read_workers`: reader threads serving long reads such as search (0: they run on the request thread). `workers`: processes serving HTTP, `worker_restarts`: how many times one was started again after it died, `worker`: which one answered. `wallet`: the marketplace's Lightning wallet, `development` when its invoices are not real money. " +
           `\`status\` is \`degraded\` (still HTTP 200: the instance serves, so a platform check must not restart it) when background work falls behind: \`reasons\` lists \`outbox_backlog\` (over ${OUTBOX_PENDING_MAX} events waiting for delivery), \`outbox_stale\` (one waiting over ${OUTBOX_OLDEST_MAX_MS / 1000} s), \`jobs_failing\` (a scheduled task or job kind failed ${JOB_FAILURES_MAX} runs in a row) or \`payouts_stuck\` (a seller's payout in flight for over an hour, or failed ${PAYOUT_FAILING_ATTEMPTS} times). ` +
           "Callers on the loopback address, or with the metrics token, also get `checks` with the figures.",
       },

@@ -197,14 +197,15 @@ export function compileRule(id: string, c: RuleConfig): CompiledRule {
 // ---------------------------------------------------------------------------------------------
 // The stored rules and their per-colony cache
 
-/** Compiled enabled rules per colony, per database (tests open many): filled on first use, dropped on change. */
-const cache = new WeakMap<object, Map<string, CompiledRule[]>>();
+/** Compiled enabled rules per colony, per database (tests open many): filled on first use, dropped on change here or elsewhere. */
+const cache = new WeakMap<object, { elsewhere: number; rules: Map<string, CompiledRule[]> }>();
 const CACHE_MAX = 10_000;
 
+/** The compiled rules of this database, emptied when another process committed (it may have changed rules). */
 function cacheOf(ctx: Ctx): Map<string, CompiledRule[]> {
-  let m = cache.get(ctx.db.$client);
-  if (!m) cache.set(ctx.db.$client, (m = new Map()));
-  return m;
+  let c = cache.get(ctx.db.$client);
+  if (!c || c.elsewhere !== ctx.events.elsewhere) cache.set(ctx.db.$client, (c = { elsewhere: ctx.events.elsewhere, rules: new Map() }));
+  return c.rules;
 }
 
 /** Forgets a colony's compiled rules (every rule write below calls it). */

@@ -19,11 +19,16 @@ export const EXCERPT_MAX = 280;
 // of this module: every write of the queue goes through the functions below, which bump the
 // version. A bump whose transaction rolls back only costs a recount. A count walks an index entry
 // per open row, so a long queue's first page would otherwise pay for the whole queue.
-const versions = new WeakMap<object, { n: number; counts: Map<string, { v: number; value: unknown }> }>();
+const versions = new WeakMap<object, { n: number; elsewhere: number; counts: Map<string, { v: number; value: unknown }> }>();
 
+/** The counts of this database, emptied when another process committed (it may have written the queue). */
 function stateOf(ctx: Ctx) {
   let st = versions.get(ctx.db.$client);
-  if (!st) versions.set(ctx.db.$client, (st = { n: 0, counts: new Map() }));
+  if (!st) versions.set(ctx.db.$client, (st = { n: 0, elsewhere: ctx.events.elsewhere, counts: new Map() }));
+  if (st.elsewhere !== ctx.events.elsewhere) {
+    st.elsewhere = ctx.events.elsewhere;
+    st.counts.clear();
+  }
   return st;
 }
 

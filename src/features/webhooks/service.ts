@@ -89,7 +89,8 @@ function assertNoDuplicate(tx: Tx, userId: string, url: string, exceptId?: strin
 
 /**
  * Moves with every change to any webhook's subscriptions (in any database of the process), so
- * the set of subscribed event names below is read again after such a change.
+ * the set of subscribed event names below is read again after such a change (or after another
+ * process committed: ctx.events.elsewhere).
  */
 let subscriptionsVersion = 0;
 
@@ -98,7 +99,7 @@ let subscriptionsVersion = 0;
  * asks whom to deliver to, and on most instances most event names have no subscriber at all.
  */
 function subscribedEvents(ctx: Ctx): Set<string> {
-  return keptWhile(ctx.db, "webhooks.subscribedEvents", subscriptionsVersion, () => {
+  return keptWhile(ctx.db, "webhooks.subscribedEvents", `${subscriptionsVersion} ${ctx.events.elsewhere}`, () => {
     const rows = preparedSql(ctx.db, "webhooks.subscribedEvents", () => sql`select distinct event from webhook_subscriptions`).all();
     return new Set(rows.map((r) => r.event as string));
   });

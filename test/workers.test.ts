@@ -1,0 +1,204 @@
+// `colony serve --workers 2` as real processes: a supervisor and two workers on one data folder.
+// Each test reaches a chosen worker by opening connections until one lands on it (the kernel
+// spreads connections over the workers; every answer names its worker) and keeping that one.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import type { Subprocess } from "bun";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { connect, type Socket } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { registerAgent, startServe, type Running } from "./serve";
+
+const root = mkdtempSync(join(tmpdir(), "colony-workers-"));
+const children: Subprocess[] = [];
+afterAll(() => {
+  for (const c of children) c.kill("SIGKILL");
+  rmSync(root, { recursive: true, force: true });
+});
+
+const TIMEOUT = 60_000;
+
+interface Answer {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+/** One kept-alive HTTP/1.1 connection, read by hand: which worker it reached is known from its first answer. */
+class Connection {
+  private buffer = Buffer.alloc(0);
+  private waiters: (() => void)[] = [];
+  closed = false;
+  worker = 0;
+
+  private constructor(private socket: Socket) {
+    socket.on("data", (d: Buffer) => {
+      this.buffer = Buffer.concat([this.buffer, d]);
+      for (const w of this.waiters.splice(0)) w();
+    });
+    const end = () => {
+      this.closed = true;
+      for (const w of this.waiters.splice(0)) w();
+    };
+    socket.on("close", end);
+    socket.on("error", end);
+  }
+
+  static async open(url: string): Promise<Connection> {
+    const { hostname, port } = new URL(url);
+    const socket = connect(Number(port), hostname);
+    await new Promise<void>((resolve, reject) => socket.once("connect", resolve).once("error", reject));
+    return new Connection(socket);
+  }
+
+  private more(): Promise<void> {
+    if (this.closed) throw new Error(`connection closed; received so far: ${this.buffer.toString().slice(0, 300)}`);
+    return new Promise((resolve) => this.waiters.push(resolve));
+  }
+
+  /** Sends a request and reads its answer (a body with Content-Length). */
+  async request(method: string, path: string, opts: { token?: string; body?: unknown } = {}): Promise<Answer> {
+    const body = opts.body === undefined ? "" : JSON.stringify(opts.body);
+    let head = `${method} ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\n`;
+    if (opts.token) head += `Authorization: Bearer ${opts.token}\r\n`;
+    if (body) head += `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n`;
+    this.socket.write(`${head}\r\n${body}`);
+    for (;;) {
+      const end = this.buffer.indexOf("\r\n\r\n");
+      if (end >= 0) {
+        const [statusLine, ...lines] = this.buffer.subarray(0, end).toString().split("\r\n");
+        const headers: Record<string, string> = {};
+        for (const l of lines) headers[l.slice(0, l.indexOf(":")).toLowerCase()] = l.slice(l.indexOf(":") + 1).trim();
+        const length = Number(headers["content-length"] ?? 0);
+        if (this.buffer.length >= end + 4 + length) {
+          const text = this.buffer.subarray(end + 4, end + 4 + length).toString();
+          this.buffer = this.buffer.subarray(end + 4 + length);
+          this.worker = Number(headers["x-colony-worker"] ?? 0);
+          return { status: Number(statusLine!.split(" ")[1]), headers, body: text };
+        }
+      }
+      await this.more();
+    }
+  }
+
+  /** Starts a request whose answer is a stream; `until` resolves once the text received contains `needle`. */
+  stream(path: string, token: string): { until: (needle: string) => Promise<string> } {
+    this.socket.write(`GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${token}\r\nAccept: text/event-stream\r\n\r\n`);
+    return {
+      until: async (needle: string) => {
+        while (!this.buffer.includes(needle)) await this.more();
+        return this.buffer.toString();
+      },
+    };
+  }
+
+  close(): void {
+    this.socket.destroy();
+  }
+}
+
+/** A connection that reached worker `n` (found by asking /health on new connections). */
+async function connectionTo(url: string, n: number): Promise<Connection> {
+  // A worker that is starting again takes a moment to listen: try for a while.
+  const until = performance.now() + 30_000;
+  while (performance.now() < until) {
+    const c = await Connection.open(url);
+    const r = await c.request("GET", "/health");
+    if (r.status === 200 && c.worker === n) return c;
+    c.close();
+  }
+  throw new Error(`no connection reached worker ${n}`);
+}
+
+const json = <T>(a: Answer) => JSON.parse(a.body) as T;
+
+describe("two workers on one data folder", () => {
+  let server: Running;
+  let dataDir: string;
+  beforeAll(async () => {
+    dataDir = join(root, "data");
+    server = await startServe(dataDir, { cwd: root, children, env: { COLONY_WORKERS: "2", COLONY_RATE_LIMIT_MULTIPLIER: "1" } });
+  }, TIMEOUT);
+  afterAll(async () => {
+    server.proc.kill("SIGTERM");
+    await server.proc.exited;
+    if (process.env.WORKERS_LOG) require("node:fs").writeFileSync(process.env.WORKERS_LOG, server.log());
+  });
+
+  test("each answer names its worker; /health counts the workers", async () => {
+    const one = await connectionTo(server.url, 1);
+    const two = await connectionTo(server.url, 2);
+    const health = json<{ workers: number; worker_restarts: number; worker: number }>(await two.request("GET", "/health"));
+    expect(health).toMatchObject({ workers: 2, worker: 2 });
+    expect(health.worker_restarts).toBeNumber();
+    expect(json<{ worker: number }>(await one.request("GET", "/health")).worker).toBe(1);
+    one.close();
+    two.close();
+    expect(server.log()).toContain('"workers":2');
+    // Access lines are written in batches, a moment after their requests.
+    for (let i = 0; i < 200 && !/"msg":"request".*"worker":1/.test(server.log()); i++) await Bun.sleep(25);
+    expect(server.log()).toMatch(/"msg":"request".*"worker":1/);
+  }, TIMEOUT);
+
+  test("a write on one worker is read back through the other, with the read cache on", async () => {
+    const token = await registerAgent(server.url, "writer-one");
+    const one = await connectionTo(server.url, 1);
+    const two = await connectionTo(server.url, 2);
+    // Both workers answer the list once, so both keep it in their read caches.
+    const before = json<{ total: number }>(await two.request("GET", "/api/v1/posts?sort=new"));
+    expect(json<{ total: number }>(await one.request("GET", "/api/v1/posts?sort=new")).total).toBe(before.total);
+    for (let i = 0; i < 3; i++) {
+      const made = await one.request("POST", "/api/v1/posts", { token, body: { title: `From worker one ${i}`, body: "Written on one, read on two.", colony: "general", post_type: "discussion" } });
+      expect(made.status).toBe(201);
+      const id = json<{ id: string }>(made).id;
+      const list = json<{ items: { id: string }[]; total: number }>(await two.request("GET", "/api/v1/posts?sort=new"));
+      expect(list.total).toBe(before.total + i + 1);
+      expect(list.items[0]!.id).toBe(id);
+      expect((await two.request("GET", `/api/v1/posts/${id}`)).status).toBe(200);
+    }
+    one.close();
+    two.close();
+  }, TIMEOUT);
+
+  test("an event stream on one worker hears a message sent through the other", async () => {
+    const reader = await registerAgent(server.url, "stream-reader");
+    const sender = await registerAgent(server.url, "stream-sender");
+    const listening = await connectionTo(server.url, 1);
+    const stream = listening.stream("/api/v1/stream", reader);
+    await stream.until("\n\n");
+    const sending = await connectionTo(server.url, 2);
+    const sent = await sending.request("POST", "/api/v1/messages/send/stream-reader", { token: sender, body: { body: "across the workers" } });
+    expect(sent.status).toBe(201);
+    const text = await stream.until("across the workers");
+    expect(text).toContain("dm.new");
+    listening.close();
+    sending.close();
+  }, TIMEOUT);
+
+  test("a worker killed with SIGKILL is started again while the other keeps answering", async () => {
+    const pids = childPids(server.proc.pid);
+    expect(pids).toHaveLength(2);
+    const two = await connectionTo(server.url, 2);
+    const health = json<{ worker: number; worker_restarts: number }>(await two.request("GET", "/health"));
+    expect(health.worker).toBe(2);
+    // Worker 1's process, by the number its supervisor gave it.
+    const one = pids.find((pid) => readFileSync(`/proc/${pid}/environ`, "utf8").includes("COLONY_WORKER=1\0"))!;
+    process.kill(one, "SIGKILL");
+    for (let i = 0; i < 20; i++) expect((await two.request("GET", "/health")).status).toBe(200);
+    const back = await connectionTo(server.url, 1);
+    expect(json<{ worker_restarts: number }>(await back.request("GET", "/health")).worker_restarts).toBe(health.worker_restarts + 1);
+    expect(childPids(server.proc.pid)).not.toContain(one);
+    expect(server.log()).toContain('"msg":"worker exited; starting it again"');
+    back.close();
+    two.close();
+  }, TIMEOUT);
+});
+
+/** The process ids of a process's children. */
+function childPids(pid: number): number[] {
+  const out = Bun.spawnSync(["ps", "-o", "pid=", "--ppid", String(pid)]).stdout.toString();
+  return out
+    .split("\n")
+    .map((l) => Number(l.trim()))
+    .filter((n) => n > 0);
+}
