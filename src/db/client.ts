@@ -67,7 +67,7 @@ export function inTransaction<T>(db: Db, fn: (tx: Db) => T): T {
   let s = txStatements.get(client);
   if (!s) {
     const prep = (q: string) => client.prepare(q);
-    s = { begin: prep("BEGIN"), commit: prep("COMMIT"), rollback: prep("ROLLBACK"), savepoint: prep("SAVEPOINT colony_tx"), release: prep("RELEASE colony_tx"), rollbackTo: prep("ROLLBACK TO colony_tx") };
+    s = { begin: prep("BEGIN IMMEDIATE"), commit: prep("COMMIT"), rollback: prep("ROLLBACK"), savepoint: prep("SAVEPOINT colony_tx"), release: prep("RELEASE colony_tx"), rollbackTo: prep("ROLLBACK TO colony_tx") };
     txStatements.set(client, s);
   }
   const nested = client.inTransaction;
@@ -135,15 +135,27 @@ function settleGroup(client: Database): void {
   for (const w of g.waiters) failure === null ? w.resolve() : w.reject(failure);
 }
 
-/** bun:sqlite's `transaction()` (which drizzle's `db.transaction()` calls) and `close()` settle the open group first. */
+/**
+ * bun:sqlite's `transaction()` (which drizzle's `db.transaction()` calls) and `close()` settle the
+ * open group first.
+ *
+ * Every transaction begins IMMEDIATE (here, in inTransaction and in group commits), a deferred one
+ * included: when several processes share the database, a deferred transaction that has read and
+ * then writes after another process committed fails at once with SQLITE_BUSY ("database is
+ * locked"; WAL cannot upgrade an outdated snapshot, and the busy timeout does not apply). Taking
+ * the write lock at BEGIN waits for it under busy_timeout instead.
+ */
 function settleGroupsFirst(client: Database): void {
   const close = client.close.bind(client);
   client.close = ((...args: Parameters<Database["close"]>) => (settleGroup(client), close(...args))) as Database["close"];
   const native = client.transaction.bind(client);
   client.transaction = ((fn: (...args: never[]) => unknown) => {
     const tx = native(fn);
-    const settled = ((...args: never[]) => (settleGroup(client), tx(...args))) as typeof tx;
-    for (const kind of ["deferred", "immediate", "exclusive"] as const) settled[kind] = ((...args: never[]) => (settleGroup(client), tx[kind](...args))) as (typeof tx)[typeof kind];
+    const settled = ((...args: never[]) => (settleGroup(client), tx.immediate(...args))) as typeof tx;
+    for (const kind of ["deferred", "immediate", "exclusive"] as const) {
+      const begin = kind === "deferred" ? "immediate" : kind;
+      settled[kind] = ((...args: never[]) => (settleGroup(client), tx[begin](...args))) as (typeof tx)[typeof kind];
+    }
     return settled;
   }) as typeof client.transaction;
 }
@@ -164,7 +176,7 @@ export function inGroupCommit<T>(db: Db, fn: (tx: Db) => T): Promise<T> {
   let g = groups.get(client);
   if (!g && client.inTransaction) return Promise.resolve(inTransaction(db, fn));
   if (!g) {
-    client.run("BEGIN");
+    client.run("BEGIN IMMEDIATE");
     g = { waiters: [], settled: [], running: 0 };
     groups.set(client, g);
     setImmediate(() => settleGroup(client));
