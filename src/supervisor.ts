@@ -13,17 +13,20 @@
 // RESTART_MIN_MS to RESTART_MAX_MS; a worker that ran RESTART_RESET_MS counts as healthy again),
 // logged and counted (`restarts` on /health and colony_worker_restarts_total on /metrics).
 // SIGTERM or SIGINT stops the workers (each shuts down gracefully, as a single process does), then
-// the supervisor delivers what the outbox holds, checkpoints and exits.
+// the supervisor delivers what the outbox holds, checkpoints and exits. SIGHUP (`colony reload`)
+// replaces the workers one at a time with the program on disk after applying its migrations.
 import type { Subprocess } from "bun";
 import type { Config } from "./config";
 import { createApp } from "./app";
+import { metricsRelay, shareMetrics } from "./cluster-metrics";
 import { createContext, type Ctx } from "./core/context";
-import { acquireDataLock, type DataLock } from "./core/lock";
+import { acquireDataLock, INHERITED_LOCK_FD_ENV, type DataLock } from "./core/lock";
 import { createLogger } from "./core/log";
 import { OIDC_KEY_FILE, prepareSigningKey } from "./core/secrets";
 import type { Checkpointer } from "./db/checkpointer";
 import { startVaultIndex, stopVaultIndex } from "./features/vault/fts";
-import { announce, closeDatabase, FOLLOW_MS, reconcileInBackground, startOnceWork, startServer, untilSignal } from "./server";
+import { drainConnections } from "./http/serve-options";
+import { announce, closeDatabase, FOLLOW_MS, reconcileInBackground, startOnceWork, startServer, untilSignal, type RunningServer } from "./server";
 
 /** The environment variables that make a `colony serve` process a worker (read by serve()). */
 export const WORKER_ENV = "COLONY_WORKER";
@@ -37,12 +40,17 @@ const START_TIMEOUT_MS = 30_000;
 
 /** What a worker tells its supervisor over the IPC channel. */
 export type WorkerMessage = { t: "listening"; port: number };
-/** What the supervisor tells its workers: the state /health and /metrics report. */
-export type SupervisorMessage = { t: "cluster"; workers: number; restarts: number };
+/**
+ * What the supervisor tells its workers: the state /health and /metrics report; or, to a worker
+ * being replaced, to retire (finish its connections and stop).
+ */
+export type SupervisorMessage = { t: "cluster"; workers: number; restarts: number } | { t: "retire" };
 
 interface WorkerSlot {
   n: number;
   proc: Subprocess | null;
+  /** During a reload, the worker its replacement takes over from (it serves until the new one listens). */
+  old: Subprocess | null;
   startedAt: number;
   /** Quick failures in a row: the next start waits RESTART_MIN_MS × 2^failures. */
   failures: number;
@@ -57,16 +65,21 @@ export interface Supervisor {
   restarts(): number;
   /** The workers' process ids (tests kill one). */
   pids(): number[];
+  /** Replaces the workers one at a time (SIGHUP, `colony reload`); resolves to whether it completed. */
+  reload(reason: string): Promise<boolean>;
   shutdown(reason: string): Promise<void>;
 }
 
 /** Whether the platform lets several processes listen on one port with the kernel spreading connections. */
 export const portSharing = (): boolean => process.platform === "linux";
 
-/** The command line that runs this program's `serve` again: the executable itself, or bun with src/main.ts. */
-function serveCommand(): string[] {
+/**
+ * The command line that runs one of this program's commands: the executable on disk (a newer one,
+ * if it was replaced since this process started), or bun with src/main.ts from source.
+ */
+function programCommand(command: string): string[] {
   const compiled = Bun.main.startsWith("/$bunfs/") || Bun.main.startsWith("B:/~BUN/");
-  return compiled ? [process.execPath, "serve"] : [process.execPath, new URL("./main.ts", import.meta.url).pathname, "serve"];
+  return compiled ? [process.execPath, command] : [process.execPath, new URL("./main.ts", import.meta.url).pathname, command];
 }
 
 export async function startSupervisor(config: Config): Promise<Supervisor> {
@@ -88,6 +101,8 @@ export async function startSupervisor(config: Config): Promise<Supervisor> {
   let restarts = 0;
   let port = config.port;
   const slots: WorkerSlot[] = [];
+  // A worker's /metrics gathers the other processes' figures through the supervisor (cluster-metrics.ts).
+  const relay = metricsRelay(ctx, config.workers, () => slots);
 
   const tellAll = () => {
     const msg: SupervisorMessage = { t: "cluster", workers: config.workers, restarts };
@@ -106,11 +121,12 @@ export async function startSupervisor(config: Config): Promise<Supervisor> {
     slot.listening = new Promise<number>((resolve, reject) => ((heard = resolve), (failed = reject)));
     slot.listening.catch(() => {});
     slot.startedAt = performance.now();
-    const proc = Bun.spawn(serveCommand(), {
+    const proc = Bun.spawn(programCommand("serve"), {
       env: { ...process.env, [WORKER_ENV]: String(slot.n), [WORKER_CONFIG_ENV]: JSON.stringify({ ...config, port }) },
       stdio: ["ignore", "inherit", "inherit"],
       serialization: "json",
       ipc(message: WorkerMessage) {
+        if (relay.fromWorker(proc, message)) return;
         if (message?.t === "listening") {
           heard(message.port);
           tellAll();
@@ -121,6 +137,13 @@ export async function startSupervisor(config: Config): Promise<Supervisor> {
         if (slot.proc !== proc) return;
         slot.proc = null;
         if (stopping) return;
+        if (slot.old) {
+          // A replacement that died during a reload: the worker it was to replace keeps serving.
+          ctx.log.error("the new worker exited during the reload; the old one keeps serving", { worker_exited: slot.n, status: code, signal });
+          slot.proc = slot.old;
+          slot.old = null;
+          return;
+        }
         const ranMs = performance.now() - slot.startedAt;
         slot.failures = ranMs >= RESTART_RESET_MS ? 0 : slot.failures + 1;
         const delay = slot.failures ? Math.min(RESTART_MAX_MS, RESTART_MIN_MS * 2 ** (slot.failures - 1)) : 0;
@@ -150,7 +173,7 @@ export async function startSupervisor(config: Config): Promise<Supervisor> {
 
   try {
     for (let n = 1; n <= config.workers; n++) {
-      const slot: WorkerSlot = { n, proc: null, startedAt: 0, failures: 0, listening: Promise.resolve(0), timer: null };
+      const slot: WorkerSlot = { n, proc: null, old: null, startedAt: 0, failures: 0, listening: Promise.resolve(0), timer: null };
       slots.push(slot);
       start(slot);
       // Port 0: the first worker takes a free port and the others join it there.
@@ -167,7 +190,7 @@ export async function startSupervisor(config: Config): Promise<Supervisor> {
   }
 
   const url = `http://${config.host}:${port}`;
-  lock.update({ url });
+  lock.update({ url, workers: config.workers });
   ctx.cluster = { workers: config.workers, restarts };
   ctx.events.liveInDrain = false;
   ctx.events.start();
@@ -176,6 +199,60 @@ export async function startSupervisor(config: Config): Promise<Supervisor> {
   const checkpointer: Checkpointer = startOnceWork(ctx);
   reconcileInBackground(ctx);
   announce(ctx, url, { workers: config.workers });
+
+  /** `colony migrate` of the program on disk, holding this process's lock through an inherited descriptor. */
+  const migrateWithProgramOnDisk = async (): Promise<number> => {
+    const proc = Bun.spawn(programCommand("migrate"), {
+      env: { ...process.env, COLONY_DATA_DIR: config.dataDir, COLONY_BACKUP_DIR: config.backupDir, COLONY_UPGRADE_BACKUPS_KEEP: String(config.upgradeBackupsKeep), COLONY_LOG_LEVEL: config.logLevel, [INHERITED_LOCK_FD_ENV]: "3" },
+      stdio: ["ignore", "inherit", "inherit", lock.fd],
+    });
+    return await proc.exited;
+  };
+
+  let reloading: Promise<boolean> | null = null;
+  /**
+   * Replaces the workers one at a time with the program on disk, after applying its migrations:
+   * each new worker listens beside the one it replaces, then the old one retires (its streams are
+   * told to reconnect, its connections close after their next answers). A migration that fails
+   * or a new worker that does not start leaves the old workers serving. The supervisor itself
+   * keeps running the code it started with.
+   */
+  const reload = (reason: string): Promise<boolean> =>
+    (reloading ??= (async () => {
+      const started = performance.now();
+      ctx.log.info("reloading", { reason, workers: config.workers });
+      const status = await migrateWithProgramOnDisk();
+      if (status !== 0) {
+        ctx.log.error("reload abandoned: the migrations of the program on disk failed; the workers keep serving", { status });
+        return false;
+      }
+      for (const slot of slots) {
+        if (stopping) return false;
+        const old = slot.proc;
+        if (slot.timer) clearTimeout(slot.timer);
+        slot.timer = null;
+        slot.old = old;
+        slot.failures = 0;
+        start(slot);
+        try {
+          await slot.listening;
+        } catch (err) {
+          ctx.log.error("reload abandoned: a new worker did not start; the old ones keep serving", { worker: slot.n, error: String(err) });
+          if (slot.proc && slot.proc !== old) slot.proc.kill("SIGKILL");
+          return false;
+        }
+        slot.old = null;
+        if (old) {
+          old.send({ t: "retire" } satisfies SupervisorMessage);
+          const gone = await Promise.race([old.exited.then(() => true), Bun.sleep(config.shutdownTimeoutMs + 5_000).then(() => false)]);
+          if (!gone) old.kill("SIGKILL");
+        }
+      }
+      ctx.log.info("reloaded", { workers: config.workers, ms: Math.round(performance.now() - started) });
+      return true;
+    })().finally(() => {
+      reloading = null;
+    }));
 
   let shutting: Promise<void> | null = null;
   const shutdown = (reason: string) =>
@@ -200,6 +277,7 @@ export async function startSupervisor(config: Config): Promise<Supervisor> {
     url,
     restarts: () => restarts,
     pids: () => slots.map((s) => s.proc?.pid ?? 0),
+    reload,
     shutdown,
   };
 }
@@ -217,6 +295,7 @@ export async function serve(config: Config): Promise<void> {
     const starting = startSupervisor(config);
     starting.catch(() => {});
     untilSignal(createLogger(config.logLevel, undefined, undefined, { worker: 0 }), (reason) => starting.then((s) => s.shutdown(reason)));
+    process.on("SIGHUP", () => void starting.then((s) => s.reload("SIGHUP")));
     await starting;
     return;
   }
@@ -224,17 +303,37 @@ export async function serve(config: Config): Promise<void> {
   if (config.workers > 1)
     running.ctx.log.warn("serving from one process: this platform cannot share a port between processes (SO_REUSEPORT spreads connections only on Linux)", { workers_asked: config.workers, platform: process.platform });
   untilSignal(running.ctx.log, running.shutdown);
+  // One process cannot be replaced without closing its connections: a reload is refused, not fatal.
+  process.on("SIGHUP", () => running.ctx.log.warn("SIGHUP: one process cannot reload without dropping connections; run several workers (--workers 2 or more), or restart it"));
 }
 
 /** A worker: serves with its supervisor's configuration, tells it where, and stops when told or when the supervisor is gone. */
 async function serveAsWorker(n: number, config: Config): Promise<void> {
   const running = await startServer(config, { worker: n });
   const port = Number(new URL(running.url).port);
+  // Its /metrics answers for the whole instance; set up before the supervisor hears it listens.
+  shareMetrics(running.ctx);
   process.on("message", (message: SupervisorMessage) => {
     if (message?.t === "cluster") running.ctx.cluster = { workers: message.workers, restarts: message.restarts };
+    if (message?.t === "retire") void retire(running);
   });
+  // A hangup reaches the supervisor's whole process group; reloads are the supervisor's to run.
+  process.on("SIGHUP", () => {});
   // The IPC channel closes when the supervisor exits, however it exits (kill -9 included).
   process.on("disconnect", () => void running.shutdown("supervisor gone").finally(() => process.exit(0)));
   untilSignal(running.ctx.log, running.shutdown);
   process.send?.({ t: "listening", port } satisfies WorkerMessage);
+}
+
+/**
+ * A worker being replaced (a reload): its event streams are told to reconnect (they will reach
+ * another worker), its connections are closed after their next answers, then it shuts down as
+ * on SIGTERM and exits 0.
+ */
+async function retire(running: RunningServer): Promise<void> {
+  running.ctx.log.info("retiring", { open_streams: running.ctx.realtime.streams });
+  running.ctx.realtime.closeAll();
+  await drainConnections(running.ctx);
+  await running.shutdown("reload");
+  process.exit(0);
 }

@@ -173,3 +173,23 @@ describe("colony doctor", () => {
     expect(statSync(loose).mode & 0o777).toBe(0o600);
   });
 });
+
+describe("colony reload", () => {
+  test("refused, with a reason, when no server runs on the folder or when one process serves it", async () => {
+    const idle = newDataDir();
+    const none = await colonyAt(idle, "reload");
+    expect(none.code).toBe(1);
+    expect(none.err).toContain(`no server is running on ${idle}`);
+
+    const single = newDataDir();
+    const lock = acquireDataLock(single, "serve");
+    try {
+      lock.update({ url: "http://127.0.0.1:1", workers: 1 });
+      const one = await colonyAt(single, "reload");
+      expect(one.code).toBe(1);
+      expect(one.err).toContain("runs as one process, which cannot reload without dropping connections");
+    } finally {
+      lock.release();
+    }
+  });
+});

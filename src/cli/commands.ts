@@ -237,6 +237,16 @@ export const COMMANDS: Command[] = [
     },
   },
   {
+    name: "reload",
+    summary: "replace a running server's workers with the program on disk, without dropping a request",
+    description:
+      "Sends SIGHUP to the supervisor serving the data folder (colony serve with --workers 2 or more): it applies the migrations of the program on disk, then starts each new worker beside the one it replaces and retires the old one once the new one listens. Event streams are told to reconnect. The supervisor's log says when the workers are replaced.",
+    positionals: [],
+    options: {},
+    settings: DATA,
+    run: async ({ config, print }) => (await run()).reloadServer(config, print),
+  },
+  {
     name: "version",
     summary: "print the version",
     positionals: [],

@@ -8,3 +8,4 @@ export { migrateDataDir } from "../ops/maintenance";
 export { answerBugReport, createUser, grantUserKarma, invite, listBugReports, rotateUserKey, settleInvoice, showLedger, signInLink, suspendUser, unsuspendUser } from "../ops/admin";
 export { backup, restore } from "../ops/backup";
 export { runDoctor } from "../ops/doctor";
+export { reloadServer } from "../ops/reload";

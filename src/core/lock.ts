@@ -6,7 +6,7 @@
 // the holder writes who it is into the file (pid, command, address, start time) so that a
 // refused process can name it; the content is informational only, the lock is the flock.
 import { dlopen, FFIType } from "bun:ffi";
-import { closeSync, ftruncateSync, mkdirSync, openSync, readFileSync, writeSync } from "node:fs";
+import { closeSync, fstatSync, ftruncateSync, mkdirSync, openSync, readFileSync, statSync, writeSync } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
 
@@ -24,7 +24,16 @@ interface LockHolder {
   started_at: string;
   /** Where a server holder listens, once it does. */
   url?: string;
+  /** How many worker processes a supervisor runs (`colony reload` needs several). */
+  workers?: number;
 }
+
+/**
+ * Set by a lock holder for a child it runs on its data folder (the supervisor's `colony migrate`
+ * during a reload): the number of the child's file descriptor that shares the holder's open lock
+ * file. The child holds the lock through it and never unlocks it, only closes its descriptor.
+ */
+export const INHERITED_LOCK_FD_ENV = "COLONY_INHERITED_LOCK_FD";
 
 export class DataDirLockedError extends Error {
   constructor(
@@ -70,6 +79,8 @@ export interface DataLock {
   update(extra: Partial<LockHolder>): void;
   /** Releases the lock (idempotent). The lock file stays; its content is only informational. */
   release(): void;
+  /** The open lock file: a child given it (as INHERITED_LOCK_FD_ENV says) shares the lock. */
+  readonly fd: number;
 }
 
 function readHolder(path: string): LockHolder | null {
@@ -88,6 +99,8 @@ function readHolder(path: string): LockHolder | null {
 export function acquireDataLock(dataDir: string, command: string): DataLock {
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const path = join(dataDir, LOCK_FILE);
+  const inherited = inheritedLock(path);
+  if (inherited) return inherited;
   const fd = openSync(path, "a+", 0o600);
   if (flock()(fd, LOCK_EX | LOCK_NB) !== 0) {
     closeSync(fd);
@@ -102,6 +115,7 @@ export function acquireDataLock(dataDir: string, command: string): DataLock {
   let held = true;
   return {
     path,
+    fd,
     update(extra) {
       if (!held) return;
       holder = { ...holder, ...extra };
@@ -138,4 +152,32 @@ export function lockState(dataDir: string): { held: false } | { held: true; hold
   } finally {
     closeSync(fd);
   }
+}
+
+/**
+ * The lock a holder handed to this process (INHERITED_LOCK_FD_ENV), when the descriptor is this
+ * data folder's lock file and its lock is held: flock on a shared open file description succeeds.
+ * Releasing closes the descriptor only, so the holder keeps its lock.
+ */
+function inheritedLock(path: string): DataLock | null {
+  const given = process.env[INHERITED_LOCK_FD_ENV];
+  if (!given) return null;
+  const fd = Number(given);
+  try {
+    if (!Number.isInteger(fd) || fstatSync(fd).ino !== statSync(path).ino) return null;
+  } catch {
+    return null;
+  }
+  if (flock()(fd, LOCK_EX | LOCK_NB) !== 0) return null;
+  let held = true;
+  return {
+    path,
+    fd,
+    update() {},
+    release() {
+      if (!held) return;
+      held = false;
+      closeSync(fd);
+    },
+  };
 }

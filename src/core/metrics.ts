@@ -10,6 +10,17 @@
 // and Histogram (label validation and hashing on each call, several times the cost of a counter).
 // Everything else is either rare (job runs, webhook deliveries) or read when scraped
 // (backlog, WAL size, reader threads, subscribers, memory).
+//
+// With several processes (`colony serve --workers N`) each has its registry, and a worker answers
+// /metrics for the whole instance: it merges its own figures with the supervisor's and the other
+// workers' (gathered over the supervisor's IPC channels: src/cluster-metrics.ts) by each metric's
+// `aggregator`, prom-client's AggregatorRegistry rule for Node's cluster workers. What each
+// process counts or holds of its own (requests, latencies, streams, reader threads, job runs,
+// webhook deliveries) is summed; what every process reads from the same place (the outbox in the
+// database, the WAL file, the supervisor's worker counts) is taken once, from the first process
+// that has it, the supervisor first; resident memory is per process, labelled with its `worker`
+// (0: the supervisor), as a sum would count the pages the processes share several times and hide
+// which one grows. One process (`--workers 1`) exposes its own registry as it is.
 import { statSync } from "node:fs";
 import type { Metric, Registry } from "prom-client";
 import type { Clock } from "./clock";
@@ -25,6 +36,48 @@ export interface MetricsSources {
   jobs: Pick<Jobs, "stats">;
   reads: Pick<Reads, "threads" | "queued">;
   realtime: Pick<RealtimeHub, "streams">;
+  /** Which process this is (core/context.ts ProcessRole) and its worker number (0: the supervisor or a single process). */
+  role: "single" | "worker" | "supervisor";
+  worker: number;
+  /** With several processes: how many workers the instance runs and how many were started again. */
+  cluster: { workers: number; restarts: number } | null;
+}
+
+/** One metric as a registry's getMetricsAsJSON() gives it: what processes send each other to be merged. */
+export interface MetricJSON {
+  name: string;
+  help: string;
+  type: string;
+  aggregator: string;
+  values: { value: number; labels: Record<string, string | number>; metricName?: string }[];
+}
+
+/** The other processes' figures, as a worker gathers them (src/cluster-metrics.ts). */
+export interface OtherProcesses {
+  /** One registry's metrics per process that answered, the supervisor's first when it did. */
+  parts: MetricJSON[][];
+  /** Processes of the instance that did not answer in time (or are being started again). */
+  missing: number;
+}
+
+/**
+ * The exposition text of the whole instance from each process's metrics, merged by their
+ * `aggregator` ("sum" or "first": the first part that has the series gives it), plus
+ * colony_metrics_sources: how many processes answered and how many are missing from the figures.
+ */
+export async function mergeMetrics(parts: MetricJSON[][], missing: number): Promise<string> {
+  const { AggregatorRegistry } = await import("prom-client");
+  const sources: MetricJSON = {
+    name: "colony_metrics_sources",
+    help: "Processes whose figures this answer holds (answered) and those that did not answer in time or are being started again (missing).",
+    type: "gauge",
+    aggregator: "first",
+    values: [
+      { labels: { state: "answered" }, value: parts.length },
+      { labels: { state: "missing" }, value: missing },
+    ],
+  };
+  return AggregatorRegistry.aggregate([...parts, [sources]]).metrics();
 }
 
 /** Upper bounds of the request-latency buckets, in seconds. */
@@ -146,9 +199,24 @@ export class Metrics {
     this.webhookDeliveries[outcome]++;
   }
 
-  /** The exposition text. */
+  /**
+   * In a worker of several processes: gathers the other processes' figures (set by
+   * src/cluster-metrics.ts); null in one process, whose text is its own registry's.
+   */
+  others: (() => Promise<OtherProcesses>) | null = null;
+
+  /** The exposition text: this process's, or in a worker the whole instance's (see the top of this file). */
   async text(): Promise<string> {
-    return (await (this.registry ??= this.build())).metrics();
+    if (!this.others) return (await (this.registry ??= this.build())).metrics();
+    const [others, own] = await Promise.all([this.others(), this.json()]);
+    // After the supervisor's part, so that what is taken once comes from the supervisor when it answered.
+    return mergeMetrics([...others.parts, own], others.missing);
+  }
+
+  /** This process's own metrics, for another process to merge. */
+  async json(): Promise<MetricJSON[]> {
+    // prom-client's declarations give `type` as a numeric enum; the objects carry the name ("counter").
+    return (await (this.registry ??= this.build())).getMetricsAsJSON() as unknown as Promise<MetricJSON[]>;
   }
 
   private async build(): Promise<Registry> {
@@ -163,6 +231,7 @@ export class Metrics {
       name: "colony_outbox_pending",
       help: "Events of the outbox not yet handed to their subscribers.",
       registers,
+      aggregator: "first",
       collect() {
         this.set(ctx.events.pendingCount());
       },
@@ -171,6 +240,7 @@ export class Metrics {
       name: "colony_outbox_oldest_pending_age_seconds",
       help: "Age of the oldest event not yet handed to its subscribers (0 when none is pending).",
       registers,
+      aggregator: "first",
       collect() {
         const oldestAt = ctx.events.oldestPendingAt();
         this.set(oldestAt === null ? 0 : Math.max(0, ctx.clock.now() - oldestAt) / 1000);
@@ -203,6 +273,7 @@ export class Metrics {
       name: "colony_sqlite_wal_bytes",
       help: "Size of the SQLite write-ahead log file.",
       registers,
+      aggregator: "first",
       collect() {
         this.set(walPath ? walSize(walPath) : 0);
       },
@@ -231,12 +302,46 @@ export class Metrics {
         this.set(ctx.realtime.streams);
       },
     });
+    if (ctx.role === "single") {
+      new Gauge({
+        name: "process_resident_memory_bytes",
+        help: "Resident memory size in bytes.",
+        registers,
+        collect() {
+          this.set(process.memoryUsage.rss());
+        },
+      });
+      return registry;
+    }
+    // Several processes: memory per process, and the supervisor's counts of workers and restarts
+    // (a worker has them as its supervisor last told it), taken once.
+    const worker = String(ctx.worker);
     new Gauge({
       name: "process_resident_memory_bytes",
-      help: "Resident memory size in bytes.",
+      help: "Resident memory size in bytes, by process (worker 0: the supervisor).",
+      labelNames: ["worker"] as const,
       registers,
       collect() {
-        this.set(process.memoryUsage.rss());
+        this.set({ worker }, process.memoryUsage.rss());
+      },
+    });
+    new Gauge({
+      name: "colony_workers",
+      help: "Worker processes the instance runs to serve HTTP (colony serve --workers).",
+      registers,
+      aggregator: "first",
+      collect() {
+        this.set(ctx.cluster?.workers ?? 0);
+      },
+    });
+    new Counter({
+      name: "colony_worker_restarts_total",
+      help: "Workers started again after they died, since the supervisor started.",
+      registers,
+      aggregator: "first",
+      collect() {
+        this.reset();
+        this.inc(ctx.cluster?.restarts ?? 0);
       },
     });
     return registry;

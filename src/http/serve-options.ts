@@ -12,6 +12,37 @@ import { errorResponse } from "./errors";
  */
 const BUN_BODY_LIMIT = Number.MAX_SAFE_INTEGER;
 
+/** Servers whose answers say `Connection: close`: a retiring worker's (see drainConnections). */
+const draining = new WeakSet<Ctx>();
+
+/**
+ * Every later answer of this server closes its connection, so a client finishes its request and
+ * opens its next connection, which goes to another worker. Stopping the listener at once would
+ * instead close the idle kept-alive connections under the clients (Bun's server.stop), and a
+ * request sent at that moment would fail. Resolves when no request has been answered for
+ * `quietMs`, or after `maxMs`.
+ */
+export async function drainConnections(ctx: Ctx, quietMs = 100, maxMs = 3000): Promise<void> {
+  draining.add(ctx);
+  lastAnswered.set(ctx, performance.now());
+  const started = performance.now();
+  while (performance.now() - (lastAnswered.get(ctx) ?? 0) < quietMs && performance.now() - started < maxMs) await Bun.sleep(20);
+}
+const lastAnswered = new WeakMap<Ctx, number>();
+
+function closing(ctx: Ctx, res: Response): Response {
+  lastAnswered.set(ctx, performance.now());
+  try {
+    res.headers.set("connection", "close");
+    return res;
+  } catch {
+    // Immutable headers (a fetched or static answer): the same answer with its own headers.
+    const copy = new Response(res.body, res);
+    copy.headers.set("connection", "close");
+    return copy;
+  }
+}
+
 export function serverOptions(ctx: Ctx, app: AnyElysia) {
   const handle = app.fetch;
   const limit = ctx.config.maxBodyBytes;
@@ -27,8 +58,9 @@ export function serverOptions(ctx: Ctx, app: AnyElysia) {
       if (ctx.server !== server) ctx.server = server;
       // What other processes committed is seen before this request reads (core/events.ts follow()).
       ctx.events.sync();
-      if (!undeclaredBody(request)) return handle(request);
-      return boundBody(request, limit, server).then(handle, () => errorResponse(400, "INVALID_INPUT", "The request body could not be read"));
+      const answer = !undeclaredBody(request) ? handle(request) : boundBody(request, limit, server).then(handle, () => errorResponse(400, "INVALID_INPUT", "The request body could not be read"));
+      if (!draining.has(ctx)) return answer;
+      return answer instanceof Promise ? answer.then((res) => closing(ctx, res)) : closing(ctx, answer);
     },
   } satisfies Bun.Serve.Options<undefined>;
 }

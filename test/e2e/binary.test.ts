@@ -133,7 +133,8 @@ describe("compiled binary", () => {
     expect(res.headers.get("x-request-id")).toMatch(/^[0-9a-f-]{36}$/);
     const text = await res.text();
     expect(text).toContain('colony_http_requests_total{method="GET",route="/health",status="200"}');
-    expect(text).toMatch(/^process_resident_memory_bytes \d+/m);
+    // One series, or one per process with several (the default: one worker per core).
+    expect(text).toMatch(/^process_resident_memory_bytes(\{worker="\d+"\})? \d+/m);
     // Through a proxy it is not local.
     expect((await fetch(`${base}/metrics`, { headers: { "x-forwarded-for": "203.0.113.9" } })).status).toBe(404);
   });
