@@ -19,7 +19,8 @@ import type { Subprocess } from "bun";
 import type { Config } from "./config";
 import { createApp } from "./app";
 import { metricsRelay, shareMetrics } from "./cluster-metrics";
-import { createContext, type Ctx } from "./core/context";
+import { createContext, type ClusterState, type Ctx } from "./core/context";
+import { failingJobs } from "./features/meta/health";
 import { acquireDataLock, INHERITED_LOCK_FD_ENV, type DataLock } from "./core/lock";
 import { createLogger } from "./core/log";
 import { OIDC_KEY_FILE, prepareSigningKey } from "./core/secrets";
@@ -44,7 +45,10 @@ export type WorkerMessage = { t: "listening"; port: number };
  * What the supervisor tells its workers: the state /health and /metrics report; or, to a worker
  * being replaced, to retire (finish its connections and stop).
  */
-export type SupervisorMessage = { t: "cluster"; workers: number; restarts: number } | { t: "retire" };
+export type SupervisorMessage = ({ t: "cluster" } & ClusterState) | { t: "retire" };
+
+/** How often the supervisor tells its workers the state they report (failing jobs change without an event). */
+const TELL_EVERY_MS = 5_000;
 
 interface WorkerSlot {
   n: number;
@@ -104,8 +108,10 @@ export async function startSupervisor(config: Config): Promise<Supervisor> {
   // A worker's /metrics gathers the other processes' figures through the supervisor (cluster-metrics.ts).
   const relay = metricsRelay(ctx, config.workers, () => slots);
 
+  const state = (): ClusterState => ({ workers: config.workers, restarts, failingJobs: failingJobs(ctx) });
   const tellAll = () => {
-    const msg: SupervisorMessage = { t: "cluster", workers: config.workers, restarts };
+    ctx.cluster = state();
+    const msg: SupervisorMessage = { t: "cluster", ...ctx.cluster };
     for (const s of slots) {
       try {
         s.proc?.send(msg);
@@ -148,7 +154,7 @@ export async function startSupervisor(config: Config): Promise<Supervisor> {
         slot.failures = ranMs >= RESTART_RESET_MS ? 0 : slot.failures + 1;
         const delay = slot.failures ? Math.min(RESTART_MAX_MS, RESTART_MIN_MS * 2 ** (slot.failures - 1)) : 0;
         restarts++;
-        ctx.cluster = { workers: config.workers, restarts };
+        tellAll();
         ctx.log.warn("worker exited; starting it again", { worker_exited: slot.n, status: code, signal, ran_ms: Math.round(ranMs), restart_in_ms: delay, restarts });
         slot.timer = setTimeout(() => {
           slot.timer = null;
@@ -191,7 +197,9 @@ export async function startSupervisor(config: Config): Promise<Supervisor> {
 
   const url = `http://${config.host}:${port}`;
   lock.update({ url, workers: config.workers });
-  ctx.cluster = { workers: config.workers, restarts };
+  tellAll();
+  const telling = setInterval(tellAll, TELL_EVERY_MS);
+  telling.unref?.();
   ctx.events.liveInDrain = false;
   ctx.events.start();
   // Workers' commits wake the outbox worker (they cannot kick it themselves).
@@ -258,6 +266,7 @@ export async function startSupervisor(config: Config): Promise<Supervisor> {
   const shutdown = (reason: string) =>
     (shutting ??= (async () => {
       stopping = true;
+      clearInterval(telling);
       ctx.log.info("shutting down", { reason, workers: slots.filter((s) => s.proc).length });
       await stopWorkers("SIGTERM");
       const jobsIdle = ctx.jobs.stop();
@@ -314,7 +323,7 @@ async function serveAsWorker(n: number, config: Config): Promise<void> {
   // Its /metrics answers for the whole instance; set up before the supervisor hears it listens.
   shareMetrics(running.ctx);
   process.on("message", (message: SupervisorMessage) => {
-    if (message?.t === "cluster") running.ctx.cluster = { workers: message.workers, restarts: message.restarts };
+    if (message?.t === "cluster") running.ctx.cluster = { workers: message.workers, restarts: message.restarts, failingJobs: message.failingJobs };
     if (message?.t === "retire") void retire(running);
   });
   // A hangup reaches the supervisor's whole process group; reloads are the supervisor's to run.

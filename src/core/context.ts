@@ -54,10 +54,18 @@ export interface Ctx {
   /** This worker's number, from 1 (0: a single process or the supervisor). */
   worker: number;
   /** Several processes (a supervisor's, or a worker's as its supervisor last told it): how many workers, how many restarts; null in one process. */
-  cluster: { workers: number; restarts: number } | null;
+  cluster: ClusterState | null;
 }
 
 export type ProcessRole = "single" | "worker" | "supervisor";
+
+/** What the supervisor knows and its workers report (/health, /metrics). */
+export interface ClusterState {
+  workers: number;
+  restarts: number;
+  /** Scheduled tasks and job kinds failing run after run (they run in the supervisor only). */
+  failingJobs: { job: string; consecutive_failures: number }[];
+}
 
 /** What a server knows of a request's socket: the peer's address (Bun.serve's requestIP). */
 export interface SocketPeers {

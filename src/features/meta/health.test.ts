@@ -101,3 +101,21 @@ describe("GET /health", () => {
     expect((await health()).body.reasons).not.toContain("payouts_stuck");
   });
 });
+
+describe("a worker of several processes", () => {
+  test("reports the jobs its supervisor runs, as the supervisor last told it", async () => {
+    const role = h.ctx.role;
+    try {
+      (h.ctx as { role: string }).role = "worker";
+      h.ctx.cluster = { workers: 2, restarts: 0, failingJobs: [] };
+      expect((await health()).body).toMatchObject({ status: "ok", workers: 2 });
+      h.ctx.cluster = { workers: 2, restarts: 1, failingJobs: [{ job: "webhooks-retry", consecutive_failures: JOB_FAILURES_MAX }] };
+      const r = await asOperator(health);
+      expect(r.body).toMatchObject({ status: "degraded", reasons: ["jobs_failing"], worker_restarts: 1 });
+      expect(r.body.checks.jobs.failing).toEqual([{ job: "webhooks-retry", consecutive_failures: JOB_FAILURES_MAX }]);
+    } finally {
+      (h.ctx as { role: string }).role = role;
+      h.ctx.cluster = null;
+    }
+  });
+});

@@ -33,9 +33,8 @@ export function checkHealth(ctx: Ctx): Health {
   const pending = ctx.events.pendingCount(OUTBOX_PENDING_MAX + 1);
   const oldestAt = pending ? ctx.events.oldestPendingAt() : null;
   const oldestAgeMs = oldestAt === null ? 0 : Math.max(0, ctx.clock.now() - oldestAt);
-  const failing = [...ctx.jobs.stats()]
-    .filter(([, s]) => s.consecutiveFailures >= JOB_FAILURES_MAX)
-    .map(([job, s]) => ({ job, consecutive_failures: s.consecutiveFailures }));
+  // A worker runs no jobs: its supervisor's, as it last reported them.
+  const failing = ctx.role === "worker" ? (ctx.cluster?.failingJobs ?? []) : failingJobs(ctx);
   const reasons: HealthReason[] = [];
   if (pending > OUTBOX_PENDING_MAX) reasons.push("outbox_backlog");
   if (oldestAgeMs > OUTBOX_OLDEST_MAX_MS) reasons.push("outbox_stale");
@@ -47,4 +46,9 @@ export function checkHealth(ctx: Ctx): Health {
     reasons,
     checks: { outbox: { pending, oldest_pending_age_s: oldestAgeMs / 1000 }, jobs: { failing }, payouts: { in_flight_over_1h: stuck.inFlight, failing: stuck.failing } },
   };
+}
+
+/** The scheduled tasks and job kinds of this process that failed JOB_FAILURES_MAX runs or more in a row. */
+export function failingJobs(ctx: Ctx): { job: string; consecutive_failures: number }[] {
+  return [...ctx.jobs.stats()].filter(([, s]) => s.consecutiveFailures >= JOB_FAILURES_MAX).map(([job, s]) => ({ job, consecutive_failures: s.consecutiveFailures }));
 }
