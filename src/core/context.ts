@@ -4,7 +4,7 @@ import type { Config } from "../config";
 import { domainProbe, type DomainProbe } from "../adapters/domain-probe";
 import { CapturingMailer, createMailer, type Mailer } from "../adapters/mail";
 import { createWallet, devKeyPath, type LazyWallet } from "../adapters/lightning";
-import { openDatabase, type Db } from "../db/client";
+import { commitAlone, openDatabase, type Db } from "../db/client";
 import { migrate, migrationStatus } from "../db/migrate";
 import { migrateGuarded } from "../db/upgrade";
 import { inlineReads, type Reads } from "../db/read-pool";
@@ -108,6 +108,7 @@ export function createContext(opts: ContextOptions): Ctx {
   const dbPath = opts.dbPath ?? databasePath(config);
   if (dbPath !== ":memory:") mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
   const db = openDatabase(dbPath, opts.image);
+  if (role !== "single") commitAlone(db);
   if (dbPath === ":memory:") {
     if (!opts.image) migrate(db);
   } else if (role === "worker") {

@@ -173,6 +173,7 @@ export function settleGroupCommit(db: Db): void {
  */
 export function inGroupCommit<T>(db: Db, fn: (tx: Db) => T): Promise<T> {
   const client = db.$client;
+  if (ungrouped.has(client)) return Promise.resolve(inTransaction(db, fn));
   let g = groups.get(client);
   if (!g && client.inTransaction) return Promise.resolve(inTransaction(db, fn));
   if (!g) {
@@ -189,6 +190,20 @@ export function inGroupCommit<T>(db: Db, fn: (tx: Db) => T): Promise<T> {
     g.running--;
   }
   return new Promise<T>((resolve, reject) => g.waiters.push({ resolve: () => resolve(result), reject }));
+}
+
+/** Connections whose writes each commit alone (see commitAlone). */
+const ungrouped = new WeakSet<Database>();
+
+/**
+ * Makes every inGroupCommit of the connection an inTransaction of its own, for a process that
+ * shares the database with others: a group holds SQLite's write lock for a whole turn of the event
+ * loop, which the other processes' writes wait for, and a write made outside any transaction
+ * during that turn joins the group, so its request could be answered before it commits and
+ * another process would not see it yet.
+ */
+export function commitAlone(db: Db): void {
+  ungrouped.add(db.$client);
 }
 
 /**

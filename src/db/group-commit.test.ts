@@ -5,7 +5,7 @@ import { afterEach, beforeEach, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { inGroupCommit, inTransaction, onGroupSettled, openDatabase, settleGroupCommit, type Db } from "./client";
+import { commitAlone, inGroupCommit, inTransaction, onGroupSettled, openDatabase, settleGroupCommit, type Db } from "./client";
 
 let dir: string;
 let db: Db;
@@ -109,4 +109,23 @@ test("settle hooks run once the group settles, and only inside a group", async (
   expect(calls).toEqual([]);
   await pending;
   expect(calls).toEqual(["settled, seen 1"]);
+});
+
+test("a connection shared with other processes (commitAlone) commits each grouped write on its own: another connection sees it, and a plain write beside it, at once", async () => {
+  commitAlone(db);
+  const grouped = inGroupCommit(db, (tx) => insert(tx, 1));
+  expect(seen()).toBe(1);
+  // Without commitAlone this write would join the open group's transaction and stay unseen.
+  insert(db, 2);
+  expect(seen()).toBe(2);
+  await grouped;
+  expect(db.$client.inTransaction).toBe(false);
+});
+
+test("without commitAlone a plain write beside a group joins it (one process: its own reads see it)", async () => {
+  const grouped = inGroupCommit(db, (tx) => insert(tx, 1));
+  insert(db, 2);
+  expect(seen()).toBe(0);
+  await grouped;
+  expect(seen()).toBe(2);
 });
