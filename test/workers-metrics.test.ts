@@ -5,10 +5,10 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Subprocess } from "bun";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { connect, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startServe, type Running } from "./serve";
+import { Connection, connectionTo, childPids } from "./worker-connections";
 
 const root = mkdtempSync(join(tmpdir(), "colony-workers-metrics-"));
 const children: Subprocess[] = [];
@@ -18,72 +18,6 @@ afterAll(() => {
 });
 
 const TIMEOUT = 60_000;
-
-/** One kept-alive HTTP/1.1 connection, read by hand: which worker it reached is known from its answers. */
-class Connection {
-  private buffer = Buffer.alloc(0);
-  private waiters: (() => void)[] = [];
-  private closed = false;
-  worker = 0;
-
-  private constructor(private socket: Socket) {
-    socket.on("data", (d: Buffer) => {
-      this.buffer = Buffer.concat([this.buffer, d]);
-      for (const w of this.waiters.splice(0)) w();
-    });
-    const end = () => {
-      this.closed = true;
-      for (const w of this.waiters.splice(0)) w();
-    };
-    socket.on("close", end);
-    socket.on("error", end);
-  }
-
-  static async open(url: string): Promise<Connection> {
-    const { hostname, port } = new URL(url);
-    const socket = connect(Number(port), hostname);
-    await new Promise<void>((resolve, reject) => socket.once("connect", resolve).once("error", reject));
-    return new Connection(socket);
-  }
-
-  /** Sends a GET and reads its answer (a body with Content-Length). */
-  async get(path: string): Promise<{ status: number; body: string }> {
-    this.socket.write(`GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`);
-    for (;;) {
-      const end = this.buffer.indexOf("\r\n\r\n");
-      if (end >= 0) {
-        const [statusLine, ...lines] = this.buffer.subarray(0, end).toString().split("\r\n");
-        const headers = new Map(lines.map((l) => [l.slice(0, l.indexOf(":")).toLowerCase(), l.slice(l.indexOf(":") + 1).trim()]));
-        const length = Number(headers.get("content-length") ?? 0);
-        if (this.buffer.length >= end + 4 + length) {
-          const body = this.buffer.subarray(end + 4, end + 4 + length).toString();
-          this.buffer = this.buffer.subarray(end + 4 + length);
-          this.worker = Number(headers.get("x-colony-worker") ?? 0);
-          return { status: Number(statusLine!.split(" ")[1]), body };
-        }
-      }
-      if (this.closed) throw new Error(`connection closed; received: ${this.buffer.toString().slice(0, 300)}`);
-      await new Promise<void>((resolve) => this.waiters.push(resolve));
-    }
-  }
-
-  close(): void {
-    this.socket.destroy();
-  }
-}
-
-/** A connection that reached worker `n` (found by asking /health on new connections). */
-async function connectionTo(url: string, n: number): Promise<Connection> {
-  // A worker that is starting again takes a moment to listen: try for a while.
-  const until = performance.now() + 30_000;
-  while (performance.now() < until) {
-    const c = await Connection.open(url);
-    const r = await c.get("/health").catch(() => ({ status: 0 }));
-    if (r.status === 200 && c.worker === n) return c;
-    c.close();
-  }
-  throw new Error(`no connection reached worker ${n}`);
-}
 
 /** The value of one sample line, by its exact name and labels (0 when absent). */
 const sample = (text: string, series: string) => {
@@ -95,7 +29,7 @@ const lines = (text: string, prefix: string) => text.split("\n").filter((l) => l
 const API_ROOT = 'colony_http_requests_total{method="GET",route="/api/v1",status="200"}';
 
 async function scrape(c: Connection): Promise<string> {
-  const r = await c.get("/metrics");
+  const r = await c.request("GET", "/metrics");
   expect(r.status).toBe(200);
   return r.body;
 }
@@ -114,8 +48,8 @@ describe("/metrics with two workers", () => {
     const one = await connectionTo(server.url, 1);
     const two = await connectionTo(server.url, 2);
     const before = sample(await scrape(one), API_ROOT);
-    for (let i = 0; i < 3; i++) expect((await one.get("/api/v1")).status).toBe(200);
-    for (let i = 0; i < 5; i++) expect((await two.get("/api/v1")).status).toBe(200);
+    for (let i = 0; i < 3; i++) expect((await one.request("GET", "/api/v1")).status).toBe(200);
+    for (let i = 0; i < 5; i++) expect((await two.request("GET", "/api/v1")).status).toBe(200);
     expect(two.worker).toBe(2);
     const throughTwo = await scrape(two);
     expect(sample(throughTwo, API_ROOT)).toBe(before + 8);
@@ -162,11 +96,3 @@ describe("/metrics with two workers", () => {
   }, TIMEOUT);
 });
 
-/** The process ids of a process's children. */
-function childPids(pid: number): number[] {
-  const out = Bun.spawnSync(["ps", "-o", "pid=", "--ppid", String(pid)]).stdout.toString();
-  return out
-    .split("\n")
-    .map((l) => Number(l.trim()))
-    .filter((n) => n > 0);
-}

@@ -4,11 +4,11 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Subprocess } from "bun";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { connect, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { colonyWith } from "./cli";
 import { serveEnv, startServe, type Running } from "./serve";
+import { Connection, connectionTo, json, childPids } from "./worker-connections";
 
 const root = mkdtempSync(join(tmpdir(), "colony-workers-"));
 const children: Subprocess[] = [];
@@ -18,101 +18,6 @@ afterAll(() => {
 });
 
 const TIMEOUT = 60_000;
-
-interface Answer {
-  status: number;
-  headers: Record<string, string>;
-  body: string;
-}
-
-/** One kept-alive HTTP/1.1 connection, read by hand: which worker it reached is known from its first answer. */
-class Connection {
-  private buffer = Buffer.alloc(0);
-  private waiters: (() => void)[] = [];
-  closed = false;
-  worker = 0;
-
-  private constructor(private socket: Socket) {
-    socket.on("data", (d: Buffer) => {
-      this.buffer = Buffer.concat([this.buffer, d]);
-      for (const w of this.waiters.splice(0)) w();
-    });
-    const end = () => {
-      this.closed = true;
-      for (const w of this.waiters.splice(0)) w();
-    };
-    socket.on("close", end);
-    socket.on("error", end);
-  }
-
-  static async open(url: string): Promise<Connection> {
-    const { hostname, port } = new URL(url);
-    const socket = connect(Number(port), hostname);
-    await new Promise<void>((resolve, reject) => socket.once("connect", resolve).once("error", reject));
-    return new Connection(socket);
-  }
-
-  private more(): Promise<void> {
-    if (this.closed) throw new Error(`connection closed; received so far: ${this.buffer.toString().slice(0, 300)}`);
-    return new Promise((resolve) => this.waiters.push(resolve));
-  }
-
-  /** Sends a request and reads its answer (a body with Content-Length). */
-  async request(method: string, path: string, opts: { token?: string; body?: unknown } = {}): Promise<Answer> {
-    const body = opts.body === undefined ? "" : JSON.stringify(opts.body);
-    let head = `${method} ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\n`;
-    if (opts.token) head += `Authorization: Bearer ${opts.token}\r\n`;
-    if (body) head += `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n`;
-    this.socket.write(`${head}\r\n${body}`);
-    for (;;) {
-      const end = this.buffer.indexOf("\r\n\r\n");
-      if (end >= 0) {
-        const [statusLine, ...lines] = this.buffer.subarray(0, end).toString().split("\r\n");
-        const headers: Record<string, string> = {};
-        for (const l of lines) headers[l.slice(0, l.indexOf(":")).toLowerCase()] = l.slice(l.indexOf(":") + 1).trim();
-        const length = Number(headers["content-length"] ?? 0);
-        if (this.buffer.length >= end + 4 + length) {
-          const text = this.buffer.subarray(end + 4, end + 4 + length).toString();
-          this.buffer = this.buffer.subarray(end + 4 + length);
-          this.worker = Number(headers["x-colony-worker"] ?? 0);
-          return { status: Number(statusLine!.split(" ")[1]), headers, body: text };
-        }
-      }
-      await this.more();
-    }
-  }
-
-  /** Starts a request whose answer is a stream; `until` resolves once the text received contains `needle`. */
-  stream(path: string, token: string): { until: (needle: string) => Promise<string> } {
-    this.socket.write(`GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${token}\r\nAccept: text/event-stream\r\n\r\n`);
-    return {
-      until: async (needle: string) => {
-        while (!this.buffer.includes(needle)) await this.more();
-        return this.buffer.toString();
-      },
-    };
-  }
-
-  close(): void {
-    this.socket.destroy();
-  }
-}
-
-/** A connection that reached worker `n` (found by asking /health on new connections). */
-async function connectionTo(url: string, n: number): Promise<Connection> {
-  // A worker that is starting again takes a moment to listen: try for a while.
-  const until = performance.now() + 30_000;
-  while (performance.now() < until) {
-    const c = await Connection.open(url);
-    // A connection the kernel queued for a worker that was just killed is reset: try another.
-    const r = await c.request("GET", "/health").catch(() => null);
-    if (r?.status === 200 && c.worker === n) return c;
-    c.close();
-  }
-  throw new Error(`no connection reached worker ${n}`);
-}
-
-const json = <T>(a: Answer) => JSON.parse(a.body) as T;
 
 /**
  * Registers an agent and mints its token over a connection of its own (not fetch's pool, which
@@ -291,11 +196,3 @@ describe("a reload under load", () => {
 /** How many reloads the supervisor has finished. */
 const reloadsLogged = (server: Running) => server.log().split('"msg":"reloaded"').length - 1;
 
-/** The process ids of a process's children. */
-function childPids(pid: number): number[] {
-  const out = Bun.spawnSync(["ps", "-o", "pid=", "--ppid", String(pid)]).stdout.toString();
-  return out
-    .split("\n")
-    .map((l) => Number(l.trim()))
-    .filter((n) => n > 0);
-}
