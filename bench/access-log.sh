@@ -39,11 +39,12 @@ with_data_dir access-log
 mkdir -p "$OUT_DIR" "$DATA_DIR/a" "$DATA_DIR/b"
 echo "results and logs: $OUT_DIR" >&2
 
+# One process each (COLONY_WORKERS=1): the CPU per request is read from that process.
 start_server() { # name, port, data dir, source tree, COLONY_ACCESS_LOG
   (
     cd "$4"
     exec env COLONY_DATA_DIR="$3" COLONY_HOST="$HOST" COLONY_PORT="$2" COLONY_RATE_LIMIT_MULTIPLIER=0 \
-      COLONY_LOG_LEVEL=info COLONY_ACCESS_LOG="$5" bun src/main.ts serve
+      COLONY_LOG_LEVEL=info COLONY_ACCESS_LOG="$5" COLONY_WORKERS=1 bun src/main.ts serve
   ) >"$OUT_DIR/$1.log" 2>&1 &
 }
 

@@ -10,12 +10,17 @@
 #   SEED_ARGS="--posts 3000 --comments 6000 --votes 20000 --users 200" DURATION=2s WARMUP=1s \
 #     PAIRS=0 bash bench/all.sh                           # a small, quick run that exercises everything
 #   BENCHES="cold-start memory run" VARIANTS=binary bash bench/all.sh
+#   BENCHES="forum create" VARIANTS=binary CACHES=off WORKERS="1 2" bash bench/all.sh
 #
 # Settings: BENCHES (cold-start memory run forum search messages search-health create queue vault), VARIANTS
-# (binary source), CACHES (on off), FORUM_DATA, SEED_ARGS, BUILD (1: `bun run build` first even if
-# dist/colony exists), COLD_RUNS (20), OUT_DIR, and what the benchmarks read (DURATION, WARMUP,
-# ROUNDS, PAIRS, CONNECTIONS, THREADS, ...). Each benchmark's own report stays in
-# OUT_DIR/<bench>-<variant>-cache-<on|off>/; the combined report is OUT_DIR/report.md. Only
+# (binary source), CACHES (on off), WORKERS (1 2: the processes serving HTTP, passed as
+# COLONY_WORKERS; 1 is one process, more a supervisor and that many workers), FORUM_DATA, SEED_ARGS,
+# BUILD (1: `bun run build` first even if dist/colony exists), BINARY (the executable of the
+# binary variant, dist/colony), COLD_RUNS (20), OUT_DIR, and what the benchmarks read (DURATION,
+# WARMUP, ROUNDS, PAIRS, CONNECTIONS, THREADS, ...). Each benchmark's own report stays in
+# OUT_DIR/<bench>-<variant>-cache-<on|off>-w<workers>/; the combined report is OUT_DIR/report.md,
+# one row per endpoint and number of workers, with the server's CPU per request (every process of
+# the instance) and, for more than one worker, the throughput against one process. Only
 # 127.0.0.1 is targeted; every benchmark stops its servers on exit.
 set -euo pipefail
 
@@ -24,6 +29,9 @@ ROOT="$(cd "$BENCH_DIR/.." && pwd)"
 BENCHES="${BENCHES:-cold-start memory run forum search messages search-health create queue vault}"
 VARIANTS="${VARIANTS:-binary source}"
 CACHES="${CACHES:-on off}"
+WORKER_COUNTS="${WORKERS:-1 2}"
+unset WORKERS COLONY_WORKERS
+EXE="${BINARY:-dist/colony}"
 FORUM_DATA="${FORUM_DATA:-}"
 SEED_ARGS="${SEED_ARGS:-}"
 COLD_RUNS="${COLD_RUNS:-20}"
@@ -35,7 +43,7 @@ for tool in wrk bun curl timeout; do
   command -v "$tool" >/dev/null 2>&1 || { echo "missing $tool (Debian: apt-get install -y wrk curl; Bun 1.4.5 or newer)" >&2; exit 1; }
 done
 
-if [[ " $VARIANTS " == *" binary "* ]] && { [[ "${BUILD:-0}" == 1 ]] || [[ ! -x "$ROOT/dist/colony" ]]; }; then
+if [[ " $VARIANTS " == *" binary "* && "$EXE" == dist/colony ]] && { [[ "${BUILD:-0}" == 1 ]] || [[ ! -x "$ROOT/dist/colony" ]]; }; then
   echo "building dist/colony" >&2
   (cd "$ROOT" && bun run build) >&2
 fi
@@ -58,25 +66,26 @@ fi
 {
   echo "- \`date -u\`: $(date -u '+%Y-%m-%d %H:%M UTC'); Colony @ $(git -C "$ROOT" rev-parse --short HEAD)$([[ -n "$(git -C "$ROOT" status --porcelain -- src migrations scripts 2>/dev/null)" ]] && echo "+dirty")"
   echo "- Bun $(bun --version); $(nproc) cores, $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n1); load average at the start: $(cut -d' ' -f1-3 /proc/loadavg)"
-  echo "- benchmarks: $BENCHES; variants: $VARIANTS; read cache: $CACHES; forum data: ${FORUM_DATA:-none}${SEED_ARGS:+ (seeded with $SEED_ARGS)}"
+  echo "- benchmarks: $BENCHES; variants: $VARIANTS (executable: $EXE); read cache: $CACHES; workers: $WORKER_COUNTS; forum data: ${FORUM_DATA:-none}${SEED_ARGS:+ (seeded with $SEED_ARGS)}"
   echo "- wrk settings: DURATION=${DURATION:-default} WARMUP=${WARMUP:-default} ROUNDS=${ROUNDS:-1} PAIRS=${PAIRS:-default} CONNECTIONS=${CONNECTIONS:-32} THREADS=${THREADS:-2}"
 } >"$OUT_DIR/facts.md"
 
 failed=()
-run_bench() { # bench, variant, cache
-  local bench="$1" variant="$2" cache="$3" dir env=()
-  dir="$OUT_DIR/$bench-$variant-cache-$cache"
+run_bench() { # bench, variant, cache, workers
+  local bench="$1" variant="$2" cache="$3" workers="$4" dir env=()
+  dir="$OUT_DIR/$bench-$variant-cache-$cache-w$workers"
   mkdir -p "$dir"
-  if [[ "$variant" == binary ]]; then env+=(BINARY=dist/colony); else env+=(BINARY=); fi
+  if [[ "$variant" == binary ]]; then env+=(BINARY="$EXE"); else env+=(BINARY=); fi
   if [[ "$cache" == off ]]; then env+=(COLONY_READ_CACHE_BYTES=0); fi
+  env+=(WORKERS="$workers")
   # The in-process webhook run does not depend on the variant: once.
   if [[ "$bench" == messages && -n "${WEBHOOKS_DONE:-}" ]]; then env+=(WEBHOOKS=0); fi
-  echo "== $bench, $variant, read cache $cache" >&2
+  echo "== $bench, $variant, read cache $cache, workers $workers (load $(cut -d' ' -f1-3 /proc/loadavg))" >&2
   if (cd "$ROOT" && env "${env[@]}" OUT_DIR="$dir" FORUM_DATA="$FORUM_DATA" bash "$BENCH_DIR/$bench.sh") >"$dir/stdout.md" 2>"$dir/stderr.log"; then
     if [[ "$bench" == messages ]]; then WEBHOOKS_DONE=1; fi
   else
-    echo "   $bench ($variant, cache $cache) failed; see $dir/stderr.log" >&2
-    failed+=("$bench-$variant-cache-$cache")
+    echo "   $bench ($variant, cache $cache, workers $workers) failed; see $dir/stderr.log" >&2
+    failed+=("$bench-$variant-cache-$cache-w$workers")
   fi
 }
 
@@ -84,13 +93,18 @@ for bench in $BENCHES; do
   if [[ "$bench" == cold-start ]]; then
     # The read cache plays no part in a start; the variants in one interleaved run.
     targets=()
-    for v in $VARIANTS; do case "$v" in binary) targets+=(dist/colony) ;; source) targets+=(source) ;; esac; done
-    echo "== cold start: ${targets[*]}" >&2
-    (cd "$ROOT" && BINARY="$(IFS=,; echo "${targets[*]}")" RUNS="$COLD_RUNS" TSV="$OUT_DIR/cold-start.tsv" bun "$BENCH_DIR/cold-start.ts") >"$OUT_DIR/cold-start.md" 2>&1 || failed+=("cold-start")
+    # One run per number of workers (a start with workers includes theirs).
+    for v in $VARIANTS; do case "$v" in binary) targets+=("$EXE") ;; source) targets+=(source) ;; esac; done
+    for workers in $WORKER_COUNTS; do
+      echo "== cold start: ${targets[*]}, workers $workers" >&2
+      (cd "$ROOT" && BINARY="$(IFS=,; echo "${targets[*]}")" WORKERS="$workers" RUNS="$COLD_RUNS" TSV="$OUT_DIR/cold-start.tsv" bun "$BENCH_DIR/cold-start.ts") >>"$OUT_DIR/cold-start.md" 2>&1 || failed+=("cold-start-w$workers")
+    done
     continue
   fi
   for variant in $VARIANTS; do
-    for cache in $CACHES; do run_bench "$bench" "$variant" "$cache"; done
+    for cache in $CACHES; do
+      for workers in $WORKER_COUNTS; do run_bench "$bench" "$variant" "$cache" "$workers"; done
+    done
   done
 done
 

@@ -9,6 +9,7 @@
 //   BINARY=/tmp/other/colony bun bench/cold-start.ts
 //   BINARY=dist/colony,/tmp/before/colony bun bench/cold-start.ts   # A/B, runs interleaved
 //   BINARY=dist/colony,source bun bench/cold-start.ts               # the executable and the source
+//   WORKERS=2 bun bench/cold-start.ts             # a supervisor and two workers (default: 1 process)
 //
 // Cases (CASES, comma-separated; all three by default):
 //   migrated  one data folder, migrated and given its secrets by a first start that is not
@@ -34,12 +35,15 @@ const TIMEOUT_MS = Number(env.TIMEOUT_MS ?? 30_000);
 const CASES = (env.CASES ?? "migrated,fresh,version").split(",").map((s) => s.trim()).filter(Boolean);
 const SOURCE = env.SOURCE === "1";
 const HEALTH = `http://127.0.0.1:${PORT}/health`;
+// COLONY_WORKERS of the server (its own default is the number of cores): one process unless set.
+const WORKERS = env.WORKERS ?? env.COLONY_WORKERS ?? "1";
+const workersNote = WORKERS === "1" ? "" : `, ${WORKERS} workers`;
 
 interface Target {
   label: string;
   command: string[];
 }
-const SOURCE_TARGET: Target = { label: "bun src/main.ts", command: [process.execPath, join(ROOT, "src/main.ts")] };
+const SOURCE_TARGET: Target = { label: `bun src/main.ts${workersNote}`, command: [process.execPath, join(ROOT, "src/main.ts")] };
 const TARGETS: Target[] = SOURCE
   ? [SOURCE_TARGET]
   : (env.BINARY ?? "dist/colony").split(",").map((b) => {
@@ -49,7 +53,7 @@ const TARGETS: Target[] = SOURCE
         console.error(`${path} does not exist: run \`bun run build\` first, or SOURCE=1`);
         process.exit(1);
       }
-      return { label: path.startsWith(`${ROOT}/`) ? path.slice(ROOT.length + 1) : path, command: [path] };
+      return { label: `${path.startsWith(`${ROOT}/`) ? path.slice(ROOT.length + 1) : path}${workersNote}`, command: [path] };
     });
 
 function serverEnv(dataDir: string): Record<string, string> {
@@ -59,6 +63,7 @@ function serverEnv(dataDir: string): Record<string, string> {
     COLONY_HOST: "127.0.0.1",
     COLONY_PORT: String(PORT),
     COLONY_LOG_LEVEL: env.COLONY_LOG_LEVEL ?? "warn",
+    COLONY_WORKERS: WORKERS,
   };
 }
 

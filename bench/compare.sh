@@ -89,12 +89,14 @@ if [[ "$MODE" == cpu ]]; then
   WRK_THREADS=1
 fi
 
+# One process each (COLONY_WORKERS=1; the server's default is one per core): the CPU read from
+# /proc is that process's.
 start() { # tree, data, port, extra env, log name -> pid on stdout
   (
     cd "$1"
     # shellcheck disable=SC2086
     exec "${SERVER_CORE[@]}" env COLONY_DATA_DIR="$2" COLONY_HOST="$HOST" COLONY_PORT="$3" \
-      COLONY_RATE_LIMIT_MULTIPLIER=0 COLONY_LOG_LEVEL=warn $4 bun src/main.ts serve
+      COLONY_RATE_LIMIT_MULTIPLIER=0 COLONY_LOG_LEVEL=warn COLONY_WORKERS=1 $4 bun src/main.ts serve
   ) >"$OUT_DIR/$5.log" 2>&1 &
   echo $!
 }

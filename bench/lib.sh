@@ -3,6 +3,11 @@
 
 ROOT="$(cd "$BENCH_DIR/.." && pwd)"
 
+# Processes serving HTTP (`colony serve --workers`, passed as COLONY_WORKERS): 1 (default, one
+# process, as every figure before 2026-12-02) or more (a supervisor and that many workers). The
+# server's own default is the number of cores, so the scripts always say which.
+WORKERS="${WORKERS:-${COLONY_WORKERS:-1}}"
+
 # The settings every script reads from the environment, with their defaults (the duration of a
 # measured run may differ per script: bench_defaults 12s).
 bench_defaults() {
@@ -72,7 +77,10 @@ wait_ready() { # url, pid, name, tries
 # BINARY=dist/colony, relative to the repository). PROFILE=1 runs it under the CPU profiler, the
 # profile going to OUT_DIR/profile when the server stops (from source `bun --cpu-prof`; the
 # executable reads the same flags from BUN_OPTIONS). The caller's environment reaches the server,
-# so e.g. COLONY_READ_CACHE_BYTES=0 turns its read cache off.
+# so e.g. COLONY_READ_CACHE_BYTES=0 turns its read cache off. WORKERS (1) is passed as
+# COLONY_WORKERS; with more than one, COLONY_PID is the supervisor and the workers are its children
+# (instance_pids). From source, PROFILE=1 profiles the supervisor only (the workers are started
+# without bun's flags); the executable's workers inherit BUN_OPTIONS, each writing its own profile.
 start_colony() { # tries
   local cmd=(bun src/main.ts serve) prof=() bin
   if [[ "${PROFILE:-0}" == 1 ]]; then prof=(--cpu-prof --cpu-prof-md --cpu-prof-dir="$OUT_DIR/profile" --cpu-prof-interval=250); fi
@@ -86,7 +94,7 @@ start_colony() { # tries
     cd "$ROOT"
     if [[ -n "${BINARY:-}" && ${#prof[@]} -gt 0 ]]; then export BUN_OPTIONS="${prof[*]}"; fi
     exec env COLONY_DATA_DIR="$DATA_DIR" COLONY_HOST="$HOST" COLONY_PORT="$COLONY_PORT" \
-      COLONY_RATE_LIMIT_MULTIPLIER=0 COLONY_LOG_LEVEL=warn "${cmd[@]}"
+      COLONY_RATE_LIMIT_MULTIPLIER=0 COLONY_LOG_LEVEL=warn COLONY_WORKERS="$WORKERS" "${cmd[@]}"
   ) >"$OUT_DIR/colony.log" 2>&1 &
   COLONY_PID=$!
   COLONY="http://$HOST:$COLONY_PORT"
@@ -101,19 +109,46 @@ colony_binary() {
   echo "$bin"
 }
 
-# What runs as Colony, for reports: "dist/colony (executable)" or "bun src/main.ts (source)".
+# What runs as Colony, for reports: "dist/colony (executable), 1 process" or "bun src/main.ts
+# (source), 2 workers" (and a supervisor).
 colony_kind() {
-  if [[ -n "${BINARY:-}" ]]; then echo "$BINARY (executable)"; else echo "bun src/main.ts (source)"; fi
+  local procs="1 process"
+  if [[ "$WORKERS" != 1 ]]; then procs="$WORKERS workers and a supervisor"; fi
+  if [[ -n "${BINARY:-}" ]]; then echo "$BINARY (executable), $procs"; else echo "bun src/main.ts (source), $procs"; fi
 }
 
-# Resident memory of a process in MiB, tab-separated: VmRSS (now) and VmHWM (its peak so far).
+# A process and its descendants, one pid a line: with WORKERS > 1 the supervisor and its workers
+# (and a `colony migrate` it runs during a reload), with one process that process alone.
+instance_pids() { # pid
+  local todo=("$1") p k
+  while [[ ${#todo[@]} -gt 0 ]]; do
+    p="${todo[0]}"
+    todo=("${todo[@]:1}")
+    [[ -d "/proc/$p" ]] || continue
+    echo "$p"
+    for k in $(cat "/proc/$p"/task/*/children 2>/dev/null); do todo+=("$k"); done
+  done
+}
+
+# Resident memory in MiB, tab-separated: VmRSS (now) and VmHWM (the peak so far), summed over
+# the process and its descendants (instance_pids). With several processes the sum counts the
+# pages they share (the executable's, SQLite's page cache is per process) once per process.
 rss_mib() { # pid
-  awk '/^VmRSS:/ { r = $2 } /^VmHWM:/ { h = $2 } END { printf "%.1f\t%.1f\n", r / 1024, h / 1024 }' "/proc/$1/status" 2>/dev/null || printf '\t\n'
+  # shellcheck disable=SC2046
+  awk '/^VmRSS:/ { r += $2 } /^VmHWM:/ { h += $2 } END { if (NR) printf "%.1f\t%.1f\n", r / 1024, h / 1024; else printf "\t\n" }' \
+    $(instance_pids "$1" | sed 's|.*|/proc/&/status|') /dev/null 2>/dev/null || printf '\t\n'
 }
 
-# Samples a process's VmRSS every 0.2 s into a file (KiB, one a line) until stop_rss_sampler.
+# Samples the VmRSS of a process and its descendants (summed) every 0.2 s into a file (KiB, one a
+# line) until stop_rss_sampler.
 start_rss_sampler() { # pid, file
-  (while kill -0 "$1" 2>/dev/null; do awk '/^VmRSS:/ { print $2 }' "/proc/$1/status" 2>/dev/null; sleep 0.2; done) >"$2" &
+  (
+    while kill -0 "$1" 2>/dev/null; do
+      # shellcheck disable=SC2046
+      awk '/^VmRSS:/ { r += $2 } END { if (r) print r }' $(instance_pids "$1" | sed 's|.*|/proc/&/status|') /dev/null 2>/dev/null
+      sleep 0.2
+    done
+  ) >"$2" &
   RSS_SAMPLER_PID=$!
 }
 
@@ -142,17 +177,29 @@ require_free_ports() { # port...
   done
 }
 
-# Stops a server started by a script: TERM, up to 5 s for a clean exit, then KILL.
+# Stops a server started by a script: TERM, up to 5 s for a clean exit (a supervisor stops its
+# workers), then KILL to it and to any of its descendants still running.
 stop_pid() {
-  local pid="$1"
+  local pid="$1" pids
   [[ -n "$pid" ]] || return 0
+  pids="$(instance_pids "$pid")"
   kill "$pid" 2>/dev/null || true
   for _ in $(seq 1 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-  kill -9 "$pid" 2>/dev/null || true
+  # shellcheck disable=SC2086
+  kill -9 $pids 2>/dev/null || true
 }
 
 # CPU time of a process (user and system, all its threads), in clock ticks (getconf CLK_TCK a second).
 cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
+
+# CPU time of a whole instance in clock ticks: user and system time of the process and of each
+# of its descendants (instance_pids: a supervisor and its workers), plus the time of the children
+# each has waited for (a worker that died and was started again), fields 14-17 of /proc/<pid>/stat.
+# A process is read once: a thread's time is in its process's line.
+instance_cpu_ticks() { # pid
+  # shellcheck disable=SC2046
+  awk '{ t += $14 + $15 + $16 + $17 } END { print t + 0 }' $(instance_pids "$1" | sed 's|.*|/proc/&/stat|') /dev/null 2>/dev/null || echo 0
+}
 
 secs() { # "10s" / "1m" / "10" -> seconds
   local v="$1"
@@ -242,13 +289,18 @@ measure_pairs() { # out.tsv, target A, target B
 # only the matching targets run, plus the first (the baseline) when KEEP_BASELINE=1.
 # For targets on Colony ($COLONY), Colony's resident memory goes to rss.tsv beside $RESULTS: before
 # the measured run, its peak during the run (sampled every 0.2 s), at its end, RSS_SETTLE seconds
-# (2) later with nothing running, and VmHWM (the peak since the server started).
+# (2) later with nothing running, and VmHWM (the peak since the server started), each summed
+# over the instance's processes; and the column cpu_us of $RESULTS: the CPU time the instance
+# (every process: instance_cpu_ticks) spent from just before the measured run to its end, per
+# request answered (empty for targets not on Colony, such as a baseline).
 measure_targets() {
   local warm_limit=$(( $(secs "$WARMUP") + 15 )) limit=$(( $(secs "$DURATION") + 15 ))
   local round i target name url script token body log fields rss_tsv rss_before rss_peak rss_end rss_after
+  local cpu_before cpu_after cpu_us tick_us
+  tick_us=$(( 1000000 / $(getconf CLK_TCK) ))
   rss_tsv="$(dirname "$RESULTS")/rss.tsv"
   printf 'round\tname\trss_before_mib\trss_peak_mib\trss_end_mib\trss_after_mib\thwm_mib\n' >"$rss_tsv"
-  printf 'round\tname\trps\tp50_us\tp99_us\trequests\tnon2xx\terrors\n' >"$RESULTS"
+  printf 'round\tname\trps\tp50_us\tp99_us\trequests\tnon2xx\terrors\tcpu_us\n' >"$RESULTS"
   for round in $(seq 1 "${ROUNDS:-1}"); do
     i=0
     for target in "${TARGETS[@]}"; do
@@ -265,8 +317,11 @@ measure_targets() {
       if [[ $on_colony == 1 ]]; then
         rss_before="$(rss_mib "$COLONY_PID" | cut -f1)"
         start_rss_sampler "$COLONY_PID" "$OUT_DIR/r$round-$i-rss.txt"
+        cpu_before="$(instance_cpu_ticks "$COLONY_PID")"
       fi
       run_wrk "$limit" "$DURATION" "$url" "$script" "$token" "$log"
+      cpu_after=""
+      if [[ $on_colony == 1 ]]; then cpu_after="$(instance_cpu_ticks "$COLONY_PID")"; fi
       if [[ $on_colony == 1 ]]; then
         rss_peak="$(stop_rss_sampler "$OUT_DIR/r$round-$i-rss.txt")"
         rss_end="$(rss_mib "$COLONY_PID" | cut -f1)"
@@ -277,7 +332,11 @@ measure_targets() {
       # A benchmark may define after_run (e.g. to read a backlog the run left); its line is kept.
       if declare -F after_run >/dev/null; then after_run >"$OUT_DIR/r$round-$i-after.txt" 2>&1 || true; fi
       fields="$(result_fields "$log" "$name" rps p50_us p99_us requests non2xx errors)" || exit 1
-      printf '%s\t%s\t%s\n' "$round" "$name" "$fields" >>"$RESULTS"
+      cpu_us=""
+      if [[ -n "$cpu_after" ]]; then
+        cpu_us="$(awk -v t="$(( (cpu_after - cpu_before) * tick_us ))" -v n="$(cut -f4 <<<"$fields")" 'BEGIN { if (n > 0) printf "%.1f", t / n }')"
+      fi
+      printf '%s\t%s\t%s\t%s\n' "$round" "$name" "$fields" "$cpu_us" >>"$RESULTS"
     done
   done
 }

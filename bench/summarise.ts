@@ -8,6 +8,8 @@
 //   bun bench/summarise.ts <results.tsv> --plain       no baseline: throughput and latency only (memory.sh)
 //   With an rss.tsv beside results.tsv (measure_targets writes one), a second table gives
 //   Colony's resident memory per endpoint: before, peak during, at the end of and after each run.
+//   With a cpu_us column (measure_targets writes one), each table also gives the server's CPU time
+//   per request (every process of the instance: supervisor and workers).
 //   bun bench/summarise.ts <pairs.tsv> --pairs
 //       measure_pairs' alternating runs: each pair's ratio of the second target to the first, and
 //       the median ratio (search.sh)
@@ -59,8 +61,14 @@ const stats = names.map((name) => {
   const rs = rows.filter((r) => r.name === name);
   const col = (k: string) => median(rs.map((r) => Number(r[k])));
   const sum = (k: string) => rs.reduce((a, r) => a + Number(r[k]), 0);
-  return { name, rps: col("rps"), p50: col("p50_us"), p99: col("p99_us"), non2xx: sum("non2xx"), errors: sum("errors") };
+  const cpus = rs.map((r) => r.cpu_us).filter((v) => v !== undefined && v !== "").map(Number);
+  return { name, rps: col("rps"), p50: col("p50_us"), p99: col("p99_us"), non2xx: sum("non2xx"), errors: sum("errors"), cpu: cpus.length ? median(cpus) : null };
 });
+// The server's CPU per request, as a column of the tables below when results.tsv has one.
+const hasCpu = stats.some((s) => s.cpu !== null);
+const cpuHead = hasCpu ? " server CPU/request |" : "";
+const cpuRule = hasCpu ? " ---: |" : "";
+const cpuCell = (s: (typeof stats)[number]) => (hasCpu ? ` ${s.cpu === null ? "" : `${Math.round(s.cpu).toLocaleString("en-US")} µs`} |` : "");
 
 if (process.argv.includes("--pairs")) {
   const [first, second] = names;
@@ -90,21 +98,21 @@ if (process.argv.includes("--pairs")) {
 }
 
 if (process.argv.includes("--plain")) {
-  console.log("| endpoint | requests/s | p50 | p99 | non-2xx / socket errors |");
-  console.log("| --- | ---: | ---: | ---: | ---: |");
-  for (const s of stats) console.log(`| ${s.name} | ${Math.round(s.rps).toLocaleString("en-US")} | ${ms(s.p50)} | ${ms(s.p99)} | ${s.non2xx} / ${s.errors} |`);
+  console.log(`| endpoint | requests/s | p50 | p99 |${cpuHead} non-2xx / socket errors |`);
+  console.log(`| --- | ---: | ---: | ---: |${cpuRule} ---: |`);
+  for (const s of stats) console.log(`| ${s.name} | ${Math.round(s.rps).toLocaleString("en-US")} | ${ms(s.p50)} | ${ms(s.p99)} |${cpuCell(s)} ${s.non2xx} / ${s.errors} |`);
   await printRss();
   process.exit(0);
 }
 
 if (p99Limit !== null) {
-  console.log(`| endpoint | requests/s | p50 | p99 | p99 < ${p99Limit} ms |${vsBare ? " vs bare |" : ""} non-2xx / socket errors |`);
-  console.log(`| --- | ---: | ---: | ---: | :---: |${vsBare ? " ---: |" : ""} ---: |`);
+  console.log(`| endpoint | requests/s | p50 | p99 | p99 < ${p99Limit} ms |${vsBare ? " vs bare |" : ""}${cpuHead} non-2xx / socket errors |`);
+  console.log(`| --- | ---: | ---: | ---: | :---: |${vsBare ? " ---: |" : ""}${cpuRule} ---: |`);
   let bare: (typeof stats)[number] | null = null;
   for (const s of stats) {
     if (s.name.startsWith("bare")) bare = s;
     const ratio = bare && bare !== s && !s.name.includes("for-you") ? `${((100 * s.rps) / bare.rps).toFixed(1)}%` : "";
-    console.log(`| ${s.name} | ${Math.round(s.rps).toLocaleString("en-US")} | ${ms(s.p50)} | ${ms(s.p99)} | ${s.p99 < p99Limit * 1000 ? "yes" : "**no**"} |${vsBare ? ` ${ratio} |` : ""} ${s.non2xx} / ${s.errors} |`);
+    console.log(`| ${s.name} | ${Math.round(s.rps).toLocaleString("en-US")} | ${ms(s.p50)} | ${ms(s.p99)} | ${s.p99 < p99Limit * 1000 ? "yes" : "**no**"} |${vsBare ? ` ${ratio} |` : ""}${cpuCell(s)} ${s.non2xx} / ${s.errors} |`);
   }
   const bad = stats.filter((s) => s.non2xx || s.errors);
   if (bad.length) console.log(`\nWarning: non-2xx responses or socket errors in: ${bad.map((s) => s.name).join(", ")}. Those numbers are not comparable.`);
@@ -113,11 +121,11 @@ if (p99Limit !== null) {
 }
 
 const base = stats[0];
-console.log("| endpoint | requests/s | p50 | p99 | vs raw | non-2xx / socket errors |");
-console.log("| --- | ---: | ---: | ---: | ---: | ---: |");
+console.log(`| endpoint | requests/s | p50 | p99 | vs raw |${cpuHead} non-2xx / socket errors |`);
+console.log(`| --- | ---: | ---: | ---: | ---: |${cpuRule} ---: |`);
 for (const s of stats) {
   const pct = `${((100 * s.rps) / base.rps).toFixed(1)}%`;
-  console.log(`| ${s.name} | ${Math.round(s.rps).toLocaleString("en-US")} | ${ms(s.p50)} | ${ms(s.p99)} | ${pct} | ${s.non2xx} / ${s.errors} |`);
+  console.log(`| ${s.name} | ${Math.round(s.rps).toLocaleString("en-US")} | ${ms(s.p50)} | ${ms(s.p99)} | ${pct} |${cpuCell(s)} ${s.non2xx} / ${s.errors} |`);
 }
 
 const me = stats.find((s) => s.name.includes("/users/me"));

@@ -46,7 +46,6 @@ describe("two workers on one data folder", () => {
   afterAll(async () => {
     server.proc.kill("SIGTERM");
     await server.proc.exited;
-    if (process.env.WORKERS_LOG) require("node:fs").writeFileSync(process.env.WORKERS_LOG, server.log());
   });
 
   test("each answer names its worker; /health counts the workers", async () => {
