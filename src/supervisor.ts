@@ -169,10 +169,12 @@ export async function startSupervisor(config: Config): Promise<Supervisor> {
 
   const stopWorkers = async (signal: NodeJS.Signals) => {
     for (const s of slots) if (s.timer) clearTimeout(s.timer);
-    const exits = slots.map((s) => s.proc?.exited);
-    for (const s of slots) s.proc?.kill(signal);
+    // The workers, and those a reload under way has not retired yet.
+    const procs = slots.flatMap((s) => [s.proc, s.old]).filter((p): p is Subprocess => p !== null);
+    const exits = procs.map((p) => p.exited);
+    for (const p of procs) p.kill(signal);
     // Each worker has the shutdown deadline for its requests and streams; then it is killed.
-    const killAt = setTimeout(() => slots.forEach((s) => s.proc?.kill("SIGKILL")), config.shutdownTimeoutMs + 5_000);
+    const killAt = setTimeout(() => procs.forEach((p) => p.kill("SIGKILL")), config.shutdownTimeoutMs + 5_000);
     await Promise.all(exits);
     clearTimeout(killAt);
   };
