@@ -61,7 +61,6 @@ const runs = readdirSync(dir, { withFileTypes: true })
   .map((d) => /^(.+)-(binary|source)-cache-(on|off)(?:-w(\d+))?$/.exec(d.name))
   .filter((m): m is RegExpExecArray => m !== null)
   .map((m) => ({ dir: join(dir, m[0]), bench: m[1], variant: `${m[2]}-cache-${m[3]}`, workers: m[4] ?? "1" }));
-const workerCounts = [...new Set(runs.map((r) => r.workers))].sort((a, b) => Number(a) - Number(b));
 const variants = VARIANT_ORDER.filter((v) => runs.some((r) => r.variant === v));
 const benches = BENCH_ORDER.filter((b) => runs.some((r) => r.bench === b)).concat([...new Set(runs.map((r) => r.bench))].filter((b) => !BENCH_ORDER.includes(b)));
 
@@ -92,8 +91,8 @@ function stats(bench: string, rows: Row[]): Map<string, Stat> {
 const table = new Map<string, Map<string, Stat>>(); // "bench\tname\tworkers" -> variant -> stat
 const rss = new Map<string, Map<string, { peak: number; after: number }>>();
 for (const bench of benches) {
-  for (const workers of workerCounts) {
-  for (const r of runs.filter((x) => x.bench === bench && x.workers === workers)) {
+  for (const r of runs.filter((x) => x.bench === bench)) {
+    const workers = r.workers;
     for (const [name, s] of stats(bench, await tsv(join(r.dir, "results.tsv")))) {
       const key = `${bench}\t${name}\t${workers}`;
       if (!table.has(key)) table.set(key, new Map());
@@ -106,7 +105,6 @@ for (const bench of benches) {
       if (!rss.has(key)) rss.set(key, new Map());
       rss.get(key)!.set(r.variant, { peak: median(xs.map((x) => Number(x.rss_peak_mib))), after: median(xs.map((x) => Number(x.rss_after_mib))) });
     }
-  }
   }
 }
 // Rows in the order bench, endpoint, workers.

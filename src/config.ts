@@ -145,7 +145,7 @@ export const SETTINGS = {
   webhookTimeoutMs: { env: ["COLONY_WEBHOOK_TIMEOUT_MS"], flag: "webhook-timeout-ms", kind: { type: "int", min: 100 }, shown: "10000", value: "<ms>", help: "time a webhook receiver has to answer" },
   streamHeartbeatMs: { env: ["COLONY_STREAM_HEARTBEAT_MS"], flag: "stream-heartbeat-ms", kind: { type: "int", min: 10 }, shown: "15000", value: "<ms>", help: "interval of the keep-alive comments on GET /api/v1/stream" },
   readWorkers: { env: ["COLONY_READ_WORKERS"], flag: "read-workers", kind: { type: "int", min: 0, max: 64 }, shown: "cores − 1 (1 to 4)", value: "<n>", help: "reader threads for long reads such as search; 0 runs them, and the vault's search index, on the request thread" },
-  workers: { env: ["COLONY_WORKERS"], flag: "workers", kind: { type: "int", min: 1, max: 256 }, shown: "the number of cores", value: "<n>", help: "processes serving HTTP on the port; 1 runs everything in one process, more adds a supervisor that runs the schedules, the outbox and the checkpoints once" },
+  workers: { env: ["COLONY_WORKERS"], flag: "workers", kind: { type: "int", min: 1, max: 256 }, shown: "1", value: "<n>", help: "processes serving HTTP on the port; 1 runs everything in one process, more adds a supervisor that runs the schedules, the outbox and the checkpoints once (reads scale with the cores, writes do not yet)" },
   readCacheBytes: { env: ["COLONY_READ_CACHE_BYTES"], flag: "read-cache-bytes", kind: { type: "int", min: 0 }, shown: "8388608", value: "<bytes>", help: "memory the cache of post lists and context packs may hold; 0 turns it off" },
   shutdownTimeoutMs: { env: ["COLONY_SHUTDOWN_TIMEOUT_MS"], flag: "shutdown-timeout-ms", kind: { type: "int", min: 0 }, shown: "10000", value: "<ms>", help: "how long a graceful shutdown waits for open requests before cutting them" },
   backupCron: { env: ["COLONY_BACKUP_CRON"], flag: "backup-cron", kind: { type: "cron" }, shown: "off", value: "<cron>", help: "when the server writes a backup archive into the backup folder (cron expression, server time)" },
@@ -291,7 +291,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     webhookTimeoutMs: num("webhookTimeoutMs") ?? 10_000,
     streamHeartbeatMs: num("streamHeartbeatMs") ?? 15_000,
     readWorkers: num("readWorkers") ?? defaultReadWorkers(),
-    workers: num("workers") ?? navigator.hardwareConcurrency,
+    // One process until writes are handed to one writer: with every worker writing, creation
+    // runs at about 0.4 times one process's rate (docs/decisions.md §184).
+    workers: num("workers") ?? 1,
     shutdownTimeoutMs: num("shutdownTimeoutMs") ?? 10_000,
     readCacheBytes: num("readCacheBytes") ?? 8 * 1024 * 1024,
     backupCron: str("backupCron") ?? null,

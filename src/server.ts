@@ -19,7 +19,7 @@ import { createContext, databasePath, type Ctx } from "./core/context";
 import { acquireDataLock, type DataLock } from "./core/lock";
 import { startReclaimer } from "./core/reclaim";
 import { OIDC_KEY_FILE, prepareSigningKey } from "./core/secrets";
-import { startCheckpointer, type Checkpointer } from "./db/checkpointer";
+import { leaveCheckpointsToSupervisor, startCheckpointer, type Checkpointer } from "./db/checkpointer";
 import { sqliteVersion } from "./db/client";
 import { startReadPool } from "./db/read-pool";
 import { normalJitPolicy } from "./db/workers";
@@ -90,6 +90,7 @@ export async function startServer(config: Config, as?: WorkerIdentity): Promise<
   try {
     ctx = createContext(as ? { config, role: "worker", worker: as.worker } : { config });
     opened = ctx;
+    if (as) leaveCheckpointsToSupervisor(ctx.db);
     const app = createApp(ctx);
     // The vault's search index, on a thread of its own started with the other threads, below
     // (features/vault/fts.ts; until it has opened the index file, searches wait for it). Before

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createLogger } from "../core/log";
-import { FALLBACK_PAGES, startCheckpointer } from "./checkpointer";
+import { FALLBACK_PAGES, leaveCheckpointsToSupervisor, startCheckpointer } from "./checkpointer";
 import { openDatabase } from "./client";
 
 const dirs: string[] = [];
@@ -37,4 +37,13 @@ test("the worker takes over checkpoints: the writer's threshold rises, the frame
   const again = openDatabase(path);
   expect((again.$client.query("select count(*) as n from t").get() as { n: number }).n).toBe(500);
   again.$client.close();
+});
+
+test("a worker of several processes leaves checkpoints to its supervisor: its threshold is the raised one from the start", () => {
+  const dir = mkdtempSync(join(tmpdir(), "colony-ckpt-"));
+  dirs.push(dir);
+  const db = openDatabase(join(dir, "colony.db"));
+  leaveCheckpointsToSupervisor(db);
+  expect((db.$client.query("pragma wal_autocheckpoint").get() as { wal_autocheckpoint: number }).wal_autocheckpoint).toBe(FALLBACK_PAGES);
+  db.$client.close();
 });

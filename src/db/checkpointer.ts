@@ -39,3 +39,11 @@ export function startCheckpointer(db: Db, path: string, log: Logger, intervalMs 
   w.postMessage({ path, intervalMs });
   return { stop: () => stopWorker(w) };
 }
+
+/**
+ * For a connection of a process whose supervisor runs the checkpointer (a worker of several): the
+ * same raised threshold, so that its commits do not checkpoint (and fsync) inside its requests.
+ */
+export function leaveCheckpointsToSupervisor(db: Db): void {
+  db.$client.run(`PRAGMA wal_autocheckpoint = ${FALLBACK_PAGES}`);
+}

@@ -54,7 +54,9 @@ describe("compiled binary", () => {
     await ensureBinary();
     dataDir = mkdtempSync(join(tmpdir(), "colony-e2e-"));
     // cwd: no stray .env from the repository.
-    const started = await startServer(dataDir, env());
+    // A supervisor and two workers: the workers are the executable started again by itself (the
+    // stopped folder's server below is one process).
+    const started = await startServer(dataDir, { ...env(), COLONY_WORKERS: "2" });
     ({ proc: server, base, log: serverLog } = started);
     servers.push(server);
   }, BUILD_TIMEOUT);
@@ -86,10 +88,11 @@ describe("compiled binary", () => {
     expect(second.err).toContain(`pid ${server!.pid}`);
   });
 
-  test("answers /health", async () => {
+  test("answers /health, from one of its two workers", async () => {
     const res = await fetch(`${base}/health`);
     expect(res.status).toBe(200);
-    expect(await res.json()).toMatchObject({ status: "ok" });
+    expect(await res.json()).toMatchObject({ status: "ok", workers: 2 });
+    expect(["1", "2"]).toContain(res.headers.get("x-colony-worker")!);
   });
 
   test("serves the API reference and its embedded Redoc bundle", async () => {
