@@ -2,7 +2,45 @@
 // which worker a connection reached is known from its answers (`X-Colony-Worker`), and a test
 // keeps the connection to keep talking to that worker. fetch's pool cannot be pinned to a worker,
 // and it may hold a connection to a worker a test killed.
+import { afterAll, beforeAll } from "bun:test";
+import type { Subprocess } from "bun";
+import { mkdtempSync, rmSync } from "node:fs";
 import { connect, type Socket } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { startServe, type Running } from "./serve";
+
+/** How long a hook that starts or stops an instance of several processes may take. */
+export const PROCESS_TIMEOUT = 60_000;
+
+/**
+ * `colony serve --workers 2` (plus `env`) on a data folder of its own, started before the tests of
+ * the file or describe block that calls this and stopped (SIGTERM, then whatever is left killed)
+ * after them.
+ */
+export function twoWorkers(env: Record<string, string> = {}): { readonly server: Running; readonly dataDir: string; readonly root: string } {
+  const root = mkdtempSync(join(tmpdir(), "colony-workers-"));
+  const dataDir = join(root, "data");
+  const children: Subprocess[] = [];
+  let server: Running | null = null;
+  beforeAll(async () => {
+    server = await startServe(dataDir, { cwd: root, children, env: { COLONY_WORKERS: "2", ...env } });
+  }, PROCESS_TIMEOUT);
+  afterAll(async () => {
+    server?.proc.kill("SIGTERM");
+    await server?.proc.exited;
+    for (const c of children) c.kill("SIGKILL");
+    rmSync(root, { recursive: true, force: true });
+  }, PROCESS_TIMEOUT);
+  return {
+    get server() {
+      if (!server) throw new Error("the instance is not started yet (twoWorkers starts it before the tests)");
+      return server;
+    },
+    dataDir,
+    root,
+  };
+}
 
 export interface Answer {
   status: number;

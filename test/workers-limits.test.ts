@@ -2,43 +2,21 @@
 // client that spreads its attempts over both workers gets no more than one process would give it.
 // Each test reaches a chosen worker by opening connections until one lands on it (every answer
 // names its worker) and keeping that one; all of them come from 127.0.0.1, so IP-scoped rules apply.
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import type { Subprocess } from "bun";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { describe, expect, test } from "bun:test";
 import { colonyWith } from "./cli";
-import { serveEnv, startServe, type Running } from "./serve";
-import { type Answer, Connection, connectionTo } from "./worker-connections";
-
-const root = mkdtempSync(join(tmpdir(), "colony-workers-limits-"));
-const children: Subprocess[] = [];
-afterAll(() => {
-  for (const c of children) c.kill("SIGKILL");
-  rmSync(root, { recursive: true, force: true });
-});
-
-const TIMEOUT = 60_000;
+import { serveEnv } from "./serve";
+import { type Answer, Connection, connectionTo, PROCESS_TIMEOUT, twoWorkers } from "./worker-connections";
 
 const errorCode = (a: Answer) => (JSON.parse(a.body) as { detail: { code: string } }).detail.code;
 
 describe("rate limits shared by two workers", () => {
-  let server: Running;
-  let dataDir: string;
-  beforeAll(async () => {
-    dataDir = join(root, "data");
-    server = await startServe(dataDir, { cwd: root, children, env: { COLONY_WORKERS: "2", COLONY_RATE_LIMIT_MULTIPLIER: "1" } });
-  }, TIMEOUT);
-  afterAll(async () => {
-    server.proc.kill("SIGTERM");
-    await server.proc.exited;
-  }, TIMEOUT);
+  const instance = twoWorkers({ COLONY_RATE_LIMIT_MULTIPLIER: "1" });
 
   // `register` allows 10 registrations an hour per address; no other test of this file registers
   // through HTTP, so the address's window holds only these.
   test("the per-address registration limit counts registrations on both workers: the 11th is refused on each", async () => {
-    const one = await connectionTo(server.url, 1);
-    const two = await connectionTo(server.url, 2);
+    const one = await connectionTo(instance.server.url, 1);
+    const two = await connectionTo(instance.server.url, 2);
     const conns = [one, two];
     const register = (c: Connection, i: number) => c.request("POST", "/api/v1/auth/register", { body: { username: `spread-${i}`, display_name: `Spread ${i}` } });
     for (let i = 0; i < 10; i++) {
@@ -60,21 +38,21 @@ describe("rate limits shared by two workers", () => {
     expect(JSON.parse(taken.body)).toMatchObject({ valid: true, available: true });
     one.close();
     two.close();
-  }, TIMEOUT);
+  }, PROCESS_TIMEOUT);
 
   // `sign_in_account` allows 10 failed web sign-ins per account in 15 minutes. The account's
   // password is set through the server, so each check costs a production argon2id verification:
   // 11 in all (one success, ten failures); refused attempts are refused before any verification.
   test("failed web sign-ins on both workers lock the account on both", async () => {
-    const env = { ...serveEnv(dataDir), COLONY_LOG_LEVEL: "silent" };
+    const env = { ...serveEnv(instance.dataDir), COLONY_LOG_LEVEL: "silent" };
     const made = await colonyWith(env, "admin", "create-user", "locked-person", "--human");
     expect(made.code).toBe(0);
     const link = /sign-in link: \S*?(\/login\/link\/[0-9A-Za-z]+)/.exec(made.out)?.[1];
     expect(link).toBeDefined();
     const password = "correct horse battery staple";
 
-    const one = await connectionTo(server.url, 1);
-    const two = await connectionTo(server.url, 2);
+    const one = await connectionTo(instance.server.url, 1);
+    const two = await connectionTo(instance.server.url, 2);
     // A browser without a session: its pre-session cookie, whose CSRF token both workers derive
     // from the shared data key.
     const pre = `colony_csrf=${crypto.randomUUID().replaceAll("-", "")}`;
@@ -119,5 +97,5 @@ describe("rate limits shared by two workers", () => {
     }
     one.close();
     two.close();
-  }, TIMEOUT);
+  }, PROCESS_TIMEOUT);
 });

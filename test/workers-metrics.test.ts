@@ -2,22 +2,9 @@
 // answers for the whole instance (the supervisor and both workers, src/cluster-metrics.ts).
 // Each test reaches a chosen worker by opening connections until one lands on it and keeping
 // that one (as test/workers.test.ts does), and counts from what the other tests left.
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import type { Subprocess } from "bun";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { startServe, type Running } from "./serve";
-import { Connection, connectionTo, childPids } from "./worker-connections";
-
-const root = mkdtempSync(join(tmpdir(), "colony-workers-metrics-"));
-const children: Subprocess[] = [];
-afterAll(() => {
-  for (const c of children) c.kill("SIGKILL");
-  rmSync(root, { recursive: true, force: true });
-});
-
-const TIMEOUT = 60_000;
+import { describe, expect, test } from "bun:test";
+import { readFileSync } from "node:fs";
+import { childPids, Connection, connectionTo, PROCESS_TIMEOUT, twoWorkers } from "./worker-connections";
 
 /** The value of one sample line, by its exact name and labels (0 when absent). */
 const sample = (text: string, series: string) => {
@@ -35,18 +22,11 @@ async function scrape(c: Connection): Promise<string> {
 }
 
 describe("/metrics with two workers", () => {
-  let server: Running;
-  beforeAll(async () => {
-    server = await startServe(join(root, "data"), { cwd: root, children, env: { COLONY_WORKERS: "2" } });
-  }, TIMEOUT);
-  afterAll(async () => {
-    server.proc.kill("SIGTERM");
-    await server.proc.exited;
-  }, TIMEOUT);
+  const instance = twoWorkers();
 
   test("either worker answers with the requests of both summed", async () => {
-    const one = await connectionTo(server.url, 1);
-    const two = await connectionTo(server.url, 2);
+    const one = await connectionTo(instance.server.url, 1);
+    const two = await connectionTo(instance.server.url, 2);
     const before = sample(await scrape(one), API_ROOT);
     for (let i = 0; i < 3; i++) expect((await one.request("GET", "/api/v1")).status).toBe(200);
     for (let i = 0; i < 5; i++) expect((await two.request("GET", "/api/v1")).status).toBe(200);
@@ -58,10 +38,10 @@ describe("/metrics with two workers", () => {
     expect(one.worker).toBe(1);
     one.close();
     two.close();
-  }, TIMEOUT);
+  }, PROCESS_TIMEOUT);
 
   test("the instance's figures: workers, every process answered, memory per process, the outbox once", async () => {
-    const two = await connectionTo(server.url, 2);
+    const two = await connectionTo(instance.server.url, 2);
     const text = await scrape(two);
     expect(lines(text, "colony_workers")).toEqual(["colony_workers 2"]);
     expect(sample(text, 'colony_metrics_sources{state="answered"}')).toBe(3);
@@ -72,15 +52,15 @@ describe("/metrics with two workers", () => {
     expect(lines(text, "colony_sqlite_wal_bytes")).toHaveLength(1);
     expect(lines(text, "# TYPE colony_http_requests_total ")).toHaveLength(1);
     two.close();
-  }, TIMEOUT);
+  }, PROCESS_TIMEOUT);
 
   test("a worker killed and started again is counted in colony_worker_restarts_total", async () => {
-    const two = await connectionTo(server.url, 2);
+    const two = await connectionTo(instance.server.url, 2);
     const before = sample(await scrape(two), "colony_worker_restarts_total");
     // Worker 1's process, by the number its supervisor gave it.
-    const one = childPids(server.proc.pid).find((pid) => readFileSync(`/proc/${pid}/environ`, "utf8").includes("COLONY_WORKER=1\0"))!;
+    const one = childPids(instance.server.proc.pid).find((pid) => readFileSync(`/proc/${pid}/environ`, "utf8").includes("COLONY_WORKER=1\0"))!;
     process.kill(one, "SIGKILL");
-    const back = await connectionTo(server.url, 1);
+    const back = await connectionTo(instance.server.url, 1);
     expect(sample(await scrape(back), "colony_worker_restarts_total")).toBe(before + 1);
     expect(sample(await scrape(two), "colony_worker_restarts_total")).toBe(before + 1);
     // The new worker 1 is asked for its figures once its supervisor has heard it listens, a moment
@@ -93,6 +73,6 @@ describe("/metrics with two workers", () => {
     expect(answered).toBe(3);
     back.close();
     two.close();
-  }, TIMEOUT);
+  }, PROCESS_TIMEOUT);
 });
 

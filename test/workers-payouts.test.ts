@@ -5,21 +5,11 @@
 // Each flow reaches a chosen worker by opening connections until one lands on it (every answer
 // names its worker) and keeping that one.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import type { Subprocess } from "bun";
 import { Database } from "bun:sqlite";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { colonyWith } from "./cli";
-import { serveEnv, startServe, type Running } from "./serve";
-import { Connection, connectionTo } from "./worker-connections";
-
-const root = mkdtempSync(join(tmpdir(), "colony-workers-payouts-"));
-const children: Subprocess[] = [];
-afterAll(() => {
-  for (const c of children) c.kill("SIGKILL");
-  rmSync(root, { recursive: true, force: true });
-});
+import { serveEnv } from "./serve";
+import { Connection, connectionTo, PROCESS_TIMEOUT, twoWorkers } from "./worker-connections";
 
 const TIMEOUT = 60_000;
 /** The supervisor runs due one-shot jobs (the payout queued by each delivery) every 5 s. */
@@ -49,17 +39,14 @@ interface Sale {
 }
 
 describe("payouts with two workers", () => {
-  let server: Running;
-  let dataDir: string;
+  const instance = twoWorkers();
   let db: Database;
   let settle: (paymentHash: string) => Promise<void>;
 
   beforeAll(async () => {
-    dataDir = join(root, "data");
-    server = await startServe(dataDir, { cwd: root, children, env: { COLONY_WORKERS: "2" } });
     // The test reads the instance's database (payouts, invoices, the wallet's ledger) beside the server.
-    db = new Database(join(dataDir, "colony.db"), { readonly: true });
-    const env = { ...serveEnv(dataDir), COLONY_LOG_LEVEL: "silent" };
+    db = new Database(join(instance.dataDir, "colony.db"), { readonly: true });
+    const env = { ...serveEnv(instance.dataDir), COLONY_LOG_LEVEL: "silent" };
     // One command at a time: a command reports its status through the process's exit code.
     let queue: Promise<unknown> = Promise.resolve();
     settle = (paymentHash) => {
@@ -70,14 +57,10 @@ describe("payouts with two workers", () => {
       queue = next.catch(() => {});
       return next;
     };
-  }, TIMEOUT);
+  }, PROCESS_TIMEOUT);
   afterAll(async () => {
     db?.close();
-    server.proc.kill("SIGTERM");
-    await server.proc.exited;
-    // WORKERS_LOG=<file> keeps the processes' log lines for a look after a failure.
-    if (process.env.WORKERS_LOG) writeFileSync(process.env.WORKERS_LOG, server.log());
-  }, TIMEOUT);
+  }, PROCESS_TIMEOUT);
 
   /**
    * One sale from listing to delivery, spread over the workers: the seller acts on worker `s`, the
@@ -85,7 +68,7 @@ describe("payouts with two workers", () => {
    * it delivered on both at once (one wins, the other is refused).
    */
   async function sale(tag: string, s: 1 | 2, gross: number): Promise<Sale> {
-    const [seller, buyer] = await Promise.all([connectionTo(server.url, s), connectionTo(server.url, s === 1 ? 2 : 1)]);
+    const [seller, buyer] = await Promise.all([connectionTo(instance.server.url, s), connectionTo(instance.server.url, s === 1 ? 2 : 1)]);
     try {
       const address = `${tag}@wallet.example`;
       const sellerToken = await agent(seller, `${tag}-seller`);
@@ -163,12 +146,12 @@ describe("payouts with two workers", () => {
     for (const s of sales) expectPaidOnce(s);
 
     // The orders show the completed payout on either worker.
-    const [one, two] = await Promise.all([connectionTo(server.url, 1), connectionTo(server.url, 2)]);
+    const [one, two] = await Promise.all([connectionTo(instance.server.url, 1), connectionTo(instance.server.url, 2)]);
     for (const [i, s] of [...sales, later].entries()) {
       const order = await must(i % 2 ? two : one, 200, "GET", `/api/v1/offers/orders/${s.orderId}`, { token: s.sellerToken });
       expect(order.status).toBe("payout_completed");
     }
     one.close();
     two.close();
-  }, TIMEOUT);
+  }, PROCESS_TIMEOUT);
 });

@@ -1,23 +1,11 @@
 // `colony serve --workers 2` as real processes: a supervisor and two workers on one data folder.
 // Each test reaches a chosen worker by opening connections until one lands on it (the kernel
 // spreads connections over the workers; every answer names its worker) and keeping that one.
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import type { Subprocess } from "bun";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { describe, expect, test } from "bun:test";
+import { readFileSync } from "node:fs";
 import { colonyWith } from "./cli";
-import { serveEnv, startServe, type Running } from "./serve";
-import { Connection, connectionTo, json, childPids } from "./worker-connections";
-
-const root = mkdtempSync(join(tmpdir(), "colony-workers-"));
-const children: Subprocess[] = [];
-afterAll(() => {
-  for (const c of children) c.kill("SIGKILL");
-  rmSync(root, { recursive: true, force: true });
-});
-
-const TIMEOUT = 60_000;
+import { serveEnv, type Running } from "./serve";
+import { childPids, Connection, connectionTo, json, PROCESS_TIMEOUT, twoWorkers } from "./worker-connections";
 
 /**
  * Registers an agent and mints its token over a connection of its own (not fetch's pool, which
@@ -37,36 +25,27 @@ async function register(url: string, username: string): Promise<string> {
 }
 
 describe("two workers on one data folder", () => {
-  let server: Running;
-  let dataDir: string;
-  beforeAll(async () => {
-    dataDir = join(root, "data");
-    server = await startServe(dataDir, { cwd: root, children, env: { COLONY_WORKERS: "2", COLONY_RATE_LIMIT_MULTIPLIER: "1" } });
-  }, TIMEOUT);
-  afterAll(async () => {
-    server.proc.kill("SIGTERM");
-    await server.proc.exited;
-  });
+  const instance = twoWorkers({ COLONY_RATE_LIMIT_MULTIPLIER: "1" });
 
   test("each answer names its worker; /health counts the workers", async () => {
-    const one = await connectionTo(server.url, 1);
-    const two = await connectionTo(server.url, 2);
+    const one = await connectionTo(instance.server.url, 1);
+    const two = await connectionTo(instance.server.url, 2);
     const health = json<{ workers: number; worker_restarts: number; worker: number }>(await two.request("GET", "/health"));
     expect(health).toMatchObject({ workers: 2, worker: 2 });
     expect(health.worker_restarts).toBeNumber();
     expect(json<{ worker: number }>(await one.request("GET", "/health")).worker).toBe(1);
     one.close();
     two.close();
-    expect(server.log()).toContain('"workers":2');
+    expect(instance.server.log()).toContain('"workers":2');
     // Access lines are written in batches, a moment after their requests.
-    for (let i = 0; i < 200 && !/"msg":"request".*"worker":1/.test(server.log()); i++) await Bun.sleep(25);
-    expect(server.log()).toMatch(/"msg":"request".*"worker":1/);
-  }, TIMEOUT);
+    for (let i = 0; i < 200 && !/"msg":"request".*"worker":1/.test(instance.server.log()); i++) await Bun.sleep(25);
+    expect(instance.server.log()).toMatch(/"msg":"request".*"worker":1/);
+  }, PROCESS_TIMEOUT);
 
   test("a write on one worker is read back through the other, with the read cache on", async () => {
-    const token = await register(server.url, "writer-one");
-    const one = await connectionTo(server.url, 1);
-    const two = await connectionTo(server.url, 2);
+    const token = await register(instance.server.url, "writer-one");
+    const one = await connectionTo(instance.server.url, 1);
+    const two = await connectionTo(instance.server.url, 2);
     // Both workers answer the list once, so both keep it in their read caches.
     const before = json<{ total: number }>(await two.request("GET", "/api/v1/posts?sort=new"));
     expect(json<{ total: number }>(await one.request("GET", "/api/v1/posts?sort=new")).total).toBe(before.total);
@@ -81,56 +60,49 @@ describe("two workers on one data folder", () => {
     }
     one.close();
     two.close();
-  }, TIMEOUT);
+  }, PROCESS_TIMEOUT);
 
   test("an event stream on one worker hears a message sent through the other", async () => {
-    const reader = await register(server.url, "stream-reader");
-    const sender = await register(server.url, "stream-sender");
-    const listening = await connectionTo(server.url, 1);
+    const reader = await register(instance.server.url, "stream-reader");
+    const sender = await register(instance.server.url, "stream-sender");
+    const listening = await connectionTo(instance.server.url, 1);
     const stream = listening.stream("/api/v1/stream", reader);
     await stream.until("\n\n");
-    const sending = await connectionTo(server.url, 2);
+    const sending = await connectionTo(instance.server.url, 2);
     const sent = await sending.request("POST", "/api/v1/messages/send/stream-reader", { token: sender, body: { body: "across the workers" } });
     expect(sent.status).toBe(201);
     const text = await stream.until("across the workers");
     expect(text).toContain("dm.new");
     listening.close();
     sending.close();
-  }, TIMEOUT);
+  }, PROCESS_TIMEOUT);
 
   test("a worker killed with SIGKILL is started again while the other keeps answering", async () => {
-    const pids = childPids(server.proc.pid);
+    const pids = childPids(instance.server.proc.pid);
     expect(pids).toHaveLength(2);
-    const two = await connectionTo(server.url, 2);
+    const two = await connectionTo(instance.server.url, 2);
     const health = json<{ worker: number; worker_restarts: number }>(await two.request("GET", "/health"));
     expect(health.worker).toBe(2);
     // Worker 1's process, by the number its supervisor gave it.
     const one = pids.find((pid) => readFileSync(`/proc/${pid}/environ`, "utf8").includes("COLONY_WORKER=1\0"))!;
     process.kill(one, "SIGKILL");
     for (let i = 0; i < 20; i++) expect((await two.request("GET", "/health")).status).toBe(200);
-    const back = await connectionTo(server.url, 1);
+    const back = await connectionTo(instance.server.url, 1);
     expect(json<{ worker_restarts: number }>(await back.request("GET", "/health")).worker_restarts).toBe(health.worker_restarts + 1);
-    expect(childPids(server.proc.pid)).not.toContain(one);
-    expect(server.log()).toContain('"msg":"worker exited; starting it again"');
+    expect(childPids(instance.server.proc.pid)).not.toContain(one);
+    expect(instance.server.log()).toContain('"msg":"worker exited; starting it again"');
     back.close();
     two.close();
-  }, TIMEOUT);
+  }, PROCESS_TIMEOUT);
 });
 
 describe("a reload under load", () => {
-  let server: Running;
-  beforeAll(async () => {
-    server = await startServe(join(root, "reloaded"), { cwd: root, children, env: { COLONY_WORKERS: "2" } });
-  }, TIMEOUT);
-  afterAll(async () => {
-    server.proc.kill("SIGTERM");
-    await server.proc.exited;
-  });
+  const instance = twoWorkers();
 
   test("SIGHUP replaces both workers while 32 connections keep asking: every request answered 200, and an event stream is told to reconnect and does", async () => {
-    const token = await register(server.url, "reload-reader");
-    const before = childPids(server.proc.pid);
-    const listening = await Connection.open(server.url);
+    const token = await register(instance.server.url, "reload-reader");
+    const before = childPids(instance.server.proc.pid);
+    const listening = await Connection.open(instance.server.url);
     const stream = listening.stream("/api/v1/stream", token);
     await stream.until("\n\n");
     let stop = false;
@@ -143,7 +115,7 @@ describe("a reload under load", () => {
       let c: Connection | null = null;
       while (!stop) {
         try {
-          c ??= await Connection.open(server.url);
+          c ??= await Connection.open(instance.server.url);
           const r = await c.request("GET", "/api/v1/posts?limit=5");
           if (r.status === 200) answered++;
           else failures.push(`status ${r.status}`);
@@ -160,36 +132,36 @@ describe("a reload under load", () => {
       c?.close();
     });
     while (answered < 200) await Bun.sleep(10);
-    const reloads = reloadsLogged(server);
-    server.proc.kill("SIGHUP");
+    const reloads = reloadsLogged(instance.server);
+    instance.server.proc.kill("SIGHUP");
     // The stream hears the shutdown of its worker and may reconnect elsewhere.
     expect(await stream.until("server.shutdown")).toContain("server.shutdown");
-    while (reloadsLogged(server) === reloads) await Bun.sleep(25);
+    while (reloadsLogged(instance.server) === reloads) await Bun.sleep(25);
     const atReload = answered;
     while (answered < atReload + 200) await Bun.sleep(10);
     stop = true;
     await Promise.all(clients);
     expect(failures).toEqual([]);
-    const after = childPids(server.proc.pid);
+    const after = childPids(instance.server.proc.pid);
     expect(after).toHaveLength(2);
     for (const pid of before) expect(after).not.toContain(pid);
-    const again = await Connection.open(server.url);
+    const again = await Connection.open(instance.server.url);
     const resumed = again.stream("/api/v1/stream", token);
     expect(await resumed.until("\n\n")).toContain("retry:");
     listening.close();
     again.close();
-  }, TIMEOUT);
+  }, PROCESS_TIMEOUT);
 
   test("colony reload asks the supervisor to replace its workers", async () => {
-    const before = reloadsLogged(server);
-    const r = await colonyWith(serveEnv(join(root, "reloaded")), "reload");
+    const before = reloadsLogged(instance.server);
+    const r = await colonyWith(serveEnv(instance.dataDir), "reload");
     expect(r.code).toBe(0);
-    expect(r.out).toContain(`asked colony serve (pid ${server.proc.pid}) to replace its 2 workers`);
-    while (reloadsLogged(server) === before) await Bun.sleep(25);
-    const c = await Connection.open(server.url);
+    expect(r.out).toContain(`asked colony serve (pid ${instance.server.proc.pid}) to replace its 2 workers`);
+    while (reloadsLogged(instance.server) === before) await Bun.sleep(25);
+    const c = await Connection.open(instance.server.url);
     expect((await c.request("GET", "/health")).status).toBe(200);
     c.close();
-  }, TIMEOUT);
+  }, PROCESS_TIMEOUT);
 });
 
 /** How many reloads the supervisor has finished. */
