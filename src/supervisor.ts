@@ -95,11 +95,8 @@ export async function startSupervisor(config: Config): Promise<Supervisor> {
     lock.release();
     throw err;
   }
-  // The handlers of the outbox and the schedules are the features' (registered by building the app).
-  createApp(ctx);
   // Made before any worker starts, so that no two processes make one at once.
   if (await prepareSigningKey(config.dataDir)) ctx.log.info("generated the identity provider's signing key", { file: `secrets/${OIDC_KEY_FILE}` });
-  startVaultIndex(ctx, { thread: config.readWorkers > 0 });
 
   let stopping = false;
   let restarts = 0;
@@ -179,6 +176,9 @@ export async function startSupervisor(config: Config): Promise<Supervisor> {
     clearTimeout(killAt);
   };
 
+  // The workers start first: building the app (whose features register the outbox's handlers and
+  // the schedules) and opening the vault's index happen while they start, off the first answer's path.
+  let built = false;
   try {
     for (let n = 1; n <= config.workers; n++) {
       const slot: WorkerSlot = { n, proc: null, old: null, startedAt: 0, failures: 0, listening: Promise.resolve(0), timer: null };
@@ -186,6 +186,11 @@ export async function startSupervisor(config: Config): Promise<Supervisor> {
       start(slot);
       // Port 0: the first worker takes a free port and the others join it there.
       if (n === 1 && port === 0) port = await slot.listening;
+      if (!built) {
+        createApp(ctx);
+        startVaultIndex(ctx, { thread: config.readWorkers > 0 });
+        built = true;
+      }
     }
     await Promise.all(slots.map((s) => s.listening));
   } catch (err) {
