@@ -123,7 +123,15 @@ export async function startServer(config: Config, as?: WorkerIdentity): Promise<
     timer: setTimeout(() => {
       ctx.reads = startReadPool(ctx.db, databasePath(config), config.readWorkers, ctx.log);
       background.reclaimer = startReclaimer(ctx);
-      if (!as) background.checkpointer = startOnceWork(ctx);
+      if (!as) {
+        background.checkpointer = startOnceWork(ctx);
+        // In a new data folder, the identity provider's signing key, generated on a pool thread
+        // (a supervisor makes it before its workers start).
+        prepareSigningKey(config.dataDir).then(
+          (made) => made && ctx.log.info("generated the identity provider's signing key", { file: `secrets/${OIDC_KEY_FILE}` }),
+          (err) => ctx.log.warn("could not generate the identity provider's signing key in the background; it is made on first use", { error: String(err) }),
+        );
+      }
       ctx.log.debug("background machinery started", { ms_since_process_start: Math.round(performance.now()) });
     }, BACKGROUND_START_MS),
   };
@@ -137,17 +145,12 @@ export async function startServer(config: Config, as?: WorkerIdentity): Promise<
 
 /**
  * What happens once per instance, started in the background: the WAL checkpointer (returned, for
- * the shutdown), scheduled backups, the schedules and, in a new data folder, the identity
- * provider's signing key (generated on a pool thread). The single process and the supervisor run it.
+ * the shutdown), scheduled backups and the schedules. The single process and the supervisor run it.
  */
 export function startOnceWork(ctx: Ctx): Checkpointer {
   const checkpointer = startCheckpointer(ctx.db, databasePath(ctx.config), ctx.log);
   scheduleBackups(ctx);
   ctx.jobs.start();
-  prepareSigningKey(ctx.config.dataDir).then(
-    (made) => made && ctx.log.info("generated the identity provider's signing key", { file: `secrets/${OIDC_KEY_FILE}` }),
-    (err) => ctx.log.warn("could not generate the identity provider's signing key in the background; it is made on first use", { error: String(err) }),
-  );
   return checkpointer;
 }
 

@@ -25,6 +25,7 @@ import { acquireDataLock, INHERITED_LOCK_FD_ENV, type DataLock } from "./core/lo
 import { createLogger } from "./core/log";
 import { OIDC_KEY_FILE, prepareSigningKey } from "./core/secrets";
 import type { Checkpointer } from "./db/checkpointer";
+import { compiled } from "./db/workers";
 import { startVaultIndex, stopVaultIndex } from "./features/vault/fts";
 import { drainConnections } from "./http/serve-options";
 import { announce, closeDatabase, FOLLOW_MS, reconcileInBackground, startOnceWork, startServer, untilSignal, type RunningServer } from "./server";
@@ -82,8 +83,7 @@ export const portSharing = (): boolean => process.platform === "linux";
  * if it was replaced since this process started), or bun with src/main.ts from source.
  */
 function programCommand(command: string): string[] {
-  const compiled = Bun.main.startsWith("/$bunfs/") || Bun.main.startsWith("B:/~BUN/");
-  return compiled ? [process.execPath, command] : [process.execPath, new URL("./main.ts", import.meta.url).pathname, command];
+  return compiled() ? [process.execPath, command] : [process.execPath, new URL("./main.ts", import.meta.url).pathname, command];
 }
 
 export async function startSupervisor(config: Config): Promise<Supervisor> {

@@ -268,9 +268,14 @@ export class EventBus<M extends EventMap<M> = DomainEvents> {
     if (foreign) this.kick();
   }
 
+  /** The handlers of one event type: its own, then those of every type ("*"). */
+  private handlersOf(type: keyof M): Handler<M>[] {
+    return [...(this.handlers.get(type) ?? []), ...(this.handlers.get("*") ?? [])];
+  }
+
   /** Runs the live handlers of one event (each on its own: one that throws does not stop the others). */
   private runLive(ev: AnyEventOf<M>): void {
-    for (const h of [...(this.handlers.get(ev.type) ?? []), ...(this.handlers.get("*") ?? [])]) {
+    for (const h of this.handlersOf(ev.type)) {
       if (!h.live) continue;
       try {
         void h.run(ev);
@@ -423,7 +428,7 @@ export class EventBus<M extends EventMap<M> = DomainEvents> {
       inTransaction(this.db, () => {
         for (const row of batch) {
           const ev = toEvent<M>(row, JSON.parse(row.payload));
-          for (const h of [...(this.handlers.get(row.type as keyof M) ?? []), ...(this.handlers.get("*") ?? [])]) {
+          for (const h of this.handlersOf(row.type as keyof M)) {
             if (h.live && !this.liveInDrain) continue;
             if (h.async) {
               later.push([ev, h]);

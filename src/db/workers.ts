@@ -2,13 +2,16 @@
 // their scripts are.
 import { dirname, join } from "node:path";
 
+/** Whether this is the compiled executable (its modules live in Bun's embedded file system). */
+export const compiled = (): boolean => Bun.main.startsWith("/$bunfs/") || Bun.main.startsWith("B:/~BUN/");
+
 /**
  * The script of worker `name` (a module of src/<folder>, src/db by default): beside its sources
  * when running from source; inside a compiled executable, the copy built as its own entry point
  * (scripts/build.ts), under the bundle root.
  */
 export function workerScript(name: string, folder = "db"): string {
-  if (Bun.main.startsWith("/$bunfs/") || Bun.main.startsWith("B:/~BUN/")) return join(dirname(Bun.main), "src", folder, `${name}.js`);
+  if (compiled()) return join(dirname(Bun.main), "src", folder, `${name}.js`);
   return new URL(`../${folder}/${name}.ts`, import.meta.url).href;
 }
 

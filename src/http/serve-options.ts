@@ -12,8 +12,11 @@ import { errorResponse } from "./errors";
  */
 const BUN_BODY_LIMIT = Number.MAX_SAFE_INTEGER;
 
-/** Servers whose answers say `Connection: close`: a retiring worker's (see drainConnections). */
-const draining = new WeakSet<Ctx>();
+/**
+ * Servers whose answers say `Connection: close` (a retiring worker's, see drainConnections), with
+ * when each last answered.
+ */
+const draining = new WeakMap<Ctx, number>();
 
 /**
  * Every later answer of this server closes its connection, so a client finishes its request and
@@ -23,15 +26,13 @@ const draining = new WeakSet<Ctx>();
  * `quietMs`, or after `maxMs`.
  */
 export async function drainConnections(ctx: Ctx, quietMs = 100, maxMs = 3000): Promise<void> {
-  draining.add(ctx);
-  lastAnswered.set(ctx, performance.now());
   const started = performance.now();
-  while (performance.now() - (lastAnswered.get(ctx) ?? 0) < quietMs && performance.now() - started < maxMs) await Bun.sleep(20);
+  draining.set(ctx, started);
+  while (performance.now() - draining.get(ctx)! < quietMs && performance.now() - started < maxMs) await Bun.sleep(20);
 }
-const lastAnswered = new WeakMap<Ctx, number>();
 
 function closing(ctx: Ctx, res: Response): Response {
-  lastAnswered.set(ctx, performance.now());
+  draining.set(ctx, performance.now());
   try {
     res.headers.set("connection", "close");
     return res;
