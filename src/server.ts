@@ -23,7 +23,8 @@ import { leaveCheckpointsToSupervisor, startCheckpointer, type Checkpointer } fr
 import { sqliteVersion } from "./db/client";
 import { startReadPool } from "./db/read-pool";
 import { normalJitPolicy } from "./db/workers";
-import { serverOptions } from "./http/serve-options";
+import { serverOptions, writerSocketOptions } from "./http/serve-options";
+import { rmSync } from "node:fs";
 import { API_VERSION } from "./core/version";
 import { scheduleBackups } from "./ops/scheduled-backup";
 
@@ -76,6 +77,8 @@ export const FOLLOW_MS = 2;
 /** A worker of a supervisor (supervisor.ts): its number, shown on its log lines. */
 export interface WorkerIdentity {
   worker: number;
+  /** The worker that writes for the others: the Unix socket it takes their writes on (http/writer.ts). */
+  writerSocket?: string;
 }
 
 /**
@@ -85,10 +88,10 @@ export interface WorkerIdentity {
 export async function startServer(config: Config, as?: WorkerIdentity): Promise<RunningServer> {
   const lock = as ? null : acquireDataLock(config.dataDir, "serve");
   let ctx: Ctx;
-  let server: Server<unknown>;
+  const servers: Server<unknown>[] = [];
   let opened: Ctx | null = null;
   try {
-    ctx = createContext(as ? { config, role: "worker", worker: as.worker } : { config });
+    ctx = createContext(as ? { config, role: "worker", worker: as.worker, writerSocket: as.writerSocket } : { config });
     opened = ctx;
     if (as) leaveCheckpointsToSupervisor(ctx.db);
     const app = createApp(ctx);
@@ -99,15 +102,21 @@ export async function startServer(config: Config, as?: WorkerIdentity): Promise<
     // job when there are workers).
     startVaultIndex(ctx, { thread: config.readWorkers > 0, delayMs: BACKGROUND_START_MS });
     if (!as) reconcileInBackground(ctx);
-    server = Bun.serve(serverOptions(ctx, app));
+    servers.push(Bun.serve(serverOptions(ctx, app)));
+    if (as?.writerSocket) {
+      // A socket left by a writer that died is taken over (the folder is the instance's own).
+      rmSync(as.writerSocket, { force: true });
+      servers.push(Bun.serve(writerSocketOptions(ctx, app, as.writerSocket)));
+    }
   } catch (err) {
+    for (const s of servers) s.stop(true);
     if (opened) await stopVaultIndex(opened).catch(() => {});
     lock?.release();
     throw err;
   }
   // Started: from here on, code that runs often should be compiled as usual.
   normalJitPolicy();
-  const url = `http://${server.hostname}:${server.port}`;
+  const url = `http://${servers[0]!.hostname}:${servers[0]!.port}`;
   lock?.update({ url });
   // One process delivers the outbox; a worker follows the events table for its live handlers.
   if (as) ctx.events.follow({ live: true, intervalMs: FOLLOW_MS });
@@ -139,7 +148,7 @@ export async function startServer(config: Config, as?: WorkerIdentity): Promise<
   else announce(ctx, url);
 
   let shutting: Promise<ShutdownReport> | null = null;
-  const shutdown = (reason: string) => (shutting ??= stop(ctx, server, background, lock, reason));
+  const shutdown = (reason: string) => (shutting ??= stop(ctx, servers, background, lock, reason));
   return { ctx, url, shutdown };
 }
 
@@ -169,7 +178,7 @@ export function announce(ctx: Ctx, url: string, extra: Record<string, unknown> =
     ctx.log.warn("DEVELOPMENT WALLET: marketplace invoices are not real money and are paid only by `colony admin settle <payment_hash>`; payouts go to a local ledger. Set COLONY_WALLET (lnbits, nwc or lnd) to take real payments.");
 }
 
-async function stop(ctx: Ctx, server: Server<unknown>, background: Background, lock: DataLock | null, reason: string): Promise<ShutdownReport> {
+async function stop(ctx: Ctx, servers: Server<unknown>[], background: Background, lock: DataLock | null, reason: string): Promise<ShutdownReport> {
   clearTimeout(background.timer);
   background.reclaimer?.stop();
   const started = performance.now();
@@ -178,20 +187,22 @@ async function stop(ctx: Ctx, server: Server<unknown>, background: Background, l
   ctx.log.info("shutting down", { reason, deadline_ms: ctx.config.shutdownTimeoutMs, open_streams: ctx.realtime.streams });
 
   // 1-3: no new connections; streams told and ended; requests in flight finish or are cut.
-  const closed = server.stop(false);
+  const closed = Promise.all(servers.map((s) => s.stop(false)));
   const jobsIdle = ctx.jobs.stop();
   const streams = ctx.realtime.closeAll();
   const drained = await Promise.race([closed.then(() => true), after(left(), false)]);
   if (!drained) {
-    ctx.log.warn("shutdown deadline reached; cutting the requests still open", { pending_requests: server.pendingRequests });
-    await server.stop(true);
+    ctx.log.warn("shutdown deadline reached; cutting the requests still open", { pending_requests: servers.reduce((n, s) => n + s.pendingRequests, 0) });
+    await Promise.all(servers.map((s) => s.stop(true)));
   }
   await Promise.race([jobsIdle, after(left(), undefined)]);
 
-  // 4: the outbox, in the time left (a worker leaves it to its supervisor).
+  // 4: the outbox, in the time left, by the process that delivered it (a worker other than the
+  // instance's writer leaves it to the writer or the supervisor).
+  const delivering = ctx.events.running;
   ctx.events.stop();
   ctx.events.unfollow();
-  const delivered = ctx.role === "worker" ? 0 : await Promise.race([ctx.events.drain().catch(() => 0), after(Math.max(left(), MIN_DRAIN_MS), 0)]);
+  const delivered = !delivering ? 0 : await Promise.race([ctx.events.drain().catch(() => 0), after(Math.max(left(), MIN_DRAIN_MS), 0)]);
 
   // 5: threads, final checkpoint, the lock.
   await ctx.reads.stop();

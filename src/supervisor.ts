@@ -1,13 +1,18 @@
 // `colony serve --workers N` (N > 1): the supervisor and its worker processes.
 //
 // The supervisor holds the data folder's lock, migrates the database, and is the one process that
-// runs what must happen once: the outbox worker (webhooks, mail, clean-up), the schedules and the
-// one-shot jobs (payouts, invoice polling, notarisation upgrades, backups), the WAL checkpointer,
-// the vault index's reconciliation and the identity provider's first signing key. It serves no
-// HTTP. It starts N workers — the same executable, run with the supervisor's configuration in
-// COLONY_WORKER_CONFIG — which serve HTTP on one port (SO_REUSEPORT: the kernel spreads new
-// connections over them), read the events table for their realtime pushes and read caches
-// (core/events.ts follow()), and run nothing that must happen once.
+// runs what must happen once: the schedules and the one-shot jobs (payouts, invoice polling,
+// notarisation upgrades, backups), the WAL checkpointer, the vault index's reconciliation and the
+// identity provider's first signing key. It serves no HTTP. It starts N workers — the same
+// executable, run with the supervisor's configuration in COLONY_WORKER_CONFIG — which serve HTTP
+// on one port (SO_REUSEPORT: the kernel spreads new connections over them), read the events table
+// for their realtime pushes and read caches (core/events.ts follow()), and run nothing that must
+// happen once.
+//
+// Worker 1 is the writer (http/writer.ts, docs/decisions.md §186): the other workers pass every
+// request that may write on to it over a Unix socket in a private folder, and it also delivers
+// the outbox (webhooks, mail, clean-up), which the supervisor hands to it once it listens and
+// takes back while no writer does, never letting two processes deliver at once.
 //
 // A worker that dies is started again after a pause that doubles with each quick failure (from
 // RESTART_MIN_MS to RESTART_MAX_MS; a worker that ran RESTART_RESET_MS counts as healthy again),
@@ -16,6 +21,9 @@
 // the supervisor delivers what the outbox holds, checkpoints and exits. SIGHUP (`colony reload`)
 // replaces the workers one at a time with the program on disk after applying its migrations.
 import type { Subprocess } from "bun";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import type { Config } from "./config";
 import { createApp } from "./app";
 import { metricsRelay, shareMetrics } from "./cluster-metrics";
@@ -40,13 +48,18 @@ const RESTART_RESET_MS = 30_000;
 /** A worker that does not listen within this long after it started is stopped and started again. */
 const START_TIMEOUT_MS = 30_000;
 
+/** The environment variable that makes a worker the writer: the Unix socket it takes the other workers' writes on. */
+const WRITER_SOCKET_ENV = "COLONY_WRITER_SOCKET";
+/** The worker that writes for the others. */
+const WRITER_SLOT = 1;
+
 /** What a worker tells its supervisor over the IPC channel. */
 export type WorkerMessage = { t: "listening"; port: number };
 /**
  * What the supervisor tells its workers: the state /health and /metrics report; or, to a worker
  * being replaced, to retire (finish its connections and stop).
  */
-export type SupervisorMessage = ({ t: "cluster" } & ClusterState) | { t: "retire" };
+export type SupervisorMessage = ({ t: "cluster" } & ClusterState) | { t: "retire" } | { t: "outbox" };
 
 /** How often the supervisor tells its workers the state they report (failing jobs change without an event). */
 const TELL_EVERY_MS = 5_000;
@@ -61,6 +74,8 @@ interface WorkerSlot {
   failures: number;
   listening: Promise<number>;
   timer: ReturnType<typeof setTimeout> | null;
+  /** The writer's slot: the socket its current process takes writes on (a new one for each process). */
+  socket: string | null;
 }
 
 export interface Supervisor {
@@ -102,10 +117,18 @@ export async function startSupervisor(config: Config): Promise<Supervisor> {
   let restarts = 0;
   let port = config.port;
   const slots: WorkerSlot[] = [];
+  // The writer's sockets live in a folder only this user reaches (mkdtemp makes it 0700).
+  const socketDir = mkdtempSync(join(tmpdir(), "colony-"));
+  let sockets = 0;
+  /** The writer that listens now: other workers pass their writes to its socket. */
+  let writer: { proc: Subprocess; socket: string } | null = null;
+  /** The worker that delivers the outbox; null while the supervisor does, or nobody (before the app is built, and at the end). */
+  let outboxIn: Subprocess | null = null;
+  let built = false;
   // A worker's /metrics gathers the other processes' figures through the supervisor (cluster-metrics.ts).
   const relay = metricsRelay(ctx, config.workers, () => slots);
 
-  const state = (): ClusterState => ({ workers: config.workers, restarts, failingJobs: failingJobs(ctx) });
+  const state = (): ClusterState => ({ workers: config.workers, restarts, failingJobs: failingJobs(ctx), writer: writer?.socket ?? null });
   const tellAll = () => {
     ctx.cluster = state();
     const msg: SupervisorMessage = { t: "cluster", ...ctx.cluster };
@@ -118,25 +141,61 @@ export async function startSupervisor(config: Config): Promise<Supervisor> {
     }
   };
 
+  let assigning = Promise.resolve();
+  /**
+   * Gives the outbox to the writer that listens, or takes it while none does: the one delivering
+   * stops (the supervisor waits for its batch, a worker for its exit) before the other starts.
+   */
+  const assignOutbox = () =>
+    (assigning = assigning.then(async () => {
+      if (stopping || !built || outboxIn) return;
+      const to = writer?.proc;
+      if (!to) {
+        if (!ctx.events.running) ctx.events.start();
+        return;
+      }
+      ctx.events.stop();
+      await ctx.events.idle();
+      // The writer may have gone meanwhile; its exit runs this again.
+      if (stopping || writer?.proc !== to) return;
+      try {
+        to.send({ t: "outbox" } satisfies SupervisorMessage);
+        outboxIn = to;
+      } catch {
+        ctx.events.start();
+      }
+    }));
+
   const start = (slot: WorkerSlot) => {
     let heard!: (port: number) => void;
     let failed!: (err: Error) => void;
     slot.listening = new Promise<number>((resolve, reject) => ((heard = resolve), (failed = reject)));
     slot.listening.catch(() => {});
     slot.startedAt = performance.now();
+    const socket = slot.n === WRITER_SLOT ? join(socketDir, `writer-${++sockets}.sock`) : null;
+    slot.socket = socket;
     const proc = Bun.spawn(programCommand("serve"), {
-      env: { ...process.env, [WORKER_ENV]: String(slot.n), [WORKER_CONFIG_ENV]: JSON.stringify({ ...config, port }) },
+      env: { ...process.env, [WORKER_ENV]: String(slot.n), [WORKER_CONFIG_ENV]: JSON.stringify({ ...config, port }), ...(socket ? { [WRITER_SOCKET_ENV]: socket } : {}) },
       stdio: ["ignore", "inherit", "inherit"],
       serialization: "json",
       ipc(message: WorkerMessage) {
         if (relay.fromWorker(proc, message)) return;
         if (message?.t === "listening") {
           heard(message.port);
+          if (socket) writer = { proc, socket };
           tellAll();
+          if (socket) assignOutbox();
         }
       },
       onExit(_p, code, signal) {
         failed(new Error(`worker ${slot.n} exited before it listened (status ${code}, signal ${signal})`));
+        if (writer?.proc === proc) {
+          // Until another writer listens, each worker writes for itself.
+          writer = null;
+          tellAll();
+        }
+        if (outboxIn === proc) outboxIn = null;
+        assignOutbox();
         if (slot.proc !== proc) return;
         slot.proc = null;
         if (stopping) return;
@@ -178,10 +237,9 @@ export async function startSupervisor(config: Config): Promise<Supervisor> {
 
   // The workers start first: building the app (whose features register the outbox's handlers and
   // the schedules) and opening the vault's index happen while they start, off the first answer's path.
-  let built = false;
   try {
     for (let n = 1; n <= config.workers; n++) {
-      const slot: WorkerSlot = { n, proc: null, old: null, startedAt: 0, failures: 0, listening: Promise.resolve(0), timer: null };
+      const slot: WorkerSlot = { n, proc: null, old: null, startedAt: 0, failures: 0, listening: Promise.resolve(0), timer: null, socket: null };
       slots.push(slot);
       start(slot);
       // Port 0: the first worker takes a free port and the others join it there.
@@ -198,6 +256,7 @@ export async function startSupervisor(config: Config): Promise<Supervisor> {
     await stopWorkers("SIGKILL");
     await stopVaultIndex(ctx).catch(() => {});
     ctx.db.$client.close();
+    rmSync(socketDir, { recursive: true, force: true });
     lock.release();
     throw err;
   }
@@ -207,10 +266,11 @@ export async function startSupervisor(config: Config): Promise<Supervisor> {
   tellAll();
   const telling = setInterval(tellAll, TELL_EVERY_MS);
   telling.unref?.();
+  // The outbox: the writer's once it listens, the supervisor's meanwhile (assignOutbox). Workers'
+  // commits wake the supervisor's (they cannot kick it themselves).
   ctx.events.liveInDrain = false;
-  ctx.events.start();
-  // Workers' commits wake the outbox worker (they cannot kick it themselves).
   ctx.events.follow({ live: false, intervalMs: FOLLOW_MS });
+  assignOutbox();
   const checkpointer: Checkpointer = startOnceWork(ctx);
   reconcileInBackground(ctx);
   announce(ctx, url, { workers: config.workers });
@@ -275,7 +335,9 @@ export async function startSupervisor(config: Config): Promise<Supervisor> {
       stopping = true;
       clearInterval(telling);
       ctx.log.info("shutting down", { reason, workers: slots.filter((s) => s.proc).length });
+      // The writer delivers what its outbox still holds before it exits; the rest is delivered here.
       await stopWorkers("SIGTERM");
+      await assigning;
       const jobsIdle = ctx.jobs.stop();
       await jobsIdle;
       ctx.events.stop();
@@ -283,6 +345,7 @@ export async function startSupervisor(config: Config): Promise<Supervisor> {
       const delivered = await ctx.events.drain().catch(() => 0);
       await stopVaultIndex(ctx);
       await closeDatabase(ctx, checkpointer);
+      rmSync(socketDir, { recursive: true, force: true });
       lock.release();
       ctx.log.info("stopped", { events_delivered: delivered });
       ctx.log.flush();
@@ -325,13 +388,18 @@ export async function serve(config: Config): Promise<void> {
 
 /** A worker: serves with its supervisor's configuration, tells it where, and stops when told or when the supervisor is gone. */
 async function serveAsWorker(n: number, config: Config): Promise<void> {
-  const running = await startServer(config, { worker: n });
+  const running = await startServer(config, { worker: n, writerSocket: process.env[WRITER_SOCKET_ENV] || undefined });
   const port = Number(new URL(running.url).port);
   // Its /metrics answers for the whole instance; set up before the supervisor hears it listens.
   shareMetrics(running.ctx);
   process.on("message", (message: SupervisorMessage) => {
-    if (message?.t === "cluster") running.ctx.cluster = { workers: message.workers, restarts: message.restarts, failingJobs: message.failingJobs };
+    if (message?.t === "cluster") running.ctx.cluster = { workers: message.workers, restarts: message.restarts, failingJobs: message.failingJobs, writer: message.writer };
     if (message?.t === "retire") void retire(running);
+    if (message?.t === "outbox") {
+      // The writer delivers the outbox; live handlers run from follow() in every worker.
+      running.ctx.events.liveInDrain = false;
+      running.ctx.events.start();
+    }
   });
   // A hangup reaches the supervisor's whole process group; reloads are the supervisor's to run.
   process.on("SIGHUP", () => {});

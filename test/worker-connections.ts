@@ -131,7 +131,9 @@ export class Connection {
       at += length;
     }
     this.buffer = this.buffer.subarray(at);
-    this.worker = Number(headers["x-colony-worker"] ?? 0);
+    // The worker that took the connection answers first; a write it passed on to the writer is
+    // answered by the writer (http/writer.ts).
+    if (!this.worker) this.worker = Number(headers["x-colony-worker"] ?? 0);
     return { status: Number(statusLine!.split(" ")[1]), headers, cookies, body: text };
   }
 

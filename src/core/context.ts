@@ -55,6 +55,11 @@ export interface Ctx {
   worker: number;
   /** Several processes (a supervisor's, or a worker's as its supervisor last told it): how many workers, how many restarts; null in one process. */
   cluster: ClusterState | null;
+  /**
+   * The Unix socket on which this worker takes the other workers' writes when it is the
+   * instance's writer (http/writer.ts); null in every other process.
+   */
+  writerSocket: string | null;
 }
 
 export type ProcessRole = "single" | "worker" | "supervisor";
@@ -65,6 +70,8 @@ export interface ClusterState {
   restarts: number;
   /** Scheduled tasks and job kinds failing run after run (they run in the supervisor only). */
   failingJobs: { job: string; consecutive_failures: number }[];
+  /** The Unix socket of the worker that writes for the others (http/writer.ts), while it listens; null when none does. */
+  writer: string | null;
 }
 
 /** What a server knows of a request's socket: the peer's address (Bun.serve's requestIP). */
@@ -94,6 +101,8 @@ interface ContextOptions {
   role?: ProcessRole;
   /** A worker's number (from 1; its supervisor is 0), on its log lines and answers. */
   worker?: number;
+  /** A worker that writes for the others: the Unix socket it takes their writes on. Its grouped writes commit together. */
+  writerSocket?: string;
 }
 
 export const databasePath = (config: Config) => join(config.dataDir, "colony.db");
@@ -108,7 +117,9 @@ export function createContext(opts: ContextOptions): Ctx {
   const dbPath = opts.dbPath ?? databasePath(config);
   if (dbPath !== ":memory:") mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
   const db = openDatabase(dbPath, opts.image);
-  if (role !== "single") commitAlone(db);
+  // Grouped writes commit together in one process, and in the worker that writes for the others;
+  // any other process that shares the database commits each write on its own.
+  if (role !== "single" && !opts.writerSocket) commitAlone(db);
   if (dbPath === ":memory:") {
     if (!opts.image) migrate(db);
   } else if (role === "worker") {
@@ -154,6 +165,7 @@ export function createContext(opts: ContextOptions): Ctx {
     role,
     worker,
     cluster: null,
+    writerSocket: opts.writerSocket ?? null,
   };
   return Object.assign(ctx, { metrics: new Metrics(ctx, dbPath === ":memory:" ? null : `${dbPath}-wal`) });
 }

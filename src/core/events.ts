@@ -10,7 +10,8 @@
 //   onLive(type, h)      pushes to this process's realtime hub after commit, in every process that
 //                        serves clients: in one process the outbox worker runs it with the others;
 //                        with several workers each worker runs it as it reads the events table
-//                        (follow()), and the supervisor's outbox worker leaves it out.
+//                        (follow()), and the outbox worker (the writer's or the supervisor's)
+//                        leaves it out.
 // `emit`, `fanOut`, `on` and `onAsync` are generic over the DomainEvents map
 // (core/domain-events.ts): a misspelled event or a payload field that is not there does not compile.
 import type { Statement } from "bun:sqlite";
@@ -211,7 +212,7 @@ export class EventBus<M extends EventMap<M> = DomainEvents> {
    * PRAGMA data_version tells whether another connection committed; if so, the new event rows
    * are read in commit order, their read scopes counted as if written here (read caches drop
    * what they changed) and, with `live`, their live handlers run against this process's hub.
-   * A process that runs the outbox (the supervisor) is kicked to deliver what arrived.
+   * A process that delivers the outbox (the writer, or the supervisor) is kicked to deliver what arrived.
    */
   follow(opts: { live: boolean; intervalMs: number }): void {
     if (this.followed) return;
@@ -342,7 +343,8 @@ export class EventBus<M extends EventMap<M> = DomainEvents> {
 
   /**
    * Whether this process's outbox worker runs the `onLive` handlers: true in a single process;
-   * false in a supervisor of several workers, whose processes run them from follow().
+   * false with several workers (in the writer and the supervisor), whose serving processes run
+   * them from follow().
    */
   liveInDrain = true;
 
@@ -390,6 +392,11 @@ export class EventBus<M extends EventMap<M> = DomainEvents> {
       this.timer = null;
       void this.drain();
     }, 0);
+  }
+
+  /** Resolves when no delivery is under way (after stop(), the outbox is then left alone). */
+  async idle(): Promise<void> {
+    while (this.draining) await this.draining.catch(() => 0);
   }
 
   /** Hands every unprocessed event to its handlers, oldest first. Returns how many were processed. */

@@ -216,6 +216,18 @@ export function onGroupSettled(db: Db, fn: () => void): boolean {
   return g !== undefined;
 }
 
+/**
+ * When a group is open on the connection, a promise that resolves once it has settled (committed
+ * or not); otherwise null. A server waits on it before answering a request whose statements may
+ * have joined the group outside any transaction of their own (http/serve-options.ts), so that
+ * nothing is acknowledged before it is committed.
+ */
+export function groupSettling(db: Db): Promise<void> | null {
+  const g = groups.get(db.$client);
+  if (!g) return null;
+  return new Promise<void>((resolve) => g.settled.push(resolve));
+}
+
 /** Rows changed by a drizzle `.run()` (bun:sqlite returns them; drizzle's types say void). */
 export const changes = (result: unknown): number => (result as { changes: number }).changes;
 

@@ -18,7 +18,7 @@
 // reading the rest of a body nobody will use.
 import { Elysia } from "elysia";
 import type { Ctx, SocketPeers } from "../core/context";
-import { rememberAddress } from "./client-ip";
+import { rememberAddress, rememberedAddress } from "./client-ip";
 import { errorResponse } from "./errors";
 
 /** Requests rebuilt by boundBody whose body passed the limit. */
@@ -59,7 +59,7 @@ export async function boundBody(request: Request, limit: number, server?: Socket
     headers.set("content-length", String(size));
     rebuilt = new Request(request.url, { method: request.method, headers, body: Buffer.concat(chunks, size), signal: request.signal });
   }
-  const address = server?.requestIP(request)?.address;
+  const address = rememberedAddress(request) ?? server?.requestIP(request)?.address;
   if (address) rememberAddress(rebuilt, address);
   return rebuilt;
 }

@@ -14,14 +14,20 @@ export function clientIp(ctx: Ctx, request: Request): string {
     const xff = request.headers.get("x-forwarded-for");
     if (xff) return xff.split(",")[0].trim();
   }
-  return socketAddress(ctx, request) ?? rebuilt.get(request) ?? "local";
+  return rebuilt.get(request) ?? socketAddress(ctx, request) ?? "local";
 }
 
 /** The address of the request's socket peer, as the context's server sees it (undefined in process). */
 export const socketAddress = (ctx: Ctx, request: Request): string | undefined => ctx.server?.requestIP(request)?.address;
 
-/** Client addresses of requests rebuilt at the socket boundary (http/body-limit.ts), which the server does not know. */
+/**
+ * Client addresses of requests the server's socket does not tell: rebuilt at the socket boundary
+ * (http/body-limit.ts), or passed on by another worker (http/writer.ts).
+ */
 const rebuilt = requestSlot<string>("colony.client-address");
+
+/** The client address remembered for `request` (rememberAddress), if any. */
+export const rememberedAddress = (request: Request): string | undefined => rebuilt.get(request);
 
 export function rememberAddress(request: Request, address: string): void {
   rebuilt.set(request, address);

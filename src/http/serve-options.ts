@@ -1,9 +1,11 @@
 // The options of the server's Bun.serve: `colony serve` (server.ts) and the tests that drive the
 // app over a real socket use the same ones.
 import type { AnyElysia } from "elysia";
-import type { Ctx } from "../core/context";
+import type { Ctx, SocketPeers } from "../core/context";
+import { groupSettling } from "../db/client";
 import { boundBody, undeclaredBody } from "./body-limit";
 import { errorResponse } from "./errors";
+import { asPassedOn, passToWriter, writerFor } from "./writer";
 
 /**
  * Bun's own body limit, out of reach: at it Bun answers a bare 413 without calling the app (see
@@ -45,8 +47,7 @@ function closing(ctx: Ctx, res: Response): Response {
 }
 
 export function serverOptions(ctx: Ctx, app: AnyElysia) {
-  const handle = app.fetch;
-  const limit = ctx.config.maxBodyBytes;
+  const serveHere = requestHandler(ctx, app);
   return {
     hostname: ctx.config.host,
     port: ctx.config.port,
@@ -57,11 +58,41 @@ export function serverOptions(ctx: Ctx, app: AnyElysia) {
     fetch(request: Request, server: Bun.Server<undefined>): Response | Promise<Response> {
       // The client address of each request is read through the context (http/client-ip.ts).
       if (ctx.server !== server) ctx.server = server;
-      // What other processes committed is seen before this request reads (core/events.ts follow()).
-      ctx.events.sync();
-      const answer = !undeclaredBody(request) ? handle(request) : boundBody(request, limit, server).then(handle, () => errorResponse(400, "INVALID_INPUT", "The request body could not be read"));
-      if (!draining.has(ctx)) return answer;
-      return answer instanceof Promise ? answer.then((res) => closing(ctx, res)) : closing(ctx, answer);
+      // With several workers, what may write is served by the writer (http/writer.ts).
+      const writer = writerFor(ctx, request);
+      if (writer) return passToWriter(request, server.requestIP(request)?.address, writer);
+      return serveHere(request, server);
     },
   } satisfies Bun.Serve.Options<undefined>;
+}
+
+/** The options of the writer's own socket, on which the other workers pass on their writes (http/writer.ts). */
+export function writerSocketOptions(ctx: Ctx, app: AnyElysia, socket: string) {
+  const serveHere = requestHandler(ctx, app);
+  return {
+    unix: socket,
+    maxRequestBodySize: BUN_BODY_LIMIT,
+    fetch: (request: Request): Response | Promise<Response> => serveHere(asPassedOn(request), null),
+  } satisfies Bun.Serve.Options<undefined>;
+}
+
+/**
+ * Serves one request in this process: what other processes committed is looked at first, a body
+ * of undeclared length is read within the limit, and the answer waits for the group commit its
+ * writes may have joined (db/client.ts) and says `Connection: close` on a retiring worker.
+ */
+function requestHandler(ctx: Ctx, app: AnyElysia) {
+  const handle = app.fetch;
+  const limit = ctx.config.maxBodyBytes;
+  const finish = (res: Response): Response | Promise<Response> => {
+    const settling = groupSettling(ctx.db);
+    if (settling) return settling.then(() => (draining.has(ctx) ? closing(ctx, res) : res));
+    return draining.has(ctx) ? closing(ctx, res) : res;
+  };
+  return (request: Request, peers: SocketPeers | null): Response | Promise<Response> => {
+    // What other processes committed is seen before this request reads (core/events.ts follow()).
+    ctx.events.sync();
+    const answer = !undeclaredBody(request) ? handle(request) : boundBody(request, limit, peers).then(handle, () => errorResponse(400, "INVALID_INPUT", "The request body could not be read"));
+    return answer instanceof Promise ? answer.then(finish) : finish(answer);
+  };
 }

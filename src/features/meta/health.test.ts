@@ -107,9 +107,9 @@ describe("a worker of several processes", () => {
     const role = h.ctx.role;
     try {
       (h.ctx as { role: string }).role = "worker";
-      h.ctx.cluster = { workers: 2, restarts: 0, failingJobs: [] };
+      h.ctx.cluster = { workers: 2, restarts: 0, failingJobs: [], writer: null };
       expect((await health()).body).toMatchObject({ status: "ok", workers: 2 });
-      h.ctx.cluster = { workers: 2, restarts: 1, failingJobs: [{ job: "webhooks-retry", consecutive_failures: JOB_FAILURES_MAX }] };
+      h.ctx.cluster = { workers: 2, restarts: 1, failingJobs: [{ job: "webhooks-retry", consecutive_failures: JOB_FAILURES_MAX }], writer: null };
       const r = await asOperator(health);
       expect(r.body).toMatchObject({ status: "degraded", reasons: ["jobs_failing"], worker_restarts: 1 });
       expect(r.body.checks.jobs.failing).toEqual([{ job: "webhooks-retry", consecutive_failures: JOB_FAILURES_MAX }]);
