@@ -14,11 +14,14 @@ export function clientIp(ctx: Ctx, request: Request): string {
     const xff = request.headers.get("x-forwarded-for");
     if (xff) return xff.split(",")[0].trim();
   }
-  return rebuilt.get(request) ?? socketAddress(ctx, request) ?? "local";
+  return socketAddress(ctx, request) ?? "local";
 }
 
-/** The address of the request's socket peer, as the context's server sees it (undefined in process). */
-export const socketAddress = (ctx: Ctx, request: Request): string | undefined => ctx.server?.requestIP(request)?.address;
+/**
+ * The address of the request's socket peer: as remembered for a request the server's socket did
+ * not bring (below), else as the context's server sees it (undefined in process).
+ */
+export const socketAddress = (ctx: Ctx, request: Request): string | undefined => rebuilt.get(request) ?? ctx.server?.requestIP(request)?.address;
 
 /**
  * Client addresses of requests the server's socket does not tell: rebuilt at the socket boundary
