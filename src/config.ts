@@ -122,7 +122,11 @@ export interface Setting {
 const LEVELS = ["debug", "info", "warn", "error", "silent"] as const;
 
 /** One reader thread per core beyond the request thread's, at least one, at most four. */
-const defaultReadWorkers = () => Math.min(4, Math.max(1, navigator.hardwareConcurrency - 1));
+/**
+ * Reader threads: in one process, the cores but its own (1 to 4); with several workers, each gets
+ * its share of the cores (at least one), so that N workers do not start N times as many threads.
+ */
+const defaultReadWorkers = (workers: number) => (workers > 1 ? Math.max(1, Math.floor(navigator.hardwareConcurrency / workers)) : Math.min(4, Math.max(1, navigator.hardwareConcurrency - 1)));
 
 export const SETTINGS = {
   host: { env: ["COLONY_HOST"], flag: "host", kind: { type: "string" }, shown: "127.0.0.1", value: "<address>", help: "address to listen on" },
@@ -144,8 +148,8 @@ export const SETTINGS = {
   allowPrivateWebhooks: { env: ["COLONY_ALLOW_PRIVATE_WEBHOOKS"], flag: "allow-private-webhooks", kind: { type: "bool" }, shown: "off", help: "let webhooks target loopback and private addresses" },
   webhookTimeoutMs: { env: ["COLONY_WEBHOOK_TIMEOUT_MS"], flag: "webhook-timeout-ms", kind: { type: "int", min: 100 }, shown: "10000", value: "<ms>", help: "time a webhook receiver has to answer" },
   streamHeartbeatMs: { env: ["COLONY_STREAM_HEARTBEAT_MS"], flag: "stream-heartbeat-ms", kind: { type: "int", min: 10 }, shown: "15000", value: "<ms>", help: "interval of the keep-alive comments on GET /api/v1/stream" },
-  readWorkers: { env: ["COLONY_READ_WORKERS"], flag: "read-workers", kind: { type: "int", min: 0, max: 64 }, shown: "cores − 1 (1 to 4)", value: "<n>", help: "reader threads for long reads such as search; 0 runs them, and the vault's search index, on the request thread" },
-  workers: { env: ["COLONY_WORKERS"], flag: "workers", kind: { type: "int", min: 1, max: 256 }, shown: "1", value: "<n>", help: "processes serving HTTP on the port; 1 runs everything in one process, more adds a supervisor that runs the schedules, the outbox and the checkpoints once (reads scale with the cores, writes do not yet)" },
+  readWorkers: { env: ["COLONY_READ_WORKERS"], flag: "read-workers", kind: { type: "int", min: 0, max: 64 }, shown: "cores − 1 (1 to 4); with workers, cores ÷ workers", value: "<n>", help: "reader threads for long reads such as search, in each process; 0 runs them, and the vault's search index, on the request thread" },
+  workers: { env: ["COLONY_WORKERS"], flag: "workers", kind: { type: "int", min: 1, max: 256 }, shown: "the number of cores", value: "<n>", help: "processes serving HTTP on the port; 1 runs everything in one process, more adds a supervisor that runs the schedules and the checkpoints once, and the first worker writes for the others" },
   readCacheBytes: { env: ["COLONY_READ_CACHE_BYTES"], flag: "read-cache-bytes", kind: { type: "int", min: 0 }, shown: "8388608", value: "<bytes>", help: "memory the cache of post lists and context packs may hold; 0 turns it off" },
   shutdownTimeoutMs: { env: ["COLONY_SHUTDOWN_TIMEOUT_MS"], flag: "shutdown-timeout-ms", kind: { type: "int", min: 0 }, shown: "10000", value: "<ms>", help: "how long a graceful shutdown waits for open requests before cutting them" },
   backupCron: { env: ["COLONY_BACKUP_CRON"], flag: "backup-cron", kind: { type: "cron" }, shown: "off", value: "<cron>", help: "when the server writes a backup archive into the backup folder (cron expression, server time)" },
@@ -272,6 +276,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const dataDir = str("dataDir") ?? "./data";
   const absDataDir = isAbsolute(dataDir) ? dataDir : resolve(dataDir);
   const backupDir = str("backupDir");
+  const workers = Math.min(SETTINGS.workers.kind.max, num("workers") ?? navigator.hardwareConcurrency);
   const publicUrl = (str("publicUrl") ?? `http://${host === "0.0.0.0" ? "127.0.0.1" : host}:${port}`).replace(/\/+$/, "");
   return {
     host,
@@ -290,10 +295,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     allowPrivateWebhooks: bool("allowPrivateWebhooks") ?? false,
     webhookTimeoutMs: num("webhookTimeoutMs") ?? 10_000,
     streamHeartbeatMs: num("streamHeartbeatMs") ?? 15_000,
-    readWorkers: num("readWorkers") ?? defaultReadWorkers(),
-    // One process until writes are handed to one writer: with every worker writing, creation
-    // runs at about 0.4 times one process's rate (docs/decisions.md §184).
-    workers: num("workers") ?? 1,
+    readWorkers: num("readWorkers") ?? defaultReadWorkers(workers),
+    // A worker per core (docs/decisions.md §184, §186); one process on a single core.
+    workers,
     shutdownTimeoutMs: num("shutdownTimeoutMs") ?? 10_000,
     readCacheBytes: num("readCacheBytes") ?? 8 * 1024 * 1024,
     backupCron: str("backupCron") ?? null,

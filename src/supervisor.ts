@@ -236,20 +236,23 @@ export async function startSupervisor(config: Config): Promise<Supervisor> {
   };
 
   // The workers start first: building the app (whose features register the outbox's handlers and
-  // the schedules) and opening the vault's index happen while they start, off the first answer's path.
+  // the schedules) and opening the vault's index happen while the others start, off the first
+  // answer's path.
   try {
     for (let n = 1; n <= config.workers; n++) {
       const slot: WorkerSlot = { n, proc: null, old: null, startedAt: 0, failures: 0, listening: Promise.resolve(0), timer: null, socket: null };
       slots.push(slot);
       start(slot);
-      // Port 0: the first worker takes a free port and the others join it there.
-      if (n === 1 && port === 0) port = await slot.listening;
-      if (!built) {
-        createApp(ctx);
-        startVaultIndex(ctx, { thread: config.readWorkers > 0 });
-        built = true;
+      // The first worker starts alone, so that the first answer comes as soon as it can (the
+      // cores are its own); with port 0 it takes a free port, and the others join it there.
+      if (n === 1) {
+        const listened = await slot.listening;
+        if (port === 0) port = listened;
       }
     }
+    createApp(ctx);
+    startVaultIndex(ctx, { thread: config.readWorkers > 0 });
+    built = true;
     await Promise.all(slots.map((s) => s.listening));
   } catch (err) {
     stopping = true;
