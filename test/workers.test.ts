@@ -99,7 +99,7 @@ describe("two workers on one data folder", () => {
 describe("a reload under load", () => {
   const instance = twoWorkers();
 
-  test("SIGHUP replaces both workers while 32 connections keep asking: every request answered 200, and an event stream is told to reconnect and does", async () => {
+  test("SIGHUP replaces both workers while 32 connections keep asking, 8 of them creating posts: every request answered, and an event stream is told to reconnect and does", async () => {
     const token = await register(instance.server.url, "reload-reader");
     const before = childPids(instance.server.proc.pid);
     const listening = await Connection.open(instance.server.url);
@@ -110,14 +110,19 @@ describe("a reload under load", () => {
     let answered = 0;
     // 32 clients as wrk runs them: each keeps its connection alive, one request at a time, opens a
     // new one after an answer that says `Connection: close`, and counts a connection closed under
-    // a request as a failure (a client library might retry it; a load generator does not).
-    const clients = Array.from({ length: 32 }, async () => {
+    // a request as a failure (a client library might retry it; a load generator does not). One in
+    // four writes: worker 2 passes its posts on to the writer, which is replaced too.
+    let made = 0;
+    const clients = Array.from({ length: 32 }, async (_, i) => {
       let c: Connection | null = null;
+      const writes = i % 4 === 0;
       while (!stop) {
         try {
           c ??= await Connection.open(instance.server.url);
-          const r = await c.request("GET", "/api/v1/posts?limit=5");
-          if (r.status === 200) answered++;
+          const r = writes
+            ? await c.request("POST", "/api/v1/posts", { token, body: { title: `During the reload ${made++}`, body: "Sent while the workers are replaced.", colony: "general", post_type: "discussion" } })
+            : await c.request("GET", "/api/v1/posts?limit=5");
+          if (r.status === (writes ? 201 : 200)) answered++;
           else failures.push(`status ${r.status}`);
           if (r.headers.connection === "close") {
             c.close();

@@ -60,8 +60,9 @@ export function serverOptions(ctx: Ctx, app: AnyElysia) {
       if (ctx.server !== server) ctx.server = server;
       // With several workers, what may write is served by the writer (http/writer.ts).
       const writer = writerFor(ctx, request);
-      if (writer) return passToWriter(request, server.requestIP(request)?.address, writer);
-      return serveHere(request, server);
+      if (!writer) return serveHere(request, server);
+      const passed = passToWriter(request, server.requestIP(request)?.address, writer);
+      return draining.has(ctx) ? passed.then((res) => closing(ctx, res)) : passed;
     },
   } satisfies Bun.Serve.Options<undefined>;
 }
