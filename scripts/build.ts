@@ -253,6 +253,7 @@ async function compileOnce(wasm: WasmPackage, outfile: string, target: string | 
 /**
  * Runs `executable serve` on an empty temporary data folder until GET /health answers, then
  * stops it, with BUN_BYTECODE_ORDER_OUT set: Bun writes the functions the start used to `orderFile`.
+ * One process: a worker of several starts the same way, and the processes would all write the file.
  */
 async function recordStart(executable: string, orderFile: string): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), "colony-build-order-"));
@@ -260,7 +261,7 @@ async function recordStart(executable: string, orderFile: string): Promise<void>
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith("COLONY_")) env[k] = v;
   const proc = Bun.spawn([executable, "serve"], {
-    env: { ...env, BUN_BYTECODE_ORDER_OUT: orderFile, COLONY_DATA_DIR: dataDir, COLONY_HOST: "127.0.0.1", COLONY_PORT: "0", COLONY_LOG_LEVEL: "info", COLONY_ACCESS_LOG: "0" },
+    env: { ...env, BUN_BYTECODE_ORDER_OUT: orderFile, COLONY_DATA_DIR: dataDir, COLONY_HOST: "127.0.0.1", COLONY_PORT: "0", COLONY_LOG_LEVEL: "info", COLONY_ACCESS_LOG: "0", COLONY_WORKERS: "1" },
     stdin: "ignore",
     stdout: "ignore",
     stderr: "pipe",

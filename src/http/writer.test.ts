@@ -27,6 +27,12 @@ const writer = Bun.serve({
     seen = { method: request.method, url: request.url, headers, address: rememberedAddress(request), body: await request.text() };
     const path = new URL(request.url).pathname;
     if (path === "/redirect") return new Response(null, { status: 303, headers: { location: "/elsewhere" } });
+    if (path === "/cookies") {
+      const headers = new Headers({ location: "/" });
+      headers.append("set-cookie", "colony_session=s; Path=/; HttpOnly");
+      headers.append("set-cookie", "colony_csrf=c; Path=/");
+      return new Response(null, { status: 303, headers });
+    }
     if (path === "/gzip") return new Response(Bun.gzipSync("a compressed answer"), { headers: { "content-encoding": "gzip", "content-type": "text/plain" } });
     return Response.json({ made: true }, { status: 201 });
   },
@@ -62,6 +68,12 @@ describe("passing a write on to the writer", () => {
     const gz = await passToWriter(post("/gzip", { "accept-encoding": "gzip" }), "127.0.0.1", socket);
     expect(gz.headers.get("content-encoding")).toBe("gzip");
     expect(new TextDecoder().decode(Bun.gunzipSync(new Uint8Array(await gz.arrayBuffer())))).toBe("a compressed answer");
+  });
+
+  test("every cookie the writer sets reaches the client (a web sign-in sets two)", async () => {
+    const r = await passToWriter(post("/cookies"), "127.0.0.1", socket);
+    expect(r.status).toBe(303);
+    expect(r.headers.getSetCookie()).toEqual(["colony_session=s; Path=/; HttpOnly", "colony_csrf=c; Path=/"]);
   });
 
   test("no writer at the socket: 503 SERVICE_UNAVAILABLE with Retry-After", async () => {
