@@ -74,6 +74,13 @@ interface Background {
  */
 export const FOLLOW_MS = 2;
 
+/**
+ * How often a worker with no stream open looks for other processes' commits (its caches are
+ * brought up to date by each request anyway; the writer's outbox hears of events written
+ * elsewhere at the latest then), and the supervisor while it does not deliver the outbox.
+ */
+export const FOLLOW_IDLE_MS = 100;
+
 /** A worker of a supervisor (supervisor.ts): its number, shown on its log lines. */
 export interface WorkerIdentity {
   worker: number;
@@ -119,7 +126,7 @@ export async function startServer(config: Config, as?: WorkerIdentity): Promise<
   const url = `http://${servers[0]!.hostname}:${servers[0]!.port}`;
   lock?.update({ url });
   // One process delivers the outbox; a worker follows the events table for its live handlers.
-  if (as) ctx.events.follow({ live: true, intervalMs: FOLLOW_MS });
+  if (as) ctx.events.follow({ live: true, intervalMs: FOLLOW_MS, busy: () => ctx.realtime.streams > 0, idleMs: FOLLOW_IDLE_MS });
   else ctx.events.start();
   // What no request waits for starts BACKGROUND_START_MS after the server listens, so that the
   // requests waiting for it to come up are answered first:

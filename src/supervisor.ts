@@ -36,7 +36,7 @@ import type { Checkpointer } from "./db/checkpointer";
 import { compiled } from "./db/workers";
 import { startVaultIndex, stopVaultIndex } from "./features/vault/fts";
 import { drainConnections } from "./http/serve-options";
-import { announce, closeDatabase, FOLLOW_MS, reconcileInBackground, startOnceWork, startServer, untilSignal, type RunningServer } from "./server";
+import { announce, closeDatabase, FOLLOW_IDLE_MS, FOLLOW_MS, reconcileInBackground, startOnceWork, startServer, untilSignal, type RunningServer } from "./server";
 
 /** The environment variables that make a `colony serve` process a worker (read by serve()). */
 export const WORKER_ENV = "COLONY_WORKER";
@@ -272,7 +272,7 @@ export async function startSupervisor(config: Config): Promise<Supervisor> {
   // The outbox: the writer's once it listens, the supervisor's meanwhile (assignOutbox). Workers'
   // commits wake the supervisor's (they cannot kick it themselves).
   ctx.events.liveInDrain = false;
-  ctx.events.follow({ live: false, intervalMs: FOLLOW_MS });
+  ctx.events.follow({ live: false, intervalMs: FOLLOW_MS, busy: () => ctx.events.running, idleMs: FOLLOW_IDLE_MS });
   assignOutbox();
   const checkpointer: Checkpointer = startOnceWork(ctx);
   reconcileInBackground(ctx);

@@ -445,4 +445,17 @@ describe("follow: several processes on one database", () => {
     await arrived;
     expect(heard).toEqual(["polled"]);
   });
+
+  test("while nobody waits (not busy), the interval looks only every idleMs; once busy, at every tick", async () => {
+    let busy = false;
+    let arrived = false;
+    b.bus.onLive("*", () => void (arrived = true));
+    b.bus.follow({ live: true, intervalMs: 1, busy: () => busy, idleMs: 60_000 });
+    emitOn(a, { type: "polled", actorId: null });
+    await Bun.sleep(30);
+    expect(arrived).toBe(false);
+    busy = true;
+    for (let i = 0; i < 500 && !arrived; i++) await Bun.sleep(2);
+    expect(arrived).toBe(true);
+  });
 });

@@ -142,6 +142,8 @@ export class EventBus<M extends EventMap<M> = DomainEvents> {
     timer: ReturnType<typeof setInterval>;
     soon: ReturnType<typeof setTimeout> | null;
     live: boolean;
+    /** When data_version was last looked at (performance.now()). */
+    looked: number;
   } | null = null;
 
   /** Read scopes written by the open group commit (db/client.ts inGroupCommit), counted again when it commits. */
@@ -213,18 +215,25 @@ export class EventBus<M extends EventMap<M> = DomainEvents> {
    * are read in commit order, their read scopes counted as if written here (read caches drop
    * what they changed) and, with `live`, their live handlers run against this process's hub.
    * A process that delivers the outbox (the writer, or the supervisor) is kicked to deliver what arrived.
+   * While `busy` says nobody waits for what others commit (no stream to push to, no outbox to
+   * wake), the interval looks only every `idleMs`: requests look for themselves.
    */
-  follow(opts: { live: boolean; intervalMs: number }): void {
+  follow(opts: { live: boolean; intervalMs: number; busy?: () => boolean; idleMs?: number }): void {
     if (this.followed) return;
     const { rowid } = this.db.$client.query("select coalesce(max(rowid), 0) as rowid from events").get() as { rowid: number };
-    this.followed = {
+    const { busy, idleMs = 0 } = opts;
+    const f = {
       rowid,
       dataVersion: this.dataVersion(),
-      own: new Set(),
-      timer: setInterval(() => this.sync(), opts.intervalMs),
+      own: new Set<string>(),
+      timer: setInterval(() => {
+        if (!busy || busy() || performance.now() - f.looked >= idleMs) this.sync();
+      }, opts.intervalMs),
       soon: null,
       live: opts.live,
+      looked: performance.now(),
     };
+    this.followed = f;
   }
 
   /** Stops follow(). */
@@ -247,6 +256,7 @@ export class EventBus<M extends EventMap<M> = DomainEvents> {
   sync(ownCommitted = false): void {
     const f = this.followed;
     if (!f || this.db.$client.inTransaction) return;
+    f.looked = performance.now();
     const version = this.dataVersion();
     if (version === f.dataVersion && !ownCommitted && !f.own.size) return;
     if (version !== f.dataVersion) this.elsewhere++;
