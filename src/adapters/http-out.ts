@@ -9,7 +9,7 @@
 // followed (a 3xx is an answer like any other), the request has a timeout, and at most
 // `maxResponseBytes` of the answer are kept.
 import { lookup } from "node:dns/promises";
-import { isIP } from "node:net";
+import { BlockList, isIP } from "node:net";
 import { checkServerIdentity } from "node:tls";
 
 export type Resolver = (host: string) => Promise<string[]>;
@@ -71,25 +71,48 @@ function ipv4Parts(ip: string): number[] | null {
   return n.every((x) => x >= 0 && x <= 255) ? n : null;
 }
 
+/** IPv4 ranges a user-supplied URL must not reach (IANA's special-purpose registry, RFC 6890). */
+const BLOCKED_V4 = blockList("ipv4", [
+  ["0.0.0.0", 8], // "this network", incl. the unspecified 0.0.0.0
+  ["10.0.0.0", 8], // RFC 1918
+  ["100.64.0.0", 10], // CGNAT, RFC 6598
+  ["127.0.0.0", 8], // loopback
+  ["169.254.0.0", 16], // link-local, incl. 169.254.169.254 metadata
+  ["172.16.0.0", 12], // RFC 1918
+  ["192.0.0.0", 24], // IETF protocol assignments
+  ["192.0.2.0", 24], // TEST-NET-1
+  ["192.88.99.0", 24], // 6to4 relay anycast (deprecated)
+  ["192.168.0.0", 16], // RFC 1918
+  ["198.18.0.0", 15], // benchmarking
+  ["198.51.100.0", 24], // TEST-NET-2
+  ["203.0.113.0", 24], // TEST-NET-3
+  ["224.0.0.0", 4], // multicast
+  ["240.0.0.0", 4], // reserved, and broadcast
+]);
+
+/** IPv6 ranges refused whatever they carry (those that embed an IPv4 address are checked by it, below). */
+const BLOCKED_V6 = blockList("ipv6", [
+  ["::", 128], // unspecified
+  ["::1", 128], // loopback
+  ["100::", 64], // discard-only
+  ["2001::", 32], // Teredo: the IPv4 addresses it carries are obscured
+  ["2001:2::", 48], // benchmarking
+  ["2001:db8::", 32], // documentation
+  ["64:ff9b:1::", 48], // NAT64 for local use
+  ["fc00::", 7], // unique-local
+  ["fe80::", 10], // link-local
+  ["fec0::", 10], // site-local (deprecated)
+  ["ff00::", 8], // multicast
+]);
+
+function blockList(type: "ipv4" | "ipv6", subnets: [string, number][]): BlockList {
+  const list = new BlockList();
+  for (const [net, prefix] of subnets) list.addSubnet(net, prefix, type);
+  return list;
+}
+
 function blockedV4(ip: string): boolean {
-  const p = ipv4Parts(ip);
-  if (!p) return true;
-  const [a, b, c] = p;
-  return (
-    a === 0 || // "this network", incl. the unspecified 0.0.0.0
-    a === 10 || // RFC 1918
-    a === 127 || // loopback
-    (a === 100 && b >= 64 && b <= 127) || // CGNAT, RFC 6598
-    (a === 169 && b === 254) || // link-local, incl. 169.254.169.254 metadata
-    (a === 172 && b >= 16 && b <= 31) || // RFC 1918
-    (a === 192 && b === 168) || // RFC 1918
-    (a === 192 && b === 0 && c === 0) || // IETF protocol assignments
-    (a === 192 && b === 0 && c === 2) || // TEST-NET-1
-    (a === 198 && (b === 18 || b === 19)) || // benchmarking
-    (a === 198 && b === 51 && c === 100) || // TEST-NET-2
-    (a === 203 && b === 0 && c === 113) || // TEST-NET-3
-    a >= 224 // multicast (224/4), reserved (240/4) and broadcast
-  );
+  return !ipv4Parts(ip) || BLOCKED_V4.check(ip, "ipv4");
 }
 
 /** The 8 16-bit groups of an IPv6 address (an embedded IPv4 tail is converted), or null. */
@@ -116,19 +139,14 @@ function ipv6Groups(ip: string): number[] | null {
 function blockedV6(ip: string): boolean {
   const g = ipv6Groups(ip);
   if (!g) return true;
+  const v4 = (hi: number, lo: number) => `${hi >> 8}.${hi & 0xff}.${lo >> 8}.${lo & 0xff}`;
   const zeroTo = (n: number) => g.slice(0, n).every((x) => x === 0);
-  const embeddedV4 = () => `${g[6] >> 8}.${g[6] & 0xff}.${g[7] >> 8}.${g[7] & 0xff}`;
-  if (zeroTo(8)) return true; // :: unspecified
-  if (zeroTo(7) && g[7] === 1) return true; // ::1 loopback
-  if (zeroTo(5) && g[5] === 0xffff) return blockedV4(embeddedV4()); // ::ffff:a.b.c.d mapped
-  if (zeroTo(6)) return blockedV4(embeddedV4()); // ::a.b.c.d compatible (deprecated)
-  if (g[0] === 0x64 && g[1] === 0xff9b && g.slice(2, 6).every((x) => x === 0)) return blockedV4(embeddedV4()); // NAT64
-  if ((g[0] & 0xfe00) === 0xfc00) return true; // fc00::/7 unique-local
-  if ((g[0] & 0xffc0) === 0xfe80) return true; // fe80::/10 link-local
-  if ((g[0] & 0xffc0) === 0xfec0) return true; // fec0::/10 site-local (deprecated)
-  if ((g[0] & 0xff00) === 0xff00) return true; // ff00::/8 multicast
-  if (g[0] === 0x2001 && g[1] === 0x0db8) return true; // documentation
-  return false;
+  // Prefixes that carry an IPv4 address are as reachable as that address.
+  if (zeroTo(5) && g[5] === 0xffff) return blockedV4(v4(g[6], g[7])); // ::ffff:a.b.c.d mapped
+  if (zeroTo(6) && (g[6] !== 0 || g[7] > 1)) return blockedV4(v4(g[6], g[7])); // ::a.b.c.d compatible (deprecated)
+  if (g[0] === 0x64 && g[1] === 0xff9b && g.slice(2, 6).every((x) => x === 0)) return blockedV4(v4(g[6], g[7])); // NAT64, 64:ff9b::/96
+  if (g[0] === 0x2002) return blockedV4(v4(g[1], g[2])); // 6to4, 2002::/16
+  return BLOCKED_V6.check(g.map((x) => x.toString(16)).join(":"), "ipv6");
 }
 
 /** Whether an IP address (v4 or v6) is one a user-supplied URL must not reach. */

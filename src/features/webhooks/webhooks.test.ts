@@ -288,7 +288,7 @@ describe("SSRF guard without COLONY_ALLOW_PRIVATE_WEBHOOKS", () => {
     const strict = setup({ rateLimitMultiplier: 0 });
     expect(strict.config.allowPrivateWebhooks).toBe(false);
     const a = await strict.user();
-    for (const url of ["http://127.0.0.1:8080/hook", "http://localhost/hook", "http://169.254.169.254/latest/meta-data/", "http://10.0.0.1/", "http://[::1]/", "http://[fd00::1]/", "http://100.64.1.1/", "http://0.0.0.0/"]) {
+    for (const url of ["http://127.0.0.1:8080/hook", "http://localhost/hook", "http://169.254.169.254/latest/meta-data/", "http://10.0.0.1/", "http://[::1]/", "http://[fd00::1]/", "http://100.64.1.1/", "http://0.0.0.0/", "http://[2002:7f00:1::]:8080/hook", "http://[64:ff9b::a9fe:a9fe]/", "http://[2001:0:4136:e378:8000:63bf:3fff:fdd2]/"]) {
       const r = await strict.req("POST", "/api/v1/webhooks", { token: a.token, body: { url, secret: SECRET, events: ["mention"] } });
       expect(r.status).toBe(400);
       expect(r.body.detail).toMatchObject({ code: "INVALID_INPUT", reason: "private_address" });
