@@ -172,6 +172,19 @@ describe("colony doctor", () => {
     expect((await doctor(dataDir, "--fix")).code).toBe(0);
     expect(statSync(loose).mode & 0o777).toBe(0o600);
   });
+
+  test("warns of a vault search index others can read, and --fix makes it owner-only", async () => {
+    const dataDir = newDataDir();
+    expect((await colonyAt(dataDir, "migrate")).code).toBe(0);
+    const index = join(dataDir, "vault-index.sqlite");
+    writeFileSync(index, "");
+    chmodSync(index, 0o644);
+    const r = await doctor(dataDir);
+    expect(r.out).toMatch(/^warn\s+database\s+readable by others: /m);
+    expect(r.out).toContain(`${index} (mode 0644); --fix sets 0600`);
+    expect((await doctor(dataDir, "--fix")).code).toBe(0);
+    expect(statSync(index).mode & 0o777).toBe(0o600);
+  });
 });
 
 describe("colony reload", () => {

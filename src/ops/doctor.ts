@@ -9,6 +9,8 @@ import { join } from "node:path";
 import { selfTest } from "../adapters/images";
 import type { Config } from "../config";
 import { databasePath } from "../core/context";
+import { LIMITS_FILE } from "../core/limit-store";
+import { INDEX_FILE } from "../features/vault/index-db";
 import { describeHolder, lockState } from "../core/lock";
 import { MIN_SQLITE, compareVersions } from "../db/client";
 import { migrationStatus } from "../db/migrate";
@@ -88,10 +90,15 @@ function checkDatabase(config: Config, opts: CheckOptions, fixed: string[]): str
   if (!existsSync(path)) {
     if (!opts.fix || !existsSync(config.dataDir)) return `no database yet at ${path} (created at first start)`;
   }
-  if (existsSync(path) && mode(path) & 0o077) {
-    if (!opts.fix) throw new Problem("warn", `${path} is readable by others (mode ${octal(mode(path))}; --fix sets 0600)`);
-    chmodSync(path, 0o600);
-    fixed.push(`${path} set to mode 0600`);
+  // The database, the vault's search index (words of private files) and the rate-limit windows
+  // (client addresses), with their write-ahead logs: owner-only.
+  const loose = [path, join(config.dataDir, INDEX_FILE), join(config.dataDir, LIMITS_FILE)].flatMap((f) => [f, `${f}-wal`, `${f}-shm`]).filter((f) => existsSync(f) && mode(f) & 0o077);
+  if (loose.length) {
+    if (!opts.fix) throw new Problem("warn", `readable by others: ${loose.map((f) => `${f} (mode ${octal(mode(f))})`).join(", ")}; --fix sets 0600`);
+    for (const f of loose) {
+      chmodSync(f, 0o600);
+      fixed.push(`${f} set to mode 0600`);
+    }
   }
   let status = existsSync(path) ? readStatus(path) : null;
   if (status?.unknown.length) {

@@ -13,7 +13,7 @@
 // a content hit. The file is derived data: backups leave it out, and a missing, unreadable or
 // older-schema file is made anew and refilled from the files.
 import { Database } from "bun:sqlite";
-import { existsSync, rmSync } from "node:fs";
+import { chmodSync, existsSync, rmSync } from "node:fs";
 import { readContent } from "./store";
 
 /** The index's file name in the data folder. */
@@ -68,6 +68,15 @@ function removeFiles(path: string): void {
   for (const s of ["", "-wal", "-shm"]) rmSync(path + s, { force: true });
 }
 
+/**
+ * The index holds words of private files: owner-only, as the database is, whatever the umask (an
+ * index made before this rule included). SQLite gives its -wal and -shm files the mode of the
+ * database file when it creates them.
+ */
+function ownerOnly(path: string): void {
+  for (const s of ["", "-wal", "-shm"]) if (existsSync(path + s)) chmodSync(path + s, 0o600);
+}
+
 /** Opens the index at `path` (":memory:" for an index of this process only); `created`: it was made empty now. */
 function openIndexDb(path: string): { db: Database; created: boolean } {
   const memory = path === ":memory:";
@@ -76,6 +85,7 @@ function openIndexDb(path: string): { db: Database; created: boolean } {
     let db: Database | null = null;
     try {
       db = new Database(path, { strict: true });
+      ownerOnly(path);
       db.run("PRAGMA busy_timeout = 5000");
       const version = (db.query("PRAGMA user_version").get() as { user_version: number }).user_version;
       db.query("select count(*) from vault_entries").get();
@@ -91,6 +101,7 @@ function openIndexDb(path: string): { db: Database; created: boolean } {
     removeFiles(path);
   }
   const db = new Database(path, { create: true, strict: true });
+  if (!memory) ownerOnly(path);
   tune(db, memory);
   db.transaction(() => {
     for (const s of SCHEMA) db.run(s);

@@ -5,7 +5,7 @@
 // made anew from the files.
 import { afterAll, afterEach, describe, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setup, type Harness, type TestUser } from "../../../test/harness";
@@ -55,6 +55,8 @@ describe("the vault's index on its own thread", () => {
     await put(h, b, "other.md", "juliett too, but not yours");
     expect(queued(h)).toBe(2);
     expect(await found(h, a, "juliett")).toEqual(["notes/alpha.md"]);
+    // It holds words of private files: owner-only, as the database is, its write-ahead log too.
+    for (const s of ["", "-wal"]) expect(statSync(join(dir, INDEX_FILE + s)).mode & 0o777).toBe(0o600);
     const r = await h.req("GET", "/api/v1/vault/search", { token: a.token, query: { q: "juliett" } });
     expect(r.body).toMatchObject({ total: 1, items: [{ filename: "notes/alpha.md", snippet: "the thread indexes [[hl]]juliett[[/hl]]" }] });
     // Replaced, then searched at once: the new content only.
