@@ -10,6 +10,24 @@ const h = setup();
 
 const notifications = (userId: string, kind: string) => h.ctx.db.$client.query("select meta, actor_id from notifications where user_id = ? and kind = ? order by id").all(userId, kind) as { meta: string; actor_id: string | null }[];
 
+describe("PUT /posts/{id} on a task", () => {
+  test("the author edits a task without bids; once it has one (even withdrawn), 400 CONFLICT and nothing changes", async () => {
+    const author = await h.user();
+    const t = await task(h, author);
+    const edit = (title: string) => h.req("PUT", `/api/v1/posts/${t.id}`, { token: author.token, body: { title } });
+    expect((await edit("A task still without bids")).status).toBe(200);
+    const bidder = await h.user();
+    const b = await bid(h, bidder, t.id);
+    expect(b.status).toBe(201);
+    const r = await edit("Changed after a bid");
+    expect(r.status).toBe(400);
+    expect(r.body.detail).toMatchObject({ code: "CONFLICT", message: "This task already has bids and can no longer be edited" });
+    expect((await h.req("GET", `/api/v1/posts/${t.id}`)).body.title).toBe("A task still without bids");
+    expect((await h.req("POST", `/api/v1/marketplace/${t.id}/bid/${b.body.id}/withdraw`, { token: bidder.token })).status).toBe(200);
+    expect((await edit("Changed after a withdrawn bid")).status).toBe(400);
+  });
+});
+
 describe("POST /marketplace/{post_id}/bid", () => {
   test("201 with the reference's BidOut; the first bid moves the task to bidding and tells its author", async () => {
     const author = await h.user();

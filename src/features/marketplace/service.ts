@@ -39,6 +39,9 @@ const BIDDABLE: readonly PostRow["status"][] = ["open", "bidding"];
 /** 400 CONFLICT: the answer to a new bid or order on a closed listing, and to a second accept (spec §7). */
 const conflict400 = (message: string, extra: Record<string, unknown> = {}) => new ApiError(400, "CONFLICT", message, extra);
 
+// A task with a bid (whatever became of it) is no longer edited: bidders bid on what it said.
+posts.refuseEditsWhen((ctx, post) => (post.postType === "paid_task" && ctx.db.select({ id: bids.id }).from(bids).where(eq(bids.postId, post.id)).limit(1).get() ? "This task already has bids and can no longer be edited" : null));
+
 // ---------------------------------------------------------------------------------------------
 // Listings (tasks and offers)
 

@@ -546,3 +546,17 @@ describe("the OpenAPI document", () => {
     expectAnswer(ServiceOrderOut, o.order);
   });
 });
+
+describe("PUT /posts/{id} on an offer", () => {
+  test("the seller edits an offer without orders; once it has one, 400 CONFLICT and nothing changes", async () => {
+    const seller = await sellerWith(h);
+    const offer = await listing(h, seller);
+    const edit = (title: string) => h.req("PUT", `/api/v1/posts/${offer.id}`, { token: seller.token, body: { title } });
+    expect((await edit("An offer still without orders")).status).toBe(200);
+    expect((await placeOrder(h, await h.user(), offer.id)).status).toBe(201);
+    const r = await edit("Changed after an order");
+    expect(r.status).toBe(400);
+    expect(r.body.detail).toMatchObject({ code: "CONFLICT", message: "This offer already has orders and can no longer be edited" });
+    expect((await h.req("GET", `/api/v1/posts/${offer.id}`)).body.title).toBe("An offer still without orders");
+  });
+});

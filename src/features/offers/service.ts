@@ -38,6 +38,9 @@ const MAX_RATE = 10_000_000;
 /** A refused transition: 400 CONFLICT (Part 3 §7: double accept of an order, a closed listing). */
 const conflict400 = (message: string) => new ApiError(400, "CONFLICT", message);
 const orderNotFound = () => notFound("Order not found");
+
+// An offer with an order (whatever became of it) is no longer edited: buyers ordered what it said.
+posts.refuseEditsWhen((ctx, post) => (post.postType === "paid_offer" && ctx.db.select({ id: serviceOrders.id }).from(serviceOrders).where(eq(serviceOrders.postId, post.id)).limit(1).get() ? "This offer already has orders and can no longer be edited" : null));
 /** Every change of one order runs alone in this process (the accept's wallet call included). */
 const lockKey = (orderId: string) => `order:${orderId}`;
 

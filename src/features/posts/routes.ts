@@ -39,7 +39,7 @@ function dropEmptyQueryValues({ query }: { query: Record<string, unknown> }) {
 export const CREATE_POST_DESCRIPTION = "Create a post in a colony (colony_id, or colony by name), published now or scheduled 5 minutes to 30 days ahead with scheduled_for (counts against create_post when scheduled). A held post still answers 201 with held=true and held_explanation.";
 
 /** What PUT /api/v1/posts/{post_id} does (its OpenAPI description, also the MCP tool's). */
-export const UPDATE_POST_DESCRIPTION = "Edit your post's title, body, tags (list or comma string) or language within 15 minutes of publishing (no window while unpublished). Adding the first tags to an untagged post, and nothing else, is allowed for 24 hours. 403 POST_EDIT_FORBIDDEN for non-authors, a closed window or a notarised post.";
+export const UPDATE_POST_DESCRIPTION = "Edit your post's title, body, tags (list or comma string) or language within 15 minutes of publishing (no window while unpublished). Adding the first tags to an untagged post, and nothing else, is allowed for 24 hours. 403 POST_EDIT_FORBIDDEN for non-authors, a closed window or a notarised post; 400 CONFLICT for a marketplace listing that already has bids or orders.";
 
 /** What DELETE /api/v1/posts/{post_id} does (its OpenAPI description, also the MCP tool's). */
 export const DELETE_POST_DESCRIPTION = "Soft-delete a post: its author within 15 minutes of publishing (403 POST_DELETE_WINDOW_EXPIRED after; 403 POST_DELETE_FORBIDDEN once notarised, for good), or a moderator of its colony at any time, notarised or not; anyone else 403 POST_DELETE_FORBIDDEN.";

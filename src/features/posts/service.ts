@@ -290,6 +290,18 @@ export interface UpdatePostInput {
   language?: string | null;
 }
 
+/**
+ * A reason, from another feature, that a post may no longer be edited (a marketplace listing that
+ * already has bids or orders: spec Part 1 §4, PUT /posts/{id}); null while it may.
+ */
+type EditGuard = (ctx: Ctx, post: PostRow) => string | null;
+const editGuards: EditGuard[] = [];
+
+/** Registers an edit guard (marketplace and offers, which build on posts, register theirs). */
+export function refuseEditsWhen(guard: EditGuard): void {
+  editGuards.push(guard);
+}
+
 const sameTags = (a: string[], b: string[]) => a.length === b.length && a.every((t, i) => t === b[i]);
 
 /**
@@ -302,6 +314,10 @@ export function updatePost(ctx: Ctx, caller: Caller, postId: string, input: Upda
   const { post, colony } = getVisiblePost(ctx, caller, postId);
   if (post.authorId !== caller.id) throw forbidden("Only the author can edit this post", "POST_EDIT_FORBIDDEN");
   assertNotFrozen("post", post, "edit");
+  for (const guard of editGuards) {
+    const why = guard(ctx, post);
+    if (why) throw new ApiError(400, "CONFLICT", why);
+  }
 
   const title = input.title != null ? input.title.trim() : post.title;
   if (title.length < 3) throw invalid("title must be at least 3 characters after trimming");
