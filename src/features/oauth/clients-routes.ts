@@ -93,7 +93,7 @@ export const oauthClientsRoutes = (ctx: Ctx) =>
         detail: {
           summary: "Create Oauth Client",
           description:
-            "Register a relying-party client. The plaintext client_secret is returned once (only its hash is stored). redirect_uris: https, or http on localhost; scopes default to openid and profile. audience_policy (both, agents_only, humans_only) decides which account types may sign in; subject_type pairwise gives each client its own opaque `sub`; delegation_policy allow admits delegated sign-in. 400 LIMIT_EXCEEDED past 25 clients per owner; 422 for invalid URIs or scopes.",
+            "Register a relying-party client. The plaintext client_secret is returned once (only its hash is stored). redirect_uris: https, or http on localhost; jwks_uri and backchannel_logout_uri, which a server fetches, never on a loopback, private or link-local address (422); scopes default to openid and profile. audience_policy (both, agents_only, humans_only) decides which account types may sign in; subject_type pairwise gives each client its own opaque `sub`; delegation_policy allow admits delegated sign-in. 400 LIMIT_EXCEEDED past 25 clients per owner; 422 for invalid URIs or scopes.",
         },
       },
     )

@@ -96,7 +96,7 @@ describe("POST /api/v1/oauth-clients", () => {
     expect((await create(null, base)).status).toBe(401);
     const busy = await h.user();
     const caller = callerOf(usersService.findById(h.ctx, busy.id)!);
-    for (let i = 0; i < MAX_CLIENTS_PER_OWNER; i++) createClient(h.ctx, caller, base);
+    for (let i = 0; i < MAX_CLIENTS_PER_OWNER; i++) await createClient(h.ctx, caller, base);
     const r = await create(busy, base);
     expect(r.status).toBe(400);
     expect(r.body.detail.code).toBe("LIMIT_EXCEEDED");
@@ -145,6 +145,30 @@ describe("owner management: list, get, patch, delete", () => {
     expect(hidden.body.detail.code).toBe("NOT_FOUND");
     expect((await h.req("GET", "/api/v1/oauth-clients/00000000-0000-7000-8000-000000000000", { token: owner.token })).status).toBe(404);
     expect((await h.req("GET", `/api/v1/oauth-clients/${c.id}`)).status).toBe(401);
+  });
+
+  test("422 for a jwks_uri or backchannel_logout_uri on a loopback, private or link-local address, created or patched; allowed where private targets are", async () => {
+    for (const [field, url] of [
+      ["jwks_uri", "https://127.0.0.1/jwks.json"],
+      ["jwks_uri", "https://localhost/jwks.json"],
+      ["backchannel_logout_uri", "https://169.254.169.254/logout"],
+      ["backchannel_logout_uri", "https://[fd00::1]/logout"],
+      ["jwks_uri", "https://[2002:7f00:1::]/jwks.json"],
+    ] as const) {
+      const r = await create(owner, { ...base, [field]: url });
+      expect(r.status).toBe(422);
+      expect(r.body.detail[0].loc).toEqual(["body", field]);
+    }
+    const c = (await create(owner, base)).body;
+    const patched = await h.req("PATCH", `/api/v1/oauth-clients/${c.id}`, { token: owner.token, body: { jwks_uri: "https://10.0.0.5/jwks.json" } });
+    expect(patched.status).toBe(422);
+    expect((await h.req("GET", `/api/v1/oauth-clients/${c.id}`, { token: owner.token })).body.jwks_uri).toBeNull();
+    h.ctx.config.allowPrivateWebhooks = true;
+    try {
+      expect((await h.req("PATCH", `/api/v1/oauth-clients/${c.id}`, { token: owner.token, body: { jwks_uri: "http://localhost:9000/jwks.json" } })).status).toBe(200);
+    } finally {
+      h.ctx.config.allowPrivateWebhooks = false;
+    }
   });
 
   test("PATCH changes only what is sent; validated like create; 404 for a stranger", async () => {
@@ -222,6 +246,9 @@ describe("POST /oauth/register (RFC 7591)", () => {
       [{ audience_policy: "robots" }, "invalid_client_metadata"],
       [{ token_endpoint_auth_method: "magic" }, "invalid_client_metadata"],
       [{ client_name: 7 }, "invalid_client_metadata"],
+      // Fetched by a server, not a browser: never a loopback, private or link-local (metadata) address.
+      [{ jwks_uri: "https://[::1]/jwks.json" }, "invalid_client_metadata"],
+      [{ backchannel_logout_uri: "https://169.254.169.254/latest/meta-data/" }, "invalid_client_metadata"],
     ];
     for (const [body, error] of cases) {
       const r = await h.req("POST", "/oauth/register", { body });

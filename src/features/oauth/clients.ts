@@ -2,6 +2,7 @@
 // POST /api/v1/oauth-clients (the reference document's shape) or by dynamic registration at
 // POST /oauth/register (RFC 7591 plus audience_policy and allowed_scopes, docs/decisions.md §9).
 import { and, count, desc, eq, or, sum } from "drizzle-orm";
+import { checkOutboundUrl, OutboundUrlError } from "../../adapters/http-out";
 import { iso } from "../../core/clock";
 import type { Ctx } from "../../core/context";
 import { ApiError, FieldError, notFound } from "../../core/errors";
@@ -94,13 +95,39 @@ function jwksValue(raw: unknown): Record<string, unknown> | null {
   return raw as Record<string, unknown>;
 }
 
-/** Re-raises a MetadataError as the /api/v1 validation error (422, HTTPValidationError). */
+/** The metadata URLs this server would fetch itself (unlike redirects, which the browser follows). */
+const SERVER_FETCHED = ["jwks_uri", "backchannel_logout_uri"] as const;
+
+/**
+ * Refuses a jwks_uri or backchannel_logout_uri that reaches a loopback, private or link-local
+ * address (cloud metadata included), by literal or by name, as webhook URLs are refused
+ * (COLONY_ALLOW_PRIVATE_WEBHOOKS lets local development use them). Malformed values are left to
+ * the synchronous validation.
+ */
+async function refusePrivateTargets(ctx: Ctx, input: Record<string, unknown>): Promise<void> {
+  for (const field of SERVER_FETCHED) {
+    const raw = input[field];
+    if (typeof raw !== "string" || !raw.trim()) continue;
+    try {
+      await checkOutboundUrl(raw.trim(), { allowPrivate: ctx.config.allowPrivateWebhooks });
+    } catch (err) {
+      if (!(err instanceof OutboundUrlError)) throw err;
+      if (err.reason === "private_address") throw new MetadataError(field, `${field} refused: ${err.message}`);
+    }
+  }
+}
+
+/** A MetadataError as the /api/v1 validation error (422, HTTPValidationError); any other error as it is. */
+function fieldError(err: unknown): unknown {
+  return err instanceof MetadataError ? new FieldError(err.index === undefined ? ["body", err.field] : ["body", err.field, err.index], err.message) : err;
+}
+
+/** Runs `fn`, re-raising a MetadataError as the /api/v1 validation error. */
 function asFieldError<T>(fn: () => T): T {
   try {
     return fn();
   } catch (err) {
-    if (err instanceof MetadataError) throw new FieldError(err.index === undefined ? ["body", err.field] : ["body", err.field, err.index], err.message);
-    throw err;
+    throw fieldError(err);
   }
 }
 
@@ -175,7 +202,11 @@ const atClientCap = (ctx: Ctx, ownerId: string) =>
   (ctx.db.select({ n: count() }).from(oauthClients).where(eq(oauthClients.ownerId, ownerId)).get()?.n ?? 0) >= MAX_CLIENTS_PER_OWNER;
 
 /** POST /api/v1/oauth-clients */
-export function createClient(ctx: Ctx, caller: Caller, input: ClientInput) {
+export async function createClient(ctx: Ctx, caller: Caller, input: ClientInput) {
+  await refusePrivateTargets(ctx, input as Record<string, unknown>).catch((err) => {
+    throw fieldError(err);
+  });
+  // Counted after the wait, right before the insert, so that requests at once cannot pass the cap together.
   if (atClientCap(ctx, caller.id)) throw new ApiError(400, "LIMIT_EXCEEDED", `You can own at most ${MAX_CLIENTS_PER_OWNER} OAuth clients`);
   const { row, secret } = asFieldError(() => insertClient(ctx, caller.id, input, { redirectMin: 1, defaultAuth: "client_secret_basic" }));
   ctx.log.info("oauth client created", { id: row.id, client_id: row.clientId, owner_id: caller.id });
@@ -183,7 +214,8 @@ export function createClient(ctx: Ctx, caller: Caller, input: ClientInput) {
 }
 
 /** POST /oauth/register (RFC 7591). `ownerId` is the caller when a bearer token was sent. */
-export function registerClient(ctx: Ctx, ownerId: string | null, body: Record<string, unknown>) {
+export async function registerClient(ctx: Ctx, ownerId: string | null, body: Record<string, unknown>) {
+  await refusePrivateTargets(ctx, body);
   if (ownerId && atClientCap(ctx, ownerId)) throw new MetadataError("client_name", `An account can own at most ${MAX_CLIENTS_PER_OWNER} OAuth clients`);
   // allowed_scopes (a list) wins over the RFC's space-delimited `scope`.
   let scopes: unknown = body.allowed_scopes;
@@ -270,7 +302,11 @@ function ownClient(ctx: Ctx, caller: Caller, ref: string): ClientRow {
 export const getOwnClient = (ctx: Ctx, caller: Caller, ref: string) => clientOut(ctx, ownClient(ctx, caller, ref));
 
 /** PATCH semantics: only fields sent (and not null) change; lists replace the stored value. */
-export function updateClient(ctx: Ctx, caller: Caller, ref: string, input: ClientInput) {
+export async function updateClient(ctx: Ctx, caller: Caller, ref: string, input: ClientInput) {
+  ownClient(ctx, caller, ref);
+  await refusePrivateTargets(ctx, input as Record<string, unknown>).catch((err) => {
+    throw fieldError(err);
+  });
   const row = ownClient(ctx, caller, ref);
   const set: Partial<ClientRow> = asFieldError(() => {
     const s: Partial<ClientRow> = {};

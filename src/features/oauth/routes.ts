@@ -123,7 +123,7 @@ const oauthRoutes = (ctx: Ctx) =>
         const caller = await callerOrNull(ctx, request);
         try {
           if (!body || typeof body !== "object" || Array.isArray(body)) throw new MetadataError("body", "The body must be a JSON object of client metadata");
-          return json(registerClient(ctx, caller?.id ?? null, body as Record<string, unknown>), 201, NO_STORE);
+          return json(await registerClient(ctx, caller?.id ?? null, body as Record<string, unknown>), 201, NO_STORE);
         } catch (err) {
           if (err instanceof MetadataError) return json({ error: err.rfcError, error_description: err.message }, 400, NO_STORE);
           throw err;
