@@ -26,7 +26,51 @@ function rpcError(status: number, code: number, message: string): Response {
   return new Response(JSON.stringify({ jsonrpc: "2.0", error: { code, message }, id: null }), { status, headers: { "content-type": "application/json" } });
 }
 
+const LOOPBACK_NAMES = ["localhost", "127.0.0.1", "[::1]"];
+const isLoopbackHost = (host: string) => host === "localhost" || host === "::1" || host === "[::1]" || /^127\.\d+\.\d+\.\d+$/.test(host);
+
+/**
+ * The host names a request to /mcp may name in its Host and Origin headers (DNS-rebinding
+ * protection, MCP transports §security): the public URL's, and the loopback names when the
+ * server listens on loopback. A web page on another name whose DNS was pointed at this server
+ * cannot reach the tools of a local agent this way. Ports are not compared: a proxy or a
+ * container's port mapping changes them, and the attack needs a foreign name.
+ */
+function mcpHosts(ctx: Ctx): Set<string> {
+  const names = new Set([new URL(ctx.config.publicUrl).hostname.toLowerCase()]);
+  if (isLoopbackHost(ctx.config.host)) for (const n of LOOPBACK_NAMES) names.add(n);
+  return names;
+}
+
+/** The host name of a Host header value (`name:port`, `[v6]:port`), lower-cased; null when unparsable. */
+function hostnameOf(value: string): string | null {
+  try {
+    return new URL(`http://${value}`).hostname.toLowerCase();
+  } catch {
+    return null;
+  }
+}
+
 export const mcpRoutes = (ctx: Ctx) => {
+  const hosts = mcpHosts(ctx);
+  /** A 403 for a request whose Host or Origin names a host this server does not answer to. */
+  function rebound(request: Request): Response | null {
+    // A request made in process (no socket) carries no Host header: its URL's host stands in.
+    const host = hostnameOf(request.headers.get("host") ?? new URL(request.url).host);
+    if (!host || !hosts.has(host)) return rpcError(403, -32000, "Forbidden: the Host header names a host this server does not answer to");
+    const origin = request.headers.get("origin");
+    if (origin !== null) {
+      let name: string | null = null;
+      try {
+        name = new URL(origin).hostname.toLowerCase();
+      } catch {
+        name = null;
+      }
+      if (!name || !hosts.has(name)) return rpcError(403, -32000, "Forbidden: requests from this Origin are not accepted");
+    }
+    return null;
+  }
+
   const sessions = sessionsOf<Session>(ctx);
   /** Sessions being rebuilt here, so that requests arriving together share one rebuild. */
   const restoring = new Map<string, Promise<Session | null>>();
@@ -54,6 +98,8 @@ export const mcpRoutes = (ctx: Ctx) => {
   }
 
   async function handle(request: Request): Promise<Response> {
+    const refused = rebound(request);
+    if (refused) return refused;
     const authInfo = { token: "", clientId: "colony", scopes: [], extra: { request, ip: clientIp(ctx, request) } satisfies RequestAuth };
     const id = request.headers.get("mcp-session-id");
     if (id) {
