@@ -4,7 +4,7 @@
 // documented as public (http/openapi.ts).
 import { Elysia } from "elysia";
 import type { Ctx } from "../core/context";
-import { authenticate, type Caller } from "../features/auth/service";
+import { authenticate, revokedTokenSubject, type Caller } from "../features/auth/service";
 import { clientIp } from "./client-ip";
 import { requestSlot } from "./request-slot";
 
@@ -51,6 +51,13 @@ export async function callerOrNull(ctx: Ctx, request: Request): Promise<Caller |
     return null;
   }
 }
+
+/**
+ * The account of the genuine access token a request carries when a rotation of the account's key
+ * revoked it; null otherwise (features/auth/service.ts revokedTokenSubject). For the idempotent
+ * replay of that rotation only (http/idempotency.ts).
+ */
+export const revokedTokenOwner = (ctx: Ctx, request: Request): Promise<string | null> => revokedTokenSubject(ctx, request.headers.get("authorization"));
 
 export const authPlugin = (ctx: Ctx) =>
   new Elysia({ name: "colony.auth" }).macro({

@@ -11,7 +11,7 @@ import { changes } from "../db/client";
 import { sha256Hex } from "../core/ids";
 import { seal, unseal } from "../core/secrets";
 import { idempotencyKeys } from "../core/tables";
-import { callerOrNull } from "./auth";
+import { callerOrNull, revokedTokenOwner } from "./auth";
 import { errorResponse } from "./errors";
 import { isErrorContext, peekState, responseStatus, stateOf } from "./request-state";
 
@@ -99,6 +99,30 @@ export const IDEMPOTENCY_MISMATCH = { status: 409, code: "idempotency_payload_mi
 export const IDEMPOTENCY_IN_PROGRESS = { status: 409, code: "idempotency_in_progress", message: "A request with this Idempotency-Key is still being processed; retry shortly" } as const;
 export const IDEMPOTENCY_UNREADABLE = { status: 409, code: "idempotency_in_progress", message: "The stored answer for this Idempotency-Key cannot be replayed; use a new key" } as const;
 
+/** The route whose stored answer a token it revoked may still fetch (see replayForRevokedToken). */
+const ROTATE_KEY_PATH = "/api/v1/auth/rotate-key";
+/** How long after a rotation its answer is replayed to the token it revoked. */
+const REVOKED_REPLAY_MS = 10 * MINUTE;
+
+/** The stored 2xx answer of `key` for this request (`hash`), made within `withinMs`; null otherwise. Reads only. */
+function storedAnswer(ctx: Ctx, userId: string, key: string, hash: string, withinMs: number): Extract<KeyClaim, { kind: "replay" }> | null {
+  const table = idempotencyKeys;
+  const row = ctx.db.select().from(table).where(and(eq(table.userId, userId), eq(table.key, key))).get();
+  if (!row || row.state !== "done" || row.requestHash !== hash || row.createdAt < ctx.clock.now() - withinMs) return null;
+  try {
+    return { kind: "replay", status: row.status ?? 200, contentType: row.contentType, body: row.body ? unseal(ctx.secrets.dataKey, row.body, sealAad(userId, key)) : "" };
+  } catch {
+    return null;
+  }
+}
+
+/** A stored answer, sent again with `Idempotent-Replay: true`. */
+function replayed(c: Extract<KeyClaim, { kind: "replay" }>): Response {
+  const headers: Record<string, string> = { "Idempotent-Replay": "true" };
+  if (c.contentType) headers["content-type"] = c.contentType;
+  return new Response(c.status === 204 ? null : c.body, { status: c.status, headers });
+}
+
 export const idempotencyPlugin = (ctx: Ctx) => {
   const release = (userId: string, key: string) => releaseKey(ctx, userId, key);
 
@@ -108,11 +132,10 @@ export const idempotencyPlugin = (ctx: Ctx) => {
     if (!url.pathname.startsWith("/api/v1/")) return;
     if (!key.length || key.length > 255) return errorResponse(400, "INVALID_INPUT", "Idempotency-Key must be 1 to 255 characters");
     const caller = await callerOrNull(ctx, request);
-    if (!caller) return; // the route answers 401/403 itself; nothing is stored
+    const hash = async () => sha256Hex(`${request.method} ${url.pathname}${url.search}\n${await request.clone().text()}`);
+    if (!caller) return replayForRevokedToken(request, url, key, hash); // else the route answers 401/403 itself; nothing is stored
 
-    const body = await request.clone().text();
-    const hash = sha256Hex(`${request.method} ${url.pathname}${url.search}\n${body}`);
-    const c = claimKey(ctx, caller.id, key, hash);
+    const c = claimKey(ctx, caller.id, key, await hash());
     switch (c.kind) {
       case "run":
         stateOf(request).idempotency = { userId: caller.id, key };
@@ -123,12 +146,23 @@ export const idempotencyPlugin = (ctx: Ctx) => {
         return errorResponse(IDEMPOTENCY_IN_PROGRESS.status, IDEMPOTENCY_IN_PROGRESS.code, IDEMPOTENCY_IN_PROGRESS.message, {}, { "Retry-After": "1" });
       case "unreadable":
         return errorResponse(IDEMPOTENCY_UNREADABLE.status, IDEMPOTENCY_UNREADABLE.code, IDEMPOTENCY_UNREADABLE.message);
-      case "replay": {
-        const headers: Record<string, string> = { "Idempotent-Replay": "true" };
-        if (c.contentType) headers["content-type"] = c.contentType;
-        return new Response(c.status === 204 ? null : c.body, { status: c.status, headers });
-      }
+      case "replay":
+        return replayed(c);
     }
+  };
+
+  /**
+   * A rotation of one's own key revokes the token that asked for it (features/auth/service.ts
+   * rotateKey), so a retry whose answer was lost could never learn the new key: a retry of that
+   * rotation with the same token and Idempotency-Key, within REVOKED_REPLAY_MS, still gets the
+   * stored answer. Nothing else is answered to a revoked token.
+   */
+  const replayForRevokedToken = async (request: Request, url: URL, key: string, hash: () => Promise<string>): Promise<Response | undefined> => {
+    if (request.method !== "POST" || url.pathname !== ROTATE_KEY_PATH) return;
+    const userId = await revokedTokenOwner(ctx, request);
+    if (!userId) return;
+    const stored = storedAnswer(ctx, userId, key, await hash(), REVOKED_REPLAY_MS);
+    return stored ? replayed(stored) : undefined;
   };
 
   const save = (idem: { userId: string; key: string }, res: Stored): void => saveKey(ctx, idem.userId, idem.key, res);

@@ -97,7 +97,7 @@ export const authRoutes = (ctx: Ctx) =>
       response: t.Object({ api_key: t.String(), issued_at: t.String({ format: "date-time" }), message: t.String() }),
       detail: {
         summary: "Rotate Api Key",
-        description: "Issue a new API key; the old key is invalid at once. Access tokens already minted keep working (an operator's rotation revokes them).",
+        description: "Issue a new API key; the old key is invalid at once, and so is every access token minted with it, the one that sent this request included: mint a new token with the new key. Send an Idempotency-Key: a retry with the same token and key gets the same answer for 10 minutes.",
       },
     })
     .delete("/account", ({ caller, set }) => {

@@ -266,6 +266,25 @@ function callerFromToken(ctx: Ctx, v: VerifiedToken, from: ClientAddress): Calle
   return callerOf(user);
 }
 
+/**
+ * The account of a genuine, unexpired access token that a later key rotation revoked; null for
+ * any other credential (a valid token, a bad one, a suspended or pending account). Only to answer
+ * again, to the token it revoked, the rotation that revoked it (http/idempotency.ts).
+ */
+export async function revokedTokenSubject(ctx: Ctx, authorization: string | null): Promise<string | null> {
+  const token = bearerToken(authorization);
+  if (!token || token.startsWith(API_KEY_PREFIX)) return null;
+  let v: VerifiedToken;
+  try {
+    v = cachedToken(ctx, token) ?? (await verifyAccessToken(ctx, token));
+  } catch {
+    return null;
+  }
+  const user = usersService.findById(ctx, v.sub);
+  if (!user || user.status !== "active" || isSuspended(user, ctx.clock.now())) return null;
+  return v.iatMs < user.tokensValidAfter ? user.id : null;
+}
+
 /** Somebody else resetting an account's key: their relationship to it, and who they are. */
 interface RotatedBy {
   reason: "operator_rotation" | "admin_rotation";
@@ -279,15 +298,17 @@ interface RotatedBy {
 export const ADMIN_ROTATION: RotatedBy = { reason: "admin_rotation", by: "a site administrator", id: null };
 
 /**
- * Issues a new API key; the old one stops working at once. A rotation by the account itself keeps
- * its minted access tokens; a rotation by somebody else (`rotatedBy`: its operator, a site
- * administrator) revokes them (spec Part 1 §5.1 item 4) and tells the account
- * (`agent_key_rotated`, without the key) in the same transaction.
+ * Issues a new API key; the old one stops working at once, and so does every access token minted
+ * with it (a rotation is how a leaked key is contained), the one that asked included: the
+ * caller mints a new token with the new key (a retry with the same Idempotency-Key gets the same
+ * answer, http/idempotency.ts). A rotation by somebody else (`rotatedBy`: its operator, a site
+ * administrator; spec Part 1 §5.1 item 4) also tells the account (`agent_key_rotated`, without
+ * the key) in the same transaction.
  */
 export function rotateKey(ctx: Ctx, userId: string, rotatedBy: RotatedBy | null) {
   const apiKey = newApiKey();
   const at = ctx.db.transaction((tx) => {
-    const at = usersService.setApiKeyHash(ctx, userId, hashSecret(apiKey), rotatedBy !== null, tx);
+    const at = usersService.setApiKeyHash(ctx, userId, hashSecret(apiKey), true, tx);
     if (rotatedBy) {
       ctx.events.emit(tx, {
         type: "agent_key_rotated",

@@ -146,19 +146,26 @@ describe("POST /auth/rotate-key", () => {
     expect((await me(fresh.body.access_token)).body.id).toBe(u.id);
   });
 
-  test("tokens minted before an own rotation remain valid", async () => {
+  test("an own rotation revokes every token minted before it, the one that asked included; tokens of the new key work", async () => {
     const u = await h.user();
+    const other = (await mint(u.apiKey)).body.access_token;
     const res = await h.req("POST", "/api/v1/auth/rotate-key", { token: u.token });
     expect(res.status).toBe(200);
-    expect((await me(u.token)).status).toBe(200);
+    for (const token of [u.token, other]) {
+      const r = await me(token);
+      expect(r.status).toBe(401);
+      expect(r.body.detail.code).toBe("AUTH_TOKEN_REVOKED");
+    }
+    const fresh = (await mint(res.body.api_key)).body.access_token;
+    expect((await me(fresh)).status).toBe(200);
     h.clock.advance(HOUR);
-    expect((await me(u.token)).status).toBe(200);
+    expect((await me(fresh)).status).toBe(200);
   });
 
   test("each rotation invalidates the key before it", async () => {
     const u = await h.user();
     const first = (await h.req("POST", "/api/v1/auth/rotate-key", { token: u.token })).body.api_key;
-    const second = (await h.req("POST", "/api/v1/auth/rotate-key", { token: u.token })).body.api_key;
+    const second = (await h.req("POST", "/api/v1/auth/rotate-key", { token: (await mint(first)).body.access_token })).body.api_key;
     expect(second).not.toBe(first);
     for (const key of [u.apiKey, first]) {
       const res = await mint(key);
@@ -223,14 +230,16 @@ describe("operator rotation (colony admin rotate-key)", () => {
     expect((await me(last.body.access_token)).status).toBe(200);
   });
 
-  test("an own rotation after an operator rotation keeps the new tokens", async () => {
+  test("an own rotation after an operator rotation revokes the tokens of the operator's key too", async () => {
     const u = await h.user();
     h.clock.advance(SECOND);
     const out = rotateKey(h.ctx, u.id, ADMIN_ROTATION);
     h.clock.advance(SECOND);
     const token = (await mint(out.api_key)).body.access_token;
-    expect((await h.req("POST", "/api/v1/auth/rotate-key", { token })).status).toBe(200);
-    expect((await me(token)).status).toBe(200);
+    const own = await h.req("POST", "/api/v1/auth/rotate-key", { token });
+    expect(own.status).toBe(200);
+    expect((await me(token)).body.detail.code).toBe("AUTH_TOKEN_REVOKED");
+    expect((await me((await mint(own.body.api_key)).body.access_token)).status).toBe(200);
   });
 });
 

@@ -74,11 +74,13 @@ describe("other resets", () => {
     expect(webhooksOf(h, "agent_key_rotated", c.agent.id)).toEqual([{ name: "agent_key_rotated", data: { reason: "admin_rotation", by: "a site administrator", rotated_by_id: null }, to: [c.agent.id] }]);
   });
 
-  test("rotating your own key keeps your tokens and tells nobody", async () => {
+  test("rotating your own key revokes your tokens (a leaked key is contained) and tells nobody", async () => {
     const res = await h.req("POST", "/api/v1/auth/rotate-key", { token: c.agent.token });
     expect(res.status).toBe(200);
-    expect((await me(c.agent.token)).status).toBe(200);
+    expect((await me(c.agent.token)).body.detail.code).toBe("AUTH_TOKEN_REVOKED");
+    const token = (await mint(res.body.api_key)).body.access_token;
+    expect((await me(token)).status).toBe(200);
     expect(webhooksOf(h, "agent_key_rotated", c.agent.id)).toEqual([]);
-    expect((await notificationsOf(h, c.agent)).filter((n) => n.kind === "agent_key_rotated")).toEqual([]);
+    expect((await notificationsOf(h, { ...c.agent, token })).filter((n) => n.kind === "agent_key_rotated")).toEqual([]);
   });
 });

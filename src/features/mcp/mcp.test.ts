@@ -228,14 +228,14 @@ describe("sessions", () => {
 describe("DNS-rebinding protection", () => {
   test("a Host or Origin naming another host is 403, before any session starts; the loopback names and the public URL's host pass, on any port", async () => {
     const before = h.ctx.db.$client.query("select count(*) as n from mcp_sessions").get();
-    for (const headers of [{ host: "evil.example" }, { host: "evil.example:8080" }, { host: `localhost:${srv.url.port}`, origin: "http://evil.example" }, { host: `127.0.0.1:${srv.url.port}`, origin: "null" }]) {
+    for (const headers of <Record<string, string>[]>[{ host: "evil.example" }, { host: "evil.example:8080" }, { host: `localhost:${srv.url.port}`, origin: "http://evil.example" }, { host: `127.0.0.1:${srv.url.port}`, origin: "null" }]) {
       const r = await rpc(srv.url, initialize("2025-06-18"), headers);
       expect(r.status).toBe(403);
       expect(((await r.json()) as { error: { code: number } }).error.code).toBe(-32000);
     }
     expect(h.ctx.db.$client.query("select count(*) as n from mcp_sessions").get()).toEqual(before);
     const publicHost = new URL(h.ctx.config.publicUrl).hostname;
-    for (const headers of [{ host: "localhost:5999", origin: "http://localhost:5173" }, { host: "[::1]" }, { host: publicHost }, { host: `127.0.0.1:${srv.url.port}`, origin: `http://${publicHost}` }]) {
+    for (const headers of <Record<string, string>[]>[{ host: "localhost:5999", origin: "http://localhost:5173" }, { host: "[::1]" }, { host: publicHost }, { host: `127.0.0.1:${srv.url.port}`, origin: `http://${publicHost}` }]) {
       const r = await rpc(srv.url, initialize("2025-06-18"), headers);
       expect(r.status).toBe(200);
       expect(r.headers.get("mcp-session-id")).toBeTruthy();

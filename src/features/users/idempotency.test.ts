@@ -2,7 +2,7 @@
 // POST /api/v1/auth/rotate-key.
 import { beforeEach, describe, expect, test } from "bun:test";
 import { setup, type Harness, type TestUser } from "../../../test/harness";
-import { HOUR } from "../../core/clock";
+import { HOUR, MINUTE } from "../../core/clock";
 
 // One instance for the file: idempotency keys are per user, and each test has its own. A test
 // that moves the clock a day ahead has an instance of its own.
@@ -157,9 +157,10 @@ describe("POST /auth/rotate-key", () => {
     expect(old.body.detail.code).toBe("AUTH_INVALID_TOKEN");
   });
 
-  test("a different key rotates again", async () => {
+  test("a different key rotates again (with a token of the new key: the rotation revoked the old ones)", async () => {
     const first = await rotate("rot-a");
-    const second = await rotate("rot-b");
+    expect((await rotate("rot-b")).body.detail.code).toBe("AUTH_TOKEN_REVOKED");
+    const second = await rotate("rot-b", (await mint(first.body.api_key)).body.access_token);
     expect(second.status).toBe(200);
     expect(second.headers.get("idempotent-replay")).toBeNull();
     expect(second.body.api_key).not.toBe(first.body.api_key);
@@ -169,11 +170,30 @@ describe("POST /auth/rotate-key", () => {
     expect((await mint(second.body.api_key)).status).toBe(200);
   });
 
-  test("the same key with a body is a different request: 409 idempotency_payload_mismatch", async () => {
+  test("the same key with a body is a different request: 409 idempotency_payload_mismatch (to the revoked token: 401, nothing told)", async () => {
     const first = await rotate("rot-2");
-    const res = await h.req("POST", "/api/v1/auth/rotate-key", { token: u.token, body: { reason: "again" }, headers: { "idempotency-key": "rot-2" } });
+    const again = (token: string) => h.req("POST", "/api/v1/auth/rotate-key", { token, body: { reason: "again" }, headers: { "idempotency-key": "rot-2" } });
+    expect((await again(u.token)).body.detail.code).toBe("AUTH_TOKEN_REVOKED");
+    const fresh = (await mint(first.body.api_key)).body.access_token;
+    const res = await again(fresh);
     expect(res.status).toBe(409);
     expect(res.body.detail.code).toBe("idempotency_payload_mismatch");
+    expect((await mint(first.body.api_key)).status).toBe(200);
+  });
+
+  test("the token a rotation revoked gets that rotation's answer again for 10 minutes, and nothing else", async () => {
+    await ownInstance();
+    const first = await rotate("rot-lost");
+    expect(first.status).toBe(200);
+    h.clock.advance(9 * MINUTE);
+    const replay = await rotate("rot-lost");
+    expect(replay.status).toBe(200);
+    expect(replay.headers.get("idempotent-replay")).toBe("true");
+    expect(replay.body.api_key).toBe(first.body.api_key);
+    // Without the key, with another key, or on another route: revoked.
+    for (const r of [await rotate(), await rotate("rot-other"), await getMe()]) expect(r.body.detail.code).toBe("AUTH_TOKEN_REVOKED");
+    h.clock.advance(2 * MINUTE);
+    expect((await rotate("rot-lost")).body.detail.code).toBe("AUTH_TOKEN_REVOKED");
     expect((await mint(first.body.api_key)).status).toBe(200);
   });
 
