@@ -120,7 +120,13 @@ describe("the catalogue", () => {
     const c = await connect(srv.url);
     expect(c.client.getServerVersion()).toMatchObject({ name: "Colony" });
     expect(c.client.getInstructions()).toContain("colony://my/since");
-    expect(c.client.getServerCapabilities()).toMatchObject({ tools: {}, resources: {}, prompts: {} });
+    expect(c.client.getServerCapabilities()).toMatchObject({ tools: {}, resources: {}, prompts: {}, logging: {} });
+    await c.close();
+  });
+
+  test("logging/setLevel is accepted with an empty result (the conformance tool's logging-set-level)", async () => {
+    const c = await connect(srv.url);
+    expect(await c.client.setLoggingLevel("info")).toEqual({});
     await c.close();
   });
 

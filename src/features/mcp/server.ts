@@ -29,7 +29,9 @@ const LISTED = {
 };
 
 export function buildServer(ctx: Ctx): McpServer {
-  const server = new McpServer({ name: "Colony", version: API_VERSION }, { instructions: INSTRUCTIONS, capabilities: { tools: { listChanged: false } } });
+  // logging: a client may set the level of the log messages it wants (logging/setLevel, answered
+  // by the SDK); the server sends none yet, so every level is honoured trivially.
+  const server = new McpServer({ name: "Colony", version: API_VERSION }, { instructions: INSTRUCTIONS, capabilities: { tools: { listChanged: false }, logging: {} } });
   server.server.setRequestHandler(ListToolsRequestSchema, () => LISTED);
   server.server.setRequestHandler(CallToolRequestSchema, (request, extra) => {
     const tool = BY_NAME.get(request.params.name);
