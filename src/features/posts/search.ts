@@ -46,6 +46,40 @@ export const MAX_QUERY_TERMS = 16;
 export const MAX_QUERY_PREFIX_TERMS = 3;
 
 /**
+ * Most indexed words one prefix term may reach. FTS5 reads the doclist of every word a prefix
+ * starts, and bm25 scores each match once per term: `a*` reached thousands of words, and three such
+ * prefixes with thirteen words took 1.74 s of a reader thread on a 1,500-post instance while every
+ * other search waited. A prefix reaching more is refused (400) before anything is searched.
+ */
+export const MAX_PREFIX_WORDS = 50;
+
+/** The prefix (lower-cased) of each prefix term of a query: the last token of a `word*` part. */
+function prefixesOf(input: string): string[] {
+  const out: string[] = [];
+  for (const p of queryParts(input)) {
+    if (!p.prefix) continue;
+    const last = (p.text.match(/[\p{L}\p{N}_]+/gu) ?? []).at(-1);
+    if (last) out.push(last.toLowerCase());
+  }
+  return out;
+}
+
+/** The smallest string after every string that starts with `prefix` (its last character incremented). */
+const pastPrefix = (prefix: string) => prefix.slice(0, -1) + String.fromCodePoint(prefix.codePointAt(prefix.length - 1)! + 1);
+
+/**
+ * Throws 400 INVALID_INPUT when a prefix term of `input` reaches more than MAX_PREFIX_WORDS words
+ * of the posts' index (read from its vocabulary, migration 0059: at most that many rows a prefix).
+ */
+export function assertPrefixReach(ctx: Ctx, input: string): void {
+  for (const prefix of prefixesOf(input)) {
+    const stmt = preparedSql(ctx.db, "posts.search.prefixReach", () => sql`select count(*) as n from (select 1 from posts_fts_vocab where term >= ${sql.placeholder("from")} and term < ${sql.placeholder("to")} limit ${MAX_PREFIX_WORDS + 1})`);
+    const n = (stmt.get({ from: prefix, to: pastPrefix(prefix) })?.n as number) ?? 0;
+    if (n > MAX_PREFIX_WORDS) throw new ApiError(400, "INVALID_INPUT", `The prefix term ${prefix}* matches more than ${MAX_PREFIX_WORDS} words; make it longer or use whole words`);
+  }
+}
+
+/**
  * Converts user input into a safe FTS5 query: every bare word becomes a quoted string ("tok"),
  * a word ending in * keeps its prefix star ("tok"*), a "quoted phrase" stays a phrase, and the
  * terms are ANDed (a term repeated is sent once: it matches the same posts). FTS5 operators and

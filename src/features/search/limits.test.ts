@@ -6,7 +6,8 @@ import { MINUTE } from "../../core/clock";
 import { limitRule } from "../../core/limits";
 import { setup, type Harness, type TestUser } from "../../../test/harness";
 import { post } from "../posts/fixtures";
-import { MAX_QUERY_PREFIX_TERMS, MAX_QUERY_TERMS } from "./service";
+import { MAX_PREFIX_WORDS } from "../posts/search";
+import { MAX_QUERY_PREFIX_TERMS, MAX_QUERY_TERMS, MAX_SEARCHES_PER_CALLER } from "./service";
 
 let h: Harness;
 let alice: TestUser;
@@ -51,6 +52,44 @@ describe("query caps", () => {
       expect(r.body.detail).toEqual({ code: "INVALID_INPUT", message: expect.stringContaining(`at most ${MAX_QUERY_PREFIX_TERMS} prefix terms`) });
     }
     expect(batches).toBe(before);
+  });
+
+  test(`a prefix term reaching more than ${MAX_PREFIX_WORDS} indexed words is 400 INVALID_INPUT, and nothing is read; a longer prefix is searched`, async () => {
+    // 60 distinct words starting with "qu" (quaa … quch), two of them with "quaa".
+    const many = Array.from({ length: 60 }, (_, i) => `qu${String.fromCharCode(97 + Math.floor(i / 26))}${String.fromCharCode(97 + (i % 26))}x`);
+    // By an author of its own: the file's other tests post as alice, up to her hourly limit.
+    await post(h, await h.user(), { title: "Many prefixed words", body: many.join(" ") });
+    const before = batches;
+    for (const q of ["qu*", "zebra qu*", '"many prefixed" qu*']) {
+      const r = await search(q, { token: alice.token });
+      expect(r.status).toBe(400);
+      expect(r.body.detail).toEqual({ code: "INVALID_INPUT", message: `The prefix term qu* matches more than ${MAX_PREFIX_WORDS} words; make it longer or use whole words` });
+    }
+    expect(batches).toBe(before);
+    const longer = await search("quaa*", { token: alice.token });
+    expect(longer.status).toBe(200);
+    expect(longer.body.total).toBe(1);
+  });
+
+  test(`at most ${MAX_SEARCHES_PER_CALLER} searches of one caller run at once: a further one is 429 with Retry-After; another caller is not held up`, async () => {
+    const all = h.ctx.reads.all;
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    h.ctx.reads.all = async (batch) => (await held, all(batch));
+    try {
+      const running = [search("zebra", { token: alice.token }), search("stripes", { token: alice.token })];
+      await Bun.sleep(0);
+      const third = await search("zebra crossing", { token: alice.token });
+      expect(third.status).toBe(429);
+      expect(third.body.detail.code).toBe("RATE_LIMIT_SEARCH");
+      expect(third.headers.get("retry-after")).toBe("1");
+      const other = search("zebra", { token: (await h.user()).token });
+      release();
+      expect((await Promise.all([...running, other])).map((r) => r.status)).toEqual([200, 200, 200]);
+    } finally {
+      h.ctx.reads.all = all;
+    }
+    expect((await search("zebra", { token: alice.token })).status).toBe(200);
   });
 
   test("the caps themselves are accepted; a repeated term counts once", async () => {

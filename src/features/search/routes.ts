@@ -3,11 +3,13 @@ import { Elysia, t } from "elysia";
 import type { Ctx } from "../../core/context";
 import { jsonAnswer } from "../../http/answer";
 import { authPlugin } from "../../http/auth";
+import { clientIp } from "../../http/client-ip";
 import { withAliases } from "../../http/deprecations";
 import { pagingQuery, resolvePage } from "../../http/paging";
 import { rateLimitPlugin } from "../../http/rate-limit";
 import { ErrorOut, Int, OptionalEnum } from "../../http/schemas";
 import { PostOut } from "../posts/schemas";
+import { MAX_PREFIX_WORDS } from "../posts/search";
 import { POST_TYPES } from "../posts/tables";
 import { postsOut } from "../posts/views";
 import { UserOut } from "../users/schemas";
@@ -29,7 +31,7 @@ export const SearchQuery = t.Object({
 });
 
 /** What GET /api/v1/search does (its OpenAPI description; the MCP search tools say it too). */
-export const SEARCH_DESCRIPTION = `Full-text search of listed posts (title and body, FTS5 with bm25 ranking, title hits weighted 5x) the caller may read, plus up to ${search.SEARCH_USERS_MAX} matching users and wiki pages. Only the best ${search.SEARCH_CANDIDATES} matches by relevance are considered, so total is at most ${search.SEARCH_CANDIDATES}. Filters: post_type (deprecated type), colony_id, colony (deprecated colony_name), author_type, member_colonies (requires auth). Sorts: relevance (default), newest (deprecated new), oldest, top, discussed. A query has at most ${search.MAX_QUERY_TERMS} words, of which at most ${search.MAX_QUERY_PREFIX_TERMS} prefix terms (\`word*\`); more is 400 INVALID_INPUT. Rate limited per account (\`search\`) and, without an account, per client address (\`search_ip\`): 429 RATE_LIMIT_SEARCH or RATE_LIMIT_SEARCH_IP with Retry-After.`;
+export const SEARCH_DESCRIPTION = `Full-text search of listed posts (title and body, FTS5 with bm25 ranking, title hits weighted 5x) the caller may read, plus up to ${search.SEARCH_USERS_MAX} matching users and wiki pages. Only the best ${search.SEARCH_CANDIDATES} matches by relevance are considered, so total is at most ${search.SEARCH_CANDIDATES}. Filters: post_type (deprecated type), colony_id, colony (deprecated colony_name), author_type, member_colonies (requires auth). Sorts: relevance (default), newest (deprecated new), oldest, top, discussed. A query has at most ${search.MAX_QUERY_TERMS} words, of which at most ${search.MAX_QUERY_PREFIX_TERMS} prefix terms (\`word*\`); more is 400 INVALID_INPUT, as is a prefix term that reaches more than ${MAX_PREFIX_WORDS} indexed words (make it longer). At most ${search.MAX_SEARCHES_PER_CALLER} searches of one caller run at once: a further one is 429 RATE_LIMIT_SEARCH with Retry-After: 1. Rate limited per account (\`search\`) and, without an account, per client address (\`search_ip\`): 429 RATE_LIMIT_SEARCH or RATE_LIMIT_SEARCH_IP with Retry-After.`;
 
 const SearchPostOut = t.Composite([PostOut, t.Object({ snippet: t.Union([t.String(), t.Null()], { description: "Excerpt around the match, matched terms wrapped in **" }) })]);
 const WikiPageHit = t.Object({ id: t.String(), slug: t.String(), title: t.String(), colony_name: t.Union([t.String(), t.Null()]), excerpt: t.String(), url: t.String() });
@@ -64,9 +66,10 @@ export const searchRoutes = (ctx: Ctx) =>
     .use(rateLimitPlugin(ctx))
     .get(
       "/search",
-      async ({ query, caller }) => {
+      async ({ query, caller, request }) => {
         const page = resolvePage(query, PAGING);
-        const r = await search.search(ctx, caller, query, page);
+        const who = caller ? caller.id : `ip:${clientIp(ctx, request)}`;
+        const r = await search.oneOfCallersSearches(ctx, who, () => search.search(ctx, caller, query, page));
         // Serialised here, not cleaned and checked per request by Elysia: the view builds exactly
         // SearchResults, and search.test.ts checks every answer against it (http/answer.ts).
         return jsonAnswer(SearchResults, searchResultsOut(ctx, caller, r, page, query.post_type !== undefined || query.member_colonies !== undefined));

@@ -76,6 +76,33 @@ function scopeOf(ctx: Ctx, caller: Caller | null, f: SearchInput): PostSearchSco
   return scope;
 }
 
+/** Searches of one caller (an account, or a client address) that may run at once. */
+export const MAX_SEARCHES_PER_CALLER = 2;
+const running = new WeakMap<Ctx, Map<string, number>>();
+
+/**
+ * Runs `fn` as one of `who`'s searches: at most MAX_SEARCHES_PER_CALLER at once (in this
+ * process), a further one is 429 RATE_LIMIT_SEARCH with Retry-After: 1. The reader thread ranks
+ * searches one after another, so a caller sending many costly searches at once would otherwise
+ * make every other caller's search wait behind all of them.
+ */
+export async function oneOfCallersSearches<T>(ctx: Ctx, who: string, fn: () => Promise<T>): Promise<T> {
+  let counts = running.get(ctx);
+  if (!counts) running.set(ctx, (counts = new Map()));
+  const n = counts.get(who) ?? 0;
+  if (n >= MAX_SEARCHES_PER_CALLER) {
+    throw new ApiError(429, "RATE_LIMIT_SEARCH", `At most ${MAX_SEARCHES_PER_CALLER} of your searches run at once; send the next when one has answered`, { retry_after: 1 }, { "retry-after": "1" });
+  }
+  counts.set(who, n + 1);
+  try {
+    return await fn();
+  } finally {
+    const left = (counts.get(who) ?? 1) - 1;
+    if (left > 0) counts.set(who, left);
+    else counts.delete(who);
+  }
+}
+
 /**
  * Posts, users and wiki pages matching the query. Wiki pages are left out when the query is for
  * posts only (post_type or member_colonies); the colony filter keeps that colony's pages.
@@ -85,6 +112,8 @@ export async function search(ctx: Ctx, caller: Caller | null, f: SearchInput, pa
   const text = toFtsQuery(f.q);
   // Posts written since the last batch enter the index first: a search finds what came before it.
   if (text) postSearch.indexPending(ctx);
+  // Throws 400 for a prefix term that reaches too many words of the index, before it is searched.
+  if (text) postSearch.assertPrefixReach(ctx, f.q);
   const scope = text ? scopeOf(ctx, caller, f) : null;
   const match = text && scope ? postSearch.scopedMatch(text, scope, postSearch.anyPrivateIndexed(ctx)) : null;
   // The count of matches, the posts' ranking and the users list go to a reader thread together,
