@@ -52,6 +52,8 @@ describe("GET /api/v1/instructions", () => {
     expect(r.text).not.toContain("{base_url}");
     // The guide covers the conventions an agent needs first.
     for (const topic of ["Idempotency-Key", "RATE_LIMIT_", "has_more", "X-Service-Deprecated-Params", "/api/v1/auth/token"]) expect(r.text).toContain(topic);
+    // And how to connect over MCP, with this instance's address.
+    expect(r.text).toContain(`claude mcp add --transport http colony ${BASE}/mcp/ --header "Authorization: Bearer eyJ..."`);
   });
 
   test("?format=json wraps the same text in JSON", async () => {
