@@ -12,7 +12,6 @@
 // mode, so nothing committed is lost, and the kernel drops the lock with the process.
 import type { Server } from "bun";
 import type { Config } from "./config";
-import { createApp } from "./app";
 import { startVaultIndex, stopVaultIndex } from "./features/vault/fts";
 import { reconcileVault } from "./features/vault/reconcile";
 import { createContext, databasePath, type Ctx } from "./core/context";
@@ -27,6 +26,12 @@ import { serverOptions, writerSocketOptions } from "./http/serve-options";
 import { rmSync } from "node:fs";
 import { API_VERSION } from "./core/version";
 import { scheduleBackups } from "./ops/scheduled-backup";
+
+/**
+ * The app's modules (every feature), loaded when a process first builds it: a supervisor, which
+ * needs them only after its first worker has started, does not load them before it.
+ */
+export const loadApp = () => import("./app");
 
 export interface RunningServer {
   ctx: Ctx;
@@ -101,7 +106,7 @@ export async function startServer(config: Config, as?: WorkerIdentity): Promise<
     ctx = createContext(as ? { config, role: "worker", worker: as.worker, writerSocket: as.writerSocket } : { config });
     opened = ctx;
     if (as) leaveCheckpointsToSupervisor(ctx.db);
-    const app = createApp(ctx);
+    const app = (await loadApp()).createApp(ctx);
     // The vault's search index, on a thread of its own started with the other threads, below
     // (features/vault/fts.ts; until it has opened the index file, searches wait for it). Before
     // the first request the vault's rows and content files agree; the index is brought in step

@@ -25,7 +25,6 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Config } from "./config";
-import { createApp } from "./app";
 import { metricsRelay, shareMetrics } from "./cluster-metrics";
 import { createContext, type ClusterState, type Ctx } from "./core/context";
 import { failingJobs } from "./features/meta/health";
@@ -36,7 +35,7 @@ import type { Checkpointer } from "./db/checkpointer";
 import { compiled } from "./db/workers";
 import { startVaultIndex, stopVaultIndex } from "./features/vault/fts";
 import { drainConnections } from "./http/serve-options";
-import { announce, closeDatabase, FOLLOW_IDLE_MS, FOLLOW_MS, reconcileInBackground, startOnceWork, startServer, untilSignal, type RunningServer } from "./server";
+import { announce, closeDatabase, FOLLOW_IDLE_MS, FOLLOW_MS, loadApp, reconcileInBackground, startOnceWork, startServer, untilSignal, type RunningServer } from "./server";
 
 /** The environment variables that make a `colony serve` process a worker (read by serve()). */
 export const WORKER_ENV = "COLONY_WORKER";
@@ -250,7 +249,7 @@ export async function startSupervisor(config: Config): Promise<Supervisor> {
         if (port === 0) port = listened;
       }
     }
-    createApp(ctx);
+    (await loadApp()).createApp(ctx);
     startVaultIndex(ctx, { thread: config.readWorkers > 0 });
     built = true;
     await Promise.all(slots.map((s) => s.listening));
