@@ -73,8 +73,6 @@ interface WorkerSlot {
   failures: number;
   listening: Promise<number>;
   timer: ReturnType<typeof setTimeout> | null;
-  /** The writer's slot: the socket its current process takes writes on (a new one for each process). */
-  socket: string | null;
 }
 
 export interface Supervisor {
@@ -171,8 +169,8 @@ export async function startSupervisor(config: Config): Promise<Supervisor> {
     slot.listening = new Promise<number>((resolve, reject) => ((heard = resolve), (failed = reject)));
     slot.listening.catch(() => {});
     slot.startedAt = performance.now();
+    // The writer's process takes writes on a socket of its own (a new one for each process).
     const socket = slot.n === WRITER_SLOT ? join(socketDir, `writer-${++sockets}.sock`) : null;
-    slot.socket = socket;
     const proc = Bun.spawn(programCommand("serve"), {
       env: { ...process.env, [WORKER_ENV]: String(slot.n), [WORKER_CONFIG_ENV]: JSON.stringify({ ...config, port }), ...(socket ? { [WRITER_SOCKET_ENV]: socket } : {}) },
       stdio: ["ignore", "inherit", "inherit"],
@@ -239,7 +237,7 @@ export async function startSupervisor(config: Config): Promise<Supervisor> {
   // answer's path.
   try {
     for (let n = 1; n <= config.workers; n++) {
-      const slot: WorkerSlot = { n, proc: null, old: null, startedAt: 0, failures: 0, listening: Promise.resolve(0), timer: null, socket: null };
+      const slot: WorkerSlot = { n, proc: null, old: null, startedAt: 0, failures: 0, listening: Promise.resolve(0), timer: null };
       slots.push(slot);
       start(slot);
       // The first worker starts alone, so that the first answer comes as soon as it can (the

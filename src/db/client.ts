@@ -223,9 +223,7 @@ export function onGroupSettled(db: Db, fn: () => void): boolean {
  * nothing is acknowledged before it is committed.
  */
 export function groupSettling(db: Db): Promise<void> | null {
-  const g = groups.get(db.$client);
-  if (!g) return null;
-  return new Promise<void>((resolve) => g.settled.push(resolve));
+  return groups.has(db.$client) ? new Promise<void>((resolve) => onGroupSettled(db, resolve)) : null;
 }
 
 /** Rows changed by a drizzle `.run()` (bun:sqlite returns them; drizzle's types say void). */

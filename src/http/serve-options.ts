@@ -48,6 +48,7 @@ function closing(ctx: Ctx, res: Response): Response {
 
 export function serverOptions(ctx: Ctx, app: AnyElysia) {
   const serveHere = requestHandler(ctx, app);
+  const answered = answering(ctx);
   return {
     hostname: ctx.config.host,
     port: ctx.config.port,
@@ -60,9 +61,7 @@ export function serverOptions(ctx: Ctx, app: AnyElysia) {
       if (ctx.server !== server) ctx.server = server;
       // With several workers, what may write is served by the writer (http/writer.ts).
       const writer = writerFor(ctx, request);
-      if (!writer) return serveHere(request, server);
-      const passed = passToWriter(request, server.requestIP(request)?.address, writer);
-      return draining.has(ctx) ? passed.then((res) => closing(ctx, res)) : passed;
+      return answered(writer ? passToWriter(request, server.requestIP(request)?.address, writer) : serveHere(request, server));
     },
   } satisfies Bun.Serve.Options<undefined>;
 }
@@ -70,30 +69,37 @@ export function serverOptions(ctx: Ctx, app: AnyElysia) {
 /** The options of the writer's own socket, on which the other workers pass on their writes (http/writer.ts). */
 export function writerSocketOptions(ctx: Ctx, app: AnyElysia, socket: string) {
   const serveHere = requestHandler(ctx, app);
+  const answered = answering(ctx);
   return {
     unix: socket,
     maxRequestBodySize: BUN_BODY_LIMIT,
-    fetch: (request: Request): Response | Promise<Response> => serveHere(asPassedOn(request), null),
+    fetch: (request: Request): Response | Promise<Response> => answered(serveHere(asPassedOn(request), null)),
   } satisfies Bun.Serve.Options<undefined>;
 }
 
 /**
- * Serves one request in this process: what other processes committed is looked at first, a body
- * of undeclared length is read within the limit, and the answer waits for the group commit its
- * writes may have joined (db/client.ts) and says `Connection: close` on a retiring worker.
+ * A server's answers as sent, once each is ready: after the group commit its writes may have
+ * joined (db/client.ts), and saying `Connection: close` when the worker retires meanwhile.
  */
-function requestHandler(ctx: Ctx, app: AnyElysia) {
-  const handle = app.fetch;
-  const limit = ctx.config.maxBodyBytes;
+function answering(ctx: Ctx): (answer: Response | Promise<Response>) => Response | Promise<Response> {
   const finish = (res: Response): Response | Promise<Response> => {
     const settling = groupSettling(ctx.db);
     if (settling) return settling.then(() => (draining.has(ctx) ? closing(ctx, res) : res));
     return draining.has(ctx) ? closing(ctx, res) : res;
   };
+  return (answer) => (answer instanceof Promise ? answer.then(finish) : finish(answer));
+}
+
+/**
+ * Serves one request in this process: what other processes committed is looked at first, and a
+ * body of undeclared length is read within the limit.
+ */
+function requestHandler(ctx: Ctx, app: AnyElysia) {
+  const handle = app.fetch;
+  const limit = ctx.config.maxBodyBytes;
   return (request: Request, peers: SocketPeers | null): Response | Promise<Response> => {
     // What other processes committed is seen before this request reads (core/events.ts follow()).
     ctx.events.sync();
-    const answer = !undeclaredBody(request) ? handle(request) : boundBody(request, limit, peers).then(handle, () => errorResponse(400, "INVALID_INPUT", "The request body could not be read"));
-    return answer instanceof Promise ? answer.then(finish) : finish(answer);
+    return !undeclaredBody(request) ? handle(request) : boundBody(request, limit, peers).then(handle, () => errorResponse(400, "INVALID_INPUT", "The request body could not be read"));
   };
 }
