@@ -68,12 +68,19 @@ export function claimKey(ctx: Ctx, userId: string, key: string, hash: string): K
   if (!claimed) return { kind: "run" };
   if (claimed.requestHash !== hash) return { kind: "mismatch" };
   if (claimed.state === "in_progress") return { kind: "in_progress" };
+  // Sealed under another data key (a restored database): the answer cannot be replayed.
+  return replayOf(ctx, claimed, userId, key) ?? { kind: "unreadable" };
+}
+
+type Replay = Extract<KeyClaim, { kind: "replay" }>;
+
+/** A stored answer's replay, unsealed; null when it cannot be unsealed. */
+function replayOf(ctx: Ctx, row: typeof idempotencyKeys.$inferSelect, userId: string, key: string): Replay | null {
   try {
-    const body = claimed.body ? unseal(ctx.secrets.dataKey, claimed.body, sealAad(userId, key)) : "";
-    return { kind: "replay", status: claimed.status ?? 200, contentType: claimed.contentType, body };
+    const body = row.body ? unseal(ctx.secrets.dataKey, row.body, sealAad(userId, key)) : "";
+    return { kind: "replay", status: row.status ?? 200, contentType: row.contentType, body };
   } catch {
-    // Sealed under another data key (a restored database): the answer cannot be replayed.
-    return { kind: "unreadable" };
+    return null;
   }
 }
 
@@ -105,19 +112,15 @@ const ROTATE_KEY_PATH = "/api/v1/auth/rotate-key";
 const REVOKED_REPLAY_MS = 10 * MINUTE;
 
 /** The stored 2xx answer of `key` for this request (`hash`), made within `withinMs`; null otherwise. Reads only. */
-function storedAnswer(ctx: Ctx, userId: string, key: string, hash: string, withinMs: number): Extract<KeyClaim, { kind: "replay" }> | null {
+function storedAnswer(ctx: Ctx, userId: string, key: string, hash: string, withinMs: number): Replay | null {
   const table = idempotencyKeys;
   const row = ctx.db.select().from(table).where(and(eq(table.userId, userId), eq(table.key, key))).get();
   if (!row || row.state !== "done" || row.requestHash !== hash || row.createdAt < ctx.clock.now() - withinMs) return null;
-  try {
-    return { kind: "replay", status: row.status ?? 200, contentType: row.contentType, body: row.body ? unseal(ctx.secrets.dataKey, row.body, sealAad(userId, key)) : "" };
-  } catch {
-    return null;
-  }
+  return replayOf(ctx, row, userId, key);
 }
 
 /** A stored answer, sent again with `Idempotent-Replay: true`. */
-function replayed(c: Extract<KeyClaim, { kind: "replay" }>): Response {
+function replayed(c: Replay): Response {
   const headers: Record<string, string> = { "Idempotent-Replay": "true" };
   if (c.contentType) headers["content-type"] = c.contentType;
   return new Response(c.status === 204 ? null : c.body, { status: c.status, headers });
