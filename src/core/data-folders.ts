@@ -27,3 +27,6 @@ const DATA_FOLDERS: readonly DataFolder[] = [
 ];
 
 export const DATA_FOLDER_NAMES: readonly string[] = DATA_FOLDERS.map((f) => f.name);
+
+/** A SQLite database file with the write-ahead log and shared-memory files SQLite keeps beside it. */
+export const sqliteFiles = (path: string): string[] => [path, `${path}-wal`, `${path}-shm`];

@@ -11,7 +11,7 @@ import { basename, dirname, join, resolve } from "node:path";
 import type { Config } from "../config";
 import { systemClock } from "../core/clock";
 import { databasePath } from "../core/context";
-import { DATA_FOLDER_NAMES } from "../core/data-folders";
+import { DATA_FOLDER_NAMES, sqliteFiles } from "../core/data-folders";
 import { acquireDataLock } from "../core/lock";
 import { openDatabase } from "../db/client";
 import { FTS_INDEXES, rebuildFtsIndex } from "../db/fts";
@@ -147,7 +147,7 @@ export async function restore(config: Config, source: string, print: Print = con
       // The vault's search index is a file of its own, derived from the vault's files and never
       // in a backup (docs/decisions.md §177): the one of the replaced data goes, and the server
       // makes it anew from the restored files when it starts (features/vault/fts.ts).
-      for (const s of ["", "-wal", "-shm"]) rmSync(join(config.dataDir, VAULT_INDEX_FILE + s), { force: true });
+      for (const f of sqliteFiles(join(config.dataDir, VAULT_INDEX_FILE))) rmSync(f, { force: true });
     } finally {
       db.$client.close();
     }

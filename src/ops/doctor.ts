@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { selfTest } from "../adapters/images";
 import type { Config } from "../config";
 import { databasePath } from "../core/context";
+import { sqliteFiles } from "../core/data-folders";
 import { LIMITS_FILE } from "../core/limit-store";
 import { INDEX_FILE } from "../features/vault/index-db";
 import { describeHolder, lockState } from "../core/lock";
@@ -92,7 +93,7 @@ function checkDatabase(config: Config, opts: CheckOptions, fixed: string[]): str
   }
   // The database, the vault's search index (words of private files) and the rate-limit windows
   // (client addresses), with their write-ahead logs: owner-only.
-  const loose = [path, join(config.dataDir, INDEX_FILE), join(config.dataDir, LIMITS_FILE)].flatMap((f) => [f, `${f}-wal`, `${f}-shm`]).filter((f) => existsSync(f) && mode(f) & 0o077);
+  const loose = [path, join(config.dataDir, INDEX_FILE), join(config.dataDir, LIMITS_FILE)].flatMap(sqliteFiles).filter((f) => existsSync(f) && mode(f) & 0o077);
   if (loose.length) {
     if (!opts.fix) throw new Problem("warn", `readable by others: ${loose.map((f) => `${f} (mode ${octal(mode(f))})`).join(", ")}; --fix sets 0600`);
     for (const f of loose) {

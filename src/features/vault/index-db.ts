@@ -14,6 +14,7 @@
 // older-schema file is made anew and refilled from the files.
 import { Database } from "bun:sqlite";
 import { chmodSync, existsSync, rmSync } from "node:fs";
+import { sqliteFiles } from "../../core/data-folders";
 import { readContent } from "./store";
 
 /** The index's file name in the data folder. */
@@ -65,7 +66,7 @@ const SCHEMA = [
 ];
 
 function removeFiles(path: string): void {
-  for (const s of ["", "-wal", "-shm"]) rmSync(path + s, { force: true });
+  for (const f of sqliteFiles(path)) rmSync(f, { force: true });
 }
 
 /**
@@ -74,7 +75,7 @@ function removeFiles(path: string): void {
  * database file when it creates them.
  */
 function ownerOnly(path: string): void {
-  for (const s of ["", "-wal", "-shm"]) if (existsSync(path + s)) chmodSync(path + s, 0o600);
+  for (const f of sqliteFiles(path)) if (existsSync(f)) chmodSync(f, 0o600);
 }
 
 /** Opens the index at `path` (":memory:" for an index of this process only); `created`: it was made empty now. */
