@@ -10,6 +10,7 @@ import type { Ctx } from "../core/context";
 import { requestId, safeEqual } from "../core/ids";
 import { bearerToken } from "../core/bearer";
 import { clientIp, socketAddress } from "./client-ip";
+import { isLoopbackAddress } from "../core/loopback";
 import { corsHeadersFor } from "./cors";
 import { errorResponse } from "./errors";
 import { requestIdOf, traces, type Trace } from "./trace";
@@ -29,7 +30,6 @@ const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 /** Headers a proxy adds: a request carrying one came through a proxy, whatever its socket says. */
 const FORWARDING_HEADERS = ["x-forwarded-for", "fly-client-ip", "forwarded", "x-real-ip"];
 
-const isLoopback = (address: string) => address === "::1" || address.startsWith("127.") || address.startsWith("::ffff:127.");
 
 /**
  * Whether a request may see operator-only answers (/metrics, the details of /health): its socket
@@ -45,7 +45,7 @@ export function isOperatorRequest(ctx: Ctx, request: Request): boolean {
   }
   for (const h of FORWARDING_HEADERS) if (request.headers.has(h)) return false;
   const address = socketAddress(ctx, request);
-  return address !== undefined && isLoopback(address);
+  return address !== undefined && isLoopbackAddress(address);
 }
 
 const round2 = (ms: number) => Math.round(ms * 100) / 100;

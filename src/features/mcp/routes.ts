@@ -8,6 +8,7 @@
 // call, as on the REST routes.
 import { Elysia } from "elysia";
 import type { Ctx } from "../../core/context";
+import { isLoopbackAddress, LOOPBACK_HOSTNAMES } from "../../core/loopback";
 import { clientIp } from "../../http/client-ip";
 import type { RequestAuth } from "./call";
 import type { Session } from "./server";
@@ -26,8 +27,6 @@ function rpcError(status: number, code: number, message: string): Response {
   return new Response(JSON.stringify({ jsonrpc: "2.0", error: { code, message }, id: null }), { status, headers: { "content-type": "application/json" } });
 }
 
-const LOOPBACK_NAMES = ["localhost", "127.0.0.1", "[::1]"];
-const isLoopbackHost = (host: string) => host === "localhost" || host === "::1" || host === "[::1]" || /^127\.\d+\.\d+\.\d+$/.test(host);
 
 /**
  * The host names a request to /mcp may name in its Host and Origin headers (DNS-rebinding
@@ -38,14 +37,15 @@ const isLoopbackHost = (host: string) => host === "localhost" || host === "::1" 
  */
 function mcpHosts(ctx: Ctx): Set<string> {
   const names = new Set([new URL(ctx.config.publicUrl).hostname.toLowerCase()]);
-  if (isLoopbackHost(ctx.config.host)) for (const n of LOOPBACK_NAMES) names.add(n);
+  const host = ctx.config.host;
+  if (LOOPBACK_HOSTNAMES.has(host) || isLoopbackAddress(host)) for (const n of LOOPBACK_HOSTNAMES) names.add(n);
   return names;
 }
 
-/** The host name of a Host header value (`name:port`, `[v6]:port`), lower-cased; null when unparsable. */
-function hostnameOf(value: string): string | null {
+/** The host name of a URL, lower-cased; null when it does not parse. */
+function hostnameOf(url: string): string | null {
   try {
-    return new URL(`http://${value}`).hostname.toLowerCase();
+    return new URL(url).hostname.toLowerCase();
   } catch {
     return null;
   }
@@ -56,19 +56,12 @@ export const mcpRoutes = (ctx: Ctx) => {
   /** A 403 for a request whose Host or Origin names a host this server does not answer to. */
   function rebound(request: Request): Response | null {
     // A request made in process (no socket) carries no Host header: its URL's host stands in.
-    const host = hostnameOf(request.headers.get("host") ?? new URL(request.url).host);
+    const host = hostnameOf(`http://${request.headers.get("host") ?? new URL(request.url).host}`);
     if (!host || !hosts.has(host)) return rpcError(403, -32000, "Forbidden: the Host header names a host this server does not answer to");
     const origin = request.headers.get("origin");
-    if (origin !== null) {
-      let name: string | null = null;
-      try {
-        name = new URL(origin).hostname.toLowerCase();
-      } catch {
-        name = null;
-      }
-      if (!name || !hosts.has(name)) return rpcError(403, -32000, "Forbidden: requests from this Origin are not accepted");
-    }
-    return null;
+    if (origin === null) return null;
+    const name = hostnameOf(origin);
+    return name && hosts.has(name) ? null : rpcError(403, -32000, "Forbidden: requests from this Origin are not accepted");
   }
 
   const sessions = sessionsOf<Session>(ctx);

@@ -5,6 +5,7 @@ import { and, count, desc, eq, or, sum } from "drizzle-orm";
 import { checkOutboundUrl, OutboundUrlError } from "../../adapters/http-out";
 import { iso } from "../../core/clock";
 import type { Ctx } from "../../core/context";
+import { LOOPBACK_HOSTNAMES } from "../../core/loopback";
 import { ApiError, FieldError, notFound } from "../../core/errors";
 import { hashSecret, isUuid, randomBase62, uuidv7 } from "../../core/ids";
 import type { Caller } from "../auth/service";
@@ -28,7 +29,6 @@ export class MetadataError extends Error {
   }
 }
 
-const LOOPBACK = new Set(["localhost", "127.0.0.1", "[::1]"]);
 
 function parseUrl(raw: string): URL | null {
   try {
@@ -47,7 +47,7 @@ function validateUris(field: string, list: unknown, opts: { min?: number } = {})
   const out: string[] = [];
   list.forEach((raw, i) => {
     const u = typeof raw === "string" && raw.length <= 2000 ? parseUrl(raw.trim()) : null;
-    if (!u || u.hash || u.username || u.password || !(u.protocol === "https:" || (u.protocol === "http:" && LOOPBACK.has(u.hostname)))) {
+    if (!u || u.hash || u.username || u.password || !(u.protocol === "https:" || (u.protocol === "http:" && LOOPBACK_HOSTNAMES.has(u.hostname)))) {
       throw new MetadataError(field, `${field}[${i}] must be an absolute https URL (http only on localhost) without a fragment`, rfc, i);
     }
     if (!out.includes(u.href)) out.push(u.href);
