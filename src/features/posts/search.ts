@@ -53,12 +53,15 @@ export const MAX_QUERY_PREFIX_TERMS = 3;
  */
 export const MAX_PREFIX_WORDS = 50;
 
+/** The searchable tokens of one query part (FTS5 operators and punctuation left out). */
+const tokensOf = (text: string): string[] => text.match(/[\p{L}\p{N}_]+/gu) ?? [];
+
 /** The prefix (lower-cased) of each prefix term of a query: the last token of a `word*` part. */
 function prefixesOf(input: string): string[] {
   const out: string[] = [];
   for (const p of queryParts(input)) {
     if (!p.prefix) continue;
-    const last = (p.text.match(/[\p{L}\p{N}_]+/gu) ?? []).at(-1);
+    const last = tokensOf(p.text).at(-1);
     if (last) out.push(last.toLowerCase());
   }
   return out;
@@ -72,8 +75,10 @@ const pastPrefix = (prefix: string) => prefix.slice(0, -1) + String.fromCodePoin
  * of the posts' index (read from its vocabulary, migration 0059: at most that many rows a prefix).
  */
 export function assertPrefixReach(ctx: Ctx, input: string): void {
-  for (const prefix of prefixesOf(input)) {
-    const stmt = preparedSql(ctx.db, "posts.search.prefixReach", () => sql`select count(*) as n from (select 1 from posts_fts_vocab where term >= ${sql.placeholder("from")} and term < ${sql.placeholder("to")} limit ${MAX_PREFIX_WORDS + 1})`);
+  const prefixes = prefixesOf(input);
+  if (!prefixes.length) return;
+  const stmt = preparedSql(ctx.db, "posts.search.prefixReach", () => sql`select count(*) as n from (select 1 from posts_fts_vocab where term >= ${sql.placeholder("from")} and term < ${sql.placeholder("to")} limit ${MAX_PREFIX_WORDS + 1})`);
+  for (const prefix of prefixes) {
     const n = (stmt.get({ from: prefix, to: pastPrefix(prefix) })?.n as number) ?? 0;
     if (n > MAX_PREFIX_WORDS) throw new ApiError(400, "INVALID_INPUT", `The prefix term ${prefix}* matches more than ${MAX_PREFIX_WORDS} words; make it longer or use whole words`);
   }
@@ -92,7 +97,7 @@ export function toFtsQuery(input: string): string | null {
   let words = 0;
   let prefixes = 0;
   for (const p of queryParts(input)) {
-    const toks = p.text.match(/[\p{L}\p{N}_]+/gu) ?? [];
+    const toks = tokensOf(p.text);
     if (!toks.length) continue;
     const part = `"${toks.join(" ")}"${p.prefix ? "*" : ""}`;
     if (parts.has(part)) continue;
