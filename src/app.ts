@@ -112,6 +112,7 @@ import { notFoundPage } from "./web/respond";
 import { webRoutes } from "./web/routes";
 import { accountRoutes } from "./web/account-routes";
 import { settingsRoutes } from "./web/settings-routes";
+import { oauthWebRoutes } from "./web/oauth-routes";
 import { opsRoutes } from "./web/ops-routes";
 import { partRoutes } from "./web/part-routes";
 import { avatarRoutes } from "./web/avatar-routes";
@@ -139,7 +140,7 @@ const FEATURES: Feature[] = [
   { routes: [modRoutes, requestsRoutes] },
   { routes: [groupsWebRoutes] },
   { routes: [liveRoutes] },
-  { routes: [identityProviderRoutes], register: oauth.register },
+  { routes: [identityProviderRoutes, oauthWebRoutes], register: oauth.register },
   { routes: [usersRoutes, directoryRoutes, karmaRoutes] },
   { routes: [pollingRoutes], register: polling.register },
   { routes: [avatarsRoutes], register: avatars.register },

@@ -32,6 +32,8 @@ export interface Config {
   oidc: { tokenExchange: boolean; delegation: boolean };
   /** Lets webhooks target loopback and private addresses (local development and tests only). */
   allowPrivateWebhooks: boolean;
+  /** Serves /mcp/ to requests without a token (public reads); otherwise they get 401 and sign in with OAuth. */
+  mcpAnonymous: boolean;
   /** Timeout of one outbound webhook request, in milliseconds. */
   webhookTimeoutMs: number;
   /** Interval of the heartbeat comment on GET /api/v1/stream, in milliseconds. */
@@ -146,6 +148,7 @@ export const SETTINGS = {
   oidcTokenExchange: { env: ["COLONY_OIDC_TOKEN_EXCHANGE"], flag: "oidc-token-exchange", kind: { type: "bool" }, shown: "on", help: "third-party sign-in through POST /oauth/token" },
   oidcDelegation: { env: ["COLONY_OIDC_DELEGATION"], flag: "oidc-delegation", kind: { type: "bool" }, shown: "on", help: "delegation tokens (POST /api/v1/auth/delegation-token)" },
   allowPrivateWebhooks: { env: ["COLONY_ALLOW_PRIVATE_WEBHOOKS"], flag: "allow-private-webhooks", kind: { type: "bool" }, shown: "off", help: "let webhooks target loopback and private addresses" },
+  mcpAnonymous: { env: ["COLONY_MCP_ANONYMOUS"], flag: "mcp-anonymous", kind: { type: "bool" }, shown: "off", help: "serve /mcp/ without a token (public reads) instead of answering 401" },
   webhookTimeoutMs: { env: ["COLONY_WEBHOOK_TIMEOUT_MS"], flag: "webhook-timeout-ms", kind: { type: "int", min: 100 }, shown: "10000", value: "<ms>", help: "time a webhook receiver has to answer" },
   streamHeartbeatMs: { env: ["COLONY_STREAM_HEARTBEAT_MS"], flag: "stream-heartbeat-ms", kind: { type: "int", min: 10 }, shown: "15000", value: "<ms>", help: "interval of the keep-alive comments on GET /api/v1/stream" },
   readWorkers: { env: ["COLONY_READ_WORKERS"], flag: "read-workers", kind: { type: "int", min: 0, max: 64 }, shown: "cores − 1 (1 to 4); with workers, cores ÷ workers", value: "<n>", help: "reader threads for long reads such as search, in each process; 0 runs them, and the vault's search index, on the request thread" },
@@ -293,6 +296,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     emailMaxHolders: num("emailMaxHolders") ?? 3,
     oidc: { tokenExchange: bool("oidcTokenExchange") ?? true, delegation: bool("oidcDelegation") ?? true },
     allowPrivateWebhooks: bool("allowPrivateWebhooks") ?? false,
+    mcpAnonymous: bool("mcpAnonymous") ?? false,
     webhookTimeoutMs: num("webhookTimeoutMs") ?? 10_000,
     streamHeartbeatMs: num("streamHeartbeatMs") ?? 15_000,
     readWorkers: num("readWorkers") ?? defaultReadWorkers(workers),

@@ -43,6 +43,14 @@ export function callerOf(ctx: Ctx, request: Request): Caller | null | Promise<Ca
   return result instanceof Promise ? result.then(keep) : keep(result);
 }
 
+/**
+ * Records the caller of a request resolved from a credential this module does not read (an MCP
+ * client's OAuth token, features/mcp/routes.ts): later callerOf calls of the request answer it.
+ */
+export function rememberCaller(request: Request, caller: Caller): void {
+  callers.set(request, caller);
+}
+
 /** The caller, or null for anonymous requests and bad credentials (for cross-cutting plugins). */
 export async function callerOrNull(ctx: Ctx, request: Request): Promise<Caller | null> {
   try {

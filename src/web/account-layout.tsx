@@ -29,12 +29,83 @@ export const When = ({ ms }: { ms: number }) => (
   </time>
 );
 
+// ---- the pieces of the account pages' forms
+
+interface InputProps {
+  id: string;
+  name?: string;
+  label: string;
+  type?: "text" | "password" | "email";
+  value?: string;
+  autocomplete?: string;
+  required?: boolean;
+  minlength?: number;
+  maxlength?: number;
+  hint?: string;
+  inputmode?: string;
+}
+
+/** A labelled input, with its hint tied to it for screen readers. */
+export function Input(f: InputProps) {
+  return (
+    <p>
+      <label for={f.id}>{escapeHtml(f.label)}</label>
+      <br />
+      <input
+        id={f.id}
+        name={f.name ?? f.id}
+        type={f.type ?? "text"}
+        value={f.value ? escapeHtml(f.value) : undefined}
+        autocomplete={f.autocomplete || undefined}
+        required={f.required || undefined}
+        minlength={f.minlength || undefined}
+        maxlength={f.maxlength || undefined}
+        inputmode={f.inputmode || undefined}
+        aria-describedby={f.hint ? `${f.id}-hint` : undefined}
+      />
+      {f.hint ? (
+        <>
+          <br />
+          <small id={`${f.id}-hint`}>{escapeHtml(f.hint)}</small>
+        </>
+      ) : (
+        ""
+      )}
+    </p>
+  );
+}
+
+/** A form of the page: its CSRF token, its fields and one button. */
+export function Form({ frame, action, button, children }: { frame: Frame; action: string; button: string; children?: Children }) {
+  return (
+    <form method="post" action={escapeHtml(action)}>
+      <CsrfField csrf={frame.csrf} />
+      {children}
+      <p>
+        <button type="submit">{escapeHtml(button)}</button>
+      </p>
+    </form>
+  );
+}
+
+export function Alert({ error }: { error?: string | null }) {
+  return error ? (
+    <p role="alert">
+      <strong>{escapeHtml(error)}</strong>
+    </p>
+  ) : (
+    ""
+  );
+}
+
+export const Status = ({ notice }: { notice?: string | null }) => (notice ? <p role="status">{escapeHtml(notice)}</p> : "");
+
 /** The account pages' own navigation, for a signed-in viewer (the shared header signs out). */
 function SettingsNav({ frame }: { frame: Frame }) {
   if (!frame.viewer) return "";
   return (
     <nav aria-label="Settings" class="tabs">
-      <a href="/settings/profile">Profile</a> <a href="/settings/account">Account</a> <a href="/settings/security">Security</a>
+      <a href="/settings/profile">Profile</a> <a href="/settings/account">Account</a> <a href="/settings/security">Security</a> <a href="/settings/connections">Connections</a>
     </nav>
   );
 }

@@ -5,77 +5,8 @@
 import type { Children } from "@kitajs/html";
 import type { RegistrationMode } from "../config";
 import type { SessionRow } from "../features/sessions/service";
-import { CsrfField, escapeHtml, Hidden, layout, When, type Frame } from "./account-layout";
+import { Alert, CsrfField, escapeHtml, Form, Hidden, Input, layout, Status, When, type Frame } from "./account-layout";
 
-
-interface InputProps {
-  id: string;
-  name?: string;
-  label: string;
-  type?: "text" | "password" | "email";
-  value?: string;
-  autocomplete?: string;
-  required?: boolean;
-  minlength?: number;
-  maxlength?: number;
-  hint?: string;
-  inputmode?: string;
-}
-
-/** A labelled input, with its hint tied to it for screen readers. */
-function Input(f: InputProps) {
-  return (
-    <p>
-      <label for={f.id}>{escapeHtml(f.label)}</label>
-      <br />
-      <input
-        id={f.id}
-        name={f.name ?? f.id}
-        type={f.type ?? "text"}
-        value={f.value ? escapeHtml(f.value) : undefined}
-        autocomplete={f.autocomplete || undefined}
-        required={f.required || undefined}
-        minlength={f.minlength || undefined}
-        maxlength={f.maxlength || undefined}
-        inputmode={f.inputmode || undefined}
-        aria-describedby={f.hint ? `${f.id}-hint` : undefined}
-      />
-      {f.hint ? (
-        <>
-          <br />
-          <small id={`${f.id}-hint`}>{escapeHtml(f.hint)}</small>
-        </>
-      ) : (
-        ""
-      )}
-    </p>
-  );
-}
-
-/** A form of the page: its CSRF token, its fields and one button. */
-function Form({ frame, action, button, children }: { frame: Frame; action: string; button: string; children?: Children }) {
-  return (
-    <form method="post" action={escapeHtml(action)}>
-      <CsrfField csrf={frame.csrf} />
-      {children}
-      <p>
-        <button type="submit">{escapeHtml(button)}</button>
-      </p>
-    </form>
-  );
-}
-
-function Alert({ error }: { error?: string | null }) {
-  return error ? (
-    <p role="alert">
-      <strong>{escapeHtml(error)}</strong>
-    </p>
-  ) : (
-    ""
-  );
-}
-
-const Status = ({ notice }: { notice?: string | null }) => (notice ? <p role="status">{escapeHtml(notice)}</p> : "");
 
 const HOME_LINK = (
   <p>

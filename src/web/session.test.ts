@@ -80,7 +80,7 @@ describe("the session cookie", () => {
   });
 
   test("next addresses stay on this site", () => {
-    for (const bad of [null, "", "https://evil.example/", "//evil.example/", "/\\evil.example", "javascript:alert(1)", "/a\nb", "/" + "x".repeat(600)]) expect([bad, safeNext(bad)]).toEqual([bad, "/"]);
+    for (const bad of [null, "", "https://evil.example/", "//evil.example/", "/\\evil.example", "javascript:alert(1)", "/a\nb", "/" + "x".repeat(4100)]) expect([bad, safeNext(bad)]).toEqual([bad, "/"]);
     expect(safeNext("/settings/account?tab=1")).toBe("/settings/account?tab=1");
   });
 });
@@ -111,7 +111,7 @@ describe("the cookie and the API", () => {
 /** Every form route of the web pages, as mounted. */
 function formRoutes(h: Harness): string[] {
   return (h.app.routes as { method: string; path: string }[])
-    .filter((r) => r.method === "POST" && /^\/(signup|login|logout|reset|settings|submit|post|comment|u|notifications|messages|groups)(\/|$)/.test(r.path))
+    .filter((r) => r.method === "POST" && /^\/(signup|login|logout|reset|settings|submit|post|comment|u|notifications|messages|groups|oauth\/authorize)(\/|$)/.test(r.path))
     .map((r) => r.path);
 }
 
@@ -124,11 +124,13 @@ describe("every form post is checked before it runs", () => {
         "/login/link/:token",
         "/login/second-factor",
         "/logout",
+        "/oauth/authorize",
         "/reset",
         "/reset/:token",
         "/settings/account/email",
         "/settings/account/password",
         "/settings/account/sessions/:id/revoke",
+        "/settings/connections/:id/revoke",
         "/settings/account/sessions/revoke-all",
         "/settings/security/2fa/confirm",
         "/settings/security/2fa/disable",
@@ -193,7 +195,7 @@ describe("every form post is checked before it runs", () => {
         refused++;
       }
     }
-    expect(refused).toBe(38 * 6);
+    expect(refused).toBe(40 * 6);
     expect(dbState(h)).toEqual(before);
     // The right token still works afterwards.
     expect((await b.post("/logout", {}, { csrf: mine })).status).toBe(303);

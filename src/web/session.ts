@@ -240,7 +240,7 @@ export function failure(err: unknown): { status: number; message: string; header
 
 /** A `next` address to return to after signing in: a path of this site, else the home page. */
 export function safeNext(raw: string | null | undefined): string {
-  if (!raw || raw.length > 512 || !raw.startsWith("/") || raw.startsWith("//") || /[\\\u0000-\u001f\u007f]/.test(raw)) return "/";
+  if (!raw || raw.length > 4096 || !raw.startsWith("/") || raw.startsWith("//") || /[\\\u0000-\u001f\u007f]/.test(raw)) return "/";
   return raw;
 }
 

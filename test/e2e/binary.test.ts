@@ -200,8 +200,16 @@ describe("compiled binary", () => {
   test("speaks MCP at /mcp/ through the SDK bundled in the executable", async () => {
     const { Client } = await import("@modelcontextprotocol/sdk/client/index.js");
     const { StreamableHTTPClientTransport } = await import("@modelcontextprotocol/sdk/client/streamableHttp.js");
+    // Without a token: the 401 that starts an OAuth sign-in, and the metadata it points to.
+    const anonymous = await fetch(`${base}/mcp/`, { method: "POST", headers: { "content-type": "application/json", accept: "application/json, text/event-stream" }, body: "{}" });
+    expect(anonymous.status).toBe(401);
+    expect(anonymous.headers.get("www-authenticate")).toContain("resource_metadata=");
+    expect((await fetch(`${base}/.well-known/oauth-protected-resource/mcp`)).status).toBe(200);
+    const json = { "content-type": "application/json" };
+    const { api_key } = (await (await fetch(`${base}/api/v1/auth/register`, { method: "POST", headers: json, body: JSON.stringify({ username: "e2e-mcp", display_name: "E2E MCP" }) })).json()) as { api_key: string };
+    const { access_token } = (await (await fetch(`${base}/api/v1/auth/token`, { method: "POST", headers: json, body: JSON.stringify({ api_key }) })).json()) as { access_token: string };
     const client = new Client({ name: "e2e", version: "1" });
-    await client.connect(new StreamableHTTPClientTransport(new URL(`${base}/mcp/`)));
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${base}/mcp/`), { requestInit: { headers: { authorization: `Bearer ${access_token}` } } }));
     const names = (await client.listTools()).tools.map((t) => t.name);
     expect(names.length).toBeGreaterThanOrEqual(21); // the reference's 21 and ours beyond them
     expect(names).toContain("colony_search_posts");

@@ -255,13 +255,23 @@ export function authenticate(ctx: Ctx, authorization: string | null | undefined,
 }
 
 function callerFromToken(ctx: Ctx, v: VerifiedToken, from: ClientAddress): Caller {
-  const user = usersService.findById(ctx, v.sub);
+  return callerOfCredential(ctx, v.sub, v.iatMs, from);
+}
+
+/**
+ * The caller a credential issued to `userId` at `issuedAtMs` stands for: an access token, or an
+ * MCP client's authorization (features/oauth/authorization.ts). Refused when the account is
+ * suspended, pending, or revoked its credentials since (a key rotation: AUTH_TOKEN_REVOKED), and
+ * from outside its IP allowlist (`from` null: not checked).
+ */
+export function callerOfCredential(ctx: Ctx, userId: string, issuedAtMs: number, from: ClientAddress | null): Caller {
+  const user = usersService.findById(ctx, userId);
   if (!user) throw new ApiError(401, "AUTH_INVALID_TOKEN", "Invalid access token");
   // Before the revocation check: suspending revokes the account's tokens, and the account is told why.
   if (isSuspended(user, ctx.clock.now())) throw accountSuspended(user);
-  if (v.iatMs < user.tokensValidAfter) throw new ApiError(401, "AUTH_TOKEN_REVOKED", "This access token was revoked: mint a new one from your current API key");
+  if (issuedAtMs < user.tokensValidAfter) throw new ApiError(401, "AUTH_TOKEN_REVOKED", "This access token was revoked: mint a new one from your current API key");
   if (user.status === "pending") throw new ApiError(403, "AUTH_PENDING_ACTIVATION", "This account is pending activation");
-  assertAllowedAddress(user, from);
+  if (from) assertAllowedAddress(user, from);
   usersService.touchLastActive(ctx, user);
   return callerOf(user);
 }

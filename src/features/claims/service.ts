@@ -54,6 +54,14 @@ export function confirmedOperatorOf(ctx: Ctx, agentId: string): string | null {
   return stmt.get(agentId)?.human_id ?? null;
 }
 
+/** The agents `humanId` operates through a confirmed claim, oldest claim first. */
+export function operatedAgentIds(ctx: Ctx, humanId: string): string[] {
+  const stmt = prepared(ctx.db, "claims.operatedBy", () =>
+    ctx.db.$client.prepare<{ agent_id: string }, [string]>("select agent_id from operator_claims where human_id = ? and status = 'confirmed' order by created_at, id"),
+  );
+  return stmt.all(humanId).map((r) => r.agent_id);
+}
+
 /**
  * Whether two accounts are tied by confirmed claims: a human and an agent they operate, or two
  * agents with the same confirmed operator (siblings). Messaging exempts their threads from the

@@ -40,6 +40,12 @@ const Suggestion = t.Object({
   expires_at: Nullable(t.String()),
 });
 
+/** The answer of GET /api/v1/feed/for-you (the MCP tool colony_get_for_you answers it too). */
+export const ForYouOut = t.Object({ items: t.Array(ForYouItem), personalised: t.Boolean(), count: Int(), next_cursor: Nullable(t.String()), has_more: t.Boolean() });
+
+/** The answer of GET /api/v1/suggestions (the MCP tool colony_get_suggestions answers it too). */
+export const SuggestionsOut = t.Object({ suggestions: t.Array(Suggestion), count: Int(), generated_at: t.String(), cached: t.Boolean(), ttl_seconds: Int(), categories: t.Record(t.String(), Int()) });
+
 export const ForYouQuery = t.Object({
   limit: t.Optional(IntInput({ minimum: 1, maximum: 100, default: 25 })),
   offset: t.Optional(IntInput({ minimum: 0, maximum: 200 })),
@@ -67,7 +73,7 @@ export const feedRoutes = (ctx: Ctx) =>
       {
         auth: "required",
         query: ForYouQuery,
-        response: t.Object({ items: t.Array(ForYouItem), personalised: t.Boolean(), count: Int(), next_cursor: Nullable(t.String()), has_more: t.Boolean() }),
+        response: ForYouOut,
         detail: {
           operationId: "forYouFeed",
           summary: "For You Feed",
@@ -81,7 +87,7 @@ export const feedRoutes = (ctx: Ctx) =>
       {
         auth: "required",
         query: SuggestionsQuery,
-        response: t.Object({ suggestions: t.Array(Suggestion), count: Int(), generated_at: t.String(), cached: t.Boolean(), ttl_seconds: Int(), categories: t.Record(t.String(), Int()) }),
+        response: SuggestionsOut,
         detail: { tags: ["suggestions"], summary: "List Suggestions", description: SUGGESTIONS_DESCRIPTION },
       },
     );

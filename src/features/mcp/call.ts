@@ -9,7 +9,7 @@
 // Validation failures are {"detail": {"code": "VALIDATION_ERROR", "message", "status": 422, "errors": [{loc, msg, type}]}}.
 import { Value } from "@sinclair/typebox/value";
 import { TypeCompiler, type TypeCheck } from "@sinclair/typebox/compiler";
-import { Type, type TObject } from "@sinclair/typebox";
+import { Type, type TObject, type TSchema } from "@sinclair/typebox";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { Ctx } from "../../core/context";
 import { ApiError, FieldError } from "../../core/errors";
@@ -20,13 +20,17 @@ import { subjectOf } from "../../http/rate-limit";
 import { claimKey, IDEMPOTENCY_IN_PROGRESS, IDEMPOTENCY_MISMATCH, IDEMPOTENCY_UNREADABLE, releaseKey, saveKey } from "../../http/idempotency";
 import { sha256Hex } from "../../core/ids";
 import { mcpErrorCode } from "./errors";
-import { publish } from "./schema";
+import { scopeOfCall } from "./scopes";
+import type { McpScope } from "../oauth/scopes";
+import { publish, publishAnswer } from "./schema";
 
 /** What a tool call knows of the HTTP request that carried it (set by routes.ts). */
 export interface RequestAuth {
   request: Request;
   /** The client's address, for IP allowlists (docs/decisions.md §53). */
   ip: string;
+  /** The scopes of an OAuth client's token; null for a token of the API, which may do everything. */
+  scopes: readonly McpScope[] | null;
 }
 
 export interface ToolAnnotations {
@@ -57,6 +61,11 @@ export interface ToolDef<A = any> {
   /** Takes `idempotency_key`, the tool's Idempotency-Key (http/idempotency.ts, the same store). */
   idempotent?: boolean;
   args: TObject;
+  /**
+   * The schema of its answer, published as `outputSchema` (an object: schema.ts `publishAnswer`):
+   * the route's response schema, or one built from it where the tool answers otherwise.
+   */
+  answer?: TSchema;
   annotations: ToolAnnotations;
   /** The REST answer for the same input; throws ApiError as the services do. */
   run(t: ToolContext & { caller: Caller }, args: A): unknown | Promise<unknown>;
@@ -68,6 +77,8 @@ export interface CompiledTool {
   check: TypeCheck<TObject>;
   description: string;
   inputSchema: Record<string, unknown>;
+  /** Set for a tool that declares its answer: each successful result then carries structuredContent. */
+  outputSchema?: Record<string, unknown>;
 }
 
 /** The description of `tools/list`: the route's, then what the tool does otherwise, then who may call it. */
@@ -94,10 +105,25 @@ export function compileTool(def: ToolDef): CompiledTool {
     if (schema.required) schema.required = schema.required.filter((k) => k !== d.new);
   }
   if (schema.required && !schema.required.length) delete schema.required;
-  return { def, check: TypeCompiler.Compile(def.args), description: describe(def), inputSchema: schema };
+  const compiled: CompiledTool = { def, check: TypeCompiler.Compile(def.args), description: describe(def), inputSchema: schema };
+  if (def.answer) {
+    compiled.outputSchema = publishAnswer(def.answer);
+    if (compiled.outputSchema.type !== "object") throw new Error(`${def.name}: an outputSchema must be an object`);
+  }
+  return compiled;
 }
 
 const text = (body: unknown) => (body === undefined ? "" : JSON.stringify(body));
+
+/**
+ * The result of a successful call from its answer's JSON text; a tool with an outputSchema also
+ * gets the answer as structuredContent (MCP 2025-06-18), the text staying for older clients.
+ */
+function answered(tool: CompiledTool, json: string): CallToolResult {
+  const result: CallToolResult = { content: [{ type: "text", text: json }] };
+  if (tool.outputSchema) result.structuredContent = JSON.parse(json);
+  return result;
+}
 
 /** The tool-error result of a refused call (an unexpected error is a 500, as on REST). */
 export function errorResult(tool: string, err: unknown, ctx?: Ctx): CallToolResult {
@@ -156,18 +182,23 @@ export async function callTool(ctx: Ctx, tool: CompiledTool, raw: Record<string,
     if (key !== undefined && caller) {
       // The same store as the Idempotency-Key header; a tool call's fingerprint is its name and arguments.
       const c = claimKey(ctx, caller.id, key, sha256Hex(`MCP ${def.name}\n${canonical(args)}`));
-      if (c.kind === "replay") return { content: [{ type: "text", text: c.body }], _meta: { "colony/idempotent_replay": true } };
+      if (c.kind === "replay") return { ...answered(tool, c.body), _meta: { "colony/idempotent_replay": true } };
       if (c.kind !== "run") {
         const e = c.kind === "mismatch" ? IDEMPOTENCY_MISMATCH : c.kind === "in_progress" ? IDEMPOTENCY_IN_PROGRESS : IDEMPOTENCY_UNREADABLE;
         throw new ApiError(e.status, e.code, e.message);
       }
       claimed = { userId: caller.id, key };
     }
+    const scope = scopeOfCall(def, args);
+    if (auth.scopes && !auth.scopes.includes(scope)) {
+      throw new ApiError(403, "AUTH_INSUFFICIENT_SCOPE", `This client was not granted the "${scope}" scope, which ${def.name} needs: sign in again and allow it on the consent page`, { required_scope: scope });
+    }
     if (def.limits?.length) charges = ctx.limits.consume(def.limits, subjectOf(caller, auth.ip));
     const body = await def.run({ ctx, caller: caller as Caller, auth }, args);
-    const result: CallToolResult = { content: [{ type: "text", text: text(body) }] };
+    const json = text(body);
+    const result = answered(tool, json);
     if (renamed.length) result._meta = { "colony/deprecated_arguments": renamed };
-    if (claimed) saveKey(ctx, claimed.userId, claimed.key, { status: 200, contentType: "application/json", body: text(body) });
+    if (claimed) saveKey(ctx, claimed.userId, claimed.key, { status: 200, contentType: "application/json", body: json });
     return result;
   } catch (err) {
     if (charges.length) ctx.limits.refund(charges);

@@ -8,7 +8,7 @@ import { makeGroup, groupSent } from "../messages/groups/gtestkit";
 import { GENERAL, post } from "../posts/fixtures";
 import { connect, listen, type Connected, type Listening } from "./testkit";
 
-const h = setup({ allowPrivateWebhooks: true });
+const h = setup({ allowPrivateWebhooks: true, mcpAnonymous: true });
 let srv: Listening;
 let a: TestUser;
 let b: TestUser;

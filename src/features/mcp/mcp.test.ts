@@ -9,7 +9,9 @@ import { sessionsOf } from "./sessions";
 import { connect, initialize, listen, messageOf, rpc, type Listening } from "./testkit";
 import { GENERAL, post } from "../posts/fixtures";
 
-const h = setup();
+// Served anonymously (COLONY_MCP_ANONYMOUS): the protocol tests start sessions without a token.
+// The default, a 401 that starts an OAuth sign-in, is tested in authorization.test.ts.
+const h = setup({ mcpAnonymous: true });
 let srv: Listening;
 let a: TestUser;
 
@@ -269,13 +271,12 @@ describe("authentication", () => {
     await c.close();
   });
 
-  test("a bad token is a 401 even for those reads, as on REST", async () => {
-    const c = await connect(srv.url, "not-a-token");
-    const r = await c.call("colony_list_colonies", {});
-    const rest = await h.req("GET", "/api/v1/colonies", { token: "not-a-token" });
-    expect(rest.status).toBe(401);
-    expect(r.body).toEqual({ detail: { ...rest.body.detail, status: 401 } });
-    await c.close();
+  test("a bad token is a 401 with the OAuth challenge before any session starts, even for those reads", async () => {
+    const res = await rpc(srv.url, initialize("2025-06-18"), { authorization: "Bearer not-a-token" });
+    expect(res.status).toBe(401);
+    expect(res.headers.get("www-authenticate")).toBe(`Bearer error="invalid_token", error_description="Invalid access token", resource_metadata="${h.ctx.config.publicUrl}/.well-known/oauth-protected-resource/mcp"`);
+    expect(res.headers.get("mcp-session-id")).toBeNull();
+    await expect(connect(srv.url, "not-a-token")).rejects.toThrow();
   });
 
   test("a resource that needs an account is a JSON-RPC error carrying the REST body", async () => {

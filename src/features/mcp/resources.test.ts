@@ -8,7 +8,8 @@ import { sinceStoredCursor } from "../polling/service";
 import { GENERAL, post } from "../posts/fixtures";
 import { connect, listen, type Connected, type Listening } from "./testkit";
 
-const h = setup();
+// Served anonymously (COLONY_MCP_ANONYMOUS) so that public resources can be read without a token.
+const h = setup({ mcpAnonymous: true });
 let srv: Listening;
 beforeAll(() => {
   srv = listen(h);
@@ -151,7 +152,7 @@ describe("colony://my/since", () => {
 
   test("a cursor older than 30 days is clamped like since", async () => {
     // Its own app: the clock moves 40 days, past every token and session of the file's.
-    const own = setup();
+    const own = setup({ mcpAnonymous: true });
     const u = await own.user();
     sinceStoredCursor(own.ctx, u.id);
     own.clock.advance(40 * 86_400_000);

@@ -9,7 +9,12 @@
 import { Elysia } from "elysia";
 import type { Ctx } from "../../core/context";
 import { isLoopbackAddress, LOOPBACK_HOSTNAMES } from "../../core/loopback";
+import { bearerToken } from "../../core/bearer";
+import { ApiError } from "../../core/errors";
+import { callerOf, rememberCaller } from "../../http/auth";
 import { clientIp } from "../../http/client-ip";
+import { callerOfCredential } from "../auth/service";
+import { MCP_ACCESS_PREFIX, mcpGrantOf } from "../oauth/authorization";
 import type { RequestAuth } from "./call";
 import type { Session } from "./server";
 import { sessionOpen, sessionRecord } from "./session-rows";
@@ -22,9 +27,9 @@ import { sessionsOf } from "./sessions";
 let serverModule: Promise<typeof import("./server")> | null = null;
 const mcpServer = () => (serverModule ??= import("./server"));
 
-/** The transport's own JSON-RPC error body (status, code and message as the SDK writes them). */
-function rpcError(status: number, code: number, message: string): Response {
-  return new Response(JSON.stringify({ jsonrpc: "2.0", error: { code, message }, id: null }), { status, headers: { "content-type": "application/json" } });
+/** The transport's own JSON-RPC error body (status, code and message as the SDK writes them; `data` as the REST body of a refusal). */
+function rpcError(status: number, code: number, message: string, data?: unknown): Response {
+  return new Response(JSON.stringify({ jsonrpc: "2.0", error: { code, message, ...(data === undefined ? {} : { data }) }, id: null }), { status, headers: { "content-type": "application/json" } });
 }
 
 
@@ -90,10 +95,49 @@ export const mcpRoutes = (ctx: Ctx) => {
     return pending;
   }
 
+  const resourceMetadata = `${ctx.config.publicUrl}/.well-known/oauth-protected-resource/mcp`;
+  /**
+   * 401 with the challenge that starts an MCP client's OAuth sign-in (RFC 9728 §5.1): where the
+   * resource's metadata is, and for a token that was sent, why it is refused.
+   */
+  function unauthorized(reason: string | null): Response {
+    const challenge = reason === null ? `Bearer resource_metadata="${resourceMetadata}"` : `Bearer error="invalid_token", error_description="${reason.replace(/["\\]/g, "")}", resource_metadata="${resourceMetadata}"`;
+    const res = rpcError(401, -32001, reason ?? "Unauthorized: send a bearer token (an OAuth access token for this endpoint, or an access token of the API)");
+    res.headers.set("www-authenticate", challenge);
+    return res;
+  }
+
+  /**
+   * Who a request comes from, checked before anything else: an OAuth client's token (bound to this
+   * endpoint, with its scopes), an access token of the API (every scope), or none when the
+   * instance serves /mcp/ anonymously. The caller is remembered for the tools and resources.
+   */
+  async function credentialOf(request: Request): Promise<{ scopes: RequestAuth["scopes"] } | Response> {
+    const header = request.headers.get("authorization");
+    if (!header) return ctx.config.mcpAnonymous ? { scopes: null } : unauthorized(null);
+    const token = bearerToken(header);
+    try {
+      if (token?.startsWith(MCP_ACCESS_PREFIX)) {
+        const grant = mcpGrantOf(ctx, token);
+        if (!grant) return unauthorized("The access token is invalid, expired or revoked");
+        rememberCaller(request, callerOfCredential(ctx, grant.userId, grant.approvedAt, () => clientIp(ctx, request)));
+        return { scopes: grant.scopes };
+      }
+      await callerOf(ctx, request);
+      return { scopes: null };
+    } catch (err) {
+      if (!(err instanceof ApiError)) throw err;
+      if (err.status === 401) return unauthorized(err.message);
+      return rpcError(err.status, -32001, `${err.code}: ${err.message}`, { detail: { code: err.code, message: err.message, status: err.status, ...err.extra } });
+    }
+  }
+
   async function handle(request: Request): Promise<Response> {
     const refused = rebound(request);
     if (refused) return refused;
-    const authInfo = { token: "", clientId: "colony", scopes: [], extra: { request, ip: clientIp(ctx, request) } satisfies RequestAuth };
+    const credential = await credentialOf(request);
+    if (credential instanceof Response) return credential;
+    const authInfo = { token: "", clientId: "colony", scopes: [], extra: { request, ip: clientIp(ctx, request), scopes: credential.scopes } satisfies RequestAuth };
     const id = request.headers.get("mcp-session-id");
     if (id) {
       const session = await sessionFor(id);

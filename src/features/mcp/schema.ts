@@ -127,3 +127,24 @@ function tidy(s: Json): Json {
   }
   return out;
 }
+
+/**
+ * The JSON Schema of a tool's answer, its `outputSchema` in `tools/list`: as `publish`, with every
+ * object left open to fields it does not declare (Elysia marks a route's response schemas
+ * additionalProperties: false once it compiles them, and cleans the REST answer to them; nothing
+ * cleans a tool's answer), and a union of objects published as an object.
+ */
+export function publishAnswer(schema: TSchema): Record<string, unknown> {
+  const out = open(publish(schema)) as Json;
+  if (out.type === undefined && Array.isArray(out.anyOf) && (out.anyOf as Json[]).every((b) => b.type === "object")) out.type = "object";
+  return out;
+}
+
+/** `s` without any `additionalProperties: false`, at any depth. */
+function open(s: unknown): unknown {
+  if (Array.isArray(s)) return s.map(open);
+  if (!s || typeof s !== "object") return s;
+  const out: Json = {};
+  for (const [k, v] of Object.entries(s)) if (!(k === "additionalProperties" && v === false)) out[k] = open(v);
+  return out;
+}

@@ -25,7 +25,14 @@ export const CATALOGUE: readonly CompiledTool[] = TOOLS.map(compileTool);
 const BY_NAME = new Map(CATALOGUE.map((t) => [t.def.name, t]));
 
 const LISTED = {
-  tools: CATALOGUE.map(({ def, description, inputSchema }) => ({ name: def.name, title: def.title, description, inputSchema, annotations: { title: def.title, ...def.annotations } })),
+  tools: CATALOGUE.map(({ def, description, inputSchema, outputSchema }) => ({
+    name: def.name,
+    title: def.title,
+    description,
+    inputSchema,
+    ...(outputSchema ? { outputSchema } : {}),
+    annotations: { title: def.title, ...def.annotations },
+  })),
 };
 
 export function buildServer(ctx: Ctx): McpServer {

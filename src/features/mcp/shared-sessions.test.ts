@@ -33,7 +33,7 @@ let b: Worker;
 
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), "colony-mcp-workers-"));
-  const config = loadConfig({ COLONY_LOG_LEVEL: "silent", COLONY_DATA_DIR: dir });
+  const config = loadConfig({ COLONY_LOG_LEVEL: "silent", COLONY_DATA_DIR: dir, COLONY_MCP_ANONYMOUS: "true" });
   const open = (role: "single" | "worker"): Worker => {
     const ctx = createContext({ config, clock, role });
     const app = createApp(ctx);

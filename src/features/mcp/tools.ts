@@ -13,6 +13,7 @@ import { ApiError } from "../../core/errors";
 import { isUuid } from "../../core/ids";
 import { MAX_OFFSET, resolvePage, type Page } from "../../core/paging";
 import { pagingQuery } from "../../http/paging";
+import { Int, Nullable } from "../../http/schemas";
 import { SettingsIn, UPDATE_AVATAR_DESCRIPTION } from "../avatars/routes";
 import * as avatars from "../avatars/service";
 import { BOOKMARK_DESCRIPTION } from "../bookmarks/routes";
@@ -20,55 +21,57 @@ import * as bookmarks from "../bookmarks/service";
 import * as bans from "../colonies/bans";
 import { BAN_DESCRIPTION, UNBAN_DESCRIPTION } from "../colonies/moderation-routes";
 import { ColonyListQuery, LIST_COLONIES_DESCRIPTION } from "../colonies/routes";
-import { ColonyBanCreate, ColonyCreate, MemberParams } from "../colonies/schemas";
+import { ColonyBanCreate, ColonyBanOut, ColonyCreate, ColonyOut, MemberParams } from "../colonies/schemas";
 import * as colonies from "../colonies/service";
 import { banOut, colonyOut } from "../colonies/views";
 import { CREATE_COMMENT_DESCRIPTION, DELETE_COMMENT_DESCRIPTION, LIST_COMMENTS_DESCRIPTION, UPDATE_COMMENT_DESCRIPTION } from "../comments/routes";
-import { CommentCreate, CommentIdParams, CommentUpdate, PostCommentsQuery, PostIdParams as CommentsPostIdParams } from "../comments/schemas";
+import { CommentCreate, CommentIdParams, CommentList, CommentOut, CommentUpdate, PostCommentsQuery, PostIdParams as CommentsPostIdParams } from "../comments/schemas";
 import * as comments from "../comments/service";
 import { commentsOut, oneCommentOut } from "../comments/views";
-import { list as commaList, FOR_YOU_DESCRIPTION, ForYouQuery, SUGGESTIONS_DESCRIPTION, SuggestionsQuery } from "../feed/routes";
+import { list as commaList, FOR_YOU_DESCRIPTION, ForYouOut, ForYouQuery, SUGGESTIONS_DESCRIPTION, SuggestionsOut, SuggestionsQuery } from "../feed/routes";
 import { forYou } from "../feed/service";
 import { suggestionsFor } from "../feed/suggestions";
-import { ByUserId, FOLLOW_DESCRIPTION } from "../follows/routes";
+import { ByUserId, FOLLOW_DESCRIPTION, FollowReceipt } from "../follows/routes";
 import * as follows from "../follows/service";
 import { followReceipt } from "../follows/views";
 import { create as createGroup } from "../messages/groups/create";
 import { groupDetail } from "../messages/groups/detail";
 import { CREATE_GROUP_DESCRIPTION, GET_GROUP_DESCRIPTION, GroupCreateQuery, SEND_GROUP_DESCRIPTION } from "../messages/groups/routes";
-import { ConvParams } from "../messages/groups/schemas";
+import { ConvParams, GroupConversationDetailOut, GroupConversationOut } from "../messages/groups/schemas";
 import { send as sendToGroup } from "../messages/groups/send";
 import { createdOut } from "../messages/groups/views";
 import * as direct from "../messages/direct";
 import { ByUsername, ConversationsQuery, GET_CONVERSATION_DESCRIPTION, LIST_CONVERSATIONS_DESCRIPTION, SEND_MESSAGE_DESCRIPTION } from "../messages/routes";
-import { CONVERSATION_PAGING, MessageCreate } from "../messages/schemas";
+import { CONVERSATION_PAGING, ConversationDetail, ConversationOut, MessageCreate, MessageOut } from "../messages/schemas";
 import { sentMessageView } from "../messages/views";
 import * as modmail from "../moderation/modmail";
-import { ModmailOpen, OPEN_MODMAIL_DESCRIPTION } from "../moderation/modmail-routes";
-import { MOD_QUEUE_ACTION_DESCRIPTION, MOD_QUEUE_DESCRIPTION, ModQueueActionRequest, ModQueueQuery } from "../moderation/queue-routes";
+import { ModmailOpen, ModmailOpenOut, OPEN_MODMAIL_DESCRIPTION } from "../moderation/modmail-routes";
+import { MOD_QUEUE_ACTION_DESCRIPTION, MOD_QUEUE_DESCRIPTION, ModQueueActionRequest, ModQueueActionResultOut, ModQueueListOut, ModQueueQuery } from "../moderation/queue-routes";
 import { act, listQueue, type QueueActionInput } from "../moderation/queue-service";
 import { queuePageOut, resultOut } from "../moderation/queue-views";
 import { LIST_NOTIFICATIONS_DESCRIPTION, NotificationsQuery, READ_ALL_DESCRIPTION } from "../notifications/routes";
 import * as notifications from "../notifications/service";
+import { NotificationOut } from "../notifications/schemas";
 import { notificationsOut } from "../notifications/views";
 import { POLL_MAX_OPTIONS, POLL_MIN_OPTIONS, POLL_OPTION_MAX } from "../posts/content";
 import { CREATE_POST_DESCRIPTION, DELETE_POST_DESCRIPTION, UPDATE_POST_DESCRIPTION } from "../posts/routes";
-import { PostCreate, PostIdParams, PostUpdate } from "../posts/schemas";
+import { PostCreate, PostIdParams, PostOut, PostUpdate } from "../posts/schemas";
 import * as posts from "../posts/service";
 import { onePostOut } from "../posts/views";
-import { ReactionToggle, TOGGLE_REACTION_DESCRIPTION } from "../reactions/routes";
+import { ReactionSummary, ReactionToggle, TOGGLE_REACTION_DESCRIPTION } from "../reactions/routes";
 import * as reactions from "../reactions/service";
 import { REACTION_KEYS } from "../reactions/tables";
-import { SEARCH_DESCRIPTION, SearchQuery } from "../search/routes";
+import { SEARCH_DESCRIPTION, SearchQuery, SearchResults } from "../search/routes";
 import * as search from "../search/service";
 import { searchResultsOut } from "../search/views";
 import { listDirectory } from "../users/directory";
-import { DIRECTORY_DESCRIPTION, DirectoryQuery } from "../users/directory-routes";
+import { DIRECTORY_DESCRIPTION, DirectoryQuery, DirectoryUserOut } from "../users/directory-routes";
+import { UserOut } from "../users/schemas";
 import { userOut } from "../users/views";
 import { VOTE_COMMENT_DESCRIPTION, VOTE_POST_DESCRIPTION } from "../votes/routes";
 import * as votes from "../votes/service";
-import { VoteBody } from "../votes/views";
-import { ById as WebhookParams, CREATE_WEBHOOK_DESCRIPTION, DELETE_WEBHOOK_DESCRIPTION, LIST_WEBHOOKS_DESCRIPTION, WebhookCreate } from "../webhooks/routes";
+import { VoteBody, VoteOut } from "../votes/views";
+import { ById as WebhookParams, CREATE_WEBHOOK_DESCRIPTION, DELETE_WEBHOOK_DESCRIPTION, LIST_WEBHOOKS_DESCRIPTION, WebhookCreate, WebhookOut } from "../webhooks/routes";
 import * as webhooks from "../webhooks/service";
 import { webhookOut } from "../webhooks/views";
 import type { ToolDef } from "./call";
@@ -86,11 +89,15 @@ const Args = <P extends TProperties>(props: P) => Type.Object(props);
 
 /** A list answer: the REST route's items with the paging facts its headers carry. */
 const listed = <T>(items: T[], total: number, page: Page) => ({ items, count: items.length, total, has_more: page.offset + items.length < total });
+/** The schema of a list answer of the route's `item`s. */
+const Listed = (item: TSchema) => Type.Object({ items: Type.Array(item), count: Int(), total: Int(), has_more: Type.Boolean() });
 /** The first page of `limit` results, within what the tool's `limit` argument allows. */
 const firstPage = (limit: number | undefined, args: { properties: { limit: TSchema } }): Page => resolvePage({ limit }, pagingOf(args.properties.limit));
 
 /** The answer of a tool over a 204 route. */
 const deleted = (what: "post" | "comment", id: string) => ({ status: "deleted", [`${what}_id`]: id });
+/** The schema of the answer of a tool over a 204 route: what it did, and to which id. */
+const Done = (status: string, idField: string) => Type.Object({ status: Type.Literal(status), [idField]: Type.String() });
 
 /** Where a tool names the colony (the mod tools, as the reference does): its name or its id, in `colony`. */
 const BY_COLONY = "the colony is named by `colony`: its name (e.g. general) or its id";
@@ -295,6 +302,7 @@ export const TOOLS: ToolDef[] = [
     auth: "optional",
     limits: ["search", "search_ip"],
     args: searchPosts,
+    answer: Type.Object({ ...SearchResults.properties, count: Int() }),
     annotations: READ,
     async run({ ctx, caller }, a: Static<typeof searchPosts>) {
       const page = firstPage(a.limit, searchPosts);
@@ -312,6 +320,7 @@ export const TOOLS: ToolDef[] = [
     differs: "the substring filter is `query` (the route's q); highest karma first; the answer is {items, count, total, has_more} for the first page",
     auth: "optional",
     args: browseDirectory,
+    answer: Listed(DirectoryUserOut),
     annotations: READ,
     run({ ctx, caller }, a: Static<typeof browseDirectory>) {
       const page = firstPage(a.limit, browseDirectory);
@@ -328,6 +337,7 @@ export const TOOLS: ToolDef[] = [
     differs: "`query` narrows to a case-insensitive substring of the name or display name; use the names as `colony` in colony_create_post and colony_search_posts. The answer is {items, count, total, has_more}: count is this page's length, total all that match",
     auth: "optional",
     args: listColonies,
+    answer: Listed(ColonyOut),
     annotations: READ,
     run({ ctx, caller }, a: Static<typeof listColonies>) {
       const page = firstPage(a.limit, listColonies);
@@ -343,6 +353,7 @@ export const TOOLS: ToolDef[] = [
     differs: "it pages with `cursor`: pass next_cursor back (null on the last page); the answer adds count and next_cursor",
     auth: "optional",
     args: getPostComments,
+    answer: Type.Object({ ...CommentList.properties, count: Int(), next_cursor: Nullable(Type.String()) }),
     annotations: READ,
     run({ ctx, caller }, a: Static<typeof getPostComments>) {
       const page = resolvePage({ limit: a.limit, offset: a.cursor === undefined ? 0 : Number(a.cursor) }, pagingOf(getPostComments.properties.limit));
@@ -368,6 +379,7 @@ export const TOOLS: ToolDef[] = [
     idempotent: true,
     limits: ["create_post"],
     args: createPost,
+    answer: PostOut,
     annotations: WRITE,
     run({ ctx, caller }, a: Static<typeof createPost>) {
       return onePostOut(ctx, posts.createPost(ctx, caller, postCreateInput(a)), caller.id);
@@ -382,6 +394,7 @@ export const TOOLS: ToolDef[] = [
     idempotent: true,
     limits: ["create_comment"],
     args: commentOnPost,
+    answer: CommentOut,
     annotations: WRITE,
     run({ ctx, caller }, a: Static<typeof commentOnPost>) {
       return oneCommentOut(ctx, comments.createComment(ctx, caller, a.post_id, { body: a.body, parent_id: a.parent_id }), caller.id);
@@ -396,6 +409,7 @@ export const TOOLS: ToolDef[] = [
     auth: "required",
     limits: ["post_edit"],
     args: editPost,
+    answer: PostOut,
     annotations: IDEMPOTENT,
     run({ ctx, caller }, a: Static<typeof editPost>) {
       return onePostOut(ctx, posts.updatePost(ctx, caller, a.post_id, { title: a.title, body: a.body, tags: a.tags }), caller.id);
@@ -410,6 +424,7 @@ export const TOOLS: ToolDef[] = [
     auth: "required",
     limits: ["post_delete"],
     args: deletePost,
+    answer: Done("deleted", "post_id"),
     annotations: DESTRUCTIVE,
     run({ ctx, caller }, a: Static<typeof deletePost>) {
       posts.deletePost(ctx, caller, a.post_id);
@@ -424,6 +439,7 @@ export const TOOLS: ToolDef[] = [
     auth: "required",
     limits: ["comment_edit"],
     args: editComment,
+    answer: CommentOut,
     annotations: IDEMPOTENT,
     run({ ctx, caller }, a: Static<typeof editComment>) {
       return oneCommentOut(ctx, comments.updateComment(ctx, caller, a.comment_id, { body: a.body }), caller.id);
@@ -438,6 +454,7 @@ export const TOOLS: ToolDef[] = [
     auth: "required",
     limits: ["comment_delete"],
     args: deleteComment,
+    answer: Done("deleted", "comment_id"),
     annotations: DESTRUCTIVE,
     run({ ctx, caller }, a: Static<typeof deleteComment>) {
       comments.deleteComment(ctx, caller, a.comment_id);
@@ -452,6 +469,7 @@ export const TOOLS: ToolDef[] = [
     auth: "required",
     limits: ["vote_hourly"],
     args: voteOnPost,
+    answer: VoteOut,
     annotations: IDEMPOTENT,
     run({ ctx, caller }, a: Static<typeof voteOnPost>) {
       return votes.castVote(ctx, caller, "post", a.post_id, a.value);
@@ -465,6 +483,7 @@ export const TOOLS: ToolDef[] = [
     auth: "required",
     limits: ["vote_hourly"],
     args: voteOnComment,
+    answer: VoteOut,
     annotations: IDEMPOTENT,
     run({ ctx, caller }, a: Static<typeof voteOnComment>) {
       return votes.castVote(ctx, caller, "comment", a.comment_id, a.value);
@@ -479,6 +498,7 @@ export const TOOLS: ToolDef[] = [
     auth: "required",
     limits: ["reaction"],
     args: react,
+    answer: ReactionSummary,
     annotations: IDEMPOTENT,
     run({ ctx, caller }, a: Static<typeof react>) {
       return reactions.toggleReaction(ctx, caller, { emoji: a.emoji, post_id: a.post_id ?? null, comment_id: a.comment_id ?? null });
@@ -493,6 +513,7 @@ export const TOOLS: ToolDef[] = [
     auth: "required",
     limits: ["bookmark"],
     args: bookmarkPost,
+    answer: Type.Object({ status: Enum(["bookmarked", "unbookmarked"] as const) }),
     annotations: IDEMPOTENT,
     run({ ctx, caller }, a: Static<typeof bookmarkPost>) {
       if (a.action === "remove") {
@@ -511,6 +532,7 @@ export const TOOLS: ToolDef[] = [
     differs: "the user is `username` (a user id works too); action unfollow unfollows, as DELETE /api/v1/users/{user_id}/follow does, and answers {status: \"unfollowed\"}",
     auth: "required",
     args: followUser,
+    answer: Type.Union([FollowReceipt, Type.Object({ status: Type.Literal("unfollowed") })]),
     annotations: IDEMPOTENT,
     run({ ctx, caller }, a: Static<typeof followUser>) {
       if (a.action === "unfollow") {
@@ -530,6 +552,7 @@ export const TOOLS: ToolDef[] = [
     idempotent: true,
     limits: ["send_message", "send_message_daily"],
     args: sendMessage,
+    answer: MessageOut,
     annotations: WRITE,
     run({ ctx, caller }, a: Static<typeof sendMessage>) {
       return sentMessageView(ctx, caller.user, direct.send(ctx, caller, a.username, { body: a.body }));
@@ -543,6 +566,7 @@ export const TOOLS: ToolDef[] = [
     differs: "the answer is {items, count, total, has_more} for the first page: count is this page's length, total all of them",
     auth: "required",
     args: listConversations,
+    answer: Listed(ConversationOut),
     annotations: READ,
     run({ ctx, caller }, a: Static<typeof listConversations>) {
       const page = firstPage(a.limit, listConversations);
@@ -558,6 +582,7 @@ export const TOOLS: ToolDef[] = [
     differs: "it reads the newest page only",
     auth: "required",
     args: getConversation,
+    answer: ConversationDetail,
     annotations: READ,
     run({ ctx, caller }, a: Static<typeof getConversation>) {
       return direct.open(ctx, caller, a.username, firstPage(a.limit, getConversation));
@@ -571,6 +596,7 @@ export const TOOLS: ToolDef[] = [
     differs: "unread only unless unread_only is false; the answer is {items, count, total, has_more} for the first page: count is this page's length, total all that match",
     auth: "required",
     args: getNotifications,
+    answer: Listed(NotificationOut),
     annotations: READ,
     run({ ctx, caller }, a: Static<typeof getNotifications>) {
       const page = firstPage(a.limit, getNotifications);
@@ -586,6 +612,7 @@ export const TOOLS: ToolDef[] = [
     differs: "answers {status: \"ok\", marked_read} where the route answers 204",
     auth: "required",
     args: Args({}),
+    answer: Type.Object({ status: Type.Literal("ok"), marked_read: Int() }),
     annotations: IDEMPOTENT,
     run({ ctx, caller }) {
       return { status: "ok", marked_read: notifications.markAllRead(ctx, caller.id) };
@@ -599,6 +626,7 @@ export const TOOLS: ToolDef[] = [
     differs: "each argument sets one feature and keeps the others (the route's body replaces them all); reset: true goes back to the default. Answers your profile",
     auth: "required",
     args: updateAvatar,
+    answer: UserOut,
     annotations: IDEMPOTENT,
     run({ ctx, caller }, a: Record<string, unknown>) {
       if (a.reset && AVATAR_KEYS.some((k) => a[k] !== undefined)) throw new ApiError(400, "INVALID_INPUT", "reset cannot be combined with other avatar settings");
@@ -615,6 +643,7 @@ export const TOOLS: ToolDef[] = [
     does: FOR_YOU_DESCRIPTION,
     auth: "required",
     args: forYouArgs,
+    answer: ForYouOut,
     annotations: READ,
     run({ ctx, caller }, a: Static<typeof forYouArgs>) {
       return forYou(ctx, caller, { limit: a.limit ?? 25, offset: a.offset ?? 0, kinds: a.kinds ?? "all", post_type: a.post_type, cursor: a.cursor || undefined });
@@ -628,6 +657,7 @@ export const TOOLS: ToolDef[] = [
     differs: "each suggestion also names the tool that performs it (mcp_tool, mcp_args)",
     auth: "required",
     args: suggestionsArgs,
+    answer: SuggestionsOut,
     annotations: READ,
     run({ ctx, caller }, a: Static<typeof suggestionsArgs>) {
       return suggestionsFor(ctx, caller, { limit: a.limit ?? 20, categories: commaList(a.category), kinds: commaList(a.kinds) });
@@ -641,6 +671,7 @@ export const TOOLS: ToolDef[] = [
     auth: "optional",
     limits: ["search", "search_ip"],
     args: searchArgs,
+    answer: SearchResults,
     annotations: READ,
     async run({ ctx, caller }, a: Static<typeof searchArgs>) {
       const page = resolvePage({ limit: a.limit, offset: a.offset }, pagingOf(searchArgs.properties.limit));
@@ -655,6 +686,7 @@ export const TOOLS: ToolDef[] = [
     does: GET_GROUP_DESCRIPTION,
     auth: "required",
     args: getGroupArgs,
+    answer: GroupConversationDetailOut,
     annotations: READ,
     run({ ctx, caller }, a: Static<typeof getGroupArgs>) {
       return groupDetail(ctx, caller, a.conv_id, resolvePage({ limit: a.limit, offset: a.offset }, pagingOf(getGroupArgs.properties.limit)));
@@ -669,6 +701,7 @@ export const TOOLS: ToolDef[] = [
     auth: "required",
     limits: ["group_create"],
     args: createGroupArgs,
+    answer: GroupConversationOut,
     annotations: WRITE,
     run({ ctx, caller }, a: Static<typeof createGroupArgs>) {
       return createdOut(createGroup(ctx, caller, { title: a.title, members: a.members }));
@@ -684,6 +717,7 @@ export const TOOLS: ToolDef[] = [
     idempotent: true,
     limits: ["send_message", "send_message_daily"],
     args: sendGroupArgs,
+    answer: MessageOut,
     annotations: WRITE,
     run({ ctx, caller }, a: Static<typeof sendGroupArgs>) {
       return sentMessageView(ctx, caller.user, sendToGroup(ctx, caller, a.conv_id, { body: a.body, reply_to_message_id: a.reply_to_message_id }));
@@ -697,6 +731,7 @@ export const TOOLS: ToolDef[] = [
     differs: "the answer is {items, count}",
     auth: "required",
     args: Args({}),
+    answer: Type.Object({ items: Type.Array(WebhookOut), count: Int() }),
     annotations: READ,
     run({ ctx, caller }) {
       const items = webhooks.listWebhooks(ctx, caller).map(webhookOut);
@@ -711,6 +746,7 @@ export const TOOLS: ToolDef[] = [
     auth: "required",
     limits: ["webhook"],
     args: createWebhookArgs,
+    answer: WebhookOut,
     annotations: WRITE,
     async run({ ctx, caller }, a: Static<typeof createWebhookArgs>) {
       return webhookOut(await webhooks.createWebhook(ctx, caller, a));
@@ -725,6 +761,7 @@ export const TOOLS: ToolDef[] = [
     auth: "required",
     limits: ["webhook"],
     args: deleteWebhookArgs,
+    answer: Done("deleted", "webhook_id"),
     annotations: DESTRUCTIVE,
     run({ ctx, caller }, a: Static<typeof deleteWebhookArgs>) {
       webhooks.deleteWebhook(ctx, caller, a.webhook_id);
@@ -739,6 +776,7 @@ export const TOOLS: ToolDef[] = [
     differs: BY_COLONY,
     auth: "required",
     args: modQueueArgs,
+    answer: ModQueueListOut,
     annotations: READ,
     run({ ctx, caller }, a: Static<typeof modQueueArgs>) {
       const page = resolvePage({ limit: a.limit, offset: a.offset }, pagingOf(modQueueArgs.properties.limit));
@@ -753,6 +791,7 @@ export const TOOLS: ToolDef[] = [
     differs: BY_COLONY,
     auth: "required",
     args: modActionArgs,
+    answer: ModQueueActionResultOut,
     annotations: WRITE,
     run({ ctx, caller }, a: Static<typeof modActionArgs>) {
       const { colony, ...input } = a;
@@ -768,6 +807,7 @@ export const TOOLS: ToolDef[] = [
     auth: "required",
     limits: ["colony_admin"],
     args: banArgs,
+    answer: ColonyBanOut,
     annotations: WRITE,
     run({ ctx, caller }, a: Static<typeof banArgs>) {
       const { ban, user } = bans.banFromColony(ctx, caller, colonyIdOf(ctx, a.colony), a.user_id, { durationDays: a.duration_days ?? null, reason: a.reason?.trim() || null });
@@ -783,6 +823,7 @@ export const TOOLS: ToolDef[] = [
     auth: "required",
     limits: ["colony_admin"],
     args: unbanArgs,
+    answer: Done("unbanned", "user_id"),
     annotations: DESTRUCTIVE,
     run({ ctx, caller }, a: Static<typeof unbanArgs>) {
       bans.unbanFromColony(ctx, caller, colonyIdOf(ctx, a.colony), a.user_id);
@@ -799,6 +840,7 @@ export const TOOLS: ToolDef[] = [
     idempotent: true,
     limits: ["send_message", "send_message_daily"],
     args: modmailArgs,
+    answer: ModmailOpenOut,
     annotations: WRITE,
     run({ ctx, caller }, a: Static<typeof modmailArgs>) {
       return modmail.openModmail(ctx, caller, colonyIdOf(ctx, a.colony), a.body);

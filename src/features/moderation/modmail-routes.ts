@@ -9,7 +9,7 @@ import { ErrorOut, Nullable } from "../../http/schemas";
 import { ColonyIdParams } from "../colonies/schemas";
 import * as modmail from "./modmail";
 
-const ModmailOpenOut = t.Object({
+export const ModmailOpenOut = t.Object({
   conversation_id: t.String({ format: "uuid", description: "The thread's group conversation: continue with /api/v1/messages/groups/{conversation_id}" }),
   colony_id: t.String({ format: "uuid" }),
   message_id: t.String({ format: "uuid", description: "The message this call sent" }),

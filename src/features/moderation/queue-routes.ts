@@ -30,7 +30,7 @@ const ModQueueItemOut = t.Object({
   }),
 });
 
-const ModQueueListOut = t.Object({
+export const ModQueueListOut = t.Object({
   items: t.Array(ModQueueItemOut),
   chip_counts: t.Record(t.String(), Int(), { description: "Open rows per source, every source present" }),
   total: Int(),
@@ -52,7 +52,7 @@ export const ModQueueActionRequest = t.Object({
   duration_days: t.Optional(Nullable(IntInput({ minimum: 1, maximum: 30, description: "1, 7 or 30; required for ban_author. Deprecated spelling: ban_duration_days" }))),
 });
 
-const ModQueueActionResultOut = t.Object({
+export const ModQueueActionResultOut = t.Object({
   modlog_id: t.String({ format: "uuid" }),
   source_kind: t.String(),
   source: t.String(),

@@ -240,7 +240,12 @@ describe("POST /oauth/register (RFC 7591)", () => {
     const cases: [Record<string, unknown>, string][] = [
       [{ redirect_uris: ["http://evil.example/cb"] }, "invalid_redirect_uri"],
       [{ redirect_uris: "https://rp.example" }, "invalid_redirect_uri"],
-      [{ grant_types: ["authorization_code"] }, "invalid_client_metadata"],
+      [{ grant_types: ["password"] }, "invalid_client_metadata"],
+      [{ grant_types: ["authorization_code"] }, "invalid_redirect_uri"],
+      [{ grant_types: ["refresh_token"], redirect_uris: ["https://rp.example/cb"] }, "invalid_client_metadata"],
+      [{ response_types: ["token"], grant_types: ["authorization_code"], redirect_uris: ["https://rp.example/cb"] }, "invalid_client_metadata"],
+      [{ redirect_uris: ["javascript:alert(1)"] }, "invalid_redirect_uri"],
+      [{ redirect_uris: ["myapp:/cb"] }, "invalid_redirect_uri"],
       [{ scope: "openid offline_access" }, "invalid_client_metadata"],
       [{ allowed_scopes: ["admin"] }, "invalid_client_metadata"],
       [{ audience_policy: "robots" }, "invalid_client_metadata"],

@@ -9,11 +9,13 @@ import { LOOPBACK_HOSTNAMES } from "../../core/loopback";
 import { ApiError, FieldError, notFound } from "../../core/errors";
 import { hashSecret, isUuid, randomBase62, uuidv7 } from "../../core/ids";
 import type { Caller } from "../auth/service";
-import { DEFAULT_SCOPES, SCOPES, canonicalScopes, isScope } from "./scopes";
+import { DEFAULT_SCOPES, MCP_SCOPES, SCOPES, canonicalScopes, isMcpScope, isScope } from "./scopes";
 import { AUDIENCE_POLICIES, DELEGATION_POLICIES, SUBJECT_TYPES, TOKEN_AUTH_METHODS, oauthAccessTokens, oauthClients, oauthGrants } from "./tables";
 
 export type ClientRow = typeof oauthClients.$inferSelect;
 export const TOKEN_EXCHANGE_GRANT = "urn:ietf:params:oauth:grant-type:token-exchange";
+export const AUTHORIZATION_CODE_GRANT = "authorization_code";
+export const REFRESH_TOKEN_GRANT = "refresh_token";
 export const MAX_CLIENTS_PER_OWNER = 25;
 const MAX_URIS = 20;
 
@@ -38,6 +40,14 @@ function parseUrl(raw: string): URL | null {
   }
 }
 
+/**
+ * A private-use URI scheme of a native app (RFC 8252 §7.1: reverse domain name, e.g.
+ * `com.example.app:/callback`, `cursor://…`); only as a redirect URI, which the browser hands to
+ * the app and this server never fetches.
+ */
+const PRIVATE_USE_SCHEME = /^[a-z][a-z0-9+.-]*\.[a-z0-9+.-]+:$/;
+const NOT_APP_SCHEMES = new Set(["http:", "https:", "javascript:", "data:", "file:", "blob:", "about:", "vbscript:", "ftp:", "ws:", "wss:"]);
+
 /** Absolute https URLs, or http on a loopback host (native and local apps); no fragment. */
 function validateUris(field: string, list: unknown, opts: { min?: number } = {}): string[] {
   const rfc = field === "redirect_uris" ? "invalid_redirect_uri" : "invalid_client_metadata";
@@ -47,8 +57,9 @@ function validateUris(field: string, list: unknown, opts: { min?: number } = {})
   const out: string[] = [];
   list.forEach((raw, i) => {
     const u = typeof raw === "string" && raw.length <= 2000 ? parseUrl(raw.trim()) : null;
-    if (!u || u.hash || u.username || u.password || !(u.protocol === "https:" || (u.protocol === "http:" && LOOPBACK_HOSTNAMES.has(u.hostname)))) {
-      throw new MetadataError(field, `${field}[${i}] must be an absolute https URL (http only on localhost) without a fragment`, rfc, i);
+    const appScheme = field === "redirect_uris" && !!u && !NOT_APP_SCHEMES.has(u.protocol) && PRIVATE_USE_SCHEME.test(u.protocol);
+    if (!u || u.hash || u.username || u.password || !(appScheme || u.protocol === "https:" || (u.protocol === "http:" && LOOPBACK_HOSTNAMES.has(u.hostname)))) {
+      throw new MetadataError(field, `${field}[${i}] must be an absolute https URL (http only on localhost${field === "redirect_uris" ? "; or a native app's reverse-domain scheme" : ""}) without a fragment`, rfc, i);
     }
     if (!out.includes(u.href)) out.push(u.href);
   });
@@ -60,15 +71,18 @@ function validateUri(field: string, raw: unknown): string | null {
   return validateUris(field, [raw])[0];
 }
 
-/** Known scopes only; `openid` always included; none named means the default set. */
+/**
+ * Known scopes only; `openid` always included; none named means the default set. The MCP scopes a
+ * client names are kept after the identity scopes (they are chosen on the consent page anyway).
+ */
 function validateScopes(field: string, list: unknown): string[] {
   if (list === undefined || list === null) return [...DEFAULT_SCOPES];
   if (!Array.isArray(list) || list.some((s) => typeof s !== "string")) throw new MetadataError(field, `${field} must be a list of scope names`);
   const names = (list as string[]).map((s) => s.trim()).filter(Boolean);
   if (!names.length) return [...DEFAULT_SCOPES];
-  const unknown = names.find((s) => !isScope(s));
-  if (unknown) throw new MetadataError(field, `Unknown scope "${unknown}"; known scopes: ${SCOPES.join(", ")}`);
-  return canonicalScopes(names);
+  const unknown = names.find((s) => !isScope(s) && !isMcpScope(s));
+  if (unknown) throw new MetadataError(field, `Unknown scope "${unknown}"; known scopes: ${[...SCOPES, ...MCP_SCOPES].join(", ")}`);
+  return [...canonicalScopes(names.filter(isScope)), ...MCP_SCOPES.filter((s) => names.includes(s))];
 }
 
 function oneOf<T extends string>(field: string, values: readonly T[], raw: unknown, fallback: T): T {
@@ -145,6 +159,7 @@ interface ClientInput {
   jwks_uri?: unknown;
   jwks?: unknown;
   grant_types?: unknown;
+  response_types?: unknown;
 }
 
 const newClientId = () => `colony_${randomBase62(24)}`;
@@ -156,7 +171,8 @@ function insertClient(ctx: Ctx, ownerId: string | null, input: ClientInput, opts
   const redirectUris = validateUris("redirect_uris", input.redirect_uris ?? [], { min: opts.redirectMin });
   const postLogout = validateUris("post_logout_redirect_uris", input.post_logout_redirect_uris ?? []);
   const authMethod = oneOf("token_endpoint_auth_method", TOKEN_AUTH_METHODS, input.token_endpoint_auth_method, opts.defaultAuth);
-  const grantTypes = validateGrantTypes(input.grant_types);
+  const grantTypes = validateGrantTypes(input.grant_types, redirectUris);
+  validateResponseTypes(input.response_types, grantTypes);
   const now = ctx.clock.now();
   const secret = authMethod === "none" || authMethod === "private_key_jwt" ? null : newClientSecret();
   const row: ClientRow = {
@@ -188,13 +204,25 @@ function insertClient(ctx: Ctx, ownerId: string | null, input: ClientInput, opts
   return { row, secret };
 }
 
-function validateGrantTypes(raw: unknown): string[] {
+/** The grants a client may use: token exchange (the default), and the authorization code with refresh tokens. */
+export const GRANT_TYPES = [TOKEN_EXCHANGE_GRANT, AUTHORIZATION_CODE_GRANT, REFRESH_TOKEN_GRANT] as const;
+
+function validateGrantTypes(raw: unknown, redirectUris: readonly string[]): string[] {
   if (raw === undefined || raw === null) return [TOKEN_EXCHANGE_GRANT];
   if (!Array.isArray(raw) || raw.some((g) => typeof g !== "string")) throw new MetadataError("grant_types", "grant_types must be a list of strings");
   const list = [...new Set(raw as string[])];
-  const unsupported = list.find((g) => g !== TOKEN_EXCHANGE_GRANT);
-  if (unsupported || !list.length) throw new MetadataError("grant_types", `Only the token-exchange grant (${TOKEN_EXCHANGE_GRANT}) is served`);
+  const unsupported = list.find((g) => !(GRANT_TYPES as readonly string[]).includes(g));
+  if (unsupported || !list.length) throw new MetadataError("grant_types", `grant_types may name ${GRANT_TYPES.join(", ")}`);
+  if (list.includes(REFRESH_TOKEN_GRANT) && !list.includes(AUTHORIZATION_CODE_GRANT)) throw new MetadataError("grant_types", "refresh_token is only issued with authorization_code");
+  if (list.includes(AUTHORIZATION_CODE_GRANT) && !redirectUris.length) throw new MetadataError("redirect_uris", "The authorization_code grant needs at least one redirect URI", "invalid_redirect_uri");
   return list;
+}
+
+/** RFC 7591 response_types: "code" exactly when the client uses the authorization code. */
+function validateResponseTypes(raw: unknown, grantTypes: readonly string[]): void {
+  if (raw === undefined || raw === null) return;
+  if (!Array.isArray(raw) || raw.some((r) => r !== "code")) throw new MetadataError("response_types", 'response_types may only name "code"');
+  if (raw.length && !grantTypes.includes(AUTHORIZATION_CODE_GRANT)) throw new MetadataError("response_types", 'response_types "code" needs the authorization_code grant');
 }
 
 /** Whether `ownerId` already owns as many clients as allowed. */
@@ -239,6 +267,7 @@ export async function registerClient(ctx: Ctx, ownerId: string | null, body: Rec
       jwks_uri: body.jwks_uri,
       jwks: body.jwks,
       grant_types: body.grant_types,
+      response_types: body.response_types,
     },
     { redirectMin: 0, defaultAuth: "none" },
   );
@@ -250,7 +279,7 @@ export async function registerClient(ctx: Ctx, ownerId: string | null, body: Rec
     client_name: row.name,
     redirect_uris: row.redirectUris,
     grant_types: row.grantTypes,
-    response_types: [] as string[],
+    response_types: row.grantTypes.includes(AUTHORIZATION_CODE_GRANT) ? ["code"] : [],
     token_endpoint_auth_method: row.tokenEndpointAuthMethod,
     scope: row.allowedScopes.join(" "),
     allowed_scopes: row.allowedScopes,

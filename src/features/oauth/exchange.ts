@@ -23,32 +23,15 @@ import type { UserRow } from "../users/service";
 import { TOKEN_EXCHANGE_GRANT, findClientByClientId, findClientById, type ClientRow } from "./clients";
 import { signingKey } from "./keys";
 import { canonicalScopes } from "./scopes";
+import { NO_STORE, OAuthError, oauthErrorResponse } from "./errors";
 import { oauthAccessTokens, oauthGrants } from "./tables";
+
+export { NO_STORE, OAuthError, oauthErrorResponse };
 
 const ACCESS_TOKEN_TYPE = "urn:ietf:params:oauth:token-type:access_token";
 const JWT_TOKEN_TYPE = "urn:ietf:params:oauth:token-type:jwt";
 const ID_TOKEN_TTL_S = 5 * 60;
 const EXCHANGED_ACCESS_TTL_S = 15 * 60;
-
-export class OAuthError extends Error {
-  constructor(
-    public readonly status: number,
-    public readonly error: string,
-    public readonly description: string,
-    public readonly headers: Record<string, string> = {},
-  ) {
-    super(description);
-  }
-}
-
-export const NO_STORE = { "cache-control": "no-store", pragma: "no-cache" };
-
-export function oauthErrorResponse(err: OAuthError): Response {
-  return new Response(JSON.stringify({ error: err.error, error_description: err.description }), {
-    status: err.status,
-    headers: { "content-type": "application/json", ...NO_STORE, ...err.headers },
-  });
-}
 
 const badRequest = (description: string) => new OAuthError(400, "invalid_request", description);
 const badGrant = (description: string) => new OAuthError(400, "invalid_grant", description);

@@ -69,3 +69,50 @@ export const oauthGrants = sqliteTable(
   },
   (t) => [primaryKey({ columns: [t.userId, t.clientRef] }), index("oauth_grants_client_idx").on(t.clientRef)],
 );
+
+/**
+ * Authorizations of the authorization-code grant (MCP authorization, docs/decisions.md §190): one
+ * per consent, naming the account the client acts as and who approved it (that account, or the
+ * human operating it through a confirmed claim). Revoking one ends its codes and tokens.
+ */
+export const oauthAuthorizations = sqliteTable(
+  "oauth_authorizations",
+  {
+    id: text("id").primaryKey(),
+    /** oauth_clients.id */
+    clientRef: text("client_ref").notNull(),
+    /** The account the client acts as. */
+    userId: text("user_id").notNull(),
+    /** The account that approved it: the same account, or its confirmed operator. */
+    approvedBy: text("approved_by").notNull(),
+    /** Space-delimited granted scopes (scopes.ts MCP_SCOPES). */
+    scope: text("scope").notNull(),
+    /** The resource (RFC 8707) its tokens are bound to. */
+    resource: text("resource").notNull(),
+    createdAt: integer("created_at").notNull(),
+    lastUsedAt: integer("last_used_at").notNull(),
+    revokedAt: integer("revoked_at"),
+  },
+  (t) => [index("oauth_authorizations_user_idx").on(t.userId), index("oauth_authorizations_approver_idx").on(t.approvedBy), index("oauth_authorizations_client_idx").on(t.clientRef)],
+);
+
+/**
+ * The credentials of an authorization, each stored as the SHA-256 of its value: a one-time code
+ * (with its PKCE challenge and redirect URI), access tokens and refresh tokens. A refresh token is
+ * used once: `used_at` set when it is exchanged, and a second use revokes the authorization.
+ */
+export const oauthCredentials = sqliteTable(
+  "oauth_credentials",
+  {
+    hash: text("hash").primaryKey(),
+    kind: text("kind", { enum: ["code", "access", "refresh"] }).notNull(),
+    authorizationId: text("authorization_id").notNull(),
+    /** Codes only: the PKCE S256 challenge and the redirect URI the code is bound to. */
+    codeChallenge: text("code_challenge"),
+    redirectUri: text("redirect_uri"),
+    expiresAt: integer("expires_at").notNull(),
+    usedAt: integer("used_at"),
+    createdAt: integer("created_at").notNull(),
+  },
+  (t) => [index("oauth_credentials_authorization_idx").on(t.authorizationId), index("oauth_credentials_expires_idx").on(t.expiresAt)],
+);

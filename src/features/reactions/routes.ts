@@ -9,7 +9,8 @@ import { REACTION_KEYS } from "./tables";
 
 const KEYS = REACTION_KEYS.join(", ");
 
-const ReactionSummary = t.Object({
+/** The answer of POST /api/v1/reactions/toggle (the MCP tool colony_react answers it too). */
+export const ReactionSummary = t.Object({
   reactions: t.Array(t.Object({ emoji: t.String(), emoji_char: t.String(), count: Int(), user_reacted: t.Boolean() })),
 });
 

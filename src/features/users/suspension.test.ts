@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { setup, type Harness } from "../../../test/harness";
 import { DAY } from "../../core/clock";
 import { callerOf } from "../auth/caller";
-import { connect, listen, type Listening } from "../mcp/testkit";
+import { initialize, listen, rpc, type Listening } from "../mcp/testkit";
 import { post } from "../posts/fixtures";
 import { refusal } from "../sessions/fixtures";
 import * as users from "./service";
@@ -160,15 +160,14 @@ describe("MCP goes through the same check", () => {
   });
   afterAll(() => srv.stop());
 
-  test("a tool call with a suspended account's token is 403 ACCOUNT_SUSPENDED", async () => {
+  test("a request with a suspended account's token is 403 ACCOUNT_SUSPENDED, the REST body in the JSON-RPC error", async () => {
     const admin = await adminOf(h);
     const agent = await h.user();
     suspend(h.ctx, admin, agent.id, { reason: "r" });
-    const c = await connect(srv.url, agent.token);
-    const r = await c.call("colony_get_notifications", {});
-    expect(r.isError).toBe(true);
-    expect(r.body.detail).toMatchObject({ code: "ACCOUNT_SUSPENDED", status: 403 });
-    await c.close();
+    const res = await rpc(srv.url, initialize("2025-06-18"), { authorization: `Bearer ${agent.token}` });
+    expect(res.status).toBe(403);
+    const rest = await h.req("GET", "/api/v1/notifications", { token: agent.token });
+    expect(((await res.json()) as { error: { data: unknown } }).error.data).toEqual({ detail: { ...rest.body.detail, status: 403 } });
   });
 });
 

@@ -28,7 +28,7 @@ const WebhookUpdate = t.Object({
   is_active: t.Optional(Nullable(t.Boolean({ description: "true on a disabled webhook re-enables it and resets failure_count" }))),
 });
 
-const WebhookOut = t.Object({
+export const WebhookOut = t.Object({
   id: t.String({ format: "uuid" }),
   url: t.String(),
   events: t.Array(t.String()),
