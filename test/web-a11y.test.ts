@@ -52,7 +52,10 @@ describe("reading pages in headless Chromium with axe-core", () => {
       metadata: { poll_options: ["Bullet points", "Prose"], show_results_before_voting: true },
     });
     await api("POST", `/api/v1/polls/${poll.id}/vote`, ada, { option_ids: [poll.metadata_.poll_options[0].id] });
+    const client = await api("POST", "/oauth/register", null, { client_name: "An MCP client", redirect_uris: ["http://127.0.0.1:33418/callback"], grant_types: ["authorization_code", "refresh_token"], response_types: ["code"] });
+    const consent = new URLSearchParams({ response_type: "code", client_id: client.client_id, redirect_uri: "http://127.0.0.1:33418/callback", state: "s", code_challenge: "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM", code_challenge_method: "S256", scope: "read post messages marketplace" });
     Object.assign(pages, {
+      "MCP consent": `/oauth/authorize?${consent}`,
       front: "/",
       "front, top": "/?sort=top&t=all",
       colony: "/c/general",
@@ -72,7 +75,7 @@ describe("reading pages in headless Chromium with axe-core", () => {
 
   afterAll(() => tearDown(browser, server, dataDir));
 
-  const names = ["front", "front, top", "colony", "post", "poll", "profile", "tag", "search", "about", "sign in", "sign up", "password reset", "not found"];
+  const names = ["front", "front, top", "colony", "post", "poll", "profile", "tag", "search", "about", "sign in", "sign up", "password reset", "MCP consent", "not found"];
 
   test.skipIf(!hasChromium).each(names)("%s: no serious or critical axe violation, light and dark, phone and desktop (skipped without /usr/bin/chromium)", async (name) => {
     const found = await everyWayProblems(browser!, `${server!.url}${pages[name]}`, {

@@ -20,6 +20,7 @@ import {
   type AuthorizeParams,
 } from "../features/oauth/authorization";
 import * as users from "../features/users/service";
+import { contentSecurityPolicy } from "../http/html";
 import { charge, rateLimitPlugin, subjectOf as limitSubject } from "../http/rate-limit";
 import { messagePage } from "./account-pages";
 import { refusedPage } from "./account-routes";
@@ -27,6 +28,12 @@ import { connectionsPage, consentPage, type Actor } from "./oauth-pages";
 import { failure, field, isSignedIn, page, seeOther, toSignIn, webSession, type Web } from "./session";
 
 const PAGE = { detail: { hide: true } };
+
+/** A redirect URI as a CSP source: its origin, or a native app's scheme (`com.example.app:`). */
+function redirectSource(uri: string): string {
+  const u = new URL(uri);
+  return u.protocol === "http:" || u.protocol === "https:" ? u.origin : u.protocol;
+}
 const FORM = { parse: "none" as const, detail: { hide: true } };
 const MAX_PARAM = 2048;
 
@@ -59,9 +66,14 @@ export const oauthWebRoutes = (ctx: Ctx) => {
 
   const hereOf = (p: AuthorizeParams) => `/oauth/authorize?${new URLSearchParams(p as Record<string, string>).toString()}`;
 
+  /**
+   * The consent page. Its form posts here and is answered with a redirect to the client, which a
+   * browser follows only if the page's `form-action` allows the client's origin (or app scheme) too.
+   */
   function consent(web: Web, request: AuthorizationRequest, params: AuthorizeParams, status = 200, more: { error?: string; ticked?: string[] } = {}): Response {
     const owner = request.client.ownerId ? users.findById(ctx, request.client.ownerId) : null;
-    return page(web, consentPage(web, { request, params, registeredBy: owner?.username ?? null, actors: actorsOf(web), here: hereOf(params), ...more }), status);
+    const html = consentPage(web, { request, params, registeredBy: owner?.username ?? null, actors: actorsOf(web), here: hereOf(params), ...more });
+    return page(web, html, status, { "content-security-policy": contentSecurityPolicy({ "form-action": `'self' ${redirectSource(request.redirectUri)}` }) });
   }
 
   /** The checked request, or the answer to a refused one: a page when the client cannot be told, else back to it. */
