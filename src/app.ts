@@ -120,6 +120,9 @@ import { modRoutes } from "./web/mod-routes";
 import { requestsRoutes } from "./web/requests-routes";
 import { groupsWebRoutes } from "./web/groups-routes";
 import { liveRoutes } from "./web/live-routes";
+import { directoryWebRoutes } from "./web/directory-routes";
+import { marketWebRoutes } from "./web/market-routes";
+import { areasWebRoutes } from "./web/areas-routes";
 
 /**
  * Every feature: its routes, in the order they are mounted, and its `register` (handlers.ts: the
@@ -140,6 +143,7 @@ const FEATURES: Feature[] = [
   { routes: [modRoutes, requestsRoutes] },
   { routes: [groupsWebRoutes] },
   { routes: [liveRoutes] },
+  { routes: [directoryWebRoutes, marketWebRoutes, areasWebRoutes] },
   { routes: [identityProviderRoutes, oauthWebRoutes], register: oauth.register },
   { routes: [usersRoutes, directoryRoutes, karmaRoutes] },
   { routes: [pollingRoutes], register: polling.register },
