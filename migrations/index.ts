@@ -60,6 +60,7 @@ import m57 from "./0057_comments_held_author.sql" with { type: "text" };
 import m58 from "./0058_mcp_sessions.sql" with { type: "text" };
 import m59 from "./0059_posts_fts_vocab.sql" with { type: "text" };
 import m60 from "./0060_oauth_authorizations.sql" with { type: "text" };
+import m61 from "./0061_instance_settings.sql" with { type: "text" };
 
 export interface EmbeddedMigration { tag: string; when: number; breakpoints: boolean; sql: string }
 
@@ -125,4 +126,5 @@ export const migrations: EmbeddedMigration[] = [
   { tag: "0058_mcp_sessions", when: 1796260000000, breakpoints: true, sql: m58 },
   { tag: "0059_posts_fts_vocab", when: 1796300000000, breakpoints: true, sql: m59 },
   { tag: "0060_oauth_authorizations", when: 1796350000000, breakpoints: true, sql: m60 },
+  { tag: "0061_instance_settings", when: 1796400000000, breakpoints: true, sql: m61 },
 ];

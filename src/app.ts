@@ -69,6 +69,7 @@ import * as messages from "./features/messages/handlers";
 import { groupsRoutes } from "./features/messages/groups/routes";
 import { messagingRoutes } from "./features/messages/plugin";
 import { metaRoutes } from "./features/meta/routes";
+import { instanceRoutes } from "./features/instance/routes";
 import * as governance from "./features/moderation/governance-handlers";
 import { governanceRoutes } from "./features/moderation/governance-routes";
 import * as notarisation from "./features/notarisation/handlers";
@@ -137,6 +138,7 @@ interface Feature {
 
 const FEATURES: Feature[] = [
   { routes: [metaRoutes] },
+  { routes: [instanceRoutes] },
   { routes: [authRoutes, accountSecurityRoutes], register: auth.register },
   { routes: [accountRoutes, settingsRoutes, partRoutes, avatarRoutes], register: sessions.register },
   { routes: [opsRoutes] },

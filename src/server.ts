@@ -183,11 +183,44 @@ export function reconcileInBackground(ctx: Ctx): void {
   });
 }
 
-/** The start-up lines of an instance: where it listens, and a warning when its wallet is not real. */
+/**
+ * The start-up lines of an instance: where it listens, how to make its first administrator while
+ * it has none (features/instance/setup.ts), and a warning when its wallet is not real.
+ */
 export function announce(ctx: Ctx, url: string, extra: Record<string, unknown> = {}): void {
   ctx.log.info("colony listening", { url, public_url: ctx.config.publicUrl, data_dir: ctx.config.dataDir, sqlite: sqliteVersion(ctx.db), version: API_VERSION, wallet: ctx.wallet.name, ...extra, ms_since_process_start: Math.round(performance.now()) });
+  void announceFirstRun(ctx, url);
   if (ctx.wallet.name === "development")
     ctx.log.warn("DEVELOPMENT WALLET: marketplace invoices are not real money and are paid only by `colony admin settle <payment_hash>`; payouts go to a local ledger. Set COLONY_WALLET (lnbits, nwc or lnd) to take real payments.");
+}
+
+/**
+ * On a start without an administrator: a new one-time setup link, on the address the server
+ * listens on (a browser on this machine opens it; one elsewhere, through the public URL's, printed
+ * too when that is another address). A warning, so that it shows at every log level but error.
+ * The accounts' modules are loaded here rather than with this file: a supervisor loads the app's
+ * modules only once its first worker has started (loadApp).
+ */
+async function announceFirstRun(ctx: Ctx, url: string): Promise<void> {
+  let token: string | null;
+  let SETUP_PATH: string;
+  try {
+    const setup = await import("./features/instance/setup");
+    SETUP_PATH = setup.SETUP_PATH;
+    token = setup.prepareFirstRun(ctx);
+  } catch (err) {
+    ctx.log.warn("could not prepare the first run's setup link", { error: String(err) });
+    return;
+  }
+  if (!token) return;
+  const local = new URL(url);
+  // Listening on every interface: the link a browser here opens is the loopback one.
+  if (local.hostname === "0.0.0.0" || local.hostname === "::" || local.hostname === "[::]") local.hostname = "127.0.0.1";
+  const path = `${SETUP_PATH}/${token}`;
+  const links: Record<string, string> = { setup_url: `${local.origin}${path}` };
+  const pub = new URL(ctx.config.publicUrl);
+  if (pub.origin !== local.origin && pub.port !== "0") links.public_setup_url = `${pub.origin}${pub.pathname.replace(/\/+$/, "")}${path}`;
+  ctx.log.warn("first run: this instance has no administrator yet. Open the setup link in a browser to create the first one (it works once, until the next start)", links);
 }
 
 async function stop(ctx: Ctx, servers: Server<unknown>[], background: Background, lock: DataLock | null, reason: string): Promise<ShutdownReport> {

@@ -1,13 +1,14 @@
 // The API reference in a real browser, without a network: Debian's Chromium (headless) opens
 // /api/docs from the app on a loopback port; every request to another host is refused and
 // recorded. Redoc must render the operations from this server's files alone, with no request
-// leaving loopback, no Content-Security-Policy violation and no console error.
+// leaving loopback, no Content-Security-Policy violation, no console error, and nothing axe-core
+// finds serious or critical, light and dark, at 390 and 1280 px.
 // Skipped only where /usr/bin/chromium is not installed (`apt-get install -y chromium`).
 // With DOCS_BASE_URL set (e.g. http://127.0.0.1:8080) it checks that running server instead,
 // such as the compiled binary inside a network namespace with no route out.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Browser } from "playwright-core";
-import { BROWSER_HOOK_TIMEOUT, hasChromium, launchChromium } from "./chromium";
+import { axeProblems, BROWSER_HOOK_TIMEOUT, hasChromium, launchChromium } from "./chromium";
 import { setup } from "./harness";
 
 describe("API reference page in headless Chromium", () => {
@@ -56,6 +57,23 @@ describe("API reference page in headless Chromium", () => {
     await page.getByRole("link", { name: "auth", exact: true }).first().click();
     await page.getByText("Register Agent").first().waitFor({ state: "visible", timeout: 15_000 });
     await page.waitForLoadState("networkidle");
+
+    // axe-core: nothing serious or critical, light and dark (Redoc picks its scheme as it loads),
+    // at a phone's width and a desktop's.
+    const axe: string[] = [];
+    for (const colorScheme of ["light", "dark"] as const) {
+      if (colorScheme === "dark") {
+        await page.emulateMedia({ colorScheme });
+        // Not a reload: the address now names the opened tag, whose section Redoc would scroll to.
+        await page.goto(`${base}/api/docs`);
+        await page.getByText("Self-hosted community server for AI agents").first().waitFor({ state: "visible", timeout: 30_000 });
+      }
+      for (const width of [390, 1280]) {
+        await page.setViewportSize({ width, height: 860 });
+        for (const v of await axeProblems(page)) axe.push(`${colorScheme}/${width}: ${v}`);
+      }
+    }
+    expect(axe).toEqual([]);
 
     expect(offHost).toEqual([]);
     expect(problems).toEqual([]);

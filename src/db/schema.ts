@@ -46,3 +46,4 @@ export * from "../features/reviews/tables";
 export * from "../features/offers/tables";
 export * from "../features/sessions/tables";
 export * from "../features/mcp/tables";
+export * from "../features/instance/tables";

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { version as redocVersion } from "redoc/package.json";
 import { setup } from "../../test/harness";
-import { REDOC_PATH } from "./docs";
+import { DOCS_STYLE_PATH, REDOC_PATH } from "./docs";
 
 const h = setup();
 
@@ -9,14 +9,14 @@ const h = setup();
 const references = (html: string) => [...html.matchAll(/\b(?:src|href)\s*=\s*"([^"]*)"/g)].map((m) => m[1]!);
 
 describe("GET /api/docs", () => {
-  test("answers an HTML page that loads only same-origin files: the pinned Redoc bundle and /openapi.json", async () => {
+  test("answers an HTML page that loads only same-origin files: the pinned Redoc bundle, its colour fixes and /openapi.json", async () => {
     const r = await h.req("GET", "/api/docs");
     expect(r.status).toBe(200);
     expect(r.headers.get("content-type")).toContain("text/html");
     expect(r.text).toContain('spec-url="/openapi.json"');
     expect(r.text).toContain('disable-telemetry="true"');
     const refs = references(r.text);
-    expect(refs).toEqual([REDOC_PATH]);
+    expect(refs.sort()).toEqual([DOCS_STYLE_PATH, REDOC_PATH].sort());
     for (const ref of refs) expect(ref.startsWith("/") && !ref.startsWith("//")).toBe(true);
     expect(REDOC_PATH).toBe(`/api/docs/redoc-${redocVersion}.js`);
     expect(redocVersion).toBe("3.0.1");
@@ -37,6 +37,17 @@ describe("GET /api/docs", () => {
     const unzipped = new TextDecoder().decode(Bun.gunzipSync(new Uint8Array(await gz.arrayBuffer())));
     expect(unzipped).toBe(r.text);
   });
+});
+
+test("the colour fixes are a stylesheet of this origin, cached for good under a hashed name", async () => {
+  const r = await h.req("GET", DOCS_STYLE_PATH);
+  expect(r.status).toBe(200);
+  expect(r.headers.get("content-type")).toContain("text/css");
+  expect(r.headers.get("cache-control")).toContain("immutable");
+  expect(DOCS_STYLE_PATH).toMatch(/^\/api\/docs\/colony-[0-9a-z]+\.css$/);
+  // The light scheme's GET badge, the darkest offender (2.4:1 in Redoc's own colours).
+  expect(r.text).toContain("html:not(.dark) .tag-get");
+  expect(r.text).not.toContain("url(");
 });
 
 describe("the docs page's policy", () => {

@@ -21,6 +21,7 @@ import { FormatRegistry } from "elysia/type-system";
 import { fullFormats } from "elysia/type-system/format";
 import { API_VERSION } from "../core/version";
 import { BEARER_SCHEME } from "./auth";
+import { varyAndOrigin } from "./cors";
 
 // Importing @elysiajs/openapi replaces TypeBox's string formats (uuid, email, url, ipv4, ipv6)
 // process-wide with checks that build a schema object on every call, for every such field of
@@ -322,17 +323,28 @@ export function openapiDocument(app: AnyElysia, opts: DocumentOptions): Json {
   };
 }
 
-/** GET /openapi.json and its alias /api/v1/openapi.json; the document of `app`, built once. */
+const OPENAPI_VARY = varyAndOrigin("accept-encoding");
+
+/**
+ * GET /openapi.json and its alias /api/v1/openapi.json; the document of `app`, built once. The
+ * document is about 1 MB of JSON and a tenth of that gzipped: a client that accepts gzip gets the
+ * bytes compressed once, on the first such request.
+ */
 export const openapiRoutes = (app: AnyElysia, opts: DocumentOptions) => {
   let body: string | undefined;
+  let gzipped: Uint8Array | undefined;
   let etag = "";
   const answer = ({ request }: { request: Request }) => {
     if (body === undefined) {
       body = JSON.stringify(openapiDocument(app, opts));
       etag = `"${Bun.hash(body).toString(36)}"`;
     }
-    const headers = { "content-type": "application/json", "cache-control": "no-cache", etag };
+    const headers: Record<string, string> = { "content-type": "application/json", "cache-control": "no-cache", etag, vary: OPENAPI_VARY };
     if (request.headers.get("if-none-match") === etag) return new Response(null, { status: 304, headers });
+    if (/\bgzip\b/.test(request.headers.get("accept-encoding") ?? "")) {
+      gzipped ??= Bun.gzipSync(body);
+      return new Response(gzipped, { headers: { ...headers, "content-encoding": "gzip" } });
+    }
     return new Response(body, { headers });
   };
   return new Elysia({ name: "colony.openapi" }).get("/openapi.json", answer, { detail: { hide: true } }).get("/api/v1/openapi.json", answer, { detail: { hide: true } });

@@ -1,10 +1,12 @@
 // `colony admin …`: account operations for the instance's operator.
 import type { Config } from "../config";
 import { createContext } from "../core/context";
+import { lockState } from "../core/lock";
 import { hashSecret, newApiKey } from "../core/ids";
 import { iso } from "../core/clock";
 import { ADMIN_ROTATION, rotateKey } from "../features/auth/service";
 import * as bugs from "../features/bugs/service";
+import { registrationMode } from "../features/instance/service";
 import { createInvite } from "../features/sessions/invites";
 import { operatorSignInLink } from "../features/sessions/links";
 import type { BugStatus } from "../features/bugs/statuses";
@@ -14,8 +16,27 @@ import { grantKarma } from "../features/votes/service";
 
 type Print = (line: string) => void;
 
+/**
+ * The configuration a command that prints a link runs with: links name the running server's
+ * address (recorded in the data folder's lock file, core/lock.ts) unless a public URL is
+ * configured, so that `colony serve --port 9090` gets links to port 9090, not the default 8080.
+ * With no server running they name the configured (or default) public URL.
+ */
+export function linkingConfig(config: Config): Config {
+  const host = config.host === "0.0.0.0" ? "127.0.0.1" : config.host;
+  // The public URL config.ts makes when none is configured.
+  if (config.publicUrl !== `http://${host}:${config.port}`) return config;
+  const state = lockState(config.dataDir);
+  const running = state.held ? state.holder?.url : undefined;
+  if (!running) return config;
+  const url = new URL(running);
+  // A server listening on every interface is reached here through loopback.
+  if (url.hostname === "0.0.0.0" || url.hostname === "[::]") url.hostname = "127.0.0.1";
+  return { ...config, publicUrl: url.origin };
+}
+
 export function createUser(config: Config, input: { username: string; admin: boolean; human: boolean; displayName?: string }, print: Print = console.log) {
-  const ctx = createContext({ config });
+  const ctx = createContext({ config: linkingConfig(config) });
   const apiKey = newApiKey();
   const user = ctx.db.transaction((tx) =>
     users.createAccount(ctx, tx, {
@@ -44,7 +65,7 @@ function printSignInLink(out: { link: string; expiresAt: string; user: { usernam
 
 /** `colony admin sign-in-link`: a one-time link for a human who cannot sign in (lost password or second factor). */
 export function signInLink(config: Config, username: string, print: Print = console.log) {
-  const ctx = createContext({ config });
+  const ctx = createContext({ config: linkingConfig(config) });
   try {
     printSignInLink(operatorSignInLink(ctx, username), print);
   } finally {
@@ -54,12 +75,13 @@ export function signInLink(config: Config, username: string, print: Print = cons
 
 /** `colony admin invite`: an invite code for invite-only registration, printed once. */
 export function invite(config: Config, days: number, print: Print = console.log) {
-  const ctx = createContext({ config });
+  const ctx = createContext({ config: linkingConfig(config) });
   try {
     const out = createInvite(ctx, null, days);
     print(`invite code: ${out.code}`);
     print(`sign-up link: ${out.signup_url}`);
-    print(`It works once, until ${out.expires_at}.${config.registration === "invite" ? "" : ` Registration is ${config.registration} (COLONY_REGISTRATION): invite codes are only asked for in invite mode.`}`);
+    const mode = registrationMode(ctx);
+    print(`It works once, until ${out.expires_at}.${mode === "invite" ? "" : ` Registration is ${mode} (/admin/settings, or COLONY_REGISTRATION until an admin chooses there): invite codes are only asked for in invite mode.`}`);
   } finally {
     ctx.db.$client.close();
   }

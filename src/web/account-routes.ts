@@ -5,6 +5,7 @@
 // status. The sessions plugin has checked every POST's origin and CSRF token before.
 import { Elysia, t } from "elysia";
 import type { Ctx } from "../core/context";
+import { registrationMode } from "../features/instance/service";
 import { resetLinkUsable, resetPassword, signUp } from "../features/sessions/account";
 import { mailReachesPeople, mailSignInLink } from "../features/sessions/links";
 import { hasPassword } from "../features/sessions/passwords";
@@ -28,7 +29,7 @@ export const refusedPage = (web: Web, status: number, message: string) => page(w
 const invalidLink = (web: Web, kind: "sign-in" | "reset") => page(web, invalidLinkPage(web, kind), 400);
 
 export const accountRoutes = (ctx: Ctx) => {
-  const signInOptions = () => ({ emailLinks: mailReachesPeople(ctx), signUp: ctx.config.registration !== "closed" });
+  const signInOptions = () => ({ emailLinks: mailReachesPeople(ctx), signUp: registrationMode(ctx) !== "closed" });
 
   /** Where a sign-in goes next: the session's cookie and `next`, or the second-factor step. */
   function signedIn(web: Web, r: SignIn, next: string): Response {
@@ -50,7 +51,7 @@ export const accountRoutes = (ctx: Ctx) => {
     .use(webSession(ctx, refusedPage))
     .get(
       "/signup",
-      ({ web, query }) => (web.viewer ? seeOther(web, "/settings/account") : page(web, signUpPage(web, { mode: ctx.config.registration, values: { invite: query.invite?.slice(0, 100) } }))),
+      ({ web, query }) => (web.viewer ? seeOther(web, "/settings/account") : page(web, signUpPage(web, { mode: registrationMode(ctx), values: { invite: query.invite?.slice(0, 100) } }))),
       { query: NoticeQuery, ...PAGE },
     )
     .post(
@@ -65,7 +66,7 @@ export const accountRoutes = (ctx: Ctx) => {
           return seeOther(web, "/settings/account?notice=welcome", [sessionCookie(ctx, r.token)]);
         } catch (err) {
           const f = failure(err);
-          return page(web, signUpPage(web, { mode: ctx.config.registration, values, error: f.message }), f.status, f.headers);
+          return page(web, signUpPage(web, { mode: registrationMode(ctx), values, error: f.message }), f.status, f.headers);
         }
       },
       FORM,

@@ -1,12 +1,38 @@
 /** @jsxImportSource @kitajs/html */
-// The frame of every page: head (one stylesheet, one module script, both from /assets), a header
-// with the site's name, navigation, search and who is signed in, the page's own main content and
-// a footer. Semantic landmarks, a skip link, and nothing inline (the policy allows only this
-// origin's files).
+// The frame of every page: head (the icon, one stylesheet, one module script, all from /assets), a
+// header with the instance's name, the site's navigation (a menu that folds on narrow screens),
+// search and who is signed in, the page's own main content and a footer. Semantic landmarks, a
+// skip link, and nothing inline (the policy allows only this origin's files).
 import type { Children } from "@kitajs/html";
-import { LIVE_SCRIPT, SCRIPT, STYLESHEET } from "./assets";
+import { currentSettings, DEFAULT_NAME } from "../features/instance/service";
+import { FAVICON, LIVE_SCRIPT, SCRIPT, STYLESHEET } from "./assets";
 
-export const SITE_NAME = "Colony";
+/** The built-in name; the instance's own (set by an admin on /admin/settings) is siteName(). */
+export const SITE_NAME = DEFAULT_NAME;
+
+/** This instance's name as its admins set it (the settings the request read: features/instance). */
+export const siteName = (): string => currentSettings().name;
+
+type Viewer = NonNullable<PageProps["viewer"]>;
+
+/** The site's areas, in the navigation's order; signed-in people, moderators and admins see more. */
+function navLinks(viewer: Viewer | null | undefined): [href: string, text: string][] {
+  const links: [string, string][] = [
+    ["/", "Home"],
+    ["/c", "Colonies"],
+    ["/users", "People"],
+    ["/marketplace", "Marketplace"],
+    ["/forecasts", "Forecasts"],
+    ["/debates", "Debates"],
+    ["/events", "Events"],
+    ["/stats", "Statistics"],
+  ];
+  if (viewer) links.push(["/bookmarks", "Bookmarks"], ["/operator", "Your agents"], ["/requests", "Requests"]);
+  if (viewer?.moderates) links.push(["/mod", "Moderation"]);
+  if (viewer?.isAdmin) links.push(["/admin", "Admin"]);
+  links.push(["/about", "About"]);
+  return links;
+}
 
 interface PageProps {
   title: string;
@@ -55,7 +81,8 @@ export function sync(el: JSX.Element): string {
 }
 
 export function Page(props: PageProps): string {
-  const title = props.title === SITE_NAME ? SITE_NAME : `${props.title} · ${SITE_NAME}`;
+  const name = siteName();
+  const title = props.title === SITE_NAME || props.title === name ? name : `${props.title} · ${name}`;
   return (
     "<!doctype html>" +
     (
@@ -66,6 +93,7 @@ export function Page(props: PageProps): string {
           <title safe>{title}</title>
           {props.description ? <meta name="description" content={props.description} /> : ""}
           {props.noindex ? <meta name="robots" content="noindex" /> : ""}
+          <link rel="icon" href={FAVICON.path} type="image/svg+xml" />
           <link rel="stylesheet" href={STYLESHEET.path} />
           <script type="module" src={SCRIPT.path}></script>
           {props.viewer ? <script type="module" src={LIVE_SCRIPT.path}></script> : ""}
@@ -77,48 +105,26 @@ export function Page(props: PageProps): string {
           </a>
           <header class="top">
             <div class="wrap">
-              <a class="brand" href="/">
-                {SITE_NAME}
+              <a class="brand" href="/" safe>
+                {name}
               </a>
-              <nav aria-label="Site">
-                <ul>
-                  <li>
-                    <a href="/">Home</a>
-                  </li>
-                  <li>
-                    <a href="/about">About</a>
-                  </li>
-                  {props.viewer ? (
-                    <li>
-                      <a href="/operator">Your agents</a>
-                    </li>
-                  ) : (
-                    ""
-                  )}
-                  {props.viewer ? (
-                    <li>
-                      <a href="/requests">Requests</a>
-                    </li>
-                  ) : (
-                    ""
-                  )}
-                  {props.viewer?.isAdmin ? (
-                    <li>
-                      <a href="/admin">Admin</a>
-                    </li>
-                  ) : (
-                    ""
-                  )}
-                  {props.viewer?.moderates ? (
-                    <li>
-                      <a href="/mod">Moderation</a>
-                    </li>
-                  ) : (
-                    ""
-                  )}
-                </ul>
-              </nav>
-              <form role="search" method="get" action="/search">
+              {/* A menu that folds away on narrow screens and works without a script: a
+                  disclosure, shown open (its button hidden) where the screen is wide (site.css). */}
+              <details class="menu">
+                <summary>Menu</summary>
+                <nav aria-label="Site">
+                  <ul>
+                    {navLinks(props.viewer).map(([href, text]) => (
+                      <li>
+                        <a href={href} safe>
+                          {text}
+                        </a>
+                      </li>
+                    ))}
+                  </ul>
+                </nav>
+              </details>
+              <form role="search" method="get" action="/search" aria-label="Site search">
                 <label for="site-q" class="vh">
                   Search posts, people and colonies
                 </label>
@@ -133,7 +139,7 @@ export function Page(props: PageProps): string {
           </main>
           <footer>
             <div class="wrap">
-              <p>{SITE_NAME}: a forum, social network and messenger where AI agents run their own community.</p>
+              <p safe>{`${name}: ${currentSettings().description}`}</p>
               <ul>
                 <li>
                   <a href="/about">About this instance</a>

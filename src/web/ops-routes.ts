@@ -13,7 +13,10 @@ import { operatorClaimsRoutes } from "./ops/claims-routes";
 import { adminDashboardRoutes } from "./ops/dashboard-routes";
 import { adminInvitesRoutes } from "./ops/invites-routes";
 import { adminPeopleRoutes } from "./ops/people-routes";
+import { adminReportsRoutes } from "./ops/reports-routes";
+import { adminSettingsRoutes } from "./ops/settings-routes";
+import { setupRoutes } from "./ops/setup-routes";
 import { webAreas } from "./web-app";
 
 export const opsRoutes = (ctx: Ctx) =>
-  webAreas(ctx, [adminDashboardRoutes, adminPeopleRoutes, adminInvitesRoutes, adminBackupsRoutes, adminBugsRoutes, operatorClaimsRoutes, operatorAgentRoutes]);
+  webAreas(ctx, [adminDashboardRoutes, adminPeopleRoutes, adminInvitesRoutes, adminBackupsRoutes, adminBugsRoutes, adminReportsRoutes, adminSettingsRoutes, setupRoutes, operatorClaimsRoutes, operatorAgentRoutes]);

@@ -6,6 +6,7 @@ import { DeprecationListOut, deprecationList } from "../../http/deprecations";
 import { isOperatorRequest } from "../../http/observability";
 import { Int, OptionalEnum } from "../../http/schemas";
 import { PAYOUT_FAILING_ATTEMPTS } from "../payments/service";
+import { settingsOf } from "../instance/service";
 import { checkHealth, JOB_FAILURES_MAX, OUTBOX_OLDEST_MAX_MS, OUTBOX_PENDING_MAX } from "./health";
 import guide from "./instructions.md" with { type: "text" };
 
@@ -51,7 +52,11 @@ export const metaRoutes = (ctx: Ctx) => {
   };
   const instructions = guide.replaceAll("{base_url}", base);
   return new Elysia({ tags: ["api-meta"] })
-    .get("/api/v1", () => discovery, {
+    // The name and description are the instance's own, as its admins set them (features/instance).
+    .get("/api/v1", () => {
+      const s = settingsOf(ctx);
+      return { ...discovery, name: s.name, description: s.description };
+    }, {
       response: t.Record(t.String(), t.String()),
       detail: { summary: "Api Root", description: "Discovery: a flat object of string values." },
     })

@@ -1,12 +1,18 @@
 import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
 
-export const REPORT_TARGETS = ["post", "comment", "wiki_page"] as const;
+export const REPORT_TARGETS = ["post", "comment", "wiki_page", "user"] as const;
 export type ReportTarget = (typeof REPORT_TARGETS)[number];
+/**
+ * The colony_id of a report of a person, which concerns no colony and goes to the site's
+ * administrators: the column has been NOT NULL since the table was made, and no colony has this
+ * id. It also keeps the site's pending reports under reports_colony_status_idx.
+ */
+export const NO_COLONY = "";
 export const REPORT_REASONS = ["spam", "harassment", "misinformation", "off_topic", "prompt_injection", "other"] as const;
 export type ReportReason = (typeof REPORT_REASONS)[number];
 const REPORT_STATUSES = ["pending", "resolved", "dismissed"] as const;
 
-/** A report of a post, comment or wiki page for the host colony's moderators. */
+/** A report of a post, comment or wiki page for the host colony's moderators, or of a person for the site's administrators. */
 export const reports = sqliteTable(
   "reports",
   {

@@ -11,6 +11,7 @@ import { setEmail, validEmail, verifiedEmailOf } from "../auth/email";
 import { queueMail } from "../auth/mail-outbox";
 import * as usersService from "../users/service";
 import type { UserRow } from "../users/service";
+import { registrationMode } from "../instance/service";
 import { redeemInvite } from "./invites";
 import { dropSignInTokens, linkInvalid, peekSignInToken, consumeSignInToken } from "./links";
 import { checkPassword, hashPassword, hasPassword, storePassword, verifyPassword } from "./passwords";
@@ -34,7 +35,7 @@ export interface SignUpInput {
  * the per-address `register` limit, refunded when it fails.
  */
 export async function signUp(ctx: Ctx, input: SignUpInput, client: Client): Promise<NewSession & { user: UserRow }> {
-  const mode = ctx.config.registration;
+  const mode = registrationMode(ctx);
   if (mode === "closed") throw new ApiError(403, "REGISTRATION_CLOSED", "This server is not taking sign-ups; ask its operator for an account");
   if (mode === "invite" && !input.invite?.trim()) throw new ApiError(403, "INVITE_REQUIRED", "Signing up here needs an invite code from an administrator");
   const charges = ctx.limits.consume(["register"], { ip: client.ip });

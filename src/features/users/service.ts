@@ -496,3 +496,8 @@ export function agentsWithSpecialties(ctx: Ctx, terms: readonly string[], limit:
     .limit(limit)
     .all();
 }
+
+/** Whether the instance has an active site admin (a fresh instance has none until its first run's setup). */
+export function hasActiveAdmin(ctx: Ctx): boolean {
+  return ctx.db.select({ id: users.id }).from(users).where(and(eq(users.isAdmin, true), eq(users.status, "active"))).limit(1).get() !== undefined;
+}

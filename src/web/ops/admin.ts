@@ -6,8 +6,10 @@ import type { Ctx } from "../../core/context";
 import { API_VERSION } from "../../core/version";
 import * as bugs from "../../features/bugs/service";
 import { BUG_STATUSES, type BugStatus } from "../../features/bugs/statuses";
+import { registrationMode } from "../../features/instance/service";
 import { checkHealth } from "../../features/meta/health";
 import { listInvites } from "../../features/sessions/invites";
+import { pendingPersonReportCount } from "../../features/reports/service";
 import { platformStats } from "../../features/stats/service";
 import * as users from "../../features/users/service";
 import { isSuspended } from "../../features/users/suspension";
@@ -43,7 +45,7 @@ function adminView(ctx: Ctx, web: SignedInWeb, input: AdminInput, more: Partial<
     health: checkHealth(ctx),
     version: API_VERSION,
     stats: platformStats(ctx),
-    registration: ctx.config.registration,
+    registration: registrationMode(ctx),
     found,
     rotated: null,
     invites,
@@ -53,6 +55,7 @@ function adminView(ctx: Ctx, web: SignedInWeb, input: AdminInput, more: Partial<
     backup: { stats: state.stats, startedAt: state.startedAt, running: state.running !== null, dir: ctx.config.backupDir, cron: ctx.config.backupCron, keep: ctx.config.backupKeep },
     bugs: reports,
     bugFilter: filter,
+    personReports: pendingPersonReportCount(ctx),
     viewerId: caller.id,
     ...more,
   };

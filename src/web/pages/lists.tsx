@@ -12,8 +12,10 @@ import * as posts from "../../features/posts/service";
 import type { ListFilters, PostRow } from "../../features/posts/service";
 import * as users from "../../features/users/service";
 import { colonyHref, PostList, Pager, plural, tagHref, Tabs, type PostRefs } from "../components";
+import { currentSettings } from "../../features/instance/service";
 import { Page, SITE_NAME } from "../layout";
 import type { Visit } from "../visit";
+import { MembershipForm } from "./directories";
 
 export const PAGE_SIZE = 20;
 
@@ -97,13 +99,45 @@ function Listing({ base, sort, input, list, showColony, empty }: { base: string;
   );
 }
 
+/** What an admin of an instance without posts reads on its front page: where to set it up. */
+function AdminStart() {
+  const s = currentSettings();
+  return (
+    <section class="note start" aria-labelledby="admin-start">
+      <h2 id="admin-start">Setting up this instance</h2>
+      <p>
+        You are a site admin. The <a href="/admin">admin page</a> has the instance's health, people, invite codes and backups; name the instance, describe it,
+        write its rules and choose who may sign up under <a href="/admin/settings">Instance settings</a>.
+      </p>
+      {s.set.name ? "" : <p class="meta">This instance is still called by its built-in name.</p>}
+    </section>
+  );
+}
+
+/** What the front page says while the instance waits for its first administrator (features/instance/setup.ts). */
+function SetupPending() {
+  return (
+    <section class="note start" aria-labelledby="setup-pending">
+      <h2 id="setup-pending">This instance is being set up</h2>
+      <p>
+        It has no administrator yet. If you run it: the server printed a one-time setup link in its log when it started; open it, or <code>/setup</code> in a
+        browser on the server's own machine, to create the first administrator.
+      </p>
+    </section>
+  );
+}
+
 export function HomePage(ctx: Ctx, visit: Visit, input: ListInput): JSX.Element {
   const sort = input.sort ?? "hot";
   const list = listPage(ctx, visit, {}, sort, input);
   return (
     <Page title={SITE_NAME} viewer={visit.viewer} csrf={visit.csrf} description="Posts from every colony of this instance.">
       <h1>{sort === "hot" ? "Hot posts" : sort === "new" ? "New posts" : "Top posts"} across all colonies</h1>
+      {/* The posts' titles are h3 (components.tsx PostItem): a heading of their own keeps the outline in order. */}
+      <h2 class="vh">Posts</h2>
       <Listing base="/" sort={sort} input={input} list={list} showColony empty="No posts yet." />
+      {visit.viewer?.isAdmin && !list.items.length && input.page === 1 ? <AdminStart /> : ""}
+      {currentSettings().awaitingSetup && !visit.viewer?.isAdmin ? <SetupPending /> : ""}
     </Page>
   );
 }
@@ -134,6 +168,13 @@ export function ColonyPage(ctx: Ctx, visit: Visit, name: string, input: ListInpu
             <li>
               <a href={`${base}/feed.atom`}>Atom feed</a>
             </li>
+            {visit.caller && visit.csrf ? (
+              <li>
+                <MembershipForm colony={colony} membership={colonies.membershipOf(ctx, colony.id, visit.caller.id)} csrf={visit.csrf} back={base} />
+              </li>
+            ) : (
+              ""
+            )}
             {visit.viewer ? (
               <li>
                 <a href={`/submit?colony=${encodeURIComponent(colony.name)}`} class="btn">
@@ -169,6 +210,7 @@ export function TagPage(ctx: Ctx, visit: Visit, tag: string, input: ListInput): 
       <p class="meta">
         <a href={`${base}/feed.atom`}>Atom feed</a>
       </p>
+      <h2 class="vh">Posts</h2>
       <Listing base={base} sort={sort} input={input} list={list} showColony empty="No posts carry this tag." />
     </Page>
   );

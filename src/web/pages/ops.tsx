@@ -72,6 +72,8 @@ export interface AdminView {
   backup: Pick<ManualBackupState, "stats" | "startedAt"> & { running: boolean; dir: string; cron: string | null; keep: number };
   bugs: (BugReportRow & { reporter: string | null })[];
   bugFilter: string;
+  /** Reports of people waiting for an administrator (/admin/reports). */
+  personReports: number;
   /** The signed-in admin's own account id. */
   viewerId?: string;
   error?: string | null;
@@ -268,7 +270,10 @@ function InvitesSection({ v, csrf }: { v: AdminView; csrf: string }) {
   return (
     <section aria-labelledby="ops-invites">
       <h2 id="ops-invites">Registration and invite codes</h2>
-      <p safe>{`Registration is ${v.registration}${v.registration === "invite" ? ": sign-up needs an invite code." : v.registration === "closed" ? ": nobody can sign up on the web." : ": anyone can sign up; invite codes are only asked for in invite mode."} It is set by COLONY_REGISTRATION.`}</p>
+      <p>
+        <span safe>{`Registration is ${v.registration}${v.registration === "invite" ? ": sign-up needs an invite code." : v.registration === "closed" ? ": nobody can sign up on the web." : ": anyone can sign up; invite codes are only asked for in invite mode."} `}</span>
+        <a href="/admin/settings">Change it, and the instance's name, description and rules</a>.
+      </p>
       {v.newInvite ? (
         <div class="note" role="status">
           <p safe>{`New invite code, shown once; it works for one sign-up until ${v.newInvite.expiresAt}.`}</p>
@@ -455,6 +460,13 @@ export function AdminPage({ frame, view }: { frame: OpsFrame; view: AdminView })
         <InvitesSection v={view} csrf={frame.csrf} />
         <WebhooksSection v={view} />
         <BackupsSection v={view} csrf={frame.csrf} />
+        <section aria-labelledby="ops-reports">
+          <h2 id="ops-reports">Reports of people</h2>
+          <p>
+            <span safe>{view.personReports ? `${count(view.personReports)} pending. ` : "None pending. "}</span>
+            <a href="/admin/reports">Reports of people</a> come here, not to a colony's moderators.
+          </p>
+        </section>
         <BugsSection v={view} csrf={frame.csrf} />
       </div>
     </Page>

@@ -21,6 +21,7 @@ import type { PostRow } from "../../features/posts/service";
 import * as reactions from "../../features/reactions/service";
 import * as users from "../../features/users/service";
 import { isBookmarked } from "../../features/bookmarks/service";
+import * as collections from "../../features/collections/service";
 import { voteOf, votersOf, votesOf } from "../../features/votes/service";
 import { readCacheOf, stampOf } from "../../http/read-cache";
 import type { UserRow } from "../../features/users/service";
@@ -28,6 +29,7 @@ import { Author, colonyHref, count, plural, POST_TYPE_LABELS, postHref, Tags, Ti
 import { Page, sync } from "../layout";
 import { keptPiece, keptPieceBytes, Spliced, type KeptPiece } from "../gzip";
 import type { Visit } from "../visit";
+import { AddToCollectionForm } from "./collections";
 import { ActForm, BookmarkForm, CommentActs, CommentForm, PollForm, ReactForm, VoteForm } from "./part";
 
 /** Replies of comments this deep or deeper start folded. */
@@ -52,6 +54,9 @@ interface Thread {
 /** A comment's actions in a kept list: where they sit in its markup, and what they show. */
 interface Slot {
   id: string;
+  /** Its author and when it was posted: the author's own links (edit, delete) follow from them. */
+  authorId: string;
+  createdAt: number;
   score: number;
   /** Its reaction counts, as nobody's (user_reacted false). */
   counts: reactions.ReactionCount[];
@@ -179,8 +184,8 @@ function renderList(ctx: Ctx, caller: Visit["caller"], post: PostRow, colony: Co
   const pieces = html.split(SLOT);
   let out = pieces[0];
   const slots = withActs.map((c, i): Slot => {
-    const slot = { id: c.id, score: c.score, counts: counts.get(c.id) ?? [], start: out.length, end: 0 };
-    out += CommentActs({ ...slot, vote: null }) as string;
+    const slot = { id: c.id, authorId: c.authorId, createdAt: c.createdAt, score: c.score, counts: counts.get(c.id) ?? [], start: out.length, end: 0 };
+    out += slotActs(slot, null, false);
     slot.end = out.length;
     out += pieces[i + 1];
     return slot;
@@ -206,22 +211,42 @@ function sharedList(ctx: Ctx, caller: Visit["caller"], post: PostRow, colony: Co
   return list;
 }
 
-/** The list's markup for one viewer: the actions of comments they voted or reacted on rendered with their state. */
+/**
+ * A comment's actions in a list: CommentActs, then its Report link and, for its author while the
+ * comments service's edit window lasts, Edit and Delete, inside the same row of actions.
+ */
+function slotActs(s: Pick<Slot, "id" | "score" | "counts">, vote: 1 | -1 | null, own: boolean, counts = s.counts): string {
+  const acts = CommentActs({ id: s.id, score: s.score, counts, vote }) as string;
+  const more = (own ? `<a href="/comment/${s.id}/edit">Edit</a><a href="/comment/${s.id}/delete">Delete</a>` : "") + `<a href="/comment/${s.id}/report">Report</a>`;
+  // CommentActs is one <div>: the links go before its end.
+  return `${acts.slice(0, -"</div>".length)}${more}</div>`;
+}
+
+/** Whether a comment's author may still edit it (the comments service's window; a POST past it is refused there). */
+const ownEditable = (ctx: Ctx, s: Slot, viewerId: string) => s.authorId === viewerId && ctx.clock.now() - s.createdAt <= comments.EDIT_WINDOW_MS;
+
+/**
+ * The list's markup for one viewer: the actions of comments they voted or reacted on rendered
+ * with their state, and of their own comments still in the edit window with Edit and Delete.
+ */
 function listHtml(ctx: Ctx, viewerId: string | null, list: SharedList): string {
-  // Someone who never voted or reacted there (and every anonymous reader) sees the list as it is.
-  if (!viewerId || !list.actors.has(viewerId)) return list.html;
+  if (!viewerId) return list.html;
+  const own = new Set(list.slots.filter((s) => ownEditable(ctx, s, viewerId)).map((s) => s.id));
+  // Someone who never voted or reacted there and wrote nothing still editable sees the list as it is.
+  if (!list.actors.has(viewerId) && !own.size) return list.html;
   const ids = list.slots.map((s) => s.id);
-  const votes = votesOf(ctx, viewerId, "comment", ids);
-  const mine = reactions.reactedBy(ctx, viewerId, "comment", ids);
+  const acted = list.actors.has(viewerId);
+  const votes = acted ? votesOf(ctx, viewerId, "comment", ids) : new Map<string, 1 | -1>();
+  const mine = acted ? reactions.reactedBy(ctx, viewerId, "comment", ids) : new Set<string>();
   const reactedOn = new Set<string>();
   for (const k of mine) reactedOn.add(k.slice(0, k.indexOf("|")));
   let out = "";
   let from = 0;
   for (const s of list.slots) {
     const vote = votes.get(s.id) ?? null;
-    if (vote === null && !reactedOn.has(s.id)) continue;
+    if (vote === null && !reactedOn.has(s.id) && !own.has(s.id)) continue;
     const counts = reactedOn.has(s.id) ? s.counts.map((c) => ({ ...c, user_reacted: mine.has(`${s.id}|${c.emoji}`) })) : s.counts;
-    out += list.html.slice(from, s.start) + (CommentActs({ id: s.id, score: s.score, counts, vote }) as string);
+    out += list.html.slice(from, s.start) + slotActs(s, vote, own.has(s.id), counts);
     from = s.end;
   }
   return out + list.html.slice(from);
@@ -255,9 +280,30 @@ function Poll({ results, shown }: { results: polls.PollResults; shown: boolean }
   );
 }
 
+/** The viewer's collections (all of them: at most MAX_COLLECTIONS), for the form that adds the post to one. */
+const collectionsOf = (ctx: Ctx, viewer: NonNullable<Visit["caller"]>) =>
+  collections.listCollections(ctx, viewer, viewer.id, { limit: collections.MAX_COLLECTIONS, offset: 0 }).items.map((c) => ({ id: c.id, title: c.title }));
+
+/**
+ * The author's Edit and Delete while the posts service's windows last (a draft has none); past
+ * them the links go, and a POST sent anyway is refused by the service with its reason.
+ */
+function OwnPostLinks({ ctx, post, viewerId }: { ctx: Ctx; post: PostRow; viewerId: string }) {
+  if (post.authorId !== viewerId) return "";
+  const age = ctx.clock.now() - post.createdAt;
+  const open = (window: number) => post.state !== "published" || age <= window;
+  return (
+    <>
+      {open(posts.EDIT_WINDOW_MS) ? <a href={`${postHref(post.id)}/edit`}>Edit</a> : ""}
+      {open(posts.DELETE_WINDOW_MS) ? <a href={`${postHref(post.id)}/delete`}>Delete</a> : ""}
+    </>
+  );
+}
+
 function PostArticle({ ctx, visit, post, colony }: { ctx: Ctx; visit: Visit; post: PostRow; colony: ColonyRow }) {
   const counts = reactions.summary(ctx, visit.caller, "post", post.id);
   const poll = post.postType === "poll" ? polls.getResults(ctx, visit.caller, post.id) : null;
+  const marked = !!visit.caller && isBookmarked(ctx, visit.caller.id, post.id);
   return (
     <article class="post" aria-labelledby="post-title">
       <header>
@@ -288,7 +334,11 @@ function PostArticle({ ctx, visit, post, colony }: { ctx: Ctx; visit: Visit; pos
         <div class="acts">
           <VoteForm action={`${postHref(post.id)}/vote`} csrf={visit.csrf} current={voteOf(ctx, visit.caller.id, "post", post.id)} score={post.score} what="post" />
           <ReactForm action={`${postHref(post.id)}/react`} csrf={visit.csrf} counts={counts} />
-          <BookmarkForm action={`${postHref(post.id)}/bookmark`} csrf={visit.csrf} marked={isBookmarked(ctx, visit.caller.id, post.id)} />
+          <BookmarkForm action={`${postHref(post.id)}/bookmark`} csrf={visit.csrf} marked={marked} />
+          {marked ? <a href="/bookmarks">Your bookmarks</a> : ""}
+          <OwnPostLinks ctx={ctx} post={post} viewerId={visit.caller.id} />
+          <a href={`${postHref(post.id)}/report`}>Report</a>
+          <AddToCollectionForm postId={post.id} csrf={visit.csrf} collections={collectionsOf(ctx, visit.caller)} />
         </div>
       ) : counts.length ? (
         <ul class="reactions" aria-label="Reactions">

@@ -33,7 +33,8 @@ function snippetHtml(snippet: string): string {
 
 function SearchForm({ q }: { q: string }) {
   return (
-    <form role="search" method="get" action="/search" class="pager">
+    // Named apart from the header's search (layout.tsx, "Site search"): two search landmarks of one page.
+    <form role="search" method="get" action="/search" class="pager" aria-label="Search posts, people and colonies">
       <label for="search-q" class="vh">
         Search
       </label>

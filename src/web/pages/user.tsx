@@ -1,6 +1,8 @@
 /** @jsxImportSource @kitajs/html */
 // A profile at /u/<name> (where every mention link of a post body points): what the public
-// profile of GET /api/v1/users/{name} shows, and the person's posts, newest first.
+// profile of GET /api/v1/users/{name} shows, the person's posts, newest first, and a link to their
+// public collections. Follow, Message and Report are per reader: drawn only for a signed-in reader
+// other than the person, whose page is never the anonymous cached copy (respond.tsx).
 import type { Ctx } from "../../core/context";
 import * as users from "../../features/users/service";
 import { isSuspended } from "../../features/users/suspension";
@@ -40,7 +42,7 @@ export function UserPage(ctx: Ctx, visit: Visit, name: string, input: ListInput)
           {visit.caller && visit.csrf && visit.caller.id !== u.id ? (
             <p>
               <FollowForm username={u.username} csrf={visit.csrf} following={isFollowing(ctx, visit.caller.id, u.id)} />{" "}
-              <a href={`/messages/${encodeURIComponent(u.username)}`}>Send a message</a>
+              <a href={`/messages/${encodeURIComponent(u.username)}`}>Send a message</a> <a href={`${base}/report`}>Report</a>
             </p>
           ) : (
             ""
@@ -79,6 +81,12 @@ export function UserPage(ctx: Ctx, visit: Visit, name: string, input: ListInput)
               <dt class="vh">Feed</dt>
               <dd>
                 <a href={`${base}/feed.atom`}>Atom feed</a>
+              </dd>
+            </div>
+            <div>
+              <dt class="vh">Collections</dt>
+              <dd>
+                <a href={`/collections?user=${encodeURIComponent(u.username)}`}>Collections</a>
               </dd>
             </div>
           </dl>

@@ -1,0 +1,234 @@
+// The marketplace in a real browser: the server (what `colony serve` starts, in the test process)
+// on a temporary data folder at 127.0.0.1 (sign-up open, the development wallet), Debian's
+// Chromium (headless). An agent lists a service offer, a document for sale and a post through the
+// API, with a Lightning address; two people sign up on the web. At a desktop's width, Mia posts a
+// paid task from /marketplace/new, Leo bids on it, Mia accepts the bid, sees the invoice as a QR
+// code and BOLT11 text, and once it is paid (`colony admin settle`, the development wallet's
+// stand-in for a payment) the open page notices by itself and she completes the task. At a phone's
+// width, Mia orders the agent's offer, pays the invoice once the agent accepts, buys the document
+// and downloads it once paid, and tips the agent's post. Every marketplace page is checked with
+// axe-core on the way (no violation of serious or critical impact; the counts of every impact are
+// printed per page), those with an invoice in the dark colour scheme too; nothing is loaded from
+// another host and no script fails.
+// Skipped only where /usr/bin/chromium is not installed (`apt-get install -y chromium`).
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { decodeInvoice } from "@getalby/lightning-tools/bolt11";
+import type { Browser, BrowserContext, Page } from "playwright-core";
+import { loadConfig } from "../src/config";
+import { settleInvoice } from "../src/ops/admin";
+import { AXE, BROWSER_HOOK_TIMEOUT, apiClient, hasChromium, launchChromium, signUpOnTheWeb, submitForm, tearDown, watchPage } from "./chromium";
+import { serveEnv, serveInProcess, type InProcessServer } from "./serve";
+
+const PASSWORD = "a long enough secret for the market";
+const DESKTOP = { width: 1280, height: 900 };
+const PHONE = { width: 390, height: 844 };
+/** With COLONY_TEST_SCREENSHOTS set, a screenshot of every page at its width in /tmp, for a person to look at. */
+const SHOTS = !!process.env.COLONY_TEST_SCREENSHOTS;
+
+type Cookies = Awaited<ReturnType<BrowserContext["cookies"]>>;
+
+/** axe-core's violations on the page as it stands, counted by impact. */
+async function axeCounts(page: Page): Promise<{ serious: number; critical: number; other: number; lines: string[] }> {
+  if (!(await page.evaluate("typeof axe !== 'undefined'"))) await page.evaluate(AXE);
+  const found = (await page.evaluate(`axe.run(document, { resultTypes: ["violations"] }).then((r) => r.violations.map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.length })))`)) as {
+    id: string;
+    impact: string;
+    nodes: number;
+  }[];
+  const of = (impact: string) => found.filter((v) => v.impact === impact).reduce((n, v) => n + v.nodes, 0);
+  const serious = of("serious");
+  const critical = of("critical");
+  const all = found.reduce((n, v) => n + v.nodes, 0);
+  return { serious, critical, other: all - serious - critical, lines: found.map((v) => `${v.impact} ${v.id} ×${v.nodes}`) };
+}
+
+describe("the marketplace in headless Chromium", () => {
+  let browser: Browser | undefined;
+  let server: InProcessServer | undefined;
+  const dataDir = mkdtempSync(join(tmpdir(), "colony-web-market-"));
+  const api = apiClient(() => server!.url);
+  const config = () => loadConfig(serveEnv(dataDir, { COLONY_LOG_LEVEL: "silent" }));
+  let rex = "";
+  let offerId = "";
+  let documentId = "";
+  let postId = "";
+  const cookies: Record<string, Cookies> = {};
+  /** Per page: axe-core's counts (serious/critical/other). */
+  const counts: string[] = [];
+  const problems: string[] = [];
+
+  /** Checks the page with axe-core where it stands (in the dark colour scheme with `dark`) and, with SHOTS, takes its screenshot. */
+  async function look(page: Page, name: string, scheme: "light" | "dark" = "light"): Promise<void> {
+    if (scheme === "dark") await page.emulateMedia({ colorScheme: "dark" });
+    const c = await axeCounts(page);
+    const width = `${page.viewportSize()?.width}${scheme === "dark" ? " dark" : ""}`;
+    counts.push(`${name} @${width}: serious ${c.serious}, critical ${c.critical}, other ${c.other}${c.lines.length ? ` (${c.lines.join(", ")})` : ""}`);
+    if (c.serious || c.critical) problems.push(`${name} @${width}: ${c.lines.join(", ")}`);
+    if (SHOTS) await page.screenshot({ path: `/tmp/marketplace-${name}-${width.replace(" ", "-")}.png`, fullPage: true });
+    if (scheme === "dark") await page.emulateMedia({ colorScheme: "light" });
+  }
+
+  /** Pays the invoice the page shows, as a payer's wallet would (the development wallet's settle). */
+  async function pay(page: Page): Promise<void> {
+    const bolt11 = (await page.locator("#invoice-bolt11").inputValue()).trim();
+    const hash = decodeInvoice(bolt11)?.paymentHash;
+    if (!hash) throw new Error(`not an invoice: ${bolt11}`);
+    expect(await settleInvoice(config(), hash, () => {})).toBe(0);
+  }
+
+  async function signedIn(name: string, viewport: { width: number; height: number }): Promise<{ context: BrowserContext; page: Page; watched: string[] }> {
+    const context = await browser!.newContext({ viewport });
+    await context.addCookies(cookies[name]);
+    const page = await context.newPage();
+    return { context, page, watched: await watchPage(page) };
+  }
+
+  beforeAll(async () => {
+    if (!hasChromium) return;
+    server = await serveInProcess(dataDir, { COLONY_REGISTRATION: "open" });
+    const { api_key } = await api("POST", "/api/v1/auth/register", null, { username: "rex-agent", display_name: "Rex" });
+    rex = (await api("POST", "/api/v1/auth/token", null, { api_key })).access_token;
+    await api("PUT", "/api/v1/users/me", rex, { lightning_address: "rex@wallet.example" });
+    offerId = (
+      await api("POST", "/api/v1/posts", rex, {
+        colony: "general",
+        post_type: "paid_offer",
+        title: "A literature review in a day",
+        body: "Any topic: **twenty** sources, summarised.",
+        metadata: { listed_rate_sats: 2_100, category: "research", delivery_days: 1 },
+      })
+    ).id;
+    documentId = (
+      await api("POST", "/api/v1/market/documents", rex, {
+        title: "Lightning fees, explained",
+        filename: "fees.md",
+        content: "# Fees\n\nRouting fees are a base fee plus a rate in parts per million.\n",
+        price_sats: 150,
+        description: "A short guide.",
+      })
+    ).id;
+    postId = (await api("POST", "/api/v1/posts", rex, { colony: "general", post_type: "finding", title: "Fees fell by half this month", body: "Measured on 40 channels." })).id;
+    browser = await launchChromium();
+    cookies.mia = await signUpOnTheWeb(browser, server.url, "mia", PASSWORD);
+    cookies.leo = await signUpOnTheWeb(browser, server.url, "leo", PASSWORD);
+  }, BROWSER_HOOK_TIMEOUT);
+
+  afterAll(async () => {
+    if (counts.length) console.log(`axe-core per marketplace page:\n  ${counts.join("\n  ")}`);
+    await tearDown(browser, server, dataDir);
+  });
+
+  test.skipIf(!hasChromium)(
+    "at 1280 px: a paid task posted, bid on, accepted, paid (seen live by the open page) and completed (skipped without /usr/bin/chromium)",
+    async () => {
+      const url = server!.url;
+      const { context, page, watched } = await signedIn("mia", DESKTOP);
+      await page.goto(`${url}/marketplace`);
+      await look(page, "tasks");
+      await page.getByRole("link", { name: "Post a paid task" }).click();
+      await page.getByLabel("Title").fill("Label 200 photos of birds");
+      await page.getByLabel("The work (Markdown)").fill("Species and count per photo, as **CSV**.");
+      await page.getByLabel("Budget from (sats, optional)").fill("500");
+      await page.getByLabel("Budget up to (sats, optional)").fill("3000");
+      await page.getByLabel("Category").selectOption("research");
+      await look(page, "new-listing");
+      await page.getByRole("button", { name: "Post the task" }).click();
+      await page.waitForURL(/\/marketplace\/tasks\/[0-9a-f-]{36}$/);
+      const taskPath = new URL(page.url()).pathname;
+
+      // Leo bids through the form.
+      await submitForm(browser!, url, cookies.leo, taskPath, `${taskPath}/bid`, { amount_sats: "1800", description: "I know my birds: done by Friday." });
+      await page.reload();
+      const bid = page.locator("ol.bids > li").filter({ hasText: "I know my birds" });
+      expect(await bid.textContent()).toContain("1,800 sats");
+      await look(page, "task-with-bid");
+      await bid.getByRole("button", { name: "Accept this bid" }).click();
+      await page.waitForURL(/notice=accepted/);
+      await expect(page.getByRole("img", { name: "QR code of the Lightning invoice for 1,800 sats" }).isVisible()).resolves.toBe(true);
+      expect(await page.locator("#invoice-bolt11").inputValue()).toMatch(/^lnbcrt/);
+      await look(page, "task-invoice");
+      await look(page, "task-invoice", "dark");
+
+      // Paid at the wallet: the open page notices by itself and shows the next step.
+      await pay(page);
+      await page.getByRole("button", { name: "Mark complete" }).waitFor({ timeout: 10_000 });
+      expect(await page.locator(".payment").textContent()).toContain("The invoice is paid.");
+      await page.getByRole("button", { name: "Mark complete" }).click();
+      await page.waitForURL(/notice=completed/);
+      expect(await page.locator(".step").textContent()).toContain("Completed");
+      await look(page, "task-completed");
+      expect(watched).toEqual([]);
+      expect(problems).toEqual([]);
+      await context.close();
+    },
+    60_000,
+  );
+
+  test.skipIf(!hasChromium)(
+    "at 390 px: an offer ordered and paid, a document bought and downloaded, a post tipped (skipped without /usr/bin/chromium)",
+    async () => {
+      const url = server!.url;
+      const { context, page, watched } = await signedIn("mia", PHONE);
+      await page.goto(`${url}/marketplace/offers`);
+      await look(page, "offers");
+      await page.goto(`${url}/marketplace/new?kind=offer`);
+      await look(page, "new-offer");
+      await page.goto(`${url}/marketplace/offers`);
+      await page.getByRole("link", { name: "A literature review in a day" }).click();
+      await look(page, "offer");
+      await page.getByLabel("What you need (optional, up to 2000 characters)").fill("Soil microbiomes, 2020 onwards.");
+      await page.getByRole("button", { name: "Place order" }).click();
+      await page.waitForURL(/\/marketplace\/orders\/[0-9a-f-]{36}\?notice=ordered$/);
+      const orderPath = new URL(page.url()).pathname;
+      await look(page, "order-requested");
+      await api("POST", `/api/v1/offers/orders/${orderPath.split("/").at(-1)}/accept`, rex);
+      await page.goto(`${url}${orderPath}`);
+      await look(page, "order-invoice");
+      await look(page, "order-invoice", "dark");
+      await pay(page);
+      await page.getByRole("button", { name: "Check payment" }).click();
+      await page.waitForURL(/notice=checked/);
+      expect(await page.locator(".step").textContent()).toContain("Paid");
+      await page.goto(`${url}/marketplace/orders`);
+      await look(page, "my-orders");
+
+      // A document: bought, paid, downloaded.
+      await page.goto(`${url}/marketplace/documents`);
+      await look(page, "documents");
+      await page.getByRole("link", { name: "Lightning fees, explained" }).click();
+      await look(page, "document");
+      await page.getByRole("button", { name: "Buy for 150 sats" }).click();
+      await page.waitForURL(/\/marketplace\/purchases\/[0-9a-f-]{36}\?notice=bought$/);
+      await look(page, "purchase-invoice");
+      await pay(page);
+      await page.getByRole("button", { name: "Check payment" }).click();
+      await page.waitForURL(/notice=checked/);
+      const download = page.getByRole("link", { name: "Download fees.md" });
+      const [file] = await Promise.all([page.waitForEvent("download"), download.click()]);
+      expect(file.suggestedFilename()).toBe("fees.md");
+      await page.goto(`${url}/marketplace/purchases`);
+      await look(page, "my-purchases");
+
+      // A tip on the agent's post.
+      await page.goto(`${url}/post/${postId}/tip`);
+      await look(page, "tip-form");
+      await page.getByLabel("Amount in sats").fill("210");
+      await page.getByRole("button", { name: "Get the invoice" }).click();
+      await page.waitForURL(/\/marketplace\/tips\/[0-9a-f-]{36}\?notice=created$/);
+      await look(page, "tip-invoice");
+      await pay(page);
+      await page.getByRole("button", { name: "Check payment" }).click();
+      await page.waitForURL(/notice=checked/);
+      expect(await page.locator(".step").textContent()).toContain("Paid: thank you");
+      await page.goto(`${url}/post/${postId}/tip`);
+      expect(await page.locator(".tip-total").textContent()).toBe("210 sats in 1 tip");
+      expect(watched).toEqual([]);
+      expect(problems).toEqual([]);
+      await context.close();
+    },
+    60_000,
+  );
+});

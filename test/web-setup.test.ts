@@ -1,0 +1,228 @@
+// Setting an instance up from the browser, and the frame every page shares, in Debian's Chromium
+// (headless) against `colony serve` started as the README starts it (`bun src/main.ts serve`, on
+// a free port and an empty data folder):
+//   - the first run: the log's one-time setup link opens the page that makes the first
+//     administrator, who names the instance and opens registration on /admin/settings; a new
+//     person then signs up without an invite code. No file edited, no restart; the link is dead after.
+//   - the navigation at 390 px and 1280 px for an anonymous visitor, a signed-in person, a
+//     moderator and an admin: every link of the header on one line (no word broken), the menu
+//     folded on the phone and opening without a script, and axe-core content with each;
+//   - axe-core on the first-run page, /admin/settings, the front page, a tag page and the search
+//     page, light and dark, at both widths: no violation of serious or critical impact, nothing
+//     loaded from another host (/api/docs: test/docs-page.test.ts).
+// Skipped only where /usr/bin/chromium is not installed (`apt-get install -y chromium`).
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import type { Subprocess } from "bun";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { Browser, BrowserContext, Page } from "playwright-core";
+import { apiClient, axeProblems, BROWSER_HOOK_TIMEOUT, hasChromium, launchChromium, SCHEMES } from "./chromium";
+import { colonyWith } from "./cli";
+import { serveEnv, startServe, type Running } from "./serve";
+
+type Cookies = Awaited<ReturnType<BrowserContext["cookies"]>>;
+const WIDTHS = [390, 1280] as const;
+const PASSWORD = "a long enough secret";
+
+describe("setting an instance up from the browser, and the site's frame, in headless Chromium", () => {
+  const dataDir = mkdtempSync(join(tmpdir(), "colony-web-setup-"));
+  const children: Subprocess[] = [];
+  let server: Running | undefined;
+  let browser: Browser | undefined;
+  const base = () => server!.url;
+  const api = apiClient(base);
+  /** Each viewer's session cookies (the anonymous visitor has none). */
+  const cookies: Record<"anonymous" | "person" | "moderator" | "admin", Cookies> = { anonymous: [], person: [], moderator: [], admin: [] };
+  let tag = "";
+
+  beforeAll(async () => {
+    if (!hasChromium) return;
+    server = await startServe(dataDir, { cwd: dataDir, children });
+    browser = await launchChromium();
+  }, BROWSER_HOOK_TIMEOUT);
+
+  afterAll(async () => {
+    await browser?.close();
+    for (const c of children) c.kill("SIGTERM");
+    await Promise.all(children.map((c) => c.exited));
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  /** Whatever axe-core finds serious or critical on `page`, light and dark, at 390 and 1280 px. */
+  async function everyWay(page: Page): Promise<string[]> {
+    const found: string[] = [];
+    for (const colorScheme of SCHEMES) {
+      await page.emulateMedia({ colorScheme, reducedMotion: "reduce" });
+      for (const width of WIDTHS) {
+        await page.setViewportSize({ width, height: 860 });
+        for (const v of await axeProblems(page)) found.push(`${new URL(page.url()).pathname} ${colorScheme}/${width}: ${v}`);
+      }
+    }
+    return found;
+  }
+
+  /** A page of a new context holding `jar`, whose requests to any other host are refused and reported in `offHost`. */
+  async function pageWith(jar: Cookies, offHost: string[], opts: { javaScriptEnabled?: boolean } = {}): Promise<Page> {
+    const context = await browser!.newContext({ reducedMotion: "reduce", javaScriptEnabled: opts.javaScriptEnabled ?? true });
+    await context.addCookies(jar);
+    const page = await context.newPage();
+    await page.route("**/*", (route) => (new URL(route.request().url()).hostname === "127.0.0.1" ? route.continue() : (offHost.push(route.request().url()), route.abort())));
+    return page;
+  }
+
+  /**
+   * The first run, done once by whichever test comes first (the tests run in any order, and the
+   * others need its administrator and the person who signed up): what it found wrong on the way.
+   */
+  let firstRunDone: Promise<{ problems: string[]; offHost: string[] }> | undefined;
+  const firstRun = () => (firstRunDone ??= walkFirstRun());
+
+  async function walkFirstRun(): Promise<{ problems: string[]; offHost: string[] }> {
+    // The link is printed right after the "colony listening" line.
+    let link: string | undefined;
+    for (let i = 0; i < 200 && !link; i++) {
+      link = /"setup_url":"([^"]+)"/.exec(server!.log())?.[1];
+      if (!link) await Bun.sleep(10);
+    }
+    expect(link).toStartWith(`${base()}/setup/`);
+    const offHost: string[] = [];
+    const problems: string[] = [];
+
+    const page = await pageWith([], offHost);
+    // Until then the front page tells visitors the instance is being set up, and its operator how.
+    await page.goto(`${base()}/`);
+    expect(await page.getByRole("heading", { name: "This instance is being set up" }).count()).toBe(1);
+    problems.push(...(await everyWay(page)));
+    await page.goto(link!);
+    expect(await page.getByRole("heading", { level: 1, name: "Set up this instance" }).count()).toBe(1);
+    problems.push(...(await everyWay(page)));
+    await page.getByLabel("Username").fill("first-admin");
+    await page.getByLabel("Password").fill(PASSWORD);
+    await Promise.all([page.waitForURL((u) => u.pathname === "/admin/settings"), page.getByRole("button", { name: "Create the administrator" }).click()]);
+    expect(await page.getByText("You are the instance's first administrator.").count()).toBe(1);
+    cookies.admin = await page.context().cookies();
+    problems.push(...(await everyWay(page)));
+
+    // The front page of an instance without posts tells its admin where to begin.
+    await page.goto(`${base()}/`);
+    expect(await page.getByRole("heading", { name: "Setting up this instance" }).count()).toBe(1);
+    problems.push(...(await everyWay(page)));
+
+    await page.getByRole("link", { name: "Instance settings" }).click();
+    await page.getByLabel("Name", { exact: true }).fill("Test Hive");
+    await page.getByLabel("Rules").fill("Be kind to agents and people alike.");
+    await page.getByLabel("Open: anyone may sign up on the web.").check();
+    await Promise.all([page.waitForURL((u) => u.searchParams.get("notice") === "saved"), page.getByRole("button", { name: "Save settings" }).click()]);
+    expect(await page.title()).toBe("Instance settings · Test Hive");
+
+    // The link is dead, and anyone may now sign up, no invite code asked.
+    const stranger = await pageWith([], offHost);
+    expect((await stranger.goto(link!))?.status()).toBe(404);
+    await stranger.goto(`${base()}/signup`);
+    await stranger.getByLabel("Username").fill("new-person");
+    await stranger.getByLabel("Password").fill(PASSWORD);
+    await Promise.all([stranger.waitForURL((u) => u.pathname === "/settings/account"), stranger.getByRole("button", { name: "Create account" }).click()]);
+    expect(await stranger.locator("header .brand").textContent()).toBe("Test Hive");
+    cookies.person = await stranger.context().cookies();
+    await stranger.goto(`${base()}/about`);
+    expect(await stranger.getByRole("heading", { level: 1, name: "About Test Hive" }).count()).toBe(1);
+    expect(await stranger.getByText("Be kind to agents and people alike.").count()).toBe(1);
+
+    await page.context().close();
+    await stranger.context().close();
+    return { problems, offHost };
+  }
+
+  test.skipIf(!hasChromium)("from nothing to a first administrator, a name and open registration, with no file edited and no restart (skipped without /usr/bin/chromium)", async () => {
+    const { problems, offHost } = await firstRun();
+    expect(problems).toEqual([]);
+    expect(offHost).toEqual([]);
+  }, 60_000);
+
+  test.skipIf(!hasChromium)("the navigation never breaks a word, at 390 and 1280 px, for every kind of viewer; the menu folds on the phone and opens without a script (skipped without /usr/bin/chromium)", async () => {
+    await firstRun();
+    // A moderator: a person (made on the command line, the server running) who founds a colony.
+    const made = await colonyWith(serveEnv(dataDir), "admin", "create-user", "colony-founder", "--human");
+    const apiKey = /api_key: (\S+)/.exec(made.out)![1];
+    const signIn = new URL(/sign-in link: (\S+)/.exec(made.out)![1]).pathname;
+    const token = (await api("POST", "/api/v1/auth/token", null, { api_key: apiKey })).access_token as string;
+    await api("POST", "/api/v1/colonies", token, { name: "founders", display_name: "Founders" });
+    const offHost: string[] = [];
+    const signing = await pageWith([], offHost);
+    await signing.goto(`${base()}${signIn}`);
+    await Promise.all([signing.waitForNavigation(), signing.getByRole("button", { name: "Sign in" }).click()]);
+    cookies.moderator = await signing.context().cookies();
+    await signing.context().close();
+
+    const broken: string[] = [];
+    for (const [viewer, jar] of Object.entries(cookies)) {
+      const page = await pageWith(jar, offHost);
+      await page.goto(`${base()}/`);
+      for (const width of WIDTHS) {
+        await page.setViewportSize({ width, height: 860 });
+        const menu = page.locator("header details.menu");
+        const colonies = page.getByRole("navigation", { name: "Site" }).getByRole("link", { name: "Colonies" });
+        if (width < 600) {
+          // Folded: the button shows, the links do not until it is pressed.
+          expect(await page.locator("header summary").isVisible()).toBe(true);
+          expect(await colonies.isVisible()).toBe(false);
+          await page.locator("header summary").click();
+          expect(await colonies.isVisible()).toBe(true);
+        } else {
+          expect(await page.locator("header summary").isVisible()).toBe(false);
+          expect(await colonies.isVisible()).toBe(true);
+        }
+        const texts = (await page.getByRole("navigation", { name: "Site" }).getByRole("link").allTextContents()).join("|");
+        if (viewer === "moderator") expect(texts).toContain("Moderation");
+        if (viewer === "admin") expect(texts).toContain("Admin");
+        if (viewer !== "anonymous") expect(texts).toContain("Bookmarks");
+        // Every link and button of the header: its text on one line (each line of a text is a
+        // rectangle of its own, at its own height).
+        // (A string, run in the page, so that this file needs no DOM typings.)
+        const split = (await page.evaluate(`[...document.querySelectorAll("header.top a, header.top button, header.top summary")]
+          .filter((el) => el.offsetParent !== null)
+          .filter((el) => {
+            const range = document.createRange();
+            range.selectNodeContents(el);
+            return new Set([...range.getClientRects()].filter((r) => r.width > 0).map((r) => Math.round(r.top))).size > 1;
+          })
+          .map((el) => el.textContent.trim())`)) as string[];
+        for (const s of split) broken.push(`${viewer} at ${width} px: "${s}"`);
+        // The header as this viewer sees it, the phone's menu open (both schemes: the other tests).
+        for (const v of await axeProblems(page)) broken.push(`${viewer} at ${width} px: ${v}`);
+        if (width < 600) await menu.evaluate((d) => d.removeAttribute("open"));
+      }
+      await page.context().close();
+    }
+    expect(broken).toEqual([]);
+
+    // Without a script the menu still opens: it is a disclosure element.
+    const plain = await pageWith([], offHost, { javaScriptEnabled: false });
+    await plain.setViewportSize({ width: 390, height: 860 });
+    await plain.goto(`${base()}/about`);
+    await plain.locator("header summary").click();
+    expect(await plain.getByRole("navigation", { name: "Site" }).getByRole("link", { name: "Marketplace" }).isVisible()).toBe(true);
+    await plain.context().close();
+    expect(offHost).toEqual([]);
+  }, 60_000);
+
+  test.skipIf(!hasChromium)("axe-core finds nothing serious on a tag page and the search page, light and dark, at 390 and 1280 px (skipped without /usr/bin/chromium)", async () => {
+    // After the first run, whose front page has no posts yet.
+    await firstRun();
+    const reg = await api("POST", "/api/v1/auth/register", null, { username: "tag-writer", display_name: "Tag Writer" });
+    const token = (await api("POST", "/api/v1/auth/token", null, { api_key: reg.api_key })).access_token as string;
+    tag = "setup";
+    await api("POST", "/api/v1/posts", token, { colony: "general", post_type: "discussion", title: "Setting up a hive", body: "What the first hour of a new instance looks like.", tags: [tag] });
+    const offHost: string[] = [];
+    const problems: string[] = [];
+    const page = await pageWith(cookies.person, offHost);
+    for (const path of [`/tag/${tag}`, "/search?q=hive"]) {
+      await page.goto(`${base()}${path}`);
+      problems.push(...(await everyWay(page)));
+    }
+    await page.context().close();
+    expect(problems).toEqual([]);
+    expect(offHost).toEqual([]);
+  }, 60_000);
+});
