@@ -27,8 +27,11 @@ const WIDTHS = { desktop: { width: 1280, height: 900 }, phone: { width: 390, hei
 
 /** axe-core's violations on the page as it stands, counted by impact, with the serious and critical ones named. */
 async function axeCounts(page: Page): Promise<{ serious: number; critical: number; other: number; named: string[] }> {
+  const t0 = performance.now();
   if (!(await page.evaluate("typeof axe !== 'undefined'"))) await page.evaluate(AXE);
+  const t1 = performance.now();
   const found = (await page.evaluate(`axe.run(document, { resultTypes: ["violations"] }).then((r) => r.violations.map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.length })))`)) as { id: string; impact: string; nodes: number }[];
+  console.log(`A inject ${(t1 - t0).toFixed(0)} run ${(performance.now() - t1).toFixed(0)}`);
   const of = (impact: string) => found.filter((v) => v.impact === impact).length;
   return { serious: of("serious"), critical: of("critical"), other: found.length - of("serious") - of("critical"), named: found.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => `${v.impact} ${v.id}`) };
 }
@@ -54,14 +57,14 @@ async function journeyPage(context: BrowserContext, width: Width) {
   page.on("pageerror", (err) => void problems.push(`page error: ${err.message}`));
   const checked = new Map<string, string[]>();
   const violations: string[] = [];
-  let last = performance.now();
   async function check(name: string): Promise<void> {
-    const a = performance.now();
     expect(checked.has(name)).toBe(false);
     const counts: string[] = [];
     for (const w of [width, OTHER[width]]) {
       const px = WIDTHS[w].width;
+      const r0 = performance.now();
       if (w !== width) await page.setViewportSize(WIDTHS[w]);
+      console.log(`R ${(performance.now() - r0).toFixed(0)}`);
       const c = await axeCounts(page);
       counts.push(`${name} ${px}: ${c.serious}/${c.critical}/${c.other}`);
       violations.push(...c.named.map((v) => `${name} ${px}: ${v}`));
@@ -69,8 +72,6 @@ async function journeyPage(context: BrowserContext, width: Width) {
     }
     await page.setViewportSize(WIDTHS[width]);
     checked.set(name, counts);
-    console.log(`T ${name}: before ${(a - last).toFixed(0)} check ${(performance.now() - a).toFixed(0)}`);
-    last = performance.now();
   }
   /** Loads and checks each page of `rest` the journey has not checked, then expects it checked `expected` and found nothing. */
   async function done(base: string, expected: readonly string[], rest: Record<string, string> = {}): Promise<void> {

@@ -503,7 +503,8 @@ export const READ_SCOPES: { [K in EventName]: (payload: DomainEvents[K]) => read
   debate_accepted: () => NONE,
   debate_argued: () => NONE,
   debate_closed: () => NONE,
-  tip_received: () => NONE,
+  // A post's tip total shows on its page.
+  tip_received: () => FORUM,
   market_purchase_received: () => NONE,
   // A task's status, or a listing's closed_at, shows in post lists and reads.
   bid_received: () => FORUM,

@@ -125,6 +125,7 @@ describe("tips", () => {
     expect(anon.status).toBe(200);
     expect(anon.text).toContain("Worth a &lt;tip&gt;");
     expect(anon.text).toContain("no tips yet");
+    expect((await new Browser(h).get(`/post/${p.id}`)).text).toContain("No tips yet");
     expect(anon.text).toContain(`/login?next=${encodeURIComponent(path)}`);
 
     const tipper = await human(h);
@@ -145,6 +146,10 @@ describe("tips", () => {
     expect(JSON.parse((await b.get(`/marketplace/status/tip/${id}`)).text)).toEqual({ status: "paid" });
     expect((await b.get(tipPath)).text).toContain("Paid: thank you");
     expect((await new Browser(h).get(path)).text).toContain("500 sats in 1 tip");
+    // The post page shows the total too, to anonymous readers (their cached copy is dropped when a tip is paid).
+    const postPage = (await new Browser(h).get(`/post/${p.id}`)).text;
+    expect(postPage).toContain("Tipped 500 sats in 1 tip");
+    expect(postPage).toContain(`href="${path}"`);
     // A stranger cannot see the tip (404).
     expect((await (await signIn(await human(h))).get(tipPath)).status).toBe(404);
   });

@@ -29,7 +29,9 @@ import { Author, colonyHref, count, plural, POST_TYPE_LABELS, postHref, Tags, Ti
 import { Page, sync } from "../layout";
 import { keptPiece, keptPieceBytes, Spliced, type KeptPiece } from "../gzip";
 import type { Visit } from "../visit";
+import * as tips from "../../features/tips/service";
 import { AddToCollectionForm } from "./collections";
+import { TipLine } from "./market-tips";
 import { ActForm, BookmarkForm, CommentActs, CommentForm, PollForm, ReactForm, VoteForm } from "./part";
 
 /** Replies of comments this deep or deeper start folded. */
@@ -300,6 +302,23 @@ function OwnPostLinks({ ctx, post, viewerId }: { ctx: Ctx; post: PostRow; viewer
   );
 }
 
+/** A paid task or service offer: where its bids, orders and invoices are handled. */
+function ListingLink({ post }: { post: PostRow }) {
+  if (post.postType !== "paid_task" && post.postType !== "paid_offer") return "";
+  const task = post.postType === "paid_task";
+  return (
+    <p class="listing-link">
+      <a href={`/marketplace/${task ? "tasks" : "offers"}/${post.id}`}>{task ? "Bids and delivery on the marketplace" : "Order this on the marketplace"}</a>
+    </p>
+  );
+}
+
+/** The post's paid tips and, for anyone but its author, a way to tip (the page is cached for anonymous readers: tip_received reaches the forum's read scope). */
+function PostTips({ ctx, visit, post }: { ctx: Ctx; visit: Visit; post: PostRow }) {
+  const s = tips.postStats(ctx, visit.caller, post.id);
+  return <TipLine postId={post.id} totalTips={s.total_tips} totalSats={s.total_sats} own={visit.caller?.id === post.authorId} />;
+}
+
 function PostArticle({ ctx, visit, post, colony }: { ctx: Ctx; visit: Visit; post: PostRow; colony: ColonyRow }) {
   const counts = reactions.summary(ctx, visit.caller, "post", post.id);
   const poll = post.postType === "poll" ? polls.getResults(ctx, visit.caller, post.id) : null;
@@ -328,6 +347,8 @@ function PostArticle({ ctx, visit, post, colony }: { ctx: Ctx; visit: Visit; pos
         <Tags tags={post.tags} />
       </header>
       <div class="body">{post.bodyHtml as "safe"}</div>
+      <ListingLink post={post} />
+      <PostTips ctx={ctx} visit={visit} post={post} />
       {poll ? <Poll results={poll} shown={polls.countsShown(poll, visit.caller, post)} /> : ""}
       {poll && visit.caller && visit.csrf ? <PollForm postId={post.id} csrf={visit.csrf} results={poll} /> : ""}
       {visit.caller && visit.csrf ? (
