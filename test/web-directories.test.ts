@@ -27,11 +27,8 @@ const WIDTHS = { desktop: { width: 1280, height: 900 }, phone: { width: 390, hei
 
 /** axe-core's violations on the page as it stands, counted by impact, with the serious and critical ones named. */
 async function axeCounts(page: Page): Promise<{ serious: number; critical: number; other: number; named: string[] }> {
-  const t0 = performance.now();
   if (!(await page.evaluate("typeof axe !== 'undefined'"))) await page.evaluate(AXE);
-  const t1 = performance.now();
-  const found = (await page.evaluate(`axe.run(document, { resultTypes: ["violations"] }).then((r) => r.violations.map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.length })))`)) as { id: string; impact: string; nodes: number }[];
-  console.log(`A inject ${(t1 - t0).toFixed(0)} run ${(performance.now() - t1).toFixed(0)}`);
+  const found = (await page.evaluate(`axe.run(document, { resultTypes: ["violations"], selectors: false }).then((r) => r.violations.map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.length })))`)) as { id: string; impact: string; nodes: number }[];
   const of = (impact: string) => found.filter((v) => v.impact === impact).length;
   return { serious: of("serious"), critical: of("critical"), other: found.length - of("serious") - of("critical"), named: found.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => `${v.impact} ${v.id}`) };
 }
@@ -62,9 +59,7 @@ async function journeyPage(context: BrowserContext, width: Width) {
     const counts: string[] = [];
     for (const w of [width, OTHER[width]]) {
       const px = WIDTHS[w].width;
-      const r0 = performance.now();
       if (w !== width) await page.setViewportSize(WIDTHS[w]);
-      console.log(`R ${(performance.now() - r0).toFixed(0)}`);
       const c = await axeCounts(page);
       counts.push(`${name} ${px}: ${c.serious}/${c.critical}/${c.other}`);
       violations.push(...c.named.map((v) => `${name} ${px}: ${v}`));
@@ -124,34 +119,46 @@ describe("directories and one's own content in headless Chromium", () => {
 
   beforeAll(async () => {
     if (!hasChromium) return;
+    // The browser starts while the server does and the agent writes.
+    const launched = launchChromium();
     server = await serveInProcess(dataDir, { COLONY_REGISTRATION: "open", COLONY_KARMA_CREATE_ORG: "0" });
     const url = server.url;
     const { api_key } = await api("POST", "/api/v1/auth/register", null, { username: "ada-agent", display_name: "Ada" });
     const token = (await api("POST", "/api/v1/auth/token", null, { api_key })).access_token;
-    adaPost = `/post/${(await api("POST", "/api/v1/posts", token, { colony: "general", post_type: "finding", title: "Ada's soil survey", body: "Loam in the north beds." })).id}`;
-    await api("POST", "/api/v1/orgs", token, { slug: "ada-labs", name: "Ada Labs", description: "Soil research." });
-    browser = await launchChromium();
+    [adaPost] = await Promise.all([
+      api("POST", "/api/v1/posts", token, { colony: "general", post_type: "finding", title: "Ada's soil survey", body: "Loam in the north beds." }).then((p) => `/post/${p.id}`),
+      api("POST", "/api/v1/orgs", token, { slug: "ada-labs", name: "Ada Labs", description: "Soil research." }),
+    ]);
+    browser = await launched;
     // Ivy signs up, and the rest of the set-up is her forms, sent over HTTP from the context her
-    // desktop journey then uses (its cookie jar is hers from the sign-up on).
+    // desktop journey then uses (its cookie jar is hers from the sign-up on). A session's forms
+    // all carry one CSRF token: read once, from the first page after signing up.
     const desktop = (signedIn.desktop = await browser.newContext({ viewport: WIDTHS.desktop }));
-    const form = async (page: string, action: string, fields: Record<string, string>): Promise<string> => {
-      const csrf = /<input type="hidden" name="csrf" value="([^"]*)"/.exec(await (await desktop.request.get(`${url}${page}`)).text())?.[1];
-      if (!csrf) throw new Error(`${page} has no csrf field`);
+    const csrfOf = async (page: string) => /<input type="hidden" name="csrf" value="([^"]*)"/.exec(await (await desktop.request.get(`${url}${page}`)).text())?.[1] ?? "";
+    let csrf = await csrfOf("/signup");
+    const form = async (action: string, fields: Record<string, string>): Promise<string> => {
       const res = await desktop.request.post(`${url}${action}`, { form: { csrf, ...fields }, headers: { origin: url }, maxRedirects: 0 });
       if (res.status() !== 303) throw new Error(`POST ${action}: ${res.status()} ${await res.text()}`);
-      return res.headers()["location"] ?? "";
+      return new URL(res.headers()["location"] ?? "", url).href.slice(url.length);
     };
-    await form("/signup", "/signup", { username: "ivy", password: PASSWORD });
-    ivyPost = await form("/submit", "/submit", { colony: "general", post_type: "discussion", title: "Ivy's first notes", body: "Beans **first**.", tags: "beans" });
-    ivyComment = `/comment/${new URL(await form(adaPost, `${adaPost}/comment`, { body: "Which beds exactly?" }), url).hash.slice("#comment-".length)}`;
-    // For the pages' checks, whatever order the tests run in: a colony of Ivy's, a bookmark in a
-    // folder and a collection with a post.
-    await form("/c", "/c", { name: "herb-club", display_name: "Herb club", description: "Sage, thyme and the rest.", community_type: "public" });
-    await form(ivyPost, `${ivyPost}/bookmark`, { do: "add" });
-    folderPath = await form("/bookmarks", "/bookmarks/folders", { name: "Keep" });
-    await form("/bookmarks", "/bookmarks/move", { post_id: ivyPost.slice("/post/".length), folder: new URL(folderPath, url).searchParams.get("folder")!, back: "" });
-    collectionPath = new URL(await form("/collections", "/collections", { title: "Reading list", description: "What to read next.", public: "1" }), url).pathname;
-    await form(collectionPath, `${collectionPath}/items`, { post: adaPost, note: "The survey itself." });
+    await form("/signup", { username: "ivy", password: PASSWORD });
+    csrf = await csrfOf("/submit");
+    // For the pages' checks, whatever order the tests run in: a post and a comment of Ivy's, a
+    // colony of hers, a bookmark in a folder and a collection with a post.
+    await Promise.all([
+      (async () => {
+        ivyPost = await form("/submit", { colony: "general", post_type: "discussion", title: "Ivy's first notes", body: "Beans **first**.", tags: "beans" });
+        await form(`${ivyPost}/bookmark`, { do: "add" });
+        folderPath = await form("/bookmarks/folders", { name: "Keep" });
+        await form("/bookmarks/move", { post_id: ivyPost.slice("/post/".length), folder: new URL(folderPath, url).searchParams.get("folder")!, back: "" });
+      })(),
+      form(`${adaPost}/comment`, { body: "Which beds exactly?" }).then((to) => void (ivyComment = `/comment/${new URL(to, url).hash.slice("#comment-".length)}`)),
+      form("/c", { name: "herb-club", display_name: "Herb club", description: "Sage, thyme and the rest.", community_type: "public" }),
+      (async () => {
+        collectionPath = new URL(await form("/collections", { title: "Reading list", description: "What to read next.", public: "1" }), url).pathname;
+        await form(`${collectionPath}/items`, { post: adaPost, note: "The survey itself." });
+      })(),
+    ]);
     signedIn.phone = await browser.newContext({ viewport: WIDTHS.phone, isMobile: true, hasTouch: true });
     await signedIn.phone.addCookies(await desktop.cookies());
   }, BROWSER_HOOK_TIMEOUT);

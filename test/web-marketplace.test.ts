@@ -6,10 +6,11 @@
 // code and BOLT11 text, and once it is paid (`colony admin settle`, the development wallet's
 // stand-in for a payment) the open page notices by itself and she completes the task. At a phone's
 // width, Mia orders the agent's offer, pays the invoice once the agent accepts, buys the document
-// and downloads it once paid, and tips the agent's post. Every marketplace page is checked with
-// axe-core on the way (no violation of serious or critical impact; the counts of every impact are
-// printed per page), those with an invoice in the dark colour scheme too; nothing is loaded from
-// another host and no script fails.
+// and downloads it once paid, and tips the agent's post. Every marketplace page is checked once
+// with axe-core on the way, at the width it is seen at (no violation of serious or critical
+// impact; the counts of every impact are printed per page), the task's and the order's invoices in
+// the dark colour scheme, the others in the light one; nothing is loaded from another host, and no
+// console error (a refused Content-Security-Policy included) or script error happens.
 // Skipped only where /usr/bin/chromium is not installed (`apt-get install -y chromium`).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync } from "node:fs";
@@ -19,7 +20,7 @@ import { decodeInvoice } from "@getalby/lightning-tools/bolt11";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { loadConfig } from "../src/config";
 import { settleInvoice } from "../src/ops/admin";
-import { AXE, BROWSER_HOOK_TIMEOUT, apiClient, hasChromium, launchChromium, signUpOnTheWeb, submitForm, tearDown, watchPage } from "./chromium";
+import { AXE, BROWSER_HOOK_TIMEOUT, apiClient, hasChromium, launchChromium, signUpOnTheWeb, tearDown, watchByListening } from "./chromium";
 import { serveEnv, serveInProcess, type InProcessServer } from "./serve";
 
 const PASSWORD = "a long enough secret for the market";
@@ -32,12 +33,16 @@ type Cookies = Awaited<ReturnType<BrowserContext["cookies"]>>;
 
 /** axe-core's violations on the page as it stands, counted by impact. */
 async function axeCounts(page: Page): Promise<{ serious: number; critical: number; other: number; lines: string[] }> {
-  if (!(await page.evaluate("typeof axe !== 'undefined'"))) await page.evaluate(AXE);
-  const found = (await page.evaluate(`axe.run(document, { resultTypes: ["violations"] }).then((r) => r.violations.map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.length })))`)) as {
-    id: string;
-    impact: string;
-    nodes: number;
-  }[];
+  // The contexts load axe-core in every page (addInitScript); a page that came without gets it
+  // here. The nodes are counted, not named: no selectors to work out (the slow part of a run).
+  const script = `typeof axe === "undefined" ? "no axe" : axe.run(document, { resultTypes: ["violations"], selectors: false }).then((r) => r.violations.map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.length })))`;
+  let result = await page.evaluate(script);
+  if (result === "no axe") {
+    await page.evaluate(AXE);
+    result = await page.evaluate(script);
+  }
+  if (!Array.isArray(result)) throw new Error("axe-core did not run");
+  const found = result as { id: string; impact: string; nodes: number }[];
   const of = (impact: string) => found.filter((v) => v.impact === impact).reduce((n, v) => n + v.nodes, 0);
   const serious = of("serious");
   const critical = of("critical");
@@ -79,11 +84,38 @@ describe("the marketplace in headless Chromium", () => {
     expect(await settleInvoice(config(), hash, () => {})).toBe(0);
   }
 
-  async function signedIn(name: string, viewport: { width: number; height: number }): Promise<{ context: BrowserContext; page: Page; watched: string[] }> {
-    const context = await browser!.newContext({ viewport });
-    await context.addCookies(cookies[name]);
-    const page = await context.newPage();
-    return { context, page, watched: await watchPage(page) };
+  /**
+   * Mia's page, kept across the tests (each sets its width), with axe-core loaded in each of its
+   * documents and the page's clock one the test may move on (time flows as usual otherwise), and
+   * what its watch has seen.
+   */
+  let mia: Promise<{ page: Page; watched: string[] }> | undefined;
+  const miaPage = () =>
+    (mia ??= (async () => {
+      const context = await browser!.newContext({ colorScheme: "light", reducedMotion: "reduce" });
+      await context.addInitScript(AXE);
+      await context.clock.install();
+      await context.addCookies(cookies.mia);
+      const page = await context.newPage();
+      return { page, watched: watchByListening(page) };
+    })());
+
+  /** Mia's page at `viewport`, and what its watch sees from now on. */
+  async function miaAt(viewport: { width: number; height: number }): Promise<{ page: Page; watched: () => string[] }> {
+    const { page, watched } = await miaPage();
+    await page.setViewportSize(viewport);
+    const from = watched.length;
+    return { page, watched: () => watched.slice(from) };
+  }
+
+  /** Posts a form of the page at `path` as `name`, over HTTP from this origin (another person's move, no page rendered). */
+  async function postAs(name: string, path: string, action: string, fields: Record<string, string>): Promise<void> {
+    const url = server!.url;
+    const cookie = cookies[name].map((c) => `${c.name}=${c.value}`).join("; ");
+    const html = await (await fetch(`${url}${path}`, { headers: { cookie } })).text();
+    const csrf = /<input type="hidden" name="csrf" value="([^"]*)"/.exec(html)?.[1] ?? "";
+    const res = await fetch(`${url}${action}`, { method: "POST", redirect: "manual", headers: { cookie, origin: url, "content-type": "application/x-www-form-urlencoded" }, body: new URLSearchParams({ csrf, ...fields }) });
+    expect(res.status).toBe(303);
   }
 
   beforeAll(async () => {
@@ -112,8 +144,7 @@ describe("the marketplace in headless Chromium", () => {
     ).id;
     postId = (await api("POST", "/api/v1/posts", rex, { colony: "general", post_type: "finding", title: "Fees fell by half this month", body: "Measured on 40 channels." })).id;
     browser = await launchChromium();
-    cookies.mia = await signUpOnTheWeb(browser, server.url, "mia", PASSWORD);
-    cookies.leo = await signUpOnTheWeb(browser, server.url, "leo", PASSWORD);
+    [cookies.mia, cookies.leo] = await Promise.all([signUpOnTheWeb(browser, server.url, "mia", PASSWORD), signUpOnTheWeb(browser, server.url, "leo", PASSWORD)]);
   }, BROWSER_HOOK_TIMEOUT);
 
   afterAll(async () => {
@@ -125,7 +156,7 @@ describe("the marketplace in headless Chromium", () => {
     "at 1280 px: a paid task posted, bid on, accepted, paid (seen live by the open page) and completed (skipped without /usr/bin/chromium)",
     async () => {
       const url = server!.url;
-      const { context, page, watched } = await signedIn("mia", DESKTOP);
+      const { page, watched } = await miaAt(DESKTOP);
       await page.goto(`${url}/marketplace`);
       await look(page, "tasks");
       await page.getByRole("link", { name: "Post a paid task" }).click();
@@ -140,7 +171,7 @@ describe("the marketplace in headless Chromium", () => {
       const taskPath = new URL(page.url()).pathname;
 
       // Leo bids through the form.
-      await submitForm(browser!, url, cookies.leo, taskPath, `${taskPath}/bid`, { amount_sats: "1800", description: "I know my birds: done by Friday." });
+      await postAs("leo", taskPath, `${taskPath}/bid`, { amount_sats: "1800", description: "I know my birds: done by Friday." });
       await page.reload();
       const bid = page.locator("ol.bids > li").filter({ hasText: "I know my birds" });
       expect(await bid.textContent()).toContain("1,800 sats");
@@ -149,20 +180,20 @@ describe("the marketplace in headless Chromium", () => {
       await page.waitForURL(/notice=accepted/);
       await expect(page.getByRole("img", { name: "QR code of the Lightning invoice for 1,800 sats" }).isVisible()).resolves.toBe(true);
       expect(await page.locator("#invoice-bolt11").inputValue()).toMatch(/^lnbcrt/);
-      await look(page, "task-invoice");
       await look(page, "task-invoice", "dark");
 
-      // Paid at the wallet: the open page notices by itself and shows the next step.
+      // Paid at the wallet: the open page notices by itself and shows the next step. It first asks
+      // 2 s after it loaded, then less and less often: its clock is moved on to its next look.
       await pay(page);
+      await page.clock.fastForward(2_500);
       await page.getByRole("button", { name: "Mark complete" }).waitFor({ timeout: 10_000 });
       expect(await page.locator(".payment").textContent()).toContain("The invoice is paid.");
       await page.getByRole("button", { name: "Mark complete" }).click();
       await page.waitForURL(/notice=completed/);
       expect(await page.locator(".step").textContent()).toContain("Completed");
       await look(page, "task-completed");
-      expect(watched).toEqual([]);
+      expect(watched()).toEqual([]);
       expect(problems).toEqual([]);
-      await context.close();
     },
     60_000,
   );
@@ -171,12 +202,11 @@ describe("the marketplace in headless Chromium", () => {
     "at 390 px: an offer ordered and paid, a document bought and downloaded, a post tipped (skipped without /usr/bin/chromium)",
     async () => {
       const url = server!.url;
-      const { context, page, watched } = await signedIn("mia", PHONE);
-      await page.goto(`${url}/marketplace/offers`);
-      await look(page, "offers");
+      const { page, watched } = await miaAt(PHONE);
       await page.goto(`${url}/marketplace/new?kind=offer`);
       await look(page, "new-offer");
       await page.goto(`${url}/marketplace/offers`);
+      await look(page, "offers");
       await page.getByRole("link", { name: "A literature review in a day" }).click();
       await look(page, "offer");
       await page.getByLabel("What you need (optional, up to 2000 characters)").fill("Soil microbiomes, 2020 onwards.");
@@ -186,7 +216,6 @@ describe("the marketplace in headless Chromium", () => {
       await look(page, "order-requested");
       await api("POST", `/api/v1/offers/orders/${orderPath.split("/").at(-1)}/accept`, rex);
       await page.goto(`${url}${orderPath}`);
-      await look(page, "order-invoice");
       await look(page, "order-invoice", "dark");
       await pay(page);
       await page.getByRole("button", { name: "Check payment" }).click();
@@ -225,9 +254,8 @@ describe("the marketplace in headless Chromium", () => {
       expect(await page.locator(".step").textContent()).toContain("Paid: thank you");
       await page.goto(`${url}/post/${postId}/tip`);
       expect(await page.locator(".tip-total").textContent()).toBe("210 sats in 1 tip");
-      expect(watched).toEqual([]);
+      expect(watched()).toEqual([]);
       expect(problems).toEqual([]);
-      await context.close();
     },
     60_000,
   );

@@ -131,6 +131,13 @@ describe("POST /api/v1/reports", () => {
 });
 
 describe("POST /api/v1/reports with target_type user (a person, for the site's administrators)", () => {
+  test("the OpenAPI document offers user among the target types, and ReportOut's colony_id may be null", async () => {
+    const op = (await h.req("GET", "/openapi.json")).body.paths["/api/v1/reports"].post;
+    expect(op.requestBody.content["application/json"].schema.properties.target_type.enum).toEqual(["post", "comment", "wiki_page", "user"]);
+    const out = op.responses["201"].content["application/json"].schema.properties;
+    expect([out.colony_id.type, out.user_id.type]).toEqual([["string", "null"], ["string", "null"]]);
+  });
+
   test("201: no colony, user_id names the person, nothing opened in any colony's queue", async () => {
     const person = await h.user();
     const r = await report(reporter, { target_type: "user", target_id: person.id, reason: "harassment", description: " rude in DMs " });

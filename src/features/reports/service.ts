@@ -9,7 +9,7 @@
 //   allowed. Another user's pending report on the same target does not block this one.
 // - Reporting your own content is allowed (the reference service does not refuse it).
 //
-// A report opens an open_report row of the colony's moderation queue in its own transaction. The
+// A report of content opens an open_report row of the colony's moderation queue in its own transaction. The
 // colony's own report_reasons (spec Part 2 §2.4) are offered as `custom_reason`, next to one of
 // the fixed reasons; a custom reason the colony does not list is 400 INVALID_INPUT.
 //
@@ -177,7 +177,7 @@ export function listPersonReports(ctx: Ctx, caller: Caller, status: "pending" | 
     .select()
     .from(reports)
     .where(personReports(status))
-    .orderBy(status === "pending" ? asc(reports.createdAt) : desc(reports.createdAt), asc(reports.id))
+    .orderBy(status === "pending" ? asc(reports.createdAt) : desc(reports.createdAt))
     .limit(limit)
     .all();
   const people = users.findManyByIds(ctx, [...new Set(rows.flatMap((r) => [r.reporterId, r.targetId]))]);

@@ -166,6 +166,9 @@ export function ColonyPage(ctx: Ctx, visit: Visit, name: string, input: ListInpu
             <li safe>{plural(colony.postCount, "post")}</li>
             {colony.communityType !== "public" ? <li>{colony.communityType}</li> : ""}
             <li>
+              <a href={`${base}/wiki`}>Wiki</a>
+            </li>
+            <li>
               <a href={`${base}/feed.atom`}>Atom feed</a>
             </li>
             {visit.caller && visit.csrf ? (

@@ -463,7 +463,7 @@ export function AdminPage({ frame, view }: { frame: OpsFrame; view: AdminView })
         <section aria-labelledby="ops-reports">
           <h2 id="ops-reports">Reports of people</h2>
           <p>
-            <span safe>{view.personReports ? `${count(view.personReports)} pending. ` : "None pending. "}</span>
+            {view.personReports ? `${count(view.personReports)} pending. ` : "None pending. "}
             <a href="/admin/reports">Reports of people</a> come here, not to a colony's moderators.
           </p>
         </section>
