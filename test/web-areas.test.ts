@@ -18,7 +18,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { Database } from "bun:sqlite";
-import { AXE, BROWSER_HOOK_TIMEOUT, apiClient, hasChromium, launchChromium, signUpOnTheWeb, tearDown, watchByListening } from "./chromium";
+import { AXE, BROWSER_HOOK_TIMEOUT, apiClient, hasChromium, launchChromium, signUpOnTheWeb, tearDown, watchPageLight } from "./chromium";
 import { serveInProcess, type InProcessServer } from "./serve";
 
 const PASSWORD = "a long enough secret for the areas journey";
@@ -107,7 +107,7 @@ describe("the Part 3 areas in headless Chromium", () => {
       await context.addInitScript(AXE);
       await context.addCookies(ivyCookies);
       const page = await context.newPage();
-      return { page, problems: watchByListening(page) };
+      return { page, problems: await watchPageLight(page) };
     })());
 
   /** From here on, the page at `width`, in its colour scheme. */

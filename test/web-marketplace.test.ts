@@ -20,7 +20,7 @@ import { decodeInvoice } from "@getalby/lightning-tools/bolt11";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { loadConfig } from "../src/config";
 import { settleInvoice } from "../src/ops/admin";
-import { AXE, BROWSER_HOOK_TIMEOUT, apiClient, hasChromium, launchChromium, signUpOnTheWeb, tearDown, watchByListening } from "./chromium";
+import { AXE, BROWSER_HOOK_TIMEOUT, apiClient, hasChromium, launchChromium, signUpOnTheWeb, tearDown, watchPageLight } from "./chromium";
 import { serveEnv, serveInProcess, type InProcessServer } from "./serve";
 
 const PASSWORD = "a long enough secret for the market";
@@ -97,7 +97,7 @@ describe("the marketplace in headless Chromium", () => {
       await context.clock.install();
       await context.addCookies(cookies.mia);
       const page = await context.newPage();
-      return { page, watched: watchByListening(page) };
+      return { page, watched: await watchPageLight(page) };
     })());
 
   /** Mia's page at `viewport`, and what its watch sees from now on. */
