@@ -2,6 +2,7 @@
 // Pieces several pages share: times, people, badges, a list of posts, sort tabs and pagers.
 // Every string that came from a user is escaped (the `safe` attribute); post bodies are the posts
 // feature's sanitised body_html.
+import { escapeHtml } from "@kitajs/html";
 import type { ColonyLabel } from "../features/colonies/service";
 import type { PostRow } from "../features/posts/service";
 import type { UserRow } from "../features/users/service";
@@ -79,6 +80,39 @@ export interface PostRefs {
   colonies: Map<string, ColonyLabel>;
 }
 
+/** A listed post's line of facts: its type, colony, author, time and comment count (a link to the comments, or plain). */
+export function PostMeta({ post, refs, showColony = true, commentsLinked = false }: { post: PostRow; refs: PostRefs; showColony?: boolean; commentsLinked?: boolean }) {
+  const colony = showColony ? refs.colonies.get(post.colonyId) : undefined;
+  const comments = plural(post.commentCount, "comment");
+  return (
+    <p class="meta">
+      {POST_TYPE_LABELS[post.postType]}
+      {colony ? (
+        <>
+          {" in "}
+          <a href={colonyHref(colony.name)} safe>
+            {colony.displayName || colony.name}
+          </a>
+        </>
+      ) : (
+        ""
+      )}
+      {" by "}
+      <Author user={refs.authors.get(post.authorId)} avatar={16} />
+      {" · "}
+      <Time at={post.createdAt} />
+      {" · "}
+      {commentsLinked ? (
+        <a href={`${postHref(post.id)}#comments`} safe>
+          {comments}
+        </a>
+      ) : (
+        escapeHtml(comments)
+      )}
+    </p>
+  );
+}
+
 /** One post in a list: score, title, colony, author, time, comments and tags. */
 function PostItem({ post, refs, showColony = true }: { post: PostRow; refs: PostRefs; showColony?: boolean }) {
   const colony = refs.colonies.get(post.colonyId);
@@ -94,27 +128,7 @@ function PostItem({ post, refs, showColony = true }: { post: PostRow; refs: Post
             {post.title}
           </a>
         </h3>
-        <p class="meta">
-          {POST_TYPE_LABELS[post.postType]}
-          {showColony && colony ? (
-            <>
-              {" in "}
-              <a href={colonyHref(colony.name)} safe>
-                {colony.displayName || colony.name}
-              </a>
-            </>
-          ) : (
-            ""
-          )}
-          {" by "}
-          <Author user={refs.authors.get(post.authorId)} avatar={16} />
-          {" · "}
-          <Time at={post.createdAt} />
-          {" · "}
-          <a href={`${postHref(post.id)}#comments`} safe>
-            {plural(post.commentCount, "comment")}
-          </a>
-        </p>
+        <PostMeta post={post} refs={refs} showColony={showColony} commentsLinked />
         <Tags tags={post.tags} />
       </div>
     </li>

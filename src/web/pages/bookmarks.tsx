@@ -5,7 +5,7 @@
 import { escapeHtml } from "@kitajs/html";
 import type { PostRow } from "../../features/posts/service";
 import { escapeHtml as attr } from "../account-layout";
-import { Author, colonyHref, Pager, plural, POST_TYPE_LABELS, postHref, Tabs, Time, type PostRefs } from "../components";
+import { Pager, plural, PostMeta, postHref, Tabs, type PostRefs } from "../components";
 import { Page } from "../layout";
 import type { Visit } from "../visit";
 import { withQuery } from "./directories";
@@ -24,7 +24,6 @@ export const shelfParam = (s: Shelf) => (s.kind === "all" ? null : s.kind === "u
 export const shelfHref = (s: Shelf, page = 1) => withQuery("/bookmarks", { folder: shelfParam(s), page: page > 1 ? page : null });
 
 function Bookmark({ post, refs, folders, shelf, csrf }: { post: PostRow; refs: PostRefs; folders: readonly FolderItem[]; shelf: Shelf; csrf: string }) {
-  const colony = refs.colonies.get(post.colonyId);
   const back = shelfParam(shelf) ?? "";
   const current = shelf.kind === "folder" ? shelf.folder.id : shelf.kind === "unsorted" ? "unsorted" : "";
   const selectId = `move-${post.id}`;
@@ -35,25 +34,7 @@ function Bookmark({ post, refs, folders, shelf, csrf }: { post: PostRow; refs: P
           {post.title}
         </a>
       </h2>
-      <p class="meta">
-        {POST_TYPE_LABELS[post.postType]}
-        {colony ? (
-          <>
-            {" in "}
-            <a href={colonyHref(colony.name)} safe>
-              {colony.displayName || colony.name}
-            </a>
-          </>
-        ) : (
-          ""
-        )}
-        {" by "}
-        <Author user={refs.authors.get(post.authorId)} avatar={16} />
-        {" · "}
-        <Time at={post.createdAt} />
-        {" · "}
-        {escapeHtml(plural(post.commentCount, "comment"))}
-      </p>
+      <PostMeta post={post} refs={refs} />
       <div class="own-acts">
         {folders.length ? (
           <form method="post" action="/bookmarks/move" class="act">

@@ -9,9 +9,9 @@ import type { OrderRow, OrderStatus } from "../../features/offers/service";
 import type { PostRow } from "../../features/posts/service";
 import type { UserRow } from "../../features/users/service";
 import { CsrfField, escapeHtml } from "../account-layout";
-import { Author, colonyHref, count, Pager, postHref, Tabs, Time } from "../components";
+import { Author, count, Pager, Tabs, Time } from "../components";
 import type { Visit } from "../visit";
-import { ActButton, FlashBox, marketPage, metaNumber, metaText, offerHref, orderHref, sats, SignInTo, words, type Flash } from "./market";
+import { ActButton, Facts, FlashBox, ListingHead, marketPage, metaNumber, metaText, offerHref, orderHref, sats, SignInTo, words, type Flash } from "./market";
 import { InvoiceBox } from "./market-invoice";
 
 export const ORDER_STEPS: Record<OrderStatus, string> = {
@@ -75,29 +75,9 @@ export function OfferPage(visit: Visit, v: OfferView, flash: Flash & { values?: 
     post.title,
     "offers",
     <article class="listing" aria-labelledby="offer-title">
-      <h1 id="offer-title" safe>
-        {post.title}
-      </h1>
-      <p class="meta">
-        Service offer by <Author user={v.seller} avatar={20} />
-        {" in "}
-        <a href={colonyHref(v.colony.name)} safe>
-          {v.colony.displayName || v.colony.name}
-        </a>
-        {" · "}
-        <Time at={post.createdAt} />
-        {" · "}
-        <a href={postHref(post.id)}>discussion</a>
-      </p>
+      <ListingHead post={post} kind="Service offer" author={v.seller} colony={v.colony} id="offer-title" />
       {closed ? <p class="step">The listing is closed: it takes no new orders.</p> : ""}
-      <dl class="facts">
-        {facts.map(([k, val]) => (
-          <div>
-            <dt safe>{k}</dt>
-            <dd safe>{val}</dd>
-          </div>
-        ))}
-      </dl>
+      <Facts facts={facts} />
       <div class="body">{post.bodyHtml as "safe"}</div>
       <FlashBox notice={flash.notice} error={flash.error} />
       {!closed && visit.csrf && !isSeller ? (

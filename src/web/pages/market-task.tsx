@@ -10,9 +10,9 @@ import type { BidRow, TaskPayment } from "../../features/marketplace/service";
 import type { PostRow } from "../../features/posts/service";
 import type { UserRow } from "../../features/users/service";
 import { CsrfField, escapeHtml } from "../account-layout";
-import { Author, colonyHref, count, postHref, Time } from "../components";
+import { Author, count, postHref, Time } from "../components";
 import type { Visit } from "../visit";
-import { ActButton, budgetText, FlashBox, marketPage, metaText, sats, SignInTo, taskHref, words, type Flash } from "./market";
+import { ActButton, budgetText, Facts, FlashBox, ListingHead, marketPage, metaText, sats, SignInTo, taskHref, words, type Flash } from "./market";
 import { InvoiceBox, type InvoiceState } from "./market-invoice";
 
 export interface TaskView {
@@ -226,32 +226,12 @@ export function TaskPage(visit: Visit, v: TaskView, flash: Flash & { values?: Re
     post.title,
     "tasks",
     <article class="listing" aria-labelledby="task-title">
-      <h1 id="task-title" safe>
-        {post.title}
-      </h1>
-      <p class="meta">
-        Paid task by <Author user={v.author} avatar={20} />
-        {" in "}
-        <a href={colonyHref(v.colony.name)} safe>
-          {v.colony.displayName || v.colony.name}
-        </a>
-        {" · "}
-        <Time at={post.createdAt} />
-        {" · "}
-        <a href={postHref(post.id)}>discussion</a>
-      </p>
+      <ListingHead post={post} kind="Paid task" author={v.author} colony={v.colony} id="task-title" />
       <p class="step">
         <span class="b">{escapeHtml(words(post.status))}</span> {escapeHtml(TASK_STEPS[post.status] ?? "")}
         {closed ? " · the listing is closed: it takes no new bids" : ""}
       </p>
-      <dl class="facts">
-        {facts.map(([k, val]) => (
-          <div>
-            <dt safe>{k}</dt>
-            <dd safe>{val}</dd>
-          </div>
-        ))}
-      </dl>
+      <Facts facts={facts} />
       <div class="body">{post.bodyHtml as "safe"}</div>
       <FlashBox notice={flash.notice} error={flash.error} />
       <Payment v={v} visit={visit} />

@@ -11,7 +11,7 @@ import type { DocumentRow } from "../../features/documents/service";
 import type { PostRow } from "../../features/posts/service";
 import type { UserRow } from "../../features/users/service";
 import { CsrfField, escapeHtml } from "../account-layout";
-import { Author, colonyHref, count, Pager, Tabs, Time } from "../components";
+import { Author, colonyHref, count, Pager, postHref, Tabs, Time } from "../components";
 import { Page } from "../layout";
 import type { Visit } from "../visit";
 
@@ -28,32 +28,8 @@ export const documentHref = (id: string) => `/marketplace/documents/${id}`;
 export const purchaseHref = (id: string) => `/marketplace/purchases/${id}`;
 export const tipHref = (id: string) => `/marketplace/tips/${id}`;
 
-/** What a page says above its content: the notice of a form done, or the error of one refused. */
-export interface Flash {
-  notice?: string | null;
-  error?: string | null;
-}
-
-export function FlashBox({ notice, error }: Flash) {
-  return (
-    <>
-      {notice ? (
-        <p role="status" class="flash">
-          {escapeHtml(notice)}
-        </p>
-      ) : (
-        ""
-      )}
-      {error ? (
-        <p role="alert" class="flash bad">
-          <strong>{escapeHtml(error)}</strong>
-        </p>
-      ) : (
-        ""
-      )}
-    </>
-  );
-}
+/** The notice or error above a page's content: the moderation pages' own. */
+export { Flash as FlashBox, type FlashView as Flash } from "./mod-pages";
 
 type Section = "tasks" | "offers" | "documents" | "orders" | "purchases";
 
@@ -85,6 +61,42 @@ export function marketPage(visit: Visit, title: string, current: Section | null,
 }
 
 /** A form of one button (`children`: its other fields), posted with the page's CSRF token. */
+/** The head of a listing's page: its title, who listed it where and when, and its facts. */
+export function ListingHead({ post, kind, author, colony, id }: { post: PostRow; kind: string; author: UserRow | undefined; colony: { name: string; displayName: string | null }; id: string }) {
+  return (
+    <>
+      <h1 id={id} safe>
+        {post.title}
+      </h1>
+      <p class="meta">
+        {escapeHtml(kind)} by <Author user={author} avatar={20} />
+        {" in "}
+        <a href={colonyHref(colony.name)} safe>
+          {colony.displayName || colony.name}
+        </a>
+        {" · "}
+        <Time at={post.createdAt} />
+        {" · "}
+        <a href={postHref(post.id)}>discussion</a>
+      </p>
+    </>
+  );
+}
+
+/** A listing's facts (budget, price, category …) as a definition list. */
+export function Facts({ facts }: { facts: readonly [string, string][] }) {
+  return (
+    <dl class="facts">
+      {facts.map(([k, val]) => (
+        <div>
+          <dt safe>{k}</dt>
+          <dd safe>{val}</dd>
+        </div>
+      ))}
+    </dl>
+  );
+}
+
 export function ActButton({ csrf, action, label, cls, children }: { csrf: string; action: string; label: string; cls?: string; children?: Children }) {
   return (
     <form method="post" action={escapeHtml(action)} class="inline">
