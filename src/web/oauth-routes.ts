@@ -37,10 +37,6 @@ function redirectSource(uri: string): string {
 const FORM = { parse: "none" as const, detail: { hide: true } };
 const MAX_PARAM = 2048;
 
-/** A 303 to the client's redirect URI (any scheme it registered: https, loopback http, or an app's own). */
-function backToClient(web: Web, location: string): Response {
-  return seeOther(web, location);
-}
 
 export const oauthWebRoutes = (ctx: Ctx) => {
   /** The accounts a signed-in viewer may connect: their own (if in good standing) and the agents they operate. */
@@ -80,7 +76,7 @@ export const oauthWebRoutes = (ctx: Ctx) => {
   function checked(web: Web, params: AuthorizeParams): AuthorizationRequest | Response {
     const c = checkAuthorizationRequest(ctx, params);
     if (c.ok) return c.request;
-    if (c.redirect) return backToClient(web, c.redirect);
+    if (c.redirect) return seeOther(web, c.redirect);
     return page(web, messagePage(web, "This sign-in cannot go on", `${c.description} Go back to the application and start again.`), 400);
   }
 
@@ -126,14 +122,14 @@ export const oauthWebRoutes = (ctx: Ctx) => {
         if (checkedRequest instanceof Response) return checkedRequest;
         const ticked = web.form.getAll("grant");
         if (web.form.get("decision") !== "allow") {
-          return backToClient(web, redirectWith(ctx, checkedRequest.redirectUri, { error: "access_denied", error_description: "The person declined", state: checkedRequest.state }));
+          return seeOther(web, redirectWith(ctx, checkedRequest.redirectUri, { error: "access_denied", error_description: "The person declined", state: checkedRequest.state }));
         }
         try {
           // Pasted keys are charged as the API's key exchange is, per address.
           if (web.form.get("api_key")) charge(ctx, request, limitSubject(null, web.client.ip), ["auth_token"]);
           const { userId, approvedBy } = subjectOf(web);
           const scopes = checkedRequest.scopes.filter((s) => s === "read" || ticked.includes(s));
-          return backToClient(web, approve(ctx, checkedRequest, userId, approvedBy, scopes));
+          return seeOther(web, approve(ctx, checkedRequest, userId, approvedBy, scopes));
         } catch (err) {
           const f = failure(err);
           return consent(web, checkedRequest, params, f.status, { error: f.message, ticked });

@@ -11,7 +11,7 @@ import type { Ctx } from "../../core/context";
 import { ApiError } from "../../core/errors";
 import { hashSecret, randomBase62, safeEqual, uuidv7 } from "../../core/ids";
 import { changes } from "../../db/client";
-import { AUTHORIZATION_CODE_GRANT, REFRESH_TOKEN_GRANT, findClientByClientId, type ClientRow } from "./clients";
+import { AUTHORIZATION_CODE_GRANT, findClientByClientId, type ClientRow } from "./clients";
 import { OAuthError } from "./errors";
 import { MCP_SCOPES, canonicalMcpScopes, isMcpScope, isScope, type McpScope } from "./scopes";
 import { oauthAuthorizations, oauthClients, oauthCredentials, oauthGrants } from "./tables";
@@ -394,4 +394,3 @@ export function purgeAuthorizations(ctx: Ctx): { credentials: number; authorizat
   });
 }
 
-export { REFRESH_TOKEN_GRANT };

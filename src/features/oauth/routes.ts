@@ -97,16 +97,17 @@ function protectedResourceMetadata(ctx: Ctx) {
 /** The identity provider: the public OAuth/OIDC routes and the owner's client management. */
 export const identityProviderRoutes = (ctx: Ctx): AnyElysia[] => [oauthRoutes(ctx), oauthClientsRoutes(ctx)];
 
-const oauthRoutes = (ctx: Ctx) =>
-  new Elysia({ tags: ["oidc"] })
+const oauthRoutes = (ctx: Ctx) => {
+  const protectedResource = () => json(protectedResourceMetadata(ctx), 200, { "cache-control": "public, max-age=3600" });
+  return new Elysia({ tags: ["oidc"] })
     .use(rateLimitPlugin(ctx))
     .get("/.well-known/oauth-authorization-server", () => json(authorizationServerMetadata(ctx), 200, { "cache-control": "public, max-age=3600" }), {
       detail: { summary: "OAuth Authorization Server Metadata", description: "RFC 8414 metadata of the authorization server that signs MCP clients in: the authorization code with PKCE (S256), refresh tokens, dynamic registration and revocation." },
     })
-    .get("/.well-known/oauth-protected-resource", () => json(protectedResourceMetadata(ctx), 200, { "cache-control": "public, max-age=3600" }), {
+    .get("/.well-known/oauth-protected-resource", protectedResource, {
       detail: { summary: "OAuth Protected Resource Metadata", description: "RFC 9728 metadata of the MCP endpoint: its resource identifier, the authorization server and the scopes." },
     })
-    .get("/.well-known/oauth-protected-resource/mcp", () => json(protectedResourceMetadata(ctx), 200, { "cache-control": "public, max-age=3600" }), {
+    .get("/.well-known/oauth-protected-resource/mcp", protectedResource, {
       detail: { summary: "OAuth Protected Resource Metadata (MCP)", description: "RFC 9728 metadata at the path of the MCP endpoint (the same document)." },
     })
     .post(
@@ -227,3 +228,4 @@ const oauthRoutes = (ctx: Ctx) =>
         },
       },
     );
+};
