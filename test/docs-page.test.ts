@@ -3,7 +3,7 @@
 // recorded. Redoc must render the operations from this server's files alone, with no request
 // leaving loopback, no Content-Security-Policy violation, no console error, and nothing axe-core
 // finds serious or critical, light and dark, at 390 and 1280 px.
-// Skipped only where /usr/bin/chromium is not installed (`apt-get install -y chromium`).
+// Skipped only where Chromium is not installed (test/chromium.ts).
 // With DOCS_BASE_URL set (e.g. http://127.0.0.1:8080) it checks that running server instead,
 // such as the compiled binary inside a network namespace with no route out.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
@@ -32,7 +32,7 @@ describe("API reference page in headless Chromium", () => {
     await server?.stop(true);
   });
 
-  test.skipIf(!hasChromium)("renders the operations from loopback alone, without CSP violations or console errors (skipped without /usr/bin/chromium)", async () => {
+  test.skipIf(!hasChromium)("renders the operations from loopback alone, without CSP violations or console errors (skipped without Chromium)", async () => {
     const page = await browser!.newPage();
     const offHost: string[] = [];
     const problems: string[] = [];

@@ -4,7 +4,7 @@
 // viewport. axe-core checks each; no violation of serious or critical impact may remain. The page
 // must also load nothing from another host, break no Content-Security-Policy rule, log no error,
 // and its script must run (relative times, comment toggles).
-// Skipped only where /usr/bin/chromium is not installed (`apt-get install -y chromium`).
+// Skipped only where Chromium is not installed (test/chromium.ts).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -77,7 +77,7 @@ describe("reading pages in headless Chromium with axe-core", () => {
 
   const names = ["front", "front, top", "colony", "post", "poll", "profile", "tag", "search", "about", "sign in", "sign up", "password reset", "MCP consent", "not found"];
 
-  test.skipIf(!hasChromium).each(names)("%s: no serious or critical axe violation, light and dark, phone and desktop (skipped without /usr/bin/chromium)", async (name) => {
+  test.skipIf(!hasChromium).each(names)("%s: no serious or critical axe violation, light and dark, phone and desktop (skipped without Chromium)", async (name) => {
     const found = await everyWayProblems(browser!, `${server!.url}${pages[name]}`, {
       status: name === "not found" ? 404 : 200,
       // The 404 page's own status is reported as a failed load; nothing else may be.
@@ -91,7 +91,7 @@ describe("reading pages in headless Chromium with axe-core", () => {
     expect(found).toEqual([]);
   }, 60_000);
 
-  test.skipIf(!hasChromium)("the check can fail: a planted image without alt text is a critical violation (skipped without /usr/bin/chromium)", async () => {
+  test.skipIf(!hasChromium)("the check can fail: a planted image without alt text is a critical violation (skipped without Chromium)", async () => {
     const context = await browser!.newContext();
     const page = await context.newPage();
     await page.goto(`${server!.url}/about`);
@@ -102,7 +102,7 @@ describe("reading pages in headless Chromium with axe-core", () => {
     await context.close();
   }, 30_000);
 
-  test.skipIf(!hasChromium)("the comment toggle collapses and expands a comment from the keyboard (skipped without /usr/bin/chromium)", async () => {
+  test.skipIf(!hasChromium)("the comment toggle collapses and expands a comment from the keyboard (skipped without Chromium)", async () => {
     const context = await browser!.newContext();
     const page = await context.newPage();
     await page.goto(`${server!.url}${pages.post}`);

@@ -11,7 +11,7 @@
 // no script error happens on the way.
 // Rules that follow from time are tested in process with the test clock (src/web/*-routes.test.ts),
 // not here. COLONY_TEST_SCREENSHOTS=1 saves a screenshot of each page checked to /tmp/areas-*.png.
-// Skipped only where /usr/bin/chromium is not installed (`apt-get install -y chromium`).
+// Skipped only where Chromium is not installed (test/chromium.ts).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -128,7 +128,7 @@ describe("the Part 3 areas in headless Chromium", () => {
     expect(bad).toEqual([]);
   }
 
-  test.skipIf(!hasChromium)("the garden's wiki: a page written and edited at 390 px, compared with its first revision and its editors managed at 1280 px (skipped without /usr/bin/chromium)", async () => {
+  test.skipIf(!hasChromium)("the garden's wiki: a page written and edited at 390 px, compared with its first revision and its editors managed at 1280 px (skipped without Chromium)", async () => {
     const { page, problems } = await ivyPage();
     const url = server!.url;
     const from = problems.length;
@@ -180,7 +180,7 @@ describe("the Part 3 areas in headless Chromium", () => {
     expect(problems.slice(from)).toEqual([]);
   }, 30_000);
 
-  test.skipIf(!hasChromium)("a forecast published at 1280 px, resolved by its author at 390 px, then the calibration and the leaderboard (skipped without /usr/bin/chromium)", async () => {
+  test.skipIf(!hasChromium)("a forecast published at 1280 px, resolved by its author at 390 px, then the calibration and the leaderboard (skipped without Chromium)", async () => {
     const { page, problems } = await ivyPage();
     const from = problems.length;
 
@@ -212,7 +212,7 @@ describe("the Part 3 areas in headless Chromium", () => {
     expect(problems.slice(from)).toEqual([]);
   }, 30_000);
 
-  test.skipIf(!hasChromium)("a debate started at 390 px, its other side taken, the first argument made at 1280 px (skipped without /usr/bin/chromium)", async () => {
+  test.skipIf(!hasChromium)("a debate started at 390 px, its other side taken, the first argument made at 1280 px (skipped without Chromium)", async () => {
     const { page, problems } = await ivyPage();
     const url = server!.url;
     const from = problems.length;
@@ -243,7 +243,7 @@ describe("the Part 3 areas in headless Chromium", () => {
     expect(problems.slice(from)).toEqual([]);
   }, 30_000);
 
-  test.skipIf(!hasChromium)("an event scheduled at 1280 px, with the calendar's subscription address, and answered at 390 px (skipped without /usr/bin/chromium)", async () => {
+  test.skipIf(!hasChromium)("an event scheduled at 1280 px, with the calendar's subscription address, and answered at 390 px (skipped without Chromium)", async () => {
     const { page, problems } = await ivyPage();
     const local = (days: number) => new Date(Date.now() + days * 86_400_000).toISOString().slice(0, 16);
     const from = problems.length;
@@ -274,7 +274,7 @@ describe("the Part 3 areas in headless Chromium", () => {
     expect(problems.slice(from)).toEqual([]);
   }, 30_000);
 
-  test.skipIf(!hasChromium)("a time capsule sealed at 390 px and found on the list at 1280 px, then the statistics with their charts at 390 px (skipped without /usr/bin/chromium)", async () => {
+  test.skipIf(!hasChromium)("a time capsule sealed at 390 px and found on the list at 1280 px, then the statistics with their charts at 390 px (skipped without Chromium)", async () => {
     const { page, problems } = await ivyPage();
     const url = server!.url;
     const from = problems.length;

@@ -13,7 +13,7 @@
 // neither passes through. No violation of serious or critical impact, nothing from another host,
 // no console error. With SCREENSHOTS_DIR set, each checked page is also saved there as a PNG at
 // both widths. One signed-in browser context per width serves the set-up's forms and a journey.
-// Skipped only where /usr/bin/chromium is not installed (`apt-get install -y chromium`).
+// Skipped only where Chromium is not installed (test/chromium.ts).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -165,7 +165,7 @@ describe("directories and one's own content in headless Chromium", () => {
 
   afterAll(() => tearDown(browser, server, dataDir));
 
-  test.skipIf(!hasChromium)("colonies, people, an organisation, bookmarks, one's own post, a report and a collection at 1280 px, and axe-core on every page of the area (skipped without /usr/bin/chromium)", async () => {
+  test.skipIf(!hasChromium)("colonies, people, an organisation, bookmarks, one's own post, a report and a collection at 1280 px, and axe-core on every page of the area (skipped without Chromium)", async () => {
     const { page, check, done } = await journeyPage(signedIn.desktop!, "desktop");
     const url = server!.url;
 
@@ -252,7 +252,7 @@ describe("directories and one's own content in headless Chromium", () => {
     await page.close();
   }, 90_000);
 
-  test.skipIf(!hasChromium)("leaving a colony, editing a comment and reporting a person at 390 px, and axe-core on every page of the area (skipped without /usr/bin/chromium)", async () => {
+  test.skipIf(!hasChromium)("leaving a colony, editing a comment and reporting a person at 390 px, and axe-core on every page of the area (skipped without Chromium)", async () => {
     const { page, check, done } = await journeyPage(signedIn.phone!, "phone");
     const url = server!.url;
     await page.goto(`${url}/c/general`);

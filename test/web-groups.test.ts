@@ -7,7 +7,7 @@
 // forms before the tests) are checked with axe-core in the light and dark colour schemes at a
 // phone's and a desktop's viewport (no serious or critical violation), load nothing from another
 // host and log no error.
-// Skipped only where /usr/bin/chromium is not installed (`apt-get install -y chromium`).
+// Skipped only where Chromium is not installed (test/chromium.ts).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -60,7 +60,7 @@ describe("group conversations in headless Chromium", () => {
 
   afterAll(() => tearDown(browser, server, dataDir));
 
-  test.skipIf(!hasChromium)("a group with two members: created from /messages, the second member accepts the invitation and replies (skipped without /usr/bin/chromium)", async () => {
+  test.skipIf(!hasChromium)("a group with two members: created from /messages, the second member accepts the invitation and replies (skipped without Chromium)", async () => {
     const hugoContext = await browser!.newContext();
     const hugo = await signUp(hugoContext, "hugo");
     const hugoProblems = await watchPage(hugo);
@@ -123,7 +123,7 @@ describe("group conversations in headless Chromium", () => {
     ["messages with groups", "jon", () => "/messages"],
   ] as const;
 
-  test.skipIf(!hasChromium).each(pages)("signed in, %s: no serious or critical axe violation, light and dark, phone and desktop (skipped without /usr/bin/chromium)", async (_name, who, path) => {
+  test.skipIf(!hasChromium).each(pages)("signed in, %s: no serious or critical axe violation, light and dark, phone and desktop (skipped without Chromium)", async (_name, who, path) => {
     const found = await everyWayProblems(browser!, `${server!.url}${path()}`, {
       cookies: cookies[who],
       ready: async (page) => expect(await page.locator(".who a").first().textContent()).toBe(who),
@@ -131,7 +131,7 @@ describe("group conversations in headless Chromium", () => {
     expect(found).toEqual([]);
   }, 60_000);
 
-  test.skipIf(!hasChromium)("the invitation page passes axe too (skipped without /usr/bin/chromium)", async () => {
+  test.skipIf(!hasChromium)("the invitation page passes axe too (skipped without Chromium)", async () => {
     const found = await everyWayProblems(browser!, `${server!.url}${invitationPath}`, {
       cookies: cookies.jon,
       ready: async (page) => expect(await page.getByRole("heading", { level: 1 }).textContent()).toBe("Invitation: Seed library"),

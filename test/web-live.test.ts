@@ -6,7 +6,7 @@
 // comment. Both pages, as updated, are checked with axe-core (light and dark): no violation of
 // serious or critical impact, nothing from another host, no console error. Cara and Dan share a
 // group: Dan's message appears on Cara's open group page.
-// Skipped only where /usr/bin/chromium is not installed (`apt-get install -y chromium`).
+// Skipped only where Chromium is not installed (test/chromium.ts).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -55,7 +55,7 @@ describe("live updates in headless Chromium", () => {
     await tearDown(browser, server, dataDir);
   });
 
-  test.skipIf(!hasChromium)("a message and a comment appear on the other person's open page without a reload (skipped without /usr/bin/chromium)", async () => {
+  test.skipIf(!hasChromium)("a message and a comment appear on the other person's open page without a reload (skipped without Chromium)", async () => {
     const alice = await person("alice-live");
     const bob = await person("bob-live", "dark");
 
@@ -116,7 +116,7 @@ describe("live updates in headless Chromium", () => {
     expect([...alice.problems, ...bob.problems]).toEqual([]);
   }, 90_000);
 
-  test.skipIf(!hasChromium)("a group message appears on the other member's open group page without a reload (skipped without /usr/bin/chromium)", async () => {
+  test.skipIf(!hasChromium)("a group message appears on the other member's open group page without a reload (skipped without Chromium)", async () => {
     const cara = await person("cara-live");
     const dan = await person("dan-live", "dark");
 

@@ -11,7 +11,7 @@
 // impact; the counts of every impact are printed per page), the task's and the order's invoices in
 // the dark colour scheme, the others in the light one; nothing is loaded from another host, and no
 // console error (a refused Content-Security-Policy included) or script error happens.
-// Skipped only where /usr/bin/chromium is not installed (`apt-get install -y chromium`).
+// Skipped only where Chromium is not installed (test/chromium.ts).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -153,7 +153,7 @@ describe("the marketplace in headless Chromium", () => {
   });
 
   test.skipIf(!hasChromium)(
-    "at 1280 px: a paid task posted, bid on, accepted, paid (seen live by the open page) and completed (skipped without /usr/bin/chromium)",
+    "at 1280 px: a paid task posted, bid on, accepted, paid (seen live by the open page) and completed (skipped without Chromium)",
     async () => {
       const url = server!.url;
       const { page, watched } = await miaAt(DESKTOP);
@@ -199,7 +199,7 @@ describe("the marketplace in headless Chromium", () => {
   );
 
   test.skipIf(!hasChromium)(
-    "at 390 px: an offer ordered and paid, a document bought and downloaded, a post tipped (skipped without /usr/bin/chromium)",
+    "at 390 px: an offer ordered and paid, a document bought and downloaded, a post tipped (skipped without Chromium)",
     async () => {
       const url = server!.url;
       const { page, watched } = await miaAt(PHONE);

@@ -7,7 +7,7 @@
 // loads nothing from another host and logs no error, as a second moderator sees them in a colony of
 // its own (made through the API and the forms before the tests: a queue with a held post and a
 // handled one, and a claimed request).
-// Skipped only where /usr/bin/chromium is not installed.
+// Skipped only where Chromium is not installed (test/chromium.ts).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -75,7 +75,7 @@ describe("moderation and human requests in headless Chromium", () => {
 
   afterAll(() => tearDown(browser, server, dataDir));
 
-  test.skipIf(!hasChromium)("a moderator signs in and approves a queue item; a person claims a human request and submits the result (skipped without /usr/bin/chromium)", async () => {
+  test.skipIf(!hasChromium)("a moderator signs in and approves a queue item; a person claims a human request and submits the result (skipped without Chromium)", async () => {
     const context = await browser!.newContext();
     const { page, problems } = await watched(context);
 
@@ -141,7 +141,7 @@ describe("moderation and human requests in headless Chromium", () => {
   });
 
   test.skipIf(!hasChromium).each(["moderation home", "queue", "resolved queue", "reports", "bans", "strikes", "appeals", "automod", "invites", "settings", "open requests", "my requests", "one request"])(
-    "%s: no serious or critical axe violation, light and dark, phone and desktop (skipped without /usr/bin/chromium)",
+    "%s: no serious or critical axe violation, light and dark, phone and desktop (skipped without Chromium)",
     async (name) => {
       const found = await everyWayProblems(browser!, `${server!.url}${paths()[name as keyof ReturnType<typeof paths>]}`, {
         cookies: hana,

@@ -5,7 +5,7 @@
 // redirect URI (on another origin: the page's Content-Security-Policy must let the form's redirect
 // go there) with the code and state, and the code must give tokens of the chosen scopes.
 // Then the person signs in on the web, where /settings/connections lists the client and revokes it.
-// Skipped only where /usr/bin/chromium is not installed (`apt-get install -y chromium`).
+// Skipped only where Chromium is not installed (test/chromium.ts).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
 import { mkdtempSync } from "node:fs";
@@ -45,7 +45,7 @@ describe("signing an MCP client in, in headless Chromium", () => {
     await tearDown(browser, server, dataDir);
   });
 
-  test.skipIf(!hasChromium)("consent with an API key reaches the client's redirect URI with a code (skipped without /usr/bin/chromium)", async () => {
+  test.skipIf(!hasChromium)("consent with an API key reaches the client's redirect URI with a code (skipped without Chromium)", async () => {
     const { api_key } = await api("POST", "/api/v1/auth/register", null, { username: "mcp-browser-agent", display_name: "Browser Agent" });
     const client = await api("POST", "/oauth/register", null, { client_name: "Browser MCP client", redirect_uris: [REDIRECT], grant_types: ["authorization_code", "refresh_token"], response_types: ["code"] });
     const query = new URLSearchParams({
@@ -81,7 +81,7 @@ describe("signing an MCP client in, in headless Chromium", () => {
     await context.close();
   });
 
-  test.skipIf(!hasChromium)("a person signed in on the web connects their own account, sees it under settings and revokes it (skipped without /usr/bin/chromium)", async () => {
+  test.skipIf(!hasChromium)("a person signed in on the web connects their own account, sees it under settings and revokes it (skipped without Chromium)", async () => {
     const cookies = await signUpOnTheWeb(browser!, server!.url, "mcp-browser-person", "a long enough secret for the person");
     const client = await api("POST", "/oauth/register", null, { client_name: "Desk client", redirect_uris: [REDIRECT], grant_types: ["authorization_code", "refresh_token"], response_types: ["code"] });
     const query = new URLSearchParams({ response_type: "code", client_id: client.client_id, redirect_uri: REDIRECT, state: "s2", code_challenge: createHash("sha256").update(VERIFIER).digest("base64url"), code_challenge_method: "S256" });

@@ -8,7 +8,7 @@
 //   - axe-core on /admin, /operator and an agent's page (of an operator whose claim was made and
 //     confirmed before the tests), light and dark, phone and desktop: no violation of serious or
 //     critical impact, nothing loaded from another host, no CSP error.
-// Skipped only where /usr/bin/chromium is not installed (`apt-get install -y chromium`).
+// Skipped only where Chromium is not installed (test/chromium.ts).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, readdirSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -86,7 +86,7 @@ describe("operator dashboard and agents' operators in headless Chromium", () => 
 
   afterAll(() => tearDown(browser, server, dataDir));
 
-  test.skipIf(!hasChromium)("an admin signs in, runs a backup from the dashboard and sees it listed (skipped without /usr/bin/chromium)", async () => {
+  test.skipIf(!hasChromium)("an admin signs in, runs a backup from the dashboard and sees it listed (skipped without Chromium)", async () => {
     const context = await signedIn("admin");
     const page = await context.newPage();
     await page.goto(`${server!.url}/`);
@@ -110,7 +110,7 @@ describe("operator dashboard and agents' operators in headless Chromium", () => 
     await context.close();
   }, 60_000);
 
-  test.skipIf(!hasChromium)("a person claims an agent; the agent confirms over the API; the person gives it a new key (skipped without /usr/bin/chromium)", async () => {
+  test.skipIf(!hasChromium)("a person claims an agent; the agent confirms over the API; the person gives it a new key (skipped without Chromium)", async () => {
     const reg = await api("POST", "/api/v1/auth/register", null, { username: "ops-agent", display_name: "Ops Agent" });
     const agentToken = (await api("POST", "/api/v1/auth/token", null, { api_key: reg.api_key })).access_token as string;
     await api("POST", "/api/v1/posts", agentToken, { colony: "general", post_type: "discussion", title: "Notes from the operated agent", body: "What I did today, in some detail." });
@@ -142,7 +142,7 @@ describe("operator dashboard and agents' operators in headless Chromium", () => 
     await context.close();
   }, 60_000);
 
-  test.skipIf(!hasChromium)("an admin suspends an agent from the dashboard, its token is refused, and lifts the suspension (skipped without /usr/bin/chromium)", async () => {
+  test.skipIf(!hasChromium)("an admin suspends an agent from the dashboard, its token is refused, and lifts the suspension (skipped without Chromium)", async () => {
     const reporter = await api("POST", "/api/v1/auth/register", null, { username: "ops-suspended", display_name: "To be suspended" });
     const token = (await api("POST", "/api/v1/auth/token", null, { api_key: reporter.api_key })).access_token as string;
     const context = await signedIn("admin");
@@ -162,7 +162,7 @@ describe("operator dashboard and agents' operators in headless Chromium", () => 
     await context.close();
   }, 60_000);
 
-  test.skipIf(!hasChromium)("/admin, /operator and an agent's page: no serious or critical axe violation, light and dark, phone and desktop (skipped without /usr/bin/chromium)", async () => {
+  test.skipIf(!hasChromium)("/admin, /operator and an agent's page: no serious or critical axe violation, light and dark, phone and desktop (skipped without Chromium)", async () => {
     const found: string[] = [];
     const pages: [string, string][] = [
       ["axe", "/admin?user=ops-person"],

@@ -9,7 +9,7 @@
 // conversation, /settings/profile), are checked with axe-core in the light and the dark colour
 // scheme at a phone's and a desktop's viewport: no violation of serious or critical impact, nothing
 // from another host, no console error.
-// Skipped only where /usr/bin/chromium is not installed (`apt-get install -y chromium`).
+// Skipped only where Chromium is not installed (test/chromium.ts).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -67,7 +67,7 @@ describe("taking part in headless Chromium", () => {
 
   afterAll(() => tearDown(browser, server, dataDir));
 
-  test.skipIf(!hasChromium)("sign in, write a post, comment, reply to the comment, see the reply on the post page (skipped without /usr/bin/chromium)", async () => {
+  test.skipIf(!hasChromium)("sign in, write a post, comment, reply to the comment, see the reply on the post page (skipped without Chromium)", async () => {
     const context = await browser!.newContext();
     const page = await context.newPage();
     const errors: string[] = [];
@@ -130,7 +130,7 @@ describe("taking part in headless Chromium", () => {
     await context.close();
   }, 60_000);
 
-  test.skipIf(!hasChromium)("upload a picture on /settings/profile through the file input; it is shown (skipped without /usr/bin/chromium)", async () => {
+  test.skipIf(!hasChromium)("upload a picture on /settings/profile through the file input; it is shown (skipped without Chromium)", async () => {
     const context = await browser!.newContext();
     await context.addCookies(await signUpOnTheWeb(browser!, server!.url, PAINTER, PASSWORD));
     const page = await context.newPage();
@@ -163,7 +163,7 @@ describe("taking part in headless Chromium", () => {
   const pathOf = (name: (typeof names)[number]) =>
     ({ post: postPath, reply: `${commentPath}/reply`, react: `${commentPath}/react`, submit: "/submit", notifications: "/notifications", messages: "/messages", conversation: "/messages/ada-agent", "profile settings": "/settings/profile" })[name];
 
-  test.skipIf(!hasChromium).each(names)("signed in, %s: no serious or critical axe violation, light and dark, phone and desktop (skipped without /usr/bin/chromium)", async (name) => {
+  test.skipIf(!hasChromium).each(names)("signed in, %s: no serious or critical axe violation, light and dark, phone and desktop (skipped without Chromium)", async (name) => {
     const found = await everyWayProblems(browser!, `${server!.url}${pathOf(name)}`, {
       cookies: iris,
       ready: async (page) => expect(await page.locator(".who a").first().textContent()).toBe(IRIS),

@@ -13,7 +13,7 @@
 //     no violation of serious or critical impact; nothing loaded from another host, no console
 //     error (a refused Content-Security-Policy included) and no script error on any page seen
 //     (/api/docs: test/docs-page.test.ts).
-// Skipped only where /usr/bin/chromium is not installed (`apt-get install -y chromium`).
+// Skipped only where Chromium is not installed (test/chromium.ts).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Subprocess } from "bun";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -150,13 +150,13 @@ describe("setting an instance up from the browser, and the site's frame, in head
     return { problems, watched: watched() };
   }
 
-  test.skipIf(!hasChromium)("from nothing to a first administrator, a name and open registration, with no file edited and no restart (skipped without /usr/bin/chromium)", async () => {
+  test.skipIf(!hasChromium)("from nothing to a first administrator, a name and open registration, with no file edited and no restart (skipped without Chromium)", async () => {
     const { problems, watched } = await firstRun();
     expect(problems).toEqual([]);
     expect(watched).toEqual([]);
   }, 60_000);
 
-  test.skipIf(!hasChromium)("the navigation never breaks a word, at 390 and 1280 px, for every kind of viewer; the menu folds on the phone and opens without a script (skipped without /usr/bin/chromium)", async () => {
+  test.skipIf(!hasChromium)("the navigation never breaks a word, at 390 and 1280 px, for every kind of viewer; the menu folds on the phone and opens without a script (skipped without Chromium)", async () => {
     await firstRun();
     // A moderator: a person (made on the command line, the server running) who founds a colony.
     const made = await colonyWith(serveEnv(dataDir), "admin", "create-user", "colony-founder", "--human");
@@ -224,7 +224,7 @@ describe("setting an instance up from the browser, and the site's frame, in head
     expect([...watched(), ...plainWatched]).toEqual([]);
   }, 60_000);
 
-  test.skipIf(!hasChromium)("axe-core finds nothing serious on a tag page (at 390 px, dark) and the search page (at 1280 px, light) (skipped without /usr/bin/chromium)", async () => {
+  test.skipIf(!hasChromium)("axe-core finds nothing serious on a tag page (at 390 px, dark) and the search page (at 1280 px, light) (skipped without Chromium)", async () => {
     // After the first run, whose front page has no posts yet.
     await firstRun();
     const reg = await api("POST", "/api/v1/auth/register", null, { username: "tag-writer", display_name: "Tag Writer" });

@@ -5,7 +5,7 @@
 // as an authenticator app would), sign out, sign in with the password, answer the second-factor
 // step with the next code, and land signed in; a wrong code on that step is refused first. The
 // pages of the journey are checked with axe-core.
-// Skipped only where /usr/bin/chromium is not installed (`apt-get install -y chromium`).
+// Skipped only where Chromium is not installed (test/chromium.ts).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -33,7 +33,7 @@ describe("two-factor sign-in in headless Chromium", () => {
 
   afterAll(() => tearDown(browser, server, dataDir));
 
-  test.skipIf(!hasChromium)("sign up, turn on two-factor, sign out, sign in with the password and a code (skipped without /usr/bin/chromium)", async () => {
+  test.skipIf(!hasChromium)("sign up, turn on two-factor, sign out, sign in with the password and a code (skipped without Chromium)", async () => {
     const context = await browser!.newContext();
     const page = await context.newPage();
     const problems = await watchPage(page);
