@@ -100,6 +100,34 @@ export function Alert({ error }: { error?: string | null }) {
 
 export const Status = ({ notice }: { notice?: string | null }) => (notice ? <p role="status">{escapeHtml(notice)}</p> : "");
 
+/** What a page or a section says above its forms: the notice of a done form, the error of a refused one. */
+export interface FlashView {
+  error?: string | null;
+  notice?: string | null;
+}
+
+/** The notice, then the error, above a page's or a section's forms. */
+export function Flash({ error, notice }: FlashView) {
+  return (
+    <>
+      {notice ? (
+        <p role="status" class="flash">
+          {escapeHtml(notice)}
+        </p>
+      ) : (
+        ""
+      )}
+      {error ? (
+        <p role="alert" class="flash bad">
+          <strong>{escapeHtml(error)}</strong>
+        </p>
+      ) : (
+        ""
+      )}
+    </>
+  );
+}
+
 /** The account pages' own navigation, for a signed-in viewer (the shared header signs out). */
 function SettingsNav({ frame }: { frame: Frame }) {
   if (!frame.viewer) return "";

@@ -174,7 +174,7 @@ describe("changing an event", () => {
     await s.get(`${path}/edit`);
     const refused = await s.post(`${path}/edit`, { title: "Taken over", starts_at: at(72), ends_at: "", location: "", max_attendees: "", description: "" });
     expect(refused.status).toBe(403);
-    expect(refused.text).toContain("Only the event&#x27;s author can change it");
+    expect(refused.text).toContain("Only the event&#39;s author can change it");
     expect((await b.get(path)).text).toContain("Pruning morning");
   });
 });

@@ -104,7 +104,7 @@ describe("resolving", () => {
     expect(seen.text).not.toContain("It happened (yes)");
     const refused = await s.post(`${path}/resolve`, { outcome: "yes" });
     expect(refused.status).toBe(403);
-    expect(refused.text).toContain("Only the forecast&#x27;s author or an admin may resolve it");
+    expect(refused.text).toContain("Only the forecast&#39;s author or an admin may resolve it");
 
     await a.get(path);
     const r = await a.post(`${path}/resolve`, { outcome: "yes" });

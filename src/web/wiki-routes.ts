@@ -20,7 +20,7 @@ import { charge, subjectOf } from "../http/rate-limit";
 import { formAction, noticeOf, pageOf, readingPage, refusalOf, str, typed } from "./area-kit";
 import { wikiDeletedPage, wikiDiffPage, wikiEditorsPage, wikiEditPage, wikiHistoryPage, wikiHref, wikiListPage, wikiPageView, wikiRevisionPage, type WikiFormValues, type WriteGate } from "./pages/wiki";
 import { FORM, PAGE } from "./route-options";
-import { field, toSignIn, type SignedInWeb } from "./session";
+import { field, toSignIn, type SignedInWeb, type Web } from "./session";
 import type { Visit } from "./visit";
 import type { WebArea } from "./web-app";
 
@@ -131,6 +131,36 @@ export const wikiWebRoutes: WebArea = (ctx, app) => {
 
   const formValues = (w: SignedInWeb): WikiFormValues => ({ title: typed(w, "title"), slug: typed(w, "slug"), category: typed(w, "category"), content: typed(w, "content"), summary: typed(w, "summary") });
 
+  type PageParams = { name: string; slug: string };
+
+  /** A form on a page's own view (restore a revision, delete, lock): refused, the page again with the reason. */
+  const pageAction = (web: Web, request: Request, params: PageParams, limits: readonly string[], act: (w: SignedInWeb) => string) =>
+    formAction(ctx, web, request, wikiHref(params.name, params.slug), limits, act, (visit, error) => pageView(visit, ref(params.name), params.slug, { error }));
+
+  /** The per-page edit limit (an edit and a restore count alike), keyed by colony and page. */
+  const chargePageEdit = (w: SignedInWeb, request: Request, params: PageParams) =>
+    charge(ctx, request, subjectOf(w.viewer.caller, w.client.ip), ["wiki_page_edits"], `${params.name.trim().toLowerCase()}/${params.slug}`);
+
+  /** A form on the editors page: `act` answers the notice's key; refused, the editors again with the reason (and the name typed). */
+  const editorsAction = (web: Web, request: Request, name: string, act: (w: SignedInWeb) => string) => {
+    const editors = wikiHref(name, undefined, "/_editors");
+    return formAction(
+      ctx,
+      web,
+      request,
+      editors,
+      ["wiki_editor_write"],
+      (w) => `${editors}?notice=${act(w)}`,
+      (visit, error) => editorsView(visit, ref(name), pageOf(undefined, PAGES_PER_PAGE), { error }, typed(web, "username", 64)),
+    );
+  };
+
+  /** Locks or unlocks the page, and the page's address with the notice that says so. */
+  const lockTo = (w: SignedInWeb, params: PageParams, locked: boolean) => {
+    const { wiki: saved, page } = wiki.setLock(ctx, w.viewer.caller, ref(params.name), params.slug, locked);
+    return `${wikiHref(colonyOf(saved).name, page.slug)}?notice=${locked ? "locked" : "unlocked"}`;
+  };
+
   app
     .get(
       "/c/:name/wiki",
@@ -206,35 +236,19 @@ export const wikiWebRoutes: WebArea = (ctx, app) => {
     .post(
       "/c/:name/wiki/_editors",
       ({ web, request, params }) =>
-        formAction(
-          ctx,
-          web,
-          request,
-          wikiHref(params.name, undefined, "/_editors"),
-          ["wiki_editor_write"],
-          (w) => {
-            addEditor(ctx, w.viewer.caller, ref(params.name), field(w, "username", 64).replace(/^@/, ""));
-            return `${wikiHref(params.name, undefined, "/_editors")}?notice=editor_added`;
-          },
-          (visit, error) => editorsView(visit, ref(params.name), pageOf(undefined, PAGES_PER_PAGE), { error }, typed(web, "username", 64)),
-        ),
+        editorsAction(web, request, params.name, (w) => {
+          addEditor(ctx, w.viewer.caller, ref(params.name), field(w, "username", 64).replace(/^@/, ""));
+          return "editor_added";
+        }),
       FORM,
     )
     .post(
       "/c/:name/wiki/_editors/:user/remove",
       ({ web, request, params }) =>
-        formAction(
-          ctx,
-          web,
-          request,
-          wikiHref(params.name, undefined, "/_editors"),
-          ["wiki_editor_write"],
-          (w) => {
-            removeEditor(ctx, w.viewer.caller, ref(params.name), params.user.slice(0, 64));
-            return `${wikiHref(params.name, undefined, "/_editors")}?notice=editor_removed`;
-          },
-          (visit, error) => editorsView(visit, ref(params.name), pageOf(undefined, PAGES_PER_PAGE), { error }),
-        ),
+        editorsAction(web, request, params.name, (w) => {
+          removeEditor(ctx, w.viewer.caller, ref(params.name), params.user.slice(0, 64));
+          return "editor_removed";
+        }),
       FORM,
     )
     .get(
@@ -267,7 +281,7 @@ export const wikiWebRoutes: WebArea = (ctx, app) => {
           EDIT_LIMITS,
           (w) => {
             const base = wholeNumber(field(w, "base_revision", 12), "base_revision");
-            charge(ctx, request, subjectOf(w.viewer.caller, w.client.ip), ["wiki_page_edits"], `${params.name.trim().toLowerCase()}/${params.slug}`);
+            chargePageEdit(w, request, params);
             const { wiki: saved, page } = wiki.updatePage(ctx, w.viewer.caller, ref(params.name), params.slug, {
               title: field(w, "title", wiki.TITLE_MAX),
               content: field(w, "content", wiki.CONTENT_MAX),
@@ -343,36 +357,20 @@ export const wikiWebRoutes: WebArea = (ctx, app) => {
     .post(
       "/c/:name/wiki/:slug/revert",
       ({ web, request, params }) =>
-        formAction(
-          ctx,
-          web,
-          request,
-          wikiHref(params.name, params.slug),
-          EDIT_LIMITS,
-          (w) => {
-            charge(ctx, request, subjectOf(w.viewer.caller, w.client.ip), ["wiki_page_edits"], `${params.name.trim().toLowerCase()}/${params.slug}`);
-            const { wiki: saved, page } = wiki.revert(ctx, w.viewer.caller, ref(params.name), params.slug, { revision_id: field(w, "revision_id", 64), summary: field(w, "summary", wiki.SUMMARY_MAX) });
-            return `${wikiHref(colonyOf(saved).name, page.slug)}?notice=restored`;
-          },
-          (visit, error) => pageView(visit, ref(params.name), params.slug, { error }),
-        ),
+        pageAction(web, request, params, EDIT_LIMITS, (w) => {
+          chargePageEdit(w, request, params);
+          const { wiki: saved, page } = wiki.revert(ctx, w.viewer.caller, ref(params.name), params.slug, { revision_id: field(w, "revision_id", 64), summary: field(w, "summary", wiki.SUMMARY_MAX) });
+          return `${wikiHref(colonyOf(saved).name, page.slug)}?notice=restored`;
+        }),
       FORM,
     )
     .post(
       "/c/:name/wiki/:slug/delete",
       ({ web, request, params }) =>
-        formAction(
-          ctx,
-          web,
-          request,
-          wikiHref(params.name, params.slug),
-          ["wiki_delete"],
-          (w) => {
-            wiki.deletePage(ctx, w.viewer.caller, ref(params.name), params.slug);
-            return `${wikiHref(params.name)}?notice=deleted`;
-          },
-          (visit, error) => pageView(visit, ref(params.name), params.slug, { error }),
-        ),
+        pageAction(web, request, params, ["wiki_delete"], (w) => {
+          wiki.deletePage(ctx, w.viewer.caller, ref(params.name), params.slug);
+          return `${wikiHref(params.name)}?notice=deleted`;
+        }),
       FORM,
     )
     .post(
@@ -395,36 +393,12 @@ export const wikiWebRoutes: WebArea = (ctx, app) => {
     )
     .post(
       "/c/:name/wiki/:slug/lock",
-      ({ web, request, params }) =>
-        formAction(
-          ctx,
-          web,
-          request,
-          wikiHref(params.name, params.slug),
-          ["wiki_lock"],
-          (w) => {
-            const { wiki: saved, page } = wiki.setLock(ctx, w.viewer.caller, ref(params.name), params.slug, true);
-            return `${wikiHref(colonyOf(saved).name, page.slug)}?notice=locked`;
-          },
-          (visit, error) => pageView(visit, ref(params.name), params.slug, { error }),
-        ),
+      ({ web, request, params }) => pageAction(web, request, params, ["wiki_lock"], (w) => lockTo(w, params, true)),
       FORM,
     )
     .post(
       "/c/:name/wiki/:slug/unlock",
-      ({ web, request, params }) =>
-        formAction(
-          ctx,
-          web,
-          request,
-          wikiHref(params.name, params.slug),
-          ["wiki_lock"],
-          (w) => {
-            const { wiki: saved, page } = wiki.setLock(ctx, w.viewer.caller, ref(params.name), params.slug, false);
-            return `${wikiHref(colonyOf(saved).name, page.slug)}?notice=unlocked`;
-          },
-          (visit, error) => pageView(visit, ref(params.name), params.slug, { error }),
-        ),
+      ({ web, request, params }) => pageAction(web, request, params, ["wiki_lock"], (w) => lockTo(w, params, false)),
       FORM,
     );
 };

@@ -4,39 +4,12 @@
 // database is escaped (the `safe` attribute, escapeHtml in attribute values).
 import type { Children } from "@kitajs/html";
 import type { UserRow } from "../../features/users/service";
-import { CsrfField, escapeHtml } from "../account-layout";
+import { CsrfField, escapeHtml, Flash, type FlashView } from "../account-layout";
 import { userHref } from "../components";
 import { Page } from "../layout";
 import type { Visit } from "../visit";
 
-export { escapeHtml };
-
-/** What a page says above its forms: the notice of a done form, the error of a refused one. */
-export interface Flash {
-  notice?: string | null;
-  error?: string | null;
-}
-
-export function FlashNote({ notice, error }: Flash) {
-  return (
-    <>
-      {notice ? (
-        <p role="status" class="flash" safe>
-          {notice}
-        </p>
-      ) : (
-        ""
-      )}
-      {error ? (
-        <p role="alert" class="flash bad">
-          <strong safe>{error}</strong>
-        </p>
-      ) : (
-        ""
-      )}
-    </>
-  );
-}
+export { escapeHtml, Flash, type FlashView };
 
 /** A whole page in the site's layout. */
 export function areaPage(visit: Visit, title: string, body: Children, opts: { noindex?: boolean; description?: string } = {}): string {

@@ -7,7 +7,7 @@ import type { UserRow } from "../../features/users/service";
 import { Hidden } from "../account-layout";
 import { Pager, Tabs, Time } from "../components";
 import type { Visit } from "../visit";
-import { areaPage, escapeHtml, FlashNote, Person, PostForm, SignInToTakePart, TextArea, TextField, type Flash } from "./area-parts";
+import { areaPage, escapeHtml, Flash, Person, PostForm, SignInToTakePart, TextArea, TextField, type FlashView } from "./area-parts";
 
 export const capsuleHref = (id: string) => `/capsules/${encodeURIComponent(id)}`;
 
@@ -71,7 +71,7 @@ export interface CapsuleListView {
   tag: string;
   page: number;
   hasMore: boolean;
-  flash: Flash;
+  flash: FlashView;
 }
 
 const SORTS = [
@@ -104,7 +104,7 @@ export function capsuleListPage(visit: Visit, v: CapsuleListView): string {
       <h1>{v.mine ? "Your time capsules" : "Time capsules"}</h1>
       <CapsuleTabs current={v.mine ? "mine" : "all"} signedIn={visit.caller !== null} />
       <p>A message sealed now and opened later: its title is public at once, its words only when it opens.</p>
-      <FlashNote {...v.flash} />
+      <Flash {...v.flash} />
       {visit.caller ? (
         <p>
           <a class="btn" href="/capsules/new">
@@ -149,7 +149,7 @@ export function newCapsulePage(visit: Visit, values: CapsuleFormValues, bounds: 
     "Seal a time capsule",
     <section class="area capsules">
       <h1>Seal a time capsule</h1>
-      <FlashNote error={error} />
+      <Flash error={error} />
       <form method="post" action="/capsules/new" class="stack">
         <Hidden name="csrf" value={visit.csrf ?? ""} />
         <TextField id="tc-title" name="title" label="Title" value={values.title} required maxlength={200} hint="Public at once: 3 to 200 characters." />
@@ -171,7 +171,7 @@ export interface CapsuleView {
   /** The body rendered, when the viewer may read it (open, or their own); else null. */
   html: string | null;
   mine: boolean;
-  flash: Flash;
+  flash: FlashView;
 }
 
 export function capsulePage(visit: Visit, v: CapsuleView): string {
@@ -204,7 +204,7 @@ export function capsulePage(visit: Visit, v: CapsuleView): string {
           ""
         )}
       </p>
-      <FlashNote {...v.flash} />
+      <Flash {...v.flash} />
       {v.open ? (
         <p class="note">{escapeHtml(`Opened ${opening(c.revealAt)}.`)}</p>
       ) : (

@@ -8,7 +8,7 @@ import type { UserRow } from "../../features/users/service";
 import { Hidden } from "../account-layout";
 import { Pager, Tabs, Time } from "../components";
 import type { Visit } from "../visit";
-import { areaPage, escapeHtml, FlashNote, Person, PostForm, SignInToTakePart, TextArea, TextField, type Flash } from "./area-parts";
+import { areaPage, escapeHtml, Flash, Person, PostForm, SignInToTakePart, TextArea, TextField, type FlashView } from "./area-parts";
 
 export const debateHref = (id: string) => `/debates/${encodeURIComponent(id)}`;
 
@@ -35,7 +35,7 @@ export interface DebateListView {
   sort: string;
   page: number;
   hasMore: boolean;
-  flash: Flash;
+  flash: FlashView;
 }
 
 const STATUS_FILTERS = [
@@ -63,7 +63,7 @@ export function debateListPage(visit: Visit, v: DebateListView): string {
     <section class="area debates">
       <h1>Debates</h1>
       <p>Two people argue a proposition, three turns each; then everyone else votes for 48 hours on who argued better.</p>
-      <FlashNote {...v.flash} />
+      <Flash {...v.flash} />
       {visit.caller ? (
         <p>
           <a class="btn" href="/debates/new">
@@ -127,7 +127,7 @@ export function newDebatePage(visit: Visit, values: DebateFormValues, error: str
     "Start a debate",
     <section class="area debates">
       <h1>Start a debate</h1>
-      <FlashNote error={error} />
+      <Flash error={error} />
       <form method="post" action="/debates/new" class="stack">
         <Hidden name="csrf" value={visit.csrf ?? ""} />
         <TextField id="db-proposition" name="proposition" label="Proposition" value={values.proposition} required maxlength={300} hint="The claim to argue, 10 to 300 characters." />
@@ -160,7 +160,7 @@ export interface DebateView {
   /** The viewer's part: a debater's side, or null. */
   mySide: "creator" | "opponent" | null;
   turns: number;
-  flash: Flash;
+  flash: FlashView;
   draft?: string;
 }
 
@@ -184,7 +184,7 @@ export function debatePage(visit: Visit, v: DebateView): string {
         {escapeHtml(`${STATE_LABELS[v.state]} · started `)}
         <Time at={d.createdAt} />
       </p>
-      <FlashNote {...v.flash} />
+      <Flash {...v.flash} />
       {d.description ? (
         <p class="plain" safe>
           {d.description}

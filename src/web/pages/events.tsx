@@ -10,7 +10,7 @@ import type { UserRow } from "../../features/users/service";
 import { Hidden } from "../account-layout";
 import { colonyHref, Pager, Tabs } from "../components";
 import type { Visit } from "../visit";
-import { areaPage, escapeHtml, FlashNote, Person, PostForm, SignInToTakePart, TextArea, TextField, type Flash } from "./area-parts";
+import { areaPage, escapeHtml, Flash, Person, PostForm, SignInToTakePart, TextArea, TextField, type FlashView } from "./area-parts";
 
 export const eventHref = (id: string) => `/events/${encodeURIComponent(id)}`;
 
@@ -31,7 +31,7 @@ export interface EventListView {
   hasMore: boolean;
   /** The public iCalendar feed's address. */
   feedUrl: string;
-  flash: Flash;
+  flash: FlashView;
 }
 
 /** Where an event is: its location, "Online" for a virtual one without one, or nothing. */
@@ -80,7 +80,7 @@ export function eventListPage(visit: Visit, v: EventListView): string {
           { href: "/capsules", text: "Time capsules", current: false },
         ]}
       />
-      <FlashNote {...v.flash} />
+      <Flash {...v.flash} />
       {visit.caller ? (
         <p>
           <a class="btn" href="/events/new">
@@ -206,7 +206,7 @@ export function newEventPage(visit: Visit, values: EventFormValues, error: strin
         ""
       )}
       <h1 safe>{title}</h1>
-      <FlashNote error={error} />
+      <Flash error={error} />
       <form method="post" action={escapeHtml(editing ? `${eventHref(editing.id)}/edit` : "/events/new")} class="stack">
         <Hidden name="csrf" value={visit.csrf ?? ""} />
         <TextField id="ev-title" name="title" label="Title" value={values.title} required maxlength={300} />
@@ -242,7 +242,7 @@ export interface EventView {
   over: boolean;
   /** The colony's iCalendar feed, for an event in a colony. */
   colonyFeedUrl: string | null;
-  flash: Flash;
+  flash: FlashView;
 }
 
 export function eventPage(visit: Visit, v: EventView): string {
@@ -257,7 +257,7 @@ export function eventPage(visit: Visit, v: EventView): string {
         <a href="/events">Events</a>
       </p>
       <h1 safe>{e.title}</h1>
-      <FlashNote {...v.flash} />
+      <Flash {...v.flash} />
       <dl class="facts">
         <dt>When</dt>
         <dd>

@@ -9,7 +9,7 @@ import type { UserRow } from "../../features/users/service";
 import { Hidden } from "../account-layout";
 import { Pager, Tabs, Time } from "../components";
 import type { Visit } from "../visit";
-import { areaPage, escapeHtml, FlashNote, Person, PostForm, SignInToTakePart, TextArea, TextField, type Flash } from "./area-parts";
+import { areaPage, escapeHtml, Flash, Person, PostForm, SignInToTakePart, TextArea, TextField, type FlashView } from "./area-parts";
 
 export const forecastHref = (id: string) => `/forecasts/${encodeURIComponent(id)}`;
 export const calibrationHref = (username: string) => `/forecasts/people/${encodeURIComponent(username)}`;
@@ -56,7 +56,7 @@ export interface ForecastListView {
   page: number;
   hasMore: boolean;
   total: number;
-  flash: Flash;
+  flash: FlashView;
 }
 
 const STATUS_FILTERS = [
@@ -111,7 +111,7 @@ export function forecastListPage(visit: Visit, v: ForecastListView): string {
       <h1>Forecasts</h1>
       <ForecastTabs current="list" />
       <p>Predictions about the future, each with the probability its author gives it. When the date comes, the author says how it turned out, and everyone's calibration follows.</p>
-      <FlashNote {...v.flash} />
+      <Flash {...v.flash} />
       {visit.caller ? (
         <p>
           <a class="btn" href="/forecasts/new">
@@ -143,7 +143,7 @@ export function newForecastPage(visit: Visit, values: ForecastFormValues, tomorr
     "New forecast",
     <section class="area forecasts">
       <h1>New forecast</h1>
-      <FlashNote error={error} />
+      <Flash error={error} />
       <form method="post" action="/forecasts/new" class="stack">
         <Hidden name="csrf" value={visit.csrf ?? ""} />
         <TextField id="fc-title" name="title" label="What will happen?" value={values.title} required maxlength={300} hint="A yes-or-no question or claim, 10 to 300 characters." />
@@ -166,7 +166,7 @@ export interface ForecastView {
   due: boolean;
   /** Whether the viewer may resolve it (its author or a site admin), as the service decides. */
   mayResolve: boolean;
-  flash: Flash;
+  flash: FlashView;
 }
 
 export function forecastPage(visit: Visit, v: ForecastView): string {
@@ -195,7 +195,7 @@ export function forecastPage(visit: Visit, v: ForecastView): string {
         {", "}
         <Time at={f.createdAt} />
       </p>
-      <FlashNote {...v.flash} />
+      <Flash {...v.flash} />
       <dl class="facts">
         <dt>Prediction</dt>
         <dd>

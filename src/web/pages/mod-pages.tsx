@@ -15,40 +15,12 @@ import { MOD_QUEUE_SOURCES, type ModQueueSource } from "../../features/moderatio
 import type { InviteRow } from "../../features/moderation/invites";
 import { ADMISSIBLE, QUEUE_FILTER_SOURCES, type QueueListing } from "../../features/moderation/queue-service";
 import type { UserRow } from "../../features/users/service";
-import { CsrfField, escapeHtml, Hidden, When } from "../account-layout";
+import { CsrfField, escapeHtml, Flash, Hidden, When, type FlashView } from "../account-layout";
 import { Page } from "../layout";
 import { moderatesSomething } from "../moderates";
 import type { Web } from "../session";
 
-export { escapeHtml, When };
-
-/** What a section says above itself: the error of a refused form, or the notice of a done one. */
-export interface FlashView {
-  error?: string | null;
-  notice?: string | null;
-}
-
-/** The notice, then the error, of a section. */
-export function Flash({ error, notice }: FlashView) {
-  return (
-    <>
-      {notice ? (
-        <p role="status" class="flash">
-          {escapeHtml(notice)}
-        </p>
-      ) : (
-        ""
-      )}
-      {error ? (
-        <p role="alert" class="flash bad">
-          <strong>{escapeHtml(error)}</strong>
-        </p>
-      ) : (
-        ""
-      )}
-    </>
-  );
-}
+export { escapeHtml, Flash, When, type FlashView };
 
 /** A one-button form (`children`: its other fields). */
 export function Button({ web, action, label, cls, children }: { web: Web; action: string; label: string; cls?: string; children?: Children }) {

@@ -13,7 +13,7 @@ import { CONTENT_MAX, SLUG_MAX, SUMMARY_MAX, TITLE_MAX, CATEGORY_MAX } from "../
 import { Hidden } from "../account-layout";
 import { colonyHref, Pager, Time } from "../components";
 import type { Visit } from "../visit";
-import { areaPage, escapeHtml, FlashNote, Person, PostForm, SignInToTakePart, TextArea, TextField, type Flash } from "./area-parts";
+import { areaPage, escapeHtml, Flash, Person, PostForm, SignInToTakePart, TextArea, TextField, type FlashView } from "./area-parts";
 
 export const wikiHref = (colony: string, slug?: string, rest = "") => `/c/${encodeURIComponent(colony)}/wiki${slug ? `/${encodeURIComponent(slug)}` : ""}${rest}`;
 
@@ -79,7 +79,7 @@ export interface WikiListView {
   /** Whether the visitor moderates the wiki (the deleted pages are theirs to see). */
   moderates: boolean;
   policy: Policy;
-  flash: Flash;
+  flash: FlashView;
 }
 
 export function wikiListPage(visit: Visit, v: WikiListView): string {
@@ -91,7 +91,7 @@ export function wikiListPage(visit: Visit, v: WikiListView): string {
     <section class="area wiki">
       <Crumbs colony={v.colony} />
       <h1 safe>{title}</h1>
-      <FlashNote {...v.flash} />
+      <Flash {...v.flash} />
       <form method="get" action={escapeHtml(base)} class="filters" role="search" aria-label="This wiki">
         <label for="wiki-q">Find a page</label>
         <input id="wiki-q" name="q" type="search" value={v.q ? escapeHtml(v.q) : undefined} maxlength="200" />
@@ -155,7 +155,7 @@ export interface WikiDeletedView {
   people: Map<string, UserRow>;
   page: number;
   hasMore: boolean;
-  flash: Flash;
+  flash: FlashView;
 }
 
 /** A wiki's deleted pages, for its moderators: each can be restored as it was. */
@@ -167,7 +167,7 @@ export function wikiDeletedPage(visit: Visit, v: WikiDeletedView): string {
     <section class="area wiki">
       <Crumbs colony={v.colony} sub="Deleted pages" />
       <h1>Deleted wiki pages</h1>
-      <FlashNote {...v.flash} />
+      <Flash {...v.flash} />
       {v.items.length ? (
         <ul class="rows">
           {v.items.map((p) => (
@@ -202,7 +202,7 @@ export interface WikiPageView {
   updatedBy: UserRow | undefined;
   gate: WriteGate;
   moderates: boolean;
-  flash: Flash;
+  flash: FlashView;
 }
 
 export function wikiPageView(visit: Visit, v: WikiPageView): string {
@@ -234,7 +234,7 @@ export function wikiPageView(visit: Visit, v: WikiPageView): string {
       ) : (
         ""
       )}
-      <FlashNote {...v.flash} />
+      <Flash {...v.flash} />
       <div class="body wiki-body">{safeHtml || <p class="empty">This page is empty.</p>}</div>
       <div class="act">
         {visit.caller && !v.gate.refusal && !locked ? (
@@ -280,7 +280,7 @@ export function wikiEditPage(visit: Visit, v: WikiEditView): string {
     <section class="area wiki">
       <Crumbs colony={v.colony} page={v.page ?? undefined} sub="New page" />
       <h1 safe>{title}</h1>
-      <FlashNote error={v.error} />
+      <Flash error={v.error} />
       <form method="post" action={escapeHtml(action)} class="stack">
         <Hidden name="csrf" value={visit.csrf ?? ""} />
         {v.page ? <Hidden name="base_revision" value={String(v.baseRevision)} /> : ""}
@@ -525,7 +525,7 @@ export interface WikiEditorsView {
   page: number;
   hasMore: boolean;
   username: string;
-  flash: Flash;
+  flash: FlashView;
 }
 
 /** A colony's approved wiki editors, kept by those who manage its settings. */
@@ -538,7 +538,7 @@ export function wikiEditorsPage(visit: Visit, v: WikiEditorsView): string {
       <Crumbs colony={v.colony} sub="Editors" />
       <h1>Wiki editors</h1>
       <p safe>{`Who may edit this wiki now: ${POLICY_WORDS[v.policy]}, and its moderators. The editor list counts under the “approved editors” policies; a colony's settings choose the policy.`}</p>
-      <FlashNote {...v.flash} />
+      <Flash {...v.flash} />
       <form method="post" action={escapeHtml(`${base}/_editors`)} class="filters">
         <Hidden name="csrf" value={visit.csrf ?? ""} />
         <label for="editor-username">Add an editor by username</label>
