@@ -15,7 +15,7 @@ export const CHROMIUM = ["/usr/lib/chromium/chromium-headless-shell", "/usr/bin/
 export const CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"];
 export const hasChromium = existsSync(CHROMIUM);
 export const AXE = readFileSync(require.resolve("axe-core/axe.min.js"), "utf8");
-export const VIEWPORTS = { phone: { width: 360, height: 740 }, desktop: { width: 1280, height: 900 } } as const;
+export const VIEWPORTS = { phone: { width: 390, height: 844 }, desktop: { width: 1280, height: 900 } } as const;
 export const SCHEMES = ["light", "dark"] as const;
 type Cookies = Awaited<ReturnType<BrowserContext["cookies"]>>;
 
@@ -99,30 +99,55 @@ export async function watchPageLight(page: Page, ignore: (consoleText: string) =
   return problems;
 }
 
+/** One violation as axe-core reports it, its nodes counted and the first three named. */
+interface AxeViolation {
+  id: string;
+  impact: string;
+  help: string;
+  count: number;
+  nodes: string[];
+}
+
+/**
+ * Runs axe-core on the page as it stands (only `rules` when given), loading it into the page unless
+ * it is there already (a context's init script). Without `selectors` nodes are named by their
+ * markup: working out a selector for every node looked at is the slow part of a run on a page that
+ * passes.
+ */
+async function runAxe(page: Page, rules: readonly string[] | undefined, selectors: boolean): Promise<AxeViolation[]> {
+  const only = rules ? `runOnly: ${JSON.stringify(rules)}, ` : "";
+  const name = selectors ? `(n.target || []).join(" ")` : `n.html.slice(0, 120)`;
+  const script = `typeof axe === "undefined" ? "no axe" : axe.run(document, { ${only}resultTypes: ["violations"], selectors: ${selectors} }).then((r) => r.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, count: v.nodes.length, nodes: v.nodes.slice(0, 3).map((n) => ${name}) })))`;
+  let violations = await page.evaluate(script);
+  if (violations === "no axe") {
+    await page.evaluate(AXE);
+    violations = await page.evaluate(script);
+  }
+  if (!Array.isArray(violations)) throw new Error("axe-core did not run");
+  return violations as AxeViolation[];
+}
+
+const isBad = (v: AxeViolation) => v.impact === "serious" || v.impact === "critical";
+
 /**
  * axe-core's serious and critical violations on the page as it stands (of `rules` only when given),
- * one line each. The run
- * leaves out the selectors of the nodes it looks at (the slow part of a run on a page that
- * passes); when something is found, a second run names the nodes.
+ * one line each, its nodes named by selector (a second run, made only when something is found).
  */
 export async function axeProblems(page: Page, rules?: readonly string[]): Promise<string[]> {
-  type Violation = { id: string; impact: string; help: string; nodes: string[] };
-  const run = async (selectors: boolean): Promise<Violation[]> => {
-    // axe-core is loaded into the page first unless it is there already (a context's init script).
-    const only = rules ? `runOnly: ${JSON.stringify(rules)}, ` : "";
-    const script = `typeof axe === "undefined" ? "no axe" : axe.run(document, { ${only}resultTypes: ["violations"], selectors: ${selectors} }).then((r) => r.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.slice(0, 3).map((n) => (n.target || []).join(" ")) })))`;
-    let violations = await page.evaluate(script);
-    if (violations === "no axe") {
-      await page.evaluate(AXE);
-      violations = await page.evaluate(script);
-    }
-    if (!Array.isArray(violations)) throw new Error("axe-core did not run");
-    return violations as Violation[];
-  };
-  const bad = (violations: Violation[]) => violations.filter((v) => v.impact === "serious" || v.impact === "critical");
-  let found = bad(await run(false));
-  if (found.length) found = bad(await run(true));
+  let found = (await runAxe(page, rules, false)).filter(isBad);
+  if (found.length) found = (await runAxe(page, rules, true)).filter(isBad);
   return found.map((v) => `${v.impact} ${v.id} (${v.help}) at ${v.nodes.join(", ")}`);
+}
+
+/**
+ * Every rule of axe-core on the page as it stands, for a journey's record of the pages it passed:
+ * how many rules found something serious, critical or less, and a line for each serious or
+ * critical one naming up to three of its nodes by their markup.
+ */
+export async function axeCounts(page: Page): Promise<{ serious: number; critical: number; other: number; bad: string[] }> {
+  const found = await runAxe(page, undefined, false);
+  const of = (impact: string) => found.filter((v) => v.impact === impact).length;
+  return { serious: of("serious"), critical: of("critical"), other: found.filter((v) => !isBad(v)).length, bad: found.filter(isBad).map((v) => `${v.impact} ${v.id} ×${v.count} at ${v.nodes.join(", ")}`) };
 }
 
 /** A page that checks pages for the tests of a file: its context, and what its watch has seen so far. */
@@ -172,14 +197,22 @@ function checkerFor(browser: Browser, cookies: Cookies): Promise<Checker> {
 export const COLOUR_RULES = ["color-contrast", "link-in-text-block"] as const;
 
 /**
- * Opens `url` (as the holder of `cookies`, or anonymously) and checks it in both colour schemes at
- * both viewports (the page re-rendered for each: the stylesheet's media queries and the layout
- * follow), with reduced motion: axe-core's serious and critical violations, anything loaded from
- * another host, console errors (but those `ignore` accepts) and script errors, one line each
- * prefixed by scheme and device. Every rule runs in the light scheme at both viewports; the dark
- * scheme, which changes colours only, is checked at both by the rules colours decide
- * (COLOUR_RULES). `ready` runs once the page has loaded (checks of its own, waiting for its
- * script).
+ * Where a page is checked with every rule of axe-core: in the light colour scheme at the desktop's
+ * width and in the dark one at the phone's. Each scheme and each width is checked once, whole: the
+ * schemes differ in colours only (the same colours at every width), the widths in layout.
+ */
+export const AXE_PASSES = [
+  { colorScheme: "light", device: "desktop" },
+  { colorScheme: "dark", device: "phone" },
+] as const;
+
+/**
+ * Opens `url` (as the holder of `cookies`, or anonymously) and checks it, with reduced motion, in
+ * both colour schemes and at both widths (AXE_PASSES: the page re-rendered for each, the
+ * stylesheet's media queries and the layout following): axe-core's serious and critical
+ * violations, anything loaded from another host, console errors (but those `ignore` accepts) and
+ * script errors, one line each prefixed by scheme and device. `ready` runs once the page has
+ * loaded (checks of its own, waiting for its script).
  */
 export async function everyWayProblems(
   browser: Browser,
@@ -187,19 +220,17 @@ export async function everyWayProblems(
   opts: { cookies?: Cookies; status?: number; ignore?: (consoleText: string) => boolean; ready?: (page: Page) => Promise<void> } = {},
 ): Promise<string[]> {
   const { page, seen } = await checkerFor(browser, opts.cookies ?? []);
-  await page.emulateMedia({ colorScheme: "light", reducedMotion: "reduce" });
-  await page.setViewportSize(VIEWPORTS.desktop);
+  await page.emulateMedia({ colorScheme: AXE_PASSES[0].colorScheme, reducedMotion: "reduce" });
+  await page.setViewportSize(VIEWPORTS[AXE_PASSES[0].device]);
   const from = seen.length;
   const response = await page.goto(url, { waitUntil: "load" });
   if (response?.status() !== (opts.status ?? 200)) return [`${url}: status ${response?.status()}, expected ${opts.status ?? 200}`];
   await opts.ready?.(page);
   const found: string[] = [];
-  for (const colorScheme of SCHEMES) {
+  for (const { colorScheme, device } of AXE_PASSES) {
     await page.emulateMedia({ colorScheme, reducedMotion: "reduce" });
-    for (const [device, viewport] of Object.entries(VIEWPORTS)) {
-      await page.setViewportSize(viewport);
-      for (const v of await axeProblems(page, colorScheme === "dark" ? COLOUR_RULES : undefined)) found.push(`${colorScheme}/${device}: ${v}`);
-    }
+    await page.setViewportSize(VIEWPORTS[device]);
+    for (const v of await axeProblems(page)) found.push(`${colorScheme}/${device}: ${v}`);
   }
   const watched = seen.slice(from).filter((p) => !(p.kind === "console" && opts.ignore?.(p.text)));
   return [...found, ...watched.map((p) => `${p.kind}: ${p.text}`)];

@@ -1,7 +1,7 @@
 // The reading pages in a real browser: the server (what `colony serve` starts, in the test process)
 // on a temporary data folder at 127.0.0.1, seeded over the API, and every reading page opened in
-// Debian's Chromium (headless) in the light and the dark colour scheme at a phone's and a desktop's
-// viewport. axe-core checks each; no violation of serious or critical impact may remain. The page
+// Debian's Chromium (headless), in the light colour scheme at a desktop's width and the dark one at
+// a phone's (test/chromium.ts, AXE_PASSES). axe-core checks each; no violation of serious or critical impact may remain. The page
 // must also load nothing from another host, break no Content-Security-Policy rule, log no error,
 // and its script must run (relative times, comment toggles).
 // Skipped only where Chromium is not installed (test/chromium.ts).
@@ -77,7 +77,7 @@ describe("reading pages in headless Chromium with axe-core", () => {
 
   const names = ["front", "front, top", "colony", "post", "poll", "profile", "tag", "search", "about", "sign in", "sign up", "password reset", "MCP consent", "not found"];
 
-  test.skipIf(!hasChromium).each(names)("%s: no serious or critical axe violation, light and dark, phone and desktop (skipped without Chromium)", async (name) => {
+  test.skipIf(!hasChromium).each(names)("%s: no serious or critical axe violation, light at 1280 px and dark at 390 px (skipped without Chromium)", async (name) => {
     const found = await everyWayProblems(browser!, `${server!.url}${pages[name]}`, {
       status: name === "not found" ? 404 : 200,
       // The 404 page's own status is reported as a failed load; nothing else may be.

@@ -18,7 +18,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { Database } from "bun:sqlite";
-import { AXE, BROWSER_HOOK_TIMEOUT, apiClient, hasChromium, launchChromium, signUpOnTheWeb, tearDown, watchPageLight } from "./chromium";
+import { AXE, BROWSER_HOOK_TIMEOUT, apiClient, axeCounts, hasChromium, launchChromium, signUpOnTheWeb, tearDown, watchPageLight } from "./chromium";
 import { serveInProcess, type InProcessServer } from "./serve";
 
 const PASSWORD = "a long enough secret for the areas journey";
@@ -30,23 +30,6 @@ const WIDTHS = {
 type Width = keyof typeof WIDTHS;
 type Cookies = Awaited<ReturnType<BrowserContext["cookies"]>>;
 
-/** axe-core's violations on the page as it stands: serious and critical ones listed, the others counted. */
-async function axeOn(page: Page): Promise<{ bad: string[]; other: number }> {
-  // Without the selectors of every node it looks at (the slow part of a run on a page that
-  // passes), a violation names its nodes by their markup. The context loads axe-core in every
-  // page (addInitScript); a page that came without gets it here.
-  const script = `typeof axe === "undefined" ? "no axe" : axe.run(document, { resultTypes: ["violations"], selectors: false }).then((r) => r.violations.map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.slice(0, 3).map((n) => n.html.slice(0, 120)) })))`;
-  let found = await page.evaluate(script);
-  if (found === "no axe") {
-    await page.evaluate(AXE);
-    found = await page.evaluate(script);
-  }
-  if (!Array.isArray(found)) throw new Error("axe-core did not run");
-  const violations = found as { id: string; impact: string; nodes: string[] }[];
-  const bad = violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => `${v.impact} ${v.id} at ${v.nodes.join(", ")}`);
-  return { bad, other: violations.length - bad.length };
-}
-
 describe("the Part 3 areas in headless Chromium", () => {
   let browser: Browser | undefined;
   let server: InProcessServer | undefined;
@@ -55,7 +38,7 @@ describe("the Part 3 areas in headless Chromium", () => {
   let ivyCookies: Cookies = [];
   let jonCookies: Cookies = [];
   /** Per page and width: the serious and critical violations, and how many others. */
-  const axeCounts = new Map<string, { bad: number; other: number }>();
+  const axeFound = new Map<string, { bad: number; other: number }>();
 
   beforeAll(async () => {
     if (!hasChromium) return;
@@ -82,7 +65,7 @@ describe("the Part 3 areas in headless Chromium", () => {
   }, BROWSER_HOOK_TIMEOUT);
 
   afterAll(async () => {
-    if (axeCounts.size) console.log([...axeCounts].map(([k, v]) => `axe ${k}: ${v.bad} serious/critical, ${v.other} other`).join("\n"));
+    if (axeFound.size) console.log([...axeFound].map(([k, v]) => `axe ${k}: ${v.bad} serious/critical, ${v.other} other`).join("\n"));
     await tearDown(browser, server, dataDir);
   });
 
@@ -120,9 +103,9 @@ describe("the Part 3 areas in headless Chromium", () => {
   async function check(page: Page, name: string): Promise<void> {
     const width = page.viewportSize()!.width === WIDTHS.phone.viewport.width ? "phone" : "desktop";
     const t0 = performance.now();
-    const { bad, other } = await axeOn(page);
+    const { bad, other } = await axeCounts(page);
     if (process.env.AXE_TIMING) console.log(`axe ${name} ${width}: ${Math.round(performance.now() - t0)} ms`);
-    axeCounts.set(`${name} (${width}, ${WIDTHS[width].colorScheme})`, { bad: bad.length, other });
+    axeFound.set(`${name} (${width}, ${WIDTHS[width].colorScheme})`, { bad: bad.length, other });
     // Screenshots to look at, when asked for (they take a while).
     if (process.env.COLONY_TEST_SCREENSHOTS) await page.screenshot({ path: `/tmp/areas-${name}-${width}.png`, fullPage: true });
     expect(bad).toEqual([]);

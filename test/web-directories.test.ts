@@ -19,22 +19,16 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Browser, BrowserContext, Page } from "playwright-core";
-import { AXE, BROWSER_HOOK_TIMEOUT, apiClient, hasChromium, launchChromium, tearDown } from "./chromium";
+import { BROWSER_HOOK_TIMEOUT, apiClient, axeCounts, hasChromium, launchChromium, tearDown } from "./chromium";
 import { serveInProcess, type InProcessServer } from "./serve";
 
 const PASSWORD = "a long enough secret for the directories";
 const WIDTHS = { desktop: { width: 1280, height: 900 }, phone: { width: 390, height: 844 } } as const;
 
-/** axe-core's violations on the page as it stands, counted by impact, with the serious and critical ones named. */
-async function axeCounts(page: Page): Promise<{ serious: number; critical: number; other: number; named: string[] }> {
-  if (!(await page.evaluate("typeof axe !== 'undefined'"))) await page.evaluate(AXE);
-  const found = (await page.evaluate(`axe.run(document, { resultTypes: ["violations"], selectors: false }).then((r) => r.violations.map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.length })))`)) as { id: string; impact: string; nodes: number }[];
-  const of = (impact: string) => found.filter((v) => v.impact === impact).length;
-  return { serious: of("serious"), critical: of("critical"), other: found.length - of("serious") - of("critical"), named: found.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => `${v.impact} ${v.id}`) };
-}
-
 type Width = keyof typeof WIDTHS;
 const OTHER: Record<Width, Width> = { desktop: "phone", phone: "desktop" };
+/** The colour scheme each width is checked in (as test/chromium.ts's AXE_PASSES): both schemes' colours, both widths' layouts. */
+const SCHEME: Record<Width, "light" | "dark"> = { desktop: "light", phone: "dark" };
 
 /** The pages the phone's journey checks; the desktop's checks the rest of the area. */
 const PHONE_CHECKS = ["comment-edit", "profile", "person-report", "person-report-sent"];
@@ -43,7 +37,8 @@ const PHONE_CHECKS = ["comment-edit", "profile", "person-report", "person-report
  * A page of a journey at `width`, watched: requests to any host but 127.0.0.1 (there is no other
  * network to reach; listened to rather than routed, which would hand every request to this
  * process and back), console errors and script errors. `check` runs axe-core on the page as it
- * stands at both widths (one load and one copy of axe-core for the two), once per name.
+ * stands at both widths, the desktop's light and the phone's dark (one load and one copy of
+ * axe-core for the two), once per name.
  */
 async function journeyPage(context: BrowserContext, width: Width) {
   const page = await context.newPage();
@@ -60,12 +55,14 @@ async function journeyPage(context: BrowserContext, width: Width) {
     for (const w of [width, OTHER[width]]) {
       const px = WIDTHS[w].width;
       if (w !== width) await page.setViewportSize(WIDTHS[w]);
+      await page.emulateMedia({ colorScheme: SCHEME[w] });
       const c = await axeCounts(page);
-      counts.push(`${name} ${px}: ${c.serious}/${c.critical}/${c.other}`);
-      violations.push(...c.named.map((v) => `${name} ${px}: ${v}`));
+      counts.push(`${name} ${px} ${SCHEME[w]}: ${c.serious}/${c.critical}/${c.other}`);
+      violations.push(...c.bad.map((v) => `${name} ${px}: ${v}`));
       if (process.env.SCREENSHOTS_DIR) await page.screenshot({ path: join(process.env.SCREENSHOTS_DIR, `directories-${name}-${px}.png`), fullPage: true });
     }
     await page.setViewportSize(WIDTHS[width]);
+    await page.emulateMedia({ colorScheme: "light" });
     checked.set(name, counts);
   }
   /** Loads and checks each page of `rest` the journey has not checked, then expects it checked `expected` and found nothing. */

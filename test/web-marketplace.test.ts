@@ -20,7 +20,7 @@ import { decodeInvoice } from "@getalby/lightning-tools/bolt11";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { loadConfig } from "../src/config";
 import { settleInvoice } from "../src/ops/admin";
-import { AXE, BROWSER_HOOK_TIMEOUT, apiClient, hasChromium, launchChromium, signUpOnTheWeb, tearDown, watchPageLight } from "./chromium";
+import { AXE, BROWSER_HOOK_TIMEOUT, apiClient, axeCounts, hasChromium, launchChromium, signUpOnTheWeb, tearDown, watchPageLight } from "./chromium";
 import { serveEnv, serveInProcess, type InProcessServer } from "./serve";
 
 const PASSWORD = "a long enough secret for the market";
@@ -30,25 +30,6 @@ const PHONE = { width: 390, height: 844 };
 const SHOTS = !!process.env.COLONY_TEST_SCREENSHOTS;
 
 type Cookies = Awaited<ReturnType<BrowserContext["cookies"]>>;
-
-/** axe-core's violations on the page as it stands, counted by impact. */
-async function axeCounts(page: Page): Promise<{ serious: number; critical: number; other: number; lines: string[] }> {
-  // The contexts load axe-core in every page (addInitScript); a page that came without gets it
-  // here. The nodes are counted, not named: no selectors to work out (the slow part of a run).
-  const script = `typeof axe === "undefined" ? "no axe" : axe.run(document, { resultTypes: ["violations"], selectors: false }).then((r) => r.violations.map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.length })))`;
-  let result = await page.evaluate(script);
-  if (result === "no axe") {
-    await page.evaluate(AXE);
-    result = await page.evaluate(script);
-  }
-  if (!Array.isArray(result)) throw new Error("axe-core did not run");
-  const found = result as { id: string; impact: string; nodes: number }[];
-  const of = (impact: string) => found.filter((v) => v.impact === impact).reduce((n, v) => n + v.nodes, 0);
-  const serious = of("serious");
-  const critical = of("critical");
-  const all = found.reduce((n, v) => n + v.nodes, 0);
-  return { serious, critical, other: all - serious - critical, lines: found.map((v) => `${v.impact} ${v.id} ×${v.nodes}`) };
-}
 
 describe("the marketplace in headless Chromium", () => {
   let browser: Browser | undefined;
@@ -70,8 +51,8 @@ describe("the marketplace in headless Chromium", () => {
     if (scheme === "dark") await page.emulateMedia({ colorScheme: "dark" });
     const c = await axeCounts(page);
     const width = `${page.viewportSize()?.width}${scheme === "dark" ? " dark" : ""}`;
-    counts.push(`${name} @${width}: serious ${c.serious}, critical ${c.critical}, other ${c.other}${c.lines.length ? ` (${c.lines.join(", ")})` : ""}`);
-    if (c.serious || c.critical) problems.push(`${name} @${width}: ${c.lines.join(", ")}`);
+    counts.push(`${name} @${width}: serious ${c.serious}, critical ${c.critical}, other ${c.other}`);
+    if (c.bad.length) problems.push(`${name} @${width}: ${c.bad.join(", ")}`);
     if (SHOTS) await page.screenshot({ path: `/tmp/marketplace-${name}-${width.replace(" ", "-")}.png`, fullPage: true });
     if (scheme === "dark") await page.emulateMedia({ colorScheme: "light" });
   }

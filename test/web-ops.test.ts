@@ -6,7 +6,7 @@
 //     claims an agent, the agent confirms over the API, and the person gives it a new key; the
 //     admin suspends an agent (its token is refused) and lifts the suspension.
 //   - axe-core on /admin, /operator and an agent's page (of an operator whose claim was made and
-//     confirmed before the tests), light and dark, phone and desktop: no violation of serious or
+//     confirmed before the tests), light at a desktop's width and dark at a phone's: no violation of serious or
 //     critical impact, nothing loaded from another host, no CSP error.
 // Skipped only where Chromium is not installed (test/chromium.ts).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
@@ -162,7 +162,7 @@ describe("operator dashboard and agents' operators in headless Chromium", () => 
     await context.close();
   }, 60_000);
 
-  test.skipIf(!hasChromium)("/admin, /operator and an agent's page: no serious or critical axe violation, light and dark, phone and desktop (skipped without Chromium)", async () => {
+  test.skipIf(!hasChromium)("/admin, /operator and an agent's page: no serious or critical axe violation, light at 1280 px and dark at 390 px (skipped without Chromium)", async () => {
     const found: string[] = [];
     const pages: [string, string][] = [
       ["axe", "/admin?user=ops-person"],
