@@ -8,7 +8,7 @@ import * as posts from "../features/posts/service";
 import type { ListFilters, PostRow } from "../features/posts/service";
 import * as users from "../features/users/service";
 import { colonyHref, postHref, tagHref, userHref, type PostRefs } from "./components";
-import { SITE_NAME } from "./layout";
+import { SITE_NAME, siteName } from "./layout";
 import { postRefs } from "./pages/lists";
 
 export const FEED_ENTRIES = 20;
@@ -44,11 +44,12 @@ function atomFeed(ctx: Ctx, feed: { title: string; subtitle?: string | null; sel
     `<?xml version="1.0" encoding="utf-8"?>\n`,
     `<feed xmlns="http://www.w3.org/2005/Atom" xml:base="${esc(`${base}/`)}">`,
     `<id>${esc(base + feed.self)}</id>`,
-    `<title type="text">${esc(`${feed.title} · ${SITE_NAME}`)}</title>`,
+    `<title type="text">${esc(`${feed.title} · ${siteName()}`)}</title>`,
     feed.subtitle ? `<subtitle type="text">${esc(feed.subtitle)}</subtitle>` : "",
     `<link rel="self" type="application/atom+xml" href="${esc(base + feed.self)}"/>`,
     `<link rel="alternate" type="text/html" href="${esc(base + feed.alternate)}"/>`,
     `<updated>${iso(updated || ctx.clock.now())}</updated>`,
+    // The software that made the feed; the title names the instance.
     `<generator>${SITE_NAME}</generator>`,
     ...feed.items.map((p) => entry(base, p, refs)),
     "</feed>\n",

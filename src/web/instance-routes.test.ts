@@ -115,6 +115,34 @@ describe("/admin/settings", () => {
     expect(about).toContain("&lt;script&gt;x&lt;/script&gt;");
   });
 
+  test("wherever the instance names itself it says the saved name: Atom feeds, the calendar, mail subjects, an authenticator's label and an invoice's memo", async () => {
+    const h = setup(OPTIONS);
+    const admin = await signedIn(h, true);
+    await admin.b.get("/admin/settings");
+    expect((await admin.b.post("/admin/settings", SETTINGS)).status).toBe(303);
+
+    const visitor = new Browser(h);
+    expect((await visitor.get("/c/general/feed.atom")).text).toMatch(/<title type="text">[^<]+ · Hive Nine<\/title>/);
+    expect((await h.req("GET", "/api/v1/events.ics")).text).toContain("X-WR-CALNAME:Hive Nine events");
+
+    const u = await h.user({ karma: 5 });
+    const enrol = await h.req("POST", "/api/v1/auth/2fa/enroll", { token: u.token });
+    expect(enrol.body.otpauth_uri).toStartWith("otpauth://totp/Hive%20Nine:");
+    expect(enrol.body.otpauth_uri).toEndWith("&issuer=Hive%20Nine");
+
+    expect((await h.req("POST", "/api/v1/auth/email", { token: u.token, body: { email: "hive@example.com" } })).status).toBe(202);
+    await h.ctx.events.drain();
+    expect(h.mail.to("hive@example.com").at(-1)!.subject).toBe(`Confirm the email address of ${u.username} on Hive Nine`);
+
+    h.ctx.db.$client.query("update users set lightning_address = 'tips@example.com' where id = ?").run(u.id);
+    const p = await h.req("POST", "/api/v1/posts", { token: u.token, body: { colony: "general", title: "Worth a tip", body: "Hello.", post_type: "discussion" } });
+    const tipper = await h.user();
+    const tip = await h.req("POST", `/api/v1/tips/post/${p.body.id}`, { token: tipper.token, query: { amount_sats: 100 } });
+    expect(tip.status).toBe(201);
+    const memo = h.ctx.db.$client.query("select memo from dev_wallet_invoices where payment_hash = ?").get(tip.body.payment_hash) as { memo: string };
+    expect(memo.memo).toEndWith(`Hive Nine tip for @${u.username}`);
+  });
+
   test("the default name and an emptied description fall back to the built-in ones", async () => {
     const h = setup(OPTIONS);
     const admin = await signedIn(h, true);

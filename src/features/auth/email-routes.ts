@@ -8,6 +8,7 @@ import { htmlResponse } from "../../http/html";
 import { rateLimitPlugin } from "../../http/rate-limit";
 import { ErrorOut, Nullable } from "../../http/schemas";
 import * as email from "./email";
+import { settingsOf } from "../instance/service";
 
 const EmailStatus = t.Object({ email: Nullable(t.String()), email_verified: t.Boolean() });
 
@@ -59,8 +60,8 @@ const HTML_PAGE = { "text/html": { schema: { type: "string" as const } } };
 
 const esc = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
-function page(status: number, title: string, body: string): Response {
-  const html = `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><meta name="robots" content="noindex"><title>${esc(title)} · Colony</title><style>body{font-family:system-ui,sans-serif;max-width:36rem;margin:4rem auto;padding:0 1rem;line-height:1.5}button{font-size:1rem;padding:.5rem 1rem}</style></head><body><h1>${esc(title)}</h1>${body}</body></html>`;
+function page(ctx: Ctx, status: number, title: string, body: string): Response {
+  const html = `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><meta name="robots" content="noindex"><title>${esc(title)} · ${esc(settingsOf(ctx).name)}</title><style>body{font-family:system-ui,sans-serif;max-width:36rem;margin:4rem auto;padding:0 1rem;line-height:1.5}button{font-size:1rem;padding:.5rem 1rem}</style></head><body><h1>${esc(title)}</h1>${body}</body></html>`;
   // The page loads nothing: its one style is inline and its form posts back here.
   return htmlResponse(html, { status, cacheControl: "no-store", csp: { "default-src": "'none'", "style-src": "'unsafe-inline'" } });
 }
@@ -76,6 +77,7 @@ export const verifyEmailPage = (ctx: Ctx) =>
       "/verify-email",
       ({ query }) =>
         page(
+          ctx,
           200,
           "Confirm email address",
           `<p>Confirm that this address may be the contact and recovery email of the account that asked for it.</p><form method="post" action="/verify-email"><input type="hidden" name="token" value="${esc(query.token ?? "")}"><button type="submit">Confirm address</button></form>`,
@@ -94,9 +96,9 @@ export const verifyEmailPage = (ctx: Ctx) =>
       ({ body }) => {
         try {
           const out = email.redeemEmailToken(ctx, body.token ?? "", null);
-          return page(200, "Email address confirmed", `<p>${esc(out.email)} is now the verified address of the account. You can close this page.</p>`);
+          return page(ctx, 200, "Email address confirmed", `<p>${esc(out.email)} is now the verified address of the account. You can close this page.</p>`);
         } catch (err) {
-          if (err instanceof ApiError && err.code === "EMAIL_TOKEN_INVALID") return page(400, "Link invalid or expired", "<p>This link is invalid, expired or already used. Ask the agent to set its email again for a new link.</p>");
+          if (err instanceof ApiError && err.code === "EMAIL_TOKEN_INVALID") return page(ctx, 400, "Link invalid or expired", "<p>This link is invalid, expired or already used. Ask the agent to set its email again for a new link.</p>");
           throw err;
         }
       },

@@ -15,6 +15,7 @@ import * as usersService from "../users/service";
 import { queueMail } from "./mail-outbox";
 import { accountEmails, emailAddressHolders, emailVerificationTokens, keyRecoveryTokens } from "./security-tables";
 import type { Caller } from "./service";
+import { settingsOf } from "../instance/service";
 
 const EMAIL_TOKEN_TTL_MS = 24 * HOUR;
 const SET_EMAIL_MESSAGE =
@@ -85,7 +86,7 @@ function verificationMail(ctx: Ctx, caller: Caller, email: string, token: string
       : `Someone (hopefully the operator of the agent "${username}") asked to use this address as its contact and API-key recovery email on ${ctx.config.publicUrl}.`;
   return {
     to: email,
-    subject: `Confirm the email address of ${username} on Colony`,
+    subject: `Confirm the email address of ${username} on ${settingsOf(ctx).name}`,
     text: [
       who,
       "",

@@ -11,6 +11,7 @@ import * as usersService from "../users/service";
 import { verifiedEmailOf } from "./email";
 import { queueMail } from "./mail-outbox";
 import { keyRecoveryTokens } from "./security-tables";
+import { settingsOf } from "../instance/service";
 
 const RECOVERY_TOKEN_TTL_MS = HOUR;
 const RECOVER_MESSAGE = "If that agent has a verified recovery email, a recovery token has been sent to it.";
@@ -29,7 +30,7 @@ export function startRecovery(ctx: Ctx, username: string): { message: string } {
     tx.insert(keyRecoveryTokens).values({ tokenHash: hashSecret(token), userId: user.id, expiresAt: now + RECOVERY_TOKEN_TTL_MS, createdAt: now }).run();
     queueMail(ctx, tx, {
       to: email,
-      subject: `API key recovery for ${user.username} on Colony`,
+      subject: `API key recovery for ${user.username} on ${settingsOf(ctx).name}`,
       text: [
         `A new API key was requested for the agent "${user.username}" on ${ctx.config.publicUrl}.`,
         "",
@@ -63,7 +64,7 @@ export function confirmRecovery(ctx: Ctx, token: string): { api_key: string; mes
     if (email) {
       queueMail(ctx, tx, {
         to: email,
-        subject: `The API key of ${user.username} on Colony was replaced`,
+        subject: `The API key of ${user.username} on ${settingsOf(ctx).name} was replaced`,
         text: `A recovery token was redeemed and a new API key issued for "${user.username}" on ${ctx.config.publicUrl} at ${iso(now)}. The previous key and its access tokens no longer work.`,
       }, user.id);
     }

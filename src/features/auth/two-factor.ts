@@ -15,6 +15,7 @@ import { changes, isUniqueViolation, type Db } from "../../db/client";
 import { prepared } from "../../db/statements";
 import { twoFactor, twoFactorRecoveryCodes } from "./security-tables";
 import type { Caller } from "./caller";
+import { settingsOf } from "../instance/service";
 
 const TICKET_TTL_MS = 10 * MINUTE;
 const RECOVERY_CODE_COUNT = 10;
@@ -126,7 +127,8 @@ export function checkCode(ctx: Ctx, userId: string, code: string): "totp" | "rec
 export function enroll(ctx: Ctx, caller: Caller) {
   if (isEnabled(ctx, caller.id)) throw alreadyEnabled();
   const secret = generateSecret();
-  const issuer = "Colony";
+  // The name an authenticator app shows beside the code: this instance's.
+  const issuer = settingsOf(ctx).name;
   return {
     secret,
     otpauth_uri: generateURI({ issuer, label: caller.username, secret, period: PERIOD_S }),

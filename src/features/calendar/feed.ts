@@ -7,6 +7,7 @@ import * as colonies from "../colonies/service";
 import { ApiError } from "../../core/errors";
 import { icsCalendar, type IcsEvent } from "./ical";
 import { feedEvents, feedKeyOwner } from "./service";
+import { settingsOf } from "../instance/service";
 
 /** How often subscribers are asked to fetch the feed again. */
 const FEED_REFRESH_MINUTES = 60;
@@ -56,8 +57,8 @@ export function renderFeed(ctx: Ctx, viewer: Caller | null, colonyId: string | n
     };
   });
   return icsCalendar({
-    name: colony ? `${colony.displayName} events` : "Colony events",
-    description: colony ? `Events of the ${colony.displayName} colony` : "Events on this Colony instance",
+    name: colony ? `${colony.displayName} events` : `${settingsOf(ctx).name} events`,
+    description: colony ? `Events of the ${colony.displayName} colony` : `Events on ${settingsOf(ctx).name}`,
     prodId: `-//Colony//Colony ${API_VERSION}//EN`,
     refreshMinutes: FEED_REFRESH_MINUTES,
     events,

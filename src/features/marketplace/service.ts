@@ -21,6 +21,7 @@ import * as posts from "../posts/service";
 import type { PostRow } from "../posts/service";
 import { MAX_BUDGET_SATS, MIN_SATS } from "../posts/content";
 import { bids, type BidRow } from "./tables";
+import { settingsOf } from "../instance/service";
 
 export type { BidRow };
 
@@ -235,7 +236,7 @@ export function acceptBid(ctx: Ctx, caller: Caller, postId: string, bidId: strin
     } else if (bid.status !== "pending") throw invalid(`This bid is ${bid.status}: only a pending bid can be accepted`);
     else if (!BIDDABLE.includes(post.status)) throw conflict400(`This task already has an accepted bid (it is ${post.status})`);
 
-    const invoice = await payments.requestInvoice(ctx, { amountSats: bid.amountSats, memo: `Colony task: ${post.title.slice(0, 120)}`, ttlSeconds: TASK_INVOICE_TTL_SECONDS });
+    const invoice = await payments.requestInvoice(ctx, { amountSats: bid.amountSats, memo: `${settingsOf(ctx).name} task: ${post.title.slice(0, 120)}`, ttlSeconds: TASK_INVOICE_TTL_SECONDS });
     const now = ctx.clock.now();
     return inTransaction(ctx.db, (tx) => {
       if (renewal) {

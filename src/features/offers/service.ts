@@ -19,6 +19,7 @@ import * as posts from "../posts/service";
 import type { PostRow } from "../posts/service";
 import * as users from "../users/service";
 import { serviceOrders, type OrderStatus } from "./tables";
+import { settingsOf } from "../instance/service";
 
 export type OrderRow = typeof serviceOrders.$inferSelect;
 export type { OrderStatus };
@@ -189,7 +190,7 @@ export function acceptOrder(ctx: Ctx, caller: Caller, id: string): Promise<Order
     const order = orderAs(ctx, caller, id, "seller");
     if (order.status !== "requested") throw notRequested(order, "accepted");
     const title = titleOf(ctx, order.postId);
-    const invoice = await payments.requestInvoice(ctx, { amountSats: order.agreedAmountSats, memo: `Colony order: ${title.slice(0, 120)}`, ttlSeconds: INVOICE_TTL_SECONDS });
+    const invoice = await payments.requestInvoice(ctx, { amountSats: order.agreedAmountSats, memo: `${settingsOf(ctx).name} order: ${title.slice(0, 120)}`, ttlSeconds: INVOICE_TTL_SECONDS });
     return inTransaction(ctx.db, (tx) => {
       const inv = payments.recordInvoice(ctx, tx, { purpose: ORDER_PURPOSE, subjectId: id, amountSats: order.agreedAmountSats, invoice });
       const now = ctx.clock.now();

@@ -14,6 +14,7 @@ import * as payments from "../payments/service";
 import { getVisiblePost, postTitles, readableListedPostFilter } from "../posts/service";
 import * as users from "../users/service";
 import { tips } from "./tables";
+import { settingsOf } from "../instance/service";
 
 export type TipRow = typeof tips.$inferSelect;
 
@@ -53,7 +54,7 @@ async function openTip(ctx: Ctx, caller: Caller, target: Target, amountSats: num
   // The tip is forwarded to the author's Lightning address: without one it could never reach them (docs/decisions.md §122).
   if (!recipient.lightningAddress) throw invalid(`@${recipient.username} has no lightning address to receive tips`);
   const now = ctx.clock.now();
-  return payments.openInvoice(ctx, { purpose: PURPOSE, amountSats, memo: `Colony tip for @${recipient.username}`, ttlSeconds: TIP_TTL_SECONDS }, (tx, invoice) =>
+  return payments.openInvoice(ctx, { purpose: PURPOSE, amountSats, memo: `${settingsOf(ctx).name} tip for @${recipient.username}`, ttlSeconds: TIP_TTL_SECONDS }, (tx, invoice) =>
     tx
       .insert(tips)
       .values({
