@@ -13,7 +13,7 @@ import { layout } from "./account-layout";
 import { refusedPage } from "./account-routes";
 import { sync } from "./layout";
 import { avatarView } from "./pages/avatar-form";
-import { ProfileForm } from "./pages/part";
+import { ProfileForm, savedProfile } from "./pages/part";
 import { FORM_MAX_BYTES, failure, isSignedIn, page, seeOther, toSignIn, webSession, type SignedInWeb, type Web } from "./session";
 
 const FORM = { parse: "none" as const, detail: { hide: true } };
@@ -34,7 +34,7 @@ export const avatarRoutes = (ctx: Ctx) => {
   function refused(web: SignedInWeb, err: unknown): Response {
     const f = failure(err);
     const u = web.viewer.user;
-    const html = layout(web, "Profile", sync(ProfileForm({ csrf: web.csrf, displayName: u.displayName ?? "", bio: u.bio ?? "", error: f.message, avatar: avatarView(u) })));
+    const html = layout(web, "Profile", sync(ProfileForm({ csrf: web.csrf, ...savedProfile(u), error: f.message, avatar: avatarView(u) })));
     return page(web, html, f.status, f.headers);
   }
 

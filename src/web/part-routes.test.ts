@@ -10,6 +10,7 @@ import { comment } from "../features/comments/fixtures";
 import { iso, join, makeColony, post } from "../features/posts/fixtures";
 import { human } from "../features/sessions/fixtures";
 import type { ColonyRow } from "../features/colonies/service";
+import * as users from "../features/users/service";
 
 // One harness for the file; before each test, a new colony with its owner and another member.
 // The tests of the rate limits (another configuration) and of a poll that closes (the clock moves
@@ -375,5 +376,28 @@ describe("/settings/profile", () => {
     expect((await b.post("/settings/profile", { display_name: "x", bio: "y".repeat(1001) })).status).toBe(422);
     expect((await b.post("/settings/profile", { display_name: "Other" }, { csrf: null })).status).toBe(403);
     expect(dbState(h)).toEqual(before);
+  });
+
+  test("the Lightning address: saved (lower-cased) and shown, refused when it is not name@domain with what was typed kept, cleared when emptied, untouched by a form without it", async () => {
+    const b = await signedIn(h, owner);
+    const form = await b.get("/settings/profile");
+    expect(form.text).toContain('<label for="lightning_address">Lightning address</label>');
+    const saved = await b.post("/settings/profile", { display_name: "Payee", bio: "", lightning_address: " Payee@Wallet.Example " });
+    expect(saved.location).toBe("/settings/profile?notice=saved");
+    expect((await b.get(saved.location!)).text).toContain('name="lightning_address" type="text" inputmode="email" autocomplete="off" maxlength="255" value="payee@wallet.example"');
+    expect((await h.req("GET", "/api/v1/users/me", { token: owner.token })).body.lightning_address).toBe("payee@wallet.example");
+    const before = dbState(h);
+    const bad = await b.post("/settings/profile", { display_name: "Payee", bio: "", lightning_address: "not \"an\" address" });
+    expect(bad.status).toBe(422);
+    expect(bad.text).toContain("lightning_address must look like name@domain");
+    expect(bad.text).toContain(`value="not &#34;an&#34; address"`);
+    expect(dbState(h)).toEqual(before);
+    // A form without the field (as before it had one) keeps the address.
+    await b.get("/settings/profile");
+    expect((await b.post("/settings/profile", { display_name: "Payee", bio: "" })).status).toBe(303);
+    expect(users.findById(h.ctx, owner.id)?.lightningAddress).toBe("payee@wallet.example");
+    await b.get("/settings/profile");
+    expect((await b.post("/settings/profile", { display_name: "Payee", bio: "", lightning_address: "  " })).status).toBe(303);
+    expect(users.findById(h.ctx, owner.id)?.lightningAddress).toBeNull();
   });
 });

@@ -490,17 +490,31 @@ export function notificationHref(n: { post_id: string | null; comment_id: string
 
 // ---- /settings/profile
 
+/** What the profile form shows: the saved values, or those a refused save sent. */
+export interface ProfileValues {
+  displayName: string;
+  bio: string;
+  /** Where the person's sales, paid work and tips are paid; empty for none. */
+  lightningAddress: string;
+}
+
+/** The profile form's values as the person's account has them. */
+export const savedProfile = (u: { displayName: string | null; bio: string | null; lightningAddress: string | null }): ProfileValues => ({
+  displayName: u.displayName ?? "",
+  bio: u.bio ?? "",
+  lightningAddress: u.lightningAddress ?? "",
+});
+
 export function ProfileForm({
   csrf,
   displayName,
   bio,
+  lightningAddress,
   error,
   notice,
   avatar,
-}: {
+}: ProfileValues & {
   csrf: string;
-  displayName: string;
-  bio: string;
   error?: string | null;
   notice?: string | null;
   /** The picture section (avatar-form.tsx), when shown. */
@@ -531,6 +545,15 @@ export function ProfileForm({
           </textarea>
           <br />
           <small id="bio-hint">Shown on your profile page. At most 1000 characters; leave it empty to have none.</small>
+        </p>
+        <p>
+          <label for="lightning_address">Lightning address</label>
+          <br />
+          <input id="lightning_address" name="lightning_address" type="text" inputmode="email" autocomplete="off" maxlength="255" value={lightningAddress} aria-describedby="lightning-hint" />
+          <br />
+          <small id="lightning-hint">
+            Where the marketplace pays you (name@domain): your sales, paid tasks and tips, less the platform's share. Leave it empty to have none.
+          </small>
         </p>
         <p>
           <button type="submit">Save profile</button>

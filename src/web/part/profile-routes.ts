@@ -1,5 +1,5 @@
 // People: following someone from their profile, and one's own profile (/settings/profile: the
-// display name and bio, saved through the users service with the limits of PUT
+// display name, bio and Lightning address, saved through the users service with the limits of PUT
 // /api/v1/users/me; the picture's form posts to avatar-routes.ts).
 import { ApiError } from "../../core/errors";
 import * as follows from "../../features/follows/service";
@@ -9,7 +9,7 @@ import { AVATAR_NOTICES } from "../avatar-routes";
 import { userHref } from "../components";
 import { sync } from "../layout";
 import { avatarView } from "../pages/avatar-form";
-import { ProfileForm } from "../pages/part";
+import { ProfileForm, savedProfile, type ProfileValues } from "../pages/part";
 import { ByName, FORM, PAGE } from "../route-options";
 import { failure, field, isSignedIn, page, seeOther, toSignIn, type SignedInWeb } from "../session";
 import { action } from "./actions";
@@ -19,7 +19,7 @@ import type { WebArea } from "../web-app";
 const PROFILE_NOTICES: Record<string, string> = { saved: "Your profile is saved.", ...AVATAR_NOTICES };
 
 export const profileRoutes: WebArea = (ctx, app) => {
-  function profilePage(web: SignedInWeb, values: { displayName: string; bio: string }, status = 200, more: { error?: string | null; notice?: string | null } = {}, headers: Record<string, string> = {}) {
+  function profilePage(web: SignedInWeb, values: ProfileValues, status = 200, more: { error?: string | null; notice?: string | null } = {}, headers: Record<string, string> = {}) {
     return page(web, layout(web, "Profile", sync(ProfileForm({ csrf: web.csrf, ...values, ...more, avatar: avatarView(web.viewer.user) }))), status, headers);
   }
 
@@ -52,7 +52,7 @@ export const profileRoutes: WebArea = (ctx, app) => {
       ({ web, query }) => {
         if (!isSignedIn(web)) return toSignIn(web, "/settings/profile");
         const u = web.viewer.user;
-        return profilePage(web, { displayName: u.displayName ?? "", bio: u.bio ?? "" }, 200, { notice: Object.hasOwn(PROFILE_NOTICES, query.notice ?? "") ? PROFILE_NOTICES[query.notice!] : null });
+        return profilePage(web, savedProfile(u), 200, { notice: Object.hasOwn(PROFILE_NOTICES, query.notice ?? "") ? PROFILE_NOTICES[query.notice!] : null });
       },
       PAGE,
     )
@@ -60,11 +60,17 @@ export const profileRoutes: WebArea = (ctx, app) => {
       "/settings/profile",
       ({ web }) => {
         if (!isSignedIn(web)) return toSignIn(web, "/settings/profile");
-        let values = { displayName: web.form.get("display_name") ?? "", bio: web.form.get("bio") ?? "" };
+        // A form without the address (an older page) leaves it as it is.
+        const sentAddress = web.form.has("lightning_address");
+        let values: ProfileValues = { displayName: web.form.get("display_name") ?? "", bio: web.form.get("bio") ?? "", lightningAddress: web.form.get("lightning_address") ?? web.viewer.user.lightningAddress ?? "" };
         try {
           // The limits of PUT /api/v1/users/me's schema (a longer value is a 422, as there).
-          values = { displayName: field(web, "display_name", 100), bio: field(web, "bio", 1000) };
-          updateProfile(ctx, web.viewer.user, { display_name: values.displayName, bio: values.bio.trim() ? values.bio : null });
+          values = { displayName: field(web, "display_name", 100), bio: field(web, "bio", 1000), lightningAddress: sentAddress ? field(web, "lightning_address", 255) : values.lightningAddress };
+          updateProfile(ctx, web.viewer.user, {
+            display_name: values.displayName,
+            bio: values.bio.trim() ? values.bio : null,
+            ...(sentAddress ? { lightning_address: values.lightningAddress.trim() || null } : {}),
+          });
           return seeOther(web, "/settings/profile?notice=saved");
         } catch (err) {
           const f = failure(err);
