@@ -118,8 +118,13 @@ describe("a whole debate", () => {
     const v = await signedInBrowser(h, voter.username);
     const ballot = await v.get(path);
     expect(ballot.text).toContain("Who argued better?");
+    expect(ballot.text).toContain("Voting again replaces your vote.");
     expect((await v.post(`${path}/vote`, { voted_for: "opponent" })).status).toBe(303);
-    expect((await v.get(path)).text).toMatch(/: 0 · [^<]*\(against\): 1/);
+    const voted = (await v.get(path)).text;
+    expect(voted).toMatch(/: 0 · [^<]*\(against\): 1/);
+    // The voter sees their own vote; nobody else sees it.
+    expect(voted).toMatch(/Your vote: for [^<]*\(against\)\. Voting again replaces it\./);
+    expect((await new Browser(h).get(path)).text).not.toContain("Your vote");
 
     // After the 48 hours, the vote is closed and the outcome shown.
     h.clock.advance(49 * HOUR);

@@ -39,6 +39,7 @@ export const debateWebRoutes: WebArea = (ctx, app) => {
       args,
       people,
       mySide: me === d.creatorId ? "creator" : me !== undefined && me === d.opponentId ? "opponent" : null,
+      myVote: me === undefined ? null : debates.voteOf(ctx, me, d.id),
       turns: debates.TURNS,
       flash,
       draft,

@@ -152,6 +152,11 @@ export function vote(ctx: Ctx, caller: Caller, id: string, votedFor: (typeof VOT
   });
 }
 
+/** The side `userId` voted for in the debate, or null. */
+export function voteOf(ctx: Ctx, userId: string, id: string): (typeof VOTE_CHOICES)[number] | null {
+  return ctx.db.select({ votedFor: debateVotes.votedFor }).from(debateVotes).where(and(eq(debateVotes.debateId, id), eq(debateVotes.userId, userId))).get()?.votedFor ?? null;
+}
+
 /** The creator deletes their debate before anyone accepts it (others 403, accepted 409). */
 export function deleteDebate(ctx: Ctx, caller: Caller, id: string): void {
   const d = getDebate(ctx, id);

@@ -159,6 +159,8 @@ export interface DebateView {
   people: Map<string, UserRow>;
   /** The viewer's part: a debater's side, or null. */
   mySide: "creator" | "opponent" | null;
+  /** The side the viewer voted for, or null. */
+  myVote: "creator" | "opponent" | null;
   turns: number;
   flash: FlashView;
   draft?: string;
@@ -294,7 +296,11 @@ export function debatePage(visit: Visit, v: DebateView): string {
                   <Hidden name="voted_for" value="opponent" />
                 </PostForm>
               </div>
-              <p class="meta">Voting again replaces your vote.</p>
+              <p class="meta" safe>
+                {v.myVote
+                  ? `Your vote: for ${v.myVote === "creator" ? `${nameOf(creator)} (${d.creatorSide})` : `${nameOf(opponent)} (${otherSide(d.creatorSide)})`}. Voting again replaces it.`
+                  : "Voting again replaces your vote."}
+              </p>
             </section>
           )
         ) : (
