@@ -52,6 +52,8 @@ describe("reading pages in headless Chromium with axe-core", () => {
       metadata: { poll_options: ["Bullet points", "Prose"], show_results_before_voting: true },
     });
     await api("POST", `/api/v1/polls/${poll.id}/vote`, ada, { option_ids: [poll.metadata_.poll_options[0].id] });
+    // A page of the site wiki (an agent's first days allow two new pages).
+    await api("POST", "/api/v1/wiki", ada, { title: "Reading list", slug: "reading-list", category: "Guides", content: "Papers worth a summary:\n\n1. One\n2. Two\n\nAsk @bob-agent for more." });
     const client = await api("POST", "/oauth/register", null, { client_name: "An MCP client", redirect_uris: ["http://127.0.0.1:33418/callback"], grant_types: ["authorization_code", "refresh_token"], response_types: ["code"] });
     const consent = new URLSearchParams({ response_type: "code", client_id: client.client_id, redirect_uri: "http://127.0.0.1:33418/callback", state: "s", code_challenge: "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM", code_challenge_method: "S256", scope: "read post messages marketplace" });
     Object.assign(pages, {
@@ -65,6 +67,8 @@ describe("reading pages in headless Chromium with axe-core", () => {
       tag: "/tag/reading",
       search: "/search?q=reading",
       about: "/about",
+      wiki: "/wiki",
+      "wiki page": "/wiki/reading-list",
       "sign in": "/login",
       "sign up": "/signup",
       "password reset": "/reset",
@@ -75,7 +79,7 @@ describe("reading pages in headless Chromium with axe-core", () => {
 
   afterAll(() => tearDown(browser, server, dataDir));
 
-  const names = ["front", "front, top", "colony", "post", "poll", "profile", "tag", "search", "about", "sign in", "sign up", "password reset", "MCP consent", "not found"];
+  const names = ["front", "front, top", "colony", "post", "poll", "profile", "tag", "search", "about", "wiki", "wiki page", "sign in", "sign up", "password reset", "MCP consent", "not found"];
 
   test.skipIf(!hasChromium).each(names)("%s: no serious or critical axe violation, light at 1280 px and dark at 390 px (skipped without Chromium)", async (name) => {
     const found = await everyWayProblems(browser!, `${server!.url}${pages[name]}`, {

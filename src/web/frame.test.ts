@@ -39,6 +39,7 @@ describe("the site's navigation", () => {
       ["/forecasts", "Forecasts"],
       ["/debates", "Debates"],
       ["/events", "Events"],
+      ["/wiki", "Wiki"],
       ["/stats", "Statistics"],
       ["/about", "About"],
     ]);
@@ -47,7 +48,7 @@ describe("the site's navigation", () => {
   test("adds bookmarks, agents and requests for the signed-in, moderation for moderators and the dashboard for admins", async () => {
     const person = await signedIn();
     const texts = navOf((await person.b.get("/")).text).map(([, t]) => t);
-    expect(texts).toEqual(["Home", "Colonies", "People", "Marketplace", "Forecasts", "Debates", "Events", "Statistics", "Bookmarks", "Your agents", "Requests", "About"]);
+    expect(texts).toEqual(["Home", "Colonies", "People", "Marketplace", "Forecasts", "Debates", "Events", "Wiki", "Statistics", "Bookmarks", "Your agents", "Requests", "About"]);
 
     const admin = await signedIn({ admin: true });
     // The founder of a colony moderates it.

@@ -25,6 +25,7 @@ function navLinks(viewer: Viewer | null | undefined): [href: string, text: strin
     ["/forecasts", "Forecasts"],
     ["/debates", "Debates"],
     ["/events", "Events"],
+    ["/wiki", "Wiki"],
     ["/stats", "Statistics"],
   ];
   if (viewer) links.push(["/bookmarks", "Bookmarks"], ["/operator", "Your agents"], ["/requests", "Requests"]);

@@ -1,6 +1,7 @@
-// A colony's wiki on the web: reading as anyone, writing under the colony's wiki policy, the
-// page lock and a stale base revision exactly as the wiki service refuses them (each refusal on
-// the page with its status, nothing written), history, two revisions compared, and restoring.
+// A wiki on the web, a colony's and the site's (/wiki): reading as anyone, writing under the
+// colony's wiki policy, the page lock and a stale base revision exactly as the wiki service
+// refuses them (each refusal on the page with its status, nothing written), history, two
+// revisions compared, and restoring.
 import { beforeAll, describe, expect, test } from "bun:test";
 import { Browser, signedInBrowser } from "../../test/browser";
 import { dbState } from "../../test/db-state";
@@ -262,5 +263,65 @@ describe("a blank colony name", () => {
     const r = await b.post("/c/%20/wiki/_new", { title: "Site page by accident", slug: "site-accident", content: "" });
     expect(r.status).toBe(404);
     expect((h.ctx.db.$client.query("select count(*) as n from wiki_pages where colony_id is null").get() as { n: number }).n).toBe(before);
+  });
+});
+
+describe("the site wiki (/wiki)", () => {
+  const sitePages = () => (h.ctx.db.$client.query("select count(*) as n from wiki_pages where colony_id is null").get() as { n: number }).n;
+
+  test("anyone reads it, without forms; every account may write it: a page made, edited, compared and restored, all outside any colony", async () => {
+    const anon = await new Browser(h).get("/wiki");
+    expect(anon.status).toBe(200);
+    expect(anon.headers.get("content-type")).toContain("text/html");
+    expect(anon.text).toContain("<h1>Wiki</h1>");
+    expect(anon.text).toContain("Anyone with an account may edit; site admins moderate it.");
+    expect(anon.text).not.toContain('name="csrf"');
+    expect((await new Browser(h).get("/wiki/_new")).location).toBe(`/login?next=${encodeURIComponent("/wiki/_new")}`);
+
+    // A person in no colony at all.
+    const b = await signedInBrowser(h, stranger.username);
+    await b.get("/wiki/_new");
+    const made = await b.post("/wiki/_new", { title: "How this instance works", slug: "how-it-works", content: "First **words**.", category: "", summary: "start" });
+    expect(made.status).toBe(303);
+    expect(made.location).toBe("/wiki/how-it-works?notice=created");
+    expect(h.ctx.db.$client.query("select colony_id from wiki_pages where slug = 'how-it-works'").get()).toEqual({ colony_id: null });
+    const page = await b.get("/wiki/how-it-works");
+    expect(page.text).toContain("<strong>words</strong>");
+    expect(page.text).toContain('<a href="/wiki">Wiki</a>');
+    await b.get("/wiki/how-it-works/edit");
+    expect((await b.post("/wiki/how-it-works/edit", { title: "How this instance works", content: "First words, then more.", category: "", summary: "more", base_revision: "1" })).status).toBe(303);
+    const hist = await b.get("/wiki/how-it-works/history");
+    const [newer, older] = [...hist.text.matchAll(/href="\/wiki\/how-it-works\/revisions\/([0-9a-f-]{36})"/g)].map((m) => m[1]);
+    expect((await b.get(`/wiki/how-it-works/diff?from=${older}&to=${newer}`)).text).toContain("1 line added, 1 removed");
+    const restored = await b.post("/wiki/how-it-works/revert", { revision_id: older!, summary: "" });
+    expect(restored.location).toBe("/wiki/how-it-works?notice=restored");
+    // Listed on /wiki, not in the colony's wiki.
+    expect((await new Browser(h).get("/wiki")).text).toContain('href="/wiki/how-it-works"');
+    expect((await new Browser(h).get(base)).text).not.toContain("how-it-works");
+  });
+
+  test("its moderators are the site admins: the deleted pages and the lock are theirs (403 to others); it has no editor list", async () => {
+    const b = await signedInBrowser(h, member.username);
+    await b.get("/wiki/_new");
+    expect((await b.post("/wiki/_new", { title: "A page to lose", slug: "to-lose", content: "text", category: "", summary: "" })).status).toBe(303);
+    await b.get("/wiki/to-lose");
+    expect((await b.post("/wiki/to-lose/lock")).status).toBe(403);
+    expect((await b.get("/wiki/_deleted")).status).toBe(403);
+    const before = sitePages();
+    expect((await b.post("/wiki/to-lose/delete")).location).toBe("/wiki?notice=deleted");
+    expect(sitePages()).toBe(before);
+
+    const admin = await human(h, { admin: true });
+    const a = await signedInBrowser(h, admin.username);
+    const deleted = await a.get("/wiki/_deleted");
+    expect(deleted.status).toBe(200);
+    expect(deleted.text).toContain("A page to lose");
+    expect((await a.post("/wiki/to-lose/restore")).location).toBe("/wiki/to-lose?notice=restored_page");
+    await a.get("/wiki/to-lose");
+    expect((await a.post("/wiki/to-lose/lock")).location).toBe("/wiki/to-lose?notice=locked");
+    const listed = await a.get("/wiki");
+    expect(listed.text).toContain('href="/wiki/_deleted"');
+    expect(listed.text).not.toContain("_editors");
+    expect((await a.get("/wiki/_editors")).status).toBe(404);
   });
 });

@@ -1,9 +1,10 @@
-// A colony's wiki on the web (/c/<colony>/wiki…): the list of its pages with search, one page
+// The wikis on the web, a colony's (/c/<colony>/wiki…) and the site's (/wiki…, which every
+// account may write and site admins moderate): the list of its pages with search, one page
 // rendered, its history, one revision, what changed between two revisions, and writing: a new
 // page, an edit (sent with the revision it started from, so a concurrent edit is the service's
 // 409 with the person's text kept), restoring a revision, locking and unlocking. Every read and
-// write is the wiki service's, as the visitor, under the colony's wiki policy and the page's
-// lock exactly as the API decides, charged to the API routes' limits. The content is markdown,
+// write is the wiki service's, as the visitor, under the wiki's policy and the page's lock
+// exactly as the API decides, charged to the API routes' limits. The content is markdown,
 // shown as posts and event descriptions are rendered (sanitised, mentions linked).
 import type { Ctx } from "../core/context";
 import { ApiError, FieldError } from "../core/errors";
@@ -58,23 +59,29 @@ function wholeNumber(raw: string, name: string): number {
  * The colony a path names, for the wiki service. A blank name would be the service's site wiki,
  * which these colony pages never reach: 404.
  */
-function ref(name: string): string {
+function colonyRef(name: string): string {
   if (!name.trim()) throw new ApiError(404, "NOT_FOUND", "Not found");
   return name;
 }
 
-export const wikiWebRoutes: WebArea = (ctx, app) => {
-  const colonyOf = (w: Wiki) => {
-    // Every route here names a colony, so the service's wiki is one.
-    if (!w) throw new ApiError(404, "NOT_FOUND", "Not found");
-    return w;
-  };
+/** Where a wiki's pages are on the web: a colony's under /c/<name>/wiki, the site wiki's under /wiki. */
+interface Place {
+  path: "/c/:name/wiki" | "/wiki";
+  /** The wiki an address names, for the service: a colony's name, or "" for the site wiki. */
+  ref(params: Record<string, string>): string;
+}
+const COLONY_WIKI: Place = { path: "/c/:name/wiki", ref: (params) => colonyRef(params.name ?? "") };
+const SITE_WIKI: Place = { path: "/wiki", ref: () => "" };
 
+/** The name wikiHref takes for a wiki: its colony's, or "" for the site wiki. */
+const nameOf = (w: Wiki) => w?.name ?? "";
+
+export const wikiWebRoutes: WebArea = (ctx, app) => {
   function pageView(visit: Visit, name: string, slug: string, flash: { notice?: string | null; error?: string | null } = {}): string {
     const { wiki: w, page } = wiki.readPage(ctx, visit.caller, name, slug);
     const people = users.findManyByIds(ctx, [page.createdBy, page.updatedBy]);
     return wikiPageView(visit, {
-      colony: colonyOf(w),
+      colony: w,
       page,
       html: rendered(ctx, page.updatedBy, page.content),
       createdBy: people.get(page.createdBy),
@@ -88,7 +95,7 @@ export const wikiWebRoutes: WebArea = (ctx, app) => {
   function editView(visit: Visit, name: string, slug: string, values: WikiFormValues | null, base: number | null, error: string | null = null): string {
     const { wiki: w, page } = wiki.readPage(ctx, visit.caller, name, slug);
     return wikiEditPage(visit, {
-      colony: colonyOf(w),
+      colony: w,
       page,
       values: values ?? { title: page.title, slug: page.slug, category: page.category ?? "", content: page.content, summary: "" },
       baseRevision: base ?? page.revisionCount,
@@ -98,14 +105,14 @@ export const wikiWebRoutes: WebArea = (ctx, app) => {
 
   function newView(visit: Visit, name: string, values: WikiFormValues, error: string | null = null): string {
     const { wiki: w } = wiki.listPages(ctx, visit.caller, { colony: name }, { limit: 0, offset: 0 });
-    return wikiEditPage(visit, { colony: colonyOf(w), page: null, values, baseRevision: 0, error });
+    return wikiEditPage(visit, { colony: w, page: null, values, baseRevision: 0, error });
   }
 
   /** A wiki's deleted pages; the service refuses anyone but its moderators (403). */
   function deletedView(visit: Visit, name: string, paging: ReturnType<typeof pageOf>, flash: { notice?: string | null; error?: string | null }): string {
     const r = wiki.deletedPages(ctx, visit.caller!, name, paging);
     return wikiDeletedPage(visit, {
-      colony: colonyOf(r.wiki),
+      colony: r.wiki,
       items: r.items,
       people: users.findManyByIds(ctx, r.items.flatMap((p) => (p.deletedBy ? [p.deletedBy] : []))),
       page: paging.page!,
@@ -131,15 +138,15 @@ export const wikiWebRoutes: WebArea = (ctx, app) => {
 
   const formValues = (w: SignedInWeb): WikiFormValues => ({ title: typed(w, "title"), slug: typed(w, "slug"), category: typed(w, "category"), content: typed(w, "content"), summary: typed(w, "summary") });
 
-  type PageParams = { name: string; slug: string };
+  type PageParams = Record<string, string> & { slug: string };
 
   /** A form on a page's own view (restore a revision, delete, lock): refused, the page again with the reason. */
-  const pageAction = (web: Web, request: Request, params: PageParams, limits: readonly string[], act: (w: SignedInWeb) => string) =>
-    formAction(ctx, web, request, wikiHref(params.name, params.slug), limits, act, (visit, error) => pageView(visit, ref(params.name), params.slug, { error }));
+  const pageAction = (at: Place, web: Web, request: Request, params: PageParams, limits: readonly string[], act: (w: SignedInWeb) => string) =>
+    formAction(ctx, web, request, wikiHref(at.ref(params), params.slug), limits, act, (visit, error) => pageView(visit, at.ref(params), params.slug, { error }));
 
-  /** The per-page edit limit (an edit and a restore count alike), keyed by colony and page. */
-  const chargePageEdit = (w: SignedInWeb, request: Request, params: PageParams) =>
-    charge(ctx, request, subjectOf(w.viewer.caller, w.client.ip), ["wiki_page_edits"], `${params.name.trim().toLowerCase()}/${params.slug}`);
+  /** The per-page edit limit (an edit and a restore count alike), keyed by wiki and page. */
+  const chargePageEdit = (at: Place, w: SignedInWeb, request: Request, params: PageParams) =>
+    charge(ctx, request, subjectOf(w.viewer.caller, w.client.ip), ["wiki_page_edits"], `${at.ref(params).trim().toLowerCase()}/${params.slug}`);
 
   /** A form on the editors page: `act` answers the notice's key; refused, the editors again with the reason (and the name typed). */
   const editorsAction = (web: Web, request: Request, name: string, act: (w: SignedInWeb) => string) => {
@@ -151,26 +158,27 @@ export const wikiWebRoutes: WebArea = (ctx, app) => {
       editors,
       ["wiki_editor_write"],
       (w) => `${editors}?notice=${act(w)}`,
-      (visit, error) => editorsView(visit, ref(name), pageOf(undefined, PAGES_PER_PAGE), { error }, typed(web, "username", 64)),
+      (visit, error) => editorsView(visit, colonyRef(name), pageOf(undefined, PAGES_PER_PAGE), { error }, typed(web, "username", 64)),
     );
   };
 
   /** Locks or unlocks the page, and the page's address with the notice that says so. */
-  const lockTo = (w: SignedInWeb, params: PageParams, locked: boolean) => {
-    const { wiki: saved, page } = wiki.setLock(ctx, w.viewer.caller, ref(params.name), params.slug, locked);
-    return `${wikiHref(colonyOf(saved).name, page.slug)}?notice=${locked ? "locked" : "unlocked"}`;
+  const lockTo = (at: Place, w: SignedInWeb, params: PageParams, locked: boolean) => {
+    const { wiki: saved, page } = wiki.setLock(ctx, w.viewer.caller, at.ref(params), params.slug, locked);
+    return `${wikiHref(nameOf(saved), page.slug)}?notice=${locked ? "locked" : "unlocked"}`;
   };
 
-  app
+  const mount = (at: Place) =>
+    app
     .get(
-      "/c/:name/wiki",
+      `${at.path}`,
       ({ request, params, query }) =>
         readingPage(ctx, request, (visit) => {
           const q = (str(query.q) ?? "").trim().slice(0, 200);
           const paging = pageOf(query.page, PAGES_PER_PAGE);
-          const r = wiki.listPages(ctx, visit.caller, { colony: ref(params.name), q: q || undefined }, paging);
+          const r = wiki.listPages(ctx, visit.caller, { colony: at.ref(params), q: q || undefined }, paging);
           return wikiListPage(visit, {
-            colony: colonyOf(r.wiki),
+            colony: r.wiki,
             items: r.items,
             editors: users.findManyByIds(ctx, r.items.map((p) => p.updatedBy)),
             total: r.total,
@@ -179,132 +187,106 @@ export const wikiWebRoutes: WebArea = (ctx, app) => {
             q,
             gate: gateOf(ctx, visit.caller, r.wiki),
             moderates: visit.caller ? moderatesWiki(ctx, visit.caller, r.wiki) : false,
-            policy: settingsOf(colonyOf(r.wiki)).wiki_edit_policy ?? "members",
+            policy: r.wiki ? (settingsOf(r.wiki).wiki_edit_policy ?? "members") : null,
             flash: { notice: noticeOf(NOTICES, query.notice) },
           });
         }),
       PAGE,
     )
     .get(
-      "/c/:name/wiki/_new",
+      `${at.path}/_new`,
       ({ request, params, web }) => {
-        if (!web.viewer) return toSignIn(web, wikiHref(params.name, undefined, "/_new"));
-        return readingPage(ctx, request, (visit) => newView(visit, ref(params.name), { title: "", slug: "", category: "", content: "", summary: "" }));
+        if (!web.viewer) return toSignIn(web, wikiHref(at.ref(params), undefined, "/_new"));
+        return readingPage(ctx, request, (visit) => newView(visit, at.ref(params), { title: "", slug: "", category: "", content: "", summary: "" }));
       },
       PAGE,
     )
     .post(
-      "/c/:name/wiki/_new",
+      `${at.path}/_new`,
       ({ web, request, params }) =>
         formAction(
           ctx,
           web,
           request,
-          wikiHref(params.name, undefined, "/_new"),
+          wikiHref(at.ref(params), undefined, "/_new"),
           CREATE_LIMITS,
           (w) => {
             const { wiki: made, page } = wiki.createPage(ctx, w.viewer.caller, {
-              colony: ref(params.name),
+              colony: at.ref(params),
               title: field(w, "title", wiki.TITLE_MAX),
               slug: field(w, "slug", wiki.SLUG_MAX).trim(),
               category: field(w, "category", wiki.CATEGORY_MAX),
               content: field(w, "content", wiki.CONTENT_MAX),
               summary: field(w, "summary", wiki.SUMMARY_MAX),
             });
-            return `${wikiHref(colonyOf(made).name, page.slug)}?notice=created`;
+            return `${wikiHref(nameOf(made), page.slug)}?notice=created`;
           },
-          (visit, error) => newView(visit, ref(params.name), formValues(web as SignedInWeb), error),
+          (visit, error) => newView(visit, at.ref(params), formValues(web as SignedInWeb), error),
         ),
       FORM,
     )
     .get(
-      "/c/:name/wiki/_deleted",
+      `${at.path}/_deleted`,
       ({ request, params, query, web }) => {
-        if (!web.viewer) return toSignIn(web, wikiHref(params.name, undefined, "/_deleted"));
-        return readingPage(ctx, request, (visit) => deletedView(visit, ref(params.name), pageOf(query.page, PAGES_PER_PAGE), { notice: noticeOf(NOTICES, query.notice) }));
+        if (!web.viewer) return toSignIn(web, wikiHref(at.ref(params), undefined, "/_deleted"));
+        return readingPage(ctx, request, (visit) => deletedView(visit, at.ref(params), pageOf(query.page, PAGES_PER_PAGE), { notice: noticeOf(NOTICES, query.notice) }));
       },
       PAGE,
     )
     .get(
-      "/c/:name/wiki/_editors",
-      ({ request, params, query, web }) => {
-        if (!web.viewer) return toSignIn(web, wikiHref(params.name, undefined, "/_editors"));
-        return readingPage(ctx, request, (visit) => editorsView(visit, ref(params.name), pageOf(query.page, PAGES_PER_PAGE), { notice: noticeOf(NOTICES, query.notice) }));
-      },
-      PAGE,
-    )
-    .post(
-      "/c/:name/wiki/_editors",
-      ({ web, request, params }) =>
-        editorsAction(web, request, params.name, (w) => {
-          addEditor(ctx, w.viewer.caller, ref(params.name), field(w, "username", 64).replace(/^@/, ""));
-          return "editor_added";
-        }),
-      FORM,
-    )
-    .post(
-      "/c/:name/wiki/_editors/:user/remove",
-      ({ web, request, params }) =>
-        editorsAction(web, request, params.name, (w) => {
-          removeEditor(ctx, w.viewer.caller, ref(params.name), params.user.slice(0, 64));
-          return "editor_removed";
-        }),
-      FORM,
-    )
-    .get(
-      "/c/:name/wiki/:slug",
-      ({ request, params, query }) => readingPage(ctx, request, (visit) => pageView(visit, ref(params.name), params.slug, { notice: noticeOf(NOTICES, query.notice) })),
+      `${at.path}/:slug`,
+      ({ request, params, query }) => readingPage(ctx, request, (visit) => pageView(visit, at.ref(params), params.slug, { notice: noticeOf(NOTICES, query.notice) })),
       PAGE,
     )
     .get(
-      "/c/:name/wiki/:slug/edit",
+      `${at.path}/:slug/edit`,
       ({ request, params, web }) => {
-        if (!web.viewer) return toSignIn(web, wikiHref(params.name, params.slug, "/edit"));
+        if (!web.viewer) return toSignIn(web, wikiHref(at.ref(params), params.slug, "/edit"));
         return readingPage(ctx, request, (visit) => {
           // The write gate and the lock, as the service would answer the save: shown before anyone types.
-          const { wiki: w, page } = wiki.readPage(ctx, visit.caller, ref(params.name), params.slug);
+          const { wiki: w, page } = wiki.readPage(ctx, visit.caller, at.ref(params), params.slug);
           assertCanWrite(ctx, visit.caller!, w);
           if (page.lockedAt !== null) throw new ApiError(403, "FORBIDDEN", "This page is locked: nobody can edit it until a moderator unlocks it");
-          return editView(visit, ref(params.name), params.slug, null, null);
+          return editView(visit, at.ref(params), params.slug, null, null);
         });
       },
       PAGE,
     )
     .post(
-      "/c/:name/wiki/:slug/edit",
+      `${at.path}/:slug/edit`,
       ({ web, request, params }) =>
         formAction(
           ctx,
           web,
           request,
-          wikiHref(params.name, params.slug, "/edit"),
+          wikiHref(at.ref(params), params.slug, "/edit"),
           EDIT_LIMITS,
           (w) => {
             const base = wholeNumber(field(w, "base_revision", 12), "base_revision");
-            chargePageEdit(w, request, params);
-            const { wiki: saved, page } = wiki.updatePage(ctx, w.viewer.caller, ref(params.name), params.slug, {
+            chargePageEdit(at, w, request, params);
+            const { wiki: saved, page } = wiki.updatePage(ctx, w.viewer.caller, at.ref(params), params.slug, {
               title: field(w, "title", wiki.TITLE_MAX),
               content: field(w, "content", wiki.CONTENT_MAX),
               category: field(w, "category", wiki.CATEGORY_MAX),
               summary: field(w, "summary", wiki.SUMMARY_MAX),
               base_revision: base,
             });
-            return `${wikiHref(colonyOf(saved).name, page.slug)}?notice=saved`;
+            return `${wikiHref(nameOf(saved), page.slug)}?notice=saved`;
           },
           // Refused (a stale base revision, the lock, the policy): the form again with what they wrote, on the revision they started from.
-          (visit, error) => editView(visit, ref(params.name), params.slug, formValues(web as SignedInWeb), Number(typed(web, "base_revision", 12)) || null, error),
+          (visit, error) => editView(visit, at.ref(params), params.slug, formValues(web as SignedInWeb), Number(typed(web, "base_revision", 12)) || null, error),
         ),
       FORM,
     )
     .get(
-      "/c/:name/wiki/:slug/history",
+      `${at.path}/:slug/history`,
       ({ request, params, query }) =>
         readingPage(ctx, request, (visit) => {
           const paging = pageOf(query.page, REVISIONS_PER_PAGE);
-          const { wiki: w, page } = wiki.readPage(ctx, visit.caller, ref(params.name), params.slug);
-          const r = wiki.history(ctx, visit.caller, ref(params.name), params.slug, paging);
+          const { wiki: w, page } = wiki.readPage(ctx, visit.caller, at.ref(params), params.slug);
+          const r = wiki.history(ctx, visit.caller, at.ref(params), params.slug, paging);
           return wikiHistoryPage(visit, {
-            colony: colonyOf(w),
+            colony: w,
             page,
             revisions: r.items,
             authors: users.findManyByIds(ctx, r.items.map((x) => x.authorId)),
@@ -315,13 +297,13 @@ export const wikiWebRoutes: WebArea = (ctx, app) => {
       PAGE,
     )
     .get(
-      "/c/:name/wiki/:slug/revisions/:rev",
+      `${at.path}/:slug/revisions/:rev`,
       ({ request, params }) =>
         readingPage(ctx, request, (visit) => {
-          const { wiki: w } = wiki.readPage(ctx, visit.caller, ref(params.name), params.slug);
-          const { page, revision } = wiki.revision(ctx, visit.caller, ref(params.name), params.slug, params.rev.slice(0, 64));
+          const { wiki: w } = wiki.readPage(ctx, visit.caller, at.ref(params), params.slug);
+          const { page, revision } = wiki.revision(ctx, visit.caller, at.ref(params), params.slug, params.rev.slice(0, 64));
           return wikiRevisionPage(visit, {
-            colony: colonyOf(w),
+            colony: w,
             page,
             revision,
             html: rendered(ctx, revision.authorId, revision.content),
@@ -332,7 +314,7 @@ export const wikiWebRoutes: WebArea = (ctx, app) => {
       PAGE,
     )
     .get(
-      "/c/:name/wiki/:slug/diff",
+      `${at.path}/:slug/diff`,
       ({ request, params, query, web }) =>
         readingPage(ctx, request, (visit) => {
           const to = (str(query.to) ?? "").slice(0, 64);
@@ -340,65 +322,96 @@ export const wikiWebRoutes: WebArea = (ctx, app) => {
           if (!to) throw new ApiError(400, "INVALID_INPUT", "Choose the revision to show the changes of");
           // A diff may compute for up to 100 ms: the API's diff limit, per address.
           charge(ctx, request, subjectOf(null, web.client.ip), ["wiki_diff"]);
-          const { wiki: w, page } = wiki.readPage(ctx, visit.caller, ref(params.name), params.slug);
+          const { wiki: w, page } = wiki.readPage(ctx, visit.caller, at.ref(params), params.slug);
           if (!from) {
-            const c = wiki.revisionDiff(ctx, visit.caller, ref(params.name), params.slug, to);
-            return wikiDiffPage(visit, { colony: colonyOf(w), page, from: c.previous, to: c.revision, diff: c.diff, additions: c.additions, deletions: c.deletions });
+            const c = wiki.revisionDiff(ctx, visit.caller, at.ref(params), params.slug, to);
+            return wikiDiffPage(visit, { colony: w, page, from: c.previous, to: c.revision, diff: c.diff, additions: c.additions, deletions: c.deletions });
           }
           // Two revisions chosen on the history: the older one first, whichever order they came in.
-          let a = wiki.revision(ctx, visit.caller, ref(params.name), params.slug, from).revision;
-          let b = wiki.revision(ctx, visit.caller, ref(params.name), params.slug, to).revision;
+          let a = wiki.revision(ctx, visit.caller, at.ref(params), params.slug, from).revision;
+          let b = wiki.revision(ctx, visit.caller, at.ref(params), params.slug, to).revision;
           if (a.number > b.number) [a, b] = [b, a];
           const d = unifiedDiff(`${a.id}:${b.id}`, page.slug, { label: `revision ${a.number} (${a.id})`, text: a.content }, { label: `revision ${b.number} (${b.id})`, text: b.content });
-          return wikiDiffPage(visit, { colony: colonyOf(w), page, from: a, to: b, ...d });
+          return wikiDiffPage(visit, { colony: w, page, from: a, to: b, ...d });
         }),
       PAGE,
     )
     .post(
-      "/c/:name/wiki/:slug/revert",
+      `${at.path}/:slug/revert`,
       ({ web, request, params }) =>
-        pageAction(web, request, params, EDIT_LIMITS, (w) => {
-          chargePageEdit(w, request, params);
-          const { wiki: saved, page } = wiki.revert(ctx, w.viewer.caller, ref(params.name), params.slug, { revision_id: field(w, "revision_id", 64), summary: field(w, "summary", wiki.SUMMARY_MAX) });
-          return `${wikiHref(colonyOf(saved).name, page.slug)}?notice=restored`;
+        pageAction(at, web, request, params, EDIT_LIMITS, (w) => {
+          chargePageEdit(at, w, request, params);
+          const { wiki: saved, page } = wiki.revert(ctx, w.viewer.caller, at.ref(params), params.slug, { revision_id: field(w, "revision_id", 64), summary: field(w, "summary", wiki.SUMMARY_MAX) });
+          return `${wikiHref(nameOf(saved), page.slug)}?notice=restored`;
         }),
       FORM,
     )
     .post(
-      "/c/:name/wiki/:slug/delete",
+      `${at.path}/:slug/delete`,
       ({ web, request, params }) =>
-        pageAction(web, request, params, ["wiki_delete"], (w) => {
-          wiki.deletePage(ctx, w.viewer.caller, ref(params.name), params.slug);
-          return `${wikiHref(params.name)}?notice=deleted`;
+        pageAction(at, web, request, params, ["wiki_delete"], (w) => {
+          wiki.deletePage(ctx, w.viewer.caller, at.ref(params), params.slug);
+          return `${wikiHref(at.ref(params))}?notice=deleted`;
         }),
       FORM,
     )
     .post(
-      "/c/:name/wiki/:slug/restore",
+      `${at.path}/:slug/restore`,
       ({ web, request, params }) =>
         formAction(
           ctx,
           web,
           request,
-          wikiHref(params.name, undefined, "/_deleted"),
+          wikiHref(at.ref(params), undefined, "/_deleted"),
           ["wiki_restore"],
           (w) => {
-            const { wiki: back, page } = wiki.restorePage(ctx, w.viewer.caller, ref(params.name), params.slug);
-            return `${wikiHref(colonyOf(back).name, page.slug)}?notice=restored_page`;
+            const { wiki: back, page } = wiki.restorePage(ctx, w.viewer.caller, at.ref(params), params.slug);
+            return `${wikiHref(nameOf(back), page.slug)}?notice=restored_page`;
           },
           // Refused: the deleted pages again with the reason (to anyone but a moderator, the service's 403 page).
-          (visit, error) => deletedView(visit, ref(params.name), pageOf(undefined, PAGES_PER_PAGE), { error }),
+          (visit, error) => deletedView(visit, at.ref(params), pageOf(undefined, PAGES_PER_PAGE), { error }),
         ),
       FORM,
     )
     .post(
-      "/c/:name/wiki/:slug/lock",
-      ({ web, request, params }) => pageAction(web, request, params, ["wiki_lock"], (w) => lockTo(w, params, true)),
+      `${at.path}/:slug/lock`,
+      ({ web, request, params }) => pageAction(at, web, request, params, ["wiki_lock"], (w) => lockTo(at, w, params, true)),
       FORM,
     )
     .post(
-      "/c/:name/wiki/:slug/unlock",
-      ({ web, request, params }) => pageAction(web, request, params, ["wiki_lock"], (w) => lockTo(w, params, false)),
+      `${at.path}/:slug/unlock`,
+      ({ web, request, params }) => pageAction(at, web, request, params, ["wiki_lock"], (w) => lockTo(at, w, params, false)),
+      FORM,
+    );
+
+  mount(COLONY_WIKI);
+  mount(SITE_WIKI);
+  // A colony's wiki editors (the site wiki takes writes from every account: it has none).
+  app
+    .get(
+      "/c/:name/wiki/_editors",
+      ({ request, params, query, web }) => {
+        if (!web.viewer) return toSignIn(web, wikiHref(params.name, undefined, "/_editors"));
+        return readingPage(ctx, request, (visit) => editorsView(visit, colonyRef(params.name), pageOf(query.page, PAGES_PER_PAGE), { notice: noticeOf(NOTICES, query.notice) }));
+      },
+      PAGE,
+    )
+    .post(
+      "/c/:name/wiki/_editors",
+      ({ web, request, params }) =>
+        editorsAction(web, request, params.name, (w) => {
+          addEditor(ctx, w.viewer.caller, colonyRef(params.name), field(w, "username", 64).replace(/^@/, ""));
+          return "editor_added";
+        }),
+      FORM,
+    )
+    .post(
+      "/c/:name/wiki/_editors/:user/remove",
+      ({ web, request, params }) =>
+        editorsAction(web, request, params.name, (w) => {
+          removeEditor(ctx, w.viewer.caller, colonyRef(params.name), params.user.slice(0, 64));
+          return "editor_removed";
+        }),
       FORM,
     );
 };

@@ -296,10 +296,12 @@ export function debatePage(visit: Visit, v: DebateView): string {
                   <Hidden name="voted_for" value="opponent" />
                 </PostForm>
               </div>
-              <p class="meta" safe>
-                {v.myVote
-                  ? `Your vote: for ${v.myVote === "creator" ? `${nameOf(creator)} (${d.creatorSide})` : `${nameOf(opponent)} (${otherSide(d.creatorSide)})`}. Voting again replaces it.`
-                  : "Voting again replaces your vote."}
+              <p class="meta">
+                {escapeHtml(
+                  v.myVote
+                    ? `Your vote: for ${v.myVote === "creator" ? `${nameOf(creator)} (${d.creatorSide})` : `${nameOf(opponent)} (${otherSide(d.creatorSide)})`}. Voting again replaces it.`
+                    : "Voting again replaces your vote.",
+                )}
               </p>
             </section>
           )

@@ -1,5 +1,5 @@
 /** @jsxImportSource @kitajs/html */
-// A colony's wiki on the web (/c/<colony>/wiki…): its pages, one page rendered, its history, one
+// A wiki on the web, a colony's (/c/<colony>/wiki…) or the site's (/wiki…): its pages, one page rendered, its history, one
 // revision, what changed between two revisions, and the forms to write it. The routes
 // (web/wiki-routes.ts) call the wiki service as the visitor; these functions show what it
 // returned. A diff is drawn from the service's unified diff, line by line: every added or removed
@@ -15,29 +15,40 @@ import { colonyHref, Pager, Time } from "../components";
 import type { Visit } from "../visit";
 import { areaPage, escapeHtml, Flash, Person, PostForm, SignInToTakePart, TextArea, TextField, type FlashView } from "./area-parts";
 
-export const wikiHref = (colony: string, slug?: string, rest = "") => `/c/${encodeURIComponent(colony)}/wiki${slug ? `/${encodeURIComponent(slug)}` : ""}${rest}`;
+/** A wiki's address: a colony's by its name, the site wiki's for "". */
+export const wikiHref = (colony: string, slug?: string, rest = "") =>
+  `${colony ? `/c/${encodeURIComponent(colony)}` : ""}/wiki${slug ? `/${encodeURIComponent(slug)}` : ""}${rest}`;
+
+/** What wikiHref takes for a wiki: its colony's name, or "" for the site wiki (null). */
+const nameOf = (colony: ColonyRow | null) => colony?.name ?? "";
 
 /** Whether the visitor may write, as the service's write gate answered: null when they may, else its reason. */
 export type WriteGate = { refusal: string | null };
 
-function Crumbs({ colony, page, sub }: { colony: ColonyRow; page?: PageRow; sub?: string }) {
+function Crumbs({ colony, page, sub }: { colony: ColonyRow | null; page?: PageRow; sub?: string }) {
   return (
     <nav aria-label="Breadcrumb" class="crumbs">
-      <a href={colonyHref(colony.name)} safe>
-        {colony.displayName || colony.name}
-      </a>
-      {" › "}
+      {colony ? (
+        <>
+          <a href={colonyHref(colony.name)} safe>
+            {colony.displayName || colony.name}
+          </a>
+          {" › "}
+        </>
+      ) : (
+        ""
+      )}
       {page ? (
         <>
-          <a href={wikiHref(colony.name)}>Wiki</a>
+          <a href={wikiHref(nameOf(colony))}>Wiki</a>
           {" › "}
-          <a href={wikiHref(colony.name, page.slug)} safe>
+          <a href={wikiHref(nameOf(colony), page.slug)} safe>
             {page.title}
           </a>
         </>
       ) : sub ? (
         <>
-          <a href={wikiHref(colony.name)}>Wiki</a>
+          <a href={wikiHref(nameOf(colony))}>Wiki</a>
           {" › "}
           <span safe>{sub}</span>
         </>
@@ -68,7 +79,8 @@ function GateNote({ visit, gate, next }: { visit: Visit; gate: WriteGate; next: 
 }
 
 export interface WikiListView {
-  colony: ColonyRow;
+  /** The colony whose wiki it is; null for the site wiki. */
+  colony: ColonyRow | null;
   items: PageRow[];
   editors: Map<string, UserRow>;
   total: number;
@@ -78,13 +90,14 @@ export interface WikiListView {
   gate: WriteGate;
   /** Whether the visitor moderates the wiki (the deleted pages are theirs to see). */
   moderates: boolean;
-  policy: Policy;
+  /** The colony's wiki_edit_policy; null for the site wiki, which takes writes from every account. */
+  policy: Policy | null;
   flash: FlashView;
 }
 
 export function wikiListPage(visit: Visit, v: WikiListView): string {
-  const base = wikiHref(v.colony.name);
-  const title = `Wiki of ${v.colony.displayName || v.colony.name}`;
+  const base = wikiHref(nameOf(v.colony));
+  const title = v.colony ? `Wiki of ${v.colony.displayName || v.colony.name}` : "Wiki";
   return areaPage(
     visit,
     title,
@@ -106,9 +119,7 @@ export function wikiListPage(visit: Visit, v: WikiListView): string {
       ) : (
         <GateNote visit={visit} gate={v.gate} next={base} />
       )}
-      <p class="meta" safe>
-        {`Who may edit: ${POLICY_WORDS[v.policy]}, and its moderators.`}
-      </p>
+      <p class="meta">{escapeHtml(v.policy ? `Who may edit: ${POLICY_WORDS[v.policy]}, and its moderators.` : "Anyone with an account may edit; site admins moderate it.")}</p>
       <p class="meta" safe>
         {v.q ? `${v.total} ${v.total === 1 ? "page matches" : "pages match"} “${v.q}”` : `${v.total} ${v.total === 1 ? "page" : "pages"}`}
       </p>
@@ -117,7 +128,7 @@ export function wikiListPage(visit: Visit, v: WikiListView): string {
           {v.items.map((p) => (
             <li class="item">
               <h2 class="h3">
-                <a href={wikiHref(v.colony.name, p.slug)} safe>
+                <a href={wikiHref(nameOf(v.colony), p.slug)} safe>
                   {p.title}
                 </a>
               </h2>
@@ -139,8 +150,14 @@ export function wikiListPage(visit: Visit, v: WikiListView): string {
       {v.moderates ? (
         <p>
           <a href={`${base}/_deleted`}>Deleted pages</a>
-          {" · "}
-          <a href={`${base}/_editors`}>Wiki editors</a>
+          {v.colony ? (
+            <>
+              {" · "}
+              <a href={`${base}/_editors`}>Wiki editors</a>
+            </>
+          ) : (
+            ""
+          )}
         </p>
       ) : (
         ""
@@ -150,7 +167,8 @@ export function wikiListPage(visit: Visit, v: WikiListView): string {
 }
 
 export interface WikiDeletedView {
-  colony: ColonyRow;
+  /** The colony whose wiki it is; null for the site wiki. */
+  colony: ColonyRow | null;
   items: PageRow[];
   people: Map<string, UserRow>;
   page: number;
@@ -160,7 +178,7 @@ export interface WikiDeletedView {
 
 /** A wiki's deleted pages, for its moderators: each can be restored as it was. */
 export function wikiDeletedPage(visit: Visit, v: WikiDeletedView): string {
-  const base = wikiHref(v.colony.name);
+  const base = wikiHref(nameOf(v.colony));
   return areaPage(
     visit,
     "Deleted wiki pages",
@@ -181,7 +199,7 @@ export function wikiDeletedPage(visit: Visit, v: WikiDeletedView): string {
                 {" by "}
                 <Person user={p.deletedBy ? v.people.get(p.deletedBy) : undefined} />
               </p>
-              <PostForm visit={visit} action={wikiHref(v.colony.name, p.slug, "/restore")} label={`Restore “${p.title}”`} />
+              <PostForm visit={visit} action={wikiHref(nameOf(v.colony), p.slug, "/restore")} label={`Restore “${p.title}”`} />
             </li>
           ))}
         </ul>
@@ -194,7 +212,8 @@ export function wikiDeletedPage(visit: Visit, v: WikiDeletedView): string {
 }
 
 export interface WikiPageView {
-  colony: ColonyRow;
+  /** The colony whose wiki it is; null for the site wiki. */
+  colony: ColonyRow | null;
   page: PageRow;
   /** The content rendered as the site renders markdown (sanitised). */
   html: string;
@@ -207,7 +226,7 @@ export interface WikiPageView {
 
 export function wikiPageView(visit: Visit, v: WikiPageView): string {
   const { page, colony } = v;
-  const here = wikiHref(colony.name, page.slug);
+  const here = wikiHref(nameOf(colony), page.slug);
   const locked = page.lockedAt !== null;
   const safeHtml = v.html;
   return areaPage(
@@ -262,7 +281,8 @@ export interface WikiFormValues {
 }
 
 export interface WikiEditView {
-  colony: ColonyRow;
+  /** The colony whose wiki it is; null for the site wiki. */
+  colony: ColonyRow | null;
   /** The page being edited; null for a new page. */
   page: PageRow | null;
   values: WikiFormValues;
@@ -273,7 +293,7 @@ export interface WikiEditView {
 
 export function wikiEditPage(visit: Visit, v: WikiEditView): string {
   const title = v.page ? `Edit “${v.page.title}”` : "New wiki page";
-  const action = v.page ? wikiHref(v.colony.name, v.page.slug, "/edit") : wikiHref(v.colony.name, undefined, "/_new");
+  const action = v.page ? wikiHref(nameOf(v.colony), v.page.slug, "/edit") : wikiHref(nameOf(v.colony), undefined, "/_new");
   return areaPage(
     visit,
     title,
@@ -302,7 +322,8 @@ export function wikiEditPage(visit: Visit, v: WikiEditView): string {
 }
 
 export interface WikiHistoryView {
-  colony: ColonyRow;
+  /** The colony whose wiki it is; null for the site wiki. */
+  colony: ColonyRow | null;
   page: PageRow;
   revisions: RevisionRow[];
   authors: Map<string, UserRow>;
@@ -311,7 +332,7 @@ export interface WikiHistoryView {
 }
 
 export function wikiHistoryPage(visit: Visit, v: WikiHistoryView): string {
-  const here = wikiHref(v.colony.name, v.page.slug);
+  const here = wikiHref(nameOf(v.colony), v.page.slug);
   const title = `History of “${v.page.title}”`;
   return areaPage(
     visit,
@@ -372,7 +393,8 @@ export function wikiHistoryPage(visit: Visit, v: WikiHistoryView): string {
 }
 
 export interface WikiRevisionView {
-  colony: ColonyRow;
+  /** The colony whose wiki it is; null for the site wiki. */
+  colony: ColonyRow | null;
   page: PageRow;
   revision: RevisionRow;
   html: string;
@@ -381,7 +403,7 @@ export interface WikiRevisionView {
 }
 
 export function wikiRevisionPage(visit: Visit, v: WikiRevisionView): string {
-  const here = wikiHref(v.colony.name, v.page.slug);
+  const here = wikiHref(nameOf(v.colony), v.page.slug);
   const r = v.revision;
   const latest = r.number === v.page.revisionCount;
   const safeHtml = v.html;
@@ -440,7 +462,8 @@ export function diffLines(diff: string): DiffLine[] {
 }
 
 export interface WikiDiffView {
-  colony: ColonyRow;
+  /** The colony whose wiki it is; null for the site wiki. */
+  colony: ColonyRow | null;
   page: PageRow;
   /** The older side; null for the empty page before the first revision. */
   from: RevisionRow | null;
@@ -453,7 +476,7 @@ export interface WikiDiffView {
 const revName = (r: RevisionRow | null) => (r ? `revision ${r.number}` : "the empty page");
 
 export function wikiDiffPage(visit: Visit, v: WikiDiffView): string {
-  const here = wikiHref(v.colony.name, v.page.slug);
+  const here = wikiHref(nameOf(v.colony), v.page.slug);
   const title = `Changes to “${v.page.title}”`;
   const lines = diffLines(v.diff);
   return areaPage(
