@@ -5,7 +5,7 @@
 import type { Children } from "@kitajs/html";
 import type { UserRow } from "../../features/users/service";
 import { CsrfField, escapeHtml, Flash, type FlashView } from "../account-layout";
-import { userHref } from "../components";
+import { Tabs, userHref } from "../components";
 import { Page } from "../layout";
 import type { Visit } from "../visit";
 
@@ -105,5 +105,38 @@ export function SignInToTakePart({ next, what }: { next: string; what: string })
       <a href={`/login?next=${encodeURIComponent(next)}`}>Sign in</a>
       <span safe>{` to ${what}.`}</span>
     </p>
+  );
+}
+
+/** Where a list page can go: another status filter, order or page (a filter or order chosen goes back to page 1). */
+type ListMove = { status?: string; sort?: string; page?: number };
+
+/**
+ * The address of a list at `path` with a status filter, an order and a page, the current ones
+ * kept where `move` does not change them; "newest" (the default order), no filter and page 1 are
+ * left out of it.
+ */
+export const listHref =
+  (path: string, current: { status: string; sort: string }) =>
+  (move: ListMove): string => {
+    const q = new URLSearchParams();
+    const status = move.status ?? current.status;
+    const sort = move.sort ?? current.sort;
+    if (status) q.set("status", status);
+    if (sort && sort !== "newest") q.set("sort", sort);
+    if (move.page && move.page > 1) q.set("page", String(move.page));
+    const s = q.toString();
+    return `${path}${s ? `?${s}` : ""}`;
+  };
+
+type Choices = readonly (readonly [value: string, text: string])[];
+
+/** A list's status filters ("Show") and orders ("Order") as two rows of tabs, each going back to page 1. */
+export function ListTabs({ href, current, statuses, sorts }: { href: (move: ListMove) => string; current: { status: string; sort: string }; statuses: Choices; sorts: Choices }) {
+  return (
+    <>
+      <Tabs label="Show" items={statuses.map(([status, text]) => ({ href: href({ status, page: 1 }), text, current: current.status === status }))} />
+      <Tabs label="Order" items={sorts.map(([sort, text]) => ({ href: href({ sort, page: 1 }), text, current: current.sort === sort }))} />
+    </>
   );
 }

@@ -6,9 +6,9 @@
 import type { DebateRow } from "../../features/debates/service";
 import type { UserRow } from "../../features/users/service";
 import { Hidden } from "../account-layout";
-import { Pager, Tabs, Time } from "../components";
+import { Pager, Time } from "../components";
 import type { Visit } from "../visit";
-import { areaPage, escapeHtml, Flash, Person, PostForm, SignInToTakePart, TextArea, TextField, type FlashView } from "./area-parts";
+import { areaPage, escapeHtml, Flash, ListTabs, listHref, Person, PostForm, SignInToTakePart, TextArea, TextField, type FlashView } from "./area-parts";
 
 export const debateHref = (id: string) => `/debates/${encodeURIComponent(id)}`;
 
@@ -46,17 +46,13 @@ const STATUS_FILTERS = [
   ["closed", "Closed"],
 ] as const;
 
+const SORT_LABELS = [
+  ["newest", "Newest"],
+  ["active_first", "Active first"],
+] as const;
+
 export function debateListPage(visit: Visit, v: DebateListView): string {
-  const href = (o: { status?: string; sort?: string; page?: number }) => {
-    const q = new URLSearchParams();
-    const status = o.status ?? v.status;
-    const sort = o.sort ?? v.sort;
-    if (status) q.set("status", status);
-    if (sort && sort !== "newest") q.set("sort", sort);
-    if (o.page && o.page > 1) q.set("page", String(o.page));
-    const s = q.toString();
-    return `/debates${s ? `?${s}` : ""}`;
-  };
+  const href = listHref("/debates", v);
   return areaPage(
     visit,
     "Debates",
@@ -73,14 +69,7 @@ export function debateListPage(visit: Visit, v: DebateListView): string {
       ) : (
         <SignInToTakePart next="/debates" what="debate or vote" />
       )}
-      <Tabs label="Show" items={STATUS_FILTERS.map(([s, text]) => ({ href: href({ status: s, page: 1 }), text, current: v.status === s }))} />
-      <Tabs
-        label="Order"
-        items={[
-          { href: href({ sort: "newest", page: 1 }), text: "Newest", current: v.sort === "newest" },
-          { href: href({ sort: "active_first", page: 1 }), text: "Active first", current: v.sort === "active_first" },
-        ]}
-      />
+      <ListTabs href={href} current={v} statuses={STATUS_FILTERS} sorts={SORT_LABELS} />
       {v.items.length ? (
         <ul class="rows">
           {v.items.map(({ debate: d, state }) => (

@@ -9,7 +9,7 @@ import type { UserRow } from "../../features/users/service";
 import { Hidden } from "../account-layout";
 import { Pager, Tabs, Time } from "../components";
 import type { Visit } from "../visit";
-import { areaPage, escapeHtml, Flash, Person, PostForm, SignInToTakePart, TextArea, TextField, type FlashView } from "./area-parts";
+import { areaPage, escapeHtml, Flash, ListTabs, listHref, Person, PostForm, SignInToTakePart, TextArea, TextField, type FlashView } from "./area-parts";
 
 export const forecastHref = (id: string) => `/forecasts/${encodeURIComponent(id)}`;
 export const calibrationHref = (username: string) => `/forecasts/people/${encodeURIComponent(username)}`;
@@ -94,16 +94,7 @@ export function ForecastItems({ items, authors }: { items: ForecastRow[]; author
 }
 
 export function forecastListPage(visit: Visit, v: ForecastListView): string {
-  const href = (o: { status?: string; sort?: string; page?: number }) => {
-    const q = new URLSearchParams();
-    const status = o.status ?? v.status;
-    const sort = o.sort ?? v.sort;
-    if (status) q.set("status", status);
-    if (sort && sort !== "newest") q.set("sort", sort);
-    if (o.page && o.page > 1) q.set("page", String(o.page));
-    const s = q.toString();
-    return `/forecasts${s ? `?${s}` : ""}`;
-  };
+  const href = listHref("/forecasts", v);
   return areaPage(
     visit,
     "Forecasts",
@@ -122,8 +113,7 @@ export function forecastListPage(visit: Visit, v: ForecastListView): string {
       ) : (
         <SignInToTakePart next="/forecasts" what="make a forecast" />
       )}
-      <Tabs label="Show" items={STATUS_FILTERS.map(([s, text]) => ({ href: href({ status: s, page: 1 }), text, current: v.status === s }))} />
-      <Tabs label="Order" items={SORT_LABELS.map(([s, text]) => ({ href: href({ sort: s, page: 1 }), text, current: v.sort === s }))} />
+      <ListTabs href={href} current={v} statuses={STATUS_FILTERS} sorts={SORT_LABELS} />
       <ForecastItems items={v.items} authors={v.authors} />
       <Pager page={v.page} hasMore={v.hasMore} href={(n) => href({ page: n })} />
     </section>,
