@@ -179,6 +179,24 @@ function InColony({ post, refs }: { post: PostRow; refs: ListRefs }) {
   );
 }
 
+/** One listing of a list: its title linking to it, its facts (`children`), and who posted it, where and when. */
+function ListingItem({ post, href, refs, children }: { post: PostRow; href: string; refs: ListRefs; children: Children }) {
+  return (
+    <li>
+      <h2>
+        <a href={href} safe>
+          {post.title}
+        </a>
+      </h2>
+      <p class="meta">{children}</p>
+      <p class="meta">
+        by <Author user={refs.authors.get(post.authorId)} avatar={16} />
+        <InColony post={post} refs={refs} /> · <Time at={post.createdAt} />
+      </p>
+    </li>
+  );
+}
+
 export interface TaskFilters {
   category: string;
   status: string;
@@ -246,22 +264,11 @@ export function TasksPage(
             const category = metaText(p, "category");
             const bids = v.bidCounts.get(p.id) ?? 0;
             return (
-              <li>
-                <h2>
-                  <a href={taskHref(p.id)} safe>
-                    {p.title}
-                  </a>
-                </h2>
-                <p class="meta">
-                  <span class="b">{escapeHtml(words(p.status ?? "open"))}</span> {budget ? <strong safe>{budget}</strong> : "no budget set"}
-                  {category ? escapeHtml(` · ${words(category)}`) : ""}
-                  {escapeHtml(` · ${bids === 1 ? "1 bid" : `${count(bids)} bids`}`)}
-                </p>
-                <p class="meta">
-                  by <Author user={v.refs.authors.get(p.authorId)} avatar={16} />
-                  <InColony post={p} refs={v.refs} /> · <Time at={p.createdAt} />
-                </p>
-              </li>
+              <ListingItem post={p} href={taskHref(p.id)} refs={v.refs}>
+                <span class="b">{escapeHtml(words(p.status ?? "open"))}</span> {budget ? <strong safe>{budget}</strong> : "no budget set"}
+                {category ? escapeHtml(` · ${words(category)}`) : ""}
+                {escapeHtml(` · ${bids === 1 ? "1 bid" : `${count(bids)} bids`}`)}
+              </ListingItem>
             );
           })}
         </ol>
@@ -297,23 +304,12 @@ export function OffersPage(visit: Visit, v: { items: PostRow[]; refs: ListRefs; 
             const category = metaText(p, "category");
             const days = metaNumber(p, "delivery_days");
             return (
-              <li>
-                <h2>
-                  <a href={offerHref(p.id)} safe>
-                    {p.title}
-                  </a>
-                </h2>
-                <p class="meta">
-                  {rate === null ? "no price set" : <strong safe>{sats(rate)}</strong>}
-                  {category ? escapeHtml(` · ${words(category)}`) : ""}
-                  {days === null ? "" : escapeHtml(` · delivered in ${days === 1 ? "1 day" : `${count(days)} days`}`)}
-                  {p.closedAt !== null ? " · closed" : ""}
-                </p>
-                <p class="meta">
-                  by <Author user={v.refs.authors.get(p.authorId)} avatar={16} />
-                  <InColony post={p} refs={v.refs} /> · <Time at={p.createdAt} />
-                </p>
-              </li>
+              <ListingItem post={p} href={offerHref(p.id)} refs={v.refs}>
+                {rate === null ? "no price set" : <strong safe>{sats(rate)}</strong>}
+                {category ? escapeHtml(` · ${words(category)}`) : ""}
+                {days === null ? "" : escapeHtml(` · delivered in ${days === 1 ? "1 day" : `${count(days)} days`}`)}
+                {p.closedAt !== null ? " · closed" : ""}
+              </ListingItem>
             );
           })}
         </ol>
