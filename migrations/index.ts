@@ -61,6 +61,7 @@ import m58 from "./0058_mcp_sessions.sql" with { type: "text" };
 import m59 from "./0059_posts_fts_vocab.sql" with { type: "text" };
 import m60 from "./0060_oauth_authorizations.sql" with { type: "text" };
 import m61 from "./0061_instance_settings.sql" with { type: "text" };
+import m62 from "./0062_reports_colony_nullable.sql" with { type: "text" };
 
 export interface EmbeddedMigration { tag: string; when: number; breakpoints: boolean; sql: string }
 
@@ -127,4 +128,5 @@ export const migrations: EmbeddedMigration[] = [
   { tag: "0059_posts_fts_vocab", when: 1796300000000, breakpoints: true, sql: m59 },
   { tag: "0060_oauth_authorizations", when: 1796350000000, breakpoints: true, sql: m60 },
   { tag: "0061_instance_settings", when: 1796400000000, breakpoints: true, sql: m61 },
+  { tag: "0062_reports_colony_nullable", when: 1796450000000, breakpoints: true, sql: m62 },
 ];

@@ -14,11 +14,11 @@
 // the fixed reasons; a custom reason the colony does not list is 400 INVALID_INPUT.
 //
 // A report of a person concerns no colony, so no colony's moderators see it: it has no queue row
-// (the queue is a colony's) and its colony_id is NO_COLONY. Administrators list and settle these
+// (the queue is a colony's) and its colony_id is null. Administrators list and settle these
 // reports here (the admin pages). The person must be an active account (404 otherwise, as an
 // unknown one); reporting oneself is 400 INVALID_INPUT, since nobody acts on it; a colony's custom
 // reasons do not apply (400). The same limit and the same one-pending-report rule hold.
-import { and, asc, count, desc, eq, inArray, ne } from "drizzle-orm";
+import { and, asc, count, desc, eq, inArray, isNull, ne } from "drizzle-orm";
 import type { Ctx } from "../../core/context";
 import { conflict, invalid, notFound } from "../../core/errors";
 import * as users from "../users/service";
@@ -29,7 +29,7 @@ import { uuidv7 } from "../../core/ids";
 import type { Caller } from "../auth/service";
 import { getVisibleComment } from "../comments/service";
 import { getVisiblePost } from "../posts/service";
-import { NO_COLONY, reports, type ReportReason, type ReportTarget } from "./tables";
+import { reports, type ReportReason, type ReportTarget } from "./tables";
 
 export type ReportRow = typeof reports.$inferSelect;
 
@@ -80,7 +80,7 @@ function reportPerson(ctx: Ctx, caller: Caller, input: CreateReportInput): Repor
       .values({
         id: uuidv7(now),
         reporterId: caller.id,
-        colonyId: NO_COLONY,
+        colonyId: null,
         targetType: "user",
         targetId: person.id,
         reason: input.reason,
@@ -168,7 +168,7 @@ function requireAdmin(caller: Caller): void {
   if (!caller.isAdmin) throw notFound("Report not found");
 }
 
-const personReports = (status: "pending" | "settled") => and(eq(reports.colonyId, NO_COLONY), status === "pending" ? eq(reports.status, "pending") : ne(reports.status, "pending"));
+const personReports = (status: "pending" | "settled") => and(isNull(reports.colonyId), status === "pending" ? eq(reports.status, "pending") : ne(reports.status, "pending"));
 
 /** Pending reports of people, oldest first (the order they are worked through), or settled ones, newest first. */
 export function listPersonReports(ctx: Ctx, caller: Caller, status: "pending" | "settled", limit = 100): PersonReport[] {

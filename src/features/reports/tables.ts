@@ -2,12 +2,6 @@ import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
 
 export const REPORT_TARGETS = ["post", "comment", "wiki_page", "user"] as const;
 export type ReportTarget = (typeof REPORT_TARGETS)[number];
-/**
- * The colony_id of a report of a person, which concerns no colony and goes to the site's
- * administrators: the column has been NOT NULL since the table was made, and no colony has this
- * id. It also keeps the site's pending reports under reports_colony_status_idx.
- */
-export const NO_COLONY = "";
 export const REPORT_REASONS = ["spam", "harassment", "misinformation", "off_topic", "prompt_injection", "other"] as const;
 export type ReportReason = (typeof REPORT_REASONS)[number];
 const REPORT_STATUSES = ["pending", "resolved", "dismissed"] as const;
@@ -18,7 +12,8 @@ export const reports = sqliteTable(
   {
     id: text("id").primaryKey(),
     reporterId: text("reporter_id").notNull(),
-    colonyId: text("colony_id").notNull(),
+    /** The colony whose moderation queue holds the report; null for a report of a person, which concerns no colony. */
+    colonyId: text("colony_id"),
     targetType: text("target_type", { enum: REPORT_TARGETS }).notNull(),
     targetId: text("target_id").notNull(),
     postId: text("post_id"),

@@ -3,13 +3,12 @@ import type { Ctx } from "../../core/context";
 import type { UserRow } from "../users/service";
 import { userOut } from "../users/views";
 import type { ReportRow } from "./service";
-import { NO_COLONY } from "./tables";
 
 export function reportOut(ctx: Ctx, r: ReportRow, reporter: UserRow) {
   return {
     id: r.id,
     reporter: userOut(ctx, reporter),
-    colony_id: r.colonyId === NO_COLONY ? null : r.colonyId,
+    colony_id: r.colonyId,
     user_id: r.targetType === "user" ? r.targetId : null,
     post_id: r.postId,
     comment_id: r.commentId,

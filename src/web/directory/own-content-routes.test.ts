@@ -230,7 +230,7 @@ describe("reporting a person", () => {
     expect(r.location).toBe(`/u/${ann.username}/report?sent=1`);
     expect(row("select reporter_id, colony_id, target_type, reason, description, status from reports where target_id = ?", ann.id)).toEqual({
       reporter_id: ben.id,
-      colony_id: "",
+      colony_id: null,
       target_type: "user",
       reason: "harassment",
       description: "Rude <again>",
