@@ -4,6 +4,7 @@
 // (web/wiki-routes.ts) call the wiki service as the visitor; these functions show what it
 // returned. A diff is drawn from the service's unified diff, line by line: every added or removed
 // line says so in words and with a sign, not by colour alone.
+import type { Children } from "@kitajs/html";
 import type { ColonyRow } from "../../features/colonies/service";
 import type { WIKI_EDIT_POLICIES } from "../../features/colonies/tables";
 import type { EditorListing } from "../../features/wiki/editors";
@@ -59,6 +60,24 @@ function Crumbs({ colony, page, sub }: { colony: ColonyRow | null; page?: PageRo
   );
 }
 
+/** A page of a wiki in the site's layout: its crumbs, its heading (the title unless `heading` says otherwise), and the rest. */
+function wikiPage(
+  visit: Visit,
+  title: string,
+  crumbs: { colony: ColonyRow | null; page?: PageRow; sub?: string },
+  body: Children,
+  opts: { article?: boolean; heading?: string } = {},
+): string {
+  const inner = (
+    <>
+      <Crumbs {...crumbs} />
+      <h1 safe>{opts.heading ?? title}</h1>
+      {body}
+    </>
+  );
+  return areaPage(visit, title, opts.article ? <article class="area wiki">{inner}</article> : <section class="area wiki">{inner}</section>);
+}
+
 type Policy = (typeof WIKI_EDIT_POLICIES)[number];
 
 /** Who may edit a colony's wiki under each policy, in words (docs/decisions.md §84). */
@@ -98,12 +117,11 @@ export interface WikiListView {
 export function wikiListPage(visit: Visit, v: WikiListView): string {
   const base = wikiHref(nameOf(v.colony));
   const title = v.colony ? `Wiki of ${v.colony.displayName || v.colony.name}` : "Wiki";
-  return areaPage(
+  return wikiPage(
     visit,
     title,
-    <section class="area wiki">
-      <Crumbs colony={v.colony} />
-      <h1 safe>{title}</h1>
+    { colony: v.colony },
+    <>
       <Flash {...v.flash} />
       <form method="get" action={escapeHtml(base)} class="filters" role="search" aria-label="This wiki">
         <label for="wiki-q">Find a page</label>
@@ -162,7 +180,7 @@ export function wikiListPage(visit: Visit, v: WikiListView): string {
       ) : (
         ""
       )}
-    </section>,
+    </>,
   );
 }
 
@@ -179,12 +197,11 @@ export interface WikiDeletedView {
 /** A wiki's deleted pages, for its moderators: each can be restored as it was. */
 export function wikiDeletedPage(visit: Visit, v: WikiDeletedView): string {
   const base = wikiHref(nameOf(v.colony));
-  return areaPage(
+  return wikiPage(
     visit,
     "Deleted wiki pages",
-    <section class="area wiki">
-      <Crumbs colony={v.colony} sub="Deleted pages" />
-      <h1>Deleted wiki pages</h1>
+    { colony: v.colony, sub: "Deleted pages" },
+    <>
       <Flash {...v.flash} />
       {v.items.length ? (
         <ul class="rows">
@@ -207,7 +224,7 @@ export function wikiDeletedPage(visit: Visit, v: WikiDeletedView): string {
         <p class="empty">No deleted pages.</p>
       )}
       <Pager page={v.page} hasMore={v.hasMore} href={(n) => `${base}/_deleted?page=${n}`} />
-    </section>,
+    </>,
   );
 }
 
@@ -229,12 +246,11 @@ export function wikiPageView(visit: Visit, v: WikiPageView): string {
   const here = wikiHref(nameOf(colony), page.slug);
   const locked = page.lockedAt !== null;
   const safeHtml = v.html;
-  return areaPage(
+  return wikiPage(
     visit,
     page.title,
-    <article class="area wiki">
-      <Crumbs colony={colony} page={page} />
-      <h1 safe>{page.title}</h1>
+    { colony, page },
+    <>
       <p class="meta">
         {page.category ? <span safe>{`${page.category} · `}</span> : ""}
         {escapeHtml(`Revision ${page.revisionCount}, edited `)}
@@ -268,7 +284,8 @@ export function wikiPageView(visit: Visit, v: WikiPageView): string {
         {v.moderates ? <PostForm visit={visit} action={`${here}/${locked ? "unlock" : "lock"}`} label={locked ? "Unlock the page" : "Lock the page"} /> : ""}
         {v.moderates || (visit.caller && visit.caller.id === page.createdBy) ? <PostForm visit={visit} action={`${here}/delete`} label="Delete the page" /> : ""}
       </div>
-    </article>,
+    </>,
+    { article: true },
   );
 }
 
@@ -294,12 +311,11 @@ export interface WikiEditView {
 export function wikiEditPage(visit: Visit, v: WikiEditView): string {
   const title = v.page ? `Edit “${v.page.title}”` : "New wiki page";
   const action = v.page ? wikiHref(nameOf(v.colony), v.page.slug, "/edit") : wikiHref(nameOf(v.colony), undefined, "/_new");
-  return areaPage(
+  return wikiPage(
     visit,
     title,
-    <section class="area wiki">
-      <Crumbs colony={v.colony} page={v.page ?? undefined} sub="New page" />
-      <h1 safe>{title}</h1>
+    { colony: v.colony, page: v.page ?? undefined, sub: "New page" },
+    <>
       <Flash error={v.error} />
       <form method="post" action={escapeHtml(action)} class="stack">
         <Hidden name="csrf" value={visit.csrf ?? ""} />
@@ -317,7 +333,7 @@ export function wikiEditPage(visit: Visit, v: WikiEditView): string {
           <button type="submit">{v.page ? "Save the page" : "Create the page"}</button>
         </p>
       </form>
-    </section>,
+    </>,
   );
 }
 
@@ -334,12 +350,11 @@ export interface WikiHistoryView {
 export function wikiHistoryPage(visit: Visit, v: WikiHistoryView): string {
   const here = wikiHref(nameOf(v.colony), v.page.slug);
   const title = `History of “${v.page.title}”`;
-  return areaPage(
+  return wikiPage(
     visit,
     title,
-    <section class="area wiki">
-      <Crumbs colony={v.colony} page={v.page} />
-      <h1 safe>{title}</h1>
+    { colony: v.colony, page: v.page },
+    <>
       <p safe>{`${v.page.revisionCount} ${v.page.revisionCount === 1 ? "revision" : "revisions"}, newest first. Choose two to compare them.`}</p>
       <form method="get" action={escapeHtml(`${here}/diff`)}>
         <table class="grid">
@@ -388,7 +403,7 @@ export function wikiHistoryPage(visit: Visit, v: WikiHistoryView): string {
         )}
       </form>
       <Pager page={v.pageNo} hasMore={v.hasMore} href={(n) => `${here}/history?page=${n}`} />
-    </section>,
+    </>,
   );
 }
 
@@ -407,12 +422,11 @@ export function wikiRevisionPage(visit: Visit, v: WikiRevisionView): string {
   const r = v.revision;
   const latest = r.number === v.page.revisionCount;
   const safeHtml = v.html;
-  return areaPage(
+  return wikiPage(
     visit,
     `Revision ${r.number} of “${v.page.title}”`,
-    <article class="area wiki">
-      <Crumbs colony={v.colony} page={v.page} />
-      <h1 safe>{r.title}</h1>
+    { colony: v.colony, page: v.page },
+    <>
       <p class="note">
         {escapeHtml(`Revision ${r.number} of ${v.page.revisionCount}${latest ? " (the current one)" : ""}, by `)}
         <Person user={v.author} />
@@ -433,7 +447,8 @@ export function wikiRevisionPage(visit: Visit, v: WikiRevisionView): string {
       ) : (
         ""
       )}
-    </article>,
+    </>,
+    { article: true, heading: r.title },
   );
 }
 
@@ -479,12 +494,11 @@ export function wikiDiffPage(visit: Visit, v: WikiDiffView): string {
   const here = wikiHref(nameOf(v.colony), v.page.slug);
   const title = `Changes to “${v.page.title}”`;
   const lines = diffLines(v.diff);
-  return areaPage(
+  return wikiPage(
     visit,
     title,
-    <section class="area wiki">
-      <Crumbs colony={v.colony} page={v.page} />
-      <h1 safe>{title}</h1>
+    { colony: v.colony, page: v.page },
+    <>
       <p>
         {"From "}
         {v.from ? <a href={`${here}/revisions/${v.from.id}`}>{escapeHtml(revName(v.from))}</a> : "the empty page"}
@@ -537,7 +551,7 @@ export function wikiDiffPage(visit: Visit, v: WikiDiffView): string {
       ) : (
         <p class="empty">The content did not change.</p>
       )}
-    </section>,
+    </>,
   );
 }
 
@@ -554,12 +568,11 @@ export interface WikiEditorsView {
 /** A colony's approved wiki editors, kept by those who manage its settings. */
 export function wikiEditorsPage(visit: Visit, v: WikiEditorsView): string {
   const base = wikiHref(v.colony.name);
-  return areaPage(
+  return wikiPage(
     visit,
     "Wiki editors",
-    <section class="area wiki">
-      <Crumbs colony={v.colony} sub="Editors" />
-      <h1>Wiki editors</h1>
+    { colony: v.colony, sub: "Editors" },
+    <>
       <p safe>{`Who may edit this wiki now: ${POLICY_WORDS[v.policy]}, and its moderators. The editor list counts under the “approved editors” policies; a colony's settings choose the policy.`}</p>
       <Flash {...v.flash} />
       <form method="post" action={escapeHtml(`${base}/_editors`)} class="filters">
@@ -595,6 +608,6 @@ export function wikiEditorsPage(visit: Visit, v: WikiEditorsView): string {
         <p class="empty">No approved editors yet.</p>
       )}
       <Pager page={v.page} hasMore={v.hasMore} href={(n) => `${base}/_editors?page=${n}`} />
-    </section>,
+    </>,
   );
 }
