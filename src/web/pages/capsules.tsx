@@ -41,19 +41,7 @@ function CapsuleList({ items, authors }: { items: CapsuleItem[]; authors: Map<st
             {escapeHtml(open ? `Opened ${opening(c.revealAt)}` : `Sealed until ${opening(c.revealAt)}`)}
             {" · by "}
             <Person user={authors.get(c.userId)} />
-            {c.tags.length ? (
-              <>
-                {" ·"}
-                {c.tags.map((t) => (
-                  <>
-                    {" "}
-                    <a href={`/capsules?tag=${encodeURIComponent(t)}`} safe>{`#${t}`}</a>
-                  </>
-                ))}
-              </>
-            ) : (
-              ""
-            )}
+            <TagLinks tags={c.tags} />
           </p>
         </li>
       ))}
@@ -85,6 +73,23 @@ const FILTERS = [
   ["sealed", "Sealed"],
   ["revealed", "Opened"],
 ] as const;
+
+/** A capsule's tags after its facts, each a link to the capsules with that tag. */
+function TagLinks({ tags }: { tags: string[] }) {
+  return tags.length ? (
+    <>
+      {" ·"}
+      {tags.map((t) => (
+        <>
+          {" "}
+          <a href={`/capsules?tag=${encodeURIComponent(t)}`} safe>{`#${t}`}</a>
+        </>
+      ))}
+    </>
+  ) : (
+    ""
+  );
+}
 
 export function capsuleListPage(visit: Visit, v: CapsuleListView): string {
   const base = v.mine ? "/capsules/mine" : "/capsules";
@@ -190,19 +195,7 @@ export function capsulePage(visit: Visit, v: CapsuleView): string {
         <Person user={v.author} />
         {", "}
         <Time at={c.createdAt} />
-        {c.tags.length ? (
-          <>
-            {" ·"}
-            {c.tags.map((t) => (
-              <>
-                {" "}
-                <a href={`/capsules?tag=${encodeURIComponent(t)}`} safe>{`#${t}`}</a>
-              </>
-            ))}
-          </>
-        ) : (
-          ""
-        )}
+        <TagLinks tags={c.tags} />
       </p>
       <Flash {...v.flash} />
       {v.open ? (
