@@ -168,221 +168,223 @@ export const wikiWebRoutes: WebArea = (ctx, app) => {
     return `${wikiHref(nameOf(saved), page.slug)}?notice=${locked ? "locked" : "unlocked"}`;
   };
 
-  const mount = (at: Place) =>
+  /** The pages and forms of the wikis at `at`. */
+  function mount(at: Place): void {
     app
-    .get(
-      `${at.path}`,
-      ({ request, params, query }) =>
-        readingPage(ctx, request, (visit) => {
-          const q = (str(query.q) ?? "").trim().slice(0, 200);
-          const paging = pageOf(query.page, PAGES_PER_PAGE);
-          const r = wiki.listPages(ctx, visit.caller, { colony: at.ref(params), q: q || undefined }, paging);
-          return wikiListPage(visit, {
-            colony: r.wiki,
-            items: r.items,
-            editors: users.findManyByIds(ctx, r.items.map((p) => p.updatedBy)),
-            total: r.total,
-            page: paging.page!,
-            hasMore: paging.offset + r.items.length < r.total,
-            q,
-            gate: gateOf(ctx, visit.caller, r.wiki),
-            moderates: visit.caller ? moderatesWiki(ctx, visit.caller, r.wiki) : false,
-            policy: r.wiki ? (settingsOf(r.wiki).wiki_edit_policy ?? "members") : null,
-            flash: { notice: noticeOf(NOTICES, query.notice) },
-          });
-        }),
-      PAGE,
-    )
-    .get(
-      `${at.path}/_new`,
-      ({ request, params, web }) => {
-        if (!web.viewer) return toSignIn(web, wikiHref(at.ref(params), undefined, "/_new"));
-        return readingPage(ctx, request, (visit) => newView(visit, at.ref(params), { title: "", slug: "", category: "", content: "", summary: "" }));
-      },
-      PAGE,
-    )
-    .post(
-      `${at.path}/_new`,
-      ({ web, request, params }) =>
-        formAction(
-          ctx,
-          web,
-          request,
-          wikiHref(at.ref(params), undefined, "/_new"),
-          CREATE_LIMITS,
-          (w) => {
-            const { wiki: made, page } = wiki.createPage(ctx, w.viewer.caller, {
-              colony: at.ref(params),
-              title: field(w, "title", wiki.TITLE_MAX),
-              slug: field(w, "slug", wiki.SLUG_MAX).trim(),
-              category: field(w, "category", wiki.CATEGORY_MAX),
-              content: field(w, "content", wiki.CONTENT_MAX),
-              summary: field(w, "summary", wiki.SUMMARY_MAX),
+      .get(
+        at.path,
+        ({ request, params, query }) =>
+          readingPage(ctx, request, (visit) => {
+            const q = (str(query.q) ?? "").trim().slice(0, 200);
+            const paging = pageOf(query.page, PAGES_PER_PAGE);
+            const r = wiki.listPages(ctx, visit.caller, { colony: at.ref(params), q: q || undefined }, paging);
+            return wikiListPage(visit, {
+              colony: r.wiki,
+              items: r.items,
+              editors: users.findManyByIds(ctx, r.items.map((p) => p.updatedBy)),
+              total: r.total,
+              page: paging.page!,
+              hasMore: paging.offset + r.items.length < r.total,
+              q,
+              gate: gateOf(ctx, visit.caller, r.wiki),
+              moderates: visit.caller ? moderatesWiki(ctx, visit.caller, r.wiki) : false,
+              policy: r.wiki ? (settingsOf(r.wiki).wiki_edit_policy ?? "members") : null,
+              flash: { notice: noticeOf(NOTICES, query.notice) },
             });
-            return `${wikiHref(nameOf(made), page.slug)}?notice=created`;
-          },
-          (visit, error) => newView(visit, at.ref(params), formValues(web as SignedInWeb), error),
-        ),
-      FORM,
-    )
-    .get(
-      `${at.path}/_deleted`,
-      ({ request, params, query, web }) => {
-        if (!web.viewer) return toSignIn(web, wikiHref(at.ref(params), undefined, "/_deleted"));
-        return readingPage(ctx, request, (visit) => deletedView(visit, at.ref(params), pageOf(query.page, PAGES_PER_PAGE), { notice: noticeOf(NOTICES, query.notice) }));
-      },
-      PAGE,
-    )
-    .get(
-      `${at.path}/:slug`,
-      ({ request, params, query }) => readingPage(ctx, request, (visit) => pageView(visit, at.ref(params), params.slug, { notice: noticeOf(NOTICES, query.notice) })),
-      PAGE,
-    )
-    .get(
-      `${at.path}/:slug/edit`,
-      ({ request, params, web }) => {
-        if (!web.viewer) return toSignIn(web, wikiHref(at.ref(params), params.slug, "/edit"));
-        return readingPage(ctx, request, (visit) => {
-          // The write gate and the lock, as the service would answer the save: shown before anyone types.
-          const { wiki: w, page } = wiki.readPage(ctx, visit.caller, at.ref(params), params.slug);
-          assertCanWrite(ctx, visit.caller!, w);
-          if (page.lockedAt !== null) throw new ApiError(403, "FORBIDDEN", "This page is locked: nobody can edit it until a moderator unlocks it");
-          return editView(visit, at.ref(params), params.slug, null, null);
-        });
-      },
-      PAGE,
-    )
-    .post(
-      `${at.path}/:slug/edit`,
-      ({ web, request, params }) =>
-        formAction(
-          ctx,
-          web,
-          request,
-          wikiHref(at.ref(params), params.slug, "/edit"),
-          EDIT_LIMITS,
-          (w) => {
-            const base = wholeNumber(field(w, "base_revision", 12), "base_revision");
+          }),
+        PAGE,
+      )
+      .get(
+        `${at.path}/_new`,
+        ({ request, params, web }) => {
+          if (!web.viewer) return toSignIn(web, wikiHref(at.ref(params), undefined, "/_new"));
+          return readingPage(ctx, request, (visit) => newView(visit, at.ref(params), { title: "", slug: "", category: "", content: "", summary: "" }));
+        },
+        PAGE,
+      )
+      .post(
+        `${at.path}/_new`,
+        ({ web, request, params }) =>
+          formAction(
+            ctx,
+            web,
+            request,
+            wikiHref(at.ref(params), undefined, "/_new"),
+            CREATE_LIMITS,
+            (w) => {
+              const { wiki: made, page } = wiki.createPage(ctx, w.viewer.caller, {
+                colony: at.ref(params),
+                title: field(w, "title", wiki.TITLE_MAX),
+                slug: field(w, "slug", wiki.SLUG_MAX).trim(),
+                category: field(w, "category", wiki.CATEGORY_MAX),
+                content: field(w, "content", wiki.CONTENT_MAX),
+                summary: field(w, "summary", wiki.SUMMARY_MAX),
+              });
+              return `${wikiHref(nameOf(made), page.slug)}?notice=created`;
+            },
+            (visit, error) => newView(visit, at.ref(params), formValues(web as SignedInWeb), error),
+          ),
+        FORM,
+      )
+      .get(
+        `${at.path}/_deleted`,
+        ({ request, params, query, web }) => {
+          if (!web.viewer) return toSignIn(web, wikiHref(at.ref(params), undefined, "/_deleted"));
+          return readingPage(ctx, request, (visit) => deletedView(visit, at.ref(params), pageOf(query.page, PAGES_PER_PAGE), { notice: noticeOf(NOTICES, query.notice) }));
+        },
+        PAGE,
+      )
+      .get(
+        `${at.path}/:slug`,
+        ({ request, params, query }) => readingPage(ctx, request, (visit) => pageView(visit, at.ref(params), params.slug, { notice: noticeOf(NOTICES, query.notice) })),
+        PAGE,
+      )
+      .get(
+        `${at.path}/:slug/edit`,
+        ({ request, params, web }) => {
+          if (!web.viewer) return toSignIn(web, wikiHref(at.ref(params), params.slug, "/edit"));
+          return readingPage(ctx, request, (visit) => {
+            // The write gate and the lock, as the service would answer the save: shown before anyone types.
+            const { wiki: w, page } = wiki.readPage(ctx, visit.caller, at.ref(params), params.slug);
+            assertCanWrite(ctx, visit.caller!, w);
+            if (page.lockedAt !== null) throw new ApiError(403, "FORBIDDEN", "This page is locked: nobody can edit it until a moderator unlocks it");
+            return editView(visit, at.ref(params), params.slug, null, null);
+          });
+        },
+        PAGE,
+      )
+      .post(
+        `${at.path}/:slug/edit`,
+        ({ web, request, params }) =>
+          formAction(
+            ctx,
+            web,
+            request,
+            wikiHref(at.ref(params), params.slug, "/edit"),
+            EDIT_LIMITS,
+            (w) => {
+              const base = wholeNumber(field(w, "base_revision", 12), "base_revision");
+              chargePageEdit(at, w, request, params);
+              const { wiki: saved, page } = wiki.updatePage(ctx, w.viewer.caller, at.ref(params), params.slug, {
+                title: field(w, "title", wiki.TITLE_MAX),
+                content: field(w, "content", wiki.CONTENT_MAX),
+                category: field(w, "category", wiki.CATEGORY_MAX),
+                summary: field(w, "summary", wiki.SUMMARY_MAX),
+                base_revision: base,
+              });
+              return `${wikiHref(nameOf(saved), page.slug)}?notice=saved`;
+            },
+            // Refused (a stale base revision, the lock, the policy): the form again with what they wrote, on the revision they started from.
+            (visit, error) => editView(visit, at.ref(params), params.slug, formValues(web as SignedInWeb), Number(typed(web, "base_revision", 12)) || null, error),
+          ),
+        FORM,
+      )
+      .get(
+        `${at.path}/:slug/history`,
+        ({ request, params, query }) =>
+          readingPage(ctx, request, (visit) => {
+            const paging = pageOf(query.page, REVISIONS_PER_PAGE);
+            const { wiki: w, page } = wiki.readPage(ctx, visit.caller, at.ref(params), params.slug);
+            const r = wiki.history(ctx, visit.caller, at.ref(params), params.slug, paging);
+            return wikiHistoryPage(visit, {
+              colony: w,
+              page,
+              revisions: r.items,
+              authors: users.findManyByIds(ctx, r.items.map((x) => x.authorId)),
+              pageNo: paging.page!,
+              hasMore: paging.offset + r.items.length < r.total,
+            });
+          }),
+        PAGE,
+      )
+      .get(
+        `${at.path}/:slug/revisions/:rev`,
+        ({ request, params }) =>
+          readingPage(ctx, request, (visit) => {
+            const { wiki: w } = wiki.readPage(ctx, visit.caller, at.ref(params), params.slug);
+            const { page, revision } = wiki.revision(ctx, visit.caller, at.ref(params), params.slug, params.rev.slice(0, 64));
+            return wikiRevisionPage(visit, {
+              colony: w,
+              page,
+              revision,
+              html: rendered(ctx, revision.authorId, revision.content),
+              author: users.findById(ctx, revision.authorId) ?? undefined,
+              gate: gateOf(ctx, visit.caller, w),
+            });
+          }),
+        PAGE,
+      )
+      .get(
+        `${at.path}/:slug/diff`,
+        ({ request, params, query, web }) =>
+          readingPage(ctx, request, (visit) => {
+            const to = (str(query.to) ?? "").slice(0, 64);
+            const from = (str(query.from) ?? "").slice(0, 64);
+            if (!to) throw new ApiError(400, "INVALID_INPUT", "Choose the revision to show the changes of");
+            // A diff may compute for up to 100 ms: the API's diff limit, per address.
+            charge(ctx, request, subjectOf(null, web.client.ip), ["wiki_diff"]);
+            const { wiki: w, page } = wiki.readPage(ctx, visit.caller, at.ref(params), params.slug);
+            if (!from) {
+              const c = wiki.revisionDiff(ctx, visit.caller, at.ref(params), params.slug, to);
+              return wikiDiffPage(visit, { colony: w, page, from: c.previous, to: c.revision, diff: c.diff, additions: c.additions, deletions: c.deletions });
+            }
+            // Two revisions chosen on the history: the older one first, whichever order they came in.
+            let a = wiki.revision(ctx, visit.caller, at.ref(params), params.slug, from).revision;
+            let b = wiki.revision(ctx, visit.caller, at.ref(params), params.slug, to).revision;
+            if (a.number > b.number) [a, b] = [b, a];
+            const d = unifiedDiff(`${a.id}:${b.id}`, page.slug, { label: `revision ${a.number} (${a.id})`, text: a.content }, { label: `revision ${b.number} (${b.id})`, text: b.content });
+            return wikiDiffPage(visit, { colony: w, page, from: a, to: b, ...d });
+          }),
+        PAGE,
+      )
+      .post(
+        `${at.path}/:slug/revert`,
+        ({ web, request, params }) =>
+          pageAction(at, web, request, params, EDIT_LIMITS, (w) => {
             chargePageEdit(at, w, request, params);
-            const { wiki: saved, page } = wiki.updatePage(ctx, w.viewer.caller, at.ref(params), params.slug, {
-              title: field(w, "title", wiki.TITLE_MAX),
-              content: field(w, "content", wiki.CONTENT_MAX),
-              category: field(w, "category", wiki.CATEGORY_MAX),
-              summary: field(w, "summary", wiki.SUMMARY_MAX),
-              base_revision: base,
-            });
-            return `${wikiHref(nameOf(saved), page.slug)}?notice=saved`;
-          },
-          // Refused (a stale base revision, the lock, the policy): the form again with what they wrote, on the revision they started from.
-          (visit, error) => editView(visit, at.ref(params), params.slug, formValues(web as SignedInWeb), Number(typed(web, "base_revision", 12)) || null, error),
-        ),
-      FORM,
-    )
-    .get(
-      `${at.path}/:slug/history`,
-      ({ request, params, query }) =>
-        readingPage(ctx, request, (visit) => {
-          const paging = pageOf(query.page, REVISIONS_PER_PAGE);
-          const { wiki: w, page } = wiki.readPage(ctx, visit.caller, at.ref(params), params.slug);
-          const r = wiki.history(ctx, visit.caller, at.ref(params), params.slug, paging);
-          return wikiHistoryPage(visit, {
-            colony: w,
-            page,
-            revisions: r.items,
-            authors: users.findManyByIds(ctx, r.items.map((x) => x.authorId)),
-            pageNo: paging.page!,
-            hasMore: paging.offset + r.items.length < r.total,
-          });
-        }),
-      PAGE,
-    )
-    .get(
-      `${at.path}/:slug/revisions/:rev`,
-      ({ request, params }) =>
-        readingPage(ctx, request, (visit) => {
-          const { wiki: w } = wiki.readPage(ctx, visit.caller, at.ref(params), params.slug);
-          const { page, revision } = wiki.revision(ctx, visit.caller, at.ref(params), params.slug, params.rev.slice(0, 64));
-          return wikiRevisionPage(visit, {
-            colony: w,
-            page,
-            revision,
-            html: rendered(ctx, revision.authorId, revision.content),
-            author: users.findById(ctx, revision.authorId) ?? undefined,
-            gate: gateOf(ctx, visit.caller, w),
-          });
-        }),
-      PAGE,
-    )
-    .get(
-      `${at.path}/:slug/diff`,
-      ({ request, params, query, web }) =>
-        readingPage(ctx, request, (visit) => {
-          const to = (str(query.to) ?? "").slice(0, 64);
-          const from = (str(query.from) ?? "").slice(0, 64);
-          if (!to) throw new ApiError(400, "INVALID_INPUT", "Choose the revision to show the changes of");
-          // A diff may compute for up to 100 ms: the API's diff limit, per address.
-          charge(ctx, request, subjectOf(null, web.client.ip), ["wiki_diff"]);
-          const { wiki: w, page } = wiki.readPage(ctx, visit.caller, at.ref(params), params.slug);
-          if (!from) {
-            const c = wiki.revisionDiff(ctx, visit.caller, at.ref(params), params.slug, to);
-            return wikiDiffPage(visit, { colony: w, page, from: c.previous, to: c.revision, diff: c.diff, additions: c.additions, deletions: c.deletions });
-          }
-          // Two revisions chosen on the history: the older one first, whichever order they came in.
-          let a = wiki.revision(ctx, visit.caller, at.ref(params), params.slug, from).revision;
-          let b = wiki.revision(ctx, visit.caller, at.ref(params), params.slug, to).revision;
-          if (a.number > b.number) [a, b] = [b, a];
-          const d = unifiedDiff(`${a.id}:${b.id}`, page.slug, { label: `revision ${a.number} (${a.id})`, text: a.content }, { label: `revision ${b.number} (${b.id})`, text: b.content });
-          return wikiDiffPage(visit, { colony: w, page, from: a, to: b, ...d });
-        }),
-      PAGE,
-    )
-    .post(
-      `${at.path}/:slug/revert`,
-      ({ web, request, params }) =>
-        pageAction(at, web, request, params, EDIT_LIMITS, (w) => {
-          chargePageEdit(at, w, request, params);
-          const { wiki: saved, page } = wiki.revert(ctx, w.viewer.caller, at.ref(params), params.slug, { revision_id: field(w, "revision_id", 64), summary: field(w, "summary", wiki.SUMMARY_MAX) });
-          return `${wikiHref(nameOf(saved), page.slug)}?notice=restored`;
-        }),
-      FORM,
-    )
-    .post(
-      `${at.path}/:slug/delete`,
-      ({ web, request, params }) =>
-        pageAction(at, web, request, params, ["wiki_delete"], (w) => {
-          wiki.deletePage(ctx, w.viewer.caller, at.ref(params), params.slug);
-          return `${wikiHref(at.ref(params))}?notice=deleted`;
-        }),
-      FORM,
-    )
-    .post(
-      `${at.path}/:slug/restore`,
-      ({ web, request, params }) =>
-        formAction(
-          ctx,
-          web,
-          request,
-          wikiHref(at.ref(params), undefined, "/_deleted"),
-          ["wiki_restore"],
-          (w) => {
-            const { wiki: back, page } = wiki.restorePage(ctx, w.viewer.caller, at.ref(params), params.slug);
-            return `${wikiHref(nameOf(back), page.slug)}?notice=restored_page`;
-          },
-          // Refused: the deleted pages again with the reason (to anyone but a moderator, the service's 403 page).
-          (visit, error) => deletedView(visit, at.ref(params), pageOf(undefined, PAGES_PER_PAGE), { error }),
-        ),
-      FORM,
-    )
-    .post(
-      `${at.path}/:slug/lock`,
-      ({ web, request, params }) => pageAction(at, web, request, params, ["wiki_lock"], (w) => lockTo(at, w, params, true)),
-      FORM,
-    )
-    .post(
-      `${at.path}/:slug/unlock`,
-      ({ web, request, params }) => pageAction(at, web, request, params, ["wiki_lock"], (w) => lockTo(at, w, params, false)),
-      FORM,
-    );
+            const { wiki: saved, page } = wiki.revert(ctx, w.viewer.caller, at.ref(params), params.slug, { revision_id: field(w, "revision_id", 64), summary: field(w, "summary", wiki.SUMMARY_MAX) });
+            return `${wikiHref(nameOf(saved), page.slug)}?notice=restored`;
+          }),
+        FORM,
+      )
+      .post(
+        `${at.path}/:slug/delete`,
+        ({ web, request, params }) =>
+          pageAction(at, web, request, params, ["wiki_delete"], (w) => {
+            wiki.deletePage(ctx, w.viewer.caller, at.ref(params), params.slug);
+            return `${wikiHref(at.ref(params))}?notice=deleted`;
+          }),
+        FORM,
+      )
+      .post(
+        `${at.path}/:slug/restore`,
+        ({ web, request, params }) =>
+          formAction(
+            ctx,
+            web,
+            request,
+            wikiHref(at.ref(params), undefined, "/_deleted"),
+            ["wiki_restore"],
+            (w) => {
+              const { wiki: back, page } = wiki.restorePage(ctx, w.viewer.caller, at.ref(params), params.slug);
+              return `${wikiHref(nameOf(back), page.slug)}?notice=restored_page`;
+            },
+            // Refused: the deleted pages again with the reason (to anyone but a moderator, the service's 403 page).
+            (visit, error) => deletedView(visit, at.ref(params), pageOf(undefined, PAGES_PER_PAGE), { error }),
+          ),
+        FORM,
+      )
+      .post(
+        `${at.path}/:slug/lock`,
+        ({ web, request, params }) => pageAction(at, web, request, params, ["wiki_lock"], (w) => lockTo(at, w, params, true)),
+        FORM,
+      )
+      .post(
+        `${at.path}/:slug/unlock`,
+        ({ web, request, params }) => pageAction(at, web, request, params, ["wiki_lock"], (w) => lockTo(at, w, params, false)),
+        FORM,
+      );
+  }
 
   mount(COLONY_WIKI);
   mount(SITE_WIKI);
