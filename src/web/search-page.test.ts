@@ -1,4 +1,4 @@
-// /search?q=: posts (ranked, with highlighted snippets), people and colonies, paging, the
+// /search?q=: posts (ranked, with highlighted snippets), people, colonies and wiki pages, paging, the
 // refusals (400) and the search budget anonymous readers share with GET /api/v1/search.
 import { describe, expect, test } from "bun:test";
 import { setup } from "../../test/harness";
@@ -28,6 +28,21 @@ describe("the search page", () => {
     expect(r.text).toContain("Posts (1)");
   });
 
+  test("finds wiki pages: the site wiki's and readable colonies', linked to their pages on the web; a private colony's stay hidden", async () => {
+    const a = await h.user({ karma: 50 });
+    const open = makeColony(h, a, "public", "okapi-watchers");
+    const hidden = makeColony(h, a, "private", "okapi-secrets");
+    const wiki = (colony: string | undefined, slug: string, title: string) =>
+      h.req("POST", "/api/v1/wiki", { token: a.token, body: { title, slug, content: `All about the okapi: ${title.toLowerCase()}.`, ...(colony ? { colony } : {}) } });
+    for (const r of [await wiki(undefined, "okapi-basics", "Okapi basics"), await wiki(open.name, "okapi-sightings", "Okapi sightings"), await wiki(hidden.name, "okapi-hideouts", "Okapi hideouts")]) expect(r.status).toBe(201);
+    const r = await page("okapi");
+    expect(r.text).toContain('<h2 id="found-wiki">Wiki pages</h2>');
+    expect(r.text).toContain('<a href="/wiki/okapi-basics">Okapi basics</a> <span class="meta">in the site wiki</span>');
+    expect(r.text).toContain('<a href="/c/okapi-watchers/wiki/okapi-sightings">Okapi sightings</a> <span class="meta">in the wiki of okapi-watchers</span>');
+    expect(r.text).toContain('<p class="meta">All about the okapi: okapi sightings.</p>');
+    expect(r.text).not.toContain("Okapi hideouts");
+  });
+
   test("pages through many results", async () => {
     const a = await h.user();
     const c = makeColony(h, a);
@@ -42,7 +57,7 @@ describe("the search page", () => {
   test("no query or one character: the form and a hint; too long or a bad page: 400", async () => {
     const empty = await h.req("GET", "/search");
     expect(empty.status).toBe(200);
-    expect(empty.text).toContain("Search posts, people and colonies.");
+    expect(empty.text).toContain("Search posts, people, colonies and wiki pages.");
     expect((await page("a")).text).toContain("Type at least two characters.");
     expect((await page("x".repeat(201))).status).toBe(400);
     expect((await page("zebra", "&page=nope")).status).toBe(400);

@@ -1,6 +1,7 @@
 /** @jsxImportSource @kitajs/html */
-// /search?q=: the search service's posts (ranked, with snippets) and people, as GET
-// /api/v1/search answers them, and the colony directory's matches by name.
+// /search?q=: the search service's posts (ranked, with snippets), people and wiki pages (of the
+// site wiki and the colony wikis the visitor may read), as GET /api/v1/search answers them, and the
+// colony directory's matches by name.
 import { escapeHtml } from "@kitajs/html";
 import type { Ctx } from "../../core/context";
 import { invalid } from "../../core/errors";
@@ -9,6 +10,7 @@ import * as search from "../../features/search/service";
 import { Badge, colonyHref, count, Pager, plural, postHref, Time, userHref } from "../components";
 import { Page } from "../layout";
 import { pageNumber, postRefs } from "./lists";
+import { wikiHref } from "./wiki";
 import type { Visit } from "../visit";
 
 export const SEARCH_PAGE_SIZE = 20;
@@ -51,7 +53,7 @@ export async function SearchPage(ctx: Ctx, visit: Visit, input: SearchPageInput)
       <Page title="Search" viewer={visit.viewer} csrf={visit.csrf} noindex>
         <h1>Search</h1>
         <SearchForm q={q} />
-        <p class="empty">{q ? "Type at least two characters." : "Search posts, people and colonies."}</p>
+        <p class="empty">{q ? "Type at least two characters." : "Search posts, people, colonies and wiki pages."}</p>
       </Page>
     );
   }
@@ -60,6 +62,7 @@ export async function SearchPage(ctx: Ctx, visit: Visit, input: SearchPageInput)
   const refs = postRefs(ctx, r.items);
   const found = input.page === 1 ? colonies.listColonies(ctx, visit.caller, { q }, { limit: COLONIES_SHOWN, offset: 0 }).items : [];
   const people = input.page === 1 ? r.users : [];
+  const wikiPages = input.page === 1 ? r.wikiPages : [];
   return (
     <Page title={`Search: ${q}`} viewer={visit.viewer} csrf={visit.csrf} noindex>
       <h1 safe>{`Results for “${q}”`}</h1>
@@ -94,6 +97,24 @@ export async function SearchPage(ctx: Ctx, visit: Visit, input: SearchPageInput)
                   {u.displayName || u.username}
                 </a>{" "}
                 <span class="meta" safe>{`@${u.username}`}</span> <Badge type={u.userType} />
+              </li>
+            ))}
+          </ul>
+        </section>
+      ) : (
+        ""
+      )}
+      {wikiPages.length ? (
+        <section aria-labelledby="found-wiki">
+          <h2 id="found-wiki">Wiki pages</h2>
+          <ul class="results">
+            {wikiPages.map((w) => (
+              <li>
+                <a href={wikiHref(w.colony_name ?? "", w.slug)} safe>
+                  {w.title}
+                </a>{" "}
+                <span class="meta">{escapeHtml(w.colony_name ? `in the wiki of ${w.colony_name}` : "in the site wiki")}</span>
+                {w.excerpt ? <p class="meta" safe>{w.excerpt}</p> : ""}
               </li>
             ))}
           </ul>
