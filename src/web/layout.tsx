@@ -127,7 +127,7 @@ export function Page(props: PageProps): string {
               </details>
               <form role="search" method="get" action="/search" aria-label="Site search">
                 <label for="site-q" class="vh">
-                  Search posts, people and colonies
+                  Search posts, people, colonies and wiki pages
                 </label>
                 <input id="site-q" type="search" name="q" placeholder="Search" />
                 <button type="submit">Search</button>

@@ -36,7 +36,7 @@ function snippetHtml(snippet: string): string {
 function SearchForm({ q }: { q: string }) {
   return (
     // Named apart from the header's search (layout.tsx, "Site search"): two search landmarks of one page.
-    <form role="search" method="get" action="/search" class="pager" aria-label="Search posts, people and colonies">
+    <form role="search" method="get" action="/search" class="pager" aria-label="Search posts, people, colonies and wiki pages">
       <label for="search-q" class="vh">
         Search
       </label>
