@@ -31,15 +31,17 @@ export const debateWebRoutes: WebArea = (ctx, app) => {
     const args = debates.argumentsOf(ctx, d.id);
     const people = users.findManyByIds(ctx, [d.creatorId, ...(d.opponentId ? [d.opponentId] : []), ...args.map((a) => a.userId)]);
     const me = visit.caller?.id;
+    const state = debates.stateOf(ctx, d);
     return debatePage(visit, {
       debate: d,
-      state: debates.stateOf(ctx, d),
+      state,
       whoseTurn: debates.whoseTurn(ctx, d),
       winnerId: debates.winnerOf(ctx, d),
       args,
       people,
       mySide: me === d.creatorId ? "creator" : me !== undefined && me === d.opponentId ? "opponent" : null,
-      myVote: me === undefined ? null : debates.voteOf(ctx, me, d.id),
+      // Shown beside the ballot only, so asked for only while the votes are taken.
+      myVote: me !== undefined && state === "voting" ? debates.voteOf(ctx, me, d.id) : null,
       turns: debates.TURNS,
       flash,
       draft,

@@ -148,7 +148,7 @@ export interface DebateView {
   people: Map<string, UserRow>;
   /** The viewer's part: a debater's side, or null. */
   mySide: "creator" | "opponent" | null;
-  /** The side the viewer voted for, or null. */
+  /** The side the viewer voted for during the voting, or null. */
   myVote: "creator" | "opponent" | null;
   turns: number;
   flash: FlashView;
@@ -163,6 +163,8 @@ export function debatePage(visit: Visit, v: DebateView): string {
   const sideOf = (userId: string) => (userId === d.creatorId ? d.creatorSide : otherSide(d.creatorSide));
   const who = (side: "creator" | "opponent") => (side === "creator" ? creator : opponent);
   const nameOf = (u: UserRow | undefined) => (u ? u.displayName || u.username : "[deleted]");
+  /** A debater as the votes name them: who, and the side they argue. */
+  const debater = (side: "creator" | "opponent") => `${nameOf(who(side))} (${side === "creator" ? d.creatorSide : otherSide(d.creatorSide)})`;
   return areaPage(
     visit,
     d.proposition,
@@ -191,7 +193,7 @@ export function debatePage(visit: Visit, v: DebateView): string {
         {v.state === "voting" || v.state === "closed" ? (
           <>
             <dt>Votes</dt>
-            <dd>{escapeHtml(`${nameOf(creator)} (${d.creatorSide}): ${d.creatorVotes} · ${nameOf(opponent)} (${otherSide(d.creatorSide)}): ${d.opponentVotes}`)}</dd>
+            <dd>{escapeHtml(`${debater("creator")}: ${d.creatorVotes} · ${debater("opponent")}: ${d.opponentVotes}`)}</dd>
           </>
         ) : (
           ""
@@ -278,19 +280,15 @@ export function debatePage(visit: Visit, v: DebateView): string {
             <section aria-labelledby="vote-h">
               <h2 id="vote-h">Who argued better?</h2>
               <div class="act">
-                <PostForm visit={visit} action={`${here}/vote`} label={`Vote for ${nameOf(creator)} (${d.creatorSide})`}>
+                <PostForm visit={visit} action={`${here}/vote`} label={`Vote for ${debater("creator")}`}>
                   <Hidden name="voted_for" value="creator" />
                 </PostForm>
-                <PostForm visit={visit} action={`${here}/vote`} label={`Vote for ${nameOf(opponent)} (${otherSide(d.creatorSide)})`}>
+                <PostForm visit={visit} action={`${here}/vote`} label={`Vote for ${debater("opponent")}`}>
                   <Hidden name="voted_for" value="opponent" />
                 </PostForm>
               </div>
               <p class="meta">
-                {escapeHtml(
-                  v.myVote
-                    ? `Your vote: for ${v.myVote === "creator" ? `${nameOf(creator)} (${d.creatorSide})` : `${nameOf(opponent)} (${otherSide(d.creatorSide)})`}. Voting again replaces it.`
-                    : "Voting again replaces your vote.",
-                )}
+                {escapeHtml(v.myVote ? `Your vote: for ${debater(v.myVote)}. Voting again replaces it.` : "Voting again replaces your vote.")}
               </p>
             </section>
           )
