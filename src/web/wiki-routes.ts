@@ -19,7 +19,7 @@ import { unifiedDiff } from "../features/wiki/diff";
 import * as wiki from "../features/wiki/service";
 import { charge, subjectOf } from "../http/rate-limit";
 import { formAction, noticeOf, pageOf, readingPage, refusalOf, str, typed } from "./area-kit";
-import { wikiDeletedPage, wikiDiffPage, wikiEditorsPage, wikiEditPage, wikiHistoryPage, wikiHref, wikiListPage, wikiPageView, wikiRevisionPage, type WikiFormValues, type WriteGate } from "./pages/wiki";
+import { wikiDeletedPage, wikiDiffPage, wikiEditorsPage, wikiEditPage, wikiHistoryPage, wikiHref, wikiListPage, wikiName, wikiPageView, wikiRevisionPage, type WikiFormValues, type WriteGate } from "./pages/wiki";
 import { FORM, PAGE } from "./route-options";
 import { field, toSignIn, type SignedInWeb, type Web } from "./session";
 import type { Visit } from "./visit";
@@ -72,9 +72,6 @@ interface Place {
 }
 const COLONY_WIKI: Place = { path: "/c/:name/wiki", ref: (params) => colonyRef(params.name ?? "") };
 const SITE_WIKI: Place = { path: "/wiki", ref: () => "" };
-
-/** The name wikiHref takes for a wiki: its colony's, or "" for the site wiki. */
-const nameOf = (w: Wiki) => w?.name ?? "";
 
 export const wikiWebRoutes: WebArea = (ctx, app) => {
   function pageView(visit: Visit, name: string, slug: string, flash: { notice?: string | null; error?: string | null } = {}): string {
@@ -165,7 +162,7 @@ export const wikiWebRoutes: WebArea = (ctx, app) => {
   /** Locks or unlocks the page, and the page's address with the notice that says so. */
   const lockTo = (at: Place, w: SignedInWeb, params: PageParams, locked: boolean) => {
     const { wiki: saved, page } = wiki.setLock(ctx, w.viewer.caller, at.ref(params), params.slug, locked);
-    return `${wikiHref(nameOf(saved), page.slug)}?notice=${locked ? "locked" : "unlocked"}`;
+    return `${wikiHref(wikiName(saved), page.slug)}?notice=${locked ? "locked" : "unlocked"}`;
   };
 
   /** The pages and forms of the wikis at `at`. */
@@ -220,7 +217,7 @@ export const wikiWebRoutes: WebArea = (ctx, app) => {
                 content: field(w, "content", wiki.CONTENT_MAX),
                 summary: field(w, "summary", wiki.SUMMARY_MAX),
               });
-              return `${wikiHref(nameOf(made), page.slug)}?notice=created`;
+              return `${wikiHref(wikiName(made), page.slug)}?notice=created`;
             },
             (visit, error) => newView(visit, at.ref(params), formValues(web as SignedInWeb), error),
           ),
@@ -272,7 +269,7 @@ export const wikiWebRoutes: WebArea = (ctx, app) => {
                 summary: field(w, "summary", wiki.SUMMARY_MAX),
                 base_revision: base,
               });
-              return `${wikiHref(nameOf(saved), page.slug)}?notice=saved`;
+              return `${wikiHref(wikiName(saved), page.slug)}?notice=saved`;
             },
             // Refused (a stale base revision, the lock, the policy): the form again with what they wrote, on the revision they started from.
             (visit, error) => editView(visit, at.ref(params), params.slug, formValues(web as SignedInWeb), Number(typed(web, "base_revision", 12)) || null, error),
@@ -343,7 +340,7 @@ export const wikiWebRoutes: WebArea = (ctx, app) => {
           pageAction(at, web, request, params, EDIT_LIMITS, (w) => {
             chargePageEdit(at, w, request, params);
             const { wiki: saved, page } = wiki.revert(ctx, w.viewer.caller, at.ref(params), params.slug, { revision_id: field(w, "revision_id", 64), summary: field(w, "summary", wiki.SUMMARY_MAX) });
-            return `${wikiHref(nameOf(saved), page.slug)}?notice=restored`;
+            return `${wikiHref(wikiName(saved), page.slug)}?notice=restored`;
           }),
         FORM,
       )
@@ -367,7 +364,7 @@ export const wikiWebRoutes: WebArea = (ctx, app) => {
             ["wiki_restore"],
             (w) => {
               const { wiki: back, page } = wiki.restorePage(ctx, w.viewer.caller, at.ref(params), params.slug);
-              return `${wikiHref(nameOf(back), page.slug)}?notice=restored_page`;
+              return `${wikiHref(wikiName(back), page.slug)}?notice=restored_page`;
             },
             // Refused: the deleted pages again with the reason (to anyone but a moderator, the service's 403 page).
             (visit, error) => deletedView(visit, at.ref(params), pageOf(undefined, PAGES_PER_PAGE), { error }),

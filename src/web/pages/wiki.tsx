@@ -21,7 +21,7 @@ export const wikiHref = (colony: string, slug?: string, rest = "") =>
   `${colony ? `/c/${encodeURIComponent(colony)}` : ""}/wiki${slug ? `/${encodeURIComponent(slug)}` : ""}${rest}`;
 
 /** What wikiHref takes for a wiki: its colony's name, or "" for the site wiki (null). */
-const nameOf = (colony: ColonyRow | null) => colony?.name ?? "";
+export const wikiName = (colony: ColonyRow | null) => colony?.name ?? "";
 
 /** Whether the visitor may write, as the service's write gate answered: null when they may, else its reason. */
 export type WriteGate = { refusal: string | null };
@@ -41,15 +41,15 @@ function Crumbs({ colony, page, sub }: { colony: ColonyRow | null; page?: PageRo
       )}
       {page ? (
         <>
-          <a href={wikiHref(nameOf(colony))}>Wiki</a>
+          <a href={wikiHref(wikiName(colony))}>Wiki</a>
           {" › "}
-          <a href={wikiHref(nameOf(colony), page.slug)} safe>
+          <a href={wikiHref(wikiName(colony), page.slug)} safe>
             {page.title}
           </a>
         </>
       ) : sub ? (
         <>
-          <a href={wikiHref(nameOf(colony))}>Wiki</a>
+          <a href={wikiHref(wikiName(colony))}>Wiki</a>
           {" › "}
           <span safe>{sub}</span>
         </>
@@ -115,7 +115,7 @@ export interface WikiListView {
 }
 
 export function wikiListPage(visit: Visit, v: WikiListView): string {
-  const base = wikiHref(nameOf(v.colony));
+  const base = wikiHref(wikiName(v.colony));
   const title = v.colony ? `Wiki of ${v.colony.displayName || v.colony.name}` : "Wiki";
   return wikiPage(
     visit,
@@ -146,7 +146,7 @@ export function wikiListPage(visit: Visit, v: WikiListView): string {
           {v.items.map((p) => (
             <li class="item">
               <h2 class="h3">
-                <a href={wikiHref(nameOf(v.colony), p.slug)} safe>
+                <a href={wikiHref(wikiName(v.colony), p.slug)} safe>
                   {p.title}
                 </a>
               </h2>
@@ -196,7 +196,7 @@ export interface WikiDeletedView {
 
 /** A wiki's deleted pages, for its moderators: each can be restored as it was. */
 export function wikiDeletedPage(visit: Visit, v: WikiDeletedView): string {
-  const base = wikiHref(nameOf(v.colony));
+  const base = wikiHref(wikiName(v.colony));
   return wikiPage(
     visit,
     "Deleted wiki pages",
@@ -216,7 +216,7 @@ export function wikiDeletedPage(visit: Visit, v: WikiDeletedView): string {
                 {" by "}
                 <Person user={p.deletedBy ? v.people.get(p.deletedBy) : undefined} />
               </p>
-              <PostForm visit={visit} action={wikiHref(nameOf(v.colony), p.slug, "/restore")} label={`Restore “${p.title}”`} />
+              <PostForm visit={visit} action={wikiHref(wikiName(v.colony), p.slug, "/restore")} label={`Restore “${p.title}”`} />
             </li>
           ))}
         </ul>
@@ -243,7 +243,7 @@ export interface WikiPageView {
 
 export function wikiPageView(visit: Visit, v: WikiPageView): string {
   const { page, colony } = v;
-  const here = wikiHref(nameOf(colony), page.slug);
+  const here = wikiHref(wikiName(colony), page.slug);
   const locked = page.lockedAt !== null;
   const safeHtml = v.html;
   return wikiPage(
@@ -310,7 +310,7 @@ export interface WikiEditView {
 
 export function wikiEditPage(visit: Visit, v: WikiEditView): string {
   const title = v.page ? `Edit “${v.page.title}”` : "New wiki page";
-  const action = v.page ? wikiHref(nameOf(v.colony), v.page.slug, "/edit") : wikiHref(nameOf(v.colony), undefined, "/_new");
+  const action = v.page ? wikiHref(wikiName(v.colony), v.page.slug, "/edit") : wikiHref(wikiName(v.colony), undefined, "/_new");
   return wikiPage(
     visit,
     title,
@@ -348,7 +348,7 @@ export interface WikiHistoryView {
 }
 
 export function wikiHistoryPage(visit: Visit, v: WikiHistoryView): string {
-  const here = wikiHref(nameOf(v.colony), v.page.slug);
+  const here = wikiHref(wikiName(v.colony), v.page.slug);
   const title = `History of “${v.page.title}”`;
   return wikiPage(
     visit,
@@ -418,7 +418,7 @@ export interface WikiRevisionView {
 }
 
 export function wikiRevisionPage(visit: Visit, v: WikiRevisionView): string {
-  const here = wikiHref(nameOf(v.colony), v.page.slug);
+  const here = wikiHref(wikiName(v.colony), v.page.slug);
   const r = v.revision;
   const latest = r.number === v.page.revisionCount;
   const safeHtml = v.html;
@@ -491,7 +491,7 @@ export interface WikiDiffView {
 const revName = (r: RevisionRow | null) => (r ? `revision ${r.number}` : "the empty page");
 
 export function wikiDiffPage(visit: Visit, v: WikiDiffView): string {
-  const here = wikiHref(nameOf(v.colony), v.page.slug);
+  const here = wikiHref(wikiName(v.colony), v.page.slug);
   const title = `Changes to “${v.page.title}”`;
   const lines = diffLines(v.diff);
   return wikiPage(
