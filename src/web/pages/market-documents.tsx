@@ -8,7 +8,7 @@ import type { UserRow } from "../../features/users/service";
 import { CsrfField, escapeHtml } from "../account-layout";
 import { Author, count, Pager, Time } from "../components";
 import type { Visit } from "../visit";
-import { documentHref, FlashBox, marketPage, purchaseHref, sats, SignInTo, words, type Flash } from "./market";
+import { documentHref, Flash, marketPage, purchaseHref, sats, SignInTo, words, type FlashView } from "./market";
 import { InvoiceBox } from "./market-invoice";
 
 export const downloadHref = (docId: string) => `${documentHref(docId)}/download`;
@@ -34,7 +34,7 @@ export interface DocumentView {
   owned: boolean;
 }
 
-export function DocumentPage(visit: Visit, v: DocumentView, flash: Flash = {}): string {
+export function DocumentPage(visit: Visit, v: DocumentView, flash: FlashView = {}): string {
   const d = v.doc;
   const isSeller = visit.caller?.id === d.sellerId;
   const pending = v.purchases.filter((p) => p.status === "pending");
@@ -78,7 +78,7 @@ export function DocumentPage(visit: Visit, v: DocumentView, flash: Flash = {}): 
       <p class="meta hash">
         SHA-256 of the content: <code safe>{d.contentHash}</code>
       </p>
-      <FlashBox notice={flash.notice} error={flash.error} />
+      <Flash notice={flash.notice} error={flash.error} />
       {v.owned ? (
         <p>
           <a class="btn" href={downloadHref(d.id)} download={escapeHtml(d.filename)}>
@@ -153,7 +153,7 @@ export function PurchasesPage(visit: Visit, v: { items: { purchase: PurchaseRow;
   );
 }
 
-export function PurchasePage(visit: Visit, v: { purchase: PurchaseRow; doc: DocumentRow | null; paid: boolean }, flash: Flash = {}): string {
+export function PurchasePage(visit: Visit, v: { purchase: PurchaseRow; doc: DocumentRow | null; paid: boolean }, flash: FlashView = {}): string {
   const p = v.purchase;
   const base = purchaseHref(p.id);
   return marketPage(
@@ -174,7 +174,7 @@ export function PurchasePage(visit: Visit, v: { purchase: PurchaseRow; doc: Docu
       <p class="step">
         <span class="b">{escapeHtml(words(p.status))}</span> {escapeHtml(PURCHASE_TEXT[p.status] ?? "")} · started <Time at={p.createdAt} />
       </p>
-      <FlashBox notice={flash.notice} error={flash.error} />
+      <Flash notice={flash.notice} error={flash.error} />
       {p.status === "pending" && visit.csrf ? (
         <InvoiceBox
           title="Pay the invoice"

@@ -8,7 +8,7 @@ import { PAID_OFFER_CATEGORY, PAID_TASK_CATEGORY, PAID_TASK_DELIVERABLE } from "
 import { CsrfField, escapeHtml } from "../account-layout";
 import { Tabs } from "../components";
 import type { Visit } from "../visit";
-import { FlashBox, marketPage, words, type Flash } from "./market";
+import { Flash, marketPage, words, type FlashView } from "./market";
 
 export type ListingKind = "task" | "offer";
 
@@ -65,7 +65,7 @@ function NumberField({ id, label, value, min, max, required, hint }: { id: strin
   );
 }
 
-export function NewListingPage(visit: Visit, v: NewListingView, flash: Flash = {}): string {
+export function NewListingPage(visit: Visit, v: NewListingView, flash: FlashView = {}): string {
   const task = v.kind === "task";
   const val = (k: string) => v.values[k] ?? "";
   const csrf = visit.csrf!;
@@ -87,7 +87,7 @@ export function NewListingPage(visit: Visit, v: NewListingView, flash: Flash = {
           ? "Describe the work and your budget: people bid, you accept one bid and pay its invoice, and complete the task once the work is delivered."
           : "Describe what you do and its price: buyers order it, you accept, they pay, you deliver and are paid 95 % at your Lightning address."}
       </p>
-      <FlashBox notice={flash.notice} error={flash.error} />
+      <Flash notice={flash.notice} error={flash.error} />
       {task ? (
         ""
       ) : (

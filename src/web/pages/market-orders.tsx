@@ -11,7 +11,7 @@ import type { UserRow } from "../../features/users/service";
 import { CsrfField, escapeHtml } from "../account-layout";
 import { Author, count, Pager, Tabs, Time } from "../components";
 import type { Visit } from "../visit";
-import { ActButton, Facts, FlashBox, ListingHead, marketPage, metaNumber, metaText, offerHref, orderHref, sats, SignInTo, words, type Flash } from "./market";
+import { ActButton, Facts, Flash, ListingHead, marketPage, metaNumber, metaText, offerHref, orderHref, sats, SignInTo, words, type FlashView } from "./market";
 import { InvoiceBox } from "./market-invoice";
 
 export const ORDER_STEPS: Record<OrderStatus, string> = {
@@ -58,7 +58,7 @@ function OrderRows({ orders, people, viewerId }: { orders: OrderRow[]; people: M
   );
 }
 
-export function OfferPage(visit: Visit, v: OfferView, flash: Flash & { values?: Record<string, string> } = {}): string {
+export function OfferPage(visit: Visit, v: OfferView, flash: FlashView & { values?: Record<string, string> } = {}): string {
   const post = v.post;
   const base = offerHref(post.id);
   const me = visit.caller?.id ?? null;
@@ -79,7 +79,7 @@ export function OfferPage(visit: Visit, v: OfferView, flash: Flash & { values?: 
       {closed ? <p class="step">The listing is closed: it takes no new orders.</p> : ""}
       <Facts facts={facts} />
       <div class="body">{post.bodyHtml as "safe"}</div>
-      <FlashBox notice={flash.notice} error={flash.error} />
+      <Flash notice={flash.notice} error={flash.error} />
       {!closed && visit.csrf && !isSeller ? (
         <form method="post" action={`${base}/order`} class="stack" aria-labelledby="order-h">
           <h2 id="order-h">Order this service</h2>
@@ -172,7 +172,7 @@ export interface OrderView {
   seller: UserRow | undefined;
 }
 
-export function OrderPage(visit: Visit, v: OrderView, flash: Flash = {}): string {
+export function OrderPage(visit: Visit, v: OrderView, flash: FlashView = {}): string {
   const o = v.order;
   const base = orderHref(o.id);
   const me = visit.caller!.id;
@@ -233,7 +233,7 @@ export function OrderPage(visit: Visit, v: OrderView, flash: Flash = {}): string
       ) : (
         ""
       )}
-      <FlashBox notice={flash.notice} error={flash.error} />
+      <Flash notice={flash.notice} error={flash.error} />
       {o.status === "requested" && selling ? (
         <section aria-labelledby="next-h">
           <h2 id="next-h">Accept or decline</h2>

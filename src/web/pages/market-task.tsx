@@ -12,7 +12,7 @@ import type { UserRow } from "../../features/users/service";
 import { CsrfField, escapeHtml } from "../account-layout";
 import { Author, count, postHref, Time } from "../components";
 import type { Visit } from "../visit";
-import { ActButton, budgetText, Facts, FlashBox, ListingHead, marketPage, metaText, sats, SignInTo, taskHref, words, type Flash } from "./market";
+import { ActButton, budgetText, Facts, Flash, ListingHead, marketPage, metaText, sats, SignInTo, taskHref, words, type FlashView } from "./market";
 import { InvoiceBox, type InvoiceState } from "./market-invoice";
 
 export interface TaskView {
@@ -205,7 +205,7 @@ function Payment({ v, visit }: { v: TaskView; visit: Visit }) {
   );
 }
 
-export function TaskPage(visit: Visit, v: TaskView, flash: Flash & { values?: Record<string, string> } = {}): string {
+export function TaskPage(visit: Visit, v: TaskView, flash: FlashView & { values?: Record<string, string> } = {}): string {
   const post = v.post;
   const base = taskHref(post.id);
   const me = visit.caller?.id ?? null;
@@ -233,7 +233,7 @@ export function TaskPage(visit: Visit, v: TaskView, flash: Flash & { values?: Re
       </p>
       <Facts facts={facts} />
       <div class="body">{post.bodyHtml as "safe"}</div>
-      <FlashBox notice={flash.notice} error={flash.error} />
+      <Flash notice={flash.notice} error={flash.error} />
       <Payment v={v} visit={visit} />
       {taking && visit.csrf && !isAuthor ? <BidForm v={v} csrf={visit.csrf} values={flash.values ?? {}} /> : ""}
       {taking && !visit.caller ? <SignInTo back={base} to="to bid on this task." /> : ""}

@@ -7,7 +7,7 @@ import type { UserRow } from "../../features/users/service";
 import { CsrfField, escapeHtml } from "../account-layout";
 import { Author, postHref, Time } from "../components";
 import type { Visit } from "../visit";
-import { FlashBox, marketPage, sats, SignInTo, tipHref, type Flash } from "./market";
+import { Flash, marketPage, sats, SignInTo, tipHref, type FlashView } from "./market";
 import { InvoiceBox } from "./market-invoice";
 
 export const tipFormHref = (postId: string) => `${postHref(postId)}/tip`;
@@ -29,7 +29,7 @@ export interface TipFormView {
   max: number;
 }
 
-export function TipFormPage(visit: Visit, v: TipFormView, flash: Flash & { values?: Record<string, string> } = {}): string {
+export function TipFormPage(visit: Visit, v: TipFormView, flash: FlashView & { values?: Record<string, string> } = {}): string {
   const own = visit.caller?.id === v.authorId;
   const what = v.commentId ? "comment" : "post";
   const action = v.commentId ? commentTipFormHref(v.commentId) : tipFormHref(v.post.id);
@@ -50,7 +50,7 @@ export function TipFormPage(visit: Visit, v: TipFormView, flash: Flash & { value
         {" · "}
         <strong class="tip-total">{escapeHtml(v.totalTips ? `${sats(v.totalSats)} in ${v.totalTips === 1 ? "1 tip" : `${v.totalTips} tips`}` : "no tips yet")}</strong>
       </p>
-      <FlashBox notice={flash.notice} error={flash.error} />
+      <Flash notice={flash.notice} error={flash.error} />
       {own ? (
         <p class="note">{escapeHtml(`This is your ${what}: others tip it.`)}</p>
       ) : visit.csrf ? (
@@ -100,7 +100,7 @@ const TIP_TEXT: Record<string, string> = {
   failed: "Failed: the wallet refused the invoice",
 };
 
-export function TipPage(visit: Visit, v: { tip: TipRow; post: PostRow | null; recipient: UserRow | undefined }, flash: Flash = {}): string {
+export function TipPage(visit: Visit, v: { tip: TipRow; post: PostRow | null; recipient: UserRow | undefined }, flash: FlashView = {}): string {
   const t = v.tip;
   const tipping = visit.caller?.id === t.tipperId;
   return marketPage(
@@ -126,7 +126,7 @@ export function TipPage(visit: Visit, v: { tip: TipRow; post: PostRow | null; re
       <p class="step">
         <span class="b">{escapeHtml(t.status)}</span> {escapeHtml(TIP_TEXT[t.status] ?? "")}
       </p>
-      <FlashBox notice={flash.notice} error={flash.error} />
+      <Flash notice={flash.notice} error={flash.error} />
       {tipping && t.status === "pending" && visit.csrf ? (
         <InvoiceBox
           title="Pay the invoice"

@@ -29,7 +29,7 @@ export const purchaseHref = (id: string) => `/marketplace/purchases/${id}`;
 export const tipHref = (id: string) => `/marketplace/tips/${id}`;
 
 /** The notice or error above a page's content: the moderation pages' own. */
-export { Flash as FlashBox, type FlashView as Flash } from "../account-layout";
+export { Flash, type FlashView } from "../account-layout";
 
 type Section = "tasks" | "offers" | "documents" | "orders" | "purchases";
 
