@@ -18,14 +18,14 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { Database } from "bun:sqlite";
-import { AXE, BROWSER_HOOK_TIMEOUT, apiClient, axeCounts, hasChromium, launchChromium, signUpOnTheWeb, tearDown, watchPageLight } from "./chromium";
+import { AXE, BROWSER_HOOK_TIMEOUT, apiClient, axeCounts, hasChromium, launchChromium, signUpOnTheWeb, tearDown, VIEWPORTS, watchPageLight } from "./chromium";
 import { serveInProcess, type InProcessServer } from "./serve";
 
 const PASSWORD = "a long enough secret for the areas journey";
 /** The phone in the dark colour scheme, the desktop in the light one: both schemes' contrast is checked. */
 const WIDTHS = {
-  desktop: { viewport: { width: 1280, height: 900 }, colorScheme: "light" },
-  phone: { viewport: { width: 390, height: 844 }, colorScheme: "dark" },
+  desktop: { viewport: VIEWPORTS.desktop, colorScheme: "light" },
+  phone: { viewport: VIEWPORTS.phone, colorScheme: "dark" },
 } as const;
 type Width = keyof typeof WIDTHS;
 type Cookies = Awaited<ReturnType<BrowserContext["cookies"]>>;

@@ -19,16 +19,16 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Browser, BrowserContext, Page } from "playwright-core";
-import { BROWSER_HOOK_TIMEOUT, apiClient, axeCounts, hasChromium, launchChromium, tearDown } from "./chromium";
+import { AXE_PASSES, BROWSER_HOOK_TIMEOUT, apiClient, axeCounts, hasChromium, launchChromium, tearDown, VIEWPORTS } from "./chromium";
 import { serveInProcess, type InProcessServer } from "./serve";
 
 const PASSWORD = "a long enough secret for the directories";
-const WIDTHS = { desktop: { width: 1280, height: 900 }, phone: { width: 390, height: 844 } } as const;
+const WIDTHS = VIEWPORTS;
 
 type Width = keyof typeof WIDTHS;
 const OTHER: Record<Width, Width> = { desktop: "phone", phone: "desktop" };
-/** The colour scheme each width is checked in (as test/chromium.ts's AXE_PASSES): both schemes' colours, both widths' layouts. */
-const SCHEME: Record<Width, "light" | "dark"> = { desktop: "light", phone: "dark" };
+/** The colour scheme each width is checked in (AXE_PASSES): both schemes' colours, both widths' layouts. */
+const SCHEME = Object.fromEntries(AXE_PASSES.map((p) => [p.device, p.colorScheme])) as Record<Width, "light" | "dark">;
 
 /** The pages the phone's journey checks; the desktop's checks the rest of the area. */
 const PHONE_CHECKS = ["comment-edit", "profile", "person-report", "person-report-sent"];

@@ -20,12 +20,11 @@ import { decodeInvoice } from "@getalby/lightning-tools/bolt11";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { loadConfig } from "../src/config";
 import { settleInvoice } from "../src/ops/admin";
-import { AXE, BROWSER_HOOK_TIMEOUT, apiClient, axeCounts, hasChromium, launchChromium, signUpOnTheWeb, tearDown, watchPageLight } from "./chromium";
+import { AXE, BROWSER_HOOK_TIMEOUT, apiClient, axeCounts, hasChromium, launchChromium, signUpOnTheWeb, tearDown, VIEWPORTS, watchPageLight } from "./chromium";
 import { serveEnv, serveInProcess, type InProcessServer } from "./serve";
 
 const PASSWORD = "a long enough secret for the market";
-const DESKTOP = { width: 1280, height: 900 };
-const PHONE = { width: 390, height: 844 };
+const { desktop: DESKTOP, phone: PHONE } = VIEWPORTS;
 /** With COLONY_TEST_SCREENSHOTS set, a screenshot of every page at its width in /tmp, for a person to look at. */
 const SHOTS = !!process.env.COLONY_TEST_SCREENSHOTS;
 
